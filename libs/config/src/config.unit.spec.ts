@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigError, boolVar, infraVars, loadConfig, portVar, urlVar } from './index.ts';
+
+const schema = z.object({ ...infraVars, PORT: portVar.default(8080), DEBUG: boolVar.default(false) });
+
+describe('loadConfig', () => {
+  it('applies defaults and freezes the result', () => {
+    const cfg = loadConfig(schema, {});
+    expect(cfg).toMatchObject({ NATS_URL: 'nats://127.0.0.1:4222', PORT: 8080, DEBUG: false, LOG_LEVEL: 'info' });
+    expect(Object.isFrozen(cfg)).toBe(true);
+  });
+  it('parses given values', () => {
+    expect(loadConfig(schema, { PORT: '9000', DEBUG: 'true', REDIS_URL: 'redis://r:6380' })).toMatchObject({
+      PORT: 9000,
+      DEBUG: true,
+      REDIS_URL: 'redis://r:6380',
+    });
+  });
+  it('names every bad variable', () => {
+    expect(() => loadConfig(schema, { PORT: '70000', NATS_URL: 'http://x', DEBUG: 'yes' })).toThrow(ConfigError);
+    try {
+      loadConfig(schema, { PORT: '70000', NATS_URL: 'http://x' });
+    } catch (e) {
+      expect((e as Error).message).toMatch(/PORT/);
+      expect((e as Error).message).toMatch(/NATS_URL: must be a URL with scheme nats: or tls:/);
+    }
+  });
+  it('urlVar rejects non-URLs', () => {
+    expect(urlVar(['mongodb:']).safeParse('not a url').success).toBe(false);
+  });
+});

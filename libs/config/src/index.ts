@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/** Thrown when the environment does not satisfy a service's config schema; lists every problem. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Parses an environment (normally `process.env`, passed in by main.ts) with a zod schema and
+ * returns the frozen result. Fails with one message naming every bad or missing variable.
+ */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): Readonly<z.output<S>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return Object.freeze(result.data);
+}
+
+/** A URL variable with a scheme check, e.g. `url(['nats:'])`. */
+export function urlVar(protocols: readonly string[]) {
+  return z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL with scheme ${protocols.join(' or ')}`,
+  );
+}
+
+/** A TCP port variable (0 lets the OS choose). */
+export const portVar = z.coerce.number().int().min(0).max(65_535);
+
+/** A positive whole number of milliseconds (or other count) given as a string. */
+export const positiveIntVar = z.coerce.number().int().positive();
+
+/** `true`/`false`/`1`/`0` as a boolean. */
+export const boolVar = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** The infrastructure addresses every service shares. */
+export const infraVars = {
+  NATS_URL: urlVar(['nats:', 'tls:']).default('nats://127.0.0.1:4222'),
+  MONGODB_URL: urlVar(['mongodb:', 'mongodb+srv:']).default('mongodb://127.0.0.1:27017'),
+  REDIS_URL: urlVar(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};

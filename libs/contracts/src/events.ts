@@ -1,0 +1,237 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { Category, CommodityId, Frequency, IsoDate, SeriesType, Sha256Hex, Unit } from './primitives.ts';
+import { Plan } from './plans.ts';
+
+/** JetStream streams: data events and key-lifecycle events. */
+export const DATA_STREAM = 'CDS_DATA';
+export const KEYS_STREAM = 'CDS_KEYS';
+export const DATA_SUBJECTS = 'cds.data.>';
+export const KEYS_SUBJECTS = 'cds.keys.>';
+
+/** Event ids are deterministic (so they deduplicate as Nats-Msg-Id): printable, bounded. */
+export const EventId = z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/);
+
+/** The envelope every event travels in; `data` is the type-specific payload. */
+function envelope<T extends string, D extends z.ZodType>(type: T, data: D) {
+  return z.strictObject({
+    id: EventId,
+    type: z.literal(type),
+    version: z.literal(1),
+    occurred_at: z.iso.datetime({ offset: true }),
+    source: z.string().min(1).max(200),
+    data,
+  });
+}
+
+// --- data events ----------------------------------------------------------------------------------
+
+/** A commodity of the curated catalog (ids, names, contract facts), as ingest publishes it. */
+export const CatalogEntry = z.strictObject({
+  id: CommodityId,
+  name: z.string().min(1).max(200),
+  symbol: z.string().min(1).max(20).optional(),
+  category: Category,
+  exchange: z.string().min(1).max(20).optional(),
+  unit: Unit.optional(),
+  description: z.string().max(4000).optional(),
+  contract_size: z.string().max(200).optional(),
+  tick_size: z.number().positive().optional(),
+});
+export type CatalogEntry = z.infer<typeof CatalogEntry>;
+
+const finite = z.number().refine(Number.isFinite, 'must be a finite number');
+
+/** One raw observation. For price series `value` is the close, and OHLC must be consistent. */
+export const SeriesPointRecord = z
+  .strictObject({
+    date: IsoDate,
+    value: finite,
+    open: finite.optional(),
+    high: finite.optional(),
+    low: finite.optional(),
+    close: finite.optional(),
+    volume: z.int().min(0).optional(),
+  })
+  .superRefine((p, ctx) => {
+    const { open, high, low, close } = p;
+    if (high !== undefined && low !== undefined && low > high) {
+      ctx.addIssue({ code: 'custom', path: ['low'], message: 'low must not exceed high' });
+    }
+    for (const [name, v] of [
+      ['open', open],
+      ['close', close],
+    ] as const) {
+      if (v === undefined) continue;
+      if (high !== undefined && v > high) ctx.addIssue({ code: 'custom', path: [name], message: `${name} above high` });
+      if (low !== undefined && v < low) ctx.addIssue({ code: 'custom', path: [name], message: `${name} below low` });
+    }
+  });
+export type SeriesPointRecord = z.infer<typeof SeriesPointRecord>;
+
+/** Bucket period of a batch: a year (YYYY) or a month (YYYY-MM). Every point must fall inside it. */
+export const Period = z.string().regex(/^\d{4}(?:-(?:0[1-9]|1[0-2]))?$/);
+
+export const MAX_POINTS_PER_EVENT = 5_000;
+
+export const SeriesPointsBatch = z
+  .strictObject({
+    commodity_id: CommodityId,
+    series_type: SeriesType,
+    frequency: Frequency,
+    unit: z.string().min(1).max(40).optional(),
+    period: Period,
+    points: z.array(SeriesPointRecord).min(1).max(MAX_POINTS_PER_EVENT),
+  })
+  .superRefine((b, ctx) => {
+    const seen = new Set<string>();
+    b.points.forEach((p, i) => {
+      if (!p.date.startsWith(b.period)) {
+        ctx.addIssue({ code: 'custom', path: ['points', i, 'date'], message: `date outside period ${b.period}` });
+      }
+      if (seen.has(p.date)) {
+        ctx.addIssue({ code: 'custom', path: ['points', i, 'date'], message: `duplicate date ${p.date}` });
+      }
+      seen.add(p.date);
+    });
+  });
+export type SeriesPointsBatch = z.infer<typeof SeriesPointsBatch>;
+
+/** Raw positions as a source reports them; net is never taken from a source (computed on read). */
+const RawGroup = z.strictObject({ long: z.int().min(0), short: z.int().min(0) });
+const RawSpreadingGroup = z.strictObject({
+  long: z.int().min(0),
+  short: z.int().min(0),
+  spreading: z.int().min(0),
+});
+
+const cotRecordBase = {
+  report_date: IsoDate,
+  exchange: z.string().min(1).max(20).optional(),
+  /** CFTC contract market code of the source row, kept for traceability. */
+  contract_code: z.string().min(1).max(20).optional(),
+  open_interest: z.int().min(0),
+};
+export const LegacyCotRecord = z.strictObject({
+  ...cotRecordBase,
+  commercial: RawGroup,
+  non_commercial: RawSpreadingGroup,
+  non_reportable: RawGroup,
+});
+export const DisaggregatedCotRecord = z.strictObject({
+  ...cotRecordBase,
+  producer_merchant: RawGroup,
+  swap_dealer: RawSpreadingGroup,
+  managed_money: RawSpreadingGroup,
+  other_reportable: RawSpreadingGroup,
+});
+export type LegacyCotRecord = z.infer<typeof LegacyCotRecord>;
+export type DisaggregatedCotRecord = z.infer<typeof DisaggregatedCotRecord>;
+
+export const MAX_REPORTS_PER_EVENT = 1_000;
+
+function uniqueDates(b: { reports: { report_date: string }[] }, ctx: z.RefinementCtx) {
+  const seen = new Set<string>();
+  b.reports.forEach((r, i) => {
+    if (seen.has(r.report_date)) {
+      ctx.addIssue({ code: 'custom', path: ['reports', i, 'report_date'], message: 'duplicate report_date' });
+    }
+    seen.add(r.report_date);
+  });
+}
+
+export const CotReportsBatch = z.discriminatedUnion('format', [
+  z
+    .strictObject({
+      commodity_id: CommodityId,
+      format: z.literal('legacy'),
+      reports: z.array(LegacyCotRecord).min(1).max(MAX_REPORTS_PER_EVENT),
+    })
+    .superRefine(uniqueDates),
+  z
+    .strictObject({
+      commodity_id: CommodityId,
+      format: z.literal('disaggregated'),
+      reports: z.array(DisaggregatedCotRecord).min(1).max(MAX_REPORTS_PER_EVENT),
+    })
+    .superRefine(uniqueDates),
+]);
+export type CotReportsBatch = z.infer<typeof CotReportsBatch>;
+
+export const CommodityUpserted = envelope('catalog.commodity.upserted', CatalogEntry);
+export const SeriesPointsRecorded = envelope('series.points.recorded', SeriesPointsBatch);
+export const CotReportsRecorded = envelope('cot.reports.recorded', CotReportsBatch);
+
+export const DataEvent = z.discriminatedUnion('type', [CommodityUpserted, SeriesPointsRecorded, CotReportsRecorded]);
+export type CommodityUpserted = z.infer<typeof CommodityUpserted>;
+export type SeriesPointsRecorded = z.infer<typeof SeriesPointsRecorded>;
+export type CotReportsRecorded = z.infer<typeof CotReportsRecorded>;
+export type DataEvent = z.infer<typeof DataEvent>;
+
+// --- key-lifecycle events -------------------------------------------------------------------------
+
+export const AccountId = z.string().regex(/^acc_[0-9a-z]{8,40}$/);
+export const KeyId = z.string().regex(/^key_[0-9a-z]{8,40}$/);
+
+export const AccountCreated = envelope(
+  'account.created',
+  z.strictObject({ account_id: AccountId, name: z.string().min(1).max(200), plan: Plan }),
+);
+export const AccountPlanChanged = envelope(
+  'account.plan_changed',
+  z.strictObject({ account_id: AccountId, plan: Plan, previous_plan: Plan }),
+);
+/** Carries the SHA-256 of the key, never the key itself. */
+export const KeyCreated = envelope(
+  'key.created',
+  z.strictObject({
+    key_id: KeyId,
+    account_id: AccountId,
+    key_hash: Sha256Hex,
+    plan: Plan,
+    label: z.string().max(200).optional(),
+  }),
+);
+export const KeyRevoked = envelope(
+  'key.revoked',
+  z.strictObject({ key_id: KeyId, account_id: AccountId, key_hash: Sha256Hex }),
+);
+
+export const KeyEvent = z.discriminatedUnion('type', [AccountCreated, AccountPlanChanged, KeyCreated, KeyRevoked]);
+export type AccountCreated = z.infer<typeof AccountCreated>;
+export type AccountPlanChanged = z.infer<typeof AccountPlanChanged>;
+export type KeyCreated = z.infer<typeof KeyCreated>;
+export type KeyRevoked = z.infer<typeof KeyRevoked>;
+export type KeyEvent = z.infer<typeof KeyEvent>;
+
+export type AnyEvent = DataEvent | KeyEvent;
+
+/** The subject an event is published on; it carries the commodity or account id so consumers can filter. */
+export function subjectFor(event: AnyEvent): string {
+  switch (event.type) {
+    case 'catalog.commodity.upserted':
+      return `cds.data.catalog.${event.data.id}`;
+    case 'series.points.recorded':
+      return `cds.data.series.${event.data.commodity_id}.${event.data.series_type}`;
+    case 'cot.reports.recorded':
+      return `cds.data.cot.${event.data.commodity_id}.${event.data.format}`;
+    case 'account.created':
+    case 'account.plan_changed':
+      return `cds.keys.account.${event.data.account_id}`;
+    case 'key.created':
+    case 'key.revoked':
+      return `cds.keys.key.${event.data.key_id}`;
+  }
+}
+
+/**
+ * A deterministic event id: the event type and a SHA-256 over the given parts (for example the
+ * commodity, series, period and a digest of the content), so publishing the same facts again
+ * yields the same id and JetStream drops it as a duplicate.
+ */
+export function deterministicEventId(type: string, ...parts: (string | number)[]): string {
+  const h = createHash('sha256');
+  h.update(type);
+  for (const p of parts) h.update('\u0000').update(String(p));
+  return `${type}:${h.digest('hex').slice(0, 40)}`;
+}

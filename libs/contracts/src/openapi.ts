@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { contractRegistry } from './registry.ts';
+import { ERROR_CODES, type ErrorCode } from './errors.ts';
+import { RATE_LIMIT_HEADER_NAMES, RESPONSE_HEADERS } from './headers.ts';
+import { CommodityPathParams, CotQuery, ListCommoditiesQuery, SeriesQuery } from './params.ts';
+import './resources.ts';
+
+export const API_VERSION = '1.0.0';
+export const API_PREFIX = '/api/v1';
+
+type JsonObject = Record<string, unknown>;
+
+const COMPONENT_REF = '#/components/schemas/';
+
+/** Rewrites zod's local `$defs` references to component references and drops keys OpenAPI does not want. */
+function toComponentRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toComponentRefs);
+  if (node === null || typeof node !== 'object') return node;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$schema' || k === '$id' || k === '$defs') continue;
+    if (k === '$ref' && typeof v === 'string') {
+      out[k] = v.replace(/^#\/\$defs\//, COMPONENT_REF);
+      continue;
+    }
+    out[k] = toComponentRefs(v);
+  }
+  return out;
+}
+
+function schemaOf(schema: z.ZodType): JsonObject {
+  return toComponentRefs(
+    z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io: 'output',
+      metadata: contractRegistry,
+      unrepresentable: 'any',
+    }),
+  ) as JsonObject;
+}
+
+function queryParameters(schema: z.ZodObject): JsonObject[] {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const f = field as z.ZodType;
+    const json = schemaOf(f);
+    const description = typeof json.description === 'string' ? json.description : undefined;
+    return {
+      name,
+      in: 'query',
+      required: !f.safeParse(undefined).success,
+      ...(description === undefined ? {} : { description }),
+      schema: json,
+    };
+  });
+}
+
+const slugParameter = {
+  name: 'slug',
+  in: 'path',
+  required: true,
+  description: 'Commodity identifier (UPPER_SNAKE_CASE), for example GOLD.',
+  schema: schemaOf(CommodityPathParams.shape.slug),
+};
+
+const headerRefs = (names: readonly string[]) =>
+  Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+
+function errorResponses(codes: ErrorCode[], authenticated: boolean): JsonObject {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const c of codes) byStatus.set(ERROR_CODES[c].status, [...(byStatus.get(ERROR_CODES[c].status) ?? []), c]);
+  const out: JsonObject = {};
+  for (const [status, group] of byStatus) {
+    const headers = ['X-Request-Id', ...(authenticated && status !== 401 ? RATE_LIMIT_HEADER_NAMES : [])];
+    if (status === 429) headers.push('Retry-After');
+    out[String(status)] = {
+      description: group.map((c) => `${c}: ${ERROR_CODES[c].title}`).join('; '),
+      headers: headerRefs(headers),
+      content: { 'application/json': { schema: { $ref: `${COMPONENT_REF}ErrorBody` } } },
+    };
+  }
+  return out;
+}
+
+const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'rate_limited', 'internal_error', 'service_unavailable'];
+
+function operation(opts: {
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: string;
+  parameters: JsonObject[];
+  responseRef: string;
+  errors: ErrorCode[];
+}): JsonObject {
+  return {
+    get: {
+      operationId: opts.operationId,
+      summary: opts.summary,
+      description: opts.description,
+      tags: [opts.tag],
+      parameters: opts.parameters,
+      responses: {
+        '200': {
+          description: 'OK',
+          headers: headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES]),
+          content: { 'application/json': { schema: { $ref: `${COMPONENT_REF}${opts.responseRef}` } } },
+        },
+        ...errorResponses([...opts.errors, ...COMMON_ERRORS], true),
+      },
+    },
+  };
+}
+
+/** Builds the OpenAPI 3.1 document of the public API from the zod contracts. */
+export function buildOpenApiDocument(): JsonObject {
+  const components = z.toJSONSchema(contractRegistry, {
+    target: 'draft-2020-12',
+    io: 'output',
+    unrepresentable: 'any',
+    uri: (id) => `${COMPONENT_REF}${id}`,
+  });
+  const schemas = toComponentRefs(components.schemas) as JsonObject;
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Commodity Data Service',
+      version: API_VERSION,
+      description:
+        'A read-only REST API over free government commodity data: a commodity catalog, time series ' +
+        '(prices, volume, open interest, fundamentals) and CFTC Commitments of Traders reports. ' +
+        'Every request needs an API key; access is metered per plan. Errors are documented at /docs/errors.',
+    },
+    servers: [{ url: API_PREFIX, description: 'Relative to the host that serves this document.' }],
+    security: [{ bearerAuth: [] }, { apiKeyQuery: [] }],
+    tags: [
+      { name: 'catalog', description: 'The commodity catalog.' },
+      { name: 'series', description: 'Time series per commodity.' },
+      { name: 'positioning', description: 'Commitments of Traders reports per commodity.' },
+    ],
+    paths: {
+      '/commodities': operation({
+        operationId: 'listCommodities',
+        summary: 'List commodities',
+        description: 'Commodities sorted by id, filtered by category and by a literal search on name or symbol.',
+        tag: 'catalog',
+        parameters: queryParameters(ListCommoditiesQuery),
+        responseRef: 'CommodityListResponse',
+        errors: ['invalid_parameter'],
+      }),
+      '/commodities/{slug}': operation({
+        operationId: 'getCommodity',
+        summary: 'Get a commodity',
+        description: 'A commodity with contract details and every series it offers, with their date ranges.',
+        tag: 'catalog',
+        parameters: [slugParameter],
+        responseRef: 'CommodityDetailResponse',
+        errors: ['invalid_parameter', 'not_found'],
+      }),
+      '/commodities/{slug}/series': operation({
+        operationId: 'getSeries',
+        summary: 'Get a time series',
+        description:
+          'Points of one series in a date range, optionally resampled to a coarser frequency and transformed. ' +
+          'Free-tier keys can read the last 12 months.',
+        tag: 'series',
+        parameters: [slugParameter, ...queryParameters(SeriesQuery)],
+        responseRef: 'SeriesResponse',
+        errors: ['invalid_parameter', 'historical_limit', 'not_found'],
+      }),
+      '/commodities/{slug}/cot': operation({
+        operationId: 'getCotReports',
+        summary: 'Get positioning (COT) reports',
+        description:
+          'Commitments of Traders reports, newest first by default. Legacy needs Professional or above; ' +
+          'disaggregated needs Business or above.',
+        tag: 'positioning',
+        parameters: [slugParameter, ...queryParameters(CotQuery)],
+        responseRef: 'CotResponse',
+        errors: ['invalid_parameter', 'forbidden', 'not_found'],
+      }),
+    },
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Authorization: Bearer <key>, a 40-character lowercase hexadecimal key (recommended).',
+        },
+        apiKeyQuery: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'api_key',
+          description:
+            'The key as a query parameter, for quick tests only. The Authorization header wins when both are sent.',
+        },
+      },
+      headers: Object.fromEntries(
+        Object.entries(RESPONSE_HEADERS).map(([name, h]) => [
+          name,
+          { description: h.description, schema: { type: h.type, ...(h.type === 'integer' ? { minimum: 0 } : {}) } },
+        ]),
+      ),
+    },
+  };
+}

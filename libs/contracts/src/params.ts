@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { documented } from './registry.ts';
+import {
+  Category,
+  CommodityId,
+  CotFormat,
+  Frequency,
+  IsoDate,
+  SeriesType,
+  SortOrder,
+  Transform,
+} from './primitives.ts';
+
+/**
+ * A whole-number query parameter: digits only (no sign, exponent, decimals or spaces), so
+ * `1e309`, `1.5`, `+1` and `` are rejected as values of the wrong shape rather than coerced.
+ */
+export function integerParam(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^[0-9]{1,15}$/, `must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(
+      z
+        .int()
+        .min(min, `must be a whole number from ${min} to ${max}`)
+        .max(max, `must be a whole number from ${min} to ${max}`),
+    );
+}
+
+/** Upper bound on `page`; a larger page is rejected so no query skips unboundedly far. */
+export const MAX_PAGE = 1_000_000;
+export const DEFAULT_PER_PAGE = 25;
+export const MAX_PER_PAGE = 100;
+export const MAX_SERIES_LIMIT = 10_000;
+export const MAX_SEARCH_LENGTH = 100;
+
+const page = integerParam(1, MAX_PAGE).default(1).meta({ description: 'Page number, from 1.' });
+const perPage = integerParam(1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE).meta({ description: 'Page size, 1 to 100.' });
+const dateParam = (what: string) => IsoDate.optional().meta({ description: `${what} (inclusive), YYYY-MM-DD.` });
+
+function startNotAfterEnd(q: { start_date?: string | undefined; end_date?: string | undefined }, ctx: z.RefinementCtx) {
+  if (q.start_date !== undefined && q.end_date !== undefined && q.start_date > q.end_date) {
+    ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'start_date must not be after end_date' });
+  }
+}
+
+export const ListCommoditiesQuery = documented(
+  z.strictObject({
+    category: Category.optional().meta({ description: 'Only commodities of this category.' }),
+    search: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(MAX_SEARCH_LENGTH, `must be at most ${MAX_SEARCH_LENGTH} characters`)
+      .optional()
+      .meta({ description: 'Case-insensitive literal substring of the name or symbol.' }),
+    sort_order: SortOrder.default('asc').meta({ description: 'Sort by id, asc (default) or desc.' }),
+    page,
+    per_page: perPage,
+  }),
+  { title: 'ListCommoditiesQuery' },
+);
+
+export const CommodityPathParams = z.strictObject({
+  slug: CommodityId.meta({ description: 'Commodity identifier, for example GOLD.' }),
+});
+
+export const SeriesQuery = documented(
+  z
+    .strictObject({
+      type: SeriesType.meta({ description: 'The series type (required).' }),
+      start_date: dateParam('First date; default one year before end_date'),
+      end_date: dateParam('Last date; default today (UTC)'),
+      frequency: Frequency.optional().meta({
+        description: "Resample to this frequency; default the series' native one. Finer than native is a 400.",
+      }),
+      transform: Transform.default('none').meta({ description: 'Transform applied after resampling.' }),
+      limit: integerParam(1, MAX_SERIES_LIMIT)
+        .optional()
+        .meta({ description: 'Maximum number of points, 1 to 10000, applied after sorting.' }),
+      sort_order: SortOrder.default('asc').meta({ description: 'Sort by date.' }),
+    })
+    .superRefine(startNotAfterEnd),
+  { title: 'SeriesQuery' },
+);
+
+export const CotQuery = documented(
+  z
+    .strictObject({
+      format: CotFormat.default('legacy').meta({ description: 'Report format.' }),
+      start_date: dateParam('Earliest report date'),
+      end_date: dateParam('Latest report date'),
+      sort_order: SortOrder.default('desc').meta({ description: 'Sort by report_date, desc by default.' }),
+      page,
+      per_page: perPage,
+    })
+    .superRefine(startNotAfterEnd),
+  { title: 'CotQuery' },
+);
+
+export type ListCommoditiesQuery = z.infer<typeof ListCommoditiesQuery>;
+export type SeriesQuery = z.infer<typeof SeriesQuery>;
+export type CotQuery = z.infer<typeof CotQuery>;
+export type CommodityPathParams = z.infer<typeof CommodityPathParams>;
+
+/** Query parameter names allowed on every endpoint besides their own (the key, for quick testing). */
+export const ALWAYS_ALLOWED_QUERY_PARAMS = ['api_key'] as const;
+
+export type ParamResult<T> = { ok: true; value: T } | { ok: false; param: string; message: string };
+
+/**
+ * Parses raw parameters (as a query-string parser gives them: strings, or arrays when repeated)
+ * and reports the first problem with the name of the offending parameter, in the shape the
+ * `invalid_parameter` error needs.
+ */
+export function parseParams<S extends z.ZodType>(
+  schema: S,
+  raw: Record<string, unknown>,
+  opts: { ignore?: readonly string[] } = {},
+): ParamResult<z.output<S>> {
+  const input: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (opts.ignore?.includes(name)) continue;
+    if (Array.isArray(value)) return { ok: false, param: name, message: `'${name}' must be given only once` };
+    input[name] = value;
+  }
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  const issue = result.error.issues[0];
+  if (issue === undefined) return { ok: false, param: 'query', message: 'invalid parameters' };
+  if (issue.code === 'unrecognized_keys') {
+    const name = issue.keys[0] ?? 'query';
+    return { ok: false, param: name, message: `unknown parameter '${name}'` };
+  }
+  const name = typeof issue.path[0] === 'string' ? issue.path[0] : 'query';
+  if (input[name] === undefined && issue.path.length === 1) {
+    return { ok: false, param: name, message: `'${name}' is required` };
+  }
+  return { ok: false, param: name, message: `invalid '${name}': ${describeIssue(issue)}` };
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
+    case 'invalid_format':
+      return issue.format === 'date' ? 'must be a real calendar date in YYYY-MM-DD form' : issue.message;
+    default:
+      return issue.message;
+  }
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+export const PLAN_NAMES = ['free', 'professional', 'business', 'enterprise'] as const;
+export const Plan = z.enum(PLAN_NAMES);
+export type Plan = z.infer<typeof Plan>;
+
+export interface PlanRules {
+  perMinute: number;
+  perDay: number;
+  /** Months of history readable, or null for full history. */
+  historyMonths: number | null;
+  cotLegacy: boolean;
+  cotDisaggregated: boolean;
+}
+
+/** The plan table of spec/DECISIONS.md. */
+export const PLANS: Readonly<Record<Plan, Readonly<PlanRules>>> = {
+  free: { perMinute: 10, perDay: 1_000, historyMonths: 12, cotLegacy: false, cotDisaggregated: false },
+  professional: { perMinute: 100, perDay: 100_000, historyMonths: null, cotLegacy: true, cotDisaggregated: false },
+  business: { perMinute: 500, perDay: 500_000, historyMonths: null, cotLegacy: true, cotDisaggregated: true },
+  enterprise: { perMinute: 1_000, perDay: 1_000_000, historyMonths: null, cotLegacy: true, cotDisaggregated: true },
+};
+
+/**
+ * The earliest start_date a plan may ask for, given today's UTC date (YYYY-MM-DD): today minus
+ * the plan's history months (clamped to the month's last day, so 2025-03-31 minus 1 month is
+ * 2025-02-28), or null when the plan has full history.
+ */
+export function earliestAllowedDate(plan: Plan, todayUtc: string): string | null {
+  const months = PLANS[plan].historyMonths;
+  if (months === null) return null;
+  return addMonths(todayUtc, -months);
+}
+
+/** Adds (or subtracts) whole months to a YYYY-MM-DD date, clamping the day to the month's end. */
+export function addMonths(date: string, months: number): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const total = y * 12 + (m - 1) + months;
+  const year = Math.floor(total / 12);
+  const month = total - year * 12;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  const day = Math.min(d, lastDay);
+  return `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { documented } from './registry.ts';
+
+/** Upper snake case: letters/digits in words joined by single underscores, starting with a letter. */
+export const COMMODITY_ID_PATTERN = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
+
+export const CommodityId = documented(z.string().min(1).max(64).regex(COMMODITY_ID_PATTERN), {
+  id: 'CommodityId',
+  description: 'Commodity identifier in UPPER_SNAKE_CASE, used as {slug} in paths.',
+  examples: ['CRUDE_OIL_WTI'],
+});
+
+/** A strict YYYY-MM-DD string that is a real calendar date (2024-02-30 is rejected). */
+export const IsoDate = documented(z.iso.date(), {
+  id: 'Date',
+  description: 'A calendar date, YYYY-MM-DD.',
+  examples: ['2024-03-28'],
+});
+
+export const CATEGORIES = ['energy', 'metals', 'agriculture', 'softs'] as const;
+export const Category = documented(z.enum(CATEGORIES), { id: 'Category', description: 'Commodity category.' });
+
+/** Types a series request may ask for (the series endpoint's `type` enum). */
+export const SERIES_TYPES = [
+  'price',
+  'volume',
+  'open_interest',
+  'production',
+  'stocks',
+  'yield',
+  'planted_acres',
+  'harvested_acres',
+  'refinery_inputs',
+  'ending_stocks',
+] as const;
+export const SeriesType = documented(z.enum(SERIES_TYPES), {
+  id: 'SeriesType',
+  description: 'A time series type served by GET /commodities/{slug}/series.',
+});
+
+export const COT_FORMATS = ['legacy', 'disaggregated'] as const;
+export const CotFormat = documented(z.enum(COT_FORMATS), { id: 'CotFormat', description: 'COT report format.' });
+
+/** Descriptor types: the union of the series types and the two COT report formats (DECISIONS.md). */
+export const AVAILABLE_SERIES_TYPES = [...SERIES_TYPES, 'cot_legacy', 'cot_disaggregated'] as const;
+export const AvailableSeriesType = documented(z.enum(AVAILABLE_SERIES_TYPES), {
+  id: 'AvailableSeriesType',
+  description: 'A series a commodity offers: a time series type, or cot_legacy / cot_disaggregated.',
+});
+
+export const FREQUENCIES = ['daily', 'weekly', 'monthly'] as const;
+export const Frequency = documented(z.enum(FREQUENCIES), { id: 'Frequency', description: 'Sampling frequency.' });
+
+/** Rank of a frequency: a request may ask for a coarser (higher rank) frequency, never a finer one. */
+export const FREQUENCY_RANK: Readonly<Record<Frequency, number>> = { daily: 0, weekly: 1, monthly: 2 };
+
+export const TRANSFORMS = ['none', 'change', 'pct_change', 'cumulative'] as const;
+export const Transform = documented(z.enum(TRANSFORMS), {
+  id: 'Transform',
+  description: 'none, change (v[t]-v[t-1]), pct_change (percent), cumulative (running sum).',
+});
+
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+export const SortOrder = documented(z.enum(SORT_ORDERS), { id: 'SortOrder', description: 'Sort direction.' });
+
+/** `<currency>/<unit>`, for example USD/bbl or USc/bu. */
+export const Unit = documented(
+  z
+    .string()
+    .regex(/^[A-Za-z]{2,4}\/\S.*$/)
+    .max(40),
+  {
+    id: 'Unit',
+    description: 'Unit of price, shaped <currency>/<unit>, for example USD/bbl.',
+    examples: ['USD/bbl'],
+  },
+);
+
+export const RequestId = documented(z.string().min(1).max(128), {
+  id: 'RequestId',
+  description: 'Unique request identifier for support and debugging; also sent as X-Request-Id.',
+});
+
+/** An API key as issued: 40 lowercase hexadecimal characters. */
+export const API_KEY_PATTERN = /^[0-9a-f]{40}$/;
+export const ApiKey = z.string().regex(API_KEY_PATTERN);
+
+/** Hex SHA-256 digest (64 lowercase hex). */
+export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
+export type CommodityId = z.infer<typeof CommodityId>;
+export type IsoDate = z.infer<typeof IsoDate>;
+export type Category = z.infer<typeof Category>;
+export type SeriesType = z.infer<typeof SeriesType>;
+export type CotFormat = z.infer<typeof CotFormat>;
+export type AvailableSeriesType = z.infer<typeof AvailableSeriesType>;
+export type Frequency = z.infer<typeof Frequency>;
+export type Transform = z.infer<typeof Transform>;
+export type SortOrder = z.infer<typeof SortOrder>;

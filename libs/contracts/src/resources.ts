@@ -1,0 +1,199 @@
+import { z } from 'zod';
+import { documented } from './registry.ts';
+import {
+  AvailableSeriesType,
+  Category,
+  CommodityId,
+  Frequency,
+  IsoDate,
+  RequestId,
+  SeriesType,
+  Transform,
+  Unit,
+} from './primitives.ts';
+
+const nonNegativeInt = z.int().min(0);
+
+export const CommoditySummary = documented(
+  z.object({
+    id: CommodityId,
+    name: z.string().min(1).max(200),
+    symbol: z.string().min(1).max(20).optional(),
+    category: Category,
+    exchange: z.string().min(1).max(20).optional(),
+    unit: Unit.optional(),
+  }),
+  { id: 'CommoditySummary', description: 'A commodity as listed by GET /commodities.' },
+);
+
+export const SeriesDescriptor = documented(
+  z
+    .object({
+      type: AvailableSeriesType,
+      frequency: Frequency,
+      first_date: IsoDate,
+      last_date: IsoDate,
+    })
+    .refine((d) => d.first_date <= d.last_date, {
+      message: 'first_date must not be after last_date',
+      path: ['first_date'],
+    }),
+  { id: 'SeriesDescriptor', description: 'A data series offered for a commodity, with its date range.' },
+);
+
+export const CommodityDetail = documented(
+  CommoditySummary.extend({
+    description: z.string().max(4000).optional(),
+    contract_size: z.string().max(200).optional(),
+    tick_size: z.number().positive().optional(),
+    available_series: z.array(SeriesDescriptor).optional(),
+  }),
+  { id: 'CommodityDetail', description: 'A commodity with contract details and every series it offers.' },
+);
+
+export const TimeSeriesPoint = documented(
+  z.object({
+    date: IsoDate,
+    value: z.number(),
+    open: z.number().optional(),
+    high: z.number().optional(),
+    low: z.number().optional(),
+    close: z.number().optional(),
+    volume: nonNegativeInt.optional(),
+  }),
+  {
+    id: 'TimeSeriesPoint',
+    description:
+      'One observation. value is the closing price, or the transformed value when a transform is applied; ' +
+      'open/high/low/close/volume appear on untransformed price series only.',
+  },
+);
+
+export const SeriesMeta = documented(
+  z.object({
+    commodity_id: CommodityId,
+    type: SeriesType,
+    frequency: Frequency,
+    unit: z.string().max(40).optional(),
+    transform: Transform,
+    count: nonNegativeInt,
+    request_id: RequestId,
+  }),
+  { id: 'SeriesMeta', description: 'Metadata of a series response.' },
+);
+
+const netIsLongMinusShort = (g: { long: number; short: number; net: number }) => g.net === g.long - g.short;
+const netMessage = { message: 'net must equal long - short', path: ['net'] };
+
+export const PositionGroup = documented(
+  z.object({ long: nonNegativeInt, short: nonNegativeInt, net: z.int() }).refine(netIsLongMinusShort, netMessage),
+  {
+    id: 'PositionGroup',
+    description: 'Positions of a trader group without spreading. net = long - short.',
+  },
+);
+
+export const PositionGroupWithSpreading = documented(
+  z
+    .object({ long: nonNegativeInt, short: nonNegativeInt, spreading: nonNegativeInt, net: z.int() })
+    .refine(netIsLongMinusShort, netMessage),
+  {
+    id: 'PositionGroupWithSpreading',
+    description: 'Positions of a trader group that also holds spreads. net = long - short.',
+  },
+);
+
+export const NetOnlyPositionGroup = documented(
+  z.object({ long: nonNegativeInt, short: nonNegativeInt, net: z.int() }).refine(netIsLongMinusShort, netMessage),
+  {
+    id: 'NetOnlyPositionGroup',
+    description: 'Non-reportable positions (the net only variant): long, short and net = long - short.',
+  },
+);
+
+const reportBase = {
+  report_date: IsoDate,
+  commodity: CommodityId,
+  exchange: z.string().min(1).max(20).optional(),
+  open_interest: nonNegativeInt,
+};
+
+/** A legacy report carries exactly commercial, non_commercial and non_reportable. */
+export const LegacyCotReport = documented(
+  z.strictObject({
+    ...reportBase,
+    format: z.literal('legacy'),
+    commercial: PositionGroup,
+    non_commercial: PositionGroupWithSpreading,
+    non_reportable: NetOnlyPositionGroup,
+  }),
+  { id: 'LegacyCotReport', description: 'A Commitments of Traders report in the legacy format.' },
+);
+
+/** A disaggregated report carries exactly producer_merchant, swap_dealer, managed_money, other_reportable. */
+export const DisaggregatedCotReport = documented(
+  z.strictObject({
+    ...reportBase,
+    format: z.literal('disaggregated'),
+    producer_merchant: PositionGroup,
+    swap_dealer: PositionGroupWithSpreading,
+    managed_money: PositionGroupWithSpreading,
+    other_reportable: PositionGroupWithSpreading,
+  }),
+  { id: 'DisaggregatedCotReport', description: 'A Commitments of Traders report in the disaggregated format.' },
+);
+
+export const CotReport = documented(z.discriminatedUnion('format', [LegacyCotReport, DisaggregatedCotReport]), {
+  id: 'CotReport',
+  description: 'A positioning (COT) report; the groups present depend on format.',
+});
+
+export const PaginationMeta = documented(
+  z
+    .object({
+      page: z.int().min(1),
+      per_page: z.int().min(1).max(100),
+      total: nonNegativeInt,
+      total_pages: nonNegativeInt,
+      request_id: RequestId,
+    })
+    .refine((m) => m.total_pages === Math.ceil(m.total / m.per_page), {
+      message: 'total_pages must be ceil(total / per_page)',
+      path: ['total_pages'],
+    }),
+  { id: 'PaginationMeta', description: 'Pagination of a list response. total_pages = ceil(total / per_page).' },
+);
+
+export const RequestMeta = documented(z.object({ request_id: RequestId }), {
+  id: 'RequestMeta',
+  description: 'Metadata of a single-resource response.',
+});
+
+export const CommodityListResponse = documented(z.object({ data: z.array(CommoditySummary), meta: PaginationMeta }), {
+  id: 'CommodityListResponse',
+});
+export const CommodityDetailResponse = documented(z.object({ data: CommodityDetail, meta: RequestMeta }), {
+  id: 'CommodityDetailResponse',
+});
+export const SeriesResponse = documented(z.object({ data: z.array(TimeSeriesPoint), meta: SeriesMeta }), {
+  id: 'SeriesResponse',
+});
+export const CotResponse = documented(z.object({ data: z.array(CotReport), meta: PaginationMeta }), {
+  id: 'CotResponse',
+});
+
+export type CommoditySummary = z.infer<typeof CommoditySummary>;
+export type CommodityDetail = z.infer<typeof CommodityDetail>;
+export type SeriesDescriptor = z.infer<typeof SeriesDescriptor>;
+export type TimeSeriesPoint = z.infer<typeof TimeSeriesPoint>;
+export type SeriesMeta = z.infer<typeof SeriesMeta>;
+export type PositionGroup = z.infer<typeof PositionGroup>;
+export type PositionGroupWithSpreading = z.infer<typeof PositionGroupWithSpreading>;
+export type LegacyCotReport = z.infer<typeof LegacyCotReport>;
+export type DisaggregatedCotReport = z.infer<typeof DisaggregatedCotReport>;
+export type CotReport = z.infer<typeof CotReport>;
+export type PaginationMeta = z.infer<typeof PaginationMeta>;
+export type CommodityListResponse = z.infer<typeof CommodityListResponse>;
+export type CommodityDetailResponse = z.infer<typeof CommodityDetailResponse>;
+export type SeriesResponse = z.infer<typeof SeriesResponse>;
+export type CotResponse = z.infer<typeof CotResponse>;

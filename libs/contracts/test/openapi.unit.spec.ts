@@ -1,0 +1,124 @@
+import { readFile } from 'node:fs/promises';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument, ERROR_CODE_LIST } from '../src/index.ts';
+import { createOpenApiResponseValidator } from '../src/testing/index.ts';
+import { legacyReport } from './fixtures.ts';
+
+const committed = JSON.parse(await readFile(new URL('../openapi.json', import.meta.url), 'utf8')) as Record<
+  string,
+  unknown
+>;
+
+describe('the OpenAPI document', () => {
+  it('is current: the committed file equals what the contracts generate', () => {
+    expect(committed).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(committed);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('has version 1.0.0, the /api/v1 prefix, both key schemes and the four GET paths', () => {
+    expect((committed.info as { version: string }).version).toBe('1.0.0');
+    expect(committed.servers).toEqual([expect.objectContaining({ url: '/api/v1' })]);
+    const schemes = (committed.components as { securitySchemes: Record<string, unknown> }).securitySchemes;
+    expect(schemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(schemes.apiKeyQuery).toMatchObject({ type: 'apiKey', in: 'query', name: 'api_key' });
+    expect(Object.keys(committed.paths as object).sort()).toEqual([
+      '/commodities',
+      '/commodities/{slug}',
+      '/commodities/{slug}/cot',
+      '/commodities/{slug}/series',
+    ]);
+  });
+
+  it('declares the statuses of each endpoint with the error body and rate limit headers', () => {
+    const paths = committed.paths as Record<string, { get: { responses: Record<string, { headers?: object }> } }>;
+    const statuses = (p: string) => Object.keys(paths[p]!.get.responses).sort();
+    expect(statuses('/commodities')).toEqual(['200', '400', '401', '429', '500', '503']);
+    expect(statuses('/commodities/{slug}')).toEqual(['200', '400', '401', '404', '429', '500', '503']);
+    expect(statuses('/commodities/{slug}/series')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
+    expect(statuses('/commodities/{slug}/cot')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
+    const ok = paths['/commodities/{slug}/series']!.get.responses['200']!.headers!;
+    expect(Object.keys(ok)).toEqual(
+      expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']),
+    );
+    expect(Object.keys(paths['/commodities']!.get.responses['429']!.headers!)).toContain('Retry-After');
+    const codes = (
+      (committed.components as { schemas: Record<string, { enum?: string[] }> }).schemas.ErrorCode!.enum ?? []
+    ).sort();
+    expect(codes).toEqual([...ERROR_CODE_LIST].sort());
+  });
+
+  it('describes the parameters with their constraints and defaults', () => {
+    const params = (p: string) =>
+      (
+        committed.paths as Record<
+          string,
+          { get: { parameters: { name: string; required: boolean; schema: Record<string, unknown> }[] } }
+        >
+      )[p]!.get.parameters;
+    const series = params('/commodities/{slug}/series');
+    expect(series.map((p) => p.name)).toEqual([
+      'slug',
+      'type',
+      'start_date',
+      'end_date',
+      'frequency',
+      'transform',
+      'limit',
+      'sort_order',
+    ]);
+    expect(series.find((p) => p.name === 'type')!.required).toBe(true);
+    expect(series.find((p) => p.name === 'limit')!.schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 10000,
+    });
+    const list = params('/commodities');
+    expect(list.find((p) => p.name === 'per_page')!.schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 25,
+    });
+    expect(params('/commodities/{slug}/cot').find((p) => p.name === 'sort_order')!.schema).toMatchObject({
+      default: 'desc',
+    });
+  });
+});
+
+describe('createOpenApiResponseValidator', () => {
+  const validate = createOpenApiResponseValidator(committed);
+  const headers = {
+    'x-request-id': 'r1',
+    'x-ratelimit-limit': '100',
+    'x-ratelimit-remaining': '99',
+    'x-ratelimit-reset': '1700000000',
+    'ratelimit-policy': '"minute";q=100;w=60',
+    ratelimit: '"minute";r=99;t=10',
+  };
+  const body = { data: [legacyReport()], meta: { page: 1, per_page: 25, total: 1, total_pages: 1, request_id: 'r1' } };
+
+  it('accepts a conforming response', () => {
+    expect(() =>
+      validate('/commodities/{slug}/cot', { statusCode: 200, headers, body: JSON.stringify(body) }),
+    ).not.toThrow();
+  });
+  it('rejects a wrong body, a missing header and an undeclared status', () => {
+    const bad = { ...body, data: [{ ...legacyReport(), extra: 1 }] };
+    expect(() => validate('/commodities/{slug}/cot', { statusCode: 200, headers, body: JSON.stringify(bad) })).toThrow(
+      /body/,
+    );
+    const { 'x-ratelimit-reset': _r, ...missing } = headers;
+    expect(() =>
+      validate('/commodities/{slug}/cot', { statusCode: 200, headers: missing, body: JSON.stringify(body) }),
+    ).toThrow(/X-RateLimit-Reset/);
+    expect(() => validate('/commodities', { statusCode: 404, headers, body: '{}' })).toThrow(/not declared/);
+  });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { CotQuery, ListCommoditiesQuery, SeriesQuery, parseParams } from '../src/index.ts';
+
+describe('ListCommoditiesQuery', () => {
+  it('applies the defaults', () => {
+    expect(parseParams(ListCommoditiesQuery, {})).toEqual({
+      ok: true,
+      value: { sort_order: 'asc', page: 1, per_page: 25 },
+    });
+  });
+  it('parses every parameter', () => {
+    const r = parseParams(ListCommoditiesQuery, {
+      category: 'energy',
+      search: 'oil',
+      sort_order: 'desc',
+      page: '3',
+      per_page: '100',
+    });
+    expect(r).toEqual({
+      ok: true,
+      value: { category: 'energy', search: 'oil', sort_order: 'desc', page: 3, per_page: 100 },
+    });
+  });
+  it.each([
+    [{ per_page: '0' }, 'per_page'],
+    [{ per_page: '101' }, 'per_page'],
+    [{ page: '0' }, 'page'],
+    [{ page: '1e309' }, 'page'],
+    [{ page: '1.5' }, 'page'],
+    [{ page: '+1' }, 'page'],
+    [{ page: ' 1' }, 'page'],
+    [{ page: '' }, 'page'],
+    [{ page: '99999999999999999999' }, 'page'],
+    [{ category: 'crypto' }, 'category'],
+    [{ sort_order: 'up' }, 'sort_order'],
+    [{ search: '' }, 'search'],
+    [{ search: 'x'.repeat(101) }, 'search'],
+    [{ foo: 'bar' }, 'foo'],
+    [{ page: ['1', '2'] }, 'page'],
+  ])('rejects %j naming %s', (raw, param) => {
+    const r = parseParams(ListCommoditiesQuery, raw);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.param).toBe(param);
+      expect(r.message).toContain(param);
+    }
+  });
+  it('takes regex and operator characters as plain text', () => {
+    const r = parseParams(ListCommoditiesQuery, { search: '.*$ne{}[' });
+    expect(r).toMatchObject({ ok: true, value: { search: '.*$ne{}[' } });
+  });
+  it('ignores the parameters it is told to (api_key)', () => {
+    expect(parseParams(ListCommoditiesQuery, { api_key: 'k' }, { ignore: ['api_key'] }).ok).toBe(true);
+    expect(parseParams(ListCommoditiesQuery, { api_key: 'k' })).toMatchObject({ ok: false, param: 'api_key' });
+  });
+});
+
+describe('SeriesQuery', () => {
+  it('requires type and defaults transform and sort_order', () => {
+    expect(parseParams(SeriesQuery, {})).toEqual({ ok: false, param: 'type', message: "'type' is required" });
+    expect(parseParams(SeriesQuery, { type: 'price' })).toEqual({
+      ok: true,
+      value: { type: 'price', transform: 'none', sort_order: 'asc' },
+    });
+  });
+  it('limit is 1..10000', () => {
+    expect(parseParams(SeriesQuery, { type: 'price', limit: '10000' })).toMatchObject({
+      ok: true,
+      value: { limit: 10000 },
+    });
+    expect(parseParams(SeriesQuery, { type: 'price', limit: '1' })).toMatchObject({ ok: true, value: { limit: 1 } });
+    expect(parseParams(SeriesQuery, { type: 'price', limit: '10001' })).toMatchObject({ ok: false, param: 'limit' });
+    expect(parseParams(SeriesQuery, { type: 'price', limit: '0' })).toMatchObject({ ok: false, param: 'limit' });
+  });
+  it.each([
+    [{ type: 'weather' }, 'type'],
+    [{ type: 'cot_legacy' }, 'type'],
+    [{ type: 'price', start_date: '2024-02-30' }, 'start_date'],
+    [{ type: 'price', end_date: '2024/01/01' }, 'end_date'],
+    [{ type: 'price', frequency: 'hourly' }, 'frequency'],
+    [{ type: 'price', transform: 'log' }, 'transform'],
+    [{ type: 'price', start_date: '2024-03-02', end_date: '2024-03-01' }, 'start_date'],
+  ])('rejects %j naming %s', (raw, param) => {
+    expect(parseParams(SeriesQuery, raw)).toMatchObject({ ok: false, param });
+  });
+  it('a date error says what shape is expected', () => {
+    expect(parseParams(SeriesQuery, { type: 'price', start_date: '2024-02-30' })).toMatchObject({
+      message: expect.stringContaining('YYYY-MM-DD'),
+    });
+  });
+  it('accepts start_date equal to end_date', () => {
+    expect(parseParams(SeriesQuery, { type: 'price', start_date: '2024-03-01', end_date: '2024-03-01' }).ok).toBe(true);
+  });
+});
+
+describe('CotQuery', () => {
+  it('defaults to legacy, newest first, page 1 of 25', () => {
+    expect(parseParams(CotQuery, {})).toEqual({
+      ok: true,
+      value: { format: 'legacy', sort_order: 'desc', page: 1, per_page: 25 },
+    });
+  });
+  it('rejects an unknown format and a reversed range', () => {
+    expect(parseParams(CotQuery, { format: 'tff' })).toMatchObject({ ok: false, param: 'format' });
+    expect(parseParams(CotQuery, { start_date: '2024-01-02', end_date: '2024-01-01' })).toMatchObject({
+      ok: false,
+      param: 'start_date',
+    });
+  });
+});

@@ -1,0 +1,3 @@
+export * from './errors.ts';
+export * from './error-handler.ts';
+export * from './request-id.ts';

@@ -1,0 +1,64 @@
+// Command ferretdb runs FerretDB 1.x (a MongoDB wire-protocol server) over its SQLite backend,
+// for local development and tests on machines without mongod or a Docker engine.
+//
+// It embeds github.com/FerretDB/FerretDB/ferretdb rather than installing cmd/ferretdb, whose main
+// package panics at start when built from the module proxy (it needs a generated version file).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
+	dataDir := flag.String("data", "", "folder for the SQLite databases (required)")
+	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn, error")
+	flag.Parse()
+
+	if *dataDir == "" {
+		fmt.Fprintln(os.Stderr, "ferretdb: -data is required")
+		os.Exit(2)
+	}
+	abs, err := filepath.Abs(*dataDir)
+	if err == nil {
+		err = os.MkdirAll(abs, 0o755)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ferretdb: data folder:", err)
+		os.Exit(1)
+	}
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintln(os.Stderr, "ferretdb: -log-level:", err)
+		os.Exit(2)
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: *listen},
+		Handler:   "sqlite",
+		SQLiteURL: "file:" + abs + "/",
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ferretdb:", err)
+		os.Exit(1)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(os.Stderr, "ferretdb: listening on %s, data in %s\n", *listen, abs)
+	if err := f.Run(ctx); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, "ferretdb:", err)
+		os.Exit(1)
+	}
+}

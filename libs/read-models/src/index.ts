@@ -1,0 +1,127 @@
+import type { Category, CotFormat, Frequency, SeriesType } from '@cds/contracts';
+
+/**
+ * The MongoDB read models: written only by the projector, read only by the query service.
+ * Field names are the wire names where they are served as-is. Everything here works on
+ * FerretDB 1.x too (plain documents, single and compound indexes, no transactions).
+ */
+
+/** Where a document was last written from: the stream sequence and the projection version. */
+export interface ProjectionMeta {
+  /** JetStream stream sequence of the last event applied to this document. */
+  position: number;
+  version: number;
+}
+
+export const COLLECTIONS = {
+  catalog: 'catalog',
+  series: 'series',
+  cot: 'cot',
+  /** Events that failed their schema, parked by the projector (also published on a dead-letter subject). */
+  parked: 'parked_events',
+} as const;
+
+/** A series descriptor as kept on the catalog document, keyed by descriptor type. */
+export interface StoredSeriesDescriptor {
+  type: SeriesType | 'cot_legacy' | 'cot_disaggregated';
+  frequency: Frequency;
+  first_date: string;
+  last_date: string;
+  unit?: string;
+}
+
+/** catalog: one document per commodity; `_id` is the commodity id. */
+export interface CatalogDoc {
+  _id: string;
+  id: string;
+  name: string;
+  symbol?: string;
+  category: Category;
+  exchange?: string;
+  unit?: string;
+  description?: string;
+  contract_size?: string;
+  tick_size?: number;
+  /** Known only once a catalog event arrived; series may arrive first (then name etc. are absent). */
+  listed: boolean;
+  series: Record<string, StoredSeriesDescriptor>;
+  _meta: ProjectionMeta;
+}
+
+/** One stored observation: `v` value (close for prices); o/h/l/c/vol for price series. */
+export interface StoredPoint {
+  d: string;
+  v: number;
+  o?: number;
+  h?: number;
+  l?: number;
+  c?: number;
+  vol?: number;
+}
+
+/**
+ * series: one bucket per commodity, type and calendar year, points sorted by date, so a one-year
+ * query reads one or two documents. `_id` is `${commodity_id}:${type}:${year}`.
+ */
+export interface SeriesBucketDoc {
+  _id: string;
+  commodity_id: string;
+  type: SeriesType;
+  year: number;
+  frequency: Frequency;
+  unit?: string;
+  first_date: string;
+  last_date: string;
+  count: number;
+  points: StoredPoint[];
+  _meta: ProjectionMeta;
+}
+
+export function seriesBucketId(commodityId: string, type: string, year: number): string {
+  return `${commodityId}:${type}:${year}`;
+}
+
+/** Raw positions as stored; net is computed on read (never trusted from a source). */
+export interface StoredGroup {
+  long: number;
+  short: number;
+  spreading?: number;
+}
+
+/** cot: one document per commodity, format and report date. `_id` is `${commodity_id}:${format}:${report_date}`. */
+export interface CotDoc {
+  _id: string;
+  commodity_id: string;
+  format: CotFormat;
+  report_date: string;
+  exchange?: string;
+  open_interest: number;
+  groups: Record<string, StoredGroup>;
+  _meta: ProjectionMeta;
+}
+
+export function cotDocId(commodityId: string, format: string, reportDate: string): string {
+  return `${commodityId}:${format}:${reportDate}`;
+}
+
+export interface IndexSpec {
+  key: Record<string, 1 | -1>;
+  name: string;
+  unique?: boolean;
+}
+
+/** Indexes matching every query shape of the query service. */
+export const INDEXES: Readonly<Record<'catalog' | 'series' | 'cot', readonly IndexSpec[]>> = {
+  catalog: [{ key: { category: 1, _id: 1 }, name: 'category_id' }],
+  series: [{ key: { commodity_id: 1, type: 1, year: 1 }, name: 'commodity_type_year', unique: true }],
+  cot: [{ key: { commodity_id: 1, format: 1, report_date: 1 }, name: 'commodity_format_date', unique: true }],
+};
+
+/**
+ * Core NATS subject on which the projector announces that it applied data for a commodity, so
+ * query replicas can drop cached responses for it: `cds.projected.<projection>.<commodity_id>`.
+ */
+export const PROJECTED_SUBJECT_PREFIX = 'cds.projected';
+export function projectedSubject(projection: 'catalog' | 'series' | 'cot', commodityId: string): string {
+  return `${PROJECTED_SUBJECT_PREFIX}.${projection}.${commodityId}`;
+}

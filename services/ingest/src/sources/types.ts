@@ -1,0 +1,40 @@
+import type {
+  CotFormat,
+  DisaggregatedCotRecord,
+  Frequency,
+  LegacyCotRecord,
+  SeriesPointRecord,
+  SeriesType,
+} from '@cds/contracts';
+
+/**
+ * What every source adapter yields, one item per input record, in input order: a validated
+ * series point or COT record mapped to a catalog commodity, or a rejection saying where and why.
+ * Adapters stream (never hold the whole file) and never throw on a bad row: they yield `rejected`.
+ */
+export type SourceItem = SeriesItem | CotItem | RejectedItem;
+
+export interface SeriesItem {
+  kind: 'series';
+  commodity_id: string;
+  series_type: SeriesType;
+  frequency: Frequency;
+  unit?: string;
+  point: SeriesPointRecord;
+}
+
+export type CotItem =
+  | { kind: 'cot'; commodity_id: string; format: Extract<CotFormat, 'legacy'>; record: LegacyCotRecord }
+  | { kind: 'cot'; commodity_id: string; format: Extract<CotFormat, 'disaggregated'>; record: DisaggregatedCotRecord };
+
+export interface RejectedItem {
+  kind: 'rejected';
+  /** File name (or source label) and 1-based line number (or record index for JSON). */
+  file: string;
+  line: number;
+  reason: string;
+}
+
+/** The source names the ingest CLI accepts with --source. */
+export const SOURCE_NAMES = ['cftc-legacy', 'cftc-disaggregated', 'eia', 'nass', 'ohlcv'] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];

@@ -1,0 +1,25 @@
+export { findOnPath, resolveMongoBinary, type MongoBinary } from './binaries.ts';
+export { isContainerRuntimeAvailable } from './container-servers.ts';
+export {
+  resolveInfraPlan,
+  startInfra,
+  type Infra,
+  type InfraMode,
+  type InfraOptions,
+  type InfraPlan,
+  type ServicePlan,
+} from './infra.ts';
+export {
+  createManagedProcess,
+  ServerStartError,
+  type ManagedProcess,
+  type ManagedProcessOptions,
+} from './managed-process.ts';
+export { uniqueName } from './names.ts';
+export { findFreePort, findFreePorts, isPortOpen } from './ports.ts';
+export { probeMongo, probeNats, probeRedis } from './probes.ts';
+export type { TestInfraContext } from './provided-context.ts';
+export { startMongo, startNats, startRedis } from './servers.ts';
+export { getTestInfra } from './spec-context.ts';
+export type { InfraSource, MongoFlavor, MongoHandle, NatsHandle, ServerHandle, StartServerOptions } from './types.ts';
+export { waitUntil } from './wait.ts';

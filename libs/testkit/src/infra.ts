@@ -1,0 +1,139 @@
+import { isContainerRuntimeAvailable } from './container-servers.ts';
+import { startMongo, startNats, startRedis } from './servers.ts';
+import type { InfraSource, MongoFlavor, MongoHandle, NatsHandle, ServerHandle } from './types.ts';
+
+/** `auto`: containers when a Docker engine answers, else local binaries. */
+export type InfraMode = 'auto' | 'containers' | 'local';
+
+/** One service: either an existing server from the environment, or one the testkit starts. */
+export type ServicePlan = { source: 'env'; url: string } | { source: 'start' };
+
+export interface InfraPlan {
+  mode: InfraMode;
+  nats: ServicePlan;
+  redis: ServicePlan;
+  mongo: ServicePlan;
+}
+
+const URL_SCHEMES = {
+  nats: { variable: 'NATS_URL', schemes: ['nats:', 'tls:'] },
+  redis: { variable: 'REDIS_URL', schemes: ['redis:', 'rediss:'] },
+  mongo: { variable: 'MONGODB_URL', schemes: ['mongodb:', 'mongodb+srv:'] },
+} as const;
+
+function planFor(service: keyof typeof URL_SCHEMES, env: Readonly<Record<string, string | undefined>>): ServicePlan {
+  const { variable, schemes } = URL_SCHEMES[service];
+  const raw = env[variable]?.trim();
+  if (raw === undefined || raw === '') return { source: 'start' };
+  let scheme: string;
+  try {
+    scheme = new URL(raw).protocol;
+  } catch {
+    throw new Error(`${variable} is not a valid URL: ${JSON.stringify(raw)}`);
+  }
+  if (!(schemes as readonly string[]).includes(scheme)) {
+    throw new Error(
+      `${variable} must start with ${schemes.map((s) => `${s}//`).join(' or ')}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return { source: 'env', url: raw };
+}
+
+/**
+ * Decides, from environment variables only, what the test infrastructure will use: each of
+ * NATS_URL, REDIS_URL, MONGODB_URL independently names an existing server; CDS_TESTKIT_MODE
+ * (`auto` | `containers` | `local`) forces how missing ones are started. Pure, so unit-testable.
+ */
+export function resolveInfraPlan(env: Readonly<Record<string, string | undefined>>): InfraPlan {
+  const rawMode = env.CDS_TESTKIT_MODE?.trim() || 'auto';
+  if (rawMode !== 'auto' && rawMode !== 'containers' && rawMode !== 'local') {
+    throw new Error(`CDS_TESTKIT_MODE must be auto, containers or local, got ${JSON.stringify(rawMode)}`);
+  }
+  return { mode: rawMode, nats: planFor('nats', env), redis: planFor('redis', env), mongo: planFor('mongo', env) };
+}
+
+export interface InfraOptions {
+  /** Environment to resolve the plan from and to find binaries with. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Parent folder for server data; fresh temporary folders when omitted. */
+  dir?: string;
+  readyTimeoutMs?: number;
+  /** How long to wait for a Docker engine to answer in `auto` mode. Default 3 s. */
+  dockerProbeTimeoutMs?: number;
+}
+
+/** The running test infrastructure: URLs for clients, handles for what we started. */
+export interface Infra {
+  natsUrl: string;
+  redisUrl: string;
+  mongoUrl: string;
+  mongoFlavor: MongoFlavor;
+  sources: { nats: InfraSource; redis: InfraSource; mongo: InfraSource };
+  /** Handles of the servers the testkit started (env-provided ones are absent). */
+  servers: { nats?: NatsHandle; redis?: ServerHandle; mongo?: MongoHandle };
+  processes: ServerHandle[];
+  /** Stops every server the testkit started; safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Provides NATS (JetStream), Redis and a MongoDB API server for a test run: environment URLs
+ * first, then containers when a Docker engine answers, else local binaries on free ports.
+ * If any server fails to start, the others are stopped before the error is thrown.
+ */
+export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
+  const env = opts.env ?? process.env;
+  const plan = resolveInfraPlan(env);
+  const needsStart = [plan.nats, plan.redis, plan.mongo].some((p) => p.source === 'start');
+  let source: 'process' | 'container' = 'process';
+  if (needsStart && plan.mode !== 'local') {
+    const docker = await isContainerRuntimeAvailable(opts.dockerProbeTimeoutMs);
+    if (!docker && plan.mode === 'containers') {
+      throw new Error('CDS_TESTKIT_MODE=containers but no Docker-compatible engine answered');
+    }
+    if (docker) source = 'container';
+  }
+  const serverOpts = { source, env, dir: opts.dir, readyTimeoutMs: opts.readyTimeoutMs };
+
+  const none = Promise.resolve(undefined);
+  const results = await Promise.allSettled([
+    plan.nats.source === 'start' ? startNats(serverOpts) : none,
+    plan.redis.source === 'start' ? startRedis(serverOpts) : none,
+    plan.mongo.source === 'start' ? startMongo(serverOpts) : none,
+  ] as const);
+  const started = results.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? [r.value] : []));
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (failures.length > 0) {
+    await Promise.allSettled(started.map((s) => s.stop()));
+    const messages = failures.map((f) => (f instanceof Error ? f.message : String(f)));
+    throw new AggregateError(failures, `test infrastructure failed to start:\n${messages.join('\n\n')}`);
+  }
+  const [natsResult, redisResult, mongoResult] = results;
+  const nats = natsResult.status === 'fulfilled' ? natsResult.value : undefined;
+  const redis = redisResult.status === 'fulfilled' ? redisResult.value : undefined;
+  const mongo = mongoResult.status === 'fulfilled' ? mongoResult.value : undefined;
+
+  const urlOf = (p: ServicePlan, handle: ServerHandle | undefined): string =>
+    p.source === 'env' ? p.url : (handle?.url ?? '');
+  let stopped: Promise<void> | undefined;
+  return {
+    natsUrl: urlOf(plan.nats, nats),
+    redisUrl: urlOf(plan.redis, redis),
+    mongoUrl: urlOf(plan.mongo, mongo),
+    mongoFlavor: mongo?.flavor ?? 'external',
+    sources: {
+      nats: nats?.source ?? 'env',
+      redis: redis?.source ?? 'env',
+      mongo: mongo?.source ?? 'env',
+    },
+    servers: { nats, redis, mongo },
+    processes: started,
+    stop: () => {
+      stopped ??= Promise.allSettled(started.map((s) => s.stop())).then((outcomes) => {
+        const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+        if (errors.length > 0) throw new AggregateError(errors, 'some test servers did not stop cleanly');
+      });
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveMongoBinary, requireBinary, type MongoBinary } from './binaries.ts';
+import { createManagedProcess, ServerStartError, type ManagedProcess } from './managed-process.ts';
+import { findFreePorts } from './ports.ts';
+import { probeMongo, probeNats, probeRedis } from './probes.ts';
+import type { MongoFlavor, MongoHandle, NatsHandle, ServerHandle, StartServerOptions } from './types.ts';
+
+const HOST = '127.0.0.1';
+const PORT_ATTEMPTS = 3;
+const BOOTSTRAP_HINT = 'run `bash scripts/bootstrap.sh`, or set the matching *_URL variable to an existing server';
+
+interface LocalSpec {
+  name: ServerHandle['name'];
+  label: string;
+  command: string;
+  portCount: number;
+  args: (ports: number[], dataDir: string) => string[];
+  url: (ports: number[]) => string;
+  probe: (ports: number[]) => Promise<void>;
+}
+
+type LocalServer = ServerHandle & { readonly ports: number[] };
+
+// Starts a binary on fresh ports in its own data folder. Picking a free port and binding it are
+// two steps, so another process may win the race: on "address in use" we retry with new ports.
+async function startLocal(spec: LocalSpec, opts: StartServerOptions): Promise<LocalServer> {
+  const ownsDir = opts.dir === undefined;
+  const baseDir = opts.dir ?? (await mkdtemp(join(tmpdir(), `cds-${spec.name}-`)));
+  const dataDir = join(baseDir, spec.name);
+  await mkdir(dataDir, { recursive: true });
+
+  let proc: ManagedProcess | undefined;
+  let ports: number[] = [];
+  for (let attempt = 1; proc === undefined; attempt++) {
+    ports = await findFreePorts(spec.portCount, HOST);
+    const candidate = createManagedProcess({
+      name: spec.label,
+      command: spec.command,
+      args: spec.args(ports, dataDir),
+      probe: () => spec.probe(ports),
+      readyTimeoutMs: opts.readyTimeoutMs ?? 30_000,
+    });
+    try {
+      await candidate.start();
+      proc = candidate;
+    } catch (err) {
+      const portTaken = /address already in use|EADDRINUSE|bind:/i.test(candidate.output());
+      if (!(err instanceof ServerStartError && portTaken && attempt < PORT_ATTEMPTS)) {
+        if (ownsDir) await rm(baseDir, { recursive: true, force: true });
+        throw err;
+      }
+    }
+  }
+  const started = proc;
+  const port = ports[0];
+  if (port === undefined) throw new Error('unreachable: no port allocated');
+
+  return {
+    name: spec.name,
+    source: 'process',
+    url: spec.url(ports),
+    host: HOST,
+    port,
+    ports,
+    get pid() {
+      return started.pid;
+    },
+    dataDir,
+    output: () => started.output(),
+    stop: async () => {
+      await started.stop();
+      if (ownsDir) await rm(baseDir, { recursive: true, force: true });
+    },
+    kill: (signal) => started.kill(signal),
+    restart: async () => {
+      await started.stop();
+      await started.start();
+    },
+  };
+}
+
+/** Starts `nats-server -js` on a free port (plus an HTTP monitor port) with its own store folder. */
+export async function startLocalNats(opts: StartServerOptions = {}): Promise<NatsHandle> {
+  const command = requireBinary(opts.binary ?? 'nats-server', BOOTSTRAP_HINT, opts.env);
+  const server = await startLocal(
+    {
+      name: 'nats',
+      label: 'nats-server',
+      command,
+      portCount: 2,
+      args: ([port, monitor], dataDir) => ['-js', '-a', HOST, '-p', `${port}`, '-m', `${monitor}`, '-sd', dataDir],
+      url: ([port]) => `nats://${HOST}:${port}`,
+      probe: ([port]) => probeNats(`nats://${HOST}:${port}`),
+    },
+    opts,
+  );
+  return Object.assign(server, { name: 'nats' as const, monitorUrl: `http://${HOST}:${server.ports[1]}` });
+}
+
+/** Starts `redis-server` on a free port with persistence off (tests need speed, not durability). */
+export async function startLocalRedis(opts: StartServerOptions = {}): Promise<ServerHandle> {
+  const command = requireBinary(opts.binary ?? 'redis-server', BOOTSTRAP_HINT, opts.env);
+  return startLocal(
+    {
+      name: 'redis',
+      label: 'redis-server',
+      command,
+      portCount: 1,
+      args: ([port], dataDir) => [
+        '--port',
+        `${port}`,
+        '--bind',
+        HOST,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dataDir,
+        '--daemonize',
+        'no',
+      ],
+      url: ([port]) => `redis://${HOST}:${port}`,
+      probe: ([port]) => probeRedis(HOST, port ?? 0),
+    },
+    opts,
+  );
+}
+
+/**
+ * Starts a MongoDB API server on a free port: `mongod` when installed, else the FerretDB build
+ * from tools/ferretdb (SQLite backend), which lacks transactions and change streams.
+ */
+export async function startLocalMongo(opts: StartServerOptions = {}): Promise<MongoHandle> {
+  const env = opts.env ?? process.env;
+  const binary: MongoBinary | undefined =
+    opts.binary !== undefined
+      ? { flavor: opts.binary.includes('ferretdb') ? 'ferretdb' : 'mongod', path: opts.binary }
+      : resolveMongoBinary(env);
+  if (binary === undefined) {
+    throw new Error(`neither mongod nor cds-ferretdb (in $CDS_BIN_DIR or on PATH) was found; ${BOOTSTRAP_HINT}`);
+  }
+  const server = await startLocal(
+    {
+      name: 'mongo',
+      label: binary.flavor === 'mongod' ? 'mongod' : 'cds-ferretdb',
+      command: binary.path,
+      portCount: 1,
+      args: ([port], dataDir) =>
+        binary.flavor === 'mongod'
+          ? ['--dbpath', dataDir, '--bind_ip', HOST, '--port', `${port}`, '--quiet']
+          : ['-listen', `${HOST}:${port}`, '-data', dataDir, '-log-level', 'warn'],
+      url: ([port]) => `mongodb://${HOST}:${port}/`,
+      probe: ([port]) => probeMongo(`mongodb://${HOST}:${port}/`),
+    },
+    opts,
+  );
+  const flavor: MongoFlavor = binary.flavor;
+  return Object.assign(server, { name: 'mongo' as const, flavor });
+}

@@ -1,0 +1,190 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How to run one server binary and how to tell it is ready to serve. */
+export interface ManagedProcessOptions {
+  /** Short label used in error messages, e.g. `nats-server`. */
+  name: string;
+  command: string;
+  args: readonly string[];
+  /** Resolves when the server answers its own protocol; rejects (or throws) while it does not yet. */
+  probe: () => Promise<void>;
+  /** How long `start()` waits for `probe` to succeed. */
+  readyTimeoutMs?: number;
+  /** How long `stop()` waits after SIGTERM before sending SIGKILL. */
+  stopTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A child process we started, restartable with the same command line. */
+export interface ManagedProcess {
+  readonly name: string;
+  /** The pid of the running child, or undefined while it is not running. */
+  readonly pid: number | undefined;
+  readonly running: boolean;
+  /** The last lines the child wrote to stdout and stderr. */
+  output(): string;
+  /** Spawns the child and waits until `probe` succeeds; throws a descriptive error otherwise. */
+  start(): Promise<void>;
+  /** SIGTERM, then SIGKILL after `stopTimeoutMs`; resolves once the child has exited. */
+  stop(): Promise<void>;
+  /**
+   * Sends `signal` (default SIGKILL). For SIGKILL it resolves once the child is gone; other
+   * signals may not end the process (SIGSTOP, SIGHUP), so it resolves right after sending.
+   */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Resolves when the current child exits (immediately when none is running). */
+  exited(): Promise<void>;
+}
+
+const OUTPUT_LINES = 40;
+
+/** Thrown when a server does not come up; carries its last output lines for diagnosis. */
+export class ServerStartError extends Error {
+  override readonly name = 'ServerStartError';
+}
+
+/** Creates a handle over a server binary; nothing runs until `start()`. */
+export function createManagedProcess(opts: ManagedProcessOptions): ManagedProcess {
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
+  const stopTimeoutMs = opts.stopTimeoutMs ?? 10_000;
+  const lines: string[] = [];
+  let child: ChildProcess | undefined;
+  let exitPromise: Promise<void> = Promise.resolve();
+  let exitInfo: string | undefined;
+
+  const remember = (chunk: Buffer): void => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      lines.push(line);
+      if (lines.length > OUTPUT_LINES) lines.shift();
+    }
+  };
+
+  // The children must not outlive this process, even when it dies without running teardown
+  // (a crash, Ctrl-C). Each live child registers its own hooks and removes them on exit, so no
+  // module-level registry is needed.
+  const killOnExit = (): void => {
+    child?.kill('SIGKILL');
+  };
+  const killOnSignal = (signal: NodeJS.Signals): void => {
+    child?.kill('SIGKILL');
+    detachHooks();
+    // Adding a signal listener disables Node's default "exit on signal"; restore it when we
+    // were the last listener, otherwise leave the decision to whoever else listens (vitest).
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const attachHooks = (): void => {
+    process.on('exit', killOnExit);
+    process.on('SIGINT', killOnSignal);
+    process.on('SIGTERM', killOnSignal);
+    process.on('SIGHUP', killOnSignal);
+  };
+  const detachHooks = (): void => {
+    process.off('exit', killOnExit);
+    process.off('SIGINT', killOnSignal);
+    process.off('SIGTERM', killOnSignal);
+    process.off('SIGHUP', killOnSignal);
+  };
+
+  const describe = (): string =>
+    `${opts.command} ${opts.args.join(' ')}` +
+    (lines.length > 0 ? `\n--- last output of ${opts.name} ---\n${lines.join('\n')}` : '');
+
+  const spawnChild = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      lines.length = 0;
+      exitInfo = undefined;
+      const proc = spawn(opts.command, [...opts.args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: opts.env ?? process.env,
+      });
+      proc.stdout?.on('data', remember);
+      proc.stderr?.on('data', remember);
+      exitPromise = new Promise((onExit) => {
+        proc.once('close', (code, signal) => {
+          exitInfo = signal ? `killed by ${signal}` : `exited with code ${code}`;
+          if (child === proc) child = undefined;
+          detachHooks();
+          onExit();
+        });
+      });
+      proc.once('error', (err) => {
+        if (child === proc) child = undefined;
+        detachHooks();
+        reject(new ServerStartError(`could not run ${opts.name} (${opts.command}): ${err.message}`, { cause: err }));
+      });
+      proc.once('spawn', () => {
+        child = proc;
+        attachHooks();
+        resolve();
+      });
+    });
+
+  const waitReady = async (): Promise<void> => {
+    const deadline = Date.now() + readyTimeoutMs;
+    let lastError: unknown;
+    let delay = 50;
+    while (Date.now() < deadline) {
+      if (child === undefined) {
+        throw new ServerStartError(`${opts.name} ${exitInfo ?? 'exited'} before it was ready: ${describe()}`);
+      }
+      try {
+        await opts.probe();
+        return;
+      } catch (err) {
+        lastError = err;
+      }
+      await sleep(delay);
+      delay = Math.min(delay * 2, 500);
+    }
+    const reason = lastError instanceof Error ? lastError.message : String(lastError);
+    throw new ServerStartError(
+      `${opts.name} did not answer within ${readyTimeoutMs} ms (last probe error: ${reason}): ${describe()}`,
+      { cause: lastError },
+    );
+  };
+
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
+    const proc = child;
+    if (proc === undefined) return;
+    proc.kill(signal);
+    if (signal === 'SIGKILL') await exitPromise;
+  };
+
+  const stop = async (): Promise<void> => {
+    const proc = child;
+    if (proc === undefined) return;
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), stopTimeoutMs);
+    try {
+      await exitPromise;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return {
+    name: opts.name,
+    get pid() {
+      return child?.pid;
+    },
+    get running() {
+      return child !== undefined;
+    },
+    output: () => lines.join('\n'),
+    start: async () => {
+      if (child !== undefined) throw new Error(`${opts.name} is already running (pid ${child.pid})`);
+      await spawnChild();
+      try {
+        await waitReady();
+      } catch (err) {
+        await kill('SIGKILL');
+        throw err;
+      }
+    },
+    stop,
+    kill,
+    exited: () => exitPromise,
+  };
+}

@@ -1,0 +1,15 @@
+export { connectNats, type NatsConnectOptions } from './connection.ts';
+export {
+  ensureConsumer,
+  startConsumer,
+  type ConsumeOptions,
+  type ConsumerSpec,
+  type IncomingMessage,
+  type MessageHandler,
+  type RunningConsumer,
+} from './consumer.ts';
+export { MessagingSetupError, PoisonMessageError } from './errors.ts';
+export { connectMessaging, createMessaging, type Messaging } from './messaging.ts';
+export { encodeJson, publishJson, type PublishOptions, type PublishResult } from './publish.ts';
+export { ensureStream, isJetStreamApiError, type EnsureStreamResult, type StreamSpec } from './streams.ts';
+export { extractTraceContext, injectTraceContext } from './trace-context.ts';

@@ -1,0 +1,224 @@
+import { getTestInfra, uniqueName } from '@cds/testkit';
+import { createContextKey, context, propagation, type TextMapPropagator } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectMessaging, PoisonMessageError, type IncomingMessage, type Messaging } from './index.ts';
+
+// Each file owns its stream names, so files can share the one NATS server of the run.
+const prefix = uniqueName('msg');
+let messaging: Messaging;
+
+async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+async function makeStream(suffix: string): Promise<{ stream: string; subject: string }> {
+  const stream = `${prefix}_${suffix}`.toUpperCase();
+  await messaging.ensureStream({ name: stream, subjects: [`${stream}.>`], replicas: 1, duplicateWindowMs: 60_000 });
+  return { stream, subject: `${stream}.events` };
+}
+
+beforeAll(async () => {
+  messaging = await connectMessaging({ servers: getTestInfra().natsUrl, name: 'messaging-int-spec' });
+});
+
+afterAll(async () => {
+  await messaging?.close();
+});
+
+describe('ensureStream', () => {
+  it('creates, then leaves an identical stream alone, then updates a changed one', async () => {
+    const name = `${prefix}_ENSURE`.toUpperCase();
+    const spec = { name, subjects: [`${name}.>`], replicas: 1, duplicateWindowMs: 30_000 };
+    expect((await messaging.ensureStream(spec)).action).toBe('created');
+    expect((await messaging.ensureStream(spec)).action).toBe('unchanged');
+    const updated = await messaging.ensureStream({
+      ...spec,
+      maxAgeMs: 3_600_000,
+      subjects: [`${name}.>`, `${name}_X.>`],
+    });
+    expect(updated.action).toBe('updated');
+    expect(updated.info.config.subjects).toEqual([`${name}.>`, `${name}_X.>`]);
+    expect(
+      (await messaging.ensureStream({ ...spec, maxAgeMs: 3_600_000, subjects: [`${name}_X.>`, `${name}.>`] })).action,
+    ).toBe('unchanged');
+  });
+});
+
+describe('publish', () => {
+  it('drops a second message with the same msgID', async () => {
+    const { stream, subject } = await makeStream('dedupe');
+    const first = await messaging.publish(subject, { n: 1 }, { msgID: 'event-1' });
+    const second = await messaging.publish(subject, { n: 1 }, { msgID: 'event-1' });
+    const third = await messaging.publish(subject, { n: 2 }, { msgID: 'event-2' });
+    expect(first).toEqual({ stream, seq: 1, duplicate: false });
+    expect(second).toEqual({ stream, seq: 1, duplicate: true });
+    expect(third).toEqual({ stream, seq: 2, duplicate: false });
+    const info = await messaging.jsm.streams.info(stream);
+    expect(info.state.messages).toBe(2);
+  });
+});
+
+describe('durable consumer', () => {
+  it('does not redeliver acked messages after a restart, but does redeliver an unacked one', async () => {
+    const { stream, subject } = await makeStream('ack');
+    await messaging.ensureConsumer({ stream, durable: 'proj', ackWaitMs: 1_000 });
+    for (let n = 1; n <= 3; n++) await messaging.publish(subject, { n }, { msgID: `m${n}` });
+
+    const seen: number[] = [];
+    const first = await messaging.consume({ stream, durable: 'proj', handler: (m) => void seen.push(m.seq) });
+    await waitFor('three messages', () => seen.length === 3);
+    await first.stop();
+    expect(seen).toEqual([1, 2, 3]);
+
+    // A consumer that dies mid-message (its connection drops without an ack): the server
+    // redelivers that message to the next consumer once the ack wait has passed.
+    const crashing = await connectMessaging({ servers: getTestInfra().natsUrl, name: 'crashing' });
+    let started = false;
+    await crashing.consume({
+      stream,
+      durable: 'proj',
+      handler: () => {
+        started = true;
+        return new Promise<void>(() => undefined);
+      },
+    });
+    await messaging.publish(subject, { n: 4 }, { msgID: 'm4' });
+    await waitFor('the crashing consumer to receive message 4', () => started);
+    await crashing.nc.close();
+
+    const again: IncomingMessage[] = [];
+    const second = await messaging.consume({ stream, durable: 'proj', handler: (m) => void again.push(m) });
+    await waitFor('the redelivery', () => again.length === 1, 15_000);
+    await sleep(300);
+    await second.stop();
+    expect(again.map((m) => m.seq)).toEqual([4]);
+    expect(again[0]?.redelivered).toBe(true);
+    expect(again[0]?.data).toEqual({ n: 4 });
+  });
+
+  it('retries a transient failure in place, holding the ack deadline, without reordering', async () => {
+    const { stream, subject } = await makeStream('retry');
+    await messaging.ensureConsumer({ stream, durable: 'proj', ackWaitMs: 1_000 });
+    for (let n = 1; n <= 3; n++) await messaging.publish(subject, { n }, { msgID: `m${n}` });
+
+    const calls: Array<{ seq: number; deliveryCount: number }> = [];
+    const applied: number[] = [];
+    const failUntil = Date.now() + 2_500; // longer than the ack wait: only working() prevents redelivery
+    const errors: unknown[] = [];
+    const consumer = await messaging.consume({
+      stream,
+      durable: 'proj',
+      batchSize: 8,
+      retry: { initialDelayMs: 200, maxDelayMs: 400 },
+      onError: (err) => errors.push(err),
+      handler: (m) => {
+        calls.push({ seq: m.seq, deliveryCount: m.deliveryCount });
+        if (m.seq === 1 && Date.now() < failUntil) throw new Error('read model unavailable');
+        applied.push(m.seq);
+      },
+    });
+    await waitFor('all three applied', () => applied.length === 3, 15_000);
+    await sleep(1_500); // would expose a redelivery had the deadline lapsed
+    await consumer.stop();
+    expect(applied).toEqual([1, 2, 3]);
+    expect(errors.length).toBeGreaterThanOrEqual(3);
+    expect(calls.filter((c) => c.seq === 1).every((c) => c.deliveryCount === 1)).toBe(true);
+    expect(calls.filter((c) => c.seq !== 1)).toEqual([
+      { seq: 2, deliveryCount: 1 },
+      { seq: 3, deliveryCount: 1 },
+    ]);
+  });
+
+  it('terms a poison message (handler verdict or invalid JSON) and never redelivers it', async () => {
+    const { stream, subject } = await makeStream('poison');
+    await messaging.ensureConsumer({ stream, durable: 'proj', ackWaitMs: 1_000 });
+    const terminated: string[] = [];
+    const advisories = messaging.nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.${stream}.proj`, {
+      callback: (_err, msg) => void terminated.push(msg.string()),
+    });
+    await messaging.nc.flush();
+
+    await messaging.publish(subject, { n: 1 }, { msgID: 'm1' });
+    await messaging.publish(subject, { n: 2, bad: true }, { msgID: 'm2' });
+    await messaging.js.publish(subject, 'not json {', { msgID: 'm3' });
+    await messaging.publish(subject, { n: 4 }, { msgID: 'm4' });
+
+    const applied: number[] = [];
+    const parked: Array<{ seq: number; reason: string }> = [];
+    const consumer = await messaging.consume({
+      stream,
+      durable: 'proj',
+      onPoison: (err, m) => void parked.push({ seq: m.seq, reason: err.message }),
+      handler: (m) => {
+        if ((m.data as { bad?: boolean }).bad) throw new PoisonMessageError('schema rejected the event');
+        applied.push(m.seq);
+      },
+    });
+    await waitFor('messages 1 and 4 applied', () => applied.length === 2);
+    await waitFor('two term advisories', () => terminated.length === 2);
+    await sleep(1_500); // past the ack wait: a termed message would be back by now if it were not termed
+    await consumer.stop();
+    expect(applied).toEqual([1, 4]);
+    expect(parked).toEqual([
+      { seq: 2, reason: 'schema rejected the event' },
+      { seq: 3, reason: 'payload is not valid JSON' },
+    ]);
+
+    const replay: number[] = [];
+    const restarted = await messaging.consume({ stream, durable: 'proj', handler: (m) => void replay.push(m.seq) });
+    await sleep(1_500);
+    await restarted.stop();
+    expect(replay).toEqual([]);
+    const info = await messaging.jsm.consumers.info(stream, 'proj');
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_redelivered).toBe(0);
+    advisories.unsubscribe();
+  });
+});
+
+describe('trace context', () => {
+  it('carries the publisher context in NATS headers to the handler', async () => {
+    // A minimal propagator keeps the test free of an SDK; production registers W3C via libs/telemetry.
+    const key = createContextKey('test-trace');
+    const propagator: TextMapPropagator = {
+      inject: (ctx, carrier, setter) => {
+        const value = ctx.getValue(key);
+        if (typeof value === 'string') setter.set(carrier, 'x-test-trace', value);
+      },
+      extract: (ctx, carrier, getter) => {
+        const value = getter.get(carrier, 'x-test-trace');
+        return typeof value === 'string' ? ctx.setValue(key, value) : ctx;
+      },
+      fields: () => ['x-test-trace'],
+    };
+    // Services get both from the telemetry bootstrap; without a context manager `context.with` is a no-op.
+    const contextManager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(contextManager);
+    propagation.setGlobalPropagator(propagator);
+    try {
+      const { stream, subject } = await makeStream('trace');
+      await messaging.ensureConsumer({ stream, durable: 'proj' });
+      await context.with(context.active().setValue(key, 'trace-123'), () =>
+        messaging.publish(subject, { n: 1 }, { msgID: 'm1' }),
+      );
+      const seen: unknown[] = [];
+      const consumer = await messaging.consume({
+        stream,
+        durable: 'proj',
+        handler: (m) => void seen.push(context.active().getValue(key), m.traceContext.getValue(key)),
+      });
+      await waitFor('the message', () => seen.length === 2);
+      await consumer.stop();
+      expect(seen).toEqual(['trace-123', 'trace-123']);
+    } finally {
+      propagation.disable();
+      context.disable();
+    }
+  });
+});

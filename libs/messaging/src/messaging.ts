@@ -1,0 +1,60 @@
+import {
+  jetstream,
+  jetstreamManager,
+  type ConsumerInfo,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectNats, type NatsConnectOptions } from './connection.ts';
+import {
+  ensureConsumer,
+  startConsumer,
+  type ConsumeOptions,
+  type ConsumerSpec,
+  type RunningConsumer,
+} from './consumer.ts';
+import { publishJson, type PublishOptions, type PublishResult } from './publish.ts';
+import { ensureStream, type EnsureStreamResult, type StreamSpec } from './streams.ts';
+
+/** One NATS connection with the JetStream operations the services use. */
+export interface Messaging {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  ensureStream(spec: StreamSpec): Promise<EnsureStreamResult>;
+  ensureConsumer(spec: ConsumerSpec): Promise<ConsumerInfo>;
+  publish(subject: string, payload: unknown, opts: PublishOptions): Promise<PublishResult>;
+  consume(opts: ConsumeOptions): Promise<RunningConsumer>;
+  /** Drains subscriptions and pending publishes, then closes the connection. */
+  close(): Promise<void>;
+}
+
+/** Wraps an open connection; the caller keeps ownership of `nc` unless it calls `close()`. */
+export async function createMessaging(nc: NatsConnection): Promise<Messaging> {
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  return {
+    nc,
+    js,
+    jsm,
+    ensureStream: (spec) => ensureStream(jsm, spec),
+    ensureConsumer: (spec) => ensureConsumer(jsm, spec),
+    publish: (subject, payload, opts) => publishJson(js, subject, payload, opts),
+    consume: (opts) => startConsumer({ nc, js }, opts),
+    close: async () => {
+      if (!nc.isClosed()) await nc.drain();
+    },
+  };
+}
+
+/** Connects (see `connectNats`) and returns the Messaging kit over the new connection. */
+export async function connectMessaging(opts: NatsConnectOptions): Promise<Messaging> {
+  const nc = await connectNats(opts);
+  try {
+    return await createMessaging(nc);
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
+}

@@ -1,0 +1,3 @@
+export * from './logger.ts';
+export * from './metrics.ts';
+export * from './tracing.ts';

@@ -1,0 +1,161 @@
+import {
+  MAX_POINTS_PER_EVENT,
+  MAX_REPORTS_PER_EVENT,
+  type DisaggregatedCotRecord,
+  type Frequency,
+  type LegacyCotRecord,
+  type SeriesPointRecord,
+  type SeriesType,
+} from '@cds/contracts';
+import type { CotItem, SeriesItem } from '../sources/types.ts';
+
+/** A batch of series points of one commodity, series type, frequency, unit and period (YYYY). */
+export interface SeriesBatch {
+  kind: 'series';
+  commodity_id: string;
+  series_type: SeriesType;
+  frequency: Frequency;
+  unit?: string;
+  period: string;
+  /** Sorted by date, one point per date. */
+  points: SeriesPointRecord[];
+}
+
+/** A batch of COT reports of one commodity, format and year; sorted by report_date, one per date. */
+export type CotBatch =
+  | { kind: 'cot'; commodity_id: string; format: 'legacy'; period: string; reports: LegacyCotRecord[] }
+  | { kind: 'cot'; commodity_id: string; format: 'disaggregated'; period: string; reports: DisaggregatedCotRecord[] };
+
+export type Batch = SeriesBatch | CotBatch;
+
+export interface BatcherOptions {
+  /** Most points in one series batch. Default MAX_POINTS_PER_EVENT. */
+  maxPoints?: number;
+  /** Most reports in one COT batch. Default MAX_REPORTS_PER_EVENT. */
+  maxReports?: number;
+  /**
+   * Most records held across all open groups. When exceeded, the least recently touched groups are
+   * flushed (partially, if more of them arrive later) until a quarter of the budget is free.
+   */
+  budget?: number;
+}
+
+export interface Batcher {
+  /** Adds one record; returns the batches that must be published now (often none). */
+  add(item: SeriesItem | CotItem): Batch[];
+  /** Returns every open group as batches (in a deterministic order) and empties the batcher. */
+  drain(): Batch[];
+  /** Records held right now. */
+  readonly buffered: number;
+  /** Records that replaced an earlier record of the same group and date (the later row wins). */
+  readonly replaced: number;
+}
+
+interface Group {
+  item: SeriesItem | CotItem;
+  period: string;
+  records: Map<string, SeriesPointRecord | LegacyCotRecord | DisaggregatedCotRecord>;
+}
+
+export const DEFAULT_BATCH_BUDGET = 200_000;
+
+/**
+ * Groups records into event-sized batches: series by (commodity, type, frequency, unit, year),
+ * COT by (commodity, format, year). Inputs interleave groups (CFTC files mix markets, EIA is
+ * newest first), so groups stay open until the memory budget forces the oldest out or the input
+ * ends. Everything here depends only on the input order and the options, so the same input always
+ * yields the same batches (and therefore the same event ids).
+ *
+ * Dates are days, so a year holds at most 366 points or reports, below both per-event caps; a
+ * group that still reaches its cap (a lowered cap) is flushed as it stands and a new one opened.
+ */
+export function createBatcher(opts: BatcherOptions = {}): Batcher {
+  const maxPoints = opts.maxPoints ?? MAX_POINTS_PER_EVENT;
+  const maxReports = opts.maxReports ?? MAX_REPORTS_PER_EVENT;
+  const budget = Math.max(1, opts.budget ?? DEFAULT_BATCH_BUDGET);
+  // Map order is the recency order: a touched group is moved to the end.
+  const groups = new Map<string, Group>();
+  let lastKey: string | undefined;
+  let buffered = 0;
+  let replaced = 0;
+
+  const toBatch = (g: Group): Batch => {
+    const records = [...g.records.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
+    const it = g.item;
+    if (it.kind === 'series') {
+      return {
+        kind: 'series',
+        commodity_id: it.commodity_id,
+        series_type: it.series_type,
+        frequency: it.frequency,
+        ...(it.unit !== undefined ? { unit: it.unit } : {}),
+        period: g.period,
+        points: records as SeriesPointRecord[],
+      };
+    }
+    return it.format === 'legacy'
+      ? { kind: 'cot', commodity_id: it.commodity_id, format: 'legacy', period: g.period, reports: records as LegacyCotRecord[] }
+      : {
+          kind: 'cot',
+          commodity_id: it.commodity_id,
+          format: 'disaggregated',
+          period: g.period,
+          reports: records as DisaggregatedCotRecord[],
+        };
+  };
+
+  const take = (key: string, g: Group): Batch => {
+    groups.delete(key);
+    if (lastKey === key) lastKey = undefined;
+    buffered -= g.records.size;
+    return toBatch(g);
+  };
+
+  return {
+    get buffered() {
+      return buffered;
+    },
+    get replaced() {
+      return replaced;
+    },
+    add(item) {
+      const date = item.kind === 'series' ? item.point.date : item.record.report_date;
+      const period = date.slice(0, 4);
+      const key =
+        item.kind === 'series'
+          ? `s\u0000${item.commodity_id}\u0000${item.series_type}\u0000${item.frequency}\u0000${item.unit ?? ''}\u0000${period}`
+          : `c\u0000${item.commodity_id}\u0000${item.format}\u0000${period}`;
+      let g = groups.get(key);
+      if (g === undefined) {
+        g = { item, period, records: new Map() };
+        groups.set(key, g);
+      } else if (lastKey !== key) {
+        groups.delete(key);
+        groups.set(key, g);
+      }
+      lastKey = key;
+      const record = item.kind === 'series' ? item.point : item.record;
+      const before = g.records.size;
+      g.records.set(date, record);
+      if (g.records.size === before) replaced++;
+      else buffered++;
+
+      const out: Batch[] = [];
+      const cap = item.kind === 'series' ? maxPoints : maxReports;
+      if (g.records.size >= cap) out.push(take(key, g));
+      if (buffered > budget) {
+        const target = Math.floor((budget * 3) / 4);
+        for (const [k, old] of groups) {
+          if (buffered <= target) break;
+          out.push(take(k, old));
+        }
+      }
+      return out;
+    },
+    drain() {
+      const keys = [...groups.keys()].sort();
+      const out = keys.map((k) => take(k, groups.get(k)!));
+      return out;
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import type { CotItem, SeriesItem } from '../sources/types.ts';
+import { createBatcher, type Batch } from './batcher.ts';
+import { batchEvent } from './events.ts';
+
+const ctx = { source: 'test', occurredAt: '2025-01-01T00:00:00Z' };
+
+function point(commodity: string, date: string, value: number): SeriesItem {
+  return { kind: 'series', commodity_id: commodity, series_type: 'price', frequency: 'daily', unit: 'USD/bbl', point: { date, value } };
+}
+
+function cot(commodity: string, date: string, oi: number): CotItem {
+  return {
+    kind: 'cot',
+    commodity_id: commodity,
+    format: 'legacy',
+    record: {
+      report_date: date,
+      open_interest: oi,
+      commercial: { long: 1, short: 2 },
+      non_commercial: { long: 3, short: 4, spreading: 5 },
+      non_reportable: { long: 6, short: 7 },
+    },
+  };
+}
+
+/** Days of one year, newest first (as EIA files come), for two commodities interleaved. */
+function interleaved(): SeriesItem[] {
+  const items: SeriesItem[] = [];
+  for (let d = 27; d >= 1; d--) {
+    for (const m of ['12', '06', '01']) {
+      for (const y of ['2023', '2024']) {
+        const date = `${y}-${m}-${String(d).padStart(2, '0')}`;
+        items.push(point('CRUDE_OIL_WTI', date, d));
+        items.push(point('NATURAL_GAS', date, d * 2));
+      }
+    }
+  }
+  return items;
+}
+
+function run(items: (SeriesItem | CotItem)[], opts: Parameters<typeof createBatcher>[0] = {}): Batch[] {
+  const b = createBatcher(opts);
+  const out: Batch[] = [];
+  for (const it of items) out.push(...b.add(it));
+  out.push(...b.drain());
+  expect(b.buffered).toBe(0);
+  return out;
+}
+
+const ids = (batches: Batch[]) => batches.map((b) => batchEvent(b, ctx).id);
+
+describe('createBatcher', () => {
+  it('groups interleaved input by commodity, type and year, sorted by date', () => {
+    const batches = run(interleaved());
+    expect(batches).toHaveLength(4);
+    for (const b of batches) {
+      if (b.kind !== 'series') throw new Error('expected series');
+      expect(b.points).toHaveLength(81);
+      expect(b.points.every((p) => p.date.startsWith(b.period))).toBe(true);
+      const dates = b.points.map((p) => p.date);
+      expect(dates).toEqual([...dates].sort());
+    }
+    expect(batches.map((b) => `${b.commodity_id}/${b.period}`).sort()).toEqual([
+      'CRUDE_OIL_WTI/2023',
+      'CRUDE_OIL_WTI/2024',
+      'NATURAL_GAS/2023',
+      'NATURAL_GAS/2024',
+    ]);
+  });
+
+  it('gives the same ids for the same input, also when flushing partial groups under a small budget', () => {
+    expect(ids(run(interleaved()))).toEqual(ids(run(interleaved())));
+    const small = ids(run(interleaved(), { budget: 50 }));
+    expect(small.length).toBeGreaterThan(4);
+    expect(ids(run(interleaved(), { budget: 50 }))).toEqual(small);
+  });
+
+  it('keeps every record exactly once when flushing partially', () => {
+    const batches = run(interleaved(), { budget: 37 });
+    const seen = batches.flatMap((b) => (b.kind === 'series' ? b.points.map((p) => `${b.commodity_id}:${p.date}`) : []));
+    expect(seen).toHaveLength(interleaved().length);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it('changes the id when any content changes, and not when key order differs', () => {
+    const base = ids(run([point('GOLD', '2024-01-02', 1), point('GOLD', '2024-01-03', 2)]));
+    const changed = ids(run([point('GOLD', '2024-01-02', 1), point('GOLD', '2024-01-03', 2.5)]));
+    expect(changed[0]).not.toBe(base[0]);
+    const reordered = point('GOLD', '2024-01-03', 2);
+    reordered.point = { value: 2, date: '2024-01-03' };
+    expect(ids(run([reordered, point('GOLD', '2024-01-02', 1)]))).toEqual(base);
+    const otherUnit = { ...point('GOLD', '2024-01-02', 1), unit: 'USD/oz' };
+    expect(ids(run([otherUnit, { ...point('GOLD', '2024-01-03', 2), unit: 'USD/oz' }]))[0]).not.toBe(base[0]);
+  });
+
+  it('flushes a group that reaches the per-event cap and opens a new one', () => {
+    const items = interleaved().filter((i) => i.commodity_id === 'GOLD' || i.commodity_id === 'CRUDE_OIL_WTI');
+    const batches = run(items, { maxPoints: 20 });
+    for (const b of batches) if (b.kind === 'series') expect(b.points.length).toBeLessThanOrEqual(20);
+    expect(batches.reduce((n, b) => n + (b.kind === 'series' ? b.points.length : 0), 0)).toBe(items.length);
+  });
+
+  it('lets a later row of the same date win and counts it as replaced', () => {
+    const b = createBatcher();
+    b.add(point('GOLD', '2024-01-02', 1));
+    b.add(point('GOLD', '2024-01-02', 9));
+    expect(b.replaced).toBe(1);
+    const [batch] = b.drain();
+    expect(batch?.kind === 'series' && batch.points).toEqual([{ date: '2024-01-02', value: 9 }]);
+  });
+
+  it('batches COT reports by commodity, format and year', () => {
+    const batches = run([cot('GOLD', '2024-01-02', 1), cot('CORN', '2024-01-02', 2), cot('GOLD', '2023-12-26', 3)]);
+    expect(batches.map((b) => (b.kind === 'cot' ? `${b.commodity_id}/${b.format}/${b.period}/${b.reports.length}` : ''))).toEqual(
+      ['CORN/legacy/2024/1', 'GOLD/legacy/2023/1', 'GOLD/legacy/2024/1'],
+    );
+    const event = batchEvent(batches[0]!, ctx);
+    expect(event.type).toBe('cot.reports.recorded');
+    expect(event.data).not.toHaveProperty('period');
+  });
+});

@@ -1,0 +1,143 @@
+import { subjectFor, type AnyEvent } from '@cds/contracts';
+import { publishJson } from '@cds/messaging';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Ledger } from './ledger.ts';
+
+export interface PublisherOptions {
+  js: JetStreamClient;
+  /** Publishes awaiting their ack at once. Default 512. */
+  window?: number;
+  /** Wait for one ack before retrying. Default 5 s. */
+  ackTimeoutMs?: number;
+  /** Backoff between retries of one event: first pause, doubling up to the max. */
+  retryInitialDelayMs?: number;
+  retryMaxDelayMs?: number;
+  /** Give up (fatal) when one event has not been acked for this long. Default 5 min. */
+  giveUpAfterMs?: number;
+  /** Consulted before and updated after each publish; omit to rely on the duplicate window alone. */
+  ledger?: Ledger;
+  /** Called on every failed attempt before its retry (log it). */
+  onRetry?: (err: unknown, event: AnyEvent, attempt: number) => void;
+  /** Called when an event is settled: stored anew, or found to be a duplicate. */
+  onSettled?: (event: AnyEvent, outcome: 'published' | 'duplicate', records: number) => void;
+}
+
+export interface PublisherStats {
+  eventsPublished: number;
+  recordsPublished: number;
+  duplicatesSkipped: number;
+  duplicateRecords: number;
+  retries: number;
+  inFlight: number;
+}
+
+export interface Publisher {
+  /**
+   * Starts publishing `event` (carrying `records` records) and resolves as soon as it fits in the
+   * window, not when it is acked. Throws the first fatal failure of an earlier publish.
+   */
+  publish(event: AnyEvent, records: number): Promise<void>;
+  /** Waits until every started publish is acked; throws the first fatal failure. */
+  flush(): Promise<void>;
+  readonly stats: Readonly<PublisherStats>;
+}
+
+/** Thrown when an event could not be stored within `giveUpAfterMs`. */
+export class PublishFailedError extends Error {
+  override readonly name = 'PublishFailedError';
+}
+
+/**
+ * Pipelined JetStream publishing with a bounded window of unacknowledged messages. Each event is
+ * sent with `Nats-Msg-Id` = its id; a failed attempt (timeout, lost connection, server restarting)
+ * is retried with the same id until acked, so the stream's deduplication makes the retry safe:
+ * nothing is lost and nothing stored twice.
+ */
+export function createPublisher(opts: PublisherOptions): Publisher {
+  const window = Math.max(1, opts.window ?? 512);
+  const ackTimeoutMs = opts.ackTimeoutMs ?? 5_000;
+  const initialDelay = opts.retryInitialDelayMs ?? 100;
+  const maxDelay = opts.retryMaxDelayMs ?? 2_000;
+  const giveUpAfterMs = opts.giveUpAfterMs ?? 300_000;
+  const stats: PublisherStats = {
+    eventsPublished: 0,
+    recordsPublished: 0,
+    duplicatesSkipped: 0,
+    duplicateRecords: 0,
+    retries: 0,
+    inFlight: 0,
+  };
+  let failure: Error | undefined;
+  const slotWaiters: (() => void)[] = [];
+  const idleWaiters: (() => void)[] = [];
+
+  const release = () => {
+    stats.inFlight--;
+    slotWaiters.shift()?.();
+    if (stats.inFlight === 0) for (const w of idleWaiters.splice(0)) w();
+  };
+
+  const deliver = async (event: AnyEvent): Promise<'published' | 'duplicate'> => {
+    const started = Date.now();
+    let checked = opts.ledger === undefined;
+    let outcome: 'published' | 'duplicate' | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!checked) {
+          if (await opts.ledger!.has(event.id)) return 'duplicate';
+          checked = true;
+        }
+        if (outcome === undefined) {
+          const ack = await publishJson(opts.js, subjectFor(event), event, { msgID: event.id, timeoutMs: ackTimeoutMs });
+          outcome = ack.duplicate ? 'duplicate' : 'published';
+        }
+        await opts.ledger?.record(event.id);
+        return outcome;
+      } catch (err) {
+        if (failure !== undefined) throw failure;
+        if (Date.now() - started > giveUpAfterMs) {
+          throw new PublishFailedError(`could not publish ${event.id} within ${giveUpAfterMs} ms: ${String(err)}`, {
+            cause: err,
+          });
+        }
+        stats.retries++;
+        opts.onRetry?.(err, event, attempt);
+        await sleep(Math.min(maxDelay, initialDelay * 2 ** (attempt - 1)));
+      }
+    }
+  };
+
+  return {
+    stats,
+    async publish(event, records) {
+      if (failure !== undefined) throw failure;
+      while (stats.inFlight >= window) {
+        await new Promise<void>((resolve) => slotWaiters.push(resolve));
+        if (failure !== undefined) throw failure;
+      }
+      stats.inFlight++;
+      deliver(event).then(
+        (outcome) => {
+          if (outcome === 'published') {
+            stats.eventsPublished++;
+            stats.recordsPublished += records;
+          } else {
+            stats.duplicatesSkipped++;
+            stats.duplicateRecords += records;
+          }
+          opts.onSettled?.(event, outcome, records);
+          release();
+        },
+        (err: unknown) => {
+          failure ??= err instanceof Error ? err : new Error(String(err));
+          release();
+        },
+      );
+    },
+    async flush() {
+      while (stats.inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+      if (failure !== undefined) throw failure;
+    },
+  };
+}

@@ -11,6 +11,17 @@ export interface ProjectionMeta {
   /** JetStream stream sequence of the last event applied to this document. */
   position: number;
   version: number;
+  /**
+   * Write counter used by the projector for compare-and-set (optional: absent on documents
+   * written before it existed). Readers can ignore it.
+   */
+  rev?: number;
+  /**
+   * Stream position that last wrote each part of the document (for example each point date of a
+   * series bucket), so events applied out of order merge as per-part last-writer-wins. Readers
+   * can ignore it.
+   */
+  parts?: Record<string, number>;
 }
 
 export const COLLECTIONS = {
@@ -19,7 +30,34 @@ export const COLLECTIONS = {
   cot: 'cot',
   /** Events that failed their schema, parked by the projector (also published on a dead-letter subject). */
   parked: 'parked_events',
+  /** Which physical collection currently serves each read model (see ReadModelAliasDoc). */
+  aliases: 'read_model_aliases',
 } as const;
+
+export type ReadModelName = 'catalog' | 'series' | 'cot';
+
+/**
+ * A rebuilt read model lives in a fresh collection (e.g. `series_rebuild_1718000000000`); the swap
+ * is a write of this pointer document, `_id` the read model name. With no pointer document the
+ * read model is served from its default collection (`COLLECTIONS[name]`). Readers resolve it with
+ * `activeCollection` and may cache it for at most ALIAS_CACHE_MS. (FerretDB 1.x has no
+ * renameCollection with dropTarget, so the swap cannot be a rename.)
+ */
+export interface ReadModelAliasDoc {
+  _id: ReadModelName;
+  collection: string;
+  swapped_at: string;
+  /** Last stream sequence the rebuild had applied when it swapped. */
+  position: number;
+}
+
+/** Longest time a reader or writer may cache an alias; a rebuild keeps the old collection readable at least this long after the swap. */
+export const ALIAS_CACHE_MS = 1_000;
+
+/** The physical collection serving `name`, given its pointer document (or null when there is none). */
+export function activeCollection(name: ReadModelName, alias: Pick<ReadModelAliasDoc, 'collection'> | null | undefined): string {
+  return alias?.collection ?? COLLECTIONS[name];
+}
 
 /** A series descriptor as kept on the catalog document, keyed by descriptor type. */
 export interface StoredSeriesDescriptor {

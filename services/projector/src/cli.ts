@@ -1,0 +1,59 @@
+import { connectMessaging } from '@cds/messaging';
+import { MongoClient } from 'mongodb';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { loadProjectorConfig } from './config.ts';
+import { PROJECTION_NAMES, PROJECTIONS } from './projections/index.ts';
+import { rebuildProjection } from './rebuild/rebuild.ts';
+
+const USAGE = `usage: npm run projector -- rebuild --projection <${PROJECTION_NAMES.join('|')}> [--keep-previous] [--grace-ms N]`;
+
+async function cli(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command !== 'rebuild') {
+    console.error(USAGE);
+    return 2;
+  }
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      projection: { type: 'string' },
+      'keep-previous': { type: 'boolean', default: false },
+      'grace-ms': { type: 'string' },
+    },
+  });
+  const name = values.projection;
+  if (name === undefined || !(PROJECTION_NAMES as readonly string[]).includes(name)) {
+    console.error(USAGE);
+    return 2;
+  }
+  const graceMs = values['grace-ms'] === undefined ? undefined : Number(values['grace-ms']);
+  if (graceMs !== undefined && !(Number.isInteger(graceMs) && graceMs >= 0)) {
+    console.error('--grace-ms must be a whole number of milliseconds');
+    return 2;
+  }
+  const config = loadProjectorConfig(process.env);
+  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'projector-cli' } });
+  const messaging = await connectMessaging({ servers: config.NATS_URL, name: `projector-rebuild-${name}` });
+  const mongo = await new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: 5_000 }).connect();
+  try {
+    const report = await rebuildProjection(
+      { messaging, db: mongo.db(config.MONGODB_DB), logger, clock: () => new Date() },
+      PROJECTIONS[name as keyof typeof PROJECTIONS],
+      { keepPrevious: values['keep-previous'], ...(graceMs !== undefined ? { graceMs } : {}) },
+    );
+    console.log(JSON.stringify(report, null, 2));
+    return 0;
+  } finally {
+    await messaging.close();
+    await mongo.close();
+  }
+}
+
+cli(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error('projector command failed:', err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,28 @@
+import { infraVars, loadConfig, portVar, positiveIntVar } from '@cds/config';
+import { z } from 'zod';
+import { PROJECTION_NAMES } from './projections/index.ts';
+
+const projectionList = z
+  .string()
+  .default(PROJECTION_NAMES.join(','))
+  .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter((s) => s !== ''))])
+  .pipe(z.array(z.enum(PROJECTION_NAMES)).min(1, 'name at least one projection'));
+
+export const ProjectorConfig = z.object({
+  NATS_URL: infraVars.NATS_URL,
+  MONGODB_URL: infraVars.MONGODB_URL,
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/).default('cds'),
+  LOG_LEVEL: infraVars.LOG_LEVEL,
+  /** Which projections this process runs (each is its own durable consumer). */
+  PROJECTIONS: projectionList,
+  /** /healthz, /readyz and /metrics. */
+  PORT: portVar.default(8082),
+  ACK_WAIT_MS: positiveIntVar.default(30_000),
+  /** Replicas of the dead-letter stream (1 locally, 3 in production). */
+  DEADLETTER_REPLICAS: positiveIntVar.default(1),
+});
+export type ProjectorConfig = z.output<typeof ProjectorConfig>;
+
+export function loadProjectorConfig(env: Record<string, string | undefined>): Readonly<ProjectorConfig> {
+  return loadConfig(ProjectorConfig, env);
+}

@@ -1,0 +1,47 @@
+import type { Messaging } from '@cds/messaging';
+import { COLLECTIONS, type ReadModelName } from '@cds/read-models';
+import type { Db } from 'mongodb';
+
+export const DEADLETTER_STREAM = 'CDS_DEADLETTER';
+export const DEADLETTER_SUBJECTS = 'cds.deadletter.>';
+
+export function deadletterSubject(projection: ReadModelName): string {
+  return `cds.deadletter.${projection}`;
+}
+
+/** A parked event in `parked_events`; `_id` is `${projection}:${stream_seq}` so parking twice is a no-op. */
+export interface ParkedEventDoc {
+  _id: string;
+  projection: ReadModelName;
+  stream: string;
+  stream_seq: number;
+  subject: string;
+  reason: string;
+  /** The payload exactly as stored in the stream (UTF-8). */
+  payload: string;
+  parked_at: string;
+}
+
+/** Creates the dead-letter stream (file storage, kept forever, deduplicated by projection and sequence). */
+export async function ensureDeadletterStream(messaging: Messaging, replicas = 1): Promise<void> {
+  await messaging.ensureStream({
+    name: DEADLETTER_STREAM,
+    subjects: [DEADLETTER_SUBJECTS],
+    replicas,
+    duplicateWindowMs: 120_000,
+  });
+}
+
+/**
+ * Parks an event: publishes it on the dead-letter stream (JetStream, so nothing is lost) and
+ * records it in `parked_events`. Both are idempotent (msgID / `_id`), so a retry after a partial
+ * failure parks it once.
+ */
+export async function parkEvent(messaging: Messaging, db: Db, parked: ParkedEventDoc): Promise<void> {
+  await messaging.publish(deadletterSubject(parked.projection), parked, {
+    msgID: parked._id,
+    expectStream: DEADLETTER_STREAM,
+  });
+  const { _id, ...rest } = parked;
+  await db.collection<ParkedEventDoc>(COLLECTIONS.parked).updateOne({ _id }, { $setOnInsert: rest }, { upsert: true });
+}

@@ -1,0 +1,35 @@
+export { buildApp, type AppDeps } from './app.ts';
+export { loadProjectorConfig, ProjectorConfig } from './config.ts';
+export { createGapDetector, type GapDetector } from './consumer/gap-detector.ts';
+export {
+  DEADLETTER_STREAM,
+  DEADLETTER_SUBJECTS,
+  deadletterSubject,
+  ensureDeadletterStream,
+  parkEvent,
+  type ParkedEventDoc,
+} from './consumer/park.ts';
+export {
+  schemaFailure,
+  startProjectionWorker,
+  type ProjectionWorker,
+  type ProjectionWorkerDeps,
+  type ProjectionWorkerOptions,
+} from './consumer/projection-worker.ts';
+export { createProjectorMetrics, type ProjectionStats, type ProjectorMetrics } from './metrics.ts';
+export * from './projections/index.ts';
+export { rebuildProjection, type RebuildDeps, type RebuildOptions, type RebuildReport } from './rebuild/rebuild.ts';
+export {
+  applyEvent,
+  applyEventOnce,
+  ProjectionConflictError,
+  type ApplyOptions,
+  type ApplyOutcome,
+  type ApplyResult,
+} from './runner/apply-event.ts';
+export {
+  createCollectionResolver,
+  ensureReadModelIndexes,
+  readActiveCollection,
+  type CollectionResolver,
+} from './runner/collections.ts';

@@ -1,0 +1,118 @@
+import type { CatalogEntry, DataEvent } from '@cds/contracts';
+import type { CatalogDoc, StoredSeriesDescriptor } from '@cds/read-models';
+import { commodityOf, nextMeta, type Projection } from '../types.ts';
+
+/**
+ * The stored catalog document. Series may arrive before the commodity's catalog event; until
+ * then the document is `listed: false` and has no name or category, so those two are optional
+ * here (a `listed: true` document always has them, as `CatalogDoc` describes).
+ */
+export type CatalogState = Omit<CatalogDoc, 'name' | 'category'> & Partial<Pick<CatalogDoc, 'name' | 'category'>>;
+
+const ENTRY = 'entry';
+const ENTRY_FIELDS = [
+  'name',
+  'symbol',
+  'category',
+  'exchange',
+  'unit',
+  'description',
+  'contract_size',
+  'tick_size',
+] as const satisfies readonly (keyof CatalogEntry)[];
+
+function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeriesDescriptor } | undefined {
+  if (event.type === 'series.points.recorded') {
+    const dates = event.data.points.map((p) => p.date).sort();
+    const d: StoredSeriesDescriptor = {
+      type: event.data.series_type,
+      frequency: event.data.frequency,
+      first_date: dates[0] ?? '',
+      last_date: dates.at(-1) ?? '',
+    };
+    if (event.data.unit !== undefined) d.unit = event.data.unit;
+    return { key: event.data.series_type, descriptor: d };
+  }
+  if (event.type === 'cot.reports.recorded') {
+    const dates = event.data.reports.map((r) => r.report_date).sort();
+    const type = event.data.format === 'legacy' ? 'cot_legacy' : 'cot_disaggregated';
+    return {
+      key: type,
+      descriptor: { type, frequency: 'weekly', first_date: dates[0] ?? '', last_date: dates.at(-1) ?? '' },
+    };
+  }
+  return undefined;
+}
+
+/**
+ * catalog: one document per commodity. Entry fields are last-writer-wins on the stream position
+ * (`_meta.parts.entry`); each series descriptor keeps the min first_date and max last_date seen
+ * (points are never deleted), and its frequency/unit are last-writer-wins (`_meta.parts["series:<type>"]`).
+ */
+export const catalogProjection: Projection<CatalogState> = {
+  name: 'catalog',
+  version: 1,
+  handles: ['catalog.commodity.upserted', 'series.points.recorded', 'cot.reports.recorded'],
+  // Descriptors need series and cot events too, i.e. the whole data stream.
+  filterSubject: 'cds.data.>',
+  keyOf(event) {
+    return [commodityOf(event)];
+  },
+  commodityOf,
+  initial(id) {
+    return { _id: id, id, listed: false, series: {}, _meta: { position: 0, version: 1, parts: {} } };
+  },
+  evolve(doc, event: DataEvent, position) {
+    const parts: Record<string, number> = { ...doc._meta.parts };
+    if (event.type === 'catalog.commodity.upserted') {
+      if ((parts[ENTRY] ?? 0) >= position) return doc;
+      parts[ENTRY] = position;
+      const next: CatalogState = {
+        _id: doc._id,
+        id: doc.id,
+        listed: true,
+        series: doc.series,
+        _meta: nextMeta(doc._meta, catalogProjection.version, position, parts),
+      };
+      const target = next as unknown as Record<string, unknown>;
+      for (const f of ENTRY_FIELDS) if (event.data[f] !== undefined) target[f] = event.data[f];
+      return next;
+    }
+    const found = descriptorOf(event);
+    if (found === undefined) return doc;
+    const { key, descriptor } = found;
+    const part = `series:${key}`;
+    const old = doc.series[key];
+    let merged: StoredSeriesDescriptor;
+    if (old === undefined) {
+      merged = descriptor;
+    } else {
+      const newer = (parts[part] ?? 0) < position;
+      const attrs = newer ? descriptor : old;
+      merged = {
+        type: old.type,
+        frequency: attrs.frequency,
+        first_date: descriptor.first_date < old.first_date ? descriptor.first_date : old.first_date,
+        last_date: descriptor.last_date > old.last_date ? descriptor.last_date : old.last_date,
+      };
+      if (attrs.unit !== undefined) merged.unit = attrs.unit;
+    }
+    parts[part] = Math.max(parts[part] ?? 0, position);
+    if (doc._meta.position >= position && old !== undefined && sameDescriptor(old, merged)) return doc;
+    return {
+      ...doc,
+      series: { ...doc.series, [key]: merged },
+      _meta: nextMeta(doc._meta, catalogProjection.version, position, parts),
+    };
+  },
+};
+
+function sameDescriptor(a: StoredSeriesDescriptor, b: StoredSeriesDescriptor): boolean {
+  return (
+    a.type === b.type &&
+    a.frequency === b.frequency &&
+    a.first_date === b.first_date &&
+    a.last_date === b.last_date &&
+    a.unit === b.unit
+  );
+}

@@ -1,0 +1,62 @@
+import type { DataEvent } from '@cds/contracts';
+import type { ProjectionMeta, ReadModelName } from '@cds/read-models';
+
+/** Every read-model document carries its id and where it was last written from. */
+export interface ProjectedDoc {
+  _id: string;
+  _meta: ProjectionMeta;
+}
+
+export type DataEventType = DataEvent['type'];
+
+/**
+ * A projection is data plus a pure reducer (STYLE.md §4): no I/O, clock or randomness.
+ *
+ * The runner loads the documents `keyOf(event)` names, folds `evolve(stored ?? initial(id), event,
+ * position)` for each and writes the ones that changed. Reducers must be idempotent (applying an
+ * event the document already reflects returns an equal document) and order-independent per part
+ * (an older event applied after a newer one changes only the parts the newer one did not write),
+ * so redelivery, replay and two replicas racing on one consumer all converge. See
+ * docs/architecture.md, "Projections".
+ */
+export interface Projection<D extends ProjectedDoc = ProjectedDoc> {
+  name: ReadModelName;
+  /** Bumped when the document shape or the reducer changes meaning; stored in `_meta.version`. */
+  version: number;
+  handles: readonly DataEventType[];
+  /** JetStream subject filter of this projection's consumer (nats-server 2.9: one filter). */
+  filterSubject: string;
+  /** Ids of the documents an event touches (empty when the event is not handled). */
+  keyOf(event: DataEvent): string[];
+  /** The commodity an event is about (for the `projected` notification). */
+  commodityOf(event: DataEvent): string;
+  /** The blank document for an id, at position 0. */
+  initial(id: string): D;
+  /** The next document; never mutates `doc`. */
+  evolve(doc: D, event: DataEvent, position: number): D;
+}
+
+export function commodityOf(event: DataEvent): string {
+  return event.type === 'catalog.commodity.upserted' ? event.data.id : event.data.commodity_id;
+}
+
+/** The next `_meta`: highest position seen, this projection's version, and the part positions. */
+export function nextMeta(
+  meta: ProjectionMeta,
+  version: number,
+  position: number,
+  parts?: Record<string, number>,
+): ProjectionMeta {
+  return {
+    position: Math.max(meta.position, position),
+    version,
+    ...(parts !== undefined ? { parts } : {}),
+  };
+}
+
+/** Copies only the defined values (the driver would store `undefined` as null). */
+export function defined<T extends Record<string, unknown>>(obj: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = v;
+  return out as { [K in keyof T]: Exclude<T[K], undefined> };
+}

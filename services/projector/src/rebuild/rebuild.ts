@@ -1,0 +1,146 @@
+import { DATA_STREAM } from '@cds/contracts';
+import type { Messaging } from '@cds/messaging';
+import { ALIAS_CACHE_MS, type ReadModelAliasDoc } from '@cds/read-models';
+import type { Db } from 'mongodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { schemaFailure } from '../consumer/projection-worker.ts';
+import { parkEvent } from '../consumer/park.ts';
+import type { ProjectedDoc, Projection } from '../projections/types.ts';
+import { applyEvent } from '../runner/apply-event.ts';
+import { aliasesCollection, ensureReadModelIndexes, readActiveCollection } from '../runner/collections.ts';
+
+export interface RebuildDeps {
+  messaging: Messaging;
+  db: Db;
+  logger: Logger;
+  clock: () => Date;
+}
+
+export interface RebuildOptions {
+  stream?: string;
+  /** How long the previous collection stays readable after the swap before it is dropped. Default 5 s. */
+  graceMs?: number;
+  /** Keep the previous collection instead of dropping it. */
+  keepPrevious?: boolean;
+  /** Messages per fetch. Default 500. */
+  fetchSize?: number;
+}
+
+export interface RebuildReport {
+  projection: string;
+  previous: string;
+  collection: string;
+  events: number;
+  applied: number;
+  parked: number;
+  /** Last stream sequence applied before the swap, and after the final catch-up. */
+  swappedAt: number;
+  lastSeq: number;
+  dropped: boolean;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Rebuilds a read model without downtime: replays the stream from sequence 1 through an ephemeral
+ * ordered consumer into a fresh collection (`<name>_rebuild_<ms>`), swaps the `read_model_aliases`
+ * pointer to it, waits until every reader and the live projector follow the pointer (they cache
+ * it for at most ALIAS_CACHE_MS), replays what the live projector may still have written to the
+ * old collection, and finally drops the old collection after a grace period. The live projector
+ * may keep running throughout: both write with compare-and-set, and the reducers are idempotent
+ * and order-independent per part, so the two converge.
+ */
+export async function rebuildProjection<D extends ProjectedDoc>(
+  deps: RebuildDeps,
+  projection: Projection<D>,
+  opts: RebuildOptions = {},
+): Promise<RebuildReport> {
+  const { messaging, db } = deps;
+  const stream = opts.stream ?? DATA_STREAM;
+  const log = deps.logger.child({ projection: projection.name, rebuild: true });
+  const previous = await readActiveCollection(db, projection.name);
+  const target = `${projection.name}_rebuild_${deps.clock().getTime()}`;
+  await ensureReadModelIndexes(db, projection.name, target);
+  const collection = db.collection<D>(target);
+  const consumer = await messaging.js.consumers.get(stream, { filter_subjects: projection.filterSubject });
+  const report: RebuildReport = {
+    projection: projection.name,
+    previous,
+    collection: target,
+    events: 0,
+    applied: 0,
+    parked: 0,
+    swappedAt: 0,
+    lastSeq: 0,
+    dropped: false,
+  };
+
+  // Applies everything the ordered consumer has, until it reports nothing pending.
+  const drain = async (): Promise<void> => {
+    for (;;) {
+      const batch = await consumer.fetch({ max_messages: opts.fetchSize ?? 500, expires: 1_000 });
+      let received = 0;
+      let pending = 0;
+      for await (const m of batch) {
+        received++;
+        pending = m.info.pending;
+        const seq = m.info.streamSequence;
+        let data: unknown;
+        try {
+          data = JSON.parse(decoder.decode(m.data));
+        } catch {
+          data = undefined;
+        }
+        const checked = schemaFailure(data);
+        report.events++;
+        report.lastSeq = seq;
+        if ('reason' in checked) {
+          await parkEvent(messaging, db, {
+            _id: `${projection.name}:${seq}`,
+            projection: projection.name,
+            stream,
+            stream_seq: seq,
+            subject: m.subject,
+            reason: checked.reason,
+            payload: decoder.decode(m.data),
+            parked_at: deps.clock().toISOString(),
+          });
+          report.parked++;
+          continue;
+        }
+        const res = await applyEvent(collection, projection, checked.event, seq);
+        if (res.outcome === 'applied') report.applied++;
+      }
+      if (received === 0 || pending === 0) return;
+    }
+  };
+
+  await drain();
+  report.swappedAt = report.lastSeq;
+  const alias: ReadModelAliasDoc = {
+    _id: projection.name,
+    collection: target,
+    swapped_at: deps.clock().toISOString(),
+    position: report.swappedAt,
+  };
+  await aliasesCollection(db).updateOne(
+    { _id: projection.name },
+    { $set: { collection: alias.collection, swapped_at: alias.swapped_at, position: alias.position } },
+    { upsert: true },
+  );
+  log.info({ collection: target, position: report.swappedAt }, 'swapped read model');
+  // Writers that resolved the old collection before the swap may still write there for up to
+  // ALIAS_CACHE_MS; replay what reached the stream meanwhile into the new one.
+  await sleep(2 * ALIAS_CACHE_MS + 250);
+  await drain();
+  if (!(opts.keepPrevious ?? false) && previous !== target) {
+    await sleep(opts.graceMs ?? 5_000);
+    report.dropped = await db
+      .collection(previous)
+      .drop()
+      .catch(() => false);
+  }
+  log.info(report, 'rebuild finished');
+  return report;
+}

@@ -1,0 +1,49 @@
+import {
+  ALIAS_CACHE_MS,
+  COLLECTIONS,
+  INDEXES,
+  activeCollection,
+  type ReadModelAliasDoc,
+  type ReadModelName,
+} from '@cds/read-models';
+import type { Collection, Db, Document } from 'mongodb';
+
+/** Creates the read model's indexes on a physical collection (idempotent; FerretDB supports them all). */
+export async function ensureReadModelIndexes(db: Db, name: ReadModelName, collection: string): Promise<void> {
+  const coll = db.collection(collection);
+  for (const spec of INDEXES[name]) {
+    await coll.createIndex(spec.key, { name: spec.name, ...(spec.unique === true ? { unique: true } : {}) });
+  }
+}
+
+export function aliasesCollection(db: Db): Collection<ReadModelAliasDoc> {
+  return db.collection<ReadModelAliasDoc>(COLLECTIONS.aliases);
+}
+
+/** Reads the pointer document and returns the physical collection serving `name`. */
+export async function readActiveCollection(db: Db, name: ReadModelName): Promise<string> {
+  return activeCollection(name, await aliasesCollection(db).findOne({ _id: name }));
+}
+
+export interface CollectionResolver<D extends Document> {
+  /** The collection currently serving the read model; re-reads the pointer at most every ALIAS_CACHE_MS. */
+  get(): Promise<Collection<D>>;
+}
+
+/** Resolves the live collection of a read model, following a rebuild's swap within ALIAS_CACHE_MS. */
+export function createCollectionResolver<D extends Document>(
+  db: Db,
+  name: ReadModelName,
+  now: () => number = Date.now,
+): CollectionResolver<D> {
+  let cached: { name: string; at: number } | undefined;
+  return {
+    async get() {
+      const t = now();
+      if (cached === undefined || t - cached.at >= ALIAS_CACHE_MS) {
+        cached = { name: await readActiveCollection(db, name), at: t };
+      }
+      return db.collection<D>(cached.name);
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import {
+  deterministicEventId,
+  type CommodityUpserted,
+  type CotReportsRecorded,
+  type DataEvent,
+  type SeriesPointsRecorded,
+} from '@cds/contracts';
+import type { ProjectedDoc, Projection } from '../projections/types.ts';
+
+const at = '2024-06-01T00:00:00Z';
+
+export function commodityUpserted(id: string, name = `Name of ${id}`): CommodityUpserted {
+  return {
+    id: deterministicEventId('catalog.commodity.upserted', id, name),
+    type: 'catalog.commodity.upserted',
+    version: 1,
+    occurred_at: at,
+    source: 'test',
+    data: { id, name, category: 'energy', unit: 'USD/bbl' },
+  };
+}
+
+export function seriesRecorded(
+  commodityId: string,
+  points: [date: string, value: number][],
+  opts: { type?: SeriesPointsRecorded['data']['series_type']; period?: string; unit?: string } = {},
+): SeriesPointsRecorded {
+  const period = opts.period ?? points[0]![0].slice(0, 4);
+  return {
+    id: deterministicEventId('series.points.recorded', commodityId, JSON.stringify(points)),
+    type: 'series.points.recorded',
+    version: 1,
+    occurred_at: at,
+    source: 'test',
+    data: {
+      commodity_id: commodityId,
+      series_type: opts.type ?? 'price',
+      frequency: 'daily',
+      period,
+      ...(opts.unit !== undefined ? { unit: opts.unit } : {}),
+      points: points.map(([date, value]) => ({ date, value })),
+    },
+  };
+}
+
+export function cotRecorded(commodityId: string, reports: [date: string, openInterest: number][]): CotReportsRecorded {
+  return {
+    id: deterministicEventId('cot.reports.recorded', commodityId, JSON.stringify(reports)),
+    type: 'cot.reports.recorded',
+    version: 1,
+    occurred_at: at,
+    source: 'test',
+    data: {
+      commodity_id: commodityId,
+      format: 'legacy',
+      reports: reports.map(([report_date, open_interest]) => ({
+        report_date,
+        open_interest,
+        commercial: { long: open_interest, short: 1 },
+        non_commercial: { long: 2, short: 3, spreading: 4 },
+        non_reportable: { long: 5, short: 6 },
+      })),
+    },
+  };
+}
+
+/**
+ * Folds events (with positions 1, 2, … unless given) the way the runner does, in memory: the
+ * "given events / when event / then document" harness of projection specs.
+ */
+export function foldEvents<D extends ProjectedDoc>(
+  projection: Projection<D>,
+  events: readonly (DataEvent | [DataEvent, number])[],
+  start: ReadonlyMap<string, D> = new Map(),
+): Map<string, D> {
+  const docs = new Map(start);
+  events.forEach((e, i) => {
+    const [event, position] = Array.isArray(e) ? e : [e, i + 1];
+    for (const id of projection.keyOf(event)) {
+      docs.set(id, projection.evolve(docs.get(id) ?? projection.initial(id), event, position));
+    }
+  });
+  return docs;
+}

@@ -1,0 +1,93 @@
+import { CotQuery, type CotReport } from '@cds/contracts';
+import { NotFoundError } from '@cds/http';
+import type { CotDoc, StoredGroup } from '@cds/read-models';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toCachedBody } from '../cache/cached-body.ts';
+import { requireCommodity } from '../detail/get-commodity.ts';
+import { cacheKey, paginationMeta, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
+
+function plain(g: StoredGroup | undefined) {
+  const long = g?.long ?? 0;
+  const short = g?.short ?? 0;
+  return { long, short, net: long - short };
+}
+
+function spreading(g: StoredGroup | undefined) {
+  const long = g?.long ?? 0;
+  const short = g?.short ?? 0;
+  return { long, short, spreading: g?.spreading ?? 0, net: long - short };
+}
+
+/**
+ * A stored report rendered in its format's groups, with net = long - short computed here (never
+ * taken from a source). The projector stores every group of the format; a group missing from a
+ * document would render as zeros rather than break the page.
+ */
+export function toCotReport(doc: CotDoc): CotReport {
+  const base = {
+    report_date: doc.report_date,
+    commodity: doc.commodity_id,
+    ...(doc.exchange === undefined ? {} : { exchange: doc.exchange }),
+  };
+  const g = doc.groups ?? {};
+  if (doc.format === 'legacy') {
+    return {
+      ...base,
+      format: 'legacy',
+      open_interest: doc.open_interest,
+      commercial: plain(g.commercial),
+      non_commercial: spreading(g.non_commercial),
+      non_reportable: plain(g.non_reportable),
+    };
+  }
+  return {
+    ...base,
+    format: 'disaggregated',
+    open_interest: doc.open_interest,
+    producer_merchant: plain(g.producer_merchant),
+    swap_dealer: spreading(g.swap_dealer),
+    managed_money: spreading(g.managed_money),
+    other_reportable: spreading(g.other_reportable),
+  };
+}
+
+/**
+ * GET /commodities/:slug/cot: reports of one format sorted by report_date (desc by default),
+ * inclusive optional date bounds, paged. A commodity without that format is a 404 on format.
+ */
+export function createGetCotHandler(ctx: RouteContext) {
+  return (request: FastifyRequest, reply: FastifyReply): Promise<void> | void => {
+    const day = ctx.today();
+    const hit = ctx.cache.lookupAlias(request.url, day);
+    if (hit !== undefined) return sendBody(reply, hit);
+    const slug = parseSlug(request.params);
+    const q = parseQuery(CotQuery, request.query);
+    const key = cacheKey('cot', {
+      slug,
+      format: q.format,
+      start_date: q.start_date,
+      end_date: q.end_date,
+      sort_order: q.sort_order,
+      page: q.page,
+      per_page: q.per_page,
+    });
+    return ctx.cache
+      .getOrCompute(key, { tags: [slug], day, alias: request.url }, async () => {
+        const doc = await requireCommodity(ctx, slug);
+        if (doc.series?.[`cot_${q.format}`] === undefined) {
+          throw new NotFoundError(`Commodity '${slug}' has no ${q.format} COT reports.`, 'format');
+        }
+        const page = await ctx.repository.findCotReports({
+          commodityId: slug,
+          format: q.format,
+          startDate: q.start_date,
+          endDate: q.end_date,
+          sortOrder: q.sort_order,
+          skip: (q.page - 1) * q.per_page,
+          limit: q.per_page,
+        });
+        return toCachedBody({ data: page.items.map(toCotReport), meta: paginationMeta(q.page, q.per_page, page.total) });
+      })
+      .then((body) => sendBody(reply, body));
+  };
+}

@@ -1,0 +1,54 @@
+import { AVAILABLE_SERIES_TYPES, type CommodityDetail, type SeriesDescriptor } from '@cds/contracts';
+import { NotFoundError } from '@cds/http';
+import type { CatalogDoc } from '@cds/read-models';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toCachedBody } from '../cache/cached-body.ts';
+import { cacheKey, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
+import { toSummary } from '../list/list-commodities.ts';
+import { z } from 'zod';
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set(AVAILABLE_SERIES_TYPES);
+
+/** The detail takes no query parameters besides the always-allowed api_key. */
+const NoQuery = z.strictObject({});
+
+/** Every series descriptor of the commodity (known types only), sorted by type. */
+export function availableSeries(doc: Pick<CatalogDoc, 'series'>): SeriesDescriptor[] {
+  return Object.values(doc.series ?? {})
+    .filter((d) => KNOWN_TYPES.has(d.type))
+    .map((d) => ({ type: d.type, frequency: d.frequency, first_date: d.first_date, last_date: d.last_date }))
+    .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+}
+
+export function toDetail(doc: CatalogDoc): CommodityDetail {
+  const out: CommodityDetail = { ...toSummary(doc) };
+  if (doc.description !== undefined) out.description = doc.description;
+  if (doc.contract_size !== undefined) out.contract_size = doc.contract_size;
+  if (doc.tick_size !== undefined) out.tick_size = doc.tick_size;
+  out.available_series = availableSeries(doc);
+  return out;
+}
+
+/** A commodity the catalog does not list is a 404 on slug. */
+export async function requireCommodity(ctx: RouteContext, slug: string): Promise<CatalogDoc> {
+  const doc = await ctx.repository.getCommodity(slug);
+  if (doc === null) throw new NotFoundError(`No commodity '${slug}'.`, 'slug');
+  return doc;
+}
+
+/** GET /commodities/:slug: summary fields, contract details and every available series. */
+export function createGetCommodityHandler(ctx: RouteContext) {
+  return (request: FastifyRequest, reply: FastifyReply): Promise<void> | void => {
+    const day = ctx.today();
+    const hit = ctx.cache.lookupAlias(request.url, day);
+    if (hit !== undefined) return sendBody(reply, hit);
+    const slug = parseSlug(request.params);
+    parseQuery(NoQuery, request.query);
+    return ctx.cache
+      .getOrCompute(cacheKey('detail', { slug }), { tags: [slug], day, alias: request.url }, async () => {
+        const doc = await requireCommodity(ctx, slug);
+        return toCachedBody({ data: toDetail(doc), meta: { request_id: '' } });
+      })
+      .then((body) => sendBody(reply, body));
+  };
+}

@@ -1,0 +1,71 @@
+import { loadConfig } from '@cds/config';
+import { connectNats } from '@cds/messaging';
+import { MongoClient } from 'mongodb';
+import { pino } from 'pino';
+import { buildApp } from './app.ts';
+import { createResponseCache } from './cache/response-cache.ts';
+import { QueryConfigSchema } from './config.ts';
+import { subscribeInvalidations } from './invalidation/projected-events.ts';
+import { createMongoRepository } from './repository/mongo-repository.ts';
+
+async function main(): Promise<void> {
+  const config = loadConfig(QueryConfigSchema, process.env);
+  const logger = pino({ level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.query.api_key'] });
+
+  const mongo = new MongoClient(config.MONGODB_URL, {
+    serverSelectionTimeoutMS: config.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
+    connectTimeoutMS: config.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
+    appName: 'cds-query',
+  });
+  const cache = createResponseCache({
+    maxEntries: config.CACHE_MAX_ENTRIES,
+    maxBytes: config.CACHE_MAX_BYTES,
+    ttlMs: config.CACHE_TTL_MS,
+  });
+  const repository = createMongoRepository({
+    db: mongo.db(config.MONGODB_DB),
+    maxTimeMs: config.QUERY_MAX_TIME_MS,
+    onCollectionSwap: (name) => {
+      logger.info({ read_model: name }, 'read model swapped: dropping the response cache');
+      cache.clear();
+    },
+  });
+  const nc = await connectNats({ servers: config.NATS_URL, name: 'cds-query' });
+  const invalidation = subscribeInvalidations(nc, cache, logger);
+  await invalidation.ready;
+
+  const app = buildApp({
+    repository,
+    cache,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    logger,
+    requestLogging: config.REQUEST_LOGGING,
+  });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    try {
+      await app.close();
+      await invalidation.close();
+      await nc.drain();
+      await mongo.close();
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  // The driver connects lazily; a down MongoDB at start only makes /readyz fail, not the process.
+  await app.listen({ host: '0.0.0.0', port: config.PORT });
+}
+
+main().catch((err: unknown) => {
+  console.error('query service failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,179 @@
+import { FREQUENCY_RANK, MAX_SERIES_LIMIT, type Frequency, type SeriesType, type SortOrder, type TimeSeriesPoint, type Transform } from '@cds/contracts';
+import type { StoredPoint } from '@cds/read-models';
+import { periodStart } from './dates.ts';
+
+/** How observations of one period combine when resampling to a coarser frequency (DECISIONS.md). */
+export type Aggregation = 'ohlc' | 'sum' | 'last';
+
+export function aggregationOf(type: SeriesType): Aggregation {
+  if (type === 'price') return 'ohlc';
+  if (type === 'volume') return 'sum';
+  return 'last';
+}
+
+/** True when `requested` is finer than the series' native frequency (a 400 on frequency). */
+export function isFinerThan(requested: Frequency, native: Frequency): boolean {
+  return FREQUENCY_RANK[requested] < FREQUENCY_RANK[native];
+}
+
+function combine(group: StoredPoint[], how: Aggregation): StoredPoint {
+  const first = group[0]!;
+  const last = group[group.length - 1]!;
+  if (how === 'last') return { d: last.d, v: last.v };
+  if (how === 'sum') {
+    let sum = 0;
+    for (const p of group) sum += p.v;
+    return { d: last.d, v: sum };
+  }
+  // Price: open = first open, high = max, low = min, close = value = last close, volume = sum.
+  // A field absent from every observation of the period stays absent.
+  const out: StoredPoint = { d: last.d, v: last.v };
+  if (first.o !== undefined) out.o = first.o;
+  let high: number | undefined;
+  let low: number | undefined;
+  let volume: number | undefined;
+  for (const p of group) {
+    if (p.h !== undefined) high = high === undefined ? p.h : Math.max(high, p.h);
+    if (p.l !== undefined) low = low === undefined ? p.l : Math.min(low, p.l);
+    if (p.vol !== undefined) volume = (volume ?? 0) + p.vol;
+  }
+  if (high !== undefined) out.h = high;
+  if (low !== undefined) out.l = low;
+  out.c = last.c ?? last.v;
+  if (volume !== undefined) out.vol = volume;
+  return out;
+}
+
+/**
+ * Resamples ascending observations to `frequency` by ISO week (Monday to Sunday) or calendar month:
+ * one point per period that has observations, dated at the period's last observation. Daily (or
+ * the native frequency, when the caller passes it) returns the observations unchanged.
+ */
+export function resample(points: readonly StoredPoint[], frequency: Frequency, how: Aggregation): StoredPoint[] {
+  if (frequency === 'daily' || points.length === 0) return [...points];
+  const out: StoredPoint[] = [];
+  let group: StoredPoint[] = [];
+  let key = '';
+  for (const p of points) {
+    const k = periodStart(p.d, frequency);
+    if (k !== key && group.length > 0) {
+      out.push(combine(group, how));
+      group = [];
+    }
+    key = k;
+    group.push(p);
+  }
+  out.push(combine(group, how));
+  return out;
+}
+
+/**
+ * Rounds a transformed value to 6 decimal places, through the decimal string so float noise
+ * (0.30000000000000004) disappears and large values keep their integer digits; -0 becomes 0.
+ */
+export function round6(x: number): number {
+  const r = Number(x.toFixed(6));
+  return r === 0 ? 0 : r;
+}
+
+/**
+ * Applies a transform to ascending (resampled) points. `predecessor` is the value of the period
+ * before the first point in range (see computeSeries), or undefined when there is none, in which
+ * case change and pct_change leave the first point out. pct_change leaves out every point whose
+ * predecessor is 0. cumulative is the running sum from the first point in range.
+ */
+export function applyTransform(
+  points: readonly StoredPoint[],
+  transform: Exclude<Transform, 'none'>,
+  predecessor: number | undefined,
+): { d: string; v: number }[] {
+  const out: { d: string; v: number }[] = [];
+  if (transform === 'cumulative') {
+    let sum = 0;
+    for (const p of points) {
+      sum += p.v;
+      out.push({ d: p.d, v: round6(sum) });
+    }
+    return out;
+  }
+  let prev = predecessor;
+  for (const p of points) {
+    if (prev !== undefined) {
+      if (transform === 'change') out.push({ d: p.d, v: round6(p.v - prev) });
+      else if (prev !== 0) out.push({ d: p.d, v: round6(((p.v - prev) / prev) * 100) });
+    }
+    prev = p.v;
+  }
+  return out;
+}
+
+export interface SeriesComputation {
+  type: SeriesType;
+  /** The series' native frequency. */
+  native: Frequency;
+  /** The effective frequency (never finer than native). */
+  frequency: Frequency;
+  transform: Transform;
+  sortOrder: SortOrder;
+  limit?: number | undefined;
+  /** Stored observations with start_date <= d <= end_date, ascending. */
+  inRange: readonly StoredPoint[];
+  /**
+   * Stored observations before start_date, ascending: at least every one in the period (at the
+   * effective frequency) of the last observation before start_date. Only read for change and
+   * pct_change; may be empty.
+   */
+  before: readonly StoredPoint[];
+}
+
+/**
+ * The predecessor of the first point in range, for change and pct_change: the observations before
+ * start_date are resampled on their own at the effective frequency and the last resulting period
+ * is taken. So at daily frequency it is the last observation before start_date; weekly or monthly,
+ * it is the period of that observation built from its observations before start_date (when
+ * start_date falls inside a period, the in-range part and the earlier part are two points).
+ */
+export function predecessorValue(before: readonly StoredPoint[], frequency: Frequency, how: Aggregation): number | undefined {
+  const last = before[before.length - 1];
+  if (last === undefined) return undefined;
+  const key = periodStart(last.d, frequency);
+  let i = before.length - 1;
+  while (i > 0 && periodStart(before[i - 1]!.d, frequency) === key) i--;
+  const resampled = resample(before.slice(i), frequency, how);
+  return resampled[resampled.length - 1]?.v;
+}
+
+function render(p: StoredPoint, withPriceFields: boolean): TimeSeriesPoint {
+  const out: TimeSeriesPoint = { date: p.d, value: p.v };
+  if (withPriceFields) {
+    if (p.o !== undefined) out.open = p.o;
+    if (p.h !== undefined) out.high = p.h;
+    if (p.l !== undefined) out.low = p.l;
+    if (p.c !== undefined) out.close = p.c;
+    if (p.vol !== undefined) out.volume = p.vol;
+  }
+  return out;
+}
+
+/**
+ * The whole series pipeline of DECISIONS.md: resample, transform in ascending order, sort, limit
+ * (at most MAX_SERIES_LIMIT points without a limit: the first ones in sort order).
+ */
+export function computeSeries(c: SeriesComputation): TimeSeriesPoint[] {
+  const how = aggregationOf(c.type);
+  const frequency = c.frequency;
+  const resampled = frequency === c.native ? [...c.inRange] : resample(c.inRange, frequency, how);
+  let points: TimeSeriesPoint[];
+  if (c.transform === 'none') {
+    points = resampled.map((p) => render(p, c.type === 'price'));
+  } else {
+    const predecessor =
+      c.transform === 'cumulative'
+        ? undefined
+        : predecessorValue(c.before, frequency === c.native ? 'daily' : frequency, how);
+    points = applyTransform(resampled, c.transform, predecessor).map((p) => ({ date: p.d, value: p.v }));
+  }
+  if (c.sortOrder === 'desc') points.reverse();
+  const limit = Math.min(c.limit ?? MAX_SERIES_LIMIT, MAX_SERIES_LIMIT);
+  return points.length > limit ? points.slice(0, limit) : points;
+}

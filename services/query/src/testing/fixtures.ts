@@ -1,0 +1,100 @@
+import type { CatalogDoc, CotDoc, SeriesBucketDoc, StoredGroup, StoredPoint, StoredSeriesDescriptor } from '@cds/read-models';
+import { cotDocId, seriesBucketId } from '@cds/read-models';
+import type { CotFormat, SeriesType } from '@cds/contracts';
+
+const meta = { position: 1, version: 1 };
+
+/** A listed catalog document; `series` descriptors keyed by type. */
+export function catalogDoc(
+  id: string,
+  fields: Partial<Omit<CatalogDoc, '_id' | 'id' | 'series' | '_meta'>> & { series?: StoredSeriesDescriptor[] } = {},
+): CatalogDoc {
+  const { series = [], ...rest } = fields;
+  return {
+    _id: id,
+    id,
+    name: rest.name ?? id.replaceAll('_', ' ').toLowerCase(),
+    category: rest.category ?? 'metals',
+    listed: rest.listed ?? true,
+    ...rest,
+    series: Object.fromEntries(series.map((d) => [d.type, d])),
+    _meta: meta,
+  };
+}
+
+/** Series buckets (one per calendar year) holding the given ascending points. */
+export function seriesBuckets(
+  commodityId: string,
+  type: SeriesType,
+  points: StoredPoint[],
+  opts: { frequency?: StoredSeriesDescriptor['frequency']; unit?: string } = {},
+): SeriesBucketDoc[] {
+  const byYear = new Map<number, StoredPoint[]>();
+  for (const p of points) {
+    const y = Number(p.d.slice(0, 4));
+    byYear.set(y, [...(byYear.get(y) ?? []), p]);
+  }
+  return [...byYear].map(([year, pts]) => ({
+    _id: seriesBucketId(commodityId, type, year),
+    commodity_id: commodityId,
+    type,
+    year,
+    frequency: opts.frequency ?? 'daily',
+    ...(opts.unit === undefined ? {} : { unit: opts.unit }),
+    first_date: pts[0]!.d,
+    last_date: pts[pts.length - 1]!.d,
+    count: pts.length,
+    points: pts,
+    _meta: meta,
+  }));
+}
+
+/** The descriptor matching a set of points. */
+export function descriptorOf(
+  type: StoredSeriesDescriptor['type'],
+  points: { d: string }[],
+  frequency: StoredSeriesDescriptor['frequency'] = 'daily',
+  unit?: string,
+): StoredSeriesDescriptor {
+  return {
+    type,
+    frequency,
+    first_date: points[0]!.d,
+    last_date: points[points.length - 1]!.d,
+    ...(unit === undefined ? {} : { unit }),
+  };
+}
+
+/** Every date from `from` to `to` inclusive, or only weekdays. */
+export function dateRange(from: string, to: string, weekdaysOnly = false): string[] {
+  const out: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000) {
+    const d = new Date(t);
+    if (weekdaysOnly && (d.getUTCDay() === 0 || d.getUTCDay() === 6)) continue;
+    out.push(d.toISOString().slice(0, 10));
+  }
+  return out;
+}
+
+/** A stored COT report with deterministic positions derived from `seed`. */
+export function cotDoc(commodityId: string, format: CotFormat, reportDate: string, seed = 1): CotDoc {
+  const g = (k: number, spreading: boolean) => ({
+    long: 1000 * seed + k * 10,
+    short: 700 * seed + k * 37,
+    ...(spreading ? { spreading: 50 * k } : {}),
+  });
+  const groups: Record<string, StoredGroup> =
+    format === 'legacy'
+      ? { commercial: g(1, false), non_commercial: g(2, true), non_reportable: g(3, false) }
+      : { producer_merchant: g(1, false), swap_dealer: g(2, true), managed_money: g(3, true), other_reportable: g(4, true) };
+  return {
+    _id: cotDocId(commodityId, format, reportDate),
+    commodity_id: commodityId,
+    format,
+    report_date: reportDate,
+    exchange: 'CMX',
+    open_interest: 5000 * seed,
+    groups,
+    _meta: meta,
+  };
+}

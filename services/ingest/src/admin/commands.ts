@@ -1,0 +1,201 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  KeyEvent,
+  subjectFor,
+  type AccountCreated,
+  type AccountPlanChanged,
+  type KeyCreated,
+  type KeyRevoked,
+  type Plan,
+} from '@cds/contracts';
+import { InvalidParameterError, NotFoundError, ServiceUnavailableError } from '@cds/http';
+import { encodeJson, injectTraceContext, isJetStreamApiError } from '@cds/messaging';
+import { JetStreamApiCodes, type JetStreamClient } from '@nats-io/jetstream';
+import { headers as createHeaders } from '@nats-io/transport-node';
+import type { KeyLog } from './key-log.ts';
+import { keyMetadata, keysOf, type AccountState, type KeyMetadata } from './model.ts';
+
+export interface AccountView {
+  account_id: string;
+  name: string;
+  plan: Plan;
+  created_at: string;
+}
+
+export interface CreatedKey extends KeyMetadata {
+  /** The plain key: returned once, never stored or published. */
+  key: string;
+}
+
+export interface KeyCommands {
+  createAccount(input: { name: string; plan: Plan }): Promise<AccountView>;
+  getAccount(accountId: string): AccountView & { keys: KeyMetadata[] };
+  createKey(accountId: string, input: { label?: string | undefined }): Promise<CreatedKey>;
+  listKeys(accountId: string): KeyMetadata[];
+  revokeKey(keyId: string): Promise<KeyMetadata>;
+  setPlan(accountId: string, plan: Plan): Promise<AccountView & { previous_plan: Plan }>;
+}
+
+export interface KeyCommandDeps {
+  js: JetStreamClient;
+  log: KeyLog;
+  clock?: () => Date;
+  /** Random bytes source (tests may pin it). */
+  random?: (n: number) => Buffer;
+  /** Attempts when another writer changed the same subject first. Default 3. */
+  maxAttempts?: number;
+}
+
+/** SHA-256 hex of a key: the only form in which a key is stored or published. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** Thrown (inside) when a publish lost an optimistic-concurrency race; the command re-validates. */
+class ConcurrentChange extends Error {}
+
+function view(a: AccountState): AccountView {
+  return { account_id: a.account_id, name: a.name, plan: a.plan, created_at: a.created_at };
+}
+
+/**
+ * The account and key commands. Each validates against the model replayed from the keys stream,
+ * then publishes its event with `expect.lastSubjectSequence` of the account's or key's subject, so
+ * two admin replicas cannot both act on the same state: the loser catches up, re-validates (and
+ * then usually fails validation, e.g. "already revoked") or retries. After a publish the command
+ * waits until its own event is applied, so a following read sees it.
+ */
+export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
+  const clock = deps.clock ?? (() => new Date());
+  const random = deps.random ?? randomBytes;
+  const maxAttempts = deps.maxAttempts ?? 3;
+  const { model } = deps.log;
+  const newId = (prefix: string) => `${prefix}_${random(10).toString('hex')}`;
+
+  const account = (accountId: string): AccountState => {
+    const a = model.accounts.get(accountId);
+    if (a === undefined) throw new NotFoundError(`No account ${accountId}.`, 'account_id');
+    return a;
+  };
+
+  const publish = async (event: KeyEvent, expectedSubjectSeq: number): Promise<void> => {
+    const checked = KeyEvent.parse(event);
+    let seq: number;
+    try {
+      const ack = await deps.js.publish(subjectFor(checked), encodeJson(checked), {
+        msgID: checked.id,
+        headers: injectTraceContext(createHeaders()),
+        expect: { lastSubjectSequence: expectedSubjectSeq },
+        timeout: 5_000,
+      });
+      seq = ack.seq;
+    } catch (err) {
+      if (
+        isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequence) ||
+        isJetStreamApiError(err, 10164)
+      ) {
+        throw new ConcurrentChange('subject changed', { cause: err });
+      }
+      throw new ServiceUnavailableError('The event log (NATS) is unavailable; retry shortly.', err);
+    }
+    try {
+      await deps.log.waitFor(seq);
+    } catch (err) {
+      throw new ServiceUnavailableError('The change was stored but is not visible yet; retry the read shortly.', err);
+    }
+  };
+
+  /** Runs build-and-publish, re-validating after catching up when another writer won a race. */
+  const execute = async <T>(attempt: () => Promise<T>): Promise<T> => {
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt();
+      } catch (err) {
+        if (!(err instanceof ConcurrentChange)) throw err;
+        if (n >= maxAttempts) {
+          throw new ServiceUnavailableError('The account or key is being changed concurrently; retry shortly.', err);
+        }
+        await deps.log.catchUp().catch(() => undefined);
+      }
+    }
+  };
+
+  const envelope = (occurredAt: string) => ({ version: 1 as const, occurred_at: occurredAt, source: 'admin-api' });
+
+  return {
+    createAccount: (input) =>
+      execute(async () => {
+        const accountId = newId('acc');
+        const event: AccountCreated = {
+          id: `account.created:${accountId}`,
+          type: 'account.created',
+          ...envelope(clock().toISOString()),
+          data: { account_id: accountId, name: input.name, plan: input.plan },
+        };
+        await publish(event, 0);
+        return view(account(accountId));
+      }),
+
+    getAccount: (accountId) => ({ ...view(account(accountId)), keys: keysOf(model, accountId) }),
+
+    createKey: (accountId, input) =>
+      execute(async () => {
+        const owner = account(accountId);
+        const key = random(20).toString('hex');
+        const keyId = newId('key');
+        const event: KeyCreated = {
+          id: `key.created:${keyId}`,
+          type: 'key.created',
+          ...envelope(clock().toISOString()),
+          data: {
+            key_id: keyId,
+            account_id: owner.account_id,
+            key_hash: hashKey(key),
+            plan: owner.plan,
+            ...(input.label !== undefined ? { label: input.label } : {}),
+          },
+        };
+        await publish(event, 0);
+        const stored = model.keys.get(keyId);
+        if (stored === undefined) throw new ServiceUnavailableError('The key was stored but is not visible yet.');
+        return { ...keyMetadata(stored), key };
+      }),
+
+    listKeys: (accountId) => {
+      account(accountId);
+      return keysOf(model, accountId);
+    },
+
+    revokeKey: (keyId) =>
+      execute(async () => {
+        const key = model.keys.get(keyId);
+        if (key === undefined) throw new NotFoundError(`No key ${keyId}.`, 'key_id');
+        if (key.revoked_at !== undefined) {
+          throw new InvalidParameterError('key_id', `Key ${keyId} is already revoked; revocation is irreversible.`);
+        }
+        const event: KeyRevoked = {
+          id: `key.revoked:${keyId}`,
+          type: 'key.revoked',
+          ...envelope(clock().toISOString()),
+          data: { key_id: keyId, account_id: key.account_id, key_hash: key.key_hash },
+        };
+        await publish(event, key.seq);
+        return keyMetadata(model.keys.get(keyId) ?? key);
+      }),
+
+    setPlan: (accountId, plan) =>
+      execute(async () => {
+        const current = account(accountId);
+        const previous = current.plan;
+        if (plan === previous) return { ...view(current), previous_plan: previous };
+        const event: AccountPlanChanged = {
+          id: `account.plan_changed:${accountId}:${random(8).toString('hex')}`,
+          type: 'account.plan_changed',
+          ...envelope(clock().toISOString()),
+          data: { account_id: accountId, plan, previous_plan: previous },
+        };
+        await publish(event, current.seq);
+        return { ...view(account(accountId)), previous_plan: previous };
+      }),
+  };
+}

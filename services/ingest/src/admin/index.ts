@@ -1,0 +1,13 @@
+export { createKeyCommands, hashKey, type AccountView, type CreatedKey, type KeyCommandDeps, type KeyCommands } from './commands.ts';
+export { startKeyLog, type KeyLog, type KeyLogLogger } from './key-log.ts';
+export {
+  applyKeyEvent,
+  createKeysModel,
+  keyMetadata,
+  keysOf,
+  type AccountState,
+  type KeyMetadata,
+  type KeysModel,
+  type KeyState,
+} from './model.ts';
+export { createAdminAuth, registerAdminRoutes } from './routes.ts';

@@ -1,0 +1,106 @@
+import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
+import { JetStreamApiCodes, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { isJetStreamApiError } from '@cds/messaging';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { applyKeyEvent, createKeysModel, type KeysModel } from './model.ts';
+
+export interface KeyLogLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface KeyLog {
+  readonly model: KeysModel;
+  /** True once every event stored before `start()` has been applied. */
+  readonly ready: boolean;
+  /** Resolves once the events up to stream sequence `seq` are applied (or rejects after the timeout). */
+  waitFor(seq: number, timeoutMs?: number): Promise<void>;
+  /** Waits until the model has applied everything the stream holds right now. */
+  catchUp(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The accounts-and-keys model, event-sourced from the keys stream: an ordered consumer replays
+ * the stream from the start and then follows it live (it recreates itself after reconnects).
+ * An event that fails its schema is logged and skipped, never applied.
+ */
+export async function startKeyLog(deps: {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  logger: KeyLogLogger;
+  stream?: string;
+}): Promise<KeyLog> {
+  const stream = deps.stream ?? KEYS_STREAM;
+  const model = createKeysModel();
+  const lastStored = async (): Promise<number> => {
+    try {
+      return (await deps.jsm.streams.info(stream)).state.last_seq;
+    } catch (err) {
+      if (isJetStreamApiError(err, JetStreamApiCodes.StreamNotFound)) return 0;
+      throw err;
+    }
+  };
+  const initial = await lastStored();
+  const waiters = new Set<{ seq: number; resolve: () => void }>();
+  const consumer = await deps.js.consumers.get(stream);
+  const messages: ConsumerMessages = await consumer.consume();
+  const decoder = new TextDecoder();
+
+  const done = (async () => {
+    for await (const m of messages) {
+      const seq = m.info.streamSequence;
+      let parsed: ReturnType<typeof KeyEvent.safeParse> | undefined;
+      try {
+        parsed = KeyEvent.safeParse(JSON.parse(decoder.decode(m.data)));
+      } catch {
+        parsed = undefined;
+      }
+      if (parsed?.success) applyKeyEvent(model, parsed.data, seq);
+      else {
+        deps.logger.warn({ seq, subject: m.subject }, 'skipping a key event that fails its schema');
+        model.lastSeq = Math.max(model.lastSeq, seq);
+      }
+      for (const w of waiters) {
+        if (model.lastSeq >= w.seq) {
+          waiters.delete(w);
+          w.resolve();
+        }
+      }
+    }
+  })();
+  done.catch((err: unknown) => deps.logger.error({ err }, 'key stream consumer stopped'));
+
+  const waitFor = async (seq: number, timeoutMs = 10_000): Promise<void> => {
+    if (model.lastSeq >= seq) return;
+    const waiter = { seq, resolve: () => undefined as void };
+    const reached = new Promise<void>((resolve) => {
+      waiter.resolve = resolve;
+      waiters.add(waiter);
+    });
+    const timeout = sleep(timeoutMs, 'timeout' as const, { ref: false });
+    const outcome = await Promise.race([reached, timeout]);
+    if (outcome === 'timeout') {
+      waiters.delete(waiter);
+      throw new Error(`key stream not caught up to ${seq} within ${timeoutMs} ms (at ${model.lastSeq})`);
+    }
+  };
+
+  let ready = initial === 0;
+  if (!ready) void waitFor(initial, 24 * 3600_000).then(() => (ready = true), () => undefined);
+
+  return {
+    model,
+    get ready() {
+      return ready;
+    },
+    waitFor,
+    catchUp: async (timeoutMs) => waitFor(await lastStored(), timeoutMs),
+    stop: async () => {
+      await messages.close();
+      await done.catch(() => undefined);
+      for (const w of waiters) w.resolve();
+      waiters.clear();
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { KeyEvent, Plan } from '@cds/contracts';
+
+export interface AccountState {
+  account_id: string;
+  name: string;
+  plan: Plan;
+  created_at: string;
+  /** Sequence of the last event on this account's subject (for optimistic concurrency). */
+  seq: number;
+}
+
+export interface KeyState {
+  key_id: string;
+  account_id: string;
+  key_hash: string;
+  label?: string;
+  created_at: string;
+  revoked_at?: string;
+  /** Sequence of the last event on this key's subject. */
+  seq: number;
+}
+
+/** Accounts and keys as the key stream says, folded event by event. */
+export interface KeysModel {
+  accounts: Map<string, AccountState>;
+  keys: Map<string, KeyState>;
+  /** Stream sequence of the last event applied. */
+  lastSeq: number;
+}
+
+export function createKeysModel(): KeysModel {
+  return { accounts: new Map(), keys: new Map(), lastSeq: 0 };
+}
+
+/**
+ * Applies one key-stream event at stream sequence `seq`. Events at or below the last applied
+ * sequence are ignored, so a replay or redelivery changes nothing.
+ */
+export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): void {
+  if (seq <= model.lastSeq) return;
+  model.lastSeq = seq;
+  switch (event.type) {
+    case 'account.created': {
+      if (model.accounts.has(event.data.account_id)) return;
+      model.accounts.set(event.data.account_id, { ...event.data, created_at: event.occurred_at, seq });
+      return;
+    }
+    case 'account.plan_changed': {
+      const account = model.accounts.get(event.data.account_id);
+      if (account === undefined) return;
+      account.plan = event.data.plan;
+      account.seq = seq;
+      return;
+    }
+    case 'key.created': {
+      if (model.keys.has(event.data.key_id)) return;
+      model.keys.set(event.data.key_id, {
+        key_id: event.data.key_id,
+        account_id: event.data.account_id,
+        key_hash: event.data.key_hash,
+        ...(event.data.label !== undefined ? { label: event.data.label } : {}),
+        created_at: event.occurred_at,
+        seq,
+      });
+      return;
+    }
+    case 'key.revoked': {
+      const key = model.keys.get(event.data.key_id);
+      if (key === undefined || key.revoked_at !== undefined) return;
+      key.revoked_at = event.occurred_at;
+      key.seq = seq;
+      return;
+    }
+  }
+}
+
+/** The public view of a key: never its hash. */
+export interface KeyMetadata {
+  key_id: string;
+  account_id: string;
+  label?: string;
+  status: 'active' | 'revoked';
+  created_at: string;
+  revoked_at?: string;
+}
+
+export function keyMetadata(key: KeyState): KeyMetadata {
+  return {
+    key_id: key.key_id,
+    account_id: key.account_id,
+    ...(key.label !== undefined ? { label: key.label } : {}),
+    status: key.revoked_at === undefined ? 'active' : 'revoked',
+    created_at: key.created_at,
+    ...(key.revoked_at !== undefined ? { revoked_at: key.revoked_at } : {}),
+  };
+}
+
+/** An account's keys in creation order (Map insertion order). */
+export function keysOf(model: KeysModel, accountId: string): KeyMetadata[] {
+  return [...model.keys.values()]
+    .filter((k) => k.account_id === accountId)
+    .map(keyMetadata);
+}

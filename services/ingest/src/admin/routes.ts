@@ -1,0 +1,92 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { Plan } from '@cds/contracts';
+import { InvalidParameterError, NotFoundError, UnauthorizedError } from '@cds/http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { KeyCommands } from './commands.ts';
+
+export const CreateAccountBody = z.strictObject({ name: z.string().trim().min(1).max(200), plan: Plan });
+export const CreateKeyBody = z.strictObject({ label: z.string().max(200).optional() }).optional();
+export const SetPlanBody = z.strictObject({ plan: Plan });
+const AccountIdParam = z.string().regex(/^acc_[0-9a-z]{8,40}$/);
+const KeyIdParam = z.string().regex(/^key_[0-9a-z]{8,40}$/);
+
+/** Parses with a zod schema; the first issue becomes invalid_parameter naming the field. */
+function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue?.path[0];
+  let param = typeof field === 'string' ? field : where;
+  if (issue?.code === 'unrecognized_keys') param = issue.keys[0] ?? where;
+  const message =
+    issue?.code === 'unrecognized_keys'
+      ? `Unknown field ${issue.keys.join(', ')} in the request body.`
+      : issue?.code === 'invalid_type' && value === undefined
+        ? 'A JSON request body is required.'
+        : `Invalid ${param}: ${issue?.message ?? 'malformed'}.`;
+  throw new InvalidParameterError(param, message);
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Checks `Authorization: Bearer <token>` in constant time (over digests, so lengths never leak). */
+export function createAdminAuth(adminToken: string): (request: FastifyRequest) => void {
+  const expected = digest(adminToken);
+  return (request) => {
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (match === null) throw new UnauthorizedError('The admin token is required: send Authorization: Bearer <token>.');
+    if (!timingSafeEqual(digest(match[1] ?? ''), expected)) throw new UnauthorizedError('The admin token is wrong.');
+  };
+}
+
+/** The admin routes under /admin/v1, every one behind the admin token. */
+export function registerAdminRoutes(app: FastifyInstance, deps: { commands: KeyCommands; adminToken: string }): void {
+  const { commands } = deps;
+  const auth = createAdminAuth(deps.adminToken);
+  // A malformed id cannot exist: answered like an unknown one.
+  const accountId = (request: FastifyRequest): string => {
+    const id = (request.params as { id?: unknown }).id;
+    if (!AccountIdParam.safeParse(id).success) throw new NotFoundError(`No account ${String(id).slice(0, 60)}.`, 'account_id');
+    return id as string;
+  };
+
+  app.register(
+    (admin, _opts, done) => {
+      admin.addHook('onRequest', async (request) => {
+        auth(request);
+      });
+
+      admin.post('/accounts', async (request, reply) => {
+        const body = parse(CreateAccountBody, request.body, 'body');
+        return reply.code(201).send(await commands.createAccount(body));
+      });
+
+      admin.get('/accounts/:id', (request) => commands.getAccount(accountId(request)));
+
+      admin.post('/accounts/:id/keys', async (request, reply) => {
+        const id = accountId(request);
+        const body = parse(CreateKeyBody, request.body ?? undefined, 'body');
+        reply.header('cache-control', 'no-store');
+        return reply.code(201).send(await commands.createKey(id, { label: body?.label }));
+      });
+
+      admin.get('/accounts/:id/keys', (request) => ({ keys: commands.listKeys(accountId(request)) }));
+
+      admin.put('/accounts/:id/plan', async (request) => {
+        const id = accountId(request);
+        const body = parse(SetPlanBody, request.body, 'body');
+        return commands.setPlan(id, body.plan);
+      });
+
+      admin.post('/keys/:key_id/revoke', async (request) => {
+        const keyId = (request.params as { key_id?: unknown }).key_id;
+        if (!KeyIdParam.safeParse(keyId).success) throw new NotFoundError(`No key ${String(keyId).slice(0, 60)}.`, 'key_id');
+        return commands.revokeKey(keyId as string);
+      });
+      done();
+    },
+    { prefix: '/admin/v1' },
+  );
+}

@@ -1,0 +1,46 @@
+import { ApiError, createRequestIdGenerator, InvalidParameterError, registerErrorHandling } from '@cds/http';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { KeyCommands } from './admin/commands.ts';
+import { registerAdminRoutes } from './admin/routes.ts';
+
+export interface AppDeps {
+  commands: KeyCommands;
+  adminToken: string;
+  /** Base address used in error doc_url links. */
+  publicBaseUrl: string;
+  /** True when NATS is connected and the key model has caught up with the stream. */
+  isReady: () => boolean;
+  logger?: FastifyBaseLogger | boolean;
+  /** Largest accepted request body. Default 16 KiB. */
+  bodyLimit?: number;
+}
+
+/** Fastify's body-parsing failures, as invalid_parameter naming the body. */
+function classify(error: unknown): ApiError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('FST_ERR_CTP_')) return undefined;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return undefined;
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new InvalidParameterError('body', 'Send the request body as application/json.');
+  }
+  return new InvalidParameterError('body', 'The request body is not valid JSON.');
+}
+
+/**
+ * The admin API of the ingest service: account and key commands under /admin/v1 (behind the admin
+ * bearer token; meant for the cluster network only), plus /healthz and /readyz.
+ */
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const common = { genReqId: createRequestIdGenerator(), bodyLimit: deps.bodyLimit ?? 16 * 1024, return503OnClosing: true };
+  const app: FastifyInstance =
+    typeof deps.logger === 'object'
+      ? Fastify({ ...common, loggerInstance: deps.logger })
+      : Fastify({ ...common, logger: deps.logger ?? false });
+  registerErrorHandling(app, { publicBaseUrl: deps.publicBaseUrl, classify });
+  app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/readyz', (_request, reply) =>
+    deps.isReady() ? { status: 'ready' } : reply.code(503).send({ status: 'not_ready' }),
+  );
+  registerAdminRoutes(app, { commands: deps.commands, adminToken: deps.adminToken });
+  return app;
+}

@@ -1,0 +1,33 @@
+import { boolVar, infraVars, portVar, positiveIntVar } from '@cds/config';
+import { z } from 'zod';
+import { DEFAULT_DUPLICATE_WINDOW_MS } from './publish/streams.ts';
+
+/** The admin API process (main.ts): environment variables, parsed once by loadConfig. */
+export const AdminConfig = z.object({
+  NATS_URL: infraVars.NATS_URL,
+  LOG_LEVEL: infraVars.LOG_LEVEL,
+  PORT: portVar.default(8083),
+  /** Bearer token every admin request must carry; at least 16 characters. */
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  /** Base of the doc_url in error bodies (the public API address). */
+  PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
+  /** Replicas of the event streams: 1 locally, 3 in production. */
+  STREAM_REPLICAS: positiveIntVar.default(1),
+  DUPLICATE_WINDOW_MS: positiveIntVar.default(DEFAULT_DUPLICATE_WINDOW_MS),
+  /** Create or align the streams at start (off when operations own them). */
+  ENSURE_STREAMS: boolVar.default(true),
+});
+export type AdminConfig = z.infer<typeof AdminConfig>;
+
+/** Settings the ingest CLI takes from the environment (its addresses come via flags/env/local file). */
+export const IngestEnv = z.object({
+  STREAM_REPLICAS: positiveIntVar.default(1),
+  DUPLICATE_WINDOW_MS: positiveIntVar.default(DEFAULT_DUPLICATE_WINDOW_MS),
+  /** Pipelined publishes awaiting acks. */
+  PUBLISH_WINDOW: positiveIntVar.default(512),
+  /** Records buffered across open batches before the oldest are flushed. */
+  BATCH_BUDGET: positiveIntVar.default(200_000),
+  /** Consult and record the KV ledger of published batch ids (see docs/decisions.md). */
+  INGEST_LEDGER: boolVar.default(true),
+});
+export type IngestEnv = z.infer<typeof IngestEnv>;

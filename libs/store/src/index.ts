@@ -1,0 +1,11 @@
+export { bulkUpsert, type BulkUpsertResult, type UpsertOp } from './bulk.ts';
+export {
+  DUPLICATE_KEY,
+  isDatabaseUnavailable,
+  isDuplicateKeyError,
+  mapStoreError,
+  StoreUnavailableError,
+  writeErrorCodes,
+} from './errors.ts';
+export { ensureIndexes, type IndexSpec } from './indexes.ts';
+export { connectStore, createStore, type Store, type StoreOptions } from './store.ts';

@@ -1,0 +1,206 @@
+import { getTestInfra, startMongo, uniqueName, type MongoHandle } from '@cds/testkit';
+import type { CommandStartedEvent } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bulkUpsert,
+  createStore,
+  ensureIndexes,
+  isDatabaseUnavailable,
+  isDuplicateKeyError,
+  mapStoreError,
+  StoreUnavailableError,
+  type IndexSpec,
+  type Store,
+} from './index.ts';
+
+interface Row {
+  _id: string;
+  commodity: string;
+  date: string;
+  value: number;
+  _meta?: { position: number };
+}
+
+// One database per file: files share the run's MongoDB API server (FerretDB on machines without mongod).
+const dbName = uniqueName('store');
+let store: Store;
+const commands: CommandStartedEvent[] = [];
+
+beforeAll(async () => {
+  store = createStore({
+    url: getTestInfra().mongoUrl,
+    appName: 'store-int-spec',
+    queryTimeMs: 1_500,
+    monitorCommands: true,
+  });
+  store.client.on('commandStarted', (e) => commands.push(e));
+  await store.ping();
+});
+
+afterAll(async () => {
+  await store
+    ?.db(dbName)
+    .dropDatabase()
+    .catch(() => undefined);
+  await store?.close();
+});
+
+const rows = (commodity: string, n: number): Row[] =>
+  Array.from({ length: n }, (_, i) => ({
+    _id: `${commodity}:${String(i).padStart(3, '0')}`,
+    commodity,
+    date: `2024-01-${String(i + 1).padStart(2, '0')}`,
+    value: i * 10,
+  }));
+
+describe('basic CRUD on the MongoDB API', () => {
+  it('inserts, then finds with filter, sort, skip, limit and maxTimeMS; counts', async () => {
+    const coll = store.db(dbName).collection<Row>('crud');
+    await coll.insertMany([...rows('corn', 10), ...rows('wheat', 5)]);
+
+    const page = await coll
+      .find({ commodity: 'corn', value: { $gte: 20 } }, store.withMaxTime())
+      .sort({ date: -1 })
+      .skip(2)
+      .limit(3)
+      .toArray();
+    expect(page.map((r) => r.value)).toEqual([70, 60, 50]);
+    expect(await coll.countDocuments({ commodity: 'corn' }, store.withMaxTime())).toBe(10);
+    expect(await coll.countDocuments({}, store.withMaxTime({ limit: 7 }))).toBe(7);
+    expect(await coll.findOne({ _id: 'wheat:004' }, store.withMaxTime({ projection: { value: 1 } }))).toEqual({
+      _id: 'wheat:004',
+      value: 40,
+    });
+
+    const find = commands.filter((c) => c.commandName === 'find' && c.databaseName === dbName).at(0);
+    expect(find?.command.maxTimeMS).toBe(1_500);
+  });
+
+  // FerretDB 1.24: $group supports only $sum and $count, and computes only the FIRST
+  // accumulator of a $group stage (the others come back as 0). One accumulator per stage.
+  it('runs basic aggregations ($match, $group with one accumulator, $sort, $count)', async () => {
+    const coll = store.db(dbName).collection<Row>('agg');
+    await coll.insertMany([...rows('corn', 4), ...rows('soy', 2)]);
+    const totals = await coll
+      .aggregate<{ _id: string; total: number }>(
+        [
+          { $match: { value: { $gte: 0 } } },
+          { $group: { _id: '$commodity', total: { $sum: '$value' } } },
+          { $sort: { _id: 1 } },
+        ],
+        store.withMaxTime(),
+      )
+      .toArray();
+    expect(totals).toEqual([
+      { _id: 'corn', total: 60 },
+      { _id: 'soy', total: 10 },
+    ]);
+    const counted = await coll
+      .aggregate([{ $match: { commodity: 'corn' } }, { $count: 'n' }], store.withMaxTime())
+      .toArray();
+    expect(counted).toEqual([{ n: 4 }]);
+  });
+});
+
+describe('ensureIndexes', () => {
+  it('is idempotent and enforces a unique index', async () => {
+    const coll = store.db(dbName).collection<Row>('unique');
+    const specs: IndexSpec[] = [
+      { name: 'commodity_date', key: { commodity: 1, date: 1 }, unique: true },
+      { name: 'date_desc', key: { date: -1 } },
+    ];
+    expect(await ensureIndexes(coll, specs)).toEqual({ created: ['commodity_date', 'date_desc'], existing: [] });
+    expect(await ensureIndexes(coll, specs)).toEqual({ created: [], existing: ['commodity_date', 'date_desc'] });
+    await expect(ensureIndexes(coll, [{ name: 'date_desc', key: { date: 1 } }])).rejects.toThrow(
+      /index date_desc on .*unique exists as .*drop it or use a new name/,
+    );
+    const names = (await coll.listIndexes().toArray()).map((i) => i.name as string).sort();
+    expect(names).toEqual(['_id_', 'commodity_date', 'date_desc']);
+
+    await coll.insertOne({ _id: 'a', commodity: 'corn', date: '2024-01-01', value: 1 });
+    const err: unknown = await coll
+      .insertOne({ _id: 'b', commodity: 'corn', date: '2024-01-01', value: 2 })
+      .catch((e: unknown) => e);
+    expect(isDuplicateKeyError(err)).toBe(true);
+    expect(isDatabaseUnavailable(err)).toBe(false);
+    expect(mapStoreError(err)).toBe(err);
+  });
+});
+
+describe('bulkUpsert', () => {
+  it('is idempotent: applying the same upserts twice changes nothing the second time', async () => {
+    const coll = store.db(dbName).collection<Row>('bulk');
+    const ops = rows('corn', 5).map(({ _id, ...rest }) => ({ filter: { _id }, update: { $set: rest } }));
+    expect(await bulkUpsert(coll, ops)).toEqual({ matched: 0, modified: 0, upserted: 5, conflicts: [] });
+    expect(await bulkUpsert(coll, ops, { timeoutMs: 5_000 })).toEqual({
+      matched: 5,
+      modified: 0,
+      upserted: 0,
+      conflicts: [],
+    });
+    expect(await coll.countDocuments({})).toBe(5);
+  });
+
+  it('reports a stale position guard as a conflict instead of failing the batch', async () => {
+    const coll = store.db(dbName).collection<Row>('guarded');
+    const write = (id: string, position: number, value: number) => ({
+      filter: { _id: id, '_meta.position': { $lt: position } },
+      update: { $set: { commodity: 'corn', date: '2024-01-01', value, _meta: { position } } },
+    });
+    expect((await bulkUpsert(coll, [write('x', 5, 50), write('y', 5, 50)])).upserted).toBe(2);
+    // x replays an older event (position 3 < 5): the filter misses, the upsert hits _id.
+    const result = await bulkUpsert(coll, [write('x', 3, 30), write('y', 6, 60), write('z', 1, 10)]);
+    expect(result.conflicts[0]).toBe(0);
+    // Replaying the same batch changes nothing: every op is now refused by its guard.
+    expect(await bulkUpsert(coll, [write('x', 3, 30), write('y', 6, 60), write('z', 1, 10)])).toEqual({
+      matched: 0,
+      modified: 0,
+      upserted: 0,
+      conflicts: [0, 1, 2],
+    });
+    expect(await coll.find({}, store.withMaxTime()).sort({ _id: 1 }).toArray()).toMatchObject([
+      { _id: 'x', value: 50, _meta: { position: 5 } },
+      { _id: 'y', value: 60, _meta: { position: 6 } },
+      { _id: 'z', value: 10, _meta: { position: 1 } },
+    ]);
+  });
+});
+
+describe('database unavailable', () => {
+  let own: MongoHandle;
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  it('maps a server that is down to StoreUnavailableError, and recovers after a restart', async () => {
+    own = await startMongo();
+    const s = createStore({ url: own.url, appName: 'store-down-spec', serverSelectionTimeoutMs: 500 });
+    const coll = s.db(dbName).collection<Row>('down');
+    await coll.insertOne({ _id: 'k', commodity: 'corn', date: '2024-01-01', value: 1 });
+
+    await own.kill('SIGKILL');
+    const started = Date.now();
+    const err: unknown = await coll.findOne({}, s.withMaxTime()).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(isDatabaseUnavailable(err)).toBe(true);
+    const mapped = mapStoreError(err);
+    expect(mapped).toBeInstanceOf(StoreUnavailableError);
+    expect((mapped as StoreUnavailableError).code).toBe('service_unavailable');
+    await expect(s.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+
+    await own.restart();
+    expect(await coll.findOne({ _id: 'k' }, s.withMaxTime())).toMatchObject({ value: 1 });
+    await s.close();
+  });
+
+  it('maps an unreachable address the same way', async () => {
+    const s = createStore({ url: 'mongodb://127.0.0.1:1/', appName: 'nowhere', serverSelectionTimeoutMs: 300 });
+    const err: unknown = await s
+      .db('x')
+      .collection('y')
+      .findOne({})
+      .catch((e: unknown) => e);
+    expect(mapStoreError(err)).toBeInstanceOf(StoreUnavailableError);
+    await s.close();
+  });
+});

@@ -1,0 +1,76 @@
+import { MongoClient, type Db } from 'mongodb';
+import { mapStoreError } from './errors.ts';
+
+export interface StoreOptions {
+  url: string;
+  /** Shown by the server in its logs and `currentOp`; use the service name. */
+  appName: string;
+  /** Default `maxTimeMS` for reads made through `withMaxTime()`. Default 2 s. */
+  queryTimeMs?: number;
+  /** How long an operation waits for a usable server before failing. Default 3 s. */
+  serverSelectionTimeoutMs?: number;
+  /** Default 20 connections per server. */
+  maxPoolSize?: number;
+  /** Emit `commandStarted`/`commandSucceeded` events on the client (tracing, tests). */
+  monitorCommands?: boolean;
+}
+
+/** A MongoDB client with the project's defaults. */
+export interface Store {
+  readonly client: MongoClient;
+  readonly queryTimeMs: number;
+  /** The database `name`, or the one in the URL path. */
+  db(name?: string): Db;
+  /** Adds `maxTimeMS` (default `queryTimeMs`) to operation options, so no query runs unbounded. */
+  withMaxTime<T extends object>(options?: T, ms?: number): T & { maxTimeMS: number };
+  /** Runs `ping`; throws StoreUnavailableError when the server cannot be reached. For readiness probes. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a Store without connecting. The driver connects on first use; with the short server
+ * selection timeout an operation fails in seconds when MongoDB is down, instead of queueing for
+ * the driver's default 30 s, so services can answer 503 promptly.
+ */
+export function createStore(opts: StoreOptions): Store {
+  const queryTimeMs = opts.queryTimeMs ?? 2_000;
+  const serverSelectionTimeoutMS = opts.serverSelectionTimeoutMs ?? 3_000;
+  const client = new MongoClient(opts.url, {
+    appName: opts.appName,
+    serverSelectionTimeoutMS,
+    connectTimeoutMS: Math.max(serverSelectionTimeoutMS, 2_000),
+    maxPoolSize: opts.maxPoolSize ?? 20,
+    // A pool that is full makes callers wait at most this long for a connection.
+    waitQueueTimeoutMS: Math.max(queryTimeMs, 2_000),
+    // FerretDB (SQLite) has no replica sets; retryable writes need sessions it treats differently.
+    retryWrites: false,
+    monitorCommands: opts.monitorCommands ?? false,
+  });
+  return {
+    client,
+    queryTimeMs,
+    db: (name) => client.db(name),
+    withMaxTime: <T extends object>(options?: T, ms = queryTimeMs) => ({ ...(options ?? ({} as T)), maxTimeMS: ms }),
+    ping: async () => {
+      try {
+        await client.db('admin').command({ ping: 1 });
+      } catch (err) {
+        throw mapStoreError(err);
+      }
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Creates a Store and connects it now, so a service with a wrong URL fails at startup. */
+export async function connectStore(opts: StoreOptions): Promise<Store> {
+  const store = createStore(opts);
+  try {
+    await store.client.connect();
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw mapStoreError(err);
+  }
+  return store;
+}

@@ -1,1 +1,4 @@
-export * from './sources/types.ts';
+// --- catalog and source adapters (catalog/**, sources/**) ---------------------------------------
+export * from './catalog/index.ts';
+export * from './sources/index.ts';
+// --- end catalog and source adapters ------------------------------------------------------------

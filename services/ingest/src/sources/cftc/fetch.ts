@@ -1,0 +1,71 @@
+import type { CotFormat } from '@cds/contracts';
+import { CATALOG } from '../../catalog/index.ts';
+import type { SourceItem } from '../types.ts';
+import { createHttpClient, type HttpClientOptions } from '../common/http.ts';
+import type { ParseOptions } from '../common/records.ts';
+import { createParseStats, type ParseStats } from '../common/stats.ts';
+import { parseCftcSocrataJson } from './parse-socrata.ts';
+
+/** Socrata dataset ids of the CFTC public reporting environment (futures only). */
+export const CFTC_DATASETS: Readonly<Record<CotFormat, string>> = {
+  legacy: '6dca-aqww',
+  disaggregated: '72hh-3qpy',
+};
+
+export interface CftcFetchOptions extends Partial<Omit<HttpClientOptions, 'source'>> {
+  format: CotFormat;
+  /** Contract market codes (default: every code in the catalog). */
+  codes?: readonly string[];
+  /** Report date range, inclusive, YYYY-MM-DD. */
+  from?: string;
+  to?: string;
+  /** Socrata app token (optional; raises the API's own throttling limits). */
+  appToken?: string;
+  baseUrl?: string;
+  pageSize?: number;
+  catalog?: ParseOptions['catalog'];
+  stats?: ParseStats;
+}
+
+export function cftcQueryUrl(o: CftcFetchOptions, codes: readonly string[], offset: number, limit: number): URL {
+  const url = new URL(`/resource/${CFTC_DATASETS[o.format]}.json`, o.baseUrl ?? 'https://publicreporting.cftc.gov');
+  const where = [`cftc_contract_market_code in (${codes.map((c) => `'${c.replace(/'/g, "''")}'`).join(',')})`];
+  if (o.from) where.push(`report_date_as_yyyy_mm_dd >= '${o.from}T00:00:00.000'`);
+  if (o.to) where.push(`report_date_as_yyyy_mm_dd <= '${o.to}T00:00:00.000'`);
+  url.searchParams.set('$where', where.join(' AND '));
+  url.searchParams.set('$order', 'report_date_as_yyyy_mm_dd,cftc_contract_market_code');
+  url.searchParams.set('$limit', String(limit));
+  url.searchParams.set('$offset', String(offset));
+  return url;
+}
+
+/**
+ * Pages through the CFTC Socrata API ($limit/$offset, ordered so pages are stable) and streams
+ * each page through parseCftcSocrataJson. The app token travels in the X-App-Token header.
+ */
+export async function* fetchCftcCot(options: CftcFetchOptions): AsyncGenerator<SourceItem> {
+  const catalog = options.catalog ?? CATALOG;
+  const codes = options.codes ?? catalog.commodities.flatMap((c) => c.sources.cftc.codes);
+  const pageSize = options.pageSize ?? 5000;
+  const stats = options.stats ?? createParseStats();
+  const client = createHttpClient({
+    minIntervalMs: options.appToken ? 250 : 1000,
+    ...options,
+    source: 'cftc',
+    headers: { ...options.headers, ...(options.appToken ? { 'X-App-Token': options.appToken } : {}) },
+  });
+  for (let offset = 0; ; offset += pageSize) {
+    const url = cftcQueryUrl(options, codes, offset, pageSize);
+    const body = await client.getText(url);
+    const before = stats.rows;
+    yield* parseCftcSocrataJson([body], {
+      file: `cftc:${CFTC_DATASETS[options.format]}`,
+      format: options.format,
+      catalog,
+      stats,
+      offset,
+    });
+    const rows = stats.rows - before;
+    if (rows < pageSize) return;
+  }
+}

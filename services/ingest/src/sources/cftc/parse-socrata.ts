@@ -1,0 +1,49 @@
+import type { CotFormat } from '@cds/contracts';
+import { CATALOG } from '../../catalog/index.ts';
+import type { SourceItem } from '../types.ts';
+import { normalizeHeader } from '../common/csv.ts';
+import { streamJsonArrayObjects } from '../common/json.ts';
+import { rejected, type ParseOptions } from '../common/records.ts';
+import type { TextInput } from '../common/text.ts';
+import { allFields, buildCotItem } from './build-record.ts';
+
+export interface CotSocrataOptions extends ParseOptions {
+  format: CotFormat;
+  /** Index of the first element of this page in the whole result (for rejection line numbers). */
+  offset?: number;
+}
+
+/**
+ * Streams a response of the CFTC public reporting (Socrata) API: a JSON array of row objects
+ * whose values are all strings (`"open_interest_all":"513710"`, dates as
+ * `2025-01-07T00:00:00.000`). Rejections carry the 1-based record number as `line`.
+ */
+export async function* parseCftcSocrataJson(input: TextInput, options: CotSocrataOptions): AsyncGenerator<SourceItem> {
+  const { file, stats, format } = options;
+  const catalog = options.catalog ?? CATALOG;
+  const fields = allFields(format);
+  const offset = options.offset ?? 0;
+  for await (const el of streamJsonArrayObjects(input, null)) {
+    const line = offset + el.index + 1;
+    if ('error' in el) {
+      yield rejected(file, line, el.error, stats);
+      continue;
+    }
+    if (stats) stats.rows++;
+    const byName = new Map<string, unknown>();
+    for (const [k, v] of Object.entries(el.value)) byName.set(normalizeHeader(k), v);
+    const resolved = new Map<string, string | undefined>();
+    for (const [field, aliases] of fields) {
+      const hit = aliases.find((a) => byName.has(a));
+      const v = hit === undefined ? undefined : byName.get(hit);
+      resolved.set(field, typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+    }
+    const item = buildCotItem(format, (f) => resolved.get(f), {
+      file,
+      line,
+      catalog,
+      ...(stats ? { stats } : {}),
+    });
+    if (item) yield item;
+  }
+}

@@ -1,0 +1,120 @@
+/** Raised when a source request fails for good: non-retryable status, or retries exhausted. */
+export class SourceFetchError extends Error {
+  override readonly name = 'SourceFetchError';
+  readonly status: number | undefined;
+  readonly attempts: number;
+  constructor(message: string, details: { status?: number; attempts: number; cause?: unknown }) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.status = details.status;
+    this.attempts = details.attempts;
+  }
+}
+
+export interface HttpClientOptions {
+  /** Source label for messages (cftc, eia, nass). */
+  source: string;
+  /** Client-side rate limit: at least this many ms between request starts (default 1000). */
+  minIntervalMs?: number;
+  /** Retries after the first attempt on 429, 5xx and network errors (default 4). */
+  maxRetries?: number;
+  /** First backoff delay; doubles each retry, with jitter (default 500). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Per-attempt timeout (default 30 s). */
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+  /** Injected for tests. */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface HttpClient {
+  /** GETs a URL and returns the body text of a 2xx response, retrying transient failures. */
+  getText(url: URL): Promise<string>;
+}
+
+const RETRYABLE = new Set([408, 425, 429, 500, 502, 503, 504]);
+const SECRET_PARAMS = /([?&](?:api_key|key|\$\$app_token|app_token)=)[^&]*/gi;
+
+/** The URL with credentials masked, for logs and errors. */
+export function redactUrl(url: URL | string): string {
+  return String(url).replace(SECRET_PARAMS, '$1***');
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
+  if (!value) return undefined;
+  const s = value.trim();
+  if (/^\d+$/.test(s)) return Number(s) * 1000;
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
+}
+
+/**
+ * A small fetch wrapper for the public data sources: client-side rate limit (requests spaced by
+ * minIntervalMs, shared by concurrent callers), per-attempt timeout, exponential backoff with
+ * jitter on 429/5xx/network errors that honours Retry-After, and errors that never echo keys.
+ */
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const sleep = options.sleep ?? defaultSleep;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const minInterval = options.minIntervalMs ?? 1000;
+  const maxRetries = options.maxRetries ?? 4;
+  const base = options.baseDelayMs ?? 500;
+  const maxDelay = options.maxDelayMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  let nextSlot = 0;
+
+  async function acquireSlot(): Promise<void> {
+    const t = now();
+    const at = Math.max(t, nextSlot);
+    nextSlot = at + minInterval;
+    if (at > t) await sleep(at - t);
+  }
+
+  const backoff = (attempt: number) => Math.min(maxDelay, base * 2 ** attempt) * (0.5 + random() / 2);
+
+  return {
+    async getText(url: URL): Promise<string> {
+      const shown = redactUrl(url);
+      let lastProblem = '';
+      let lastStatus: number | undefined;
+      for (let attempt = 0; attempt <= maxRetries; attempt++) {
+        await acquireSlot();
+        let wait = backoff(attempt);
+        try {
+          const res = await fetch(url, {
+            headers: { accept: 'application/json, text/csv;q=0.9, */*;q=0.5', ...options.headers },
+            signal: AbortSignal.timeout(timeoutMs),
+          });
+          const body = await res.text();
+          if (res.ok) return body;
+          lastStatus = res.status;
+          lastProblem = `HTTP ${res.status}: ${body.slice(0, 200).replace(/\s+/g, ' ')}`;
+          if (!RETRYABLE.has(res.status)) {
+            throw new SourceFetchError(`${options.source}: GET ${shown} failed with ${lastProblem}`, {
+              status: res.status,
+              attempts: attempt + 1,
+            });
+          }
+          const retryAfter = parseRetryAfter(res.headers.get('retry-after'), now());
+          if (retryAfter !== undefined) wait = Math.min(Math.max(wait, retryAfter), Math.max(maxDelay, retryAfter));
+        } catch (err) {
+          if (err instanceof SourceFetchError) throw err;
+          lastStatus = undefined;
+          const e = err as Error;
+          lastProblem = e.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `network error: ${e.message}`;
+        }
+        if (attempt < maxRetries) await sleep(wait);
+      }
+      throw new SourceFetchError(
+        `${options.source}: GET ${shown} failed after ${maxRetries + 1} attempts; last: ${lastProblem}`,
+        { ...(lastStatus !== undefined ? { status: lastStatus } : {}), attempts: maxRetries + 1 },
+      );
+    },
+  };
+}

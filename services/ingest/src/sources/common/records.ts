@@ -1,0 +1,79 @@
+import {
+  DisaggregatedCotRecord,
+  type Frequency,
+  LegacyCotRecord,
+  SeriesPointRecord,
+  type SeriesType,
+} from '@cds/contracts';
+import type { CatalogIndex } from '../../catalog/index.ts';
+import type { CotItem, RejectedItem, SeriesItem } from '../types.ts';
+import type { ParseStats } from './stats.ts';
+
+/** Options every streaming parser takes. */
+export interface ParseOptions {
+  /** File name or source label, echoed in rejections. */
+  file: string;
+  /** Catalog to map rows onto; defaults to the curated catalog. */
+  catalog?: CatalogIndex;
+  /** Counters updated while parsing. */
+  stats?: ParseStats;
+}
+
+interface ZodLikeError {
+  issues: { path: PropertyKey[]; message: string }[];
+}
+
+export function describeZodError(error: ZodLikeError): string {
+  return error.issues.map((i) => `${i.path.map(String).join('.') || '(record)'}: ${i.message}`).join('; ');
+}
+
+export function rejected(file: string, line: number, reason: string, stats?: ParseStats): RejectedItem {
+  if (stats) stats.rejected++;
+  return { kind: 'rejected', file, line, reason };
+}
+
+/** Validates a point with SeriesPointRecord; returns the series item or a rejection. */
+export function seriesItem(
+  commodity_id: string,
+  series_type: SeriesType,
+  frequency: Frequency,
+  unit: string | undefined,
+  point: unknown,
+  where: { file: string; line: number; stats?: ParseStats },
+): SeriesItem | RejectedItem {
+  const parsed = SeriesPointRecord.safeParse(point);
+  if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
+  if (where.stats) where.stats.emitted++;
+  return {
+    kind: 'series',
+    commodity_id,
+    series_type,
+    frequency,
+    ...(unit ? { unit } : {}),
+    point: parsed.data,
+  };
+}
+
+/** Validates a legacy COT record. */
+export function legacyCotItem(
+  commodity_id: string,
+  record: unknown,
+  where: { file: string; line: number; stats?: ParseStats },
+): CotItem | RejectedItem {
+  const parsed = LegacyCotRecord.safeParse(record);
+  if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
+  if (where.stats) where.stats.emitted++;
+  return { kind: 'cot', commodity_id, format: 'legacy', record: parsed.data };
+}
+
+/** Validates a disaggregated COT record. */
+export function disaggregatedCotItem(
+  commodity_id: string,
+  record: unknown,
+  where: { file: string; line: number; stats?: ParseStats },
+): CotItem | RejectedItem {
+  const parsed = DisaggregatedCotRecord.safeParse(record);
+  if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
+  if (where.stats) where.stats.emitted++;
+  return { kind: 'cot', commodity_id, format: 'disaggregated', record: parsed.data };
+}

@@ -1,0 +1,61 @@
+/** Outcome of reading one numeric cell. */
+export type NumberCell =
+  { ok: true; value: number } | { ok: false; missing: true; raw: string } | { ok: false; missing: false; raw: string };
+
+const INT = /^-?\d+$/;
+const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** Values a source uses for "no value": empty, `.` (CFTC), `NA`, and NASS's withheld codes like `(D)`. */
+export function isMissing(trimmed: string): boolean {
+  return trimmed === '' || trimmed === '.' || trimmed === 'NA' || trimmed === 'N/A' || /^\([A-Z]{1,3}\)$/.test(trimmed);
+}
+
+/** A space-padded integer cell (CFTC counts). Thousands separators are accepted. */
+export function readInt(raw: string | undefined): NumberCell {
+  const s = (raw ?? '').trim();
+  if (INT.test(s)) return { ok: true, value: Number(s) };
+  if (isMissing(s)) return { ok: false, missing: true, raw: s };
+  const noCommas = s.replace(/,/g, '');
+  if (/^-?\d{1,3}(?:,\d{3})+$/.test(s) && INT.test(noCommas)) return { ok: true, value: Number(noCommas) };
+  return { ok: false, missing: false, raw: s };
+}
+
+/** A decimal cell; thousands separators (`"11,100"`) are accepted. */
+export function readDecimal(raw: string | number | null | undefined): NumberCell {
+  if (typeof raw === 'number') {
+    return Number.isFinite(raw) ? { ok: true, value: raw } : { ok: false, missing: false, raw: String(raw) };
+  }
+  if (raw === null || raw === undefined) return { ok: false, missing: true, raw: '' };
+  const s = raw.trim();
+  if (DECIMAL.test(s)) return { ok: true, value: Number(s) };
+  if (isMissing(s)) return { ok: false, missing: true, raw: s };
+  if (/^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(s)) return { ok: true, value: Number(s.replace(/,/g, '')) };
+  return { ok: false, missing: false, raw: s };
+}
+
+/** `YYYY-MM-DD` (optionally followed by a time, as Socrata sends) to `YYYY-MM-DD`, or undefined. */
+export function isoDatePrefix(raw: string | undefined): string | undefined {
+  const m = /^\s*(\d{4}-\d{2}-\d{2})(?:[T ][\d:.]*Z?)?\s*$/.exec(raw ?? '');
+  return m && isRealDate(m[1]!) ? m[1] : undefined;
+}
+
+/** `M/D/YYYY` or `MM/DD/YYYY` (EIA CSV downloads) to `YYYY-MM-DD`, or undefined. */
+export function usDateToIso(raw: string | undefined): string | undefined {
+  const m = /^\s*(\d{1,2})\/(\d{1,2})\/(\d{4})\s*$/.exec(raw ?? '');
+  if (!m) return undefined;
+  const iso = `${m[3]}-${m[1]!.padStart(2, '0')}-${m[2]!.padStart(2, '0')}`;
+  return isRealDate(iso) ? iso : undefined;
+}
+
+/** True for a real calendar date `YYYY-MM-DD` (2024-02-30 is not). */
+export function isRealDate(iso: string): boolean {
+  const y = Number(iso.slice(0, 4));
+  const m = Number(iso.slice(5, 7));
+  const d = Number(iso.slice(8, 10));
+  if (!(m >= 1 && m <= 12 && d >= 1)) return false;
+  return d <= daysInMonth(y, m);
+}
+
+export function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}

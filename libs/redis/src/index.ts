@@ -1,0 +1,3 @@
+export { createRedis, isRedisUnavailable, type RedisClientOptions } from './client.ts';
+export { defineScript, type ScriptArg, type ScriptCall, type ScriptDefinition } from './scripts.ts';
+export type { Redis } from 'ioredis';

@@ -1,6 +1,11 @@
 import { API_PREFIX } from '@cds/contracts';
-import { createRequestIdGenerator, registerErrorHandling, registerReadOnlyRoutes, ServiceUnavailableError } from '@cds/http';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import {
+  createRequestIdGenerator,
+  registerErrorHandling,
+  registerReadOnlyRoutes,
+  ServiceUnavailableError,
+} from '@cds/http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ResponseCache } from './cache/response-cache.ts';
 import { createGetCotHandler } from './cot/get-cot.ts';
 import { createGetCommodityHandler } from './detail/get-commodity.ts';
@@ -43,10 +48,12 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
   const clock = deps.clock ?? (() => new Date());
   const app = Fastify({
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
-    disableRequestLogging: deps.requestLogging === false,
+    logController: new LogController({
+      disableRequestLogging: deps.requestLogging === false,
+      requestIdLogLabel: 'request_id',
+    }),
     genReqId: createRequestIdResolver(deps.requestIds ?? createRequestIdGenerator()),
     requestIdHeader: false,
-    requestIdLogLabel: 'request_id',
     bodyLimit: 1024,
   }) as unknown as FastifyInstance;
 

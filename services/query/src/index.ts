@@ -11,5 +11,11 @@ export {
 export { subscribeInvalidations, type Invalidation } from './invalidation/projected-events.ts';
 export { createMongoRepository, type MongoRepositoryOptions } from './repository/mongo-repository.ts';
 export { classifyMongoError } from './repository/mongo-errors.ts';
-export type { CatalogPageQuery, CotPageQuery, Page, ReadModelRepository, SeriesBucket } from './repository/repository.ts';
+export type {
+  CatalogPageQuery,
+  CotPageQuery,
+  Page,
+  ReadModelRepository,
+  SeriesBucket,
+} from './repository/repository.ts';
 export { computeSeries, resample, applyTransform, round6, type SeriesComputation } from './series/compute.ts';

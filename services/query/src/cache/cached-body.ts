@@ -15,7 +15,7 @@ const TAIL = '"request_id":""}}';
 const SUFFIX = Buffer.from('"}}');
 
 /** Serializes a response body whose last member is `meta` and whose meta ends with `request_id: ''`. */
-export function toCachedBody(body: { data: unknown; meta: { request_id: string } }): CachedBody {
+export function toCachedBody<T extends { data: unknown; meta: { request_id: string } }>(body: T): CachedBody {
   const json = JSON.stringify(body);
   if (!json.endsWith(TAIL)) throw new Error('a cached body must end with meta.request_id');
   const prefix = Buffer.from(json.slice(0, -3));

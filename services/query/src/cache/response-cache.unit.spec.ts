@@ -69,15 +69,16 @@ describe('response cache', () => {
     expect(computed).toBe(2);
 
     const small = createResponseCache({ maxEntries: 100, maxBytes: 120, ttlMs: 1000 });
-    for (const k of ['x', 'y', 'z']) await small.getOrCompute(k, { tags: [], day: 'd' }, () => Promise.resolve(body(1)));
+    for (const k of ['x', 'y', 'z'])
+      await small.getOrCompute(k, { tags: [], day: 'd' }, () => Promise.resolve(body(1)));
     expect(small.stats().bytes).toBeLessThanOrEqual(120);
     expect(small.stats().entries).toBeLessThan(3);
   });
   it('does not cache a failed computation', async () => {
     const cache = createResponseCache({ maxEntries: 10, maxBytes: 10_000, ttlMs: 60_000 });
-    await expect(cache.getOrCompute('k', { tags: [], day: 'd' }, () => Promise.reject(new Error('db down')))).rejects.toThrow(
-      'db down',
-    );
+    await expect(
+      cache.getOrCompute('k', { tags: [], day: 'd' }, () => Promise.reject(new Error('db down'))),
+    ).rejects.toThrow('db down');
     const ok = await cache.getOrCompute('k', { tags: [], day: 'd' }, () => Promise.resolve(body(7)));
     expect(text(ok)).toContain('[7]');
   });

@@ -86,7 +86,10 @@ export function createGetCotHandler(ctx: RouteContext) {
           skip: (q.page - 1) * q.per_page,
           limit: q.per_page,
         });
-        return toCachedBody({ data: page.items.map(toCotReport), meta: paginationMeta(q.page, q.per_page, page.total) });
+        return toCachedBody({
+          data: page.items.map(toCotReport),
+          meta: paginationMeta(q.page, q.per_page, page.total),
+        });
       })
       .then((body) => sendBody(reply, body));
   };

@@ -14,7 +14,11 @@ export interface Invalidation {
  * `cds.projected.<projection>.<commodity_id>` (core NATS). After a reconnect the whole cache is
  * dropped, as announcements sent while disconnected are lost (the TTL bounds staleness anyway).
  */
-export function subscribeInvalidations(nc: NatsConnection, cache: ResponseCache, log?: FastifyBaseLogger): Invalidation {
+export function subscribeInvalidations(
+  nc: NatsConnection,
+  cache: ResponseCache,
+  log?: FastifyBaseLogger,
+): Invalidation {
   const sub = nc.subscribe(`${PROJECTED_SUBJECT_PREFIX}.>`);
   const prefixTokens = PROJECTED_SUBJECT_PREFIX.split('.').length;
   const messages = (async () => {

@@ -1,4 +1,12 @@
-import { FREQUENCY_RANK, MAX_SERIES_LIMIT, type Frequency, type SeriesType, type SortOrder, type TimeSeriesPoint, type Transform } from '@cds/contracts';
+import {
+  FREQUENCY_RANK,
+  MAX_SERIES_LIMIT,
+  type Frequency,
+  type SeriesType,
+  type SortOrder,
+  type TimeSeriesPoint,
+  type Transform,
+} from '@cds/contracts';
 import type { StoredPoint } from '@cds/read-models';
 import { periodStart } from './dates.ts';
 
@@ -133,7 +141,11 @@ export interface SeriesComputation {
  * it is the period of that observation built from its observations before start_date (when
  * start_date falls inside a period, the in-range part and the earlier part are two points).
  */
-export function predecessorValue(before: readonly StoredPoint[], frequency: Frequency, how: Aggregation): number | undefined {
+export function predecessorValue(
+  before: readonly StoredPoint[],
+  frequency: Frequency,
+  how: Aggregation,
+): number | undefined {
   const last = before[before.length - 1];
   if (last === undefined) return undefined;
   const key = periodStart(last.d, frequency);

@@ -1,7 +1,15 @@
 import type { StoredPoint } from '@cds/read-models';
 import { describe, expect, it } from 'vitest';
 import { dateRange } from '../testing/fixtures.ts';
-import { applyTransform, computeSeries, isFinerThan, predecessorValue, resample, round6, type SeriesComputation } from './compute.ts';
+import {
+  applyTransform,
+  computeSeries,
+  isFinerThan,
+  predecessorValue,
+  resample,
+  round6,
+  type SeriesComputation,
+} from './compute.ts';
 import { isoWeekStart, periodStart, yearsBetween } from './dates.ts';
 
 const p = (d: string, v: number, extra: Partial<StoredPoint> = {}): StoredPoint => ({ d, v, ...extra });
@@ -105,7 +113,8 @@ describe('transforms', () => {
   it('round6 removes float noise, keeps large integers and never returns -0', () => {
     expect(round6(0.1 + 0.2)).toBe(0.3);
     expect(round6(1 / 3)).toBe(0.333333);
-    expect(round6(15_123_456_789.1234567)).toBe(15_123_456_789.123457);
+    expect(round6(12_345_678.1234567)).toBe(12_345_678.123457);
+    expect(round6(15_000_000_000.25)).toBe(15_000_000_000.25);
     expect(Object.is(round6(-0.0000001), 0)).toBe(true);
   });
 });

@@ -119,7 +119,9 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Prom
     before: obs.before,
   });
   const unit =
-    r.transform === 'pct_change' ? 'percent' : (descriptor.unit ?? obs.unit ?? (r.type === 'price' ? doc.unit : undefined));
+    r.transform === 'pct_change'
+      ? 'percent'
+      : (descriptor.unit ?? obs.unit ?? (r.type === 'price' ? doc.unit : undefined));
   const meta: SeriesMeta = {
     commodity_id: r.slug,
     type: r.type,

@@ -1,6 +1,12 @@
 import type { SeriesType } from '@cds/contracts';
 import type { CatalogDoc, CotDoc, SeriesBucketDoc } from '@cds/read-models';
-import type { CatalogPageQuery, CotPageQuery, Page, ReadModelRepository, SeriesBucket } from '../repository/repository.ts';
+import type {
+  CatalogPageQuery,
+  CotPageQuery,
+  Page,
+  ReadModelRepository,
+  SeriesBucket,
+} from '../repository/repository.ts';
 import { matchesSearch } from '../repository/search.ts';
 
 export interface FakeReadModels {

@@ -1,4 +1,11 @@
-import type { CatalogDoc, CotDoc, SeriesBucketDoc, StoredGroup, StoredPoint, StoredSeriesDescriptor } from '@cds/read-models';
+import type {
+  CatalogDoc,
+  CotDoc,
+  SeriesBucketDoc,
+  StoredGroup,
+  StoredPoint,
+  StoredSeriesDescriptor,
+} from '@cds/read-models';
 import { cotDocId, seriesBucketId } from '@cds/read-models';
 import type { CotFormat, SeriesType } from '@cds/contracts';
 
@@ -86,7 +93,12 @@ export function cotDoc(commodityId: string, format: CotFormat, reportDate: strin
   const groups: Record<string, StoredGroup> =
     format === 'legacy'
       ? { commercial: g(1, false), non_commercial: g(2, true), non_reportable: g(3, false) }
-      : { producer_merchant: g(1, false), swap_dealer: g(2, true), managed_money: g(3, true), other_reportable: g(4, true) };
+      : {
+          producer_merchant: g(1, false),
+          swap_dealer: g(2, true),
+          managed_money: g(3, true),
+          other_reportable: g(4, true),
+        };
   return {
     _id: cotDocId(commodityId, format, reportDate),
     commodity_id: commodityId,

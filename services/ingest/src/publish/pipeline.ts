@@ -19,6 +19,9 @@ export interface IngestSummary extends IngestProgress {
   /** Records replaced by a later record of the same commodity, series and date in the input. */
   replaced: number;
   catalogEntries: number;
+  /** Of the events published / skipped as duplicates, those of catalog entries. */
+  catalogPublished: number;
+  catalogDuplicates: number;
   elapsedMs: number;
 }
 
@@ -91,6 +94,8 @@ export async function runIngest(opts: IngestOptions): Promise<IngestSummary> {
     await send(catalogEvent(entry, ctx()), (reason) => reject({ kind: 'rejected', file: 'catalog', line: 0, reason: `${entry.id}: ${reason}` }));
   }
   await publisher.flush();
+  const catalogPublished = publisher.stats.eventsPublished;
+  const catalogDuplicates = publisher.stats.duplicatesSkipped;
 
   for await (const item of opts.items) {
     recordsRead++;
@@ -107,6 +112,8 @@ export async function runIngest(opts: IngestOptions): Promise<IngestSummary> {
     rejections,
     replaced: batcher.replaced,
     catalogEntries: catalog.length,
+    catalogPublished,
+    catalogDuplicates,
     elapsedMs: Date.now() - started,
   };
 }

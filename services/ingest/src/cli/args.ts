@@ -1,0 +1,126 @@
+import { parseArgs } from 'node:util';
+import { SOURCE_NAMES, type SourceName } from '../sources/types.ts';
+
+export const INGEST_USAGE = `Usage: npm run ingest -- <command> [options]
+
+Commands:
+  backfill --source <${SOURCE_NAMES.join('|')}> --file <path>
+                          Parse a downloaded source file and publish its records.
+  backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD]
+                          Generate deterministic demo data for the whole catalog (default 3 years).
+  fetch --source <cftc-legacy|cftc-disaggregated> [--since YYYY-MM-DD]
+                          Fetch from the live source and publish (also: backfill --source X --since D).
+
+Options:
+  --commodity ID          ohlcv: the catalog id the file belongs to (required for ohlcv)
+  --series ID             eia: the EIA series id when the file's preamble does not name it
+  --nats-url URL          NATS address (default: $NATS_URL, else .cds/local.json from npm start)
+  --no-ledger             Skip the published-batch ledger (rely on the stream's duplicate window)
+  --quiet                 No progress output
+  -h, --help              This text
+
+Prints a summary: records read, rejected (file:line: reason), events published, duplicates skipped.
+Exit code 0 when the run completed (even with rejected rows), 1 on a fatal error, 2 on bad usage.`;
+
+/** Bad command-line usage: printed with the usage text, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export type IngestCommand =
+  | { command: 'help' }
+  | {
+      command: 'backfill';
+      source: SourceName;
+      file: string;
+      commodity?: string;
+      series?: string;
+      common: CommonOptions;
+    }
+  | { command: 'demo'; years: number; seed?: string; today?: string; common: CommonOptions }
+  | { command: 'fetch'; source: SourceName; since?: string; common: CommonOptions };
+
+export interface CommonOptions {
+  natsUrl?: string;
+  ledger: boolean;
+  quiet: boolean;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function isSource(s: string): s is SourceName {
+  return (SOURCE_NAMES as readonly string[]).includes(s);
+}
+
+/** Parses the ingest CLI's arguments (after `npm run ingest --`); throws UsageError. */
+export function parseIngestArgs(argv: readonly string[]): IngestCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        source: { type: 'string' },
+        file: { type: 'string' },
+        demo: { type: 'boolean' },
+        years: { type: 'string' },
+        seed: { type: 'string' },
+        today: { type: 'string' },
+        since: { type: 'string' },
+        commodity: { type: 'string' },
+        series: { type: 'string' },
+        'nats-url': { type: 'string' },
+        'no-ledger': { type: 'boolean' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values: v, positionals } = parsed;
+  if (v.help === true || positionals[0] === 'help') return { command: 'help' };
+  const [command, ...extra] = positionals;
+  if (command === undefined) throw new UsageError('missing command (backfill or fetch)');
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
+  if (command !== 'backfill' && command !== 'fetch') throw new UsageError(`unknown command ${command}`);
+  const common: CommonOptions = {
+    ...(v['nats-url'] !== undefined ? { natsUrl: v['nats-url'] } : {}),
+    ledger: v['no-ledger'] !== true,
+    quiet: v.quiet === true,
+  };
+  if (v.since !== undefined && !DATE.test(v.since)) throw new UsageError(`--since must be YYYY-MM-DD, got ${v.since}`);
+  if (v.today !== undefined && !DATE.test(v.today)) throw new UsageError(`--today must be YYYY-MM-DD, got ${v.today}`);
+
+  if (v.demo === true) {
+    if (command !== 'backfill') throw new UsageError('--demo goes with backfill');
+    if (v.source !== undefined || v.file !== undefined) throw new UsageError('--demo takes neither --source nor --file');
+    const years = v.years === undefined ? 3 : Number(v.years);
+    if (!Number.isInteger(years) || years < 1 || years > 50) throw new UsageError('--years must be a whole number from 1 to 50');
+    return {
+      command: 'demo',
+      years,
+      ...(v.seed !== undefined ? { seed: v.seed } : {}),
+      ...(v.today !== undefined ? { today: v.today } : {}),
+      common,
+    };
+  }
+  if (v.years !== undefined) throw new UsageError('--years goes with --demo');
+  if (v.source === undefined) throw new UsageError('--source is required (or --demo)');
+  if (!isSource(v.source)) throw new UsageError(`unknown source ${v.source}: expected one of ${SOURCE_NAMES.join(', ')}`);
+  if (command === 'fetch' || (v.file === undefined && v.since !== undefined)) {
+    if (v.file !== undefined) throw new UsageError('fetch reads the live source: drop --file');
+    return { command: 'fetch', source: v.source, ...(v.since !== undefined ? { since: v.since } : {}), common };
+  }
+  if (v.file === undefined) throw new UsageError('--file is required (or --since to fetch from the live source)');
+  if (v.source === 'ohlcv' && v.commodity === undefined) throw new UsageError('--commodity is required for --source ohlcv');
+  return {
+    command: 'backfill',
+    source: v.source,
+    file: v.file,
+    ...(v.commodity !== undefined ? { commodity: v.commodity } : {}),
+    ...(v.series !== undefined ? { series: v.series } : {}),
+    common,
+  };
+}

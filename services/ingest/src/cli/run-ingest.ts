@@ -1,0 +1,119 @@
+import { connectMessaging, type Messaging } from '@cds/messaging';
+import { IngestEnv } from '../config.ts';
+import { COMMODITIES } from '../catalog/index.ts';
+import { createKvLedger } from '../publish/ledger.ts';
+import { runIngest, type IngestSummary } from '../publish/pipeline.ts';
+import { createPublisher } from '../publish/publisher.ts';
+import { ensureEventStreams } from '../publish/streams.ts';
+import { INGEST_USAGE, parseIngestArgs, UsageError } from './args.ts';
+import { resolveAddresses } from './addresses.ts';
+import { createProgressReporter, type ProgressOutput } from './progress.ts';
+import { openSource, SourceOpenError } from './sources.ts';
+import { formatSummary } from './summary.ts';
+
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: ProgressOutput;
+  env: Record<string, string | undefined>;
+}
+
+/**
+ * The ingest CLI: parses arguments, opens the source, connects to NATS, runs the pipeline with a
+ * progress display, prints the summary. Returns the exit code: 0 when the run completed (rejected
+ * rows included), 1 on a fatal error (missing file, NATS unreachable), 2 on bad usage.
+ */
+export async function runIngestCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const say = (text: string) => io.stderr.write(`${text}\n`);
+  let cmd;
+  try {
+    cmd = parseIngestArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    say(`error: ${err.message}\n\n${INGEST_USAGE}`);
+    return 2;
+  }
+  if (cmd.command === 'help') {
+    io.stdout.write(`${INGEST_USAGE}\n`);
+    return 0;
+  }
+  const envParsed = IngestEnv.safeParse(io.env);
+  if (!envParsed.success) {
+    say(`error: bad environment: ${envParsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    return 2;
+  }
+  const settings = envParsed.data;
+
+  let natsUrl: string | undefined;
+  try {
+    natsUrl = resolveAddresses({ ...(cmd.common.natsUrl !== undefined ? { natsUrl: cmd.common.natsUrl } : {}) }, io.env).natsUrl;
+  } catch (err) {
+    say(`error: ${(err as Error).message}`);
+    return 1;
+  }
+  if (natsUrl === undefined) {
+    say('error: no NATS address: pass --nats-url, set NATS_URL, or run `npm start` (it writes .cds/local.json)');
+    return 1;
+  }
+
+  let source;
+  try {
+    source = await openSource(cmd, io.env);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      say(`error: ${err.message}\n\n${INGEST_USAGE}`);
+      return 2;
+    }
+    if (err instanceof SourceOpenError) {
+      say(`error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+
+  let messaging: Messaging;
+  try {
+    messaging = await connectMessaging({ servers: natsUrl, name: `ingest-cli-${process.pid}`, timeoutMs: 5_000 });
+  } catch (err) {
+    say(`error: cannot reach NATS at ${natsUrl}: ${(err as Error).message}`);
+    return 1;
+  }
+
+  try {
+    await ensureEventStreams(messaging, { replicas: settings.STREAM_REPLICAS, duplicateWindowMs: settings.DUPLICATE_WINDOW_MS });
+    const ledger = cmd.common.ledger ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS }) : undefined;
+    let retriesReported = 0;
+    const publisher = createPublisher({
+      js: messaging.js,
+      window: settings.PUBLISH_WINDOW,
+      ...(ledger !== undefined ? { ledger } : {}),
+      onRetry: (err) => {
+        // One line per burst of failures, not one per event.
+        if (retriesReported++ % 100 === 0) say(`\nwarning: publish failed, retrying with the same ids: ${(err as Error).message}`);
+      },
+    });
+    const progress = cmd.common.quiet
+      ? undefined
+      : createProgressReporter(io.stderr, { ...(source.fraction !== undefined ? { fraction: source.fraction } : {}) });
+    let summary: IngestSummary;
+    try {
+      summary = await runIngest({
+        items: source.items,
+        publisher,
+        catalog: COMMODITIES.map((c) => c.entry),
+        source: source.label,
+        batcher: { budget: settings.BATCH_BUDGET },
+        ...(progress !== undefined ? { onProgress: (p) => progress.update(p) } : {}),
+        progressEvery: 2_000,
+      });
+    } finally {
+      progress?.done();
+    }
+    io.stdout.write(`${formatSummary(summary, { title: source.label, ...(source.stats !== undefined ? { parse: source.stats } : {}) })}\n`);
+    return 0;
+  } catch (err) {
+    say(`\nerror: ingest failed: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await messaging.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,121 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import {
+  createParseStats,
+  fetchCftcCot,
+  fetchEiaSeries,
+  fetchNassQuickStats,
+  generateDemo,
+  parseCftcDisaggregatedCsv,
+  parseCftcLegacyCsv,
+  parseEiaCsv,
+  parseNassCsv,
+  parseOhlcvCsv,
+  type ParseStats,
+  type SourceItem,
+} from '../sources/index.ts';
+import type { IngestCommand } from './args.ts';
+import { UsageError } from './args.ts';
+
+/** An opened source: its items, a label for the envelope, and progress/stat hooks. */
+export interface OpenedSource {
+  items: AsyncIterable<SourceItem>;
+  /** Envelope `source` and summary title, e.g. `cftc-legacy:annual.txt`. */
+  label: string;
+  /** Share of the input consumed so far (bytes of the file), when known. */
+  fraction?: () => number | undefined;
+  /** Parser counters (rows read, skipped by reason), when the adapter keeps them. */
+  stats?: ParseStats;
+}
+
+/** A fatal, user-facing problem with the input (missing file, missing API key): exit code 1. */
+export class SourceOpenError extends Error {
+  override readonly name = 'SourceOpenError';
+}
+
+/** Reads a file as a stream of chunks, counting bytes for the progress bar. */
+async function openFile(path: string): Promise<{ chunks: AsyncIterable<Uint8Array>; fraction: () => number }> {
+  let size: number;
+  try {
+    const s = await stat(path);
+    if (!s.isFile()) throw new SourceOpenError(`${path} is not a file`);
+    size = s.size;
+  } catch (err) {
+    if (err instanceof SourceOpenError) throw err;
+    throw new SourceOpenError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(err)}`);
+  }
+  let read = 0;
+  const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      read += chunk.length;
+      yield chunk;
+    }
+  }
+  return { chunks: chunks(), fraction: () => (size === 0 ? 1 : read / size) };
+}
+
+/** Opens the source a command names: a file through its parser, the demo generator, or a live fetch. */
+export async function openSource(cmd: Exclude<IngestCommand, { command: 'help' }>, env: Record<string, string | undefined>): Promise<OpenedSource> {
+  const stats = createParseStats();
+  if (cmd.command === 'demo') {
+    return {
+      items: generateDemo({ years: cmd.years, ...(cmd.seed !== undefined ? { seed: cmd.seed } : {}), ...(cmd.today !== undefined ? { today: cmd.today } : {}) }),
+      label: 'demo',
+    };
+  }
+  if (cmd.command === 'backfill') {
+    const { chunks, fraction } = await openFile(cmd.file);
+    const file = basename(cmd.file);
+    const opts = { file, stats };
+    const items = (() => {
+      switch (cmd.source) {
+        case 'cftc-legacy':
+          return parseCftcLegacyCsv(chunks, opts);
+        case 'cftc-disaggregated':
+          return parseCftcDisaggregatedCsv(chunks, opts);
+        case 'eia':
+          return parseEiaCsv(chunks, { ...opts, ...(cmd.series !== undefined ? { series: cmd.series } : {}) });
+        case 'nass':
+          return parseNassCsv(chunks, opts);
+        case 'ohlcv':
+          if (cmd.commodity === undefined) throw new UsageError('--commodity is required for --source ohlcv');
+          return parseOhlcvCsv(chunks, { ...opts, commodity: cmd.commodity });
+      }
+    })();
+    return { items, label: `${cmd.source}:${file}`, fraction, stats };
+  }
+  const since = cmd.since;
+  const label = `${cmd.source}:live${since !== undefined ? `:since-${since}` : ''}`;
+  switch (cmd.source) {
+    case 'cftc-legacy':
+    case 'cftc-disaggregated':
+      return {
+        items: fetchCftcCot({
+          format: cmd.source === 'cftc-legacy' ? 'legacy' : 'disaggregated',
+          ...(since !== undefined ? { from: since } : {}),
+          ...(env.CFTC_APP_TOKEN ? { appToken: env.CFTC_APP_TOKEN } : {}),
+          stats,
+        }),
+        label,
+        stats,
+      };
+    case 'eia': {
+      const apiKey = env.EIA_API_KEY;
+      if (!apiKey) throw new SourceOpenError('fetching from EIA needs an API key in EIA_API_KEY (free at eia.gov/opendata)');
+      return { items: fetchEiaSeries({ apiKey, ...(since !== undefined ? { start: since } : {}), stats }), label, stats };
+    }
+    case 'nass': {
+      const apiKey = env.NASS_API_KEY;
+      if (!apiKey) throw new SourceOpenError('fetching from NASS Quick Stats needs an API key in NASS_API_KEY');
+      return {
+        items: fetchNassQuickStats({ apiKey, ...(since !== undefined ? { fromYear: Number(since.slice(0, 4)) } : {}), stats }),
+        label,
+        stats,
+      };
+    }
+    case 'ohlcv':
+      throw new UsageError('ohlcv has no live source: use backfill --source ohlcv --file <path> --commodity <id>');
+  }
+}

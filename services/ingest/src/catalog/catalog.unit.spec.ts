@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { CatalogEntry, CATEGORIES, COMMODITY_ID_PATTERN, Unit } from '@cds/contracts';
+import { rawCotRows, realFixturePath } from '../../test/helpers/source-fixtures.ts';
+import {
+  CATALOG,
+  COMMODITIES,
+  createCatalogIndex,
+  findByCftcCode,
+  findByEiaSeries,
+  findByNassCommodity,
+  findByNassItem,
+  getCommodity,
+  normalizeEiaSeriesId,
+} from './index.ts';
+
+describe('curated catalog', () => {
+  it('has at least 30 commodities over all four categories, each a valid CatalogEntry', () => {
+    expect(COMMODITIES.length).toBeGreaterThanOrEqual(30);
+    for (const category of CATEGORIES) {
+      expect(COMMODITIES.filter((c) => c.entry.category === category).length).toBeGreaterThanOrEqual(5);
+    }
+    for (const { entry } of COMMODITIES) {
+      expect(CatalogEntry.parse(entry)).toEqual(entry);
+      expect(entry.id).toMatch(COMMODITY_ID_PATTERN);
+      expect(Unit.safeParse(entry.unit).success).toBe(true);
+      expect(entry.symbol && entry.exchange && entry.contract_size && entry.description).toBeTruthy();
+      expect(entry.tick_size).toBeGreaterThan(0);
+    }
+    expect(new Set(COMMODITIES.map((c) => c.entry.id)).size).toBe(COMMODITIES.length);
+  });
+
+  it('includes the well-known contracts with their exchange facts', () => {
+    expect(getCommodity('CRUDE_OIL_WTI')?.entry).toMatchObject({ exchange: 'NYMEX', symbol: 'CL', unit: 'USD/bbl' });
+    expect(getCommodity('NATURAL_GAS')?.entry).toMatchObject({ symbol: 'NG', unit: 'USD/MMBtu', tick_size: 0.001 });
+    expect(getCommodity('GOLD')?.entry).toMatchObject({ exchange: 'COMEX', symbol: 'GC', unit: 'USD/troy oz' });
+    expect(getCommodity('COPPER')?.entry).toMatchObject({ exchange: 'COMEX', symbol: 'HG', unit: 'USD/lb' });
+    expect(getCommodity('CORN')?.entry).toMatchObject({
+      exchange: 'CBOT',
+      symbol: 'ZC',
+      unit: 'USc/bu',
+      tick_size: 0.25,
+    });
+    expect(getCommodity('SOYBEANS')?.entry).toMatchObject({ exchange: 'CBOT', symbol: 'ZS' });
+    expect(getCommodity('COFFEE')?.entry).toMatchObject({ exchange: 'ICE', symbol: 'KC', unit: 'USc/lb' });
+    expect(getCommodity('SUGAR')?.entry).toMatchObject({ exchange: 'ICE', symbol: 'SB', unit: 'USc/lb' });
+  });
+
+  it('maps every CFTC code present in the real COT excerpts to the commodity named there', () => {
+    const names = new Map<string, string>();
+    for (const f of ['cftc_legacy_fut_annual_2025_excerpt.txt', 'cftc_disagg_fut_f_year_2021_excerpt.txt']) {
+      for (const r of rawCotRows(realFixturePath(f)).rows) names.set(r.cells[3]!, r.name);
+    }
+    const expected: Record<string, string> = {
+      '001602': 'WHEAT_SRW',
+      '002602': 'CORN',
+      '005602': 'SOYBEANS',
+      '023651': 'NATURAL_GAS',
+      '067651': 'CRUDE_OIL_WTI',
+      '088691': 'GOLD',
+    };
+    for (const [code, id] of Object.entries(expected)) {
+      expect(names.has(code)).toBe(true);
+      expect(findByCftcCode(code)?.entry.id).toBe(id);
+      expect(findByCftcCode(` ${code} `)?.entry.id).toBe(id);
+    }
+    expect(findByCftcCode('021397')).toBeUndefined();
+  });
+
+  it('looks up EIA series (v2 ids and APIv1-style ids) and NASS commodities and items', () => {
+    expect(findByEiaSeries('RWTC')).toMatchObject({
+      commodity: { entry: { id: 'CRUDE_OIL_WTI' } },
+      series: { type: 'price', frequency: 'daily' },
+    });
+    expect(normalizeEiaSeriesId('PET.WCESTUS1.W')).toBe('WCESTUS1');
+    expect(findByEiaSeries('PET.WCESTUS1.W')?.series).toMatchObject({ type: 'stocks', frequency: 'weekly' });
+    expect(findByNassCommodity('wheat').map((c) => c.entry.id)).toEqual(['WHEAT_SRW', 'WHEAT_HRW']);
+    expect(findByNassItem('CORN, GRAIN - YIELD, MEASURED IN BU / ACRE')).toMatchObject({
+      commodity: { entry: { id: 'CORN' } },
+      item: { type: 'yield', statisticcat_desc: 'YIELD' },
+    });
+    expect(findByNassItem('SOYBEANS - ACRES PLANTED')?.item.type).toBe('planted_acres');
+  });
+
+  it('gives every commodity demo parameters and refuses duplicate identifiers', () => {
+    for (const c of COMMODITIES) {
+      expect(c.sources.demo.start_price).toBeGreaterThan(0);
+      expect(c.sources.demo.volatility).toBeGreaterThan(0);
+    }
+    expect(CATALOG.commodities).toBe(COMMODITIES);
+    expect(() => createCatalogIndex([COMMODITIES[0]!, COMMODITIES[0]!])).toThrow(/duplicate commodity id/);
+  });
+});

@@ -1,0 +1,295 @@
+import type { Socket } from 'node:net';
+import {
+  API_KEY_PATTERN,
+  COMMODITY_ID_PATTERN,
+  PLANS,
+  errorBody,
+  rateLimitHeaders,
+  type ErrorCode,
+  ERROR_CODES,
+} from '@cds/contracts';
+import {
+  ApiError,
+  InvalidParameterError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  createRequestIdGenerator,
+  registerErrorHandling,
+  registerReadOnlyRoutes,
+} from '@cds/http';
+import type { Metrics } from '@cds/telemetry';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { extractKey } from './auth/extract-key.ts';
+import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
+import { renderErrorsPage, renderReferencePage } from './docs/pages.ts';
+import type { Principal } from './keys/key-table.ts';
+import { checkPlan, type RouteName } from './plans/plan-rules.ts';
+import type { QueryClient } from './proxy/query-client.ts';
+import type { RateLimiter } from './rate/windows.ts';
+
+export interface GatewayDeps {
+  /** Lookup of a well-formed key (hash, table), and whether the key table has caught up with the stream. */
+  keys: { lookup(key: string): Principal | undefined; isReady(): boolean };
+  rateLimiter: RateLimiter;
+  query: QueryClient;
+  logger: FastifyBaseLogger;
+  metrics?: Metrics;
+  nowMs: () => number;
+  /** Public address of the API (scheme + host), used in doc_url links. */
+  publicBaseUrl: string;
+  openapiDocument: Record<string, unknown>;
+  failedAuth?: FailedAuthLimiter;
+  /** Longer request targets are answered 414. */
+  maxUrlLength?: number;
+  /** Send Strict-Transport-Security (when served over TLS by the ingress). */
+  hsts?: boolean;
+  /** Proxy hops (the ingress) whose X-Forwarded-For is trusted for the client address; 0 trusts none. */
+  trustProxyHops?: number;
+}
+
+const API = '/api/v1';
+const ROUTES: { name: RouteName; url: string; upstream: (slug: string) => string }[] = [
+  { name: 'list', url: `${API}/commodities`, upstream: () => `${API}/commodities` },
+  { name: 'detail', url: `${API}/commodities/:slug`, upstream: (s) => `${API}/commodities/${s}` },
+  { name: 'series', url: `${API}/commodities/:slug/series`, upstream: (s) => `${API}/commodities/${s}/series` },
+  { name: 'cot', url: `${API}/commodities/:slug/cot`, upstream: (s) => `${API}/commodities/${s}/cot` },
+];
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'cross-origin',
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers':
+    'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit, Retry-After',
+};
+const API_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
+const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+
+/** The query string to forward: the request's own, minus every api_key parameter. */
+export function forwardedQuery(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0 || q === url.length - 1) return '';
+  const qs = url.slice(q + 1);
+  if (!/api(?:_|%5f)key/i.test(qs)) return `?${qs}`;
+  const kept = qs.split('&').filter((pair) => {
+    const raw = pair.split('=', 1)[0] ?? '';
+    let name = raw;
+    try {
+      name = decodeURIComponent(raw);
+    } catch {
+      // A malformed name is forwarded as it is; the query service rejects it as unknown.
+    }
+    return name.toLowerCase() !== 'api_key';
+  });
+  return kept.length === 0 ? '' : `?${kept.join('&')}`;
+}
+
+function todayUtc(nowMs: number): string {
+  return new Date(nowMs).toISOString().slice(0, 10);
+}
+
+/** A raw HTTP error response for requests Node could not even parse (no Fastify request exists). */
+function rawErrorResponse(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  requestId: string,
+  publicBaseUrl: string,
+): string {
+  const body = JSON.stringify(errorBody(code, message, { requestId, publicBaseUrl }));
+  return (
+    `HTTP/1.1 ${status} ${ERROR_CODES[code].title}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/** Builds the public gateway. It never listens: main.ts does. */
+export function buildApp(deps: GatewayDeps): FastifyInstance {
+  const nextId = createRequestIdGenerator();
+  const failedAuth = deps.failedAuth ?? new FailedAuthLimiter();
+  const maxUrlLength = deps.maxUrlLength ?? 4096;
+  const publicBaseUrl = deps.publicBaseUrl;
+  const securityHeaders = deps.hsts
+    ? { ...SECURITY_HEADERS, 'strict-transport-security': 'max-age=31536000; includeSubDomains' }
+    : SECURITY_HEADERS;
+
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    genReqId: nextId,
+    requestIdLogLabel: 'request_id',
+    disableRequestLogging: true,
+    trustProxy: (_address: string, hop: number) => hop < (deps.trustProxyHops ?? 0),
+    bodyLimit: 1024,
+    maxParamLength: 200,
+    connectionTimeout: 30_000,
+    keepAliveTimeout: 5_000,
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
+      if (!socket.writable || err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+        socket.destroy();
+        return;
+      }
+      const id = nextId();
+      const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+      deps.logger.info({ request_id: id, code: err.code }, 'unparseable request refused');
+      socket.end(
+        tooLarge
+          ? rawErrorResponse(413, 'payload_too_large', 'The request headers are too large.', id, publicBaseUrl)
+          : rawErrorResponse(400, 'invalid_parameter', 'The request is not valid HTTP.', id, publicBaseUrl),
+      );
+    },
+  });
+  app.server.headersTimeout = 10_000;
+
+  const metrics = createGatewayMetrics(deps.metrics);
+
+  registerErrorHandling(app, { publicBaseUrl });
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(securityHeaders);
+    reply.header('x-request-id', request.id);
+    if (request.url.length > maxUrlLength) {
+      done(new ApiError('uri_too_long', `The request URL is longer than ${maxUrlLength} characters.`));
+      return;
+    }
+    const length = request.headers['content-length'];
+    if ((length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined) {
+      if (request.method === 'GET' || request.method === 'HEAD') {
+        done(new ApiError('payload_too_large', 'Requests are GET without a body.'));
+        return;
+      }
+    }
+    done();
+  });
+
+  if (metrics !== undefined) {
+    app.addHook('onResponse', (request, reply, done) => {
+      metrics.requests.add(1, { route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
+      metrics.latency.record(reply.elapsedTime, { route: request.routeOptions.url ?? 'unmatched' });
+      done();
+    });
+  }
+
+  // CORS preflight: browsers send it without credentials, so it needs no key.
+  app.options('/*', (_request, reply) => {
+    reply
+      .code(204)
+      .header('access-control-allow-methods', 'GET, HEAD, OPTIONS')
+      .header('access-control-allow-headers', 'Authorization, Content-Type')
+      .header('access-control-max-age', '600')
+      .send();
+  });
+
+  app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/readyz', (_request, reply) => {
+    if (!deps.keys.isReady()) throw new ServiceUnavailableError('The key table is still replaying the key stream.');
+    return reply.send({ status: 'ready' });
+  });
+  if (deps.metrics !== undefined) {
+    const m = deps.metrics;
+    app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(await m.render()));
+  }
+
+  const openapiJson = JSON.stringify(deps.openapiDocument);
+  const referenceHtml = renderReferencePage(deps.openapiDocument);
+  const errorsHtml = renderErrorsPage();
+  app.get(`${API}/openapi.json`, (_request, reply) => reply.type('application/json; charset=utf-8').send(openapiJson));
+  const html = (body: string) => (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.type('text/html; charset=utf-8').header('content-security-policy', DOCS_CSP).send(body);
+  app.get('/docs', html(referenceHtml));
+  app.get('/docs/errors', html(errorsHtml));
+
+  /** Authentication, then the rate windows, then plan rules and the slug; then forward to query. */
+  const handle = (route: (typeof ROUTES)[number]) =>
+    async function apiHandler(request: FastifyRequest, reply: FastifyReply) {
+      reply.headers(API_HEADERS);
+      const now = deps.nowMs();
+
+      const extracted = extractKey(request.headers, request.raw.rawHeaders, request.query);
+      // A key of the wrong shape is refused without a lookup.
+      const wellFormed = extracted.ok && API_KEY_PATTERN.test(extracted.key);
+      const principal = wellFormed ? deps.keys.lookup(extracted.key) : undefined;
+      if (principal === undefined) {
+        const wait = failedAuth.blockedFor(request.ip, now);
+        metrics?.authFailures.add(1, { throttled: String(wait > 0) });
+        if (wait > 0) {
+          throw new ApiError(
+            'rate_limited',
+            `Too many failed authentication attempts from your address: retry in ${wait} s.`,
+            {
+              headers: { 'retry-after': String(wait) },
+            },
+          );
+        }
+        failedAuth.recordFailure(request.ip, now);
+        throw new UnauthorizedError(
+          extracted.ok
+            ? 'The API key is not valid: it is malformed, unknown or revoked.'
+            : `Unauthorized: ${extracted.reason}.`,
+        );
+      }
+
+      const decision = await deps.rateLimiter.take(principal.accountId, PLANS[principal.plan]);
+      metrics?.rateDecisions.add(1, { decision: decision.admitted ? 'admitted' : 'refused', source: decision.source });
+      reply.headers(rateLimitHeaders(decision.minute, decision.day, decision.now));
+      if (!decision.admitted) throw new RateLimitedError(decision.refusedBy ?? 'minute', decision.retryAfter);
+
+      const query = request.query as Record<string, unknown>;
+      const refusal = checkPlan(principal.plan, route.name, query, todayUtc(now));
+      if (refusal !== undefined) throw refusal;
+
+      const slug = (request.params as { slug?: string }).slug ?? '';
+      if (route.name !== 'list' && !COMMODITY_ID_PATTERN.test(slug)) {
+        throw new InvalidParameterError(
+          'slug',
+          "invalid 'slug': must be a commodity id in UPPER_SNAKE_CASE, for example GOLD",
+        );
+      }
+
+      let upstream;
+      try {
+        upstream = await deps.query.get(route.upstream(slug) + forwardedQuery(request.url), String(request.id));
+      } catch (err) {
+        throw new ServiceUnavailableError('The data service did not answer in time; retry shortly.', err);
+      }
+      reply.code(upstream.statusCode);
+      const type = upstream.headers['content-type'];
+      reply.type(typeof type === 'string' ? type : 'application/json; charset=utf-8');
+      const length = upstream.headers['content-length'];
+      if (typeof length === 'string') reply.header('content-length', length);
+      return reply.send(upstream.body);
+    };
+
+  for (const route of ROUTES) app.get(route.url, handle(route));
+  registerReadOnlyRoutes(
+    app,
+    ROUTES.map((r) => r.url),
+  );
+
+  return app;
+}
+
+function createGatewayMetrics(metrics: Metrics | undefined) {
+  if (metrics === undefined) return undefined;
+  const m = metrics.meter;
+  return {
+    requests: m.createCounter('cds_gateway_requests', { description: 'Requests answered, by route and status' }),
+    latency: m.createHistogram('cds_gateway_request_duration_ms', {
+      description: 'Time to answer a request',
+      unit: 'ms',
+    }),
+    rateDecisions: m.createCounter('cds_gateway_rate_limit_decisions', {
+      description: 'Rate-window decisions, by outcome and store',
+    }),
+    authFailures: m.createCounter('cds_gateway_auth_failures', {
+      description: 'Requests refused for a missing or invalid key',
+    }),
+  };
+}

@@ -1,0 +1,400 @@
+import { Readable, Writable } from 'node:stream';
+import { ERROR_CODE_LIST, ErrorBody, buildOpenApiDocument, type KeyEvent } from '@cds/contracts';
+import { createOpenApiResponseValidator } from '@cds/contracts/testing';
+import { createLogger } from '@cds/telemetry';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { buildApp, forwardedQuery } from './app.ts';
+import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
+import { KeyTable, hashKey } from './keys/key-table.ts';
+import type { QueryClient } from './proxy/query-client.ts';
+import { createMemoryRateLimiter } from './rate/memory-limiter.ts';
+
+const doc = buildOpenApiDocument();
+const validate = createOpenApiResponseValidator(doc);
+
+const KEYS = {
+  free: 'f'.repeat(40),
+  professional: 'a'.repeat(40),
+  business: 'b'.repeat(40),
+  revoked: 'c'.repeat(40),
+};
+const ev = <T extends KeyEvent['type']>(type: T, data: Extract<KeyEvent, { type: T }>['data']) =>
+  ({
+    id: `${type}:${Math.random()}`,
+    type,
+    version: 1,
+    occurred_at: '2026-11-01T00:00:00Z',
+    source: 'test',
+    data,
+  }) as KeyEvent;
+
+function keyTable(): KeyTable {
+  const t = new KeyTable();
+  const plans = { free: 'free', professional: 'professional', business: 'business', revoked: 'enterprise' } as const;
+  for (const [name, plan] of Object.entries(plans)) {
+    const account = `acc_${name.padEnd(8, '0')}`;
+    t.apply(ev('account.created', { account_id: account, name, plan }));
+    t.apply(
+      ev('key.created', {
+        key_id: `key_${name.padEnd(8, '0')}`,
+        account_id: account,
+        key_hash: hashKey(KEYS[name as keyof typeof KEYS]),
+        plan,
+      }),
+    );
+  }
+  t.apply(ev('key.revoked', { key_id: 'key_revoked0', account_id: 'acc_revoked0', key_hash: hashKey(KEYS.revoked) }));
+  return t;
+}
+
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 30);
+const SERIES_BODY = JSON.stringify({
+  data: [{ date: '2026-11-20', value: 70.1 }],
+  meta: {
+    commodity_id: 'GOLD',
+    type: 'price',
+    frequency: 'daily',
+    transform: 'none',
+    count: 1,
+    request_id: 'PLACEHOLDER',
+  },
+});
+
+interface Harness {
+  app: ReturnType<typeof buildApp>;
+  calls: { path: string; requestId: string }[];
+  lookups: string[];
+  logs: string[];
+  table: KeyTable;
+  clock: { now: number };
+  queryDown: { value: boolean };
+}
+
+function harness(opts: { failedAuth?: FailedAuthLimiter } = {}): Harness {
+  const calls: Harness['calls'] = [];
+  const lookups: string[] = [];
+  const logs: string[] = [];
+  const table = keyTable();
+  const clock = { now: NOW };
+  const queryDown = { value: false };
+  const query: QueryClient = {
+    get(path, requestId) {
+      calls.push({ path, requestId });
+      if (queryDown.value) return Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:8081'));
+      const body = path.includes('/series') ? SERIES_BODY.replace('PLACEHOLDER', requestId) : '{"data":[]}';
+      return Promise.resolve({
+        statusCode: 200,
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+        body: Readable.from([Buffer.from(body)]),
+      });
+    },
+    close: () => Promise.resolve(),
+  };
+  const logger = createLogger({
+    name: 'gateway',
+    level: 'debug',
+    destination: new Writable({
+      write(chunk: Buffer, _e, cb) {
+        logs.push(chunk.toString());
+        cb();
+      },
+    }),
+  });
+  const app = buildApp({
+    keys: {
+      lookup: (key) => {
+        lookups.push(key);
+        return table.lookup(key);
+      },
+      isReady: () => true,
+    },
+    rateLimiter: createMemoryRateLimiter({ nowMs: () => clock.now }),
+    query,
+    logger,
+    nowMs: () => clock.now,
+    publicBaseUrl: 'https://api.example.com',
+    openapiDocument: doc,
+    ...(opts.failedAuth === undefined ? {} : { failedAuth: opts.failedAuth }),
+  });
+  return { app, calls, lookups, logs, table, clock, queryDown };
+}
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const SERIES = '/api/v1/commodities/GOLD/series?type=price';
+
+describe('authentication', () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = harness();
+  });
+
+  it('answers 401 unauthorized without a key, with a request id and no rate headers', async () => {
+    const res = await h.app.inject(SERIES);
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({
+      error: { code: 'unauthorized', doc_url: 'https://api.example.com/docs/errors#unauthorized' },
+    });
+    expect(res.headers['x-request-id']).toBe(res.json().error.request_id);
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    validate('/commodities/{slug}/series', res);
+  });
+
+  it('rejects malformed keys with 401 without a lookup', async () => {
+    for (const key of ['F'.repeat(40), 'f'.repeat(39), 'f'.repeat(41), 'g'.repeat(40), `${'f'.repeat(39)} `]) {
+      const res = await h.app.inject({ url: SERIES, headers: bearer(key) });
+      expect(res.statusCode, key).toBe(401);
+    }
+    expect(h.lookups).toEqual([]);
+  });
+
+  it('rejects unknown and revoked keys', async () => {
+    expect((await h.app.inject({ url: SERIES, headers: bearer('0'.repeat(40)) })).statusCode).toBe(401);
+    expect((await h.app.inject({ url: SERIES, headers: bearer(KEYS.revoked) })).statusCode).toBe(401);
+  });
+
+  it('accepts the key as Bearer or as api_key, and the header wins when both are given', async () => {
+    expect((await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) })).statusCode).toBe(200);
+    expect((await h.app.inject(`${SERIES}&api_key=${KEYS.free}`)).statusCode).toBe(200);
+    const headerBad = await h.app.inject({ url: `${SERIES}&api_key=${KEYS.free}`, headers: bearer('0'.repeat(40)) });
+    expect(headerBad.statusCode).toBe(401);
+    const headerGood = await h.app.inject({ url: `${SERIES}&api_key=${'0'.repeat(40)}`, headers: bearer(KEYS.free) });
+    expect(headerGood.statusCode).toBe(200);
+    expect((await h.app.inject({ url: SERIES, headers: { authorization: `Basic ${KEYS.free}` } })).statusCode).toBe(
+      401,
+    );
+    expect((await h.app.inject(`${SERIES}&api_key=${KEYS.free}&api_key=${KEYS.free}`)).statusCode).toBe(401);
+  });
+
+  it('refuses duplicate Authorization headers', async () => {
+    const res = await h.app.inject({
+      url: SERIES,
+      // Two Authorization fields on the wire (light-my-request sends an array as repeated fields).
+      headers: { authorization: [`Bearer ${KEYS.free}`, `Bearer ${KEYS.business}`] } as unknown as Record<
+        string,
+        string
+      >,
+    });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('never forwards or logs the key', async () => {
+    await h.app.inject(`${SERIES}&api_key=${KEYS.business}&limit=5`);
+    await h.app.inject({ url: `${SERIES}&api_key=${'0'.repeat(40)}`, headers: bearer(KEYS.revoked) });
+    expect(h.calls[0]!.path).toBe('/api/v1/commodities/GOLD/series?type=price&limit=5');
+    const logged = h.logs.join('');
+    for (const key of [KEYS.business, KEYS.revoked, '0'.repeat(40)]) expect(logged).not.toContain(key);
+  });
+});
+
+describe('forwardedQuery', () => {
+  it('drops api_key in any spelling and keeps the rest in order', () => {
+    expect(forwardedQuery('/x')).toBe('');
+    expect(forwardedQuery('/x?')).toBe('');
+    expect(forwardedQuery('/x?a=1&b=2')).toBe('?a=1&b=2');
+    expect(forwardedQuery('/x?api_key=k&a=1')).toBe('?a=1');
+    expect(forwardedQuery('/x?a=1&API_KEY=k&api%5Fkey=k2&b=%ZZ')).toBe('?a=1&b=%ZZ');
+    expect(forwardedQuery('/x?api_key=k')).toBe('');
+  });
+});
+
+describe('rate windows', () => {
+  it('sets the headers on every authenticated answer and refuses the 11th free request with 429', async () => {
+    const h = harness();
+    for (let i = 1; i <= 10; i += 1) {
+      const res = await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-ratelimit-limit']).toBe('10');
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(10 - i));
+      expect(res.headers['x-ratelimit-reset']).toBe(String(Math.floor(NOW / 60_000 + 1) * 60));
+      expect(res.headers['ratelimit-policy']).toBe('"minute";q=10;w=60, "day";q=1000;w=86400');
+      validate('/commodities/{slug}/series', res);
+    }
+    const refused = await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ error: { code: 'rate_limited' } });
+    expect(refused.headers['retry-after']).toBe('30');
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    validate('/commodities/{slug}/series', refused);
+    expect(h.calls).toHaveLength(10);
+
+    // A refused request is not counted: the next minute admits ten again, and the day has 990 left.
+    h.clock.now = NOW + 30_000;
+    const next = await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
+    expect(next.statusCode).toBe(200);
+    expect(next.headers['x-ratelimit-remaining']).toBe('9');
+  });
+
+  it('counts 4xx answers too and puts the headers on them', async () => {
+    const h = harness();
+    const bad = await h.app.inject({ url: '/api/v1/commodities/gold', headers: bearer(KEYS.free) });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: { code: 'invalid_parameter', param: 'slug' } });
+    expect(bad.headers['x-ratelimit-remaining']).toBe('9');
+    validate('/commodities/{slug}', bad);
+  });
+});
+
+describe('plan rules', () => {
+  const COT = '/api/v1/commodities/GOLD/cot';
+
+  it('free: no COT (403 forbidden), 12 months of history (403 historical_limit on start_date)', async () => {
+    const h = harness();
+    const cot = await h.app.inject({ url: COT, headers: bearer(KEYS.free) });
+    expect(cot.statusCode).toBe(403);
+    expect(cot.json()).toMatchObject({ error: { code: 'forbidden' } });
+    expect(cot.headers['x-ratelimit-limit']).toBe('10');
+    validate('/commodities/{slug}/cot', cot);
+
+    const old = await h.app.inject({ url: `${SERIES}&start_date=2025-11-20`, headers: bearer(KEYS.free) });
+    expect(old.statusCode).toBe(403);
+    expect(old.json()).toMatchObject({ error: { code: 'historical_limit', param: 'start_date' } });
+    validate('/commodities/{slug}/series', old);
+    expect(
+      (await h.app.inject({ url: `${SERIES}&start_date=2025-11-21`, headers: bearer(KEYS.free) })).statusCode,
+    ).toBe(200);
+    const oldEnd = await h.app.inject({ url: `${SERIES}&end_date=2025-06-30`, headers: bearer(KEYS.free) });
+    expect(oldEnd.json()).toMatchObject({ error: { code: 'historical_limit', param: 'start_date' } });
+    expect(h.calls.every((c) => !c.path.includes('cot'))).toBe(true);
+  });
+
+  it('professional: legacy only; business: both; full history', async () => {
+    const h = harness();
+    expect((await h.app.inject({ url: COT, headers: bearer(KEYS.professional) })).statusCode).toBe(200);
+    const dis = await h.app.inject({ url: `${COT}?format=disaggregated`, headers: bearer(KEYS.professional) });
+    expect(dis.statusCode).toBe(403);
+    expect(dis.json().error.code).toBe('forbidden');
+    expect(
+      (await h.app.inject({ url: `${COT}?format=disaggregated`, headers: bearer(KEYS.business) })).statusCode,
+    ).toBe(200);
+    expect(
+      (await h.app.inject({ url: `${SERIES}&start_date=1990-01-01`, headers: bearer(KEYS.professional) })).statusCode,
+    ).toBe(200);
+  });
+
+  it('a plan change applies at once to every key of the account', async () => {
+    const h = harness();
+    expect((await h.app.inject({ url: COT, headers: bearer(KEYS.free) })).statusCode).toBe(403);
+    h.table.apply(ev('account.plan_changed', { account_id: 'acc_free0000', plan: 'business', previous_plan: 'free' }));
+    const res = await h.app.inject({ url: COT, headers: bearer(KEYS.free) });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-ratelimit-limit']).toBe('500');
+  });
+
+  it('leaves malformed parameters to the query service, which names them', async () => {
+    const h = harness();
+    await h.app.inject({ url: `${SERIES}&start_date=2024-02-30`, headers: bearer(KEYS.free) });
+    expect(h.calls).toHaveLength(1);
+  });
+});
+
+describe('routing and failures', () => {
+  it('forwards with the request id and streams the answer', async () => {
+    const h = harness();
+    const res = await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) });
+    expect(res.statusCode).toBe(200);
+    expect(h.calls[0]!.requestId).toBe(res.headers['x-request-id']);
+    expect(res.json().meta.request_id).toBe(res.headers['x-request-id']);
+    expect(res.headers['content-type']).toContain('application/json');
+    validate('/commodities/{slug}/series', res);
+  });
+
+  it('answers 503 when the query service is down, without leaking its address', async () => {
+    const h = harness();
+    h.queryDown.value = true;
+    const res = await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().error.code).toBe('service_unavailable');
+    expect(res.body).not.toContain('10.1.2.3');
+    validate('/commodities/{slug}/series', res);
+  });
+
+  it('keeps encoded traversal inside the slug: it never reaches another route', async () => {
+    const h = harness();
+    for (const path of ['%2E%2E%2Fhealthz', '..%2F..%2Fadmin', '%2E%2E', 'GOLD%2Fseries', 'GOLD%00']) {
+      const res = await h.app.inject({ url: `/api/v1/commodities/${path}`, headers: bearer(KEYS.business) });
+      // 400 on the slug, or 404 where the router refuses the segment itself: never forwarded.
+      expect([400, 404], path).toContain(res.statusCode);
+      expect(ErrorBody.safeParse(res.json()).success).toBe(true);
+      if (res.statusCode === 400) expect(res.json().error.param).toBe('slug');
+    }
+    expect(h.calls).toEqual([]);
+  });
+
+  it('answers unknown routes 404, write methods 405, preflight 204, long URLs 414, bodies 413', async () => {
+    const h = harness();
+    const missing = await h.app.inject({ url: '/api/v2/commodities', headers: bearer(KEYS.business) });
+    expect(missing.statusCode).toBe(404);
+    expect(ErrorBody.parse(missing.json()).error.code).toBe('not_found');
+    const post = await h.app.inject({ method: 'DELETE', url: '/api/v1/commodities/GOLD' });
+    expect(post.statusCode).toBe(405);
+    expect(post.headers.allow).toBe('GET, HEAD, OPTIONS');
+    const preflight = await h.app.inject({
+      method: 'OPTIONS',
+      url: SERIES,
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    expect(preflight.headers['access-control-allow-headers']).toContain('Authorization');
+    const long = await h.app.inject({ url: `${SERIES}&x=${'a'.repeat(5000)}`, headers: bearer(KEYS.business) });
+    expect(long.statusCode).toBe(414);
+    expect(long.json().error.code).toBe('uri_too_long');
+    const body = await h.app.inject({
+      method: 'GET',
+      url: SERIES,
+      headers: { ...bearer(KEYS.business), 'content-type': 'application/json' },
+      payload: '{"a":1}',
+    });
+    expect(body.statusCode).toBe(413);
+    expect(body.json().error.code).toBe('payload_too_large');
+    expect(h.calls).toEqual([]);
+  });
+
+  it('sets security and CORS headers on every response', async () => {
+    const h = harness();
+    for (const res of [
+      await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) }),
+      await h.app.inject('/nope'),
+    ]) {
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['x-request-id']).toMatch(/^req_/);
+    }
+  });
+});
+
+describe('failed authentication throttling', () => {
+  it('slows one address after repeated failures without locking out valid keys or other clients', async () => {
+    const h = harness({ failedAuth: new FailedAuthLimiter({ maxFailures: 5, windowMs: 60_000 }) });
+    const from = (remoteAddress: string, headers: Record<string, string> = bearer('0'.repeat(40))) =>
+      h.app.inject({ url: SERIES, headers, remoteAddress });
+    for (let i = 0; i < 5; i += 1) expect((await from('203.0.113.9')).statusCode).toBe(401);
+    const throttled = await from('203.0.113.9');
+    expect(throttled.statusCode).toBe(429);
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await from('203.0.113.9', bearer(KEYS.business))).statusCode).toBe(200);
+    expect((await from('198.51.100.7')).statusCode).toBe(401);
+    h.clock.now += 60_000;
+    expect((await from('203.0.113.9')).statusCode).toBe(401);
+  });
+});
+
+describe('documentation', () => {
+  it('serves the OpenAPI document, the reference and an anchor for every error code', async () => {
+    const h = harness();
+    const openapi = await h.app.inject('/api/v1/openapi.json');
+    expect(openapi.statusCode).toBe(200);
+    expect(openapi.json()).toEqual(JSON.parse(JSON.stringify(doc)));
+    const reference = await h.app.inject('/docs');
+    expect(reference.headers['content-type']).toContain('text/html');
+    expect(reference.body).toContain('/api/v1/commodities/{slug}/series');
+    const errors = await h.app.inject('/docs/errors');
+    for (const code of ERROR_CODE_LIST) expect(errors.body).toContain(`id="${code}"`);
+    expect((await h.app.inject('/healthz')).statusCode).toBe(200);
+    expect((await h.app.inject('/readyz')).statusCode).toBe(200);
+  });
+});

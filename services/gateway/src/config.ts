@@ -1,0 +1,24 @@
+import { boolVar, infraVars, portVar, positiveIntVar, urlVar } from '@cds/config';
+import { z } from 'zod';
+
+export const GatewayConfig = z.object({
+  NATS_URL: infraVars.NATS_URL,
+  REDIS_URL: infraVars.REDIS_URL,
+  LOG_LEVEL: infraVars.LOG_LEVEL,
+  PORT: portVar.default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  QUERY_URL: urlVar(['http:', 'https:']).default('http://127.0.0.1:8081'),
+  QUERY_TIMEOUT_MS: positiveIntVar.default(5_000),
+  QUERY_CONNECTIONS: positiveIntVar.default(64),
+  PUBLIC_BASE_URL: urlVar(['http:', 'https:']).default('http://localhost:8080'),
+  /** Redis command timeout: past it a request is decided by the local fallback limiter. */
+  REDIS_TIMEOUT_MS: positiveIntVar.default(250),
+  RATE_KEY_PREFIX: z.string().min(1).default('cds:rl:'),
+  /** Trust X-Forwarded-For from this many proxy hops (the ingress), for the client address. */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  HSTS: boolVar.default(false),
+  FAILED_AUTH_MAX: positiveIntVar.default(30),
+  FAILED_AUTH_WINDOW_MS: positiveIntVar.default(60_000),
+  JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+});
+export type GatewayConfig = z.infer<typeof GatewayConfig>;

@@ -1,0 +1,87 @@
+import { KEYS_STREAM, KEYS_SUBJECTS, subjectFor, type KeyEvent } from '@cds/contracts';
+import { connectMessaging, type Messaging } from '@cds/messaging';
+import { createLogger } from '@cds/telemetry';
+import { startNats, waitUntil, type ServerHandle } from '@cds/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followKeyStream } from './key-stream.ts';
+import { KeyTable, hashKey } from './key-table.ts';
+
+// The key stream has a fixed name, so this file runs its own NATS server.
+let nats: ServerHandle;
+let messaging: Messaging;
+const logger = createLogger({ name: 't', level: 'silent' });
+let n = 0;
+const publish = (type: KeyEvent['type'], data: Record<string, unknown>) => {
+  const event = {
+    id: `${type}:${(n += 1)}`,
+    type,
+    version: 1,
+    occurred_at: new Date().toISOString(),
+    source: 'test',
+    data,
+  } as KeyEvent;
+  return messaging.publish(subjectFor(event), event, { msgID: event.id });
+};
+const key = (i: number) => i.toString(16).padStart(40, '0');
+
+beforeAll(async () => {
+  nats = await startNats();
+  messaging = await connectMessaging({ servers: nats.url, name: 'key-stream-spec' });
+  await messaging.ensureStream({
+    name: KEYS_STREAM,
+    subjects: [KEYS_SUBJECTS],
+    replicas: 1,
+    duplicateWindowMs: 60_000,
+  });
+});
+afterAll(async () => {
+  await messaging.close();
+  await nats.stop();
+});
+
+describe('followKeyStream', () => {
+  it('replays the stream before it is ready, then applies new events live', async () => {
+    await publish('account.created', { account_id: 'acc_00000001', name: 'A', plan: 'free' });
+    for (let i = 1; i <= 50; i += 1) {
+      await publish('key.created', {
+        key_id: `key_${String(i).padStart(8, '0')}`,
+        account_id: 'acc_00000001',
+        key_hash: hashKey(key(i)),
+        plan: 'free',
+      });
+    }
+    await publish('key.revoked', { key_id: 'key_00000007', account_id: 'acc_00000001', key_hash: hashKey(key(7)) });
+    messaging.nc.publish('cds.keys.key.garbage', 'not json');
+    await messaging.nc.flush();
+
+    const table = new KeyTable();
+    const follower = await followKeyStream({ nc: messaging.nc, table, logger });
+    await follower.caughtUp;
+    expect(follower.isCaughtUp()).toBe(true);
+    expect(table.activeKeys).toBe(49);
+    expect(table.lookup(key(7))).toBeUndefined();
+    expect(table.lookup(key(8))).toMatchObject({ accountId: 'acc_00000001', plan: 'free' });
+
+    await publish('key.revoked', { key_id: 'key_00000008', account_id: 'acc_00000001', key_hash: hashKey(key(8)) });
+    await publish('account.plan_changed', { account_id: 'acc_00000001', plan: 'enterprise', previous_plan: 'free' });
+    await waitUntil(
+      'revocation and plan change applied',
+      () => {
+        if (table.lookup(key(8)) !== undefined || table.lookup(key(9))?.plan !== 'enterprise')
+          throw new Error('not yet');
+        return Promise.resolve();
+      },
+      5_000,
+    );
+    await follower.stop();
+  });
+
+  it('is ready at once on an empty stream', async () => {
+    const other = await connectMessaging({ servers: nats.url, name: 'empty' });
+    await other.jsm.streams.purge(KEYS_STREAM);
+    const follower = await followKeyStream({ nc: other.nc, table: new KeyTable(), logger });
+    expect(follower.isCaughtUp()).toBe(true);
+    await follower.stop();
+    await other.close();
+  });
+});

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { KeyEvent, Plan } from '@cds/contracts';
+
+export interface Principal {
+  keyId: string;
+  accountId: string;
+  plan: Plan;
+}
+
+interface KeyEntry {
+  keyId: string;
+  accountId: string;
+}
+
+/** SHA-256 hex of a key, as key events carry it. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/**
+ * The gateway's in-memory view of accounts and keys, folded from the key-lifecycle events. Only
+ * active keys are held (by hash); a revoked key is removed and never comes back. The plan is read
+ * from the account at lookup time, so a plan change applies to every key of the account at once.
+ */
+export class KeyTable {
+  readonly #keysByHash = new Map<string, KeyEntry>();
+  readonly #revoked = new Set<string>();
+  readonly #plans = new Map<string, Plan>();
+
+  apply(event: KeyEvent): void {
+    switch (event.type) {
+      case 'account.created':
+        this.#plans.set(event.data.account_id, event.data.plan);
+        return;
+      case 'account.plan_changed':
+        this.#plans.set(event.data.account_id, event.data.plan);
+        return;
+      case 'key.created':
+        if (this.#revoked.has(event.data.key_hash)) return;
+        if (!this.#plans.has(event.data.account_id)) this.#plans.set(event.data.account_id, event.data.plan);
+        this.#keysByHash.set(event.data.key_hash, { keyId: event.data.key_id, accountId: event.data.account_id });
+        return;
+      case 'key.revoked':
+        this.#revoked.add(event.data.key_hash);
+        this.#keysByHash.delete(event.data.key_hash);
+        return;
+    }
+  }
+
+  /** The principal of a well-formed key, or undefined when unknown or revoked. */
+  lookupHash(keyHash: string): Principal | undefined {
+    const entry = this.#keysByHash.get(keyHash);
+    if (entry === undefined) return undefined;
+    const plan = this.#plans.get(entry.accountId);
+    return plan === undefined ? undefined : { ...entry, plan };
+  }
+
+  /** Looks up a key by its hash (the gateway checks the key's shape before calling). */
+  lookup(key: string): Principal | undefined {
+    return this.lookupHash(hashKey(key));
+  }
+
+  get activeKeys(): number {
+    return this.#keysByHash.size;
+  }
+}

@@ -1,0 +1,94 @@
+import { KEYS_STREAM, KEYS_SUBJECTS } from '@cds/contracts';
+import openapiDocument from '@cds/contracts/openapi.json' with { type: 'json' };
+import { loadConfig } from '@cds/config';
+import { connectMessaging } from '@cds/messaging';
+import { createLogger, createMetrics } from '@cds/telemetry';
+import { Redis } from 'ioredis';
+import { buildApp } from './app.ts';
+import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
+import { GatewayConfig } from './config.ts';
+import { followKeyStream } from './keys/key-stream.ts';
+import { KeyTable } from './keys/key-table.ts';
+import { createQueryClient } from './proxy/query-client.ts';
+import { createFailoverRateLimiter } from './rate/failover-limiter.ts';
+import { createMemoryRateLimiter } from './rate/memory-limiter.ts';
+import { createRedisRateLimiter } from './rate/redis-limiter.ts';
+
+const config = loadConfig(GatewayConfig, process.env);
+const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
+const metrics = createMetrics('gateway');
+const nowMs = () => Date.now();
+
+try {
+  const messaging = await connectMessaging({ servers: config.NATS_URL, name: 'gateway' });
+  // Ingest owns the key stream's settings; create it only if this gateway starts first.
+  const exists = await messaging.jsm.streams.info(KEYS_STREAM).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) {
+    await messaging.ensureStream({
+      name: KEYS_STREAM,
+      subjects: [KEYS_SUBJECTS],
+      replicas: config.JETSTREAM_REPLICAS,
+      duplicateWindowMs: 120_000,
+    });
+  }
+  const table = new KeyTable();
+  const follower = await followKeyStream({ nc: messaging.nc, table, logger });
+
+  const redis = new Redis(config.REDIS_URL, {
+    enableAutoPipelining: true,
+    enableOfflineQueue: false,
+    commandTimeout: config.REDIS_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2_000,
+    retryStrategy: (times) => Math.min(times * 100, 1_000),
+  });
+  redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'redis connection error'));
+  const fallbacks = metrics.meter.createCounter('cds_gateway_rate_limit_fallback', {
+    description: 'Requests rate-limited by the local fallback while Redis was unavailable',
+  });
+  const rateLimiter = createFailoverRateLimiter({
+    primary: createRedisRateLimiter(redis, { keyPrefix: config.RATE_KEY_PREFIX }),
+    fallback: createMemoryRateLimiter({ nowMs }),
+    logger,
+    nowMs,
+    events: { onFallback: () => fallbacks.add(1) },
+  });
+  const query = createQueryClient({
+    url: config.QUERY_URL,
+    connections: config.QUERY_CONNECTIONS,
+    timeoutMs: config.QUERY_TIMEOUT_MS,
+  });
+
+  const app = buildApp({
+    keys: { lookup: (key) => table.lookup(key), isReady: () => follower.isCaughtUp() },
+    rateLimiter,
+    query,
+    logger,
+    metrics,
+    nowMs,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    openapiDocument: openapiDocument,
+    failedAuth: new FailedAuthLimiter({ maxFailures: config.FAILED_AUTH_MAX, windowMs: config.FAILED_AUTH_WINDOW_MS }),
+    hsts: config.HSTS,
+    trustProxyHops: config.TRUST_PROXY_HOPS,
+  });
+
+  const shutdown = async (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    await app.close();
+    await Promise.allSettled([follower.stop(), query.close(), redis.quit(), metrics.shutdown()]);
+    await messaging.close().catch(() => {});
+    process.exit(0);
+  };
+  process.once('SIGTERM', (s) => void shutdown(s));
+  process.once('SIGINT', (s) => void shutdown(s));
+
+  await app.listen({ port: config.PORT, host: config.HOST });
+  logger.info({ port: config.PORT }, 'gateway listening; ready once the key table has caught up');
+} catch (err) {
+  logger.fatal({ err }, 'gateway failed to start');
+  process.exit(1);
+}

@@ -2,3 +2,9 @@
 export * from './catalog/index.ts';
 export * from './sources/index.ts';
 // --- end catalog and source adapters ------------------------------------------------------------
+// --- runtime: publishing pipeline, admin API, local environment file (publish/**, admin/**) ----
+export * from './publish/index.ts';
+export * from './admin/index.ts';
+export { buildApp, type AppDeps } from './app.ts';
+export { LocalEnv, LOCAL_ENV_PATH, readLocalEnv } from './local-env.ts';
+// --- end runtime ----------------------------------------------------------------------------------

@@ -1,0 +1,176 @@
+import { findFreePort, startNats, type NatsHandle } from '@cds/testkit';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeSyntheticCftcLegacyFile } from '../testing/synthetic-cftc.ts';
+
+// The CLIs run as child processes, as `npm run ingest` / `npm run admin` run them, against a
+// private NATS server (the event streams have fixed subjects).
+const here = dirname(fileURLToPath(import.meta.url));
+const ingestCli = join(here, '..', 'cli.ts');
+const adminCli = join(here, '..', 'admin-cli.ts');
+const adminMain = join(here, '..', 'main.ts');
+
+let nats: NatsHandle;
+let dir: string;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(script: string, args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', script, ...args], {
+      env: { PATH: process.env.PATH ?? '', CDS_LOCAL_ENV: join(dir, 'no-local.json'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  nats = await startNats();
+  dir = await mkdtemp(join(tmpdir(), 'ingest-cli-'));
+});
+
+afterAll(async () => {
+  await nats?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** A legacy COT file in the real column layout, with a bad open interest on lines 101, 201 and 301. */
+async function fileWithBadRows(): Promise<{ path: string; rows: number }> {
+  const path = join(dir, 'annual_with_bad_rows.txt');
+  await writeSyntheticCftcLegacyFile(path, { rows: 300, badEvery: 100 });
+  return { path, rows: 300 };
+}
+
+describe('ingest CLI', () => {
+  it('publishes a file with bad rows, reports each rejected row with file:line, and exits 0', async () => {
+    const { path, rows } = await fileWithBadRows();
+    const first = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path], { NATS_URL: nats.url });
+    expect(first.stderr).not.toMatch(/error:/);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('Summary: cftc-legacy:annual_with_bad_rows.txt');
+    expect(first.stdout).toMatch(new RegExp(`records read: +${rows}\\b`));
+    expect(first.stdout).toMatch(/rejected: +3\b/);
+    expect(first.stdout).toMatch(/annual_with_bad_rows\.txt:101: open_interest: .+/);
+    expect(first.stdout).toMatch(/annual_with_bad_rows\.txt:201: open_interest: .+/);
+    expect(first.stdout).toMatch(/annual_with_bad_rows\.txt:301: open_interest: .+/);
+    const published = /events published: +(\d+)/.exec(first.stdout);
+    expect(Number(published?.[1])).toBeGreaterThan(0);
+    expect(first.stdout).toMatch(/duplicates skipped: +0\b/);
+
+    const second = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path, '--quiet'], { NATS_URL: nats.url });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/events published: +0\b/);
+    expect(second.stdout).toMatch(new RegExp(`duplicates skipped: +${published?.[1]}\\b`));
+  });
+
+  it('fails clearly on bad usage, a missing file and an unreachable NATS', async () => {
+    const usage = await run(ingestCli, ['backfill', '--source', 'nope', '--file', 'x'], { NATS_URL: nats.url });
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('error: unknown source nope');
+    expect(usage.stderr).toContain('Usage: npm run ingest');
+
+    const missing = await run(ingestCli, ['backfill', '--source', 'eia', '--file', join(dir, 'absent.csv')], { NATS_URL: nats.url });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/error: cannot read .*absent\.csv: no such file/);
+
+    const port = await findFreePort();
+    const { path } = await fileWithBadRows();
+    const down = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path], { NATS_URL: `nats://127.0.0.1:${port}` });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain(`error: cannot reach NATS at nats://127.0.0.1:${port}`);
+
+    const noAddress = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path], {});
+    expect(noAddress.code).toBe(1);
+    expect(noAddress.stderr).toContain('no NATS address');
+  });
+
+  it('takes the NATS address from the local environment file npm start leaves behind', async () => {
+    const localPath = join(dir, 'local.json');
+    await writeFile(
+      localPath,
+      JSON.stringify({ natsUrl: nats.url, mongoUrl: 'mongodb://x', redisUrl: 'redis://x', adminUrl: 'http://x', adminToken: 't', gatewayUrl: 'http://x' }),
+    );
+    const { path } = await fileWithBadRows();
+    const r = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path, '--quiet'], { CDS_LOCAL_ENV: localPath });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/events published: +0\b/);
+  });
+});
+
+describe('admin API process and admin CLI', () => {
+  let server: ChildProcess | undefined;
+  let adminUrl: string;
+  const token = 'cli-int-spec-admin-token-0123';
+
+  beforeAll(async () => {
+    const port = await findFreePort();
+    adminUrl = `http://127.0.0.1:${port}`;
+    server = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', adminMain], {
+      env: { PATH: process.env.PATH ?? '', NATS_URL: nats.url, PORT: String(port), ADMIN_TOKEN: token, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const ok = await fetch(`${adminUrl}/readyz`).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (Date.now() > deadline || server.exitCode !== null) throw new Error('admin API did not become ready');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server!.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it('creates an account and a key, lists, revokes, changes the plan; errors exit 1 with the reason', async () => {
+    const env = { ADMIN_URL: adminUrl, ADMIN_TOKEN: token };
+    const created = await run(adminCli, ['create-account', '--name', 'Acme', '--plan', 'free'], env);
+    expect(created.code).toBe(0);
+    const accountId = /account (acc_[0-9a-f]+) created/.exec(created.stdout)?.[1];
+    expect(accountId).toBeDefined();
+
+    const key = await run(adminCli, ['create-key', '--account', accountId!, '--label', 'ci'], env);
+    expect(key.code).toBe(0);
+    expect(key.stdout).toMatch(/API key \(shown once, store it now\): [0-9a-f]{40}\n/);
+    const keyId = /key (key_[0-9a-f]+) created/.exec(key.stdout)?.[1];
+
+    const list = await run(adminCli, ['list-keys', '--account', accountId!], env);
+    expect(list.stdout).toContain(`${keyId}  active`);
+
+    expect((await run(adminCli, ['revoke-key', '--key', keyId!], env)).stdout).toContain(`key ${keyId} revoked`);
+    const again = await run(adminCli, ['revoke-key', '--key', keyId!], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/error: 400 invalid_parameter \(key_id\): .*already revoked/);
+
+    const plan = await run(adminCli, ['set-plan', '--account', accountId!, '--plan', 'business'], env);
+    expect(plan.stdout).toContain(`account ${accountId}: plan free -> business`);
+    const badPlan = await run(adminCli, ['set-plan', '--account', accountId!, '--plan', 'gold'], env);
+    expect(badPlan.stderr).toMatch(/error: 400 invalid_parameter \(plan\)/);
+
+    const unknown = await run(adminCli, ['list-keys', '--account', 'acc_00000000000000000000'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/error: 404 not_found \(account_id\)/);
+
+    const wrongToken = await run(adminCli, ['list-keys', '--account', accountId!], { ADMIN_URL: adminUrl, ADMIN_TOKEN: 'wrong' });
+    expect(wrongToken.code).toBe(1);
+    expect(wrongToken.stderr).toMatch(/error: 401 unauthorized/);
+  });
+});

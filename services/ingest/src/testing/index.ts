@@ -1,0 +1,1 @@
+export { catalogCftcCodes, cftcLegacyRow, CFTC_LEGACY_HEADER, writeSyntheticCftcLegacyFile } from './synthetic-cftc.ts';

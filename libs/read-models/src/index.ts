@@ -55,7 +55,10 @@ export interface ReadModelAliasDoc {
 export const ALIAS_CACHE_MS = 1_000;
 
 /** The physical collection serving `name`, given its pointer document (or null when there is none). */
-export function activeCollection(name: ReadModelName, alias: Pick<ReadModelAliasDoc, 'collection'> | null | undefined): string {
+export function activeCollection(
+  name: ReadModelName,
+  alias: Pick<ReadModelAliasDoc, 'collection'> | null | undefined,
+): string {
   return alias?.collection ?? COLLECTIONS[name];
 }
 

@@ -5,13 +5,23 @@ import { PROJECTION_NAMES } from './projections/index.ts';
 const projectionList = z
   .string()
   .default(PROJECTION_NAMES.join(','))
-  .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter((s) => s !== ''))])
+  .transform((v) => [
+    ...new Set(
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  ])
   .pipe(z.array(z.enum(PROJECTION_NAMES)).min(1, 'name at least one projection'));
 
 export const ProjectorConfig = z.object({
   NATS_URL: infraVars.NATS_URL,
   MONGODB_URL: infraVars.MONGODB_URL,
-  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/).default('cds'),
+  MONGODB_DB: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/)
+    .default('cds'),
   LOG_LEVEL: infraVars.LOG_LEVEL,
   /** Which projections this process runs (each is its own durable consumer). */
   PROJECTIONS: projectionList,

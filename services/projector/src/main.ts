@@ -14,7 +14,10 @@ async function main(): Promise<void> {
   const config = loadProjectorConfig(process.env);
   const logger = pino({ level: config.LOG_LEVEL, base: { service: 'projector' } });
   const metrics = createProjectorMetrics();
-  const messaging = await connectMessaging({ servers: config.NATS_URL, name: `projector-${config.PROJECTIONS.join('+')}` });
+  const messaging = await connectMessaging({
+    servers: config.NATS_URL,
+    name: `projector-${config.PROJECTIONS.join('+')}`,
+  });
   const mongo = new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: 5_000 });
   await mongo.connect();
   const db = mongo.db(config.MONGODB_DB);

@@ -13,6 +13,8 @@ export interface ProjectionStats {
   /** Transient failures retried in place. */
   retries: number;
   lastPosition: number;
+  /** Messages left for the consumer after the last handled one (0: caught up). */
+  pending: number;
 }
 
 /** In-process counters per projection, rendered in the Prometheus text format on /metrics. */
@@ -26,7 +28,16 @@ export function createProjectorMetrics(): ProjectorMetrics {
   const of = (name: ReadModelName): ProjectionStats => {
     let s = stats.get(name);
     if (s === undefined) {
-      s = { events: { applied: 0, ignored: 0 }, documents: 0, conflicts: 0, parked: 0, gaps: 0, retries: 0, lastPosition: 0 };
+      s = {
+        events: { applied: 0, ignored: 0 },
+        documents: 0,
+        conflicts: 0,
+        parked: 0,
+        gaps: 0,
+        retries: 0,
+        lastPosition: 0,
+        pending: 0,
+      };
       stats.set(name, s);
     }
     return s;
@@ -56,9 +67,15 @@ export function createProjectorMetrics(): ProjectorMetrics {
         ['cds_projector_stream_gaps_total', 'counter', 'Deleted stream messages detected between deliveries.', 'gaps'],
         ['cds_projector_retries_total', 'counter', 'Transient failures retried in place.', 'retries'],
         ['cds_projector_last_position', 'gauge', 'Stream sequence of the last handled event.', 'lastPosition'],
+        ['cds_projector_pending_messages', 'gauge', 'Messages the consumer has yet to handle (lag).', 'pending'],
       ];
       for (const [name, type, help, key] of simple) {
-        metric(name, type, help, all.map(([p, s]) => [`projection="${p}"`, s[key]]));
+        metric(
+          name,
+          type,
+          help,
+          all.map(([p, s]) => [`projection="${p}"`, s[key]]),
+        );
       }
       return `${lines.join('\n')}\n`;
     },

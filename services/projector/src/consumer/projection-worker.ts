@@ -1,8 +1,7 @@
 import { DataEvent, DATA_STREAM } from '@cds/contracts';
-import { PoisonMessageError, type IncomingMessage, type Messaging, type RunningConsumer } from '@cds/messaging';
+import { PoisonMessageError, type Messaging } from '@cds/messaging';
 import { projectedSubject } from '@cds/read-models';
 import type { Db } from 'mongodb';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ProjectorMetrics } from '../metrics.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
@@ -10,6 +9,7 @@ import { applyEvent } from '../runner/apply-event.ts';
 import { createCollectionResolver, ensureReadModelIndexes } from '../runner/collections.ts';
 import { createGapDetector } from './gap-detector.ts';
 import { parkEvent } from './park.ts';
+import { startPullLoop, type PulledMessage, type RunningPullLoop } from './pull-loop.ts';
 
 export interface ProjectionWorkerDeps {
   messaging: Messaging;
@@ -48,8 +48,8 @@ export function schemaFailure(data: unknown): { event: DataEvent } | { reason: s
 }
 
 /**
- * Runs one projection over its durable pull consumer on the data stream: strictly in order, ack
- * after the write, transient errors retried in place (libs/messaging `startConsumer`), events
+ * Runs one projection over its durable pull consumer on the data stream: in delivery order, ack
+ * after the write, transient errors retried in place (`startPullLoop`), events
  * failing their schema parked and termed, sequence gaps counted, and a `projected` notification
  * published on core NATS after every applied event.
  */
@@ -82,8 +82,14 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   const resolver = createCollectionResolver<D>(db, projection.name);
   let indexedCollection = '';
 
-  const handler = async (msg: IncomingMessage): Promise<void> => {
-    const checked = schemaFailure(msg.data);
+  const handler = async (msg: PulledMessage): Promise<void> => {
+    let data: unknown;
+    try {
+      data = JSON.parse(decoder.decode(msg.data));
+    } catch {
+      throw new PoisonMessageError('payload is not valid JSON');
+    }
+    const checked = schemaFailure(data);
     if ('reason' in checked) throw new PoisonMessageError(checked.reason);
     const lost = await gaps.check(lastSeq, msg.seq);
     if (lost > 0) {
@@ -98,6 +104,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     const res = await applyEvent(collection, projection, checked.event, msg.seq);
     lastSeq = Math.max(lastSeq, msg.seq);
     stats.lastPosition = lastSeq;
+    stats.pending = msg.pending;
     stats.events[res.outcome === 'applied' ? 'applied' : 'ignored'] += 1;
     stats.documents += res.written;
     stats.conflicts += res.conflicts;
@@ -109,43 +116,26 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     }
   };
 
-  const onPoison = async (err: PoisonMessageError, msg: IncomingMessage): Promise<void> => {
-    let payload: string;
-    try {
-      const raw = await messaging.jsm.streams.getMessage(stream, { seq: msg.seq });
-      payload = raw === null ? JSON.stringify(msg.data ?? null) : decoder.decode(raw.data);
-    } catch {
-      payload = JSON.stringify(msg.data ?? null);
-    }
-    const parked = {
+  const onPoison = async (err: PoisonMessageError, msg: PulledMessage): Promise<void> => {
+    await parkEvent(messaging, db, {
       _id: `${projection.name}:${msg.seq}`,
       projection: projection.name,
       stream,
       stream_seq: msg.seq,
       subject: msg.subject,
       reason: err.message,
-      payload,
+      payload: decoder.decode(msg.data),
       parked_at: deps.clock().toISOString(),
-    };
-    // Parking must not lose the event: retry until both the dead-letter stream and MongoDB have it.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await parkEvent(messaging, db, parked);
-        break;
-      } catch (parkErr) {
-        log.warn({ err: parkErr, seq: msg.seq, attempt }, 'parking failed; retrying');
-        msg.working();
-        await sleep(Math.min(5_000, 100 * 2 ** Math.min(attempt, 6)));
-      }
-    }
+    });
     lastSeq = Math.max(lastSeq, msg.seq);
     stats.parked += 1;
     stats.lastPosition = lastSeq;
+    stats.pending = msg.pending;
     log.warn({ seq: msg.seq, subject: msg.subject, reason: err.message }, 'event parked');
   };
 
   let isRunning = true;
-  const consumer: RunningConsumer = await messaging.consume({
+  const consumer: RunningPullLoop = await startPullLoop(messaging, {
     stream,
     durable,
     handler,

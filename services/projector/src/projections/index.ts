@@ -13,7 +13,7 @@ export const PROJECTION_NAMES = ['catalog', 'series', 'cot'] as const satisfies 
 
 /** Every projection by read-model name. */
 export const PROJECTIONS: Readonly<Record<ReadModelName, Projection<ProjectedDoc>>> = {
-  catalog: catalogProjection as unknown as Projection<ProjectedDoc>,
-  series: seriesProjection as unknown as Projection<ProjectedDoc>,
-  cot: cotProjection as unknown as Projection<ProjectedDoc>,
+  catalog: catalogProjection,
+  series: seriesProjection,
+  cot: cotProjection,
 };

@@ -54,7 +54,7 @@ export async function applyEventOnce<D extends ProjectedDoc>(
       ops.push({
         replaceOne: {
           filter: { _id: id, '_meta.rev': rev === undefined ? { $exists: false } : rev } as never,
-          replacement: doc as never,
+          replacement: doc,
         },
       });
     }
@@ -69,7 +69,10 @@ export async function applyEventOnce<D extends ProjectedDoc>(
     matched = res.matchedCount;
   } catch (err) {
     if (!(err instanceof MongoBulkWriteError)) throw err;
-    const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    const errors: { code: number }[] = Array.isArray(err.writeErrors)
+      ? (err.writeErrors as { code: number }[])
+      : [err.writeErrors as { code: number }];
+    // A duplicate _id is a racing insert: a conflict, folded again. Anything else is a failure.
     if (!errors.every((e) => e.code === DUPLICATE_KEY)) throw err;
     inserted = err.result.insertedCount;
     matched = err.result.matchedCount;

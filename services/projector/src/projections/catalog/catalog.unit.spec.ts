@@ -19,13 +19,26 @@ describe('catalog projection', () => {
 
   it('given series first, then the descriptor exists on an unlisted document until the catalog event arrives', () => {
     const docs = foldEvents(catalogProjection, [
-      seriesRecorded('GOLD', [['2023-05-01', 1], ['2023-05-03', 1]], { unit: 'USD/ozt' }),
+      seriesRecorded(
+        'GOLD',
+        [
+          ['2023-05-01', 1],
+          ['2023-05-03', 1],
+        ],
+        { unit: 'USD/ozt' },
+      ),
       cotRecorded('GOLD', [['2024-01-02', 5]]),
     ]);
     expect(docs.get('GOLD')).toMatchObject({
       listed: false,
       series: {
-        price: { type: 'price', frequency: 'daily', first_date: '2023-05-01', last_date: '2023-05-03', unit: 'USD/ozt' },
+        price: {
+          type: 'price',
+          frequency: 'daily',
+          first_date: '2023-05-01',
+          last_date: '2023-05-03',
+          unit: 'USD/ozt',
+        },
         cot_legacy: { type: 'cot_legacy', frequency: 'weekly', first_date: '2024-01-02', last_date: '2024-01-02' },
       },
     });
@@ -37,14 +50,26 @@ describe('catalog projection', () => {
     const a = seriesRecorded('GOLD', [['2023-05-01', 1]]);
     const b = seriesRecorded('GOLD', [['2021-01-04', 1]], { period: '2021' });
     const c = seriesRecorded('GOLD', [['2024-02-01', 1]], { period: '2024' });
-    const inOrder = foldEvents(catalogProjection, [[a, 1], [b, 2], [c, 3]]);
-    const shuffled = foldEvents(catalogProjection, [[c, 3], [a, 1], [b, 2]]);
+    const inOrder = foldEvents(catalogProjection, [
+      [a, 1],
+      [b, 2],
+      [c, 3],
+    ]);
+    const shuffled = foldEvents(catalogProjection, [
+      [c, 3],
+      [a, 1],
+      [b, 2],
+    ]);
     expect(shuffled).toEqual(inOrder);
     expect(inOrder.get('GOLD')!.series.price).toMatchObject({ first_date: '2021-01-04', last_date: '2024-02-01' });
   });
 
   it('replay: the same events again change nothing; an older upsert never overrides a newer one', () => {
-    const events = [commodityUpserted('GOLD', 'Gold v1'), seriesRecorded('GOLD', [['2023-05-01', 1]]), commodityUpserted('GOLD', 'Gold v2')];
+    const events = [
+      commodityUpserted('GOLD', 'Gold v1'),
+      seriesRecorded('GOLD', [['2023-05-01', 1]]),
+      commodityUpserted('GOLD', 'Gold v2'),
+    ];
     const once = foldEvents(catalogProjection, events);
     const twice = foldEvents(catalogProjection, events, once);
     expect(twice.get('GOLD')).toBe(once.get('GOLD'));

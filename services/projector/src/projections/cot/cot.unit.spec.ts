@@ -5,7 +5,10 @@ import { cotProjection } from './index.ts';
 
 describe('cot projection', () => {
   it('given nothing, when a batch of reports is recorded, then one document per report date with raw groups', () => {
-    const event = cotRecorded('GOLD', [['2024-01-02', 100], ['2024-01-09', 110]]);
+    const event = cotRecorded('GOLD', [
+      ['2024-01-02', 100],
+      ['2024-01-09', 110],
+    ]);
     expect(DataEvent.safeParse(event).success).toBe(true);
     const docs = foldEvents(cotProjection, [[event, 3]]);
     expect([...docs.keys()]).toEqual(['GOLD:legacy:2024-01-02', 'GOLD:legacy:2024-01-09']);
@@ -25,7 +28,10 @@ describe('cot projection', () => {
   });
 
   it('given a report, when a later event restates it, then the later values win', () => {
-    const docs = foldEvents(cotProjection, [cotRecorded('GOLD', [['2024-01-02', 100]]), cotRecorded('GOLD', [['2024-01-02', 90]])]);
+    const docs = foldEvents(cotProjection, [
+      cotRecorded('GOLD', [['2024-01-02', 100]]),
+      cotRecorded('GOLD', [['2024-01-02', 90]]),
+    ]);
     expect(docs.get('GOLD:legacy:2024-01-02')!.open_interest).toBe(90);
   });
 
@@ -35,7 +41,10 @@ describe('cot projection', () => {
     const once = foldEvents(cotProjection, [e1, e2]);
     const replayed = foldEvents(cotProjection, [e1, e2], once);
     expect(replayed.get('GOLD:legacy:2024-01-02')).toBe(once.get('GOLD:legacy:2024-01-02'));
-    const reversed = foldEvents(cotProjection, [[e2, 2], [e1, 1]]);
+    const reversed = foldEvents(cotProjection, [
+      [e2, 2],
+      [e1, 1],
+    ]);
     expect(reversed).toEqual(once);
   });
 });

@@ -15,7 +15,10 @@ function groupsOf(format: CotDoc['format'], report: Report): Record<string, Stor
   for (const name of GROUPS[format]) {
     const g = r[name];
     if (g === undefined) continue;
-    out[name] = g.spreading === undefined ? { long: g.long, short: g.short } : { long: g.long, short: g.short, spreading: g.spreading };
+    out[name] =
+      g.spreading === undefined
+        ? { long: g.long, short: g.short }
+        : { long: g.long, short: g.short, spreading: g.spreading };
   }
   return out;
 }

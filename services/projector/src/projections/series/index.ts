@@ -88,4 +88,3 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
     return next;
   },
 };
-

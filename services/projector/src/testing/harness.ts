@@ -1,0 +1,60 @@
+import { DATA_STREAM, DATA_SUBJECTS, subjectFor, type DataEvent } from '@cds/contracts';
+import type { Messaging } from '@cds/messaging';
+import type { Db } from 'mongodb';
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Creates the data stream as ingest does (file storage, kept forever). */
+export async function ensureDataStream(messaging: Messaging): Promise<void> {
+  await messaging.ensureStream({
+    name: DATA_STREAM,
+    subjects: [DATA_SUBJECTS],
+    replicas: 1,
+    duplicateWindowMs: 120_000,
+  });
+}
+
+/** Publishes events in order; returns their stream sequences. */
+export async function publishEvents(messaging: Messaging, events: readonly DataEvent[]): Promise<number[]> {
+  const seqs: number[] = [];
+  for (const e of events) seqs.push((await messaging.publish(subjectFor(e), e, { msgID: e.id })).seq);
+  return seqs;
+}
+
+/**
+ * SHA-256 over a collection's documents sorted by `_id`, leaving out `_meta.rev` (a write counter
+ * that differs between a live collection and a rebuilt one with the same content).
+ */
+export async function hashCollection(db: Db, name: string): Promise<{ hash: string; count: number }> {
+  const docs = await db.collection(name).find({}).sort({ _id: 1 }).toArray();
+  const h = createHash('sha256');
+  for (const doc of docs) {
+    const meta = { ...(doc._meta as Record<string, unknown>) };
+    delete meta.rev;
+    h.update(canonical({ ...doc, _meta: meta }));
+  }
+  return { hash: h.digest('hex'), count: docs.length };
+}
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** Polls `check` until it returns true (or throws the last failure after `timeoutMs`). */
+export async function eventually(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 20_000,
+  label = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  throw new Error(`${label} not met within ${timeoutMs} ms`);
+}

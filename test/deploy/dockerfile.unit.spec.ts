@@ -1,0 +1,70 @@
+// The image recipe: hadolint (installed by scripts/bootstrap.sh from its PyPI wheel) plus the rules
+// the platform relies on, checked on the Dockerfile text (no Docker engine here to build it).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readText, repoRoot, requireTool, run } from './helpers.ts';
+
+const dockerfile = readText('Dockerfile');
+const instructions = dockerfile
+  .replace(/\\\n/g, ' ')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
+const args = Object.fromEntries(
+  instructions
+    .filter((l) => /^ARG \w+=/.test(l))
+    .map((l) => {
+      const [k, ...v] = l.slice(4).split('=');
+      return [k!, v.join('=')];
+    }),
+);
+const froms = instructions.filter((l) => l.startsWith('FROM '));
+const stages = froms.map((l) => / AS (\S+)$/i.exec(l)?.[1]);
+
+describe('Dockerfile', () => {
+  it('passes hadolint', () => {
+    const r = run(requireTool('hadolint'), ['--failure-threshold', 'info', 'Dockerfile']);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+  });
+
+  it('is multi-stage and builds every base from a version-and-digest-pinned Node 24 image', () => {
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    for (const from of froms) {
+      const ref = from.split(/\s+/)[1]!.replace(/^\$\{(\w+)\}$/, (_, name: string) => args[name] ?? '');
+      expect(ref, from).toMatch(/^node:24\.\d+\.\d+-[a-z]+(-slim)?@sha256:[a-f0-9]{64}$/);
+      expect(ref).not.toMatch(/latest/);
+    }
+  });
+
+  it('uses the Node version of .nvmrc', () => {
+    const nvmrc = readFileSync(path.join(repoRoot, '.nvmrc'), 'utf8').trim();
+    expect(args.NODE_IMAGE).toContain(`node:${nvmrc}-`);
+  });
+
+  it('installs production dependencies only, in a build stage', () => {
+    expect(instructions.some((l) => /^RUN npm ci --omit=dev\b/.test(l))).toBe(true);
+    const runtimeAt = froms.length - 1;
+    const runtimeLines = instructions.slice(instructions.indexOf(froms[runtimeAt]!));
+    expect(runtimeLines.some((l) => /npm (ci|install)/.test(l))).toBe(false);
+    expect(runtimeLines).toContain(`COPY --from=${stages[1]} /app/node_modules node_modules`);
+  });
+
+  it('runs as the non-root node user (uid 1000) and starts a service with Node type stripping', () => {
+    const users = instructions.filter((l) => l.startsWith('USER '));
+    expect(users.at(-1)).toBe('USER 1000:1000');
+    expect(instructions.indexOf(users.at(-1)!)).toBeGreaterThan(instructions.indexOf(froms.at(-1)!));
+    expect(instructions).toContain('ENTRYPOINT ["node", "--disable-warning=ExperimentalWarning"]');
+    expect(dockerfile).toMatch(/services\/\$\{SERVICE\}\/src\/main\.ts/);
+  });
+
+  it('has a .dockerignore that sends only manifests, libs and services to the builder', () => {
+    const ignore = readText('.dockerignore')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'));
+    expect(ignore[0]).toBe('**');
+    expect(ignore).toEqual(
+      expect.arrayContaining(['!package.json', '!package-lock.json', '!libs/**', '!services/**', '**/node_modules']),
+    );
+  });
+});

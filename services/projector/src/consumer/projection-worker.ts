@@ -5,8 +5,14 @@ import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { ProjectorMetrics } from '../metrics.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
-import { applyEvent } from '../runner/apply-event.ts';
-import { createCollectionResolver, ensureReadModelIndexes } from '../runner/collections.ts';
+import { applyEvent, type WriteClaims } from '../runner/apply-event.ts';
+import {
+  createCollectionResolver,
+  createWriteClaims,
+  ensureReadModelIndexes,
+  needsWriteClaims,
+} from '../runner/collections.ts';
+import { randomUUID } from 'node:crypto';
 import { createGapDetector } from './gap-detector.ts';
 import { parkEvent } from './park.ts';
 import { startPullLoop, type PulledMessage, type RunningPullLoop } from './pull-loop.ts';
@@ -27,6 +33,11 @@ export interface ProjectionWorkerOptions {
   /** Messages pulled ahead of the handler. Default 64. */
   batchSize?: number;
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
+  /**
+   * Guard compare-and-set with write claims (needed on FerretDB 1.x, see `WriteClaims`).
+   * Default: detected from the server.
+   */
+  writeClaims?: boolean;
 }
 
 export interface ProjectionWorker {
@@ -81,6 +92,9 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   let lastSeq = info.ack_floor.stream_seq;
   const resolver = createCollectionResolver<D>(db, projection.name);
   let indexedCollection = '';
+  const useClaims = opts.writeClaims ?? (await needsWriteClaims(db));
+  const owner = `${projection.name}:${randomUUID()}`;
+  let claims: WriteClaims | undefined;
 
   const handler = async (msg: PulledMessage): Promise<void> => {
     let data: unknown;
@@ -100,8 +114,9 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     if (collection.collectionName !== indexedCollection) {
       await ensureReadModelIndexes(db, projection.name, collection.collectionName);
       indexedCollection = collection.collectionName;
+      claims = useClaims ? createWriteClaims(db, collection.collectionName, owner) : undefined;
     }
-    const res = await applyEvent(collection, projection, checked.event, msg.seq);
+    const res = await applyEvent(collection, projection, checked.event, msg.seq, claims ? { claims } : {});
     lastSeq = Math.max(lastSeq, msg.seq);
     stats.lastPosition = lastSeq;
     stats.pending = msg.pending;

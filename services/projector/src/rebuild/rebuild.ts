@@ -8,7 +8,15 @@ import { schemaFailure } from '../consumer/projection-worker.ts';
 import { parkEvent } from '../consumer/park.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
 import { applyEvent } from '../runner/apply-event.ts';
-import { aliasesCollection, ensureReadModelIndexes, readActiveCollection } from '../runner/collections.ts';
+import {
+  aliasesCollection,
+  createWriteClaims,
+  ensureReadModelIndexes,
+  needsWriteClaims,
+  readActiveCollection,
+  claimsCollectionName,
+} from '../runner/collections.ts';
+import { randomUUID } from 'node:crypto';
 
 export interface RebuildDeps {
   messaging: Messaging;
@@ -25,6 +33,8 @@ export interface RebuildOptions {
   keepPrevious?: boolean;
   /** Messages per fetch. Default 500. */
   fetchSize?: number;
+  /** See ProjectionWorkerOptions.writeClaims. Default: detected from the server. */
+  writeClaims?: boolean;
 }
 
 export interface RebuildReport {
@@ -63,6 +73,10 @@ export async function rebuildProjection<D extends ProjectedDoc>(
   const target = `${projection.name}_rebuild_${deps.clock().getTime()}`;
   await ensureReadModelIndexes(db, projection.name, target);
   const collection = db.collection<D>(target);
+  // The live projector may write the new collection concurrently after the swap.
+  const claims = (opts.writeClaims ?? (await needsWriteClaims(db)))
+    ? createWriteClaims(db, target, `rebuild:${projection.name}:${randomUUID()}`)
+    : undefined;
   const consumer = await messaging.js.consumers.get(stream, { filter_subjects: projection.filterSubject });
   const report: RebuildReport = {
     projection: projection.name,
@@ -109,7 +123,7 @@ export async function rebuildProjection<D extends ProjectedDoc>(
           report.parked++;
           continue;
         }
-        const res = await applyEvent(collection, projection, checked.event, seq);
+        const res = await applyEvent(collection, projection, checked.event, seq, claims ? { claims } : {});
         if (res.outcome === 'applied') report.applied++;
       }
       if (received === 0 || pending === 0) return;
@@ -138,6 +152,10 @@ export async function rebuildProjection<D extends ProjectedDoc>(
     await sleep(opts.graceMs ?? 5_000);
     report.dropped = await db
       .collection(previous)
+      .drop()
+      .catch(() => false);
+    await db
+      .collection(claimsCollectionName(previous))
       .drop()
       .catch(() => false);
   }

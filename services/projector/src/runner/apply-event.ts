@@ -1,5 +1,6 @@
 import type { DataEvent } from '@cds/contracts';
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection } from 'mongodb';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
 
@@ -21,18 +22,83 @@ function withoutRev(doc: ProjectedDoc): ProjectedDoc {
   return { ...doc, _meta: meta };
 }
 
+/** A short-lived claim on "the write that supersedes revision N of document X" (see WriteClaims). */
+export interface WriteClaimDoc {
+  /** `${docId}#${rev}` */
+  _id: string;
+  owner: string;
+  at: number;
+}
+
+/**
+ * Makes compare-and-set atomic where the server does not: FerretDB 1.x evaluates a replace's
+ * non-`_id` filter in its own process and then writes by `_id`, so two racing replaceOne calls
+ * filtered on the same `_meta.rev` can both succeed. Before replacing revision N of X a writer
+ * inserts the claim `X#N` (the unique `_id` makes the insert atomic on any server), replaces,
+ * and removes the claim. A claim left behind by a writer that died is taken over after `leaseMs`.
+ * Real MongoDB needs none of this (its replaceOne is atomic per document).
+ */
+export interface WriteClaims {
+  collection: Collection<WriteClaimDoc>;
+  /** Unique per writer (process and projection). */
+  owner: string;
+  leaseMs: number;
+  now: () => number;
+}
+
+function claimId(id: string, rev: number | undefined): string {
+  return `${id}#${rev ?? 0}`;
+}
+
+function duplicateKeyIndexes(err: unknown): Set<number> | undefined {
+  if (!(err instanceof MongoBulkWriteError)) return undefined;
+  const errors: { code: number; index: number }[] = Array.isArray(err.writeErrors)
+    ? (err.writeErrors as { code: number; index: number }[])
+    : [err.writeErrors as { code: number; index: number }];
+  if (!errors.every((e) => e.code === DUPLICATE_KEY)) return undefined;
+  return new Set(errors.map((e) => e.index));
+}
+
+/** Claims `ids`; returns the ones this writer holds (fresh, its own, or taken over after the lease). */
+async function claim(claims: WriteClaims, ids: string[]): Promise<Set<string>> {
+  const at = claims.now();
+  const held = new Set(ids);
+  try {
+    await claims.collection.insertMany(
+      ids.map((_id) => ({ _id, owner: claims.owner, at })),
+      { ordered: false },
+    );
+    return held;
+  } catch (err) {
+    const dup = duplicateKeyIndexes(err);
+    if (dup === undefined) throw err;
+    const taken = ids.filter((_, i) => dup.has(i));
+    for (const id of taken) held.delete(id);
+    for (const c of await claims.collection.find({ _id: { $in: taken } }).toArray()) {
+      if (c.owner === claims.owner) held.add(c._id);
+      else if (at - c.at > claims.leaseMs) {
+        // The holder died mid-write: drop its claim; the next attempt claims afresh.
+        await claims.collection.deleteOne({ _id: c._id, owner: c.owner, at: c.at });
+      }
+    }
+    return held;
+  }
+}
+
 /**
  * One attempt: loads the documents the event touches, folds the event into each, and writes the
  * ones that changed in one unordered bulkWrite. Each write is a compare-and-set on `_meta.rev`
  * (insert when the document was missing, so a racing insert fails on the unique `_id`): when
  * another writer changed a document since it was read, the attempt reports `conflict` and the
- * caller reloads and folds again. FerretDB 1.x runs this too (no transactions needed).
+ * caller reloads and folds again. No transactions (FerretDB 1.x has none); with `claims` the
+ * compare-and-set is atomic on FerretDB too.
  */
 export async function applyEventOnce<D extends ProjectedDoc>(
   collection: Collection<D>,
   projection: Projection<D>,
   event: DataEvent,
   position: number,
+  claims?: WriteClaims,
 ): Promise<ApplyResult> {
   const ids = projection.keyOf(event);
   if (ids.length === 0) return { outcome: 'ignored', written: 0, conflicts: 0 };
@@ -40,7 +106,8 @@ export async function applyEventOnce<D extends ProjectedDoc>(
   const found = await collection.find({ _id: { $in: ids } } as never).toArray();
   for (const doc of found) stored.set(doc._id, doc as D);
 
-  const ops: AnyBulkWriteOperation<D>[] = [];
+  const inserts: D[] = [];
+  const replaces: { id: string; rev: number | undefined; doc: D }[] = [];
   for (const id of ids) {
     const current = stored.get(id);
     const base = current === undefined ? projection.initial(id) : (withoutRev(current) as D);
@@ -48,43 +115,58 @@ export async function applyEventOnce<D extends ProjectedDoc>(
     if (current !== undefined && (next === base || isDeepStrictEqual(next, base))) continue;
     const rev = current?._meta.rev;
     const doc = { ...next, _meta: { ...next._meta, rev: (rev ?? 0) + 1 } };
-    if (current === undefined) {
-      ops.push({ insertOne: { document: doc as never } });
-    } else {
-      ops.push({
-        replaceOne: {
-          filter: { _id: id, '_meta.rev': rev === undefined ? { $exists: false } : rev } as never,
-          replacement: doc,
-        },
-      });
+    if (current === undefined) inserts.push(doc);
+    else replaces.push({ id, rev, doc });
+  }
+  const wanted = inserts.length + replaces.length;
+  if (wanted === 0) return { outcome: 'ignored', written: 0, conflicts: 0 };
+
+  let claimed: string[] = [];
+  let toReplace = replaces;
+  if (claims !== undefined && replaces.length > 0) {
+    const held = await claim(
+      claims,
+      replaces.map((r) => claimId(r.id, r.rev)),
+    );
+    toReplace = replaces.filter((r) => held.has(claimId(r.id, r.rev)));
+    claimed = [...held];
+  }
+  const ops: AnyBulkWriteOperation<D>[] = [
+    ...inserts.map((doc) => ({ insertOne: { document: doc as never } })),
+    ...toReplace.map(({ id, rev, doc }) => ({
+      replaceOne: {
+        filter: { _id: id, '_meta.rev': rev === undefined ? { $exists: false } : rev } as never,
+        replacement: doc,
+      },
+    })),
+  ];
+
+  let written = 0;
+  try {
+    if (ops.length > 0) {
+      try {
+        const res = await collection.bulkWrite(ops, { ordered: false });
+        written = res.insertedCount + res.matchedCount;
+      } catch (err) {
+        // A duplicate _id is a racing insert: a conflict, folded again. Anything else is a failure.
+        if (duplicateKeyIndexes(err) === undefined || !(err instanceof MongoBulkWriteError)) throw err;
+        written = err.result.insertedCount + err.result.matchedCount;
+      }
+    }
+  } finally {
+    if (claims !== undefined && claimed.length > 0) {
+      await claims.collection.deleteMany({ _id: { $in: claimed }, owner: claims.owner });
     }
   }
-  if (ops.length === 0) return { outcome: 'ignored', written: 0, conflicts: 0 };
-
-  let inserted: number;
-  let matched: number;
-  try {
-    const res = await collection.bulkWrite(ops, { ordered: false });
-    inserted = res.insertedCount;
-    matched = res.matchedCount;
-  } catch (err) {
-    if (!(err instanceof MongoBulkWriteError)) throw err;
-    const errors: { code: number }[] = Array.isArray(err.writeErrors)
-      ? (err.writeErrors as { code: number }[])
-      : [err.writeErrors as { code: number }];
-    // A duplicate _id is a racing insert: a conflict, folded again. Anything else is a failure.
-    if (!errors.every((e) => e.code === DUPLICATE_KEY)) throw err;
-    inserted = err.result.insertedCount;
-    matched = err.result.matchedCount;
-  }
-  const written = inserted + matched;
-  const conflicts = ops.length - written;
+  const conflicts = wanted - written;
   return { outcome: conflicts > 0 ? 'conflict' : 'applied', written, conflicts };
 }
 
 export interface ApplyOptions {
-  /** Reload-and-fold rounds before giving up with ProjectionConflictError. Default 10. */
+  /** Reload-and-fold rounds before giving up with ProjectionConflictError. Default 20. */
   maxAttempts?: number;
+  /** Write claims for servers without an atomic conditional replace (FerretDB 1.x). */
+  claims?: WriteClaims;
 }
 
 /** Thrown when compare-and-set kept failing; the consumer treats it as transient and retries in place. */
@@ -104,11 +186,15 @@ export async function applyEvent<D extends ProjectedDoc>(
   position: number,
   opts: ApplyOptions = {},
 ): Promise<ApplyResult> {
-  const maxAttempts = opts.maxAttempts ?? 10;
+  const maxAttempts = opts.maxAttempts ?? 20;
   let conflicts = 0;
   let written = 0;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const res = await applyEventOnce(collection, projection, event, position);
+    const res = await applyEventOnce(collection, projection, event, position, opts.claims);
+    if (res.outcome === 'conflict' && attempt > 1) {
+      // Someone else holds the documents: give them a moment to finish before folding again.
+      await sleep(Math.min(200, 5 * 2 ** attempt));
+    }
     conflicts += res.conflicts;
     written += res.written;
     if (res.outcome !== 'conflict') {

@@ -7,6 +7,7 @@ import {
   type ReadModelName,
 } from '@cds/read-models';
 import type { Collection, Db, Document } from 'mongodb';
+import type { WriteClaimDoc, WriteClaims } from './apply-event.ts';
 
 /** Creates the read model's indexes on a physical collection (idempotent; FerretDB supports them all). */
 export async function ensureReadModelIndexes(db: Db, name: ReadModelName, collection: string): Promise<void> {
@@ -45,5 +46,29 @@ export function createCollectionResolver<D extends Document>(
       }
       return db.collection<D>(cached.name);
     },
+  };
+}
+
+/**
+ * True when the server's conditional replace is not atomic per document, i.e. FerretDB 1.x (its
+ * buildInfo carries `ferretdbVersion`), so the runner must use write claims.
+ */
+export async function needsWriteClaims(db: Db): Promise<boolean> {
+  const info = await db.admin().command({ buildInfo: 1 });
+  return typeof info.ferretdbVersion === 'string';
+}
+
+/** The claims collection beside a physical read-model collection. */
+export function claimsCollectionName(collection: string): string {
+  return `${collection}__claims`;
+}
+
+/** Write claims for one physical collection (see `WriteClaims`). */
+export function createWriteClaims(db: Db, collection: string, owner: string, leaseMs = 15_000): WriteClaims {
+  return {
+    collection: db.collection<WriteClaimDoc>(claimsCollectionName(collection)),
+    owner,
+    leaseMs,
+    now: Date.now,
   };
 }

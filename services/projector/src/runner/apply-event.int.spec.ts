@@ -1,0 +1,138 @@
+import type { DataEvent } from '@cds/contracts';
+import type { CotDoc, SeriesBucketDoc } from '@cds/read-models';
+import { getTestInfra, uniqueName } from '@cds/testkit';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogProjection, cotProjection, seriesProjection, type CatalogState } from '../projections/index.ts';
+import { commodityUpserted, cotRecorded, foldEvents, seriesRecorded } from '../testing/events.ts';
+import { applyEvent, applyEventOnce } from './apply-event.ts';
+import { createWriteClaims, ensureReadModelIndexes, needsWriteClaims } from './collections.ts';
+
+let client: MongoClient;
+
+beforeAll(async () => {
+  client = await new MongoClient(getTestInfra().mongoUrl).connect();
+});
+afterAll(async () => {
+  await client?.close();
+});
+
+function stripRev<D extends { _meta: { rev?: number } }>(doc: D): D {
+  const { rev: _rev, ...meta } = doc._meta;
+  return { ...doc, _meta: meta };
+}
+
+describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
+  it('applies, then ignores the same event (redelivery) with no write', async () => {
+    const db = client.db(uniqueName('apply_idem'));
+    const coll = db.collection<SeriesBucketDoc>('series');
+    await ensureReadModelIndexes(db, 'series', 'series');
+    const e = seriesRecorded('IDEM_OATS', [['2022-03-01', 1], ['2022-03-02', 2]]);
+    expect(await applyEvent(coll, seriesProjection, e, 5)).toEqual({ outcome: 'applied', written: 1, conflicts: 0 });
+    const stored = await coll.findOne({ _id: 'IDEM_OATS:price:2022' });
+    expect(await applyEvent(coll, seriesProjection, e, 5)).toEqual({ outcome: 'ignored', written: 0, conflicts: 0 });
+    expect(await coll.findOne({ _id: 'IDEM_OATS:price:2022' })).toEqual(stored);
+    expect(stored!._meta).toMatchObject({ position: 5, rev: 1 });
+  });
+
+  it('writes a cot batch of 1000 reports in one bulk upsert and replays it as a no-op', async () => {
+    const db = client.db(uniqueName('apply_cot'));
+    const coll = db.collection<CotDoc>('cot');
+    await ensureReadModelIndexes(db, 'cot', 'cot');
+    const reports: [string, number][] = Array.from({ length: 1000 }, (_, i) => [
+      new Date(Date.UTC(2000, 0, 4 + 7 * i)).toISOString().slice(0, 10),
+      i,
+    ]);
+    const e = cotRecorded('BULK_SOY', reports);
+    expect(await applyEvent(coll, cotProjection, e, 9)).toMatchObject({ outcome: 'applied', written: 1000 });
+    expect(await coll.countDocuments({ commodity_id: 'BULK_SOY' })).toBe(1000);
+    expect(await applyEvent(coll, cotProjection, e, 9)).toMatchObject({ outcome: 'ignored', written: 0 });
+  });
+
+  it('detects a concurrent write as a conflict (compare-and-set on _meta.rev) and folds again', async () => {
+    const db = client.db(uniqueName('apply_cas'));
+    const coll = db.collection<CatalogState>('catalog');
+    await applyEvent(coll, catalogProjection, commodityUpserted('CAS_RICE', 'Rice'), 1);
+    // Another writer bumps the document between our read and write: simulate by racing two applies.
+    const a = seriesRecorded('CAS_RICE', [['2020-01-01', 1]], { type: 'price' });
+    const b = seriesRecorded('CAS_RICE', [['2021-05-01', 1]], { type: 'volume', period: '2021' });
+    // Each racer is its own writer (own claims owner where the server needs claims).
+    const claimsOn = await needsWriteClaims(db);
+    const optsA = claimsOn ? { claims: createWriteClaims(db, 'catalog', 'writer-a') } : {};
+    const optsB = claimsOn ? { claims: createWriteClaims(db, 'catalog', 'writer-b') } : {};
+    const [ra, rb] = await Promise.all([
+      applyEventOnce(coll, catalogProjection, a, 2, optsA.claims),
+      applyEventOnce(coll, catalogProjection, b, 3, optsB.claims),
+    ]);
+    // Both read rev 1; exactly one compare-and-set wins unless the two did not overlap.
+    const outcomes = [ra.outcome, rb.outcome].sort();
+    expect(['applied,applied', 'applied,conflict']).toContain(outcomes.join(','));
+    for (const [r, e, p] of [[ra, a, 2], [rb, b, 3]] as const) {
+      if (r.outcome === 'conflict') expect((await applyEvent(coll, catalogProjection, e, p, optsA)).outcome).toBe('applied');
+    }
+    const doc = await coll.findOne({ _id: 'CAS_RICE' });
+    expect(Object.keys(doc!.series).sort()).toEqual(['price', 'volume']);
+  });
+
+  it('a write from a stale read is a conflict, and a claim left by a dead writer is taken over after its lease', async () => {
+    const db = client.db(uniqueName('apply_stale'));
+    const coll = db.collection<SeriesBucketDoc>('series');
+    await applyEvent(coll, seriesProjection, seriesRecorded('STALE_OATS', [['2022-01-03', 1]]), 1);
+    const id = 'STALE_OATS:price:2022';
+    // A dead writer's claim on revision 1: the first attempt cannot write, a later one takes over.
+    let now = 1_000_000;
+    const claims = { ...createWriteClaims(db, 'series', 'live', 10_000), now: () => now };
+    await claims.collection.insertOne({ _id: `${id}#1`, owner: 'dead', at: now - 1_000 });
+    const e2 = seriesRecorded('STALE_OATS', [['2022-01-04', 2]]);
+    expect((await applyEventOnce(coll, seriesProjection, e2, 2, claims)).outcome).toBe('conflict');
+    now += 20_000;
+    expect((await applyEventOnce(coll, seriesProjection, e2, 2, claims)).outcome).toBe('conflict');
+    expect(await applyEvent(coll, seriesProjection, e2, 2, { claims })).toMatchObject({ outcome: 'applied' });
+    expect(await claims.collection.countDocuments({})).toBe(0);
+    // Someone bumps the revision behind our back: a compare-and-set on the old revision matches nothing.
+    await coll.updateOne({ _id: id }, { $set: { '_meta.rev': 99 } });
+    const raced = await coll.bulkWrite([
+      { replaceOne: { filter: { _id: id, '_meta.rev': 2 }, replacement: { ...(await coll.findOne({ _id: id }))!, count: -1 } } },
+    ]);
+    expect(raced.matchedCount).toBe(0);
+    expect((await coll.findOne({ _id: id }))!.points.map((p) => p.d)).toEqual(['2022-01-03', '2022-01-04']);
+  });
+
+  it('two racing replicas applying the same events in different orders converge to the in-order result', async () => {
+    const db = client.db(uniqueName('apply_race'));
+    await ensureReadModelIndexes(db, 'series', 'series');
+    const series = db.collection<SeriesBucketDoc>('series');
+    const catalog = db.collection<CatalogState>('catalog');
+    const events: [DataEvent, number][] = [];
+    let pos = 1;
+    events.push([commodityUpserted('RACE_COPPER', 'Copper v1'), pos++]);
+    for (let i = 0; i < 30; i++) {
+      // Overlapping dates: later events restate some dates of earlier ones.
+      const pts: [string, number][] = [0, 1, 2].map((k) => [
+        new Date(Date.UTC(2019, 0, 1 + i * 2 + k)).toISOString().slice(0, 10),
+        i * 10 + k,
+      ]);
+      events.push([seriesRecorded('RACE_COPPER', pts), pos++]);
+    }
+    events.push([commodityUpserted('RACE_COPPER', 'Copper v2'), pos++]);
+    // Replica 1 takes the even positions, replica 2 the odd ones, each in reverse order: the worst
+    // interleaving of a shared durable consumer with redeliveries.
+    const claimsOn = await needsWriteClaims(db);
+    const replica = (parity: number) => async () => {
+      const seriesOpts = claimsOn ? { claims: createWriteClaims(db, 'series', `replica-${parity}`) } : {};
+      const catalogOpts = claimsOn ? { claims: createWriteClaims(db, 'catalog', `replica-${parity}`) } : {};
+      for (const [e, p] of [...events].reverse()) {
+        if (p % 2 !== parity) continue;
+        await applyEvent(series, seriesProjection, e, p, seriesOpts);
+        await applyEvent(catalog, catalogProjection, e, p, catalogOpts);
+      }
+    };
+    await Promise.all([replica(0)(), replica(1)()]);
+    const expectedSeries = foldEvents(seriesProjection, events);
+    const expectedCatalog = foldEvents(catalogProjection, events);
+    const bucket = await series.findOne({ _id: 'RACE_COPPER:price:2019' });
+    expect(stripRev(bucket!)).toEqual(expectedSeries.get('RACE_COPPER:price:2019'));
+    expect(stripRev((await catalog.findOne({ _id: 'RACE_COPPER' }))!)).toEqual(expectedCatalog.get('RACE_COPPER'));
+    expect(bucket!.count).toBe(61);
+  });
+});

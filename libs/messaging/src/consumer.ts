@@ -23,7 +23,12 @@ export interface ConsumerSpec {
   filterSubject?: string;
   /** Time the server waits for an ack before redelivering. Default 30 s. */
   ackWaitMs?: number;
-  /** Cap on delivered-but-unacked messages. Default 1000. */
+  /**
+   * Cap on delivered-but-unacked messages. Default 1, which is what strict order needs: the
+   * server redelivers an unacked message only after the ack wait, so with a higher cap a
+   * restart (or a crash) lets newer messages overtake the ones that were in flight. Raise it
+   * only for order-free work.
+   */
   maxAckPending?: number;
   /** Where a new consumer starts. Default `all` (replay the whole stream). */
   deliverPolicy?: 'all' | 'new';
@@ -35,7 +40,7 @@ export interface ConsumerSpec {
  */
 export async function ensureConsumer(jsm: JetStreamManager, spec: ConsumerSpec): Promise<ConsumerInfo> {
   const ackWait = nanos(spec.ackWaitMs ?? 30_000);
-  const maxAckPending = spec.maxAckPending ?? 1_000;
+  const maxAckPending = spec.maxAckPending ?? 1;
   let existing: ConsumerInfo | undefined;
   try {
     existing = await jsm.consumers.info(spec.stream, spec.durable);
@@ -144,7 +149,8 @@ function toIncoming(m: JsMsg, data: unknown): IncomingMessage {
  * in place with backoff while `working()` holds its ack deadline, so no later message overtakes
  * it. Messages already pulled but overtaken by a long retry may be redelivered by the server;
  * they are recognised by their stream sequence and acked without calling the handler again.
- * Strict order needs one running instance per durable.
+ * Strict order also needs one running instance per durable and `maxAckPending: 1` on the
+ * consumer (the `ensureConsumer` default).
  */
 export async function startConsumer(
   clients: { nc: NatsConnection; js: JetStreamClient },
@@ -217,10 +223,10 @@ export async function startConsumer(
 
   const done = (async () => {
     for await (const m of messages) {
-      if (stopping.signal.aborted) {
-        m.nak();
-        break;
-      }
+      // Messages pulled ahead stay unacked: the server redelivers them after the ack wait. A
+      // nak would not be faster on nats-server 2.9, which hands a nak'd message to the stopped
+      // consumer's still-open pull request, where it also waits out the ack wait.
+      if (stopping.signal.aborted) break;
       const seq = m.info.streamSequence;
       if (seq <= lastSeq) {
         m.ack();

@@ -102,6 +102,33 @@ describe('durable consumer', () => {
     expect(again[0]?.data).toEqual({ n: 4 });
   });
 
+  it('keeps stream order across a restart while new messages keep arriving (maxAckPending 1)', async () => {
+    const { stream, subject } = await makeStream('order');
+    await messaging.ensureConsumer({ stream, durable: 'proj', ackWaitMs: 1_000 });
+    for (let n = 1; n <= 10; n++) await messaging.publish(subject, { n }, { msgID: `m${n}` });
+
+    const applied: number[] = [];
+    const first = await messaging.consume({
+      stream,
+      durable: 'proj',
+      batchSize: 20,
+      handler: async (m) => {
+        await sleep(20);
+        applied.push(m.seq);
+      },
+    });
+    await waitFor('three messages', () => applied.length >= 3);
+    await first.stop();
+    expect(applied.length).toBeLessThan(10);
+    // Newer messages arrive while the old in-flight one waits out its ack wait.
+    for (let n = 11; n <= 20; n++) await messaging.publish(subject, { n }, { msgID: `m${n}` });
+
+    const second = await messaging.consume({ stream, durable: 'proj', handler: (m) => void applied.push(m.seq) });
+    await waitFor('all twenty', () => applied.length >= 20, 10_000);
+    await second.stop();
+    expect(applied).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
   it('retries a transient failure in place, holding the ack deadline, without reordering', async () => {
     const { stream, subject } = await makeStream('retry');
     await messaging.ensureConsumer({ stream, durable: 'proj', ackWaitMs: 1_000 });

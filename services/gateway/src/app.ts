@@ -126,7 +126,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     disableRequestLogging: true,
     trustProxy: (_address: string, hop: number) => hop < (deps.trustProxyHops ?? 0),
     bodyLimit: 1024,
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
     requestTimeout: 30_000,

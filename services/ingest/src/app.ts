@@ -1,4 +1,4 @@
-import { ApiError, createRequestIdGenerator, InvalidParameterError, registerErrorHandling } from '@cds/http';
+import { type ApiError, createRequestIdGenerator, InvalidParameterError, registerErrorHandling } from '@cds/http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { KeyCommands } from './admin/commands.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
@@ -31,7 +31,11 @@ function classify(error: unknown): ApiError | undefined {
  * bearer token; meant for the cluster network only), plus /healthz and /readyz.
  */
 export function buildApp(deps: AppDeps): FastifyInstance {
-  const common = { genReqId: createRequestIdGenerator(), bodyLimit: deps.bodyLimit ?? 16 * 1024, return503OnClosing: true };
+  const common = {
+    genReqId: createRequestIdGenerator(),
+    bodyLimit: deps.bodyLimit ?? 16 * 1024,
+    return503OnClosing: true,
+  };
   const app: FastifyInstance =
     typeof deps.logger === 'object'
       ? Fastify({ ...common, loggerInstance: deps.logger })

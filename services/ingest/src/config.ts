@@ -26,7 +26,7 @@ export const IngestEnv = z.object({
   /** Pipelined publishes awaiting acks. */
   PUBLISH_WINDOW: positiveIntVar.default(512),
   /** Records buffered across open batches before the oldest are flushed. */
-  BATCH_BUDGET: positiveIntVar.default(200_000),
+  BATCH_BUDGET: positiveIntVar.default(50_000),
   /** Consult and record the KV ledger of published batch ids (see docs/decisions.md). */
   INGEST_LEDGER: boolVar.default(true),
 });

@@ -40,7 +40,9 @@ export function readLocalEnv(path: string = LOCAL_ENV_PATH): LocalEnv | undefine
   }
   const parsed = LocalEnv.safeParse(json);
   if (!parsed.success) {
-    throw new Error(`${path} is not a valid local environment file: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);
+    throw new Error(
+      `${path} is not a valid local environment file: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+    );
   }
   return parsed.data;
 }

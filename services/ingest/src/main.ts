@@ -23,7 +23,10 @@ async function main(): Promise<void> {
   try {
     messaging = await connectMessaging({ servers: config.NATS_URL, name: `ingest-admin-${process.pid}` });
     if (config.ENSURE_STREAMS) {
-      await ensureEventStreams(messaging, { replicas: config.STREAM_REPLICAS, duplicateWindowMs: config.DUPLICATE_WINDOW_MS });
+      await ensureEventStreams(messaging, {
+        replicas: config.STREAM_REPLICAS,
+        duplicateWindowMs: config.DUPLICATE_WINDOW_MS,
+      });
     }
     log = await startKeyLog({ js: messaging.js, jsm: messaging.jsm, logger, stream: KEYS_STREAM });
     const m = messaging;

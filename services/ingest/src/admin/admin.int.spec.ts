@@ -41,9 +41,9 @@ async function keyEvents(): Promise<KeyEvent[]> {
   return out;
 }
 
-function expectError(res: { statusCode: number; json: () => any }, status: number, code: string, param?: string) {
+function expectError(res: { statusCode: number; json: () => unknown }, status: number, code: string, param?: string) {
   expect(res.statusCode).toBe(status);
-  const body = res.json();
+  const body = res.json() as { error: { code: string; message: string; request_id: string; param?: string } };
   expect(body.error.code).toBe(code);
   expect(body.error.message).toEqual(expect.any(String));
   expect(body.error.request_id).toMatch(/^req_/);
@@ -70,7 +70,12 @@ describe('admin API', () => {
   let plainKey: string;
 
   it('creates an account', async () => {
-    const res = await app.inject({ method: 'POST', url: '/admin/v1/accounts', headers: auth, payload: { name: 'Acme', plan: 'free' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      headers: auth,
+      payload: { name: 'Acme', plan: 'free' },
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body).toMatchObject({ name: 'Acme', plan: 'free' });
@@ -113,7 +118,12 @@ describe('admin API', () => {
     expect(list.body).not.toContain(plainKey);
     expect(list.body).not.toContain('key_hash');
     const account = await app.inject({ method: 'GET', url: `/admin/v1/accounts/${accountId}`, headers: auth });
-    expect(account.json()).toMatchObject({ account_id: accountId, name: 'Acme', plan: 'free', keys: [{ key_id: keyId }] });
+    expect(account.json()).toMatchObject({
+      account_id: accountId,
+      name: 'Acme',
+      plan: 'free',
+      keys: [{ key_id: keyId }],
+    });
   });
 
   it('changes the plan and publishes the change', async () => {
@@ -172,29 +182,63 @@ describe('admin API errors', () => {
   it('401 without a token or with a wrong one', async () => {
     expectError(await app.inject({ method: 'GET', url: '/admin/v1/accounts/acc_0123456789' }), 401, 'unauthorized');
     expectError(
-      await app.inject({ method: 'GET', url: '/admin/v1/accounts/acc_0123456789', headers: { authorization: 'Bearer nope' } }),
+      await app.inject({
+        method: 'GET',
+        url: '/admin/v1/accounts/acc_0123456789',
+        headers: { authorization: 'Bearer nope' },
+      }),
       401,
       'unauthorized',
     );
     expectError(
-      await app.inject({ method: 'POST', url: '/admin/v1/accounts', headers: { authorization: TOKEN }, payload: { name: 'x', plan: 'free' } }),
+      await app.inject({
+        method: 'POST',
+        url: '/admin/v1/accounts',
+        headers: { authorization: TOKEN },
+        payload: { name: 'x', plan: 'free' },
+      }),
       401,
       'unauthorized',
     );
   });
 
   it('404 for an unknown account or key', async () => {
-    expectError(await app.inject({ method: 'GET', url: '/admin/v1/accounts/acc_00000000000000000000', headers: auth }), 404, 'not_found', 'account_id');
     expectError(
-      await app.inject({ method: 'POST', url: '/admin/v1/accounts/acc_00000000000000000000/keys', headers: auth, payload: {} }),
+      await app.inject({ method: 'GET', url: '/admin/v1/accounts/acc_00000000000000000000', headers: auth }),
       404,
       'not_found',
       'account_id',
     );
-    expectError(await app.inject({ method: 'GET', url: '/admin/v1/accounts/nonsense/keys', headers: auth }), 404, 'not_found', 'account_id');
-    expectError(await app.inject({ method: 'POST', url: '/admin/v1/keys/key_00000000000000000000/revoke', headers: auth }), 404, 'not_found', 'key_id');
     expectError(
-      await app.inject({ method: 'PUT', url: '/admin/v1/accounts/acc_00000000000000000000/plan', headers: auth, payload: { plan: 'free' } }),
+      await app.inject({
+        method: 'POST',
+        url: '/admin/v1/accounts/acc_00000000000000000000/keys',
+        headers: auth,
+        payload: {},
+      }),
+      404,
+      'not_found',
+      'account_id',
+    );
+    expectError(
+      await app.inject({ method: 'GET', url: '/admin/v1/accounts/nonsense/keys', headers: auth }),
+      404,
+      'not_found',
+      'account_id',
+    );
+    expectError(
+      await app.inject({ method: 'POST', url: '/admin/v1/keys/key_00000000000000000000/revoke', headers: auth }),
+      404,
+      'not_found',
+      'key_id',
+    );
+    expectError(
+      await app.inject({
+        method: 'PUT',
+        url: '/admin/v1/accounts/acc_00000000000000000000/plan',
+        headers: auth,
+        payload: { plan: 'free' },
+      }),
       404,
       'not_found',
       'account_id',
@@ -209,11 +253,21 @@ describe('admin API errors', () => {
     expectError(await post({ name: 'x', plan: 'free', extra: 1 }), 400, 'invalid_parameter', 'extra');
     expectError(await post('{"name": "x", ', { 'content-type': 'application/json' }), 400, 'invalid_parameter', 'body');
     expectError(await post('name=x', { 'content-type': 'text/plain' }), 400, 'invalid_parameter', 'body');
-    expectError(await app.inject({ method: 'POST', url: '/admin/v1/accounts', headers: auth }), 400, 'invalid_parameter', 'body');
+    expectError(
+      await app.inject({ method: 'POST', url: '/admin/v1/accounts', headers: auth }),
+      400,
+      'invalid_parameter',
+      'body',
+    );
     const created = await post({ name: 'Plan test', plan: 'free' });
     const id = created.json().account_id as string;
     expectError(
-      await app.inject({ method: 'PUT', url: `/admin/v1/accounts/${id}/plan`, headers: auth, payload: { plan: 'platinum' } }),
+      await app.inject({
+        method: 'PUT',
+        url: `/admin/v1/accounts/${id}/plan`,
+        headers: auth,
+        payload: { plan: 'platinum' },
+      }),
       400,
       'invalid_parameter',
       'plan',

@@ -90,10 +90,7 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
       });
       seq = ack.seq;
     } catch (err) {
-      if (
-        isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequence) ||
-        isJetStreamApiError(err, 10164)
-      ) {
+      if (isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequence) || isJetStreamApiError(err, 10164)) {
         throw new ConcurrentChange('subject changed', { cause: err });
       }
       throw new ServiceUnavailableError('The event log (NATS) is unavailable; retry shortly.', err);

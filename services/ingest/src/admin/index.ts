@@ -1,4 +1,11 @@
-export { createKeyCommands, hashKey, type AccountView, type CreatedKey, type KeyCommandDeps, type KeyCommands } from './commands.ts';
+export {
+  createKeyCommands,
+  hashKey,
+  type AccountView,
+  type CreatedKey,
+  type KeyCommandDeps,
+  type KeyCommands,
+} from './commands.ts';
 export { startKeyLog, type KeyLog, type KeyLogLogger } from './key-log.ts';
 export {
   applyKeyEvent,

@@ -1,5 +1,10 @@
 import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
-import { JetStreamApiCodes, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  JetStreamApiCodes,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { isJetStreamApiError } from '@cds/messaging';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { applyKeyEvent, createKeysModel, type KeysModel } from './model.ts';
@@ -87,7 +92,11 @@ export async function startKeyLog(deps: {
   };
 
   let ready = initial === 0;
-  if (!ready) void waitFor(initial, 24 * 3600_000).then(() => (ready = true), () => undefined);
+  if (!ready)
+    void waitFor(initial, 24 * 3600_000).then(
+      () => (ready = true),
+      () => undefined,
+    );
 
   return {
     model,

@@ -97,7 +97,5 @@ export function keyMetadata(key: KeyState): KeyMetadata {
 
 /** An account's keys in creation order (Map insertion order). */
 export function keysOf(model: KeysModel, accountId: string): KeyMetadata[] {
-  return [...model.keys.values()]
-    .filter((k) => k.account_id === accountId)
-    .map(keyMetadata);
+  return [...model.keys.values()].filter((k) => k.account_id === accountId).map(keyMetadata);
 }

@@ -48,14 +48,20 @@ export function registerAdminRoutes(app: FastifyInstance, deps: { commands: KeyC
   // A malformed id cannot exist: answered like an unknown one.
   const accountId = (request: FastifyRequest): string => {
     const id = (request.params as { id?: unknown }).id;
-    if (!AccountIdParam.safeParse(id).success) throw new NotFoundError(`No account ${String(id).slice(0, 60)}.`, 'account_id');
+    if (!AccountIdParam.safeParse(id).success)
+      throw new NotFoundError(`No account ${String(id).slice(0, 60)}.`, 'account_id');
     return id as string;
   };
 
   app.register(
     (admin, _opts, done) => {
-      admin.addHook('onRequest', async (request) => {
-        auth(request);
+      admin.addHook('onRequest', (request, _reply, next) => {
+        try {
+          auth(request);
+          next();
+        } catch (err) {
+          next(err as Error);
+        }
       });
 
       admin.post('/accounts', async (request, reply) => {
@@ -82,7 +88,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: { commands: KeyC
 
       admin.post('/keys/:key_id/revoke', async (request) => {
         const keyId = (request.params as { key_id?: unknown }).key_id;
-        if (!KeyIdParam.safeParse(keyId).success) throw new NotFoundError(`No key ${String(keyId).slice(0, 60)}.`, 'key_id');
+        if (!KeyIdParam.safeParse(keyId).success)
+          throw new NotFoundError(`No key ${String(keyId).slice(0, 60)}.`, 'key_id');
         return commands.revokeKey(keyId as string);
       });
       done();

@@ -26,7 +26,9 @@ export interface AdminRequest {
   body?: Record<string, unknown>;
 }
 
-export type AdminCommand = { command: 'help' } | { command: string; request: AdminRequest; json: boolean; adminUrl?: string; adminToken?: string };
+export type AdminCommand =
+  | { command: 'help' }
+  | { command: string; request: AdminRequest; json: boolean; adminUrl?: string; adminToken?: string };
 
 function need(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${flag} is required`);
@@ -64,13 +66,21 @@ export function parseAdminArgs(argv: readonly string[]): AdminCommand {
   let request: AdminRequest;
   switch (command) {
     case 'create-account':
-      request = { method: 'POST', path: '/admin/v1/accounts', body: { name: need(v.name, 'name'), plan: need(v.plan, 'plan') } };
+      request = {
+        method: 'POST',
+        path: '/admin/v1/accounts',
+        body: { name: need(v.name, 'name'), plan: need(v.plan, 'plan') },
+      };
       break;
     case 'show-account':
       request = { method: 'GET', path: `/admin/v1/accounts/${account()}` };
       break;
     case 'create-key':
-      request = { method: 'POST', path: `/admin/v1/accounts/${account()}/keys`, body: v.label !== undefined ? { label: v.label } : {} };
+      request = {
+        method: 'POST',
+        path: `/admin/v1/accounts/${account()}/keys`,
+        body: v.label !== undefined ? { label: v.label } : {},
+      };
       break;
     case 'list-keys':
       request = { method: 'GET', path: `/admin/v1/accounts/${account()}/keys` };
@@ -149,7 +159,10 @@ export async function runAdminCli(argv: readonly string[], io: CliIo, fetchFn: t
   let addresses;
   try {
     addresses = resolveAddresses(
-      { ...(cmd.adminUrl !== undefined ? { adminUrl: cmd.adminUrl } : {}), ...(cmd.adminToken !== undefined ? { adminToken: cmd.adminToken } : {}) },
+      {
+        ...(cmd.adminUrl !== undefined ? { adminUrl: cmd.adminUrl } : {}),
+        ...(cmd.adminToken !== undefined ? { adminToken: cmd.adminToken } : {}),
+      },
       io.env,
     );
   } catch (err) {
@@ -157,7 +170,9 @@ export async function runAdminCli(argv: readonly string[], io: CliIo, fetchFn: t
     return 1;
   }
   if (addresses.adminUrl === undefined || addresses.adminToken === undefined) {
-    say('error: no admin API address or token: pass --admin-url/--admin-token, set ADMIN_URL/ADMIN_TOKEN, or run `npm start`');
+    say(
+      'error: no admin API address or token: pass --admin-url/--admin-token, set ADMIN_URL/ADMIN_TOKEN, or run `npm start`',
+    );
     return 1;
   }
   const url = `${addresses.adminUrl.replace(/\/+$/, '')}${cmd.request.path}`;
@@ -186,7 +201,9 @@ export async function runAdminCli(argv: readonly string[], io: CliIo, fetchFn: t
   if (!res.ok) {
     const e = (body.error ?? {}) as Json;
     const param = typeof e.param === 'string' ? ` (${e.param})` : '';
-    say(`error: ${res.status} ${String(e.code ?? 'error')}${param}: ${String(e.message ?? 'request failed')}`);
+    const code = typeof e.code === 'string' ? e.code : 'error';
+    const message = typeof e.message === 'string' ? e.message : 'request failed';
+    say(`error: ${res.status} ${code}${param}: ${message}`);
     return 1;
   }
   io.stdout.write(`${cmd.json ? JSON.stringify(body, null, 2) : formatAdminResult(cmd.command, body)}\n`);

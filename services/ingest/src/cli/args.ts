@@ -95,9 +95,11 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
 
   if (v.demo === true) {
     if (command !== 'backfill') throw new UsageError('--demo goes with backfill');
-    if (v.source !== undefined || v.file !== undefined) throw new UsageError('--demo takes neither --source nor --file');
+    if (v.source !== undefined || v.file !== undefined)
+      throw new UsageError('--demo takes neither --source nor --file');
     const years = v.years === undefined ? 3 : Number(v.years);
-    if (!Number.isInteger(years) || years < 1 || years > 50) throw new UsageError('--years must be a whole number from 1 to 50');
+    if (!Number.isInteger(years) || years < 1 || years > 50)
+      throw new UsageError('--years must be a whole number from 1 to 50');
     return {
       command: 'demo',
       years,
@@ -108,13 +110,15 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   }
   if (v.years !== undefined) throw new UsageError('--years goes with --demo');
   if (v.source === undefined) throw new UsageError('--source is required (or --demo)');
-  if (!isSource(v.source)) throw new UsageError(`unknown source ${v.source}: expected one of ${SOURCE_NAMES.join(', ')}`);
+  if (!isSource(v.source))
+    throw new UsageError(`unknown source ${v.source}: expected one of ${SOURCE_NAMES.join(', ')}`);
   if (command === 'fetch' || (v.file === undefined && v.since !== undefined)) {
     if (v.file !== undefined) throw new UsageError('fetch reads the live source: drop --file');
     return { command: 'fetch', source: v.source, ...(v.since !== undefined ? { since: v.since } : {}), common };
   }
   if (v.file === undefined) throw new UsageError('--file is required (or --since to fetch from the live source)');
-  if (v.source === 'ohlcv' && v.commodity === undefined) throw new UsageError('--commodity is required for --source ohlcv');
+  if (v.source === 'ohlcv' && v.commodity === undefined)
+    throw new UsageError('--commodity is required for --source ohlcv');
   return {
     command: 'backfill',
     source: v.source,

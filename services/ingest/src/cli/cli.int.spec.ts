@@ -71,7 +71,9 @@ describe('ingest CLI', () => {
     expect(Number(published?.[1])).toBeGreaterThan(0);
     expect(first.stdout).toMatch(/duplicates skipped: +0\b/);
 
-    const second = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path, '--quiet'], { NATS_URL: nats.url });
+    const second = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path, '--quiet'], {
+      NATS_URL: nats.url,
+    });
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/events published: +0\b/);
     expect(second.stdout).toMatch(new RegExp(`duplicates skipped: +${published?.[1]}\\b`));
@@ -83,13 +85,17 @@ describe('ingest CLI', () => {
     expect(usage.stderr).toContain('error: unknown source nope');
     expect(usage.stderr).toContain('Usage: npm run ingest');
 
-    const missing = await run(ingestCli, ['backfill', '--source', 'eia', '--file', join(dir, 'absent.csv')], { NATS_URL: nats.url });
+    const missing = await run(ingestCli, ['backfill', '--source', 'eia', '--file', join(dir, 'absent.csv')], {
+      NATS_URL: nats.url,
+    });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/error: cannot read .*absent\.csv: no such file/);
 
     const port = await findFreePort();
     const { path } = await fileWithBadRows();
-    const down = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path], { NATS_URL: `nats://127.0.0.1:${port}` });
+    const down = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path], {
+      NATS_URL: `nats://127.0.0.1:${port}`,
+    });
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(`error: cannot reach NATS at nats://127.0.0.1:${port}`);
 
@@ -102,10 +108,19 @@ describe('ingest CLI', () => {
     const localPath = join(dir, 'local.json');
     await writeFile(
       localPath,
-      JSON.stringify({ natsUrl: nats.url, mongoUrl: 'mongodb://x', redisUrl: 'redis://x', adminUrl: 'http://x', adminToken: 't', gatewayUrl: 'http://x' }),
+      JSON.stringify({
+        natsUrl: nats.url,
+        mongoUrl: 'mongodb://x',
+        redisUrl: 'redis://x',
+        adminUrl: 'http://x',
+        adminToken: 't',
+        gatewayUrl: 'http://x',
+      }),
     );
     const { path } = await fileWithBadRows();
-    const r = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path, '--quiet'], { CDS_LOCAL_ENV: localPath });
+    const r = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path, '--quiet'], {
+      CDS_LOCAL_ENV: localPath,
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/events published: +0\b/);
   });
@@ -120,12 +135,21 @@ describe('admin API process and admin CLI', () => {
     const port = await findFreePort();
     adminUrl = `http://127.0.0.1:${port}`;
     server = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', adminMain], {
-      env: { PATH: process.env.PATH ?? '', NATS_URL: nats.url, PORT: String(port), ADMIN_TOKEN: token, LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        NATS_URL: nats.url,
+        PORT: String(port),
+        ADMIN_TOKEN: token,
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const ok = await fetch(`${adminUrl}/readyz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${adminUrl}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline || server.exitCode !== null) throw new Error('admin API did not become ready');
       await new Promise((r) => setTimeout(r, 100));
@@ -169,7 +193,10 @@ describe('admin API process and admin CLI', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/error: 404 not_found \(account_id\)/);
 
-    const wrongToken = await run(adminCli, ['list-keys', '--account', accountId!], { ADMIN_URL: adminUrl, ADMIN_TOKEN: 'wrong' });
+    const wrongToken = await run(adminCli, ['list-keys', '--account', accountId!], {
+      ADMIN_URL: adminUrl,
+      ADMIN_TOKEN: 'wrong',
+    });
     expect(wrongToken.code).toBe(1);
     expect(wrongToken.stderr).toMatch(/error: 401 unauthorized/);
   });

@@ -22,8 +22,14 @@ describe('parseIngestArgs', () => {
       years: 2,
       common: { natsUrl: 'nats://h:1', ledger: false, quiet: false },
     });
-    expect(parseIngestArgs(['fetch', '--source', 'eia', '--since', '2024-01-01'])).toMatchObject({ command: 'fetch', source: 'eia', since: '2024-01-01' });
-    expect(parseIngestArgs(['backfill', '--source', 'nass', '--since', '2020-01-01'])).toMatchObject({ command: 'fetch' });
+    expect(parseIngestArgs(['fetch', '--source', 'eia', '--since', '2024-01-01'])).toMatchObject({
+      command: 'fetch',
+      source: 'eia',
+      since: '2024-01-01',
+    });
+    expect(parseIngestArgs(['backfill', '--source', 'nass', '--since', '2020-01-01'])).toMatchObject({
+      command: 'fetch',
+    });
     expect(parseIngestArgs(['--help'])).toEqual({ command: 'help' });
   });
 
@@ -48,7 +54,9 @@ describe('parseAdminArgs', () => {
     expect(parseAdminArgs(['create-account', '--name', 'Acme', '--plan', 'free'])).toMatchObject({
       request: { method: 'POST', path: '/admin/v1/accounts', body: { name: 'Acme', plan: 'free' } },
     });
-    expect(parseAdminArgs(['revoke-key', '--key', 'key_abc'])).toMatchObject({ request: { method: 'POST', path: '/admin/v1/keys/key_abc/revoke' } });
+    expect(parseAdminArgs(['revoke-key', '--key', 'key_abc'])).toMatchObject({
+      request: { method: 'POST', path: '/admin/v1/keys/key_abc/revoke' },
+    });
     expect(parseAdminArgs(['set-plan', '--account', 'acc_1', '--plan', 'business'])).toMatchObject({
       request: { method: 'PUT', path: '/admin/v1/accounts/acc_1/plan', body: { plan: 'business' } },
     });
@@ -58,7 +66,14 @@ describe('parseAdminArgs', () => {
 });
 
 describe('resolveAddresses', () => {
-  const local = { natsUrl: 'nats://local:4222', mongoUrl: 'm', redisUrl: 'r', adminUrl: 'http://local:8083', adminToken: 'local-token', gatewayUrl: 'g' };
+  const local = {
+    natsUrl: 'nats://local:4222',
+    mongoUrl: 'm',
+    redisUrl: 'r',
+    adminUrl: 'http://local:8083',
+    adminToken: 'local-token',
+    gatewayUrl: 'g',
+  };
   it('takes flags over environment over the local file', () => {
     const r = resolveAddresses({ natsUrl: 'nats://flag:1' }, { ADMIN_URL: 'http://env:2' }, () => local);
     expect(r).toMatchObject({ natsUrl: 'nats://flag:1', adminUrl: 'http://env:2', adminToken: 'local-token' });
@@ -97,7 +112,12 @@ describe('formatSummary', () => {
   });
 
   it('lists the first rejections as file:line: reason and says how many more', () => {
-    const rejections = Array.from({ length: 25 }, (_, i) => ({ kind: 'rejected' as const, file: 'f.txt', line: i + 2, reason: `bad ${i}` }));
+    const rejections = Array.from({ length: 25 }, (_, i) => ({
+      kind: 'rejected' as const,
+      file: 'f.txt',
+      line: i + 2,
+      reason: `bad ${i}`,
+    }));
     const text = formatSummary(summary({ rejected: 25, rejections }), { title: 't', maxListed: 20 });
     expect(text).toContain('Rejected rows (first 20 of 25):');
     expect(text).toContain('  f.txt:2: bad 0');
@@ -117,11 +137,21 @@ describe('formatSummary', () => {
 });
 
 describe('createProgressReporter', () => {
-  const p = { recordsRead: 5_000, rejected: 1, eventsPublished: 3, duplicatesSkipped: 0, recordsPublished: 900, buffered: 10 };
+  const p = {
+    recordsRead: 5_000,
+    rejected: 1,
+    eventsPublished: 3,
+    duplicatesSkipped: 0,
+    recordsPublished: 900,
+    buffered: 10,
+  };
   it('draws a bar on a terminal and clears it at the end', () => {
     let out = '';
     let t = 0;
-    const r = createProgressReporter({ write: (s: string) => (out += s), isTTY: true, columns: 200 }, { fraction: () => 0.5, now: () => (t += 1_000) });
+    const r = createProgressReporter(
+      { write: (s: string) => (out += s), isTTY: true, columns: 200 },
+      { fraction: () => 0.5, now: () => (t += 1_000) },
+    );
     r.update(p);
     expect(out).toContain('[############------------]  50%');
     expect(out).toContain('5,000 read, 1 rejected, 3 events');

@@ -45,7 +45,10 @@ export async function runIngestCli(argv: readonly string[], io: CliIo): Promise<
 
   let natsUrl: string | undefined;
   try {
-    natsUrl = resolveAddresses({ ...(cmd.common.natsUrl !== undefined ? { natsUrl: cmd.common.natsUrl } : {}) }, io.env).natsUrl;
+    natsUrl = resolveAddresses(
+      { ...(cmd.common.natsUrl !== undefined ? { natsUrl: cmd.common.natsUrl } : {}) },
+      io.env,
+    ).natsUrl;
   } catch (err) {
     say(`error: ${(err as Error).message}`);
     return 1;
@@ -79,8 +82,13 @@ export async function runIngestCli(argv: readonly string[], io: CliIo): Promise<
   }
 
   try {
-    await ensureEventStreams(messaging, { replicas: settings.STREAM_REPLICAS, duplicateWindowMs: settings.DUPLICATE_WINDOW_MS });
-    const ledger = cmd.common.ledger ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS }) : undefined;
+    await ensureEventStreams(messaging, {
+      replicas: settings.STREAM_REPLICAS,
+      duplicateWindowMs: settings.DUPLICATE_WINDOW_MS,
+    });
+    const ledger = cmd.common.ledger
+      ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS })
+      : undefined;
     let retriesReported = 0;
     const publisher = createPublisher({
       js: messaging.js,
@@ -88,7 +96,8 @@ export async function runIngestCli(argv: readonly string[], io: CliIo): Promise<
       ...(ledger !== undefined ? { ledger } : {}),
       onRetry: (err) => {
         // One line per burst of failures, not one per event.
-        if (retriesReported++ % 100 === 0) say(`\nwarning: publish failed, retrying with the same ids: ${(err as Error).message}`);
+        if (retriesReported++ % 100 === 0)
+          say(`\nwarning: publish failed, retrying with the same ids: ${(err as Error).message}`);
       },
     });
     const progress = cmd.common.quiet
@@ -108,7 +117,9 @@ export async function runIngestCli(argv: readonly string[], io: CliIo): Promise<
     } finally {
       progress?.done();
     }
-    io.stdout.write(`${formatSummary(summary, { title: source.label, ...(source.stats !== undefined ? { parse: source.stats } : {}) })}\n`);
+    io.stdout.write(
+      `${formatSummary(summary, { title: source.label, ...(source.stats !== undefined ? { parse: source.stats } : {}) })}\n`,
+    );
     return 0;
   } catch (err) {
     say(`\nerror: ingest failed: ${(err as Error).message}`);

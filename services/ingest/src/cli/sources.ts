@@ -43,7 +43,9 @@ async function openFile(path: string): Promise<{ chunks: AsyncIterable<Uint8Arra
     size = s.size;
   } catch (err) {
     if (err instanceof SourceOpenError) throw err;
-    throw new SourceOpenError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(err)}`);
+    throw new SourceOpenError(
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(err)}`,
+    );
   }
   let read = 0;
   const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
@@ -57,11 +59,18 @@ async function openFile(path: string): Promise<{ chunks: AsyncIterable<Uint8Arra
 }
 
 /** Opens the source a command names: a file through its parser, the demo generator, or a live fetch. */
-export async function openSource(cmd: Exclude<IngestCommand, { command: 'help' }>, env: Record<string, string | undefined>): Promise<OpenedSource> {
+export async function openSource(
+  cmd: Exclude<IngestCommand, { command: 'help' }>,
+  env: Record<string, string | undefined>,
+): Promise<OpenedSource> {
   const stats = createParseStats();
   if (cmd.command === 'demo') {
     return {
-      items: generateDemo({ years: cmd.years, ...(cmd.seed !== undefined ? { seed: cmd.seed } : {}), ...(cmd.today !== undefined ? { today: cmd.today } : {}) }),
+      items: generateDemo({
+        years: cmd.years,
+        ...(cmd.seed !== undefined ? { seed: cmd.seed } : {}),
+        ...(cmd.today !== undefined ? { today: cmd.today } : {}),
+      }),
       label: 'demo',
     };
   }
@@ -103,14 +112,23 @@ export async function openSource(cmd: Exclude<IngestCommand, { command: 'help' }
       };
     case 'eia': {
       const apiKey = env.EIA_API_KEY;
-      if (!apiKey) throw new SourceOpenError('fetching from EIA needs an API key in EIA_API_KEY (free at eia.gov/opendata)');
-      return { items: fetchEiaSeries({ apiKey, ...(since !== undefined ? { start: since } : {}), stats }), label, stats };
+      if (!apiKey)
+        throw new SourceOpenError('fetching from EIA needs an API key in EIA_API_KEY (free at eia.gov/opendata)');
+      return {
+        items: fetchEiaSeries({ apiKey, ...(since !== undefined ? { start: since } : {}), stats }),
+        label,
+        stats,
+      };
     }
     case 'nass': {
       const apiKey = env.NASS_API_KEY;
       if (!apiKey) throw new SourceOpenError('fetching from NASS Quick Stats needs an API key in NASS_API_KEY');
       return {
-        items: fetchNassQuickStats({ apiKey, ...(since !== undefined ? { fromYear: Number(since.slice(0, 4)) } : {}), stats }),
+        items: fetchNassQuickStats({
+          apiKey,
+          ...(since !== undefined ? { fromYear: Number(since.slice(0, 4)) } : {}),
+          stats,
+        }),
         label,
         stats,
       };

@@ -57,7 +57,7 @@ interface Group {
   records: Map<string, SeriesPointRecord | LegacyCotRecord | DisaggregatedCotRecord>;
 }
 
-export const DEFAULT_BATCH_BUDGET = 200_000;
+export const DEFAULT_BATCH_BUDGET = 50_000;
 
 /**
  * Groups records into event-sized batches: series by (commodity, type, frequency, unit, year),
@@ -94,7 +94,13 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
       };
     }
     return it.format === 'legacy'
-      ? { kind: 'cot', commodity_id: it.commodity_id, format: 'legacy', period: g.period, reports: records as LegacyCotRecord[] }
+      ? {
+          kind: 'cot',
+          commodity_id: it.commodity_id,
+          format: 'legacy',
+          period: g.period,
+          reports: records as LegacyCotRecord[],
+        }
       : {
           kind: 'cot',
           commodity_id: it.commodity_id,

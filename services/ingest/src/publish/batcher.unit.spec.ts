@@ -6,7 +6,14 @@ import { batchEvent } from './events.ts';
 const ctx = { source: 'test', occurredAt: '2025-01-01T00:00:00Z' };
 
 function point(commodity: string, date: string, value: number): SeriesItem {
-  return { kind: 'series', commodity_id: commodity, series_type: 'price', frequency: 'daily', unit: 'USD/bbl', point: { date, value } };
+  return {
+    kind: 'series',
+    commodity_id: commodity,
+    series_type: 'price',
+    frequency: 'daily',
+    unit: 'USD/bbl',
+    point: { date, value },
+  };
 }
 
 function cot(commodity: string, date: string, oi: number): CotItem {
@@ -78,7 +85,9 @@ describe('createBatcher', () => {
 
   it('keeps every record exactly once when flushing partially', () => {
     const batches = run(interleaved(), { budget: 37 });
-    const seen = batches.flatMap((b) => (b.kind === 'series' ? b.points.map((p) => `${b.commodity_id}:${p.date}`) : []));
+    const seen = batches.flatMap((b) =>
+      b.kind === 'series' ? b.points.map((p) => `${b.commodity_id}:${p.date}`) : [],
+    );
     expect(seen).toHaveLength(interleaved().length);
     expect(new Set(seen).size).toBe(seen.length);
   });
@@ -112,9 +121,9 @@ describe('createBatcher', () => {
 
   it('batches COT reports by commodity, format and year', () => {
     const batches = run([cot('GOLD', '2024-01-02', 1), cot('CORN', '2024-01-02', 2), cot('GOLD', '2023-12-26', 3)]);
-    expect(batches.map((b) => (b.kind === 'cot' ? `${b.commodity_id}/${b.format}/${b.period}/${b.reports.length}` : ''))).toEqual(
-      ['CORN/legacy/2024/1', 'GOLD/legacy/2023/1', 'GOLD/legacy/2024/1'],
-    );
+    expect(
+      batches.map((b) => (b.kind === 'cot' ? `${b.commodity_id}/${b.format}/${b.period}/${b.reports.length}` : '')),
+    ).toEqual(['CORN/legacy/2024/1', 'GOLD/legacy/2023/1', 'GOLD/legacy/2024/1']);
     const event = batchEvent(batches[0]!, ctx);
     expect(event.type).toBe('cot.reports.recorded');
     expect(event.data).not.toHaveProperty('period');

@@ -37,14 +37,27 @@ export function batchEvent(batch: Batch, ctx: EventContext): DataEvent {
     return { id, type: 'series.points.recorded', version: 1, occurred_at: ctx.occurredAt, source: ctx.source, data };
   }
   const { kind: _kind, period, ...data } = batch;
-  const id = deterministicEventId('cot.reports.recorded', batch.commodity_id, batch.format, period, contentDigest(data));
+  const id = deterministicEventId(
+    'cot.reports.recorded',
+    batch.commodity_id,
+    batch.format,
+    period,
+    contentDigest(data),
+  );
   return { id, type: 'cot.reports.recorded', version: 1, occurred_at: ctx.occurredAt, source: ctx.source, data };
 }
 
 /** The event that publishes one catalog entry; its id is a digest of the entry. */
 export function catalogEvent(entry: CatalogEntry, ctx: EventContext): DataEvent {
   const id = deterministicEventId('catalog.commodity.upserted', entry.id, contentDigest(entry));
-  return { id, type: 'catalog.commodity.upserted', version: 1, occurred_at: ctx.occurredAt, source: ctx.source, data: entry };
+  return {
+    id,
+    type: 'catalog.commodity.upserted',
+    version: 1,
+    occurred_at: ctx.occurredAt,
+    source: ctx.source,
+    data: entry,
+  };
 }
 
 const schemas = {

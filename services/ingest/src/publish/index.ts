@@ -1,4 +1,12 @@
-export { createBatcher, DEFAULT_BATCH_BUDGET, type Batch, type Batcher, type BatcherOptions, type CotBatch, type SeriesBatch } from './batcher.ts';
+export {
+  createBatcher,
+  DEFAULT_BATCH_BUDGET,
+  type Batch,
+  type Batcher,
+  type BatcherOptions,
+  type CotBatch,
+  type SeriesBatch,
+} from './batcher.ts';
 export { canonicalJson, contentDigest } from './canonical.ts';
 export { batchEvent, catalogEvent, recordCount, validateEvent, type EventContext } from './events.ts';
 export { createKvLedger, createMemoryLedger, ledgerKey, LEDGER_BUCKET, type Ledger } from './ledger.ts';

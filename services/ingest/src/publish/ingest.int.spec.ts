@@ -36,7 +36,7 @@ function* items(commodities: number, years: number, pointsPerYear: number): Gene
     for (let y = 0; y < years; y++) {
       for (let c = 0; c < commodities; c++) {
         line++;
-        if ((line % 997) === 0) {
+        if (line % 997 === 0) {
           yield { kind: 'rejected', file: 'synthetic.csv', line, reason: 'value: not a number' };
           continue;
         }
@@ -81,7 +81,11 @@ async function storedIds(m: Messaging): Promise<string[]> {
   return ids;
 }
 
-async function ingest(m: Messaging, input: Iterable<SourceItem> | AsyncIterable<SourceItem>, opts: { ledger?: boolean; budget?: number } = {}) {
+async function ingest(
+  m: Messaging,
+  input: Iterable<SourceItem> | AsyncIterable<SourceItem>,
+  opts: { ledger?: boolean; budget?: number } = {},
+) {
   const ledger = opts.ledger === false ? undefined : await createKvLedger(m.js, { replicas: 1 });
   const publisher = createPublisher({
     js: m.js,
@@ -142,7 +146,9 @@ describe('re-ingest', () => {
     const m = await setup();
     const input = [...items(3, 2, 30)];
     await ingest(m, input);
-    const changed = input.map((it, i) => (i === 5 && it.kind === 'series' ? { ...it, point: { ...it.point, value: -1 } } : it));
+    const changed = input.map((it, i) =>
+      i === 5 && it.kind === 'series' ? { ...it, point: { ...it.point, value: -1 } } : it,
+    );
     const again = await ingest(m, changed);
     expect(again.summary.eventsPublished).toBe(1);
   });
@@ -168,11 +174,11 @@ describe('NATS restart during a backfill', () => {
       }
     }
     const run = ingest(m, slow(), { budget });
+    let finished = false;
+    void run.finally(() => (finished = true)).catch(() => undefined);
     const restarter = (async () => {
-      while (!restarted) {
+      while (!restarted && !finished) {
         await sleep(20);
-        const s = (await Promise.race([run, sleep(0, undefined)])) as Awaited<typeof run> | undefined;
-        if (s !== undefined) return;
         // restart once a good share has been published
         const published = (await m.jsm.streams.info(DATA_STREAM).catch(() => undefined))?.state.messages ?? 0;
         if (published > expected.size / 4) {

@@ -85,13 +85,20 @@ export async function runIngest(opts: IngestOptions): Promise<IngestSummary> {
       const n = batch.kind === 'series' ? batch.points.length : batch.reports.length;
       const what = batch.kind === 'series' ? `${batch.series_type}` : `cot ${batch.format}`;
       for (let i = 0; i < n; i++) {
-        reject({ kind: 'rejected', file: opts.source, line: 0, reason: `${batch.commodity_id} ${what} ${batch.period}: ${reason}` });
+        reject({
+          kind: 'rejected',
+          file: opts.source,
+          line: 0,
+          reason: `${batch.commodity_id} ${what} ${batch.period}: ${reason}`,
+        });
       }
     });
 
   const catalog = opts.catalog ?? [];
   for (const entry of catalog) {
-    await send(catalogEvent(entry, ctx()), (reason) => reject({ kind: 'rejected', file: 'catalog', line: 0, reason: `${entry.id}: ${reason}` }));
+    await send(catalogEvent(entry, ctx()), (reason) =>
+      reject({ kind: 'rejected', file: 'catalog', line: 0, reason: `${entry.id}: ${reason}` }),
+    );
   }
   await publisher.flush();
   const catalogPublished = publisher.stats.eventsPublished;

@@ -69,6 +69,10 @@ export function createPublisher(opts: PublisherOptions): Publisher {
     inFlight: 0,
   };
   let failure: Error | undefined;
+  // A closure, so the check is not narrowed away across the awaits around it.
+  const throwIfFailed = (): void => {
+    if (failure !== undefined) throw failure;
+  };
   const slotWaiters: (() => void)[] = [];
   const idleWaiters: (() => void)[] = [];
 
@@ -89,13 +93,16 @@ export function createPublisher(opts: PublisherOptions): Publisher {
           checked = true;
         }
         if (outcome === undefined) {
-          const ack = await publishJson(opts.js, subjectFor(event), event, { msgID: event.id, timeoutMs: ackTimeoutMs });
+          const ack = await publishJson(opts.js, subjectFor(event), event, {
+            msgID: event.id,
+            timeoutMs: ackTimeoutMs,
+          });
           outcome = ack.duplicate ? 'duplicate' : 'published';
         }
         await opts.ledger?.record(event.id);
         return outcome;
       } catch (err) {
-        if (failure !== undefined) throw failure;
+        throwIfFailed();
         if (Date.now() - started > giveUpAfterMs) {
           throw new PublishFailedError(`could not publish ${event.id} within ${giveUpAfterMs} ms: ${String(err)}`, {
             cause: err,
@@ -111,10 +118,10 @@ export function createPublisher(opts: PublisherOptions): Publisher {
   return {
     stats,
     async publish(event, records) {
-      if (failure !== undefined) throw failure;
+      throwIfFailed();
       while (stats.inFlight >= window) {
         await new Promise<void>((resolve) => slotWaiters.push(resolve));
-        if (failure !== undefined) throw failure;
+        throwIfFailed();
       }
       stats.inFlight++;
       deliver(event).then(
@@ -137,7 +144,7 @@ export function createPublisher(opts: PublisherOptions): Publisher {
     },
     async flush() {
       while (stats.inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
-      if (failure !== undefined) throw failure;
+      throwIfFailed();
     },
   };
 }

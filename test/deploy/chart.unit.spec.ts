@@ -347,18 +347,28 @@ describe('chart specifics per value set', () => {
     const cm = objects.find((o) => o.kind === 'ConfigMap')!;
     expect(cm.data).toMatchObject({
       JETSTREAM_REPLICAS: '1',
+      STREAM_REPLICAS: '1',
+      DEADLETTER_REPLICAS: '1',
       NATS_URL: 'nats://nats:4222',
       MONGODB_DB: 'commodity_data',
     });
+    expect(env(objects, 'cds-test-commodity-data-gateway')).toEqual(
+      expect.arrayContaining([
+        { name: 'TRUST_PROXY_HOPS', value: '1' },
+        { name: 'HSTS', value: 'true' },
+        { name: 'PUBLIC_BASE_URL', value: 'https://cds.example.com' },
+      ]),
+    );
     const ingest = env(objects, 'cds-test-commodity-data-ingest');
     expect(ingest.find((e) => e.name === 'ADMIN_TOKEN')?.valueFrom?.secretKeyRef).toEqual({
       name: 'commodity-data-secrets',
       key: 'admin-token',
     });
+    expect(ingest).toContainEqual({ name: 'ADMIN_URL', value: 'http://127.0.0.1:8083' });
     expect(ingest.find((e) => e.name === 'EIA_API_KEY')?.valueFrom?.secretKeyRef.optional).toBe(true);
     const ingress = objects.find((o) => o.kind === 'Ingress')!;
     expect(ingress.spec.tls).toEqual([{ hosts: ['cds.example.com'], secretName: 'cds-test-commodity-data-tls' }]);
-    expect(objects.filter((o) => o.kind === 'CronJob').length).toBe(4);
+    expect(objects.filter((o) => o.kind === 'CronJob').length).toBe(2);
   });
 
   it('production: digests, JetStream replicas 3, infrastructure URLs from Secrets, metrics scraping allowed', () => {

@@ -95,6 +95,10 @@ Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projecti
   value: {{ include "commodity-data.queryUrl" .ctx | quote }}
 - name: PUBLIC_BASE_URL
   value: {{ include "commodity-data.publicBaseUrl" .ctx | quote }}
+- name: TRUST_PROXY_HOPS
+  value: {{ ternary $v.ingress.trustProxyHops 0 $v.ingress.enabled | quote }}
+- name: HSTS
+  value: {{ and $v.ingress.enabled $v.ingress.tls.enabled | quote }}
 {{- if $v.redis.existingSecret }}
 {{ include "commodity-data.secretEnv" (list "REDIS_URL" $v.redis.existingSecret $v.redis.existingSecretKey false) }}
 {{- end }}
@@ -105,6 +109,8 @@ Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projecti
 {{- end }}
 {{- if eq .component "ingest" }}
 {{- $s := $v.secrets }}
+- name: ADMIN_URL
+  value: {{ printf "http://127.0.0.1:%v" $svc.port | quote }}
 {{ include "commodity-data.secretEnv" (list "ADMIN_TOKEN" $s.existingSecret $s.keys.adminToken false) }}
 {{ include "commodity-data.secretEnv" (list "EIA_API_KEY" $s.existingSecret $s.keys.eiaApiKey true) }}
 {{ include "commodity-data.secretEnv" (list "NASS_API_KEY" $s.existingSecret $s.keys.nassApiKey true) }}

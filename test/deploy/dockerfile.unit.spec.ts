@@ -1,6 +1,7 @@
 // The image recipe: hadolint (installed by scripts/bootstrap.sh from its PyPI wheel) plus the rules
 // the platform relies on, checked on the Dockerfile text (no Docker engine here to build it).
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readText, repoRoot, requireTool, run } from './helpers.ts';
@@ -66,5 +67,44 @@ describe('Dockerfile', () => {
     expect(ignore).toEqual(
       expect.arrayContaining(['!package.json', '!package-lock.json', '!libs/**', '!services/**', '**/node_modules']),
     );
+  });
+
+  it('gets every package the running services import from the production install (npm ci --omit=dev)', () => {
+    type Pkg = { name: string; dependencies?: Record<string, string> };
+    const workspaces = ['libs', 'services']
+      .flatMap((d) => readdirSync(path.join(repoRoot, d)).map((n) => `${d}/${n}`))
+      .filter((w) => existsSync(path.join(repoRoot, w, 'package.json')));
+    const pkgs = new Map(
+      workspaces.map((w) => [w, JSON.parse(readFileSync(path.join(repoRoot, w, 'package.json'), 'utf8')) as Pkg]),
+    );
+    const byName = new Map([...pkgs].map(([w, p]) => [p.name, w]));
+    // The workspaces a service reaches through production dependencies (test kits are dev-only).
+    const runtime = new Set<string>();
+    const visit = (w: string) => {
+      if (runtime.has(w)) return;
+      runtime.add(w);
+      for (const dep of Object.keys(pkgs.get(w)!.dependencies ?? {})) if (byName.has(dep)) visit(byName.get(dep)!);
+    };
+    workspaces.filter((w) => w.startsWith('services/')).forEach(visit);
+    const installed = new Set([...runtime].flatMap((w) => Object.keys(pkgs.get(w)!.dependencies ?? {})));
+    const missing: string[] = [];
+    for (const w of runtime) {
+      const files = (readdirSync(path.join(repoRoot, w, 'src'), { recursive: true }) as string[]).filter(
+        (f) => f.endsWith('.ts') && !f.includes('.spec.') && !f.split(path.sep).includes('testing'),
+      );
+      for (const f of files) {
+        const text = readFileSync(path.join(repoRoot, w, 'src', f), 'utf8');
+        for (const m of text.matchAll(
+          /^(import|export)\s(?!type\s)[^'"]*?from\s+'([^'.][^']*)'|^import\s+'([^'.][^']*)'/gm,
+        )) {
+          const spec = (m[2] ?? m[3])!;
+          if (spec.startsWith('node:') || builtinModules.includes(spec)) continue;
+          const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+          if (!installed.has(name)) missing.push(`${w}/src/${f}: ${name}`);
+        }
+      }
+    }
+    expect(runtime.size).toBeGreaterThan(4);
+    expect(missing).toEqual([]);
   });
 });

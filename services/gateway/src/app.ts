@@ -19,7 +19,13 @@ import {
   registerReadOnlyRoutes,
 } from '@cds/http';
 import type { Metrics } from '@cds/telemetry';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { extractKey } from './auth/extract-key.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
 import { renderErrorsPage, renderReferencePage } from './docs/pages.ts';
@@ -122,8 +128,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger,
     genReqId: nextId,
-    requestIdLogLabel: 'request_id',
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     trustProxy: (_address: string, hop: number) => hop < (deps.trustProxyHops ?? 0),
     bodyLimit: 1024,
     routerOptions: { maxParamLength: 200 },

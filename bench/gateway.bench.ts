@@ -1,0 +1,371 @@
+// The public gateway, measured in one run against real NATS, Redis and FerretDB (or mongod):
+//   1. throughput on a one-year daily price series, as a ratio to a bare fastify server sending the
+//      same bytes, and to a reference gateway assembled from off-the-shelf plugins (fastify +
+//      @fastify/rate-limit on Redis + @fastify/reply-from) in front of the same query service;
+//   2. the latency the gateway adds over calling the query service directly, at moderate load;
+//   3. revocation propagation: from publishing key.revoked to the first 401 on each of 3 replicas.
+//
+//   node bench/gateway.bench.ts       (root script: npm run bench:gateway)
+//   BENCH_DURATION_S=3 BENCH_CONNECTIONS=32 BENCH_ROUNDS=4 BENCH_REVOCATIONS=30 (the defaults)
+//
+// Every server runs in its own process (the gateways as the real services/gateway/src/main.ts), the
+// load generator in this one. Targets alternate back to back each round (order rotated), and the
+// ratios are medians over rounds, so drift in machine load hits every side alike.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createHash } from 'node:crypto';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { MongoClient } from 'mongodb';
+import { Redis } from 'ioredis';
+import { Pool } from 'undici';
+import { KEYS_STREAM, KEYS_SUBJECTS, subjectFor, type KeyEvent } from '@cds/contracts';
+import { connectMessaging, type Messaging } from '@cds/messaging';
+import { COLLECTIONS } from '@cds/read-models';
+import { buildApp, createMongoRepository, createResponseCache } from '@cds/query';
+import { catalogDoc, dateRange, descriptorOf, seriesBuckets } from '@cds/query/testing';
+import { findFreePort, startMongo, startNats, startRedis, uniqueName } from '@cds/testkit';
+
+const SLUG = 'CRUDE_OIL_WTI';
+const PATH = `/api/v1/commodities/${SLUG}/series?type=price`;
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const REVOCATIONS = Number(process.env.BENCH_REVOCATIONS ?? 30);
+// Windows are per account: spread the load over enough enterprise accounts (1,000/min each) that
+// no request is refused, so every target does the same work per request.
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 3000);
+
+const keyOf = (i: number) => createHash('sha1').update(`bench-key-${i}`).digest('hex');
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+// ---- child roles -------------------------------------------------------------------------------
+
+async function serveQuery(mongoUrl: string, db: string): Promise<void> {
+  const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 2000 });
+  const app = buildApp({
+    repository: createMongoRepository({ db: client.db(db), maxTimeMs: 5000 }),
+    cache: createResponseCache({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024, ttlMs: 600_000 }),
+    publicBaseUrl: 'http://localhost:8080',
+    requestLogging: false,
+  });
+  const port = Number(new URL(await app.listen({ host: '127.0.0.1', port: 0 })).port);
+  process.send?.({ port });
+}
+
+async function serveBare(body: string): Promise<void> {
+  const bytes = Buffer.from(body);
+  const app = Fastify();
+  app.get('/api/v1/commodities/:slug/series', (_req, reply) => {
+    void reply.header('content-type', 'application/json; charset=utf-8').send(bytes);
+  });
+  const port = Number(new URL(await app.listen({ host: '127.0.0.1', port: 0 })).port);
+  process.send?.({ port });
+}
+
+/** The reference: what one would assemble from off-the-shelf plugins in an afternoon. */
+async function serveReference(queryUrl: string, redisUrl: string): Promise<void> {
+  const { default: rateLimit } = await import('@fastify/rate-limit');
+  const { default: replyFrom } = await import('@fastify/reply-from');
+  const redis = new Redis(redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 1 });
+  const app = Fastify();
+  await app.register(rateLimit, {
+    redis,
+    max: 1000,
+    timeWindow: 60_000,
+    keyGenerator: (req) => req.headers.authorization ?? req.ip,
+    nameSpace: 'ref-rl-',
+  });
+  await app.register(replyFrom, { base: queryUrl, undici: { connections: 64, pipelining: 1 } });
+  app.get('/api/v1/*', (req, reply) => reply.from(req.url));
+  const port = Number(new URL(await app.listen({ host: '127.0.0.1', port: 0 })).port);
+  process.send?.({ port });
+}
+
+// ---- orchestration -----------------------------------------------------------------------------
+
+const children: ChildProcess[] = [];
+
+async function forkRole(args: string[]): Promise<number> {
+  const child = fork(process.argv[1]!, args, { stdio: 'inherit' });
+  children.push(child);
+  const [msg] = (await once(child, 'message')) as [{ port: number }];
+  return msg.port;
+}
+
+async function spawnGateway(env: Record<string, string>): Promise<number> {
+  const port = await findFreePort();
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'services/gateway/src/main.ts'], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return port;
+    if (Date.now() > deadline) throw new Error('gateway did not become ready');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function seed(mongoUrl: string, db: string): Promise<void> {
+  const client = new MongoClient(mongoUrl);
+  const today = new Date().toISOString().slice(0, 10);
+  const from = `${Number(today.slice(0, 4)) - 2}${today.slice(4)}`;
+  const prices = dateRange(from, today, true).map((d, i) => {
+    const c = Math.round((70 + Math.sin(i / 9) * 5 + i / 100) * 100) / 100;
+    return { d, v: c, o: c - 0.4, h: c + 1.1, l: c - 1.3, c, vol: 150_000 + ((i * 7919) % 50_000) };
+  });
+  const d = client.db(db);
+  await d.collection(COLLECTIONS.catalog).insertOne(
+    catalogDoc(SLUG, {
+      name: 'Crude Oil WTI',
+      category: 'energy',
+      unit: 'USD/bbl',
+      series: [descriptorOf('price', prices, 'daily', 'USD/bbl')],
+    }) as never,
+  );
+  await d
+    .collection(COLLECTIONS.series)
+    .insertMany(seriesBuckets(SLUG, 'price', prices, { unit: 'USD/bbl' }) as never[]);
+  await client.close();
+}
+
+async function publishKeys(messaging: Messaging): Promise<void> {
+  await messaging.ensureStream({
+    name: KEYS_STREAM,
+    subjects: [KEYS_SUBJECTS],
+    replicas: 1,
+    duplicateWindowMs: 120_000,
+  });
+  const at = new Date().toISOString();
+  const pending: Promise<unknown>[] = [];
+  for (let i = 0; i < ACCOUNTS; i += 1) {
+    const account = `acc_bench${String(i).padStart(6, '0')}`;
+    const events: KeyEvent[] = [
+      {
+        id: `a${i}`,
+        type: 'account.created',
+        version: 1,
+        occurred_at: at,
+        source: 'bench',
+        data: { account_id: account, name: `b${i}`, plan: 'enterprise' },
+      },
+      {
+        id: `k${i}`,
+        type: 'key.created',
+        version: 1,
+        occurred_at: at,
+        source: 'bench',
+        data: {
+          key_id: `key_bench${String(i).padStart(6, '0')}`,
+          account_id: account,
+          key_hash: sha256(keyOf(i)),
+          plan: 'enterprise',
+        },
+      },
+    ];
+    for (const e of events) pending.push(messaging.publish(subjectFor(e), e, { msgID: e.id }));
+    if (pending.length >= 500) await Promise.all(pending.splice(0));
+  }
+  await Promise.all(pending);
+}
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+let nextKey = 0;
+function load(port: number, duration: number, withKeys: boolean): Promise<Sample> {
+  return autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration,
+    requests: [
+      {
+        method: 'GET',
+        path: PATH,
+        setupRequest: (req) => {
+          if (!withKeys) return req;
+          nextKey = (nextKey + 1) % (ACCOUNTS - REVOCATIONS);
+          return { ...req, headers: { authorization: `Bearer ${keyOf(nextKey)}` } };
+        },
+      },
+    ],
+  }).then((r) => ({
+    rps: r.requests.total / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx + r.timeouts,
+  }));
+}
+
+/** Sequential requests from a few concurrent workers, timed one by one (sub-millisecond precision). */
+async function latencies(port: number, workers: number, ms: number, withKeys: boolean): Promise<number[]> {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: workers });
+  const out: number[] = [];
+  const end = Date.now() + ms;
+  let k = 0;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (Date.now() < end) {
+        k = (k + 1) % (ACCOUNTS - REVOCATIONS);
+        const t0 = process.hrtime.bigint();
+        const res = await pool.request({
+          method: 'GET',
+          path: PATH,
+          headers: withKeys ? { authorization: `Bearer ${keyOf(k)}` } : {},
+        });
+        await res.body.arrayBuffer();
+        if (res.statusCode === 200) out.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    }),
+  );
+  await pool.close();
+  return out;
+}
+
+/** Publishes key.revoked for keys the load never used and times the first 401 on each replica. */
+async function revocations(messaging: Messaging, ports: number[]): Promise<number[]> {
+  const pools = ports.map((p) => new Pool(`http://127.0.0.1:${p}`, { connections: 2 }));
+  const status = async (pool: Pool, key: string) => {
+    const res = await pool.request({
+      method: 'GET',
+      path: '/api/v1/commodities',
+      headers: { authorization: `Bearer ${key}` },
+    });
+    await res.body.dump();
+    return res.statusCode;
+  };
+  const samples: number[] = [];
+  for (let r = 0; r < REVOCATIONS; r += 1) {
+    const i = ACCOUNTS - 1 - r;
+    const key = keyOf(i);
+    for (const pool of pools) if ((await status(pool, key)) === 401) throw new Error('key rejected before revocation');
+    const account = `acc_bench${String(i).padStart(6, '0')}`;
+    const event: KeyEvent = {
+      id: `revoke-${i}`,
+      type: 'key.revoked',
+      version: 1,
+      occurred_at: new Date().toISOString(),
+      source: 'bench',
+      data: { key_id: `key_bench${String(i).padStart(6, '0')}`, account_id: account, key_hash: sha256(key) },
+    };
+    const t0 = process.hrtime.bigint();
+    const published = messaging.publish(subjectFor(event), event, { msgID: event.id });
+    await Promise.all(
+      pools.map(async (pool) => {
+        while ((await status(pool, key)) !== 401) {
+          if (Number(process.hrtime.bigint() - t0) > 5e9) throw new Error('revocation not applied within 5 s');
+        }
+        samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }),
+    );
+    await published;
+  }
+  await Promise.all(pools.map((p) => p.close()));
+  return samples;
+}
+
+async function main(): Promise<void> {
+  const role = process.argv[2];
+  if (role === '--query') return serveQuery(process.argv[3]!, process.argv[4]!);
+  if (role === '--bare') return serveBare(process.argv[3]!);
+  if (role === '--reference') return serveReference(process.argv[3]!, process.argv[4]!);
+
+  const [nats, redis, mongo] = await Promise.all([startNats(), startRedis(), startMongo()]);
+  const messaging = await connectMessaging({ servers: nats.url, name: 'bench' });
+  try {
+    const db = uniqueName('bench_gateway');
+    await seed(mongo.url, db);
+    await publishKeys(messaging);
+    const queryPort = await forkRole(['--query', mongo.url, db]);
+    const queryUrl = `http://127.0.0.1:${queryPort}`;
+    const body = await (await fetch(`${queryUrl}${PATH}`)).text();
+    const env = { NATS_URL: nats.url, REDIS_URL: redis.url, QUERY_URL: queryUrl };
+    const gateways = [await spawnGateway(env), await spawnGateway(env), await spawnGateway(env)];
+    const targets = {
+      bare: await forkRole(['--bare', body]),
+      gateway: gateways[0]!,
+      reference: await forkRole(['--reference', queryUrl, redis.url]),
+      query: queryPort,
+    };
+    console.log(
+      `one-year daily series: ${Buffer.byteLength(body)} B; ${ACCOUNTS} enterprise accounts; autocannon ${CONNECTIONS} connections, ` +
+        `${DURATION_S} s per run, ${ROUNDS} rounds (order rotated)\n`,
+    );
+
+    const names = ['bare', 'gateway', 'reference', 'query'] as const;
+    for (const n of names) await load(targets[n], 1, n !== 'bare' && n !== 'query');
+    const samples: Record<(typeof names)[number], Sample[]> = { bare: [], gateway: [], reference: [], query: [] };
+    const vsBare: number[] = [];
+    const vsReference: number[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
+      const got: Partial<Record<(typeof names)[number], Sample>> = {};
+      for (const n of order) {
+        got[n] = await load(targets[n], DURATION_S, n === 'gateway' || n === 'reference');
+        samples[n].push(got[n]);
+      }
+      vsBare.push(got.gateway!.rps / got.bare!.rps);
+      vsReference.push(got.gateway!.rps / got.reference!.rps);
+    }
+    console.log('target      req/s (median)   p50 ms   p99 ms   errors');
+    for (const n of names) {
+      const ss = samples[n];
+      console.log(
+        `${n.padEnd(11)} ${median(ss.map((s) => s.rps))
+          .toFixed(0)
+          .padStart(14)} ${median(ss.map((s) => s.p50))
+          .toFixed(1)
+          .padStart(8)} ` +
+          `${median(ss.map((s) => s.p99))
+            .toFixed(1)
+            .padStart(8)} ${String(ss.reduce((a, s) => a + s.errors, 0)).padStart(8)}`,
+      );
+    }
+    const rb = median(vsBare);
+    const rr = median(vsReference);
+    console.log(`\ngateway / bare fastify:      ${rb.toFixed(2)}  (target >= 0.50: ${rb >= 0.5 ? 'met' : 'NOT met'})`);
+    console.log(`gateway / reference gateway: ${rr.toFixed(2)}  (target >= 1.00: ${rr >= 1 ? 'met' : 'NOT met'})`);
+
+    const direct = await latencies(queryPort, 4, 4000, false);
+    const via = await latencies(gateways[0]!, 4, 4000, true);
+    const added = pct(via, 50) - pct(direct, 50);
+    console.log(
+      `\nlatency at moderate load (4 sequential workers): query direct p50 ${pct(direct, 50).toFixed(3)} ms, ` +
+        `via gateway p50 ${pct(via, 50).toFixed(3)} ms (p99 ${pct(direct, 99).toFixed(2)} / ${pct(via, 99).toFixed(2)} ms)`,
+    );
+    console.log(
+      `gateway added latency p50:   ${added.toFixed(3)} ms  (target < 1 ms: ${added < 1 ? 'met' : 'NOT met'})`,
+    );
+
+    const rev = await revocations(messaging, gateways);
+    const p99 = pct(rev, 99);
+    console.log(
+      `\nrevocation -> 401 on 3 replicas, ${rev.length} samples: p50 ${pct(rev, 50).toFixed(2)} ms, ` +
+        `p99 ${p99.toFixed(2)} ms, max ${Math.max(...rev).toFixed(2)} ms  (target p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'})`,
+    );
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await messaging.close().catch(() => {});
+    await Promise.allSettled([nats.stop(), redis.stop(), mongo.stop()]);
+  }
+}
+
+await main();

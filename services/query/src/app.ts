@@ -14,7 +14,7 @@ import type { RouteContext } from './http/route-context.ts';
 import { createListCommoditiesHandler } from './list/list-commodities.ts';
 import { classifyMongoError } from './repository/mongo-errors.ts';
 import type { ReadModelRepository } from './repository/repository.ts';
-import { utcDate } from './series/dates.ts';
+import { createUtcToday } from './series/dates.ts';
 import { createGetSeriesHandler } from './series/get-series.ts';
 
 export interface QueryDeps {
@@ -63,7 +63,7 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
     done();
   });
 
-  const ctx: RouteContext = { repository: deps.repository, cache: deps.cache, today: () => utcDate(clock()) };
+  const ctx: RouteContext = { repository: deps.repository, cache: deps.cache, today: createUtcToday(clock) };
   app.get(ROUTES.list, createListCommoditiesHandler(ctx));
   app.get(ROUTES.detail, createGetCommodityHandler(ctx));
   app.get(ROUTES.series, createGetSeriesHandler(ctx));

@@ -345,6 +345,17 @@ describe('request ids, cache and failures', () => {
     expect((await get('/api/v1/commodities/GOLD/series?type=price')).status).toBe(200);
     expect((await app.inject('/readyz')).statusCode).toBe(200);
   });
+  it('HEAD answers the headers of GET without a body, also from the cache', async () => {
+    const url = '/api/v1/commodities/GOLD/cot';
+    const got = await app.inject(url);
+    for (let i = 0; i < 2; i++) {
+      const head = await app.inject({ method: 'HEAD', url });
+      expect(head.statusCode).toBe(200);
+      expect(head.body).toBe('');
+      expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(head.headers['content-length'])).toBe(Buffer.byteLength(got.body));
+    }
+  });
   it('write methods are 405, unknown routes 404, probes answer', async () => {
     const post = await app.inject({ method: 'POST', url: '/api/v1/commodities' });
     expect(post.statusCode).toBe(405);

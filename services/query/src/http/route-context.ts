@@ -33,11 +33,33 @@ export function parseSlug(raw: unknown): string {
   return result.data.slug;
 }
 
-/** Sends a cached body with this request's id spliced in. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Sends a cached body with this request's id spliced in. The shared body bytes go to the socket
+ * as they are (one writev of headers, body prefix, and id + suffix): no per-request copy of the body
+ * and no garbage proportional to its size. The reply is hijacked for that, which keeps fastify's
+ * response listeners (request logging, onResponse) as they hang on the raw response. HEAD goes
+ * through fastify's send, which leaves the body out.
+ */
 export function sendBody(reply: FastifyReply, body: CachedBody): void {
-  void reply
-    .header('content-type', 'application/json; charset=utf-8')
-    .send(withRequestId(body, String(reply.request.id)));
+  const id = String(reply.request.id);
+  if (reply.request.method !== 'GET') {
+    void reply.header('content-type', JSON_TYPE).send(withRequestId(body, id));
+    return;
+  }
+  reply.hijack();
+  const res = reply.raw;
+  const headers = reply.getHeaders();
+  headers['content-type'] = JSON_TYPE;
+  headers['content-length'] = body.prefix.length + id.length + body.suffix.length;
+  res.writeHead(200, headers as Record<string, string | number | string[]>);
+  res.cork();
+  res.write(body.prefix);
+  const tail = Buffer.allocUnsafe(id.length + body.suffix.length);
+  tail.write(id, 0, 'latin1');
+  body.suffix.copy(tail, id.length);
+  res.end(tail);
 }
 
 /** A cache key from a route name and its effective parameters (defaults applied), in a fixed order. */

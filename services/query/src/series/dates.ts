@@ -15,6 +15,22 @@ export function utcDate(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
+/** `today()` over a clock, formatting the date only when the UTC day changes (it runs on every request). */
+export function createUtcToday(clock: () => Date): () => string {
+  let day = '';
+  let from = 0;
+  let until = -1;
+  return () => {
+    const ms = clock().getTime();
+    if (ms < from || ms >= until) {
+      day = utcDate(new Date(ms));
+      from = Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)));
+      until = from + DAY_MS;
+    }
+    return day;
+  };
+}
+
 /** The Monday that starts the ISO week (Monday to Sunday) of a YYYY-MM-DD date. */
 export function isoWeekStart(date: string): string {
   const ms = parseUtc(date);

@@ -1,5 +1,6 @@
 import { DATA_STREAM } from '@cds/contracts';
 import type { Messaging } from '@cds/messaging';
+import type { JsMsg } from '@nats-io/jetstream';
 import { ALIAS_CACHE_MS, type ReadModelAliasDoc } from '@cds/read-models';
 import type { Db } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,8 +32,10 @@ export interface RebuildOptions {
   graceMs?: number;
   /** Keep the previous collection instead of dropping it. */
   keepPrevious?: boolean;
-  /** Messages per fetch. Default 500. */
+  /** Messages the ordered consumer buffers. Default 500. */
   fetchSize?: number;
+  /** With nothing pending, how long to wait for a message before the stream counts as replayed. Default 1.5 s. */
+  idleMs?: number;
   /** See ProjectionWorkerOptions.writeClaims. Default: detected from the server. */
   writeClaims?: boolean;
 }
@@ -74,9 +77,10 @@ export async function rebuildProjection<D extends ProjectedDoc>(
   await ensureReadModelIndexes(db, projection.name, target);
   const collection = db.collection<D>(target);
   // The live projector may write the new collection concurrently after the swap.
-  const claims = (opts.writeClaims ?? (await needsWriteClaims(db)))
-    ? createWriteClaims(db, target, `rebuild:${projection.name}:${randomUUID()}`)
-    : undefined;
+  const claims =
+    (opts.writeClaims ?? (await needsWriteClaims(db)))
+      ? createWriteClaims(db, target, `rebuild:${projection.name}:${randomUUID()}`)
+      : undefined;
   const consumer = await messaging.js.consumers.get(stream, { filter_subjects: projection.filterSubject });
   const report: RebuildReport = {
     projection: projection.name,
@@ -90,74 +94,93 @@ export async function rebuildProjection<D extends ProjectedDoc>(
     dropped: false,
   };
 
-  // Applies everything the ordered consumer has, until it reports nothing pending.
-  const drain = async (): Promise<void> => {
-    for (;;) {
-      const batch = await consumer.fetch({ max_messages: opts.fetchSize ?? 500, expires: 1_000 });
-      let received = 0;
-      let pending = 0;
-      for await (const m of batch) {
-        received++;
-        pending = m.info.pending;
-        const seq = m.info.streamSequence;
-        let data: unknown;
-        try {
-          data = JSON.parse(decoder.decode(m.data));
-        } catch {
-          data = undefined;
-        }
-        const checked = schemaFailure(data);
-        report.events++;
-        report.lastSeq = seq;
-        if ('reason' in checked) {
-          await parkEvent(messaging, db, {
-            _id: `${projection.name}:${seq}`,
-            projection: projection.name,
-            stream,
-            stream_seq: seq,
-            subject: m.subject,
-            reason: checked.reason,
-            payload: decoder.decode(m.data),
-            parked_at: deps.clock().toISOString(),
-          });
-          report.parked++;
-          continue;
-        }
-        const res = await applyEvent(collection, projection, checked.event, seq, claims ? { claims } : {});
-        if (res.outcome === 'applied') report.applied++;
+  const messages = await consumer.consume({ max_messages: opts.fetchSize ?? 500 });
+  const iterator = messages[Symbol.asyncIterator]();
+  const idleMs = opts.idleMs ?? 1_500;
+
+  const applyOne = async (m: JsMsg): Promise<void> => {
+    const seq = m.info.streamSequence;
+    let data: unknown;
+    try {
+      data = JSON.parse(decoder.decode(m.data));
+    } catch {
+      data = undefined;
+    }
+    const checked = schemaFailure(data);
+    report.events++;
+    report.lastSeq = seq;
+    if ('reason' in checked) {
+      await parkEvent(messaging, db, {
+        _id: `${projection.name}:${seq}`,
+        projection: projection.name,
+        stream,
+        stream_seq: seq,
+        subject: m.subject,
+        reason: checked.reason,
+        payload: decoder.decode(m.data),
+        parked_at: deps.clock().toISOString(),
+      });
+      report.parked++;
+      return;
+    }
+    const res = await applyEvent(collection, projection, checked.event, seq, claims ? { claims } : {});
+    if (res.outcome === 'applied') report.applied++;
+  };
+
+  // Applies the stream up to sequence `target`. Stops early when nothing arrives for `idleMs`
+  // (the filter matches no further message up to `target`). A next() still waiting when a drain
+  // stops is kept for the following drain, so no message is dropped.
+  let inflight: Promise<IteratorResult<JsMsg>> | undefined;
+  const drain = async (target: number): Promise<void> => {
+    while (report.lastSeq < target) {
+      inflight ??= iterator.next();
+      const next = await Promise.race([inflight, sleep(idleMs).then(() => 'idle' as const)]);
+      if (next === 'idle') {
+        log.debug({ lastSeq: report.lastSeq, target }, 'replay idle');
+        return;
       }
-      if (received === 0 || pending === 0) return;
+      inflight = undefined;
+      if (next.done === true) return;
+      await applyOne(next.value);
+      log.trace({ seq: report.lastSeq, target }, 'replayed');
     }
   };
 
-  await drain();
-  report.swappedAt = report.lastSeq;
-  const alias: ReadModelAliasDoc = {
-    _id: projection.name,
-    collection: target,
-    swapped_at: deps.clock().toISOString(),
-    position: report.swappedAt,
-  };
-  await aliasesCollection(db).updateOne(
-    { _id: projection.name },
-    { $set: { collection: alias.collection, swapped_at: alias.swapped_at, position: alias.position } },
-    { upsert: true },
-  );
-  log.info({ collection: target, position: report.swappedAt }, 'swapped read model');
-  // Writers that resolved the old collection before the swap may still write there for up to
-  // ALIAS_CACHE_MS; replay what reached the stream meanwhile into the new one.
-  await sleep(2 * ALIAS_CACHE_MS + 250);
-  await drain();
-  if (!(opts.keepPrevious ?? false) && previous !== target) {
-    await sleep(opts.graceMs ?? 5_000);
-    report.dropped = await db
-      .collection(previous)
-      .drop()
-      .catch(() => false);
-    await db
-      .collection(claimsCollectionName(previous))
-      .drop()
-      .catch(() => false);
+  try {
+    const lastSeqNow = async () => (await messaging.jsm.streams.info(stream)).state.last_seq;
+    await drain(await lastSeqNow());
+    report.swappedAt = report.lastSeq;
+    const alias: ReadModelAliasDoc = {
+      _id: projection.name,
+      collection: target,
+      swapped_at: deps.clock().toISOString(),
+      position: report.swappedAt,
+    };
+    await aliasesCollection(db).updateOne(
+      { _id: projection.name },
+      { $set: { collection: alias.collection, swapped_at: alias.swapped_at, position: alias.position } },
+      { upsert: true },
+    );
+    log.info({ collection: target, position: report.swappedAt }, 'swapped read model');
+    // Writers that resolved the old collection before the swap may still write there for up to
+    // ALIAS_CACHE_MS; replay what reached the stream meanwhile into the new one.
+    await sleep(2 * ALIAS_CACHE_MS + 250);
+    await drain(await lastSeqNow());
+    if (!(opts.keepPrevious ?? false) && previous !== target) {
+      await sleep(opts.graceMs ?? 5_000);
+      log.debug({ previous }, 'dropping previous collection');
+      report.dropped = await db
+        .collection(previous)
+        .drop()
+        .catch(() => false);
+      await db
+        .collection(claimsCollectionName(previous))
+        .drop()
+        .catch(() => false);
+    }
+  } finally {
+    // close() can wait on a next() still pending; the ephemeral consumer expires on the server anyway.
+    await Promise.race([messages.close().catch(() => undefined), sleep(2_000)]);
   }
   log.info(report, 'rebuild finished');
   return report;

@@ -27,7 +27,10 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     const db = client.db(uniqueName('apply_idem'));
     const coll = db.collection<SeriesBucketDoc>('series');
     await ensureReadModelIndexes(db, 'series', 'series');
-    const e = seriesRecorded('IDEM_OATS', [['2022-03-01', 1], ['2022-03-02', 2]]);
+    const e = seriesRecorded('IDEM_OATS', [
+      ['2022-03-01', 1],
+      ['2022-03-02', 2],
+    ]);
     expect(await applyEvent(coll, seriesProjection, e, 5)).toEqual({ outcome: 'applied', written: 1, conflicts: 0 });
     const stored = await coll.findOne({ _id: 'IDEM_OATS:price:2022' });
     expect(await applyEvent(coll, seriesProjection, e, 5)).toEqual({ outcome: 'ignored', written: 0, conflicts: 0 });
@@ -67,8 +70,12 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     // Both read rev 1; exactly one compare-and-set wins unless the two did not overlap.
     const outcomes = [ra.outcome, rb.outcome].sort();
     expect(['applied,applied', 'applied,conflict']).toContain(outcomes.join(','));
-    for (const [r, e, p] of [[ra, a, 2], [rb, b, 3]] as const) {
-      if (r.outcome === 'conflict') expect((await applyEvent(coll, catalogProjection, e, p, optsA)).outcome).toBe('applied');
+    for (const [r, e, p] of [
+      [ra, a, 2],
+      [rb, b, 3],
+    ] as const) {
+      if (r.outcome === 'conflict')
+        expect((await applyEvent(coll, catalogProjection, e, p, optsA)).outcome).toBe('applied');
     }
     const doc = await coll.findOne({ _id: 'CAS_RICE' });
     expect(Object.keys(doc!.series).sort()).toEqual(['price', 'volume']);
@@ -92,7 +99,12 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     // Someone bumps the revision behind our back: a compare-and-set on the old revision matches nothing.
     await coll.updateOne({ _id: id }, { $set: { '_meta.rev': 99 } });
     const raced = await coll.bulkWrite([
-      { replaceOne: { filter: { _id: id, '_meta.rev': 2 }, replacement: { ...(await coll.findOne({ _id: id }))!, count: -1 } } },
+      {
+        replaceOne: {
+          filter: { _id: id, '_meta.rev': 2 },
+          replacement: { ...(await coll.findOne({ _id: id }))!, count: -1 },
+        },
+      },
     ]);
     expect(raced.matchedCount).toBe(0);
     expect((await coll.findOne({ _id: id }))!.points.map((p) => p.d)).toEqual(['2022-01-03', '2022-01-04']);

@@ -126,7 +126,7 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
       ]);
       events.push([seriesRecorded('RACE_COPPER', pts), pos++]);
     }
-    events.push([commodityUpserted('RACE_COPPER', 'Copper v2'), pos++]);
+    events.push([commodityUpserted('RACE_COPPER', 'Copper v2'), pos]);
     // Replica 1 takes the even positions, replica 2 the odd ones, each in reverse order: the worst
     // interleaving of a shared durable consumer with redeliveries.
     const claimsOn = await needsWriteClaims(db);

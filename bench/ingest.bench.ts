@@ -5,7 +5,7 @@
 // override the sizes).
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   COMMODITIES,
@@ -40,7 +40,7 @@ interface Memory {
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /** Runs `fn`, sampling memory every 25 ms; before/after are taken after a GC when --expose-gc is on. */
-async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; mem: Memory }> {
+async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; cpuMs: number; mem: Memory }> {
   gc?.();
   const before = process.memoryUsage();
   let rssMax = before.rss;
@@ -51,14 +51,18 @@ async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number
     heapMax = Math.max(heapMax, m.heapUsed);
   }, 25);
   const started = performance.now();
+  const cpu = process.cpuUsage();
   try {
     const value = await fn();
     const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000;
     gc?.();
     const after = process.memoryUsage();
     return {
       value,
       ms,
+      cpuMs,
       mem: {
         rssBefore: before.rss,
         heapBefore: before.heapUsed,
@@ -96,6 +100,7 @@ interface Row {
   records: number;
   events: number | string;
   seconds: number;
+  cpuSeconds: number;
   rate: number;
   target: number | undefined;
   mem: Memory;
@@ -110,7 +115,9 @@ function printTable(rows: Row[]): void {
     'records',
     'events',
     'seconds',
+    'cpu s',
     'records/s',
+    'per cpu s',
     'target',
     'ok',
     'rss before/after/max MB',
@@ -121,7 +128,9 @@ function printTable(rows: Row[]): void {
     fmt(r.records),
     typeof r.events === 'number' ? fmt(r.events) : r.events,
     r.seconds.toFixed(2),
+    r.cpuSeconds.toFixed(2),
     fmt(r.rate),
+    fmt(r.records / Math.max(0.001, r.cpuSeconds)),
     r.target === undefined ? '-' : `>= ${fmt(r.target)}`,
     r.target === undefined ? '-' : r.rate >= r.target ? 'yes' : 'NO',
     `${mb(r.mem.rssBefore)} / ${mb(r.mem.rssAfter)} / ${mb(r.mem.rssMax)}`,
@@ -147,7 +156,10 @@ async function main(): Promise<void> {
     const size = (await stat(file)).size;
     console.log(
       `CFTC legacy file: ${fmt(written.rows)} rows, ${written.markets} catalog markets, ${(size / MB).toFixed(1)} MB; ` +
-        `nats-server ${nats.url} (JetStream, file storage); node ${process.version}; gc ${gc ? 'exposed' : 'not exposed'}`,
+        `nats-server ${nats.url} (JetStream, file storage); node ${process.version}; gc ${gc ? 'exposed' : 'not exposed'}; ` +
+        `${cpus().length} cores, load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
     );
 
     // 1. parse only
@@ -168,6 +180,7 @@ async function main(): Promise<void> {
       records: parsed.value.n,
       events: '-',
       seconds: parsed.ms / 1000,
+      cpuSeconds: parsed.cpuMs / 1000,
       rate: (parsed.value.n / parsed.ms) * 1000,
       target: TARGET_PARSE,
       mem: parsed.mem,
@@ -187,6 +200,7 @@ async function main(): Promise<void> {
       records: cftcRecords,
       events: cftc.value.eventsPublished,
       seconds: cftc.ms / 1000,
+      cpuSeconds: cftc.cpuMs / 1000,
       rate: (cftcRecords / cftc.ms) * 1000,
       target: TARGET_PUBLISH,
       mem: cftc.mem,
@@ -205,6 +219,7 @@ async function main(): Promise<void> {
       records: again.value.recordsRead,
       events: `0 new / ${fmt(again.value.duplicatesSkipped)} dup`,
       seconds: again.ms / 1000,
+      cpuSeconds: again.cpuMs / 1000,
       rate: (again.value.recordsRead / again.ms) * 1000,
       target: undefined,
       mem: again.mem,
@@ -222,6 +237,7 @@ async function main(): Promise<void> {
       records: demoRecords,
       events: demo.value.eventsPublished,
       seconds: demo.ms / 1000,
+      cpuSeconds: demo.cpuMs / 1000,
       rate: (demoRecords / demo.ms) * 1000,
       target: TARGET_PUBLISH,
       mem: demo.mem,
@@ -235,6 +251,12 @@ async function main(): Promise<void> {
       `CDS_DATA: ${fmt(info.state.messages)} messages, ${(info.state.bytes / MB).toFixed(1)} MB. ` +
         `Points per event: CFTC ${(cftcRecords / Math.max(1, cftc.value.eventsPublished - cftc.value.catalogPublished)).toFixed(0)}, ` +
         `demo ${(demoRecords / Math.max(1, demo.value.eventsPublished - demo.value.catalogPublished)).toFixed(0)}.`,
+    );
+    console.log(
+      `load average at the end ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}. records/s is wall time (targets); ` +
+        '"per cpu s" is records per CPU second of this process (nats-server runs beside it), a figure less skewed by other load.',
     );
     const failed = rows.filter((r) => r.target !== undefined && r.rate < r.target);
     if (failed.length > 0) {

@@ -54,6 +54,8 @@ export interface Batcher {
 interface Group {
   item: SeriesItem | CotItem;
   period: string;
+  /** Input position of the last record added: the least recently touched groups go first. */
+  touched: number;
   records: Map<string, SeriesPointRecord | LegacyCotRecord | DisaggregatedCotRecord>;
 }
 
@@ -73,9 +75,8 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
   const maxPoints = opts.maxPoints ?? MAX_POINTS_PER_EVENT;
   const maxReports = opts.maxReports ?? MAX_REPORTS_PER_EVENT;
   const budget = Math.max(1, opts.budget ?? DEFAULT_BATCH_BUDGET);
-  // Map order is the recency order: a touched group is moved to the end.
   const groups = new Map<string, Group>();
-  let lastKey: string | undefined;
+  let position = 0;
   let buffered = 0;
   let replaced = 0;
 
@@ -112,7 +113,6 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
 
   const take = (key: string, g: Group): Batch => {
     groups.delete(key);
-    if (lastKey === key) lastKey = undefined;
     buffered -= g.records.size;
     return toBatch(g);
   };
@@ -133,13 +133,10 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
           : `c\u0000${item.commodity_id}\u0000${item.format}\u0000${period}`;
       let g = groups.get(key);
       if (g === undefined) {
-        g = { item, period, records: new Map() };
-        groups.set(key, g);
-      } else if (lastKey !== key) {
-        groups.delete(key);
+        g = { item, period, touched: 0, records: new Map() };
         groups.set(key, g);
       }
-      lastKey = key;
+      g.touched = ++position;
       const record = item.kind === 'series' ? item.point : item.record;
       const before = g.records.size;
       g.records.set(date, record);
@@ -151,7 +148,8 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
       if (g.records.size >= cap) out.push(take(key, g));
       if (buffered > budget) {
         const target = Math.floor((budget * 3) / 4);
-        for (const [k, old] of groups) {
+        const oldestFirst = [...groups].sort((a, b) => a[1].touched - b[1].touched);
+        for (const [k, old] of oldestFirst) {
           if (buffered <= target) break;
           out.push(take(k, old));
         }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CotItem, SeriesItem } from '../sources/types.ts';
 import { createBatcher, type Batch } from './batcher.ts';
-import { batchEvent } from './events.ts';
+import { prepareBatchEvent } from './events.ts';
 
 const ctx = { source: 'test', occurredAt: '2025-01-01T00:00:00Z' };
 
@@ -55,7 +55,13 @@ function run(items: (SeriesItem | CotItem)[], opts: Parameters<typeof createBatc
   return out;
 }
 
-const ids = (batches: Batch[]) => batches.map((b) => batchEvent(b, ctx).id);
+function eventOf(b: Batch) {
+  const p = prepareBatchEvent(b, ctx);
+  if (!p.ok) throw new Error(p.reason);
+  return p.prepared;
+}
+
+const ids = (batches: Batch[]) => batches.map((b) => eventOf(b).event.id);
 
 describe('createBatcher', () => {
   it('groups interleaved input by commodity, type and year, sorted by date', () => {
@@ -124,8 +130,25 @@ describe('createBatcher', () => {
     expect(
       batches.map((b) => (b.kind === 'cot' ? `${b.commodity_id}/${b.format}/${b.period}/${b.reports.length}` : '')),
     ).toEqual(['CORN/legacy/2024/1', 'GOLD/legacy/2023/1', 'GOLD/legacy/2024/1']);
-    const event = batchEvent(batches[0]!, ctx);
+    const { event, payload, subject } = eventOf(batches[0]!);
     expect(event.type).toBe('cot.reports.recorded');
     expect(event.data).not.toHaveProperty('period');
+    expect(subject).toBe('cds.data.cot.CORN.legacy');
+    expect(JSON.parse(new TextDecoder().decode(payload))).toEqual(event);
+  });
+
+  it('rejects a batch its contract refuses, with the reason', () => {
+    const bad = prepareBatchEvent(
+      {
+        kind: 'series',
+        commodity_id: 'lower_case',
+        series_type: 'price',
+        frequency: 'daily',
+        period: '2024',
+        points: [{ date: '2024-01-02', value: 1 }],
+      },
+      ctx,
+    );
+    expect(bad).toEqual({ ok: false, reason: expect.stringMatching(/^commodity_id: /) });
   });
 });

@@ -1,88 +1,104 @@
+import { createHash } from 'node:crypto';
 import {
-  CommodityUpserted,
-  CotReportsRecorded,
+  CatalogEntry,
+  CotReportsBatch,
   deterministicEventId,
-  SeriesPointsRecorded,
-  type CatalogEntry,
+  SeriesPointsBatch,
+  subjectFor,
   type DataEvent,
 } from '@cds/contracts';
-import type { z } from 'zod';
 import type { Batch } from './batcher.ts';
-import { contentDigest } from './canonical.ts';
 
 export interface EventContext {
-  /** Envelope `source`, e.g. `cftc-legacy:annual.txt` or `demo`. */
+  /** Envelope `source`, e.g. `cftc-legacy:annual.txt` or `demo` (cut to 200 characters). */
   source: string;
   /** Envelope `occurred_at` (RFC 3339). Not part of the id: a re-run yields the same ids. */
   occurredAt: string;
 }
 
+/** An event checked against its contract and serialised once, ready to publish. */
+export interface PreparedEvent {
+  event: DataEvent;
+  subject: string;
+  /** The JSON bytes of the whole envelope. */
+  payload: Uint8Array;
+  /** Records it carries (1 for a catalog entry). */
+  records: number;
+}
+
+export type Prepared = { ok: true; prepared: PreparedEvent } | { ok: false; reason: string };
+
+const encoder = new TextEncoder();
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  const issue = error.issues[0];
+  const where = issue?.path.length ? issue.path.map(String).join('.') : 'event';
+  return `${where}: ${issue?.message ?? 'invalid'}`;
+}
+
+/**
+ * Validates `data` with its contract schema and builds the envelope around the schema's output.
+ * The output lists keys in the schema's order whatever order the input had, so its JSON is a
+ * canonical form of the content: the id hashes it, and the payload reuses it (one serialisation).
+ */
+function prepare(
+  type: DataEvent['type'],
+  data: unknown,
+  schema: {
+    safeParse(
+      v: unknown,
+    ):
+      | { success: true; data: unknown }
+      | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  },
+  idParts: (string | number)[],
+  records: number,
+  ctx: EventContext,
+): Prepared {
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) return { ok: false, reason: firstIssue(parsed.error) };
+  const dataJson = JSON.stringify(parsed.data);
+  const id = deterministicEventId(type, ...idParts, sha256(dataJson));
+  const source = ctx.source.slice(0, 200) || 'ingest';
+  const event = { id, type, version: 1, occurred_at: ctx.occurredAt, source, data: parsed.data } as DataEvent;
+  const head = JSON.stringify({ id, type, version: 1, occurred_at: ctx.occurredAt, source });
+  const payload = encoder.encode(`${head.slice(0, -1)},"data":${dataJson}}`);
+  return { ok: true, prepared: { event, subject: subjectFor(event), payload, records } };
+}
+
 /**
  * The event of a batch. Its id covers the type, the group (commodity, series type or format,
- * frequency, unit, period) and a SHA-256 of the canonical batch content, so the same records
+ * frequency, unit, period) and a SHA-256 of the validated batch content, so the same records
  * always give the same id and any change in content gives a new one.
  */
-export function batchEvent(batch: Batch, ctx: EventContext): DataEvent {
+export function prepareBatchEvent(batch: Batch, ctx: EventContext): Prepared {
   if (batch.kind === 'series') {
     const { kind: _kind, ...data } = batch;
-    const id = deterministicEventId(
+    return prepare(
       'series.points.recorded',
-      batch.commodity_id,
-      batch.series_type,
-      batch.frequency,
-      batch.unit ?? '',
-      batch.period,
-      contentDigest(data),
+      data,
+      SeriesPointsBatch,
+      [batch.commodity_id, batch.series_type, batch.frequency, batch.unit ?? '', batch.period],
+      batch.points.length,
+      ctx,
     );
-    return { id, type: 'series.points.recorded', version: 1, occurred_at: ctx.occurredAt, source: ctx.source, data };
   }
   const { kind: _kind, period, ...data } = batch;
-  const id = deterministicEventId(
+  return prepare(
     'cot.reports.recorded',
-    batch.commodity_id,
-    batch.format,
-    period,
-    contentDigest(data),
+    data,
+    CotReportsBatch,
+    [batch.commodity_id, batch.format, period],
+    batch.reports.length,
+    ctx,
   );
-  return { id, type: 'cot.reports.recorded', version: 1, occurred_at: ctx.occurredAt, source: ctx.source, data };
 }
 
 /** The event that publishes one catalog entry; its id is a digest of the entry. */
-export function catalogEvent(entry: CatalogEntry, ctx: EventContext): DataEvent {
-  const id = deterministicEventId('catalog.commodity.upserted', entry.id, contentDigest(entry));
-  return {
-    id,
-    type: 'catalog.commodity.upserted',
-    version: 1,
-    occurred_at: ctx.occurredAt,
-    source: ctx.source,
-    data: entry,
-  };
-}
-
-const schemas = {
-  'catalog.commodity.upserted': CommodityUpserted,
-  'series.points.recorded': SeriesPointsRecorded,
-  'cot.reports.recorded': CotReportsRecorded,
-} as const satisfies Record<DataEvent['type'], z.ZodType>;
-
-/** Checks an event against its contract schema; returns a one-line reason when it fails. */
-export function validateEvent(event: DataEvent): { ok: true } | { ok: false; reason: string } {
-  const result = schemas[event.type].safeParse(event);
-  if (result.success) return { ok: true };
-  const issue = result.error.issues[0];
-  const where = issue?.path.length ? issue.path.join('.') : 'event';
-  return { ok: false, reason: `${where}: ${issue?.message ?? 'invalid'}` };
-}
-
-/** Number of records an event carries (1 for a catalog entry). */
-export function recordCount(event: DataEvent): number {
-  switch (event.type) {
-    case 'series.points.recorded':
-      return event.data.points.length;
-    case 'cot.reports.recorded':
-      return event.data.reports.length;
-    case 'catalog.commodity.upserted':
-      return 1;
-  }
+export function prepareCatalogEvent(entry: CatalogEntry, ctx: EventContext): Prepared {
+  return prepare('catalog.commodity.upserted', entry, CatalogEntry, [entry.id], 1, ctx);
 }

@@ -7,8 +7,13 @@ export {
   type CotBatch,
   type SeriesBatch,
 } from './batcher.ts';
-export { canonicalJson, contentDigest } from './canonical.ts';
-export { batchEvent, catalogEvent, recordCount, validateEvent, type EventContext } from './events.ts';
+export {
+  prepareBatchEvent,
+  prepareCatalogEvent,
+  type EventContext,
+  type Prepared,
+  type PreparedEvent,
+} from './events.ts';
 export { createKvLedger, createMemoryLedger, ledgerKey, LEDGER_BUCKET, type Ledger } from './ledger.ts';
 export { runIngest, type IngestOptions, type IngestProgress, type IngestSummary } from './pipeline.ts';
 export {

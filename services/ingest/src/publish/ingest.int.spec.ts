@@ -4,8 +4,8 @@ import { startNats, type NatsHandle } from '@cds/testkit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SeriesItem, SourceItem } from '../sources/types.ts';
-import { createBatcher } from './batcher.ts';
-import { batchEvent } from './events.ts';
+import { createBatcher, type Batch } from './batcher.ts';
+import { prepareBatchEvent } from './events.ts';
 import { createKvLedger } from './ledger.ts';
 import { runIngest } from './pipeline.ts';
 import { createPublisher } from './publisher.ts';
@@ -60,8 +60,13 @@ function expectedIds(input: Iterable<SourceItem>, budget: number): Set<string> {
   const b = createBatcher({ budget });
   const ids = new Set<string>();
   const ctx = { source: 'x', occurredAt: new Date().toISOString() };
-  for (const it of input) if (it.kind !== 'rejected') for (const batch of b.add(it)) ids.add(batchEvent(batch, ctx).id);
-  for (const batch of b.drain()) ids.add(batchEvent(batch, ctx).id);
+  const idOf = (batch: Batch) => {
+    const p = prepareBatchEvent(batch, ctx);
+    if (!p.ok) throw new Error(p.reason);
+    return p.prepared.event.id;
+  };
+  for (const it of input) if (it.kind !== 'rejected') for (const batch of b.add(it)) ids.add(idOf(batch));
+  for (const batch of b.drain()) ids.add(idOf(batch));
   return ids;
 }
 

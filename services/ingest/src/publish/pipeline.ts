@@ -1,7 +1,7 @@
-import type { CatalogEntry, DataEvent } from '@cds/contracts';
+import type { CatalogEntry } from '@cds/contracts';
 import type { RejectedItem, SourceItem } from '../sources/types.ts';
 import { createBatcher, type Batch, type BatcherOptions } from './batcher.ts';
-import { batchEvent, catalogEvent, recordCount, validateEvent } from './events.ts';
+import { prepareBatchEvent, prepareCatalogEvent, type Prepared } from './events.ts';
 import type { Publisher } from './publisher.ts';
 
 export interface IngestProgress {
@@ -72,16 +72,15 @@ export async function runIngest(opts: IngestOptions): Promise<IngestSummary> {
   });
   const ctx = () => ({ source: opts.source, occurredAt: clock().toISOString() });
 
-  const send = async (event: DataEvent, onInvalid: (reason: string) => void) => {
-    const check = validateEvent(event);
-    if (!check.ok) {
-      onInvalid(check.reason);
+  const send = async (p: Prepared, onInvalid: (reason: string) => void) => {
+    if (!p.ok) {
+      onInvalid(p.reason);
       return;
     }
-    await publisher.publish(event, recordCount(event));
+    await publisher.publish(p.prepared);
   };
   const sendBatch = (batch: Batch) =>
-    send(batchEvent(batch, ctx()), (reason) => {
+    send(prepareBatchEvent(batch, ctx()), (reason) => {
       const n = batch.kind === 'series' ? batch.points.length : batch.reports.length;
       const what = batch.kind === 'series' ? `${batch.series_type}` : `cot ${batch.format}`;
       for (let i = 0; i < n; i++) {
@@ -96,7 +95,7 @@ export async function runIngest(opts: IngestOptions): Promise<IngestSummary> {
 
   const catalog = opts.catalog ?? [];
   for (const entry of catalog) {
-    await send(catalogEvent(entry, ctx()), (reason) =>
+    await send(prepareCatalogEvent(entry, ctx()), (reason) =>
       reject({ kind: 'rejected', file: 'catalog', line: 0, reason: `${entry.id}: ${reason}` }),
     );
   }

@@ -1,7 +1,8 @@
-import { subjectFor, type AnyEvent } from '@cds/contracts';
-import { publishJson } from '@cds/messaging';
+import { injectTraceContext } from '@cds/messaging';
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { headers as createHeaders } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { PreparedEvent } from './events.ts';
 import type { Ledger } from './ledger.ts';
 
 export interface PublisherOptions {
@@ -18,9 +19,9 @@ export interface PublisherOptions {
   /** Consulted before and updated after each publish; omit to rely on the duplicate window alone. */
   ledger?: Ledger;
   /** Called on every failed attempt before its retry (log it). */
-  onRetry?: (err: unknown, event: AnyEvent, attempt: number) => void;
+  onRetry?: (err: unknown, event: PreparedEvent, attempt: number) => void;
   /** Called when an event is settled: stored anew, or found to be a duplicate. */
-  onSettled?: (event: AnyEvent, outcome: 'published' | 'duplicate', records: number) => void;
+  onSettled?: (event: PreparedEvent, outcome: 'published' | 'duplicate') => void;
 }
 
 export interface PublisherStats {
@@ -34,10 +35,10 @@ export interface PublisherStats {
 
 export interface Publisher {
   /**
-   * Starts publishing `event` (carrying `records` records) and resolves as soon as it fits in the
-   * window, not when it is acked. Throws the first fatal failure of an earlier publish.
+   * Starts publishing `event` and resolves as soon as it fits in the window, not when it is
+   * acked. Throws the first fatal failure of an earlier publish.
    */
-  publish(event: AnyEvent, records: number): Promise<void>;
+  publish(event: PreparedEvent): Promise<void>;
   /** Waits until every started publish is acked; throws the first fatal failure. */
   flush(): Promise<void>;
   readonly stats: Readonly<PublisherStats>;
@@ -82,7 +83,8 @@ export function createPublisher(opts: PublisherOptions): Publisher {
     if (stats.inFlight === 0) for (const w of idleWaiters.splice(0)) w();
   };
 
-  const deliver = async (event: AnyEvent): Promise<'published' | 'duplicate'> => {
+  const deliver = async (prepared: PreparedEvent): Promise<'published' | 'duplicate'> => {
+    const { event } = prepared;
     const started = Date.now();
     let checked = opts.ledger === undefined;
     let outcome: 'published' | 'duplicate' | undefined;
@@ -93,9 +95,10 @@ export function createPublisher(opts: PublisherOptions): Publisher {
           checked = true;
         }
         if (outcome === undefined) {
-          const ack = await publishJson(opts.js, subjectFor(event), event, {
+          const ack = await opts.js.publish(prepared.subject, prepared.payload, {
             msgID: event.id,
-            timeoutMs: ackTimeoutMs,
+            headers: injectTraceContext(createHeaders()),
+            timeout: ackTimeoutMs,
           });
           outcome = ack.duplicate ? 'duplicate' : 'published';
         }
@@ -109,7 +112,7 @@ export function createPublisher(opts: PublisherOptions): Publisher {
           });
         }
         stats.retries++;
-        opts.onRetry?.(err, event, attempt);
+        opts.onRetry?.(err, prepared, attempt);
         await sleep(Math.min(maxDelay, initialDelay * 2 ** (attempt - 1)));
       }
     }
@@ -117,23 +120,23 @@ export function createPublisher(opts: PublisherOptions): Publisher {
 
   return {
     stats,
-    async publish(event, records) {
+    async publish(prepared) {
       throwIfFailed();
       while (stats.inFlight >= window) {
         await new Promise<void>((resolve) => slotWaiters.push(resolve));
         throwIfFailed();
       }
       stats.inFlight++;
-      deliver(event).then(
+      deliver(prepared).then(
         (outcome) => {
           if (outcome === 'published') {
             stats.eventsPublished++;
-            stats.recordsPublished += records;
+            stats.recordsPublished += prepared.records;
           } else {
             stats.duplicatesSkipped++;
-            stats.duplicateRecords += records;
+            stats.duplicateRecords += prepared.records;
           }
-          opts.onSettled?.(event, outcome, records);
+          opts.onSettled?.(prepared, outcome);
           release();
         },
         (err: unknown) => {

@@ -9,6 +9,7 @@ const exclude = ['**/node_modules/**', '**/.tsbuild/**', '**/dist/**'];
 export default defineConfig({
   test: {
     maxWorkers: 2,
+    teardownTimeout: 30_000,
     projects: [
       {
         extends: true,
@@ -23,7 +24,6 @@ export default defineConfig({
           globalSetup: [infraSetup],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          teardownTimeout: 30_000,
         },
       },
       {
@@ -35,7 +35,6 @@ export default defineConfig({
           globalSetup: [infraSetup],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          teardownTimeout: 30_000,
         },
       },
     ],

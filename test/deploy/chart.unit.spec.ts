@@ -219,6 +219,16 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
     }
   });
 
+  it('exposes only the API and its docs: /metrics, /healthz and /readyz are not routed from outside', () => {
+    for (const ing of byKind('Ingress')) {
+      for (const rule of ing.spec.rules) {
+        const paths = rule.http.paths.map((p: { path: string }) => p.path);
+        for (const internal of ['/metrics', '/healthz', '/readyz', '/']) expect(paths).not.toContain(internal);
+        expect(paths).toEqual(expect.arrayContaining(['/api', '/docs']));
+      }
+    }
+  });
+
   it('keeps secrets out of the chart: no Secret objects, no secret-looking values in ConfigMaps or env', () => {
     expect(byKind('Secret')).toEqual([]);
     for (const cm of byKind('ConfigMap')) {

@@ -23,3 +23,13 @@ export { startMongo, startNats, startRedis } from './servers.ts';
 export { getTestInfra } from './spec-context.ts';
 export type { InfraSource, MongoFlavor, MongoHandle, NatsHandle, ServerHandle, StartServerOptions } from './types.ts';
 export { waitUntil } from './wait.ts';
+export {
+  REPO_ROOT,
+  startServiceProcess,
+  startSystem,
+  waitForReady,
+  type RunningSystem,
+  type ServiceProcess,
+  type StartServiceOptions,
+  type SystemOptions,
+} from './system.ts';

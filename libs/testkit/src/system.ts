@@ -1,0 +1,217 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findFreePort } from './ports.ts';
+
+/** The repository root (libs/testkit/src/../../..). */
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** A service of this repository running as its own process (`services/<name>/src/main.ts`). */
+export interface ServiceProcess {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  readonly log: string;
+  readonly child: ChildProcess;
+  exited(): boolean;
+  /** The last lines of its log, for error messages. */
+  tail(lines?: number): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+  stop(graceMs?: number): Promise<void>;
+  /** Sends a signal without waiting (fault tests: SIGKILL, SIGSTOP). */
+  signal(sig: NodeJS.Signals): void;
+}
+
+export interface StartServiceOptions {
+  /** Folder under services/ holding src/main.ts. */
+  service: 'ingest' | 'projector' | 'query' | 'gateway';
+  /** Name in logs and messages (e.g. gateway-2). Default: the service. */
+  name?: string;
+  env: Record<string, string>;
+  /** Port to listen on; a free one when omitted. */
+  port?: number;
+  /** Folder for the log file; a temporary folder when omitted. */
+  logDir?: string;
+  /** Called when the process exits on its own (not through stop()). */
+  onUnexpectedExit?: (svc: ServiceProcess, code: number | null, signal: NodeJS.Signals | null) => void;
+}
+
+/** Starts one service as a child process with its own log file, listening on 127.0.0.1. */
+export async function startServiceProcess(opts: StartServiceOptions): Promise<ServiceProcess> {
+  const name = opts.name ?? opts.service;
+  const port = opts.port ?? (await findFreePort());
+  const dir = opts.logDir ?? join(tmpdir(), `cds-logs-${randomBytes(4).toString('hex')}`);
+  mkdirSync(dir, { recursive: true });
+  const log = join(dir, `${name}.log`);
+  const out = createWriteStream(log, { flags: 'w' });
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', `services/${opts.service}/src/main.ts`],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...opts.env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
+  let exited = false;
+  let stopping = false;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const svc: ServiceProcess = {
+    name,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    log,
+    child,
+    exited: () => exited,
+    tail: (lines = 30) => {
+      try {
+        return readFileSync(log, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+      } catch {
+        return '(no log)';
+      }
+    },
+    async stop(graceMs = 5_000) {
+      stopping = true;
+      if (exited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await gone;
+      clearTimeout(timer);
+    },
+    signal: (sig) => {
+      if (sig === 'SIGKILL' || sig === 'SIGTERM') stopping = true;
+      child.kill(sig);
+    },
+  };
+  child.once('exit', (code, signal) => {
+    exited = true;
+    if (!stopping) opts.onUnexpectedExit?.(svc, code, signal);
+  });
+  return svc;
+}
+
+/** Polls `url` until it answers 2xx; fails early if the process exits, with its log tail. */
+export async function waitForReady(
+  url: string,
+  opts: { timeoutMs?: number; service?: ServiceProcess } = {},
+): Promise<void> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  while (Date.now() < deadline) {
+    if (opts.service?.exited() === true) {
+      throw new Error(`${opts.service.name} exited before it was ready:\n${opts.service.tail()}`);
+    }
+    const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) })
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} was not ready in time${opts.service ? `:\n${opts.service.tail()}` : ''}`);
+}
+
+export interface SystemOptions {
+  natsUrl: string;
+  redisUrl: string;
+  mongoUrl: string;
+  /** Database of the read models. Default `cds`. */
+  mongoDb?: string;
+  gateways?: number;
+  /** Preferred port of the first gateway (npm start uses 8080 when free). */
+  gatewayPort?: number;
+  logDir?: string;
+  /** Extra environment for every service (e.g. LOG_LEVEL). */
+  env?: Record<string, string>;
+  onUnexpectedExit?: StartServiceOptions['onUnexpectedExit'];
+  readyTimeoutMs?: number;
+}
+
+export interface RunningSystem {
+  admin: ServiceProcess;
+  adminToken: string;
+  projector: ServiceProcess;
+  query: ServiceProcess;
+  gateways: ServiceProcess[];
+  /** Every process, for fault tests and shutdown. */
+  all(): ServiceProcess[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the whole application on given infrastructure: the ingest admin API, the projector (all
+ * projections), the query service and N gateways, each its own process, and waits until each is
+ * ready. Used by `npm start` and the end-to-end suites.
+ */
+export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
+  const adminToken = randomBytes(24).toString('hex');
+  const gatewayCount = opts.gateways ?? 1;
+  const firstGatewayPort =
+    opts.gatewayPort !== undefined && (await portIsFree(opts.gatewayPort)) ? opts.gatewayPort : await findFreePort();
+  const common = {
+    NATS_URL: opts.natsUrl,
+    MONGODB_URL: opts.mongoUrl,
+    MONGODB_DB: opts.mongoDb ?? 'cds',
+    PUBLIC_BASE_URL: `http://localhost:${firstGatewayPort}`,
+    ...opts.env,
+  };
+  const base = { logDir: opts.logDir, onUnexpectedExit: opts.onUnexpectedExit } as const;
+  const started: ServiceProcess[] = [];
+  const timeoutMs = opts.readyTimeoutMs ?? 90_000;
+  try {
+    const admin = await startServiceProcess({
+      ...base,
+      service: 'ingest',
+      name: 'ingest-admin',
+      env: { ...common, ADMIN_TOKEN: adminToken },
+    });
+    started.push(admin);
+    await waitForReady(`${admin.url}/readyz`, { service: admin, timeoutMs });
+    const projector = await startServiceProcess({ ...base, service: 'projector', env: common });
+    const query = await startServiceProcess({ ...base, service: 'query', env: common });
+    started.push(projector, query);
+    const gateways: ServiceProcess[] = [];
+    for (let i = 0; i < gatewayCount; i += 1) {
+      const gw = await startServiceProcess({
+        ...base,
+        service: 'gateway',
+        name: gatewayCount === 1 ? 'gateway' : `gateway-${i + 1}`,
+        ...(i === 0 ? { port: firstGatewayPort } : {}),
+        env: { ...common, REDIS_URL: opts.redisUrl, QUERY_URL: query.url },
+      });
+      gateways.push(gw);
+      started.push(gw);
+    }
+    await Promise.all([
+      waitForReady(`${projector.url}/readyz`, { service: projector, timeoutMs }),
+      waitForReady(`${query.url}/readyz`, { service: query, timeoutMs }),
+      ...gateways.map((g) => waitForReady(`${g.url}/readyz`, { service: g, timeoutMs })),
+    ]);
+    return {
+      admin,
+      adminToken,
+      projector,
+      query,
+      gateways,
+      all: () => [...started],
+      stop: async () => {
+        await Promise.all([...started].reverse().map((s) => s.stop()));
+      },
+    };
+  } catch (err) {
+    await Promise.all(started.map((s) => s.stop()));
+    throw err;
+  }
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}

@@ -1,0 +1,138 @@
+// The end-to-end harness: its own infrastructure (the stream names are fixed, so suites cannot share
+// a NATS server), the whole application as processes, the real CLIs, and helpers to call the API
+// and check every answer against the OpenAPI document.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createOpenApiResponseValidator } from '@cds/contracts/testing';
+import { REPO_ROOT, startInfra, startSystem, type Infra, type RunningSystem } from '@cds/testkit';
+
+export const FIXTURES = join(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
+export const PLANS = ['free', 'professional', 'business', 'enterprise'] as const;
+export type PlanName = (typeof PLANS)[number];
+
+const validate = createOpenApiResponseValidator();
+
+/** The OpenAPI path template of a concrete API path. */
+export function templateOf(path: string): string {
+  const p = path.split('?')[0]!.replace(/^\/api\/v1/, '');
+  if (p === '/commodities') return p;
+  if (/^\/commodities\/[^/]+$/.test(p)) return '/commodities/{slug}';
+  if (/^\/commodities\/[^/]+\/series$/.test(p)) return '/commodities/{slug}/series';
+  if (/^\/commodities\/[^/]+\/cot$/.test(p)) return '/commodities/{slug}/cot';
+  throw new Error(`no template for ${path}`);
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export interface E2E {
+  infra: Infra;
+  system: RunningSystem;
+  gatewayUrl: (replica?: number) => string;
+  /** GET through a gateway replica with a key (header), validated against the OpenAPI document. */
+  get(
+    path: string,
+    opts?: { key?: string; replica?: number; headers?: Record<string, string>; validate?: boolean },
+  ): Promise<ApiResponse>;
+  admin<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** A new account with one key; returns the key and ids. */
+  account(plan: PlanName): Promise<{ accountId: string; keyId: string; key: string }>;
+  ingest(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startE2E(opts: { gateways?: number } = {}): Promise<E2E> {
+  // Own servers even when NATS_URL & co. are set: the suites must not share streams or windows.
+  const { NATS_URL: _n, REDIS_URL: _r, MONGODB_URL: _m, ...env } = process.env;
+  const infra = await startInfra({ env });
+  let system: RunningSystem;
+  try {
+    system = await startSystem({
+      natsUrl: infra.natsUrl,
+      redisUrl: infra.redisUrl,
+      mongoUrl: infra.mongoUrl,
+      gateways: opts.gateways ?? 1,
+      env: { LOG_LEVEL: 'warn' },
+    });
+  } catch (err) {
+    await infra.stop();
+    throw err;
+  }
+  const gatewayUrl = (replica = 0) => system.gateways[replica]!.url;
+
+  const e2e: E2E = {
+    infra,
+    system,
+    gatewayUrl,
+    async get(path, o = {}) {
+      const headers: Record<string, string> = { ...o.headers };
+      if (o.key !== undefined) headers.authorization = `Bearer ${o.key}`;
+      const res = await fetch(`${gatewayUrl(o.replica)}${path}`, { headers });
+      const text = await res.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      if (o.validate !== false && path.startsWith('/api/v1/commodities')) {
+        const h: Record<string, string> = {};
+        res.headers.forEach((v, k) => (h[k] = v));
+        validate(templateOf(path), { statusCode: res.status, headers: h, body: text });
+      }
+      return { status: res.status, headers: res.headers, text, json };
+    },
+    async admin<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) {
+      const res = await fetch(`${system.admin.url}/admin/v1${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${system.adminToken}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as T };
+    },
+    async account(plan) {
+      const acc = await e2e.admin<{ account_id: string }>('POST', '/accounts', { name: `e2e ${plan}`, plan });
+      if (acc.status !== 201) throw new Error(`create account: ${acc.status} ${JSON.stringify(acc.body)}`);
+      const key = await e2e.admin<{ key_id: string; key: string }>('POST', `/accounts/${acc.body.account_id}/keys`, {});
+      if (key.status !== 201) throw new Error(`create key: ${key.status} ${JSON.stringify(key.body)}`);
+      return { accountId: acc.body.account_id, keyId: key.body.key_id, key: key.body.key };
+    },
+    ingest(args) {
+      return new Promise((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['--disable-warning=ExperimentalWarning', 'services/ingest/src/cli.ts', ...args, '--nats-url', infra.natsUrl],
+          { cwd: REPO_ROOT, env: { ...process.env, CDS_LOCAL_ENV: '/nonexistent' } },
+        );
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.once('exit', (code) => resolve({ code, stdout, stderr }));
+      });
+    },
+    async stop() {
+      await system.stop();
+      await infra.stop();
+    },
+  };
+  return e2e;
+}
+
+/** Polls until `probe` returns true (for eventual consistency: projections, key propagation). */
+export async function eventually(label: string, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<number> {
+  const start = Date.now();
+  while (Date.now() - start < timeoutMs) {
+    if (await probe()) return Date.now() - start;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${label}: not reached within ${timeoutMs} ms`);
+}

@@ -1,7 +1,7 @@
 import { loadConfig } from '@cds/config';
 import { connectNats } from '@cds/messaging';
+import { createLogger } from '@cds/telemetry';
 import { MongoClient } from 'mongodb';
-import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { createResponseCache } from './cache/response-cache.ts';
 import { QueryConfigSchema } from './config.ts';
@@ -10,7 +10,7 @@ import { createMongoRepository } from './repository/mongo-repository.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig(QueryConfigSchema, process.env);
-  const logger = pino({ level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.query.api_key'] });
+  const logger = createLogger({ name: 'query', level: config.LOG_LEVEL });
 
   const mongo = new MongoClient(config.MONGODB_URL, {
     serverSelectionTimeoutMS: config.MONGODB_SERVER_SELECTION_TIMEOUT_MS,

@@ -37,6 +37,8 @@ export interface StartServiceOptions {
   logDir?: string;
   /** Called when the process exits on its own (not through stop()). */
   onUnexpectedExit?: (svc: ServiceProcess, code: number | null, signal: NodeJS.Signals | null) => void;
+  /** Extra Node.js flags, e.g. `--import @cds/telemetry/register`. */
+  nodeArgs?: string[];
 }
 
 /** Starts one service as a child process with its own log file, listening on 127.0.0.1. */
@@ -121,6 +123,14 @@ export interface SystemOptions {
   /** Database of the read models. Default `cds`. */
   mongoDb?: string;
   gateways?: number;
+  /** Query service replicas; gateway i forwards to query i mod n. Default 1. */
+  queries?: number;
+  /** Projector processes, each running every projection (they compete on the durable consumers). Default 1. */
+  projectors?: number;
+  /** Extra Node.js flags for every service (e.g. `--import @cds/telemetry/register`). */
+  nodeArgs?: string[];
+  /** Per-service extra environment, by service folder name. */
+  serviceEnv?: Partial<Record<StartServiceOptions['service'], Record<string, string>>>;
   /** Preferred port of the first gateway (npm start uses 8080 when free). */
   gatewayPort?: number;
   logDir?: string;
@@ -133,8 +143,11 @@ export interface SystemOptions {
 export interface RunningSystem {
   admin: ServiceProcess;
   adminToken: string;
+  /** The first projector and query process (the only ones unless replicas were asked for). */
   projector: ServiceProcess;
   query: ServiceProcess;
+  projectors: ServiceProcess[];
+  queries: ServiceProcess[];
   gateways: ServiceProcess[];
   /** Every process, for fault tests and shutdown. */
   all(): ServiceProcess[];
@@ -158,43 +171,73 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     PUBLIC_BASE_URL: `http://localhost:${firstGatewayPort}`,
     ...opts.env,
   };
-  const base = { logDir: opts.logDir, onUnexpectedExit: opts.onUnexpectedExit } as const;
+  const base = { logDir: opts.logDir, onUnexpectedExit: opts.onUnexpectedExit, nodeArgs: opts.nodeArgs ?? [] } as const;
+  const envFor = (service: StartServiceOptions['service'], extra: Record<string, string> = {}) => ({
+    ...common,
+    ...extra,
+    ...opts.serviceEnv?.[service],
+  });
   const started: ServiceProcess[] = [];
   const timeoutMs = opts.readyTimeoutMs ?? 90_000;
+  const numbered = (service: string, i: number, n: number) => (n === 1 ? service : `${service}-${i + 1}`);
   try {
     const admin = await startServiceProcess({
       ...base,
       service: 'ingest',
       name: 'ingest-admin',
-      env: { ...common, ADMIN_TOKEN: adminToken },
+      env: envFor('ingest', { ADMIN_TOKEN: adminToken }),
     });
     started.push(admin);
     await waitForReady(`${admin.url}/readyz`, { service: admin, timeoutMs });
-    const projector = await startServiceProcess({ ...base, service: 'projector', env: common });
-    const query = await startServiceProcess({ ...base, service: 'query', env: common });
-    started.push(projector, query);
+    const projectors: ServiceProcess[] = [];
+    const queries: ServiceProcess[] = [];
+    const projectorCount = opts.projectors ?? 1;
+    const queryCount = opts.queries ?? 1;
+    for (let i = 0; i < projectorCount; i += 1) {
+      projectors.push(
+        await startServiceProcess({
+          ...base,
+          service: 'projector',
+          name: numbered('projector', i, projectorCount),
+          env: envFor('projector'),
+        }),
+      );
+    }
+    for (let i = 0; i < queryCount; i += 1) {
+      queries.push(
+        await startServiceProcess({
+          ...base,
+          service: 'query',
+          name: numbered('query', i, queryCount),
+          env: envFor('query'),
+        }),
+      );
+    }
+    started.push(...projectors, ...queries);
     const gateways: ServiceProcess[] = [];
     for (let i = 0; i < gatewayCount; i += 1) {
       const gw = await startServiceProcess({
         ...base,
         service: 'gateway',
-        name: gatewayCount === 1 ? 'gateway' : `gateway-${i + 1}`,
+        name: numbered('gateway', i, gatewayCount),
         ...(i === 0 ? { port: firstGatewayPort } : {}),
-        env: { ...common, REDIS_URL: opts.redisUrl, QUERY_URL: query.url },
+        env: envFor('gateway', { REDIS_URL: opts.redisUrl, QUERY_URL: queries[i % queryCount]!.url }),
       });
       gateways.push(gw);
       started.push(gw);
     }
-    await Promise.all([
-      waitForReady(`${projector.url}/readyz`, { service: projector, timeoutMs }),
-      waitForReady(`${query.url}/readyz`, { service: query, timeoutMs }),
-      ...gateways.map((g) => waitForReady(`${g.url}/readyz`, { service: g, timeoutMs })),
-    ]);
+    await Promise.all(
+      [...projectors, ...queries, ...gateways].map((svc) =>
+        waitForReady(`${svc.url}/readyz`, { service: svc, timeoutMs }),
+      ),
+    );
     return {
       admin,
       adminToken,
-      projector,
-      query,
+      projector: projectors[0]!,
+      query: queries[0]!,
+      projectors,
+      queries,
       gateways,
       all: () => [...started],
       stop: async () => {

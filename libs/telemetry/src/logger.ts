@@ -25,9 +25,24 @@ export const REDACT_PATHS = [
 
 export const REDACTED = '[REDACTED]';
 
-/** Replaces the value of every api_key parameter in a URL or query string. */
+/**
+ * Replaces the value of every api_key parameter in a URL or query string, also when the name is
+ * percent-encoded (`api%5Fkey`), since the query parser decodes names before the gateway reads them.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&;]api_key=)[^&#;]*/gi, `$1${REDACTED}`);
+  if (!/api(?:_|%5f)key|%[0-9a-f]{2}/i.test(url)) return url;
+  return url.replace(/([?&;])([^=&#;]*)=([^&#;]*)/g, (pair, sep: string, name: string) =>
+    isKeyParam(name) ? `${sep}${name}=${REDACTED}` : pair,
+  );
+}
+
+function isKeyParam(name: string): boolean {
+  if (!name.includes('%')) return name.toLowerCase() === 'api_key';
+  try {
+    return decodeURIComponent(name).toLowerCase() === 'api_key';
+  } catch {
+    return false;
+  }
 }
 
 interface RequestLike {

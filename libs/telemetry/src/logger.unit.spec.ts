@@ -24,6 +24,10 @@ describe('redactUrl', () => {
     expect(redactUrl(`/x?page=1&API_KEY=${KEY}#f`)).toBe('/x?page=1&API_KEY=[REDACTED]#f');
     expect(redactUrl(`/x?api_key=a&api_key=b`)).toBe('/x?api_key=[REDACTED]&api_key=[REDACTED]');
     expect(redactUrl('/x?my_api_key_hint=1')).toBe('/x?my_api_key_hint=1');
+    expect(redactUrl(`/x?api%5Fkey=${KEY}&a=1`)).toBe('/x?api%5Fkey=[REDACTED]&a=1');
+    expect(redactUrl(`/x?a=%20&%61pi_key=${KEY}`)).toBe('/x?a=%20&%61pi_key=[REDACTED]');
+    expect(redactUrl('/x?a=%zz&api%zzkey=1')).toBe('/x?a=%zz&api%zzkey=1');
+    expect(redactUrl('/api/v1/commodities')).toBe('/api/v1/commodities');
   });
 });
 

@@ -4,6 +4,8 @@ import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Span } from '@opentelemetry/api';
+import { redactUrl } from './logger.ts';
 
 export interface TracingHandle {
   enabled: boolean;
@@ -32,18 +34,38 @@ export function startTracing(opts: TracingOptions): TracingHandle {
     ...(opts.spanProcessors === undefined ? {} : { spanProcessors: opts.spanProcessors }),
     instrumentations: [
       new HttpInstrumentation({
-        // The key never reaches a span: drop the query string from recorded targets.
+        // The key never reaches a span: the query string and full URL are recorded with api_key censored.
         requestHook: (span, req) => {
-          const url = 'url' in req && typeof req.url === 'string' ? req.url : undefined;
-          if (url !== undefined) span.setAttribute('url.path', url.split('?')[0] ?? '');
+          if ('url' in req && typeof req.url === 'string') {
+            redactServerUrl(span, req.url);
+          } else if ('path' in req && typeof req.path === 'string') {
+            redactClientUrl(span, `${req.protocol}//${req.host}`, req.path);
+          }
         },
         ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
       }),
-      new UndiciInstrumentation(),
+      new UndiciInstrumentation({
+        requestHook: (span, req) => redactClientUrl(span, req.origin, req.path),
+      }),
       new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
       new IORedisInstrumentation(),
     ],
   });
   sdk.start();
   return { enabled: true, shutdown: () => sdk.shutdown() };
+}
+
+/** Server spans: `url.query` (no leading '?') with every api_key value censored. */
+export function redactServerUrl(span: Pick<Span, 'setAttribute'>, target: string): void {
+  const q = target.indexOf('?');
+  if (q >= 0) span.setAttribute('url.query', redactUrl(target).slice(q + 1));
+}
+
+/** Client spans (http, undici): `url.full` and `url.query` with every api_key value censored. */
+export function redactClientUrl(span: Pick<Span, 'setAttribute'>, origin: string, path: string): void {
+  const q = path.indexOf('?');
+  if (q < 0) return;
+  const clean = redactUrl(path);
+  span.setAttribute('url.full', `${origin}${clean}`);
+  span.setAttribute('url.query', clean.slice(q));
 }

@@ -51,7 +51,7 @@ export async function startServiceProcess(opts: StartServiceOptions): Promise<Se
   const out = createWriteStream(log, { flags: 'w' });
   const child = spawn(
     process.execPath,
-    ['--disable-warning=ExperimentalWarning', `services/${opts.service}/src/main.ts`],
+    [...(opts.nodeArgs ?? []), '--disable-warning=ExperimentalWarning', `services/${opts.service}/src/main.ts`],
     {
       cwd: REPO_ROOT,
       env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...opts.env, PORT: String(port) },

@@ -1,0 +1,306 @@
+// Projection benchmark (issue 4, item 5): throughput of the catalog, series and cot projections
+// (events/s and points/s written into the read models) over a pre-published stream, and lag from
+// publish to queryable (p50/p99) under a steady publish rate (default 1,000 events/s for 20 s).
+// Servers: a private nats-server (JetStream, file storage) and the MongoDB API server the testkit
+// provides (mongod if installed, else FerretDB 1.24 on SQLite). Queryable = the projector has
+// written the document (it publishes the `projected` notification after the write), measured
+// from just before the JetStream publish. Run: npm run bench:projection
+// (BENCH_SERIES_EVENTS, BENCH_COT_EVENTS, BENCH_RATE, BENCH_SECONDS override the sizes).
+import { DATA_STREAM, subjectFor, type DataEvent } from '@cds/contracts';
+import { connectMessaging, encodeJson, type Messaging } from '@cds/messaging';
+import {
+  catalogProjection,
+  cotProjection,
+  createProjectorMetrics,
+  seriesProjection,
+  startProjectionWorker,
+  type Projection,
+  type ProjectedDoc,
+} from '@cds/projector';
+import { PROJECTED_SUBJECT_PREFIX } from '@cds/read-models';
+import { startMongo, startNats } from '@cds/testkit';
+import { MongoClient, type Db } from 'mongodb';
+import { cpus, loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+
+const SERIES_EVENTS = Number(process.env.BENCH_SERIES_EVENTS ?? 2_000);
+const POINTS_PER_SERIES_EVENT = 20;
+const COT_EVENTS = Number(process.env.BENCH_COT_EVENTS ?? 100);
+const REPORTS_PER_COT_EVENT = 100;
+const RATE = Number(process.env.BENCH_RATE ?? 1_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const TARGET_LAG_P99_MS = 250;
+const COMMODITIES = Array.from({ length: 20 }, (_, i) => `BENCH_C${i}`);
+const logger = pino({ level: 'silent' });
+
+let seed = 42;
+function rand(): number {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return seed / 2 ** 31;
+}
+
+function day(year: number, dayOfYear: number): string {
+  return new Date(Date.UTC(year, 0, 1 + dayOfYear)).toISOString().slice(0, 10);
+}
+
+function seriesEvent(i: number, points: number, tag = 'tp'): DataEvent {
+  const commodity = COMMODITIES[i % COMMODITIES.length]!;
+  const year = 2015 + (Math.floor(i / COMMODITIES.length) % 8);
+  const start = Math.floor(rand() * (365 - points));
+  return {
+    id: `bench.${tag}.series.${i}`,
+    type: 'series.points.recorded',
+    version: 1,
+    occurred_at: '2024-06-01T00:00:00Z',
+    source: 'bench',
+    data: {
+      commodity_id: commodity,
+      series_type: 'price',
+      frequency: 'daily',
+      unit: 'USD/bbl',
+      period: String(year),
+      points: Array.from({ length: points }, (_, k) => ({ date: day(year, start + k), value: 50 + rand() * 10 })),
+    },
+  };
+}
+
+function cotEvent(i: number): DataEvent {
+  const commodity = COMMODITIES[i % COMMODITIES.length]!;
+  const block = Math.floor(i / COMMODITIES.length);
+  return {
+    id: `bench.cot.${i}`,
+    type: 'cot.reports.recorded',
+    version: 1,
+    occurred_at: '2024-06-01T00:00:00Z',
+    source: 'bench',
+    data: {
+      commodity_id: commodity,
+      format: 'legacy',
+      reports: Array.from({ length: REPORTS_PER_COT_EVENT }, (_, k) => {
+        const d = new Date(Date.UTC(1990, 0, 2 + 7 * (block * REPORTS_PER_COT_EVENT + k))).toISOString().slice(0, 10);
+        const oi = 1_000 + Math.floor(rand() * 1_000);
+        return {
+          report_date: d,
+          open_interest: oi,
+          commercial: { long: oi, short: 10 },
+          non_commercial: { long: 1, short: 2, spreading: 3 },
+          non_reportable: { long: 4, short: 5 },
+        };
+      }),
+    },
+  };
+}
+
+async function publishAll(messaging: Messaging, events: DataEvent[]): Promise<number> {
+  let last = 0;
+  // Pipelined in windows of 200 un-acked publishes.
+  for (let i = 0; i < events.length; i += 200) {
+    const acks = await Promise.all(
+      events.slice(i, i + 200).map((e) => messaging.js.publish(subjectFor(e), encodeJson(e), { msgID: e.id })),
+    );
+    last = Math.max(last, ...acks.map((a) => a.seq));
+  }
+  return last;
+}
+
+async function runProjection(
+  messaging: Messaging,
+  db: Db,
+  projection: Projection<ProjectedDoc>,
+  lastSeq: number,
+  expectedEvents: number,
+  writeClaims: boolean,
+): Promise<{ ms: number; events: number; docs: number }> {
+  const metrics = createProjectorMetrics();
+  const started = performance.now();
+  const worker = await startProjectionWorker({ messaging, db, logger, metrics, clock: () => new Date() }, projection, {
+    durable: `bench_${projection.name}_${writeClaims ? 'claims' : 'plain'}`,
+    batchSize: 256,
+    writeClaims,
+  });
+  const s = metrics.of(projection.name);
+  while (s.events.applied + s.events.ignored < expectedEvents) await sleep(20);
+  const ms = performance.now() - started;
+  await worker.stop();
+  void lastSeq;
+  return { ms, events: s.events.applied + s.events.ignored, docs: s.documents };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function main(): Promise<void> {
+  const nats = await startNats();
+  const mongoServer = await startMongo();
+  const messaging = await connectMessaging({ servers: nats.url, name: 'bench-projection' });
+  const client = await new MongoClient(mongoServer.url).connect();
+  try {
+    await messaging.ensureStream({
+      name: DATA_STREAM,
+      subjects: ['cds.data.>'],
+      replicas: 1,
+      duplicateWindowMs: 120_000,
+    });
+    await messaging.ensureStream({
+      name: 'CDS_DEADLETTER',
+      subjects: ['cds.deadletter.>'],
+      replicas: 1,
+      duplicateWindowMs: 120_000,
+    });
+    console.log(
+      `projection benchmark: ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}, MongoDB API: ${mongoServer.flavor}`,
+    );
+
+    // --- throughput over a pre-published stream ---
+    const series = Array.from({ length: SERIES_EVENTS }, (_, i) => seriesEvent(i, POINTS_PER_SERIES_EVENT));
+    const cot = Array.from({ length: COT_EVENTS }, (_, i) => cotEvent(i));
+    const lastSeq = await publishAll(messaging, [...series, ...cot]);
+    const rows: string[][] = [];
+    for (const writeClaims of [false, true]) {
+      const db = client.db(`bench_tp_${writeClaims ? 'claims' : 'plain'}`);
+      const runs: [Projection<ProjectedDoc>, number, number][] = [
+        [
+          seriesProjection as unknown as Projection<ProjectedDoc>,
+          SERIES_EVENTS,
+          SERIES_EVENTS * POINTS_PER_SERIES_EVENT,
+        ],
+        [cotProjection as unknown as Projection<ProjectedDoc>, COT_EVENTS, COT_EVENTS * REPORTS_PER_COT_EVENT],
+        [
+          catalogProjection as unknown as Projection<ProjectedDoc>,
+          SERIES_EVENTS + COT_EVENTS,
+          SERIES_EVENTS * POINTS_PER_SERIES_EVENT + COT_EVENTS * REPORTS_PER_COT_EVENT,
+        ],
+      ];
+      for (const [projection, events, points] of runs) {
+        const r = await runProjection(messaging, db, projection, lastSeq, events, writeClaims);
+        rows.push([
+          projection.name,
+          writeClaims ? 'on' : 'off',
+          String(r.events),
+          String(points),
+          (r.ms / 1000).toFixed(2),
+          ((r.events / r.ms) * 1000).toFixed(0),
+          ((points / r.ms) * 1000).toFixed(0),
+          String(r.docs),
+        ]);
+      }
+    }
+    console.log('\nThroughput (stream pre-published, one worker per projection, batch 256)');
+    printTable(
+      ['projection', 'write claims', 'events', 'points/reports', 'seconds', 'events/s', 'points/s', 'docs written'],
+      rows,
+    );
+
+    // --- lag publish -> queryable at a steady rate ---
+    const lagRows: string[][] = [];
+    for (const writeClaims of [false, true]) {
+      const db = client.db(`bench_lag_${writeClaims ? 'claims' : 'plain'}`);
+      const metrics = createProjectorMetrics();
+      const publishedAt = new Map<number, number>();
+      const pendingIds = new Map<string, number>();
+      const lags: number[] = [];
+      const sub = messaging.nc.subscribe(`${PROJECTED_SUBJECT_PREFIX}.series.>`, {
+        callback: (_err, m) => {
+          const at = performance.now();
+          const { position } = m.json<{ position: number }>();
+          const t = publishedAt.get(position);
+          if (t !== undefined) {
+            lags.push(at - t);
+            publishedAt.delete(position);
+          }
+        },
+      });
+      // Start from the stream's end: only the events published below count.
+      const info = await messaging.jsm.streams.info(DATA_STREAM);
+      const durable = `bench_lag_${writeClaims ? 'claims' : 'plain'}`;
+      await messaging.jsm.consumers.add(DATA_STREAM, {
+        durable_name: durable,
+        ack_policy: 'explicit' as never,
+        deliver_policy: 'by_start_sequence' as never,
+        opt_start_seq: info.state.last_seq + 1,
+        filter_subject: seriesProjection.filterSubject,
+        ack_wait: 30_000_000_000,
+        max_ack_pending: 1_000,
+      });
+      const worker = await startProjectionWorker(
+        { messaging, db, logger, metrics, clock: () => new Date() },
+        seriesProjection,
+        { durable, batchSize: 256, writeClaims },
+      );
+      const total = RATE * SECONDS;
+      const tickMs = 10;
+      const perTick = (RATE * tickMs) / 1000;
+      const started = performance.now();
+      let sent = 0;
+      const inflight: Promise<void>[] = [];
+      while (sent < total) {
+        const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * RATE) + perTick);
+        while (sent < due) {
+          const e = seriesEvent(sent, 5, `lag${writeClaims ? 'c' : 'p'}`);
+          const t = performance.now();
+          pendingIds.set(e.id, t);
+          inflight.push(
+            messaging.js.publish(subjectFor(e), encodeJson(e), { msgID: e.id }).then((ack) => {
+              publishedAt.set(ack.seq, t);
+            }),
+          );
+          sent++;
+        }
+        if (inflight.length > 500) await Promise.all(inflight.splice(0));
+        await sleep(tickMs);
+      }
+      await Promise.all(inflight.splice(0));
+      const publishSeconds = (performance.now() - started) / 1000;
+      const deadline = performance.now() + 120_000;
+      while (lags.length < total && performance.now() < deadline) await sleep(50);
+      const drainSeconds = (performance.now() - started) / 1000;
+      await worker.stop();
+      sub.unsubscribe();
+      const sorted = [...lags].sort((a, b) => a - b);
+      lagRows.push([
+        writeClaims ? 'on' : 'off',
+        String(total),
+        (total / publishSeconds).toFixed(0),
+        String(lags.length),
+        (lags.length / drainSeconds).toFixed(0),
+        percentile(sorted, 50).toFixed(1),
+        percentile(sorted, 99).toFixed(1),
+        percentile(sorted, 100).toFixed(1),
+        percentile(sorted, 99) < TARGET_LAG_P99_MS ? 'yes' : 'NO',
+      ]);
+    }
+    console.log(`\nLag publish -> queryable (series, ${RATE} events/s of 5 points for ${SECONDS} s, one worker)`);
+    printTable(
+      [
+        'write claims',
+        'published',
+        'publish ev/s',
+        'projected',
+        'projected ev/s',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        `p99 < ${TARGET_LAG_P99_MS} ms`,
+      ],
+      lagRows,
+    );
+  } finally {
+    await messaging.close();
+    await client.close();
+    await mongoServer.stop();
+    await nats.stop();
+  }
+}
+
+function printTable(head: string[], rows: string[][]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i]!)).join(' | ')} |`;
+  console.log(line(head));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of rows) console.log(line(r));
+}
+
+await main();

@@ -17,6 +17,7 @@ import {
   createRequestIdGenerator,
   registerErrorHandling,
   registerReadOnlyRoutes,
+  sendApiError,
 } from '@cds/http';
 import type { Metrics } from '@cds/telemetry';
 import Fastify, {
@@ -55,6 +56,8 @@ export interface GatewayDeps {
 }
 
 const API = '/api/v1';
+/** The longest commodity id (CommodityId in @cds/contracts): a longer slug is never forwarded. */
+const MAX_SLUG_LENGTH = 64;
 const ROUTES: { name: RouteName; url: string; upstream: (slug: string) => string }[] = [
   { name: 'list', url: `${API}/commodities`, upstream: () => `${API}/commodities` },
   { name: 'detail', url: `${API}/commodities/:slug`, upstream: (s) => `${API}/commodities/${s}` },
@@ -136,6 +139,24 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     keepAliveTimeout: 5_000,
     requestTimeout: 30_000,
     return503OnClosing: true,
+    // Node's own answer to an HTTP/1.1 request without Host is an empty 400; the onRequest hook
+    // answers it in the contract shape instead. Header and request timeouts are enforced on this
+    // check interval (Node's default, 30 s, would let a slowloris client hold a socket for 40 s).
+    http: { requireHostHeader: false, connectionsCheckingInterval: 1_000 },
+    // Fastify answers a path with bad percent-encoding (`%ZZ`, `%C0%AE`) or an over-long path
+    // parameter itself, outside the error handler: answer both in the contract shape.
+    frameworkErrors(error, request, reply) {
+      reply.headers(securityHeaders);
+      reply.header('x-request-id', request.id);
+      const api =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new InvalidParameterError(
+              'slug',
+              "invalid 'slug': must be a commodity id in UPPER_SNAKE_CASE, for example GOLD",
+            )
+          : new InvalidParameterError('path', 'The request path is not valid percent-encoded UTF-8.');
+      void sendApiError(reply, api, publicBaseUrl);
+    },
     clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
       if (!socket.writable || err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
         socket.destroy();
@@ -157,16 +178,37 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
 
   registerErrorHandling(app, { publicBaseUrl });
 
+  // Connections told to close (a refused body, no Host): a request Node already parsed after that
+  // one on the same connection (pipelined, or hidden in the refused body) is never served.
+  const closing = new WeakSet<object>();
+  const refuseAndClose = (request: FastifyRequest, reply: FastifyReply) => {
+    closing.add(request.raw.socket);
+    reply.header('connection', 'close');
+  };
+
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(securityHeaders);
     reply.header('x-request-id', request.id);
+    if (closing.has(request.raw.socket)) {
+      reply.header('connection', 'close');
+      done(new ApiError('invalid_parameter', 'The connection is closing after a refused request.'));
+      return;
+    }
     if (request.url.length > maxUrlLength) {
       done(new ApiError('uri_too_long', `The request URL is longer than ${maxUrlLength} characters.`));
+      return;
+    }
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      refuseAndClose(request, reply);
+      done(new ApiError('invalid_parameter', 'An HTTP/1.1 request needs a Host header.'));
       return;
     }
     const length = request.headers['content-length'];
     if ((length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined) {
       if (request.method === 'GET' || request.method === 'HEAD') {
+        // The body is never read: close the connection, so nothing after it (a pipelined or
+        // smuggled request inside the body) is ever taken for a request.
+        refuseAndClose(request, reply);
         done(new ApiError('payload_too_large', 'Requests are GET without a body.'));
         return;
       }
@@ -251,7 +293,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       if (refusal !== undefined) throw refusal;
 
       const slug = (request.params as { slug?: string }).slug ?? '';
-      if (route.name !== 'list' && !COMMODITY_ID_PATTERN.test(slug)) {
+      if (route.name !== 'list' && (slug.length > MAX_SLUG_LENGTH || !COMMODITY_ID_PATTERN.test(slug))) {
         throw new InvalidParameterError(
           'slug',
           "invalid 'slug': must be a commodity id in UPPER_SNAKE_CASE, for example GOLD",

@@ -7,7 +7,9 @@ import { startTracing } from './tracing.ts';
 if (process.env.OTEL_TRACES_EXPORTER !== undefined && process.env.OTEL_TRACES_EXPORTER !== 'none') {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
 }
-const tracing = startTracing({ serviceName: process.env.OTEL_SERVICE_NAME ?? 'commodity-data', env: process.env });
+// Without OTEL_SERVICE_NAME the service is named after its folder (services/<name>/src/main.ts).
+const folder = /services[\\/]([^\\/]+)[\\/]src[\\/][^\\/]+\.ts$/.exec(process.argv[1] ?? '')?.[1];
+const tracing = startTracing({ serviceName: folder ?? 'commodity-data', env: process.env });
 if (tracing.enabled) {
   const flush = () => void tracing.shutdown().catch(() => {});
   process.once('beforeExit', flush);

@@ -1,4 +1,5 @@
 import { connectMessaging, type Messaging } from '@cds/messaging';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { IngestEnv } from '../config.ts';
 import { COMMODITIES } from '../catalog/index.ts';
 import { createKvLedger } from '../publish/ledger.ts';
@@ -105,15 +106,38 @@ export async function runIngestCli(argv: readonly string[], io: CliIo): Promise<
       : createProgressReporter(io.stderr, { ...(source.fraction !== undefined ? { fraction: source.fraction } : {}) });
     let summary: IngestSummary;
     try {
-      summary = await runIngest({
-        items: source.items,
-        publisher,
-        catalog: COMMODITIES.map((c) => c.entry),
-        source: source.label,
-        batcher: { budget: settings.BATCH_BUDGET },
-        ...(progress !== undefined ? { onProgress: (p) => progress.update(p) } : {}),
-        progressEvery: 2_000,
-      });
+      // One trace per run: every publish is a child span, and the projectors continue it.
+      summary = await trace
+        .getTracer('@cds/ingest')
+        .startActiveSpan(
+          `ingest ${cmd.command}`,
+          { attributes: { 'cds.ingest.source': source.label } },
+          async (span) => {
+            try {
+              const result = await runIngest({
+                items: source.items,
+                publisher,
+                catalog: COMMODITIES.map((c) => c.entry),
+                source: source.label,
+                batcher: { budget: settings.BATCH_BUDGET },
+                ...(progress !== undefined ? { onProgress: (p) => progress.update(p) } : {}),
+                progressEvery: 2_000,
+              });
+              span.setAttributes({
+                'cds.ingest.records_read': result.recordsRead,
+                'cds.ingest.rejected': result.rejected,
+                'cds.ingest.events_published': result.eventsPublished,
+                'cds.ingest.duplicates_skipped': result.duplicatesSkipped,
+              });
+              return result;
+            } catch (err) {
+              span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+              throw err;
+            } finally {
+              span.end();
+            }
+          },
+        );
     } finally {
       progress?.done();
     }

@@ -1,4 +1,5 @@
 import { injectTraceContext } from '@cds/messaging';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as createHeaders } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -83,7 +84,35 @@ export function createPublisher(opts: PublisherOptions): Publisher {
     if (stats.inFlight === 0) for (const w of idleWaiters.splice(0)) w();
   };
 
-  const deliver = async (prepared: PreparedEvent): Promise<'published' | 'duplicate'> => {
+  const tracer = trace.getTracer('@cds/ingest');
+  /** One producer span per event (all its attempts); its context travels in the message headers. */
+  const deliver = (prepared: PreparedEvent): Promise<'published' | 'duplicate'> =>
+    tracer.startActiveSpan(
+      `send ${prepared.subject}`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.operation.type': 'send',
+          'messaging.destination.name': prepared.subject,
+          'messaging.message.id': prepared.event.id,
+        },
+      },
+      async (span) => {
+        try {
+          const outcome = await deliverOnce(prepared);
+          span.setAttribute('cds.publish.outcome', outcome);
+          return outcome;
+        } catch (err) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+          throw err;
+        } finally {
+          span.end();
+        }
+      },
+    );
+
+  const deliverOnce = async (prepared: PreparedEvent): Promise<'published' | 'duplicate'> => {
     const { event } = prepared;
     const started = Date.now();
     let checked = opts.ledger === undefined;

@@ -17,7 +17,7 @@ import Fastify, { type FastifyReply } from 'fastify';
 import { MongoClient } from 'mongodb';
 import { COLLECTIONS, INDEXES } from '@cds/read-models';
 import { buildApp, createMongoRepository, createResponseCache } from '@cds/query';
-import { catalogDoc, cotDoc, dateRange, descriptorOf, seriesBuckets } from '@cds/query/testing';
+import { catalogDoc, cotBuckets, cotDoc, dateRange, descriptorOf, seriesBuckets } from '@cds/query/testing';
 import { startMongo, uniqueName } from '@cds/testkit';
 
 const SLUG = 'CRUDE_OIL_WTI';
@@ -115,7 +115,7 @@ async function load(mongoUrl: string, dbName: string): Promise<void> {
       .insertMany(seriesBuckets(SLUG, 'price', prices, { unit: 'USD/bbl' }) as never[]);
     await db
       .collection(COLLECTIONS.cot)
-      .insertMany(tuesdays.map((d, i) => cotDoc(SLUG, 'legacy', d, 1 + (i % 7))) as never[]);
+      .insertMany(cotBuckets(tuesdays.map((d, i) => cotDoc(SLUG, 'legacy', d, 1 + (i % 7)))) as never[]);
     for (const [name, specs] of Object.entries(INDEXES)) {
       for (const s of specs) await db.collection(name).createIndex(s.key, { name: s.name, unique: s.unique ?? false });
     }

@@ -61,6 +61,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown(0));
 
   say('starting NATS (JetStream), Redis and the MongoDB API server…');
+  // A fresh system every time: the demo data is regenerated up to today, so nothing is kept.
+  rmSync(join(STATE, 'data'), { recursive: true, force: true });
   infra = await startInfra({ dir: join(STATE, 'data') });
   say(`infrastructure up: ${infra.natsUrl} ${infra.redisUrl} ${infra.mongoUrl}`);
 

@@ -129,20 +129,39 @@ export interface StoredGroup {
   spreading?: number;
 }
 
-/** cot: one document per commodity, format and report date. `_id` is `${commodity_id}:${format}:${report_date}`. */
-export interface CotDoc {
-  _id: string;
-  commodity_id: string;
-  format: CotFormat;
+/** One COT report as stored in its bucket: raw positions, net computed on read. */
+export interface StoredCotReport {
   report_date: string;
   exchange?: string;
   open_interest: number;
   groups: Record<string, StoredGroup>;
+}
+
+/**
+ * cot: one bucket per commodity, format and calendar year, reports sorted by date, so a page is a
+ * few reads by `_id` (FerretDB scans for anything else; see docs/architecture.md).
+ * `_id` is `${commodity_id}:${format}:${year}`.
+ */
+export interface CotBucketDoc {
+  _id: string;
+  commodity_id: string;
+  format: CotFormat;
+  year: number;
+  first_date: string;
+  last_date: string;
+  count: number;
+  reports: StoredCotReport[];
   _meta: ProjectionMeta;
 }
 
-export function cotDocId(commodityId: string, format: string, reportDate: string): string {
-  return `${commodityId}:${format}:${reportDate}`;
+export function cotBucketId(commodityId: string, format: string, year: number): string {
+  return `${commodityId}:${format}:${year}`;
+}
+
+/** A COT report as the query service pages it: one report of a bucket, with its commodity and format. */
+export interface CotDoc extends StoredCotReport {
+  commodity_id: string;
+  format: CotFormat;
 }
 
 export interface IndexSpec {
@@ -155,7 +174,7 @@ export interface IndexSpec {
 export const INDEXES: Readonly<Record<'catalog' | 'series' | 'cot', readonly IndexSpec[]>> = {
   catalog: [{ key: { category: 1, _id: 1 }, name: 'category_id' }],
   series: [{ key: { commodity_id: 1, type: 1, year: 1 }, name: 'commodity_type_year', unique: true }],
-  cot: [{ key: { commodity_id: 1, format: 1, report_date: 1 }, name: 'commodity_format_date', unique: true }],
+  cot: [{ key: { commodity_id: 1, format: 1, year: 1 }, name: 'commodity_format_year', unique: true }],
 };
 
 /**

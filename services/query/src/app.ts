@@ -5,6 +5,7 @@ import {
   registerReadOnlyRoutes,
   ServiceUnavailableError,
 } from '@cds/http';
+import type { Metrics } from '@cds/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ResponseCache } from './cache/response-cache.ts';
 import { createGetCotHandler } from './cot/get-cot.ts';
@@ -31,6 +32,8 @@ export interface QueryDeps {
   logger?: FastifyBaseLogger;
   /** Log one line per request (fastify's request logging). Default true. */
   requestLogging?: boolean;
+  /** Request and cache metrics, served on GET /metrics; none means no /metrics. */
+  metrics?: Metrics;
 }
 
 export const ROUTES = {
@@ -63,6 +66,8 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
     done();
   });
 
+  if (deps.metrics !== undefined) registerMetrics(app, deps.metrics, deps.cache);
+
   const ctx: RouteContext = { repository: deps.repository, cache: deps.cache, today: createUtcToday(clock) };
   app.get(ROUTES.list, createListCommoditiesHandler(ctx));
   app.get(ROUTES.detail, createGetCommodityHandler(ctx));
@@ -80,4 +85,40 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
     return { status: 'ready' };
   });
   return app;
+}
+
+/** Request count and latency per route and status, response-cache counters, and GET /metrics. */
+function registerMetrics(app: FastifyInstance, metrics: Metrics, cache: ResponseCache): void {
+  const m = metrics.meter;
+  const requests = m.createCounter('cds_query_requests', { description: 'Requests answered, by route and status' });
+  const latency = m.createHistogram('cds_query_request_duration_ms', {
+    description: 'Time to answer a request',
+    unit: 'ms',
+  });
+  const lookups = m.createObservableCounter('cds_query_cache_lookups', {
+    description: 'Response-cache lookups, by result (hit or miss)',
+  });
+  const invalidations = m.createObservableCounter('cds_query_cache_invalidations', {
+    description: 'Cached responses dropped by data events',
+  });
+  const entries = m.createObservableGauge('cds_query_cache_entries', { description: 'Responses in the cache' });
+  m.addBatchObservableCallback(
+    (result) => {
+      const s = cache.stats();
+      result.observe(lookups, s.hits, { result: 'hit' });
+      result.observe(lookups, s.misses, { result: 'miss' });
+      result.observe(invalidations, s.invalidations);
+      result.observe(entries, s.entries);
+    },
+    [lookups, invalidations, entries],
+  );
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    if (route !== '/metrics' && route !== '/healthz' && route !== '/readyz') {
+      requests.add(1, { route, status: String(reply.statusCode) });
+      latency.record(reply.elapsedTime, { route });
+    }
+    done();
+  });
+  app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(await metrics.render()));
 }

@@ -1,5 +1,6 @@
 import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { createMetrics } from '@cds/telemetry';
 import { buildApp } from './app.ts';
 import { createResponseCache, type ResponseCache } from './cache/response-cache.ts';
 import {
@@ -362,5 +363,38 @@ describe('request ids, cache and failures', () => {
     expect(post.json().error.code).toBe('method_not_allowed');
     expect((await app.inject('/api/v1/nope')).json().error.code).toBe('not_found');
     expect((await app.inject('/healthz')).json()).toEqual({ status: 'ok' });
+  });
+});
+
+describe('GET /metrics', () => {
+  it('counts requests by route and status, and cache hits and misses', async () => {
+    const metrics = createMetrics('query');
+    const withMetrics = buildApp({
+      repository: repo,
+      cache,
+      publicBaseUrl: 'https://api.example.com',
+      clock: () => new Date(`${TODAY}T12:00:00Z`),
+      metrics,
+    });
+    const url = '/api/v1/commodities/GOLD/series?type=price';
+    for (let i = 0; i < 3; i++) expect((await withMetrics.inject({ url })).statusCode).toBe(200);
+    expect((await withMetrics.inject({ url: '/api/v1/commodities/NOPE' })).statusCode).toBe(404);
+    const res = await withMetrics.inject({ url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    const text = res.body;
+    expect(text).toContain('# TYPE cds_query_requests_total counter');
+    expect(text).toMatch(
+      /cds_query_requests_total\{[^}]*route="\/api\/v1\/commodities\/:slug\/series"[^}]*status="200"[^}]*\} 3/,
+    );
+    expect(text).toMatch(/cds_query_requests_total\{[^}]*status="404"[^}]*\} 1/);
+    expect(text).toMatch(
+      /cds_query_request_duration_ms_count\{[^}]*route="\/api\/v1\/commodities\/:slug\/series"[^}]*\} 3/,
+    );
+    expect(text).toMatch(/cds_query_cache_lookups_total\{[^}]*result="hit"[^}]*\} 2/);
+    expect(text).toMatch(/cds_query_cache_lookups_total\{[^}]*result="miss"[^}]*\} [12]/);
+    expect(text).not.toContain('route="/metrics"');
+    await withMetrics.close();
+    await metrics.shutdown();
   });
 });

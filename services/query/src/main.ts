@@ -1,6 +1,6 @@
 import { loadConfig } from '@cds/config';
 import { connectNats } from '@cds/messaging';
-import { createLogger } from '@cds/telemetry';
+import { createLogger, createMetrics } from '@cds/telemetry';
 import { MongoClient } from 'mongodb';
 import { buildApp } from './app.ts';
 import { createResponseCache } from './cache/response-cache.ts';
@@ -11,6 +11,7 @@ import { createMongoRepository } from './repository/mongo-repository.ts';
 async function main(): Promise<void> {
   const config = loadConfig(QueryConfigSchema, process.env);
   const logger = createLogger({ name: 'query', level: config.LOG_LEVEL });
+  const metrics = createMetrics('query');
 
   const mongo = new MongoClient(config.MONGODB_URL, {
     serverSelectionTimeoutMS: config.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     publicBaseUrl: config.PUBLIC_BASE_URL,
     logger,
     requestLogging: config.REQUEST_LOGGING,
+    metrics,
   });
 
   let closing = false;
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
       await invalidation.close();
       await nc.drain();
       await mongo.close();
+      await metrics.shutdown();
       process.exit(0);
     } catch (err) {
       logger.error({ err }, 'shutdown failed');

@@ -13,6 +13,7 @@ import {
 } from '../src/index.ts';
 import {
   catalogDoc,
+  cotBuckets,
   cotDoc,
   createQueryResponseValidator,
   dateRange,
@@ -95,8 +96,10 @@ beforeAll(async () => {
   await db
     .collection(COLLECTIONS.cot)
     .insertMany([
-      ...cotDates.map((d, i) => cotDoc('CRUDE_OIL_WTI', 'legacy', d, i + 1)),
-      ...cotDates.map((d, i) => cotDoc('CRUDE_OIL_WTI', 'disaggregated', d, i + 1)),
+      ...cotBuckets([
+        ...cotDates.map((d, i) => cotDoc('CRUDE_OIL_WTI', 'legacy', d, i + 1)),
+        ...cotDates.map((d, i) => cotDoc('CRUDE_OIL_WTI', 'disaggregated', d, i + 1)),
+      ]),
     ] as never[]);
   for (const [name, specs] of Object.entries(INDEXES)) {
     for (const spec of specs)

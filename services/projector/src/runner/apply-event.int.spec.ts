@@ -1,5 +1,5 @@
 import type { DataEvent } from '@cds/contracts';
-import type { CotDoc, SeriesBucketDoc } from '@cds/read-models';
+import type { CotBucketDoc, SeriesBucketDoc } from '@cds/read-models';
 import { getTestInfra, uniqueName } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,17 +38,21 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     expect(stored!._meta).toMatchObject({ position: 5, rev: 1 });
   });
 
-  it('writes a cot batch of 1000 reports in one bulk upsert and replays it as a no-op', async () => {
+  it('writes a cot batch of 1000 weekly reports into yearly buckets in one bulk upsert and replays it as a no-op', async () => {
     const db = client.db(uniqueName('apply_cot'));
-    const coll = db.collection<CotDoc>('cot');
+    const coll = db.collection<CotBucketDoc>('cot');
     await ensureReadModelIndexes(db, 'cot', 'cot');
     const reports: [string, number][] = Array.from({ length: 1000 }, (_, i) => [
       new Date(Date.UTC(2000, 0, 4 + 7 * i)).toISOString().slice(0, 10),
       i,
     ]);
     const e = cotRecorded('BULK_SOY', reports);
-    expect(await applyEvent(coll, cotProjection, e, 9)).toMatchObject({ outcome: 'applied', written: 1000 });
-    expect(await coll.countDocuments({ commodity_id: 'BULK_SOY' })).toBe(1000);
+    const years = new Set(reports.map(([d]) => d.slice(0, 4))).size;
+    expect(await applyEvent(coll, cotProjection, e, 9)).toMatchObject({ outcome: 'applied', written: years });
+    const buckets = await coll.find({ commodity_id: 'BULK_SOY' }).toArray();
+    expect(buckets).toHaveLength(years);
+    expect(buckets.reduce((n, b) => n + b.count, 0)).toBe(1000);
+    expect(buckets.every((b) => b.reports.every((r) => r.report_date.startsWith(String(b.year))))).toBe(true);
     expect(await applyEvent(coll, cotProjection, e, 9)).toMatchObject({ outcome: 'ignored', written: 0 });
   });
 

@@ -74,12 +74,15 @@ export function createGetCotHandler(ctx: RouteContext) {
     return ctx.cache
       .getOrCompute(key, { tags: [slug], day, alias: request.url }, async () => {
         const doc = await requireCommodity(ctx, slug);
-        if (doc.series?.[`cot_${q.format}`] === undefined) {
+        const descriptor = doc.series?.[`cot_${q.format}`];
+        if (descriptor === undefined) {
           throw new NotFoundError(`Commodity '${slug}' has no ${q.format} COT reports.`, 'format');
         }
         const page = await ctx.repository.findCotReports({
           commodityId: slug,
           format: q.format,
+          firstDate: descriptor.first_date,
+          lastDate: descriptor.last_date,
           startDate: q.start_date,
           endDate: q.end_date,
           sortOrder: q.sort_order,

@@ -2,17 +2,19 @@ import {
   ALIAS_CACHE_MS,
   COLLECTIONS,
   activeCollection,
+  cotBucketId,
   seriesBucketId,
   type CatalogDoc,
+  type CotBucketDoc,
   type CotDoc,
   type ReadModelAliasDoc,
   type ReadModelName,
   type SeriesBucketDoc,
 } from '@cds/read-models';
 import type { SeriesType } from '@cds/contracts';
-import type { Db, Filter } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { CatalogPageQuery, CotPageQuery, Page, ReadModelRepository, SeriesBucket } from './repository.ts';
-import { escapeRegExp } from './search.ts';
+import { matchesSearch } from './search.ts';
 
 export interface MongoRepositoryOptions {
   db: Db;
@@ -26,10 +28,14 @@ export interface MongoRepositoryOptions {
 
 const SUMMARY_PROJECTION = { id: 1, name: 1, symbol: 1, category: 1, exchange: 1, unit: 1, listed: 1 } as const;
 
+const byId = (a: { _id: string }, b: { _id: string }) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+
 /**
- * The read models in MongoDB (or FerretDB 1.x: only find/sort/skip/limit, countDocuments and
- * findOne are used). Every query carries maxTimeMS; series buckets are read by `_id` for just the
- * years asked for, with a projection of the fields the service renders.
+ * The read models in MongoDB, read by `_id` only: FerretDB 1.x evaluates any other filter in Go
+ * after a full scan (seconds on a few thousand documents), while an `_id` lookup is pushed down.
+ * Series and COT buckets are fetched one `findOne` per year (not `$in`, which FerretDB scans), the
+ * years bounded by the catalog descriptor; the catalog (tens of documents) is read whole and
+ * filtered here. Every query carries maxTimeMS.
  */
 export function createMongoRepository(opts: MongoRepositoryOptions): ReadModelRepository {
   const { db, maxTimeMs } = opts;
@@ -51,74 +57,84 @@ export function createMongoRepository(opts: MongoRepositoryOptions): ReadModelRe
 
   return {
     async listCommodities(q: CatalogPageQuery): Promise<Page<CatalogDoc>> {
-      const filter: Filter<CatalogDoc> = { listed: true };
-      if (q.category !== undefined) filter.category = q.category;
-      if (q.search !== undefined) {
-        // The user's text is escaped, so `.*` or `$ne` match only themselves.
-        const pattern = { $regex: escapeRegExp(q.search), $options: 'i' };
-        filter.$or = [{ name: pattern }, { symbol: pattern }];
-      }
       const coll = db.collection<CatalogDoc>(await collection('catalog'));
-      const [total, items] = await Promise.all([
-        coll.countDocuments(filter, { maxTimeMS: maxTimeMs }),
-        coll
-          .find(filter, { projection: SUMMARY_PROJECTION, maxTimeMS: maxTimeMs })
-          .sort({ _id: q.sortOrder === 'asc' ? 1 : -1 })
-          .skip(q.skip)
-          .limit(q.limit)
-          .toArray(),
-      ]);
-      return { total, items };
+      const docs = await coll.find({}, { projection: SUMMARY_PROJECTION, maxTimeMS: maxTimeMs }).toArray();
+      const matching = docs
+        .filter((d) => d.listed === true)
+        .filter((d) => q.category === undefined || d.category === q.category)
+        // The user's text is compared as plain text, so `.*` or `$ne` match only themselves.
+        .filter((d) => q.search === undefined || matchesSearch(d, q.search))
+        .sort(byId);
+      if (q.sortOrder === 'desc') matching.reverse();
+      return { total: matching.length, items: matching.slice(q.skip, q.skip + q.limit) };
     },
 
     async getCommodity(id: string): Promise<CatalogDoc | null> {
       const coll = db.collection<CatalogDoc>(await collection('catalog'));
-      return coll.findOne({ _id: id, listed: true }, { projection: { _meta: 0 }, maxTimeMS: maxTimeMs });
+      const doc = await coll.findOne({ _id: id }, { projection: { _meta: 0 }, maxTimeMS: maxTimeMs });
+      return doc?.listed === true ? doc : null;
     },
 
     async getSeriesBuckets(commodityId: string, type: SeriesType, years: readonly number[]): Promise<SeriesBucket[]> {
       if (years.length === 0) return [];
       const coll = db.collection<SeriesBucketDoc>(await collection('series'));
-      const ids = years.map((y) => seriesBucketId(commodityId, type, y));
-      return coll
-        .find<SeriesBucket>(
-          { _id: { $in: ids } },
-          { projection: { _id: 0, year: 1, unit: 1, points: 1 }, maxTimeMS: maxTimeMs },
-        )
-        .toArray();
+      const found = await Promise.all(
+        years.map((y) =>
+          coll.findOne<SeriesBucket>(
+            { _id: seriesBucketId(commodityId, type, y) },
+            { projection: { _id: 0, year: 1, unit: 1, points: 1 }, maxTimeMS: maxTimeMs },
+          ),
+        ),
+      );
+      return found.filter((b): b is SeriesBucket => b !== null);
     },
 
-    async getSeriesBucketsBefore(commodityId: string, type: SeriesType, year: number, count: number) {
+    async getSeriesBucketsBefore(
+      commodityId: string,
+      type: SeriesType,
+      year: number,
+      count: number,
+      firstYear: number,
+    ) {
       const coll = db.collection<SeriesBucketDoc>(await collection('series'));
-      return coll
-        .find<SeriesBucket>(
-          { commodity_id: commodityId, type, year: { $lt: year } },
+      const out: SeriesBucket[] = [];
+      // Walk back year by year (by _id) to the series' first year: gaps cost one lookup a year.
+      for (let y = year - 1; y >= firstYear && out.length < count; y -= 1) {
+        const bucket = await coll.findOne<SeriesBucket>(
+          { _id: seriesBucketId(commodityId, type, y) },
           { projection: { _id: 0, year: 1, unit: 1, points: 1 }, maxTimeMS: maxTimeMs },
-        )
-        .sort({ year: -1 })
-        .limit(count)
-        .toArray();
+        );
+        if (bucket !== null && bucket.points.length > 0) out.push(bucket);
+      }
+      return out;
     },
 
     async findCotReports(q: CotPageQuery): Promise<Page<CotDoc>> {
-      const filter: Filter<CotDoc> = { commodity_id: q.commodityId, format: q.format };
-      if (q.startDate !== undefined || q.endDate !== undefined) {
-        filter.report_date = {
-          ...(q.startDate === undefined ? {} : { $gte: q.startDate }),
-          ...(q.endDate === undefined ? {} : { $lte: q.endDate }),
-        };
+      const from = q.startDate !== undefined && q.startDate > q.firstDate ? q.startDate : q.firstDate;
+      const to = q.endDate !== undefined && q.endDate < q.lastDate ? q.endDate : q.lastDate;
+      if (from > to) return { total: 0, items: [] };
+      const coll = db.collection<CotBucketDoc>(await collection('cot'));
+      const years: number[] = [];
+      for (let y = Number(from.slice(0, 4)); y <= Number(to.slice(0, 4)); y += 1) years.push(y);
+      const buckets = await Promise.all(
+        years.map((y) =>
+          coll.findOne(
+            { _id: cotBucketId(q.commodityId, q.format, y) },
+            { projection: { reports: 1 }, maxTimeMS: maxTimeMs },
+          ),
+        ),
+      );
+      const reports: CotDoc[] = [];
+      for (const bucket of buckets) {
+        for (const r of bucket?.reports ?? []) {
+          if (r.report_date >= from && r.report_date <= to) {
+            reports.push({ ...r, commodity_id: q.commodityId, format: q.format });
+          }
+        }
       }
-      const coll = db.collection<CotDoc>(await collection('cot'));
-      const [total, items] = await Promise.all([
-        coll.countDocuments(filter, { maxTimeMS: maxTimeMs }),
-        coll
-          .find(filter, { projection: { _meta: 0 }, maxTimeMS: maxTimeMs })
-          .sort({ report_date: q.sortOrder === 'asc' ? 1 : -1 })
-          .skip(q.skip)
-          .limit(q.limit)
-          .toArray(),
-      ]);
-      return { total, items };
+      reports.sort((a, b) => (a.report_date < b.report_date ? -1 : a.report_date > b.report_date ? 1 : 0));
+      if (q.sortOrder === 'desc') reports.reverse();
+      return { total: reports.length, items: reports.slice(q.skip, q.skip + q.limit) };
     },
 
     async ping(): Promise<void> {

@@ -13,6 +13,9 @@ export interface CatalogPageQuery {
 export interface CotPageQuery {
   commodityId: string;
   format: CotFormat;
+  /** The date range of the commodity's reports in this format (its catalog descriptor). */
+  firstDate: string;
+  lastDate: string;
   startDate?: string | undefined;
   endDate?: string | undefined;
   sortOrder: SortOrder;
@@ -43,8 +46,14 @@ export interface ReadModelRepository {
   getCommodity(id: string): Promise<CatalogDoc | null>;
   /** The buckets of the given years that exist, in any order. */
   getSeriesBuckets(commodityId: string, type: SeriesType, years: readonly number[]): Promise<SeriesBucket[]>;
-  /** Up to `count` buckets with a year before `year`, latest first. */
-  getSeriesBucketsBefore(commodityId: string, type: SeriesType, year: number, count: number): Promise<SeriesBucket[]>;
+  /** Up to `count` non-empty buckets with a year before `year` (down to `firstYear`, the series' first), latest first. */
+  getSeriesBucketsBefore(
+    commodityId: string,
+    type: SeriesType,
+    year: number,
+    count: number,
+    firstYear: number,
+  ): Promise<SeriesBucket[]>;
   findCotReports(query: CotPageQuery): Promise<Page<CotDoc>>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;

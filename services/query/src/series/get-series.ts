@@ -55,7 +55,12 @@ function flatten(buckets: readonly SeriesBucket[]): StoredPoint[] {
  * and, for change and pct_change, those before start_date up to the whole period (at the
  * effective frequency) of the last observation before it, however far back that lies.
  */
-async function readObservations(ctx: RouteContext, r: SeriesRequest, predecessorFrequency: Frequency | undefined) {
+async function readObservations(
+  ctx: RouteContext,
+  r: SeriesRequest,
+  predecessorFrequency: Frequency | undefined,
+  seriesFirstYear: number,
+) {
   const repo = ctx.repository;
   const firstYear = yearOf(r.startDate);
   const years = yearsBetween(r.startDate, r.endDate);
@@ -69,7 +74,7 @@ async function readObservations(ctx: RouteContext, r: SeriesRequest, predecessor
     if (before.length === 0) {
       // Nothing in the year before start_date: the predecessor is in the latest earlier bucket
       // (two buckets, as its ISO week may begin in the year before).
-      const earlier = await repo.getSeriesBucketsBefore(r.slug, r.type, firstYear - 1, 2);
+      const earlier = await repo.getSeriesBucketsBefore(r.slug, r.type, firstYear - 1, 2, seriesFirstYear);
       before = flatten(earlier).filter((p) => p.d < r.startDate);
       all = before;
     }
@@ -107,6 +112,7 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Prom
     ctx,
     r,
     needsPredecessor ? (frequency === native ? 'daily' : frequency) : undefined,
+    yearOf(descriptor.first_date),
   );
   const data = computeSeries({
     type: r.type,

@@ -67,6 +67,7 @@ export function createFakeRepository(initial: FakeReadModels = {}): FakeReposito
       return run('findCotReports', () => {
         const all = data.cot
           .filter((d) => d.commodity_id === q.commodityId && d.format === q.format)
+          .filter((d) => d.report_date >= q.firstDate && d.report_date <= q.lastDate)
           .filter((d) => q.startDate === undefined || d.report_date >= q.startDate)
           .filter((d) => q.endDate === undefined || d.report_date <= q.endDate)
           .sort((a, b) => (a.report_date < b.report_date ? -1 : 1));

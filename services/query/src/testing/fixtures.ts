@@ -1,12 +1,13 @@
 import type {
   CatalogDoc,
+  CotBucketDoc,
   CotDoc,
   SeriesBucketDoc,
   StoredGroup,
   StoredPoint,
   StoredSeriesDescriptor,
 } from '@cds/read-models';
-import { cotDocId, seriesBucketId } from '@cds/read-models';
+import { cotBucketId, seriesBucketId } from '@cds/read-models';
 import type { CotFormat, SeriesType } from '@cds/contracts';
 
 const meta = { position: 1, version: 1 };
@@ -100,13 +101,40 @@ export function cotDoc(commodityId: string, format: CotFormat, reportDate: strin
           other_reportable: g(4, true),
         };
   return {
-    _id: cotDocId(commodityId, format, reportDate),
     commodity_id: commodityId,
     format,
     report_date: reportDate,
     exchange: 'CMX',
     open_interest: 5000 * seed,
     groups,
-    _meta: meta,
   };
+}
+
+/** Stored COT buckets (one per commodity, format and year) holding the given reports, as the projector writes them. */
+export function cotBuckets(reports: readonly CotDoc[]): CotBucketDoc[] {
+  const byId = new Map<string, CotBucketDoc>();
+  const sorted = [...reports].sort((a, b) => (a.report_date < b.report_date ? -1 : 1));
+  for (const { commodity_id: commodityId, format, ...report } of sorted) {
+    const year = Number(report.report_date.slice(0, 4));
+    const id = cotBucketId(commodityId, format, year);
+    let bucket = byId.get(id);
+    if (bucket === undefined) {
+      bucket = {
+        _id: id,
+        commodity_id: commodityId,
+        format,
+        year,
+        first_date: report.report_date,
+        last_date: '',
+        count: 0,
+        reports: [],
+        _meta: meta,
+      };
+      byId.set(id, bucket);
+    }
+    bucket.reports.push(report);
+    bucket.last_date = report.report_date;
+    bucket.count += 1;
+  }
+  return [...byId.values()];
 }

@@ -1,3 +1,3 @@
 export { createFakeRepository, type FakeReadModels, type FakeRepository } from './fake-repository.ts';
-export { catalogDoc, cotDoc, dateRange, descriptorOf, seriesBuckets } from './fixtures.ts';
+export { catalogDoc, cotBuckets, cotDoc, dateRange, descriptorOf, seriesBuckets } from './fixtures.ts';
 export { createQueryResponseValidator, pathTemplateOf } from './openapi.ts';

@@ -1,5 +1,5 @@
 import type { CotReportsBatch, DataEvent } from '@cds/contracts';
-import { cotDocId, type CotDoc, type StoredGroup } from '@cds/read-models';
+import { cotBucketId, type CotBucketDoc, type StoredCotReport, type StoredGroup } from '@cds/read-models';
 import { commodityOf, nextMeta, type Projection } from '../types.ts';
 
 type Report = CotReportsBatch['reports'][number];
@@ -9,7 +9,7 @@ const GROUPS = {
   disaggregated: ['producer_merchant', 'swap_dealer', 'managed_money', 'other_reportable'],
 } as const;
 
-function groupsOf(format: CotDoc['format'], report: Report): Record<string, StoredGroup> {
+function groupsOf(format: CotBucketDoc['format'], report: Report): Record<string, StoredGroup> {
   const out: Record<string, StoredGroup> = {};
   const r = report as unknown as Record<string, { long: number; short: number; spreading?: number }>;
   for (const name of GROUPS[format]) {
@@ -23,49 +23,80 @@ function groupsOf(format: CotDoc['format'], report: Report): Record<string, Stor
   return out;
 }
 
+function yearOf(date: string): number {
+  return Number(date.slice(0, 4));
+}
+
+function toStored(format: CotBucketDoc['format'], report: Report): StoredCotReport {
+  const stored: StoredCotReport = {
+    report_date: report.report_date,
+    open_interest: report.open_interest,
+    groups: groupsOf(format, report),
+  };
+  if (report.exchange !== undefined) stored.exchange = report.exchange;
+  return stored;
+}
+
 /**
- * cot: one document per commodity, format and report date (`CotDoc`), raw long/short/spreading
- * only (net is computed on read). A document is one fact, so it is last-writer-wins as a whole on
- * the stream position: an older event never overwrites a newer one.
+ * cot: one bucket per commodity, format and calendar year (`CotBucketDoc`), reports sorted by
+ * date, raw long/short/spreading only (net is computed on read). Each report is a fact merged by
+ * date as per-date last-writer-wins on the stream position (`_meta.parts[date]`), so an older
+ * event never overwrites a newer one, whatever order they are applied in.
  */
-export const cotProjection: Projection<CotDoc> = {
+export const cotProjection: Projection<CotBucketDoc> = {
   name: 'cot',
-  version: 1,
+  version: 2,
   handles: ['cot.reports.recorded'],
   filterSubject: 'cds.data.cot.>',
   keyOf(event) {
     if (event.type !== 'cot.reports.recorded') return [];
-    return event.data.reports.map((r) => cotDocId(event.data.commodity_id, event.data.format, r.report_date));
+    const years = new Set(event.data.reports.map((r) => yearOf(r.report_date)));
+    return [...years].sort().map((y) => cotBucketId(event.data.commodity_id, event.data.format, y));
   },
   commodityOf,
   initial(id) {
-    const [commodityId = '', format = 'legacy', reportDate = ''] = id.split(':');
+    // `${commodity}:${format}:${year}`; commodity ids are UPPER_SNAKE_CASE, so ':' only separates.
+    const [commodityId = '', format = 'legacy', year = '0'] = id.split(':');
     return {
       _id: id,
       commodity_id: commodityId,
-      format: format as CotDoc['format'],
-      report_date: reportDate,
-      open_interest: 0,
-      groups: {},
-      _meta: { position: 0, version: 1 },
+      format: format as CotBucketDoc['format'],
+      year: Number(year),
+      first_date: '',
+      last_date: '',
+      count: 0,
+      reports: [],
+      _meta: { position: 0, version: 2, parts: {} },
     };
   },
   evolve(doc, event: DataEvent, position) {
-    if (event.type !== 'cot.reports.recorded' || doc._meta.position >= position) return doc;
+    if (event.type !== 'cot.reports.recorded') return doc;
     const { commodity_id: commodityId, format } = event.data;
     if (commodityId !== doc.commodity_id || format !== doc.format) return doc;
-    const report = (event.data.reports as readonly Report[]).find((r) => r.report_date === doc.report_date);
-    if (report === undefined) return doc;
-    const next: CotDoc = {
+    const parts: Record<string, number> = { ...doc._meta.parts };
+    const byDate = new Map(doc.reports.map((r) => [r.report_date, r] as const));
+    let changed = false;
+    for (const report of event.data.reports as readonly Report[]) {
+      if (yearOf(report.report_date) !== doc.year) continue;
+      if ((parts[report.report_date] ?? 0) >= position) continue;
+      byDate.set(report.report_date, toStored(format, report));
+      parts[report.report_date] = position;
+      changed = true;
+    }
+    if (!changed) return doc;
+    const reports = [...byDate.values()].sort((a, b) =>
+      a.report_date < b.report_date ? -1 : a.report_date > b.report_date ? 1 : 0,
+    );
+    return {
       _id: doc._id,
       commodity_id: commodityId,
       format,
-      report_date: report.report_date,
-      open_interest: report.open_interest,
-      groups: groupsOf(format, report),
-      _meta: nextMeta(doc._meta, cotProjection.version, position),
+      year: doc.year,
+      first_date: reports[0]?.report_date ?? '',
+      last_date: reports.at(-1)?.report_date ?? '',
+      count: reports.length,
+      reports,
+      _meta: nextMeta(doc._meta, cotProjection.version, position, parts),
     };
-    if (report.exchange !== undefined) next.exchange = report.exchange;
-    return next;
   },
 };

@@ -15,7 +15,14 @@ export interface ProjectionStats {
   lastPosition: number;
   /** Messages left for the consumer after the last handled one (0: caught up). */
   pending: number;
+  /**
+   * When the stream stored the oldest event this projection has not finished with (ms since the
+   * epoch); undefined when it is caught up. The lag gauge is the age of that event.
+   */
+  behindSinceMs: number | undefined;
 }
+
+type CountKey = Exclude<keyof ProjectionStats, 'events' | 'behindSinceMs'>;
 
 /** In-process counters per projection, rendered in the Prometheus text format on /metrics. */
 export interface ProjectorMetrics {
@@ -23,7 +30,8 @@ export interface ProjectorMetrics {
   render(): string;
 }
 
-export function createProjectorMetrics(): ProjectorMetrics {
+/** `nowMs` is the clock the lag is measured with. */
+export function createProjectorMetrics(nowMs: () => number = Date.now): ProjectorMetrics {
   const stats = new Map<ReadModelName, ProjectionStats>();
   const of = (name: ReadModelName): ProjectionStats => {
     let s = stats.get(name);
@@ -37,6 +45,7 @@ export function createProjectorMetrics(): ProjectorMetrics {
         retries: 0,
         lastPosition: 0,
         pending: 0,
+        behindSinceMs: undefined,
       };
       stats.set(name, s);
     }
@@ -60,7 +69,17 @@ export function createProjectorMetrics(): ProjectorMetrics {
           [`projection="${p}",outcome="ignored"`, s.events.ignored] as [string, number],
         ]),
       );
-      const simple: [string, 'counter' | 'gauge', string, keyof Omit<ProjectionStats, 'events'>][] = [
+      const now = nowMs();
+      metric(
+        'cds_projector_lag_seconds',
+        'gauge',
+        'Age of the oldest stored event the projection has not applied yet (0: caught up).',
+        all.map(([p, s]) => [
+          `projection="${p}"`,
+          s.behindSinceMs === undefined ? 0 : Math.max(0, now - s.behindSinceMs) / 1000,
+        ]),
+      );
+      const simple: [string, 'counter' | 'gauge', string, CountKey][] = [
         ['cds_projector_documents_written_total', 'counter', 'Read-model documents written.', 'documents'],
         ['cds_projector_conflicts_total', 'counter', 'Compare-and-set conflicts (concurrent writers).', 'conflicts'],
         ['cds_projector_parked_total', 'counter', 'Events parked on the dead-letter subject.', 'parked'],

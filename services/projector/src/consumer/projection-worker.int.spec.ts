@@ -1,6 +1,6 @@
 import { DATA_STREAM, type DataEvent } from '@cds/contracts';
 import { connectMessaging, encodeJson, type Messaging } from '@cds/messaging';
-import { COLLECTIONS, projectedSubject, type SeriesBucketDoc } from '@cds/read-models';
+import { COLLECTIONS, projectedSubject, type CotBucketDoc, type SeriesBucketDoc } from '@cds/read-models';
 import { getTestInfra, startMongo, startNats, uniqueName, type MongoHandle, type NatsHandle } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
 import { pino } from 'pino';
@@ -96,9 +96,11 @@ describe('projection worker on real NATS and MongoDB API', () => {
     const { rev: _rev, ...meta } = bucket!._meta;
     expect({ ...bucket, _meta: meta }).toEqual(expectedSeries.get(`${commodity}:price:2023`));
     expect(bucket!.count).toBe(50);
-    expect(
-      await db.collection<{ _id: string }>(COLLECTIONS.cot).findOne({ _id: `${commodity}:legacy:2024-01-09` }),
-    ).toMatchObject({ open_interest: 12 });
+    const cotBucket = await db.collection<CotBucketDoc>(COLLECTIONS.cot).findOne({ _id: `${commodity}:legacy:2024` });
+    expect(cotBucket!.reports.map((r) => [r.report_date, r.open_interest])).toEqual([
+      ['2024-01-02', 10],
+      ['2024-01-09', 12],
+    ]);
     expect(await db.collection<{ _id: string }>(COLLECTIONS.catalog).findOne({ _id: commodity })).toMatchObject({
       listed: true,
       name: 'Gold',

@@ -5,7 +5,7 @@ import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { ProjectorMetrics } from '../metrics.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
-import { applyEvent, type WriteClaims } from '../runner/apply-event.ts';
+import { applyEvents, type WriteClaims } from '../runner/apply-event.ts';
 import {
   createCollectionResolver,
   createWriteClaims,
@@ -90,45 +90,68 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     wholeStream: streamInfo.config.subjects.length === 1 && streamInfo.config.subjects[0] === projection.filterSubject,
   });
   let lastSeq = info.ack_floor.stream_seq;
+  // Highest sequence already checked for gaps (a retried batch is not counted twice).
+  let gapCheckedTo = lastSeq;
   const resolver = createCollectionResolver<D>(db, projection.name);
   let indexedCollection = '';
   const useClaims = opts.writeClaims ?? (await needsWriteClaims(db));
   const owner = `${projection.name}:${randomUUID()}`;
   let claims: WriteClaims | undefined;
 
-  const handler = async (msg: PulledMessage): Promise<void> => {
-    let data: unknown;
-    try {
-      data = JSON.parse(decoder.decode(msg.data));
-    } catch {
-      throw new PoisonMessageError('payload is not valid JSON');
+  const handler = async (batch: PulledMessage[]): Promise<Map<number, PoisonMessageError>> => {
+    const poison = new Map<number, PoisonMessageError>();
+    const events: { event: DataEvent; position: number }[] = [];
+    let prev = lastSeq;
+    stats.behindSinceMs ??= batch[0]!.storedAtMs;
+    for (const msg of batch) {
+      let data: unknown;
+      try {
+        data = JSON.parse(decoder.decode(msg.data));
+      } catch {
+        poison.set(msg.seq, new PoisonMessageError('payload is not valid JSON'));
+        continue;
+      }
+      const checked = schemaFailure(data);
+      if ('reason' in checked) poison.set(msg.seq, new PoisonMessageError(checked.reason));
+      else events.push({ event: checked.event, position: msg.seq });
     }
-    const checked = schemaFailure(data);
-    if ('reason' in checked) throw new PoisonMessageError(checked.reason);
-    const lost = await gaps.check(lastSeq, msg.seq);
-    if (lost > 0) {
-      stats.gaps += lost;
-      log.error({ after: lastSeq, seq: msg.seq, lost }, 'stream gap: messages deleted before delivery');
+    for (const msg of batch) {
+      const lost = await gaps.check(prev, msg.seq);
+      if (lost > 0 && msg.seq > gapCheckedTo) {
+        stats.gaps += lost;
+        log.error({ after: prev, seq: msg.seq, lost }, 'stream gap: messages deleted before delivery');
+      }
+      prev = Math.max(prev, msg.seq);
     }
-    const collection = await resolver.get();
-    if (collection.collectionName !== indexedCollection) {
-      await ensureReadModelIndexes(db, projection.name, collection.collectionName);
-      indexedCollection = collection.collectionName;
-      claims = useClaims ? createWriteClaims(db, collection.collectionName, owner) : undefined;
+    gapCheckedTo = Math.max(gapCheckedTo, prev);
+    if (events.length > 0) {
+      const collection = await resolver.get();
+      if (collection.collectionName !== indexedCollection) {
+        await ensureReadModelIndexes(db, projection.name, collection.collectionName);
+        indexedCollection = collection.collectionName;
+        claims = useClaims ? createWriteClaims(db, collection.collectionName, owner) : undefined;
+      }
+      const res = await applyEvents(collection, projection, events, claims ? { claims } : {});
+      stats.events.applied += res.changedBy.size;
+      stats.events.ignored += events.length - res.changedBy.size;
+      stats.documents += res.written;
+      stats.conflicts += res.conflicts;
+      const notify = new Map<string, number>();
+      for (const { event, position } of events) {
+        if (!res.changedBy.has(position)) continue;
+        const commodity = projection.commodityOf(event);
+        notify.set(commodity, Math.max(notify.get(commodity) ?? 0, position));
+      }
+      for (const [commodity, position] of notify) {
+        messaging.nc.publish(projectedSubject(projection.name, commodity), JSON.stringify({ position }));
+      }
     }
-    const res = await applyEvent(collection, projection, checked.event, msg.seq, claims ? { claims } : {});
-    lastSeq = Math.max(lastSeq, msg.seq);
+    lastSeq = Math.max(lastSeq, prev);
     stats.lastPosition = lastSeq;
-    stats.pending = msg.pending;
-    stats.events[res.outcome === 'applied' ? 'applied' : 'ignored'] += 1;
-    stats.documents += res.written;
-    stats.conflicts += res.conflicts;
-    if (res.outcome === 'applied') {
-      messaging.nc.publish(
-        projectedSubject(projection.name, projection.commodityOf(checked.event)),
-        JSON.stringify({ position: msg.seq, type: checked.event.type }),
-      );
-    }
+    stats.pending = batch.at(-1)!.pending;
+    // The next unapplied event is newer than the last of this batch: its time bounds the lag.
+    stats.behindSinceMs = stats.pending === 0 ? undefined : batch.at(-1)!.storedAtMs;
+    return poison;
   };
 
   const onPoison = async (err: PoisonMessageError, msg: PulledMessage): Promise<void> => {
@@ -142,10 +165,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
       payload: decoder.decode(msg.data),
       parked_at: deps.clock().toISOString(),
     });
-    lastSeq = Math.max(lastSeq, msg.seq);
     stats.parked += 1;
-    stats.lastPosition = lastSeq;
-    stats.pending = msg.pending;
     log.warn({ seq: msg.seq, subject: msg.subject, reason: err.message }, 'event parked');
   };
 
@@ -157,9 +177,9 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     ackWaitMs,
     ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
     retry: opts.retry ?? { initialDelayMs: 100, maxDelayMs: 5_000 },
-    onError: (err, msg, attempt) => {
+    onError: (err, batch, attempt) => {
       stats.retries += 1;
-      log.warn({ err, seq: msg.seq, attempt }, 'transient failure; retrying in place');
+      log.warn({ err, from: batch[0]?.seq, to: batch.at(-1)?.seq, attempt }, 'transient failure; retrying in place');
     },
     onPoison,
   });

@@ -1,8 +1,7 @@
 import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
-import { extractTraceContext, PoisonMessageError } from '@cds/messaging';
+import { type PoisonMessageError } from '@cds/messaging';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { context } from '@opentelemetry/api';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
 /** A delivered message as the projector sees it: the raw payload, not yet parsed. */
 export interface PulledMessage {
@@ -12,7 +11,10 @@ export interface PulledMessage {
   deliveryCount: number;
   /** Messages left for this consumer after this one (0: caught up). */
   pending: number;
+  /** When the stream stored the message (ms since the epoch). */
+  storedAtMs: number;
   data: Uint8Array;
+  headers: JsMsg['headers'];
   /** Extends the ack deadline. */
   working(): void;
 }
@@ -20,11 +22,19 @@ export interface PulledMessage {
 export interface PullLoopOptions {
   stream: string;
   durable: string;
-  /** Resolve: ack. PoisonMessageError: `onPoison`, then term. Anything else: retried in place. */
-  handler: (msg: PulledMessage) => Promise<void>;
+  /**
+   * Handles a batch of consecutive deliveries (in delivery order). Resolves with the poison
+   * messages (by sequence) to park and term; every other message of the batch is acked. Throwing
+   * is a transient failure: the whole batch is retried in place.
+   */
+  handler: (batch: PulledMessage[]) => Promise<Map<number, PoisonMessageError>>;
+  /** Parks one poison message; a failure here is transient (the batch is retried, nothing is termed unparked). */
   onPoison: (err: PoisonMessageError, msg: PulledMessage) => Promise<void>;
-  onError?: (err: unknown, msg: PulledMessage, attempt: number) => void;
+  onError?: (err: unknown, batch: PulledMessage[], attempt: number) => void;
+  /** Messages pulled ahead. Default 256. */
   batchSize?: number;
+  /** Most messages handed to the handler at once (those already buffered). Default 256. */
+  maxBatch?: number;
   ackWaitMs: number;
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
 }
@@ -34,85 +44,113 @@ export interface RunningPullLoop {
   readonly done: Promise<void>;
 }
 
+function toPulled(m: JsMsg): PulledMessage {
+  return {
+    subject: m.subject,
+    seq: m.info.streamSequence,
+    deliveryCount: m.info.deliveryCount,
+    pending: m.info.pending,
+    storedAtMs: Date.parse(m.timestamp),
+    data: m.data,
+    headers: m.headers,
+    working: () => m.working(),
+  };
+}
+
 /**
- * Processes a durable pull consumer one message at a time, in delivery order: ack after the
- * handler, term after parking a poison message, retry transient errors in place with backoff
- * while `working()` holds the ack deadline (a failure to park counts as transient). Unlike libs/messaging `startConsumer` it does not
- * skip redeliveries below the highest sequence it has handled: after a restart mid-batch (or with
- * a competing replica) such a redelivery may be a message nobody applied yet. The handler must
- * therefore be idempotent, which the projection runner is.
+ * Processes a durable pull consumer in delivery order, in micro-batches of what is already
+ * buffered (so a busy stream costs one read and one write per touched document per batch, not per
+ * event): acks after the handler, terms poison messages after parking them, retries transient
+ * errors in place with backoff while `working()` holds every ack deadline. Unlike libs/messaging
+ * `startConsumer` it does not skip redeliveries below the highest sequence it has handled: after
+ * a restart mid-batch, or with a competing replica, such a redelivery may be a message nobody
+ * applied yet. The handler must therefore be idempotent, which the projection runner is.
  */
 export async function startPullLoop(
   clients: { nc: NatsConnection; js: JetStreamClient },
   opts: PullLoopOptions,
 ): Promise<RunningPullLoop> {
   const consumer = await clients.js.consumers.get(opts.stream, opts.durable);
-  const messages = await consumer.consume({ max_messages: opts.batchSize ?? 64 });
+  const messages = await consumer.consume({ max_messages: opts.batchSize ?? 256 });
+  const iterator = messages[Symbol.asyncIterator]();
+  const maxBatch = opts.maxBatch ?? 256;
   const heartbeatMs = Math.max(100, Math.floor(opts.ackWaitMs / 3));
   const initialDelayMs = opts.retry?.initialDelayMs ?? 100;
   const maxDelayMs = opts.retry?.maxDelayMs ?? 5_000;
   const stopping = new AbortController();
+  let inflight: Promise<IteratorResult<JsMsg>> | undefined;
 
-  const holdFor = async (m: JsMsg, ms: number): Promise<void> => {
+  const holdFor = async (batch: JsMsg[], ms: number): Promise<void> => {
     let left = ms;
     while (left > 0 && !stopping.signal.aborted) {
       const slice = Math.min(left, heartbeatMs);
       await sleep(slice, undefined, { signal: stopping.signal }).catch(() => undefined);
       left -= slice;
-      m.working();
+      for (const m of batch) m.working();
     }
   };
 
-  const handle = async (m: JsMsg): Promise<boolean> => {
-    const msg: PulledMessage = {
-      subject: m.subject,
-      seq: m.info.streamSequence,
-      deliveryCount: m.info.deliveryCount,
-      pending: m.info.pending,
-      data: m.data,
-      working: () => m.working(),
-    };
-    const traceContext = extractTraceContext(m.headers);
+  // The next batch: waits for one message, then takes whatever else is already buffered.
+  const nextBatch = async (): Promise<JsMsg[] | undefined> => {
+    inflight ??= iterator.next();
+    const first = await inflight;
+    inflight = undefined;
+    if (first.done === true) return undefined;
+    const batch = [first.value];
+    while (batch.length < maxBatch) {
+      inflight ??= iterator.next();
+      const r = await Promise.race([inflight, nextTurn().then(() => 'empty' as const)]);
+      if (r === 'empty') break;
+      inflight = undefined;
+      if (r.done === true) break;
+      batch.push(r.value);
+    }
+    return batch;
+  };
+
+  // Returns false when stopped before the batch was settled (it was nak'ed).
+  const handle = async (batch: JsMsg[]): Promise<boolean> => {
+    const pulled = batch.map(toPulled);
     for (let attempt = 1; ; attempt++) {
+      let failure: unknown;
       try {
-        await context.with(traceContext, () => opts.handler(msg));
-        m.ack();
+        const poison = await opts.handler(pulled);
+        for (const [i, m] of batch.entries()) {
+          const err = poison.get(m.info.streamSequence);
+          if (err !== undefined) await opts.onPoison(err, pulled[i]!);
+        }
+        for (const m of batch) {
+          // No reason with term: nats-server 2.9 does not understand "+TERM <reason>".
+          if (poison.has(m.info.streamSequence)) m.term();
+          else m.ack();
+        }
         return true;
       } catch (err) {
-        let failure = err;
-        if (err instanceof PoisonMessageError) {
-          try {
-            await opts.onPoison(err, msg);
-            // No reason: nats-server 2.9 does not understand "+TERM <reason>".
-            m.term();
-            return true;
-          } catch (parkErr) {
-            // Parking failed (dead-letter stream or MongoDB down): never term unparked, retry.
-            failure = parkErr;
-          }
-        }
-        if (stopping.signal.aborted) {
-          m.nak();
-          return false;
-        }
-        opts.onError?.(failure, msg, attempt);
-        m.working();
-        await holdFor(m, Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1)));
-        if (stopping.signal.aborted) {
-          m.nak();
-          return false;
-        }
+        failure = err;
+      }
+      if (stopping.signal.aborted) {
+        for (const m of batch) m.nak();
+        return false;
+      }
+      opts.onError?.(failure, pulled, attempt);
+      for (const m of batch) m.working();
+      await holdFor(batch, Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1)));
+      if (stopping.signal.aborted) {
+        for (const m of batch) m.nak();
+        return false;
       }
     }
   };
 
   const done = (async () => {
-    for await (const m of messages) {
+    for (;;) {
+      const batch = await nextBatch();
+      if (batch === undefined) return;
       if (stopping.signal.aborted) {
-        m.nak();
-        break;
+        for (const m of batch) m.nak();
+        return;
       }
-      if (!(await handle(m))) break;
+      if (!(await handle(batch))) return;
     }
   })();
   done.catch(() => undefined);
@@ -120,8 +158,9 @@ export async function startPullLoop(
     done,
     stop: async () => {
       stopping.abort();
-      await messages.close();
-      await done.catch(() => undefined);
+      // close() can wait on a next() still pending; bounded so shutdown never hangs.
+      await Promise.race([messages.close().catch(() => undefined), sleep(2_000)]);
+      await Promise.race([done.catch(() => undefined), sleep(opts.ackWaitMs)]);
       if (!clients.nc.isClosed()) await clients.nc.flush().catch(() => undefined);
     },
   };

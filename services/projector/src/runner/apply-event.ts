@@ -100,18 +100,57 @@ export async function applyEventOnce<D extends ProjectedDoc>(
   position: number,
   claims?: WriteClaims,
 ): Promise<ApplyResult> {
-  const ids = projection.keyOf(event);
-  if (ids.length === 0) return { outcome: 'ignored', written: 0, conflicts: 0 };
+  const res = await applyEventsOnce(collection, projection, [{ event, position }], claims);
+  return { outcome: res.outcome, written: res.written, conflicts: res.conflicts };
+}
+
+/** An event with its stream position. */
+export interface PositionedEvent {
+  event: DataEvent;
+  position: number;
+}
+
+export interface BatchApplyResult extends ApplyResult {
+  /** Positions of the events that changed at least one document. */
+  changedBy: Set<number>;
+}
+
+/**
+ * `applyEventOnce` for a batch: one read of every document the events touch, each document folded
+ * through its events in the given order, one bulkWrite of the changed ones.
+ */
+export async function applyEventsOnce<D extends ProjectedDoc>(
+  collection: Collection<D>,
+  projection: Projection<D>,
+  events: readonly PositionedEvent[],
+  claims?: WriteClaims,
+): Promise<BatchApplyResult> {
+  const touched = new Map<string, PositionedEvent[]>();
+  for (const pe of events) {
+    for (const id of projection.keyOf(pe.event)) {
+      let list = touched.get(id);
+      if (list === undefined) touched.set(id, (list = []));
+      list.push(pe);
+    }
+  }
+  const changedBy = new Set<number>();
+  const ids = [...touched.keys()];
+  if (ids.length === 0) return { outcome: 'ignored', written: 0, conflicts: 0, changedBy };
   const stored = new Map<string, D>();
   const found = await collection.find({ _id: { $in: ids } } as never).toArray();
   for (const doc of found) stored.set(doc._id, doc as D);
 
   const inserts: D[] = [];
   const replaces: { id: string; rev: number | undefined; doc: D }[] = [];
-  for (const id of ids) {
+  for (const [id, list] of touched) {
     const current = stored.get(id);
     const base = current === undefined ? projection.initial(id) : (withoutRev(current) as D);
-    const next = projection.evolve(base, event, position);
+    let next = base;
+    for (const { event, position } of list) {
+      const folded = projection.evolve(next, event, position);
+      if (folded !== next && !isDeepStrictEqual(folded, next)) changedBy.add(position);
+      next = folded;
+    }
     if (current !== undefined && (next === base || isDeepStrictEqual(next, base))) continue;
     const rev = current?._meta.rev;
     const doc = { ...next, _meta: { ...next._meta, rev: (rev ?? 0) + 1 } };
@@ -119,7 +158,7 @@ export async function applyEventOnce<D extends ProjectedDoc>(
     else replaces.push({ id, rev, doc });
   }
   const wanted = inserts.length + replaces.length;
-  if (wanted === 0) return { outcome: 'ignored', written: 0, conflicts: 0 };
+  if (wanted === 0) return { outcome: 'ignored', written: 0, conflicts: 0, changedBy };
 
   let claimed: string[] = [];
   let toReplace = replaces;
@@ -159,7 +198,7 @@ export async function applyEventOnce<D extends ProjectedDoc>(
     }
   }
   const conflicts = wanted - written;
-  return { outcome: conflicts > 0 ? 'conflict' : 'applied', written, conflicts };
+  return { outcome: conflicts > 0 ? 'conflict' : 'applied', written, conflicts, changedBy };
 }
 
 export interface ApplyOptions {
@@ -186,22 +225,36 @@ export async function applyEvent<D extends ProjectedDoc>(
   position: number,
   opts: ApplyOptions = {},
 ): Promise<ApplyResult> {
+  const res = await applyEvents(collection, projection, [{ event, position }], opts);
+  return { outcome: res.outcome, written: res.written, conflicts: res.conflicts };
+}
+
+/** `applyEvent` for a batch of events in stream order (see `applyEventsOnce`). */
+export async function applyEvents<D extends ProjectedDoc>(
+  collection: Collection<D>,
+  projection: Projection<D>,
+  events: readonly PositionedEvent[],
+  opts: ApplyOptions = {},
+): Promise<BatchApplyResult> {
   const maxAttempts = opts.maxAttempts ?? 20;
   let conflicts = 0;
   let written = 0;
+  const changedBy = new Set<number>();
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const res = await applyEventOnce(collection, projection, event, position, opts.claims);
-    if (res.outcome === 'conflict' && attempt > 1) {
-      // Someone else holds the documents: give them a moment to finish before folding again.
-      await sleep(Math.min(200, 5 * 2 ** attempt));
-    }
+    const res = await applyEventsOnce(collection, projection, events, opts.claims);
     conflicts += res.conflicts;
     written += res.written;
     if (res.outcome !== 'conflict') {
-      return { outcome: written > 0 ? 'applied' : res.outcome, written, conflicts };
+      // Positions that changed something in a written attempt (a conflicting attempt's changes
+      // for the documents it did write are folded again as no-ops, so count them from the first).
+      for (const p of res.changedBy) changedBy.add(p);
+      return { outcome: written > 0 ? 'applied' : res.outcome, written, conflicts, changedBy };
     }
+    for (const p of res.changedBy) changedBy.add(p);
+    // Someone else holds the documents: give them a moment to finish before folding again.
+    if (attempt > 1) await sleep(Math.min(200, 5 * 2 ** attempt));
   }
   throw new ProjectionConflictError(
-    `${projection.name}: position ${position} still conflicting after ${maxAttempts} attempts`,
+    `${projection.name}: positions ${events[0]?.position}..${events.at(-1)?.position} still conflicting after ${maxAttempts} attempts`,
   );
 }

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { createProjectorMetrics } from './metrics.ts';
+
+const value = (text: string, name: string, projection: string): number => {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{projection="${projection}"`));
+  if (line === undefined) throw new Error(`${name} for ${projection} not rendered:\n${text}`);
+  return Number(line.slice(line.lastIndexOf(' ') + 1));
+};
+
+describe('createProjectorMetrics', () => {
+  it('renders counters per projection and the lag as the age of the oldest unapplied event', () => {
+    let now = 1_000_000;
+    const metrics = createProjectorMetrics(() => now);
+    const series = metrics.of('series');
+    expect(value(metrics.render(), 'cds_projector_lag_seconds', 'series')).toBe(0);
+
+    series.behindSinceMs = now - 2_500;
+    series.events.applied += 3;
+    series.parked += 1;
+    let text = metrics.render();
+    expect(text).toContain('# TYPE cds_projector_lag_seconds gauge');
+    expect(value(text, 'cds_projector_lag_seconds', 'series')).toBe(2.5);
+    expect(text).toContain('cds_projector_events_total{projection="series",outcome="applied"} 3');
+    expect(value(text, 'cds_projector_parked_total', 'series')).toBe(1);
+
+    now += 1_000;
+    expect(value(metrics.render(), 'cds_projector_lag_seconds', 'series')).toBe(3.5);
+    series.behindSinceMs = undefined;
+    text = metrics.render();
+    expect(value(text, 'cds_projector_lag_seconds', 'series')).toBe(0);
+  });
+});

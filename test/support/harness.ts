@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
-import { REPO_ROOT, startInfra, startSystem, type Infra, type RunningSystem } from '@cds/testkit';
+import { REPO_ROOT, startInfra, startSystem, type Infra, type RunningSystem, type SystemOptions } from '@cds/testkit';
 
 export const FIXTURES = join(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
 export const PLANS = ['free', 'professional', 'business', 'enterprise'] as const;
@@ -46,7 +46,17 @@ export interface E2E {
   stop(): Promise<void>;
 }
 
-export async function startE2E(opts: { gateways?: number } = {}): Promise<E2E> {
+export interface E2EOptions {
+  gateways?: number;
+  /** Query replicas (gateway i forwards to query i mod n). Default 1. */
+  queries?: number;
+  /** Projector processes competing on the durable consumers. Default 1. */
+  projectors?: number;
+  /** Per-service extra environment (see SystemOptions.serviceEnv). */
+  serviceEnv?: SystemOptions['serviceEnv'];
+}
+
+export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
   // Own servers even when NATS_URL & co. are set: the suites must not share streams or windows.
   const { NATS_URL: _n, REDIS_URL: _r, MONGODB_URL: _m, ...env } = process.env;
   const infra = await startInfra({ env });
@@ -57,6 +67,9 @@ export async function startE2E(opts: { gateways?: number } = {}): Promise<E2E> {
       redisUrl: infra.redisUrl,
       mongoUrl: infra.mongoUrl,
       gateways: opts.gateways ?? 1,
+      queries: opts.queries ?? 1,
+      projectors: opts.projectors ?? 1,
+      ...(opts.serviceEnv !== undefined ? { serviceEnv: opts.serviceEnv } : {}),
       env: { LOG_LEVEL: 'warn' },
     });
   } catch (err) {

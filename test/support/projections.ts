@@ -1,0 +1,106 @@
+// Probes of the event side for the replica and fault suites: the data stream's state, the
+// projectors' durable consumers (caught up or not), and a clean reference of the read models
+// rebuilt from the stream into a database of its own by the projector's `rebuild` command.
+import { spawn } from 'node:child_process';
+import { DATA_STREAM } from '@cds/contracts';
+import { connectMessaging, type Messaging } from '@cds/messaging';
+import { REPO_ROOT } from '@cds/testkit';
+import { MongoClient, type Db } from 'mongodb';
+import { READ_MODELS } from './read-model-hash.ts';
+
+export interface Probes {
+  messaging: Messaging;
+  mongo: MongoClient;
+  db(name?: string): Db;
+  close(): Promise<void>;
+}
+
+/** Opens a NATS and a MongoDB client for probing (not used by any service). */
+export async function openProbes(natsUrl: string, mongoUrl: string): Promise<Probes> {
+  const messaging = await connectMessaging({ servers: natsUrl, name: 'e2e-probe' });
+  const mongo = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5_000 });
+  await mongo.connect();
+  return {
+    messaging,
+    mongo,
+    db: (name = 'cds') => mongo.db(name),
+    async close() {
+      await messaging.close().catch(() => undefined);
+      await mongo.close().catch(() => undefined);
+    },
+  };
+}
+
+/** Messages stored in the data stream and its last sequence. */
+export async function dataStreamState(messaging: Messaging): Promise<{ messages: number; lastSeq: number }> {
+  const info = await messaging.jsm.streams.info(DATA_STREAM);
+  return { messages: info.state.messages, lastSeq: info.state.last_seq };
+}
+
+/** True when every projection's durable consumer has nothing pending and nothing unacknowledged. */
+export async function projectionsCaughtUp(messaging: Messaging): Promise<boolean> {
+  for (const name of READ_MODELS) {
+    const info = await messaging.jsm.consumers.info(DATA_STREAM, `projector-${name}`).catch(() => undefined);
+    if (info === undefined || info.num_pending > 0 || info.num_ack_pending > 0) return false;
+  }
+  return true;
+}
+
+/** Waits until every projection caught up with the stream; returns how long it took (ms). */
+export async function waitForProjections(messaging: Messaging, timeoutMs: number): Promise<number> {
+  const start = Date.now();
+  // Two consecutive caught-up probes, so a message stored between them is not missed.
+  let streak = 0;
+  while (Date.now() - start < timeoutMs) {
+    streak = (await projectionsCaughtUp(messaging).catch(() => false)) ? streak + 1 : 0;
+    if (streak >= 2) return Date.now() - start;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const states = await Promise.all(
+    READ_MODELS.map(async (name) => {
+      const info = await messaging.jsm.consumers.info(DATA_STREAM, `projector-${name}`).catch(() => undefined);
+      return `${name}: pending ${info?.num_pending} unacked ${info?.num_ack_pending} ack floor ${info?.ack_floor.stream_seq}`;
+    }),
+  );
+  throw new Error(`projections did not catch up within ${timeoutMs} ms (${states.join('; ')})`);
+}
+
+function runNode(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', (code) => resolve({ code, out }));
+  });
+}
+
+/**
+ * The clean reference: replays the whole data stream into the fresh database `db` with the
+ * projector's own `rebuild` command, one projection at a time (an ordered consumer from sequence
+ * 1, no faults, no competing replicas). Returns the milliseconds it took.
+ */
+export async function rebuildReference(natsUrl: string, mongoUrl: string, db: string): Promise<number> {
+  const start = Date.now();
+  for (const projection of READ_MODELS) {
+    const run = await runNode(
+      ['services/projector/src/cli.ts', 'rebuild', '--projection', projection, '--keep-previous'],
+      { NATS_URL: natsUrl, MONGODB_URL: mongoUrl, MONGODB_DB: db },
+    );
+    if (run.code !== 0) throw new Error(`rebuild ${projection} into ${db} failed (${run.code}):\n${run.out}`);
+  }
+  return Date.now() - start;
+}
+
+/** Parses the ingest CLI summary: events published and duplicates skipped. */
+export function ingestCounts(stdout: string): { published: number; duplicates: number; records: number } {
+  const num = (re: RegExp) => Number((re.exec(stdout)?.[1] ?? 'NaN').replace(/,/g, ''));
+  return {
+    published: num(/events published:\s+([\d,]+)/),
+    duplicates: num(/duplicates skipped:\s+([\d,]+)/),
+    records: num(/with ([\d,]+) records/),
+  };
+}

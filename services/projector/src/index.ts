@@ -19,17 +19,27 @@ export {
 export { createProjectorMetrics, type ProjectionStats, type ProjectorMetrics } from './metrics.ts';
 export * from './projections/index.ts';
 export { rebuildProjection, type RebuildDeps, type RebuildOptions, type RebuildReport } from './rebuild/rebuild.ts';
+export { startPullLoop, type PulledMessage, type PullLoopOptions, type RunningPullLoop } from './consumer/pull-loop.ts';
 export {
   applyEvent,
   applyEventOnce,
+  applyEvents,
+  applyEventsOnce,
   ProjectionConflictError,
   type ApplyOptions,
   type ApplyOutcome,
   type ApplyResult,
+  type BatchApplyResult,
+  type PositionedEvent,
+  type WriteClaimDoc,
+  type WriteClaims,
 } from './runner/apply-event.ts';
 export {
+  claimsCollectionName,
   createCollectionResolver,
+  createWriteClaims,
   ensureReadModelIndexes,
+  needsWriteClaims,
   readActiveCollection,
   type CollectionResolver,
 } from './runner/collections.ts';

@@ -60,10 +60,13 @@ async function readObservations(
   r: SeriesRequest,
   predecessorFrequency: Frequency | undefined,
   seriesFirstYear: number,
+  seriesLastYear: number,
 ) {
   const repo = ctx.repository;
   const firstYear = yearOf(r.startDate);
-  const years = yearsBetween(r.startDate, r.endDate);
+  // Only the years the series has data in (its catalog descriptor): a valid range such as
+  // 0001-01-01..9999-12-31 must not become ten thousand bucket reads.
+  const years = yearsBetween(r.startDate, r.endDate).filter((y) => y >= seriesFirstYear && y <= seriesLastYear);
   if (predecessorFrequency !== undefined) years.unshift(firstYear - 1);
   const loaded = await repo.getSeriesBuckets(r.slug, r.type, years);
   let all = flatten(loaded);
@@ -74,7 +77,9 @@ async function readObservations(
     if (before.length === 0) {
       // Nothing in the year before start_date: the predecessor is in the latest earlier bucket
       // (two buckets, as its ISO week may begin in the year before).
-      const earlier = await repo.getSeriesBucketsBefore(r.slug, r.type, firstYear - 1, 2, seriesFirstYear);
+      // The walk back starts at the series' last year at the latest (start_date may be far ahead).
+      const from = Math.min(firstYear - 1, seriesLastYear + 1);
+      const earlier = await repo.getSeriesBucketsBefore(r.slug, r.type, from, 2, seriesFirstYear);
       before = flatten(earlier).filter((p) => p.d < r.startDate);
       all = before;
     }
@@ -113,6 +118,7 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Prom
     r,
     needsPredecessor ? (frequency === native ? 'daily' : frequency) : undefined,
     yearOf(descriptor.first_date),
+    yearOf(descriptor.last_date),
   );
   const data = computeSeries({
     type: r.type,

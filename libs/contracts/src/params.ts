@@ -118,7 +118,9 @@ export function parseParams<S extends z.ZodType>(
   raw: Record<string, unknown>,
   opts: { ignore?: readonly string[] } = {},
 ): ParamResult<z.output<S>> {
-  const input: Record<string, unknown> = {};
+  // No prototype: a parameter named `__proto__` stays a parameter (and is refused as unknown)
+  // instead of being swallowed by Object.prototype's setter.
+  const input = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(raw)) {
     if (opts.ignore?.includes(name)) continue;
     if (Array.isArray(value)) return { ok: false, param: name, message: `'${name}' must be given only once` };

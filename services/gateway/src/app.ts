@@ -134,7 +134,9 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     trustProxy: (_address: string, hop: number) => hop < (deps.trustProxyHops ?? 0),
     bodyLimit: 1024,
-    routerOptions: { maxParamLength: 200 },
+    // As long as the longest URL accepted, so an over-long slug gets the route's own 400 (after
+    // authentication, with the rate-limit headers) rather than a router error.
+    routerOptions: { maxParamLength: deps.maxUrlLength ?? 4096 },
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
     requestTimeout: 30_000,

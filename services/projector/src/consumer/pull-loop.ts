@@ -1,5 +1,6 @@
 import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
-import { type PoisonMessageError } from '@cds/messaging';
+import { extractTraceContext, type PoisonMessageError } from '@cds/messaging';
+import { context, SpanKind, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
@@ -108,8 +109,45 @@ export async function startPullLoop(
     return batch;
   };
 
-  // Returns false when stopped before the batch was settled (it was nak'ed).
+  const tracer = trace.getTracer('@cds/projector');
+
+  /**
+   * One consumer span per batch (all its attempts): a child of the first message's publisher span,
+   * so an ingest's trace reaches its projection, and linked to every other message's publisher.
+   */
   const handle = async (batch: JsMsg[]): Promise<boolean> => {
+    const parents = batch.map((m) => extractTraceContext(m.headers));
+    const links: Link[] = [];
+    for (const ctx of parents.slice(1)) {
+      const linked = trace.getSpanContext(ctx);
+      if (linked !== undefined) links.push({ context: linked });
+    }
+    const span = tracer.startSpan(
+      `apply ${opts.durable}`,
+      {
+        kind: SpanKind.CONSUMER,
+        links,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': batch.length === 1 ? batch[0]!.subject : opts.stream,
+          'messaging.consumer.group.name': opts.durable,
+          'messaging.batch.message_count': batch.length,
+          'cds.stream_seq.first': batch[0]!.info.streamSequence,
+          'cds.stream_seq.last': batch.at(-1)!.info.streamSequence,
+        },
+      },
+      parents[0],
+    );
+    try {
+      return await context.with(trace.setSpan(parents[0]!, span), () => handleIn(batch, span));
+    } finally {
+      span.end();
+    }
+  };
+
+  // Returns false when stopped before the batch was settled (it was nak'ed).
+  const handleIn = async (batch: JsMsg[], span: Span): Promise<boolean> => {
     const pulled = batch.map(toPulled);
     for (let attempt = 1; ; attempt++) {
       let failure: unknown;
@@ -118,6 +156,10 @@ export async function startPullLoop(
         for (const [i, m] of batch.entries()) {
           const err = poison.get(m.info.streamSequence);
           if (err !== undefined) await opts.onPoison(err, pulled[i]!);
+        }
+        if (poison.size > 0) {
+          span.setAttribute('cds.parked', poison.size);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: [...poison.values()][0]!.message });
         }
         for (const m of batch) {
           // No reason with term: nats-server 2.9 does not understand "+TERM <reason>".
@@ -132,6 +174,10 @@ export async function startPullLoop(
         for (const m of batch) m.nak();
         return false;
       }
+      span.addEvent('retry', {
+        attempt,
+        'exception.message': failure instanceof Error ? failure.message : String(failure),
+      });
       opts.onError?.(failure, pulled, attempt);
       for (const m of batch) m.working();
       await holdFor(batch, Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1)));

@@ -31,6 +31,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.e2e.spec.ts'],
+          // Each file starts its own infrastructure and 6+ service processes: one at a time on 2 cores.
+          fileParallelism: false,
           exclude,
           globalSetup: [infraSetup],
           testTimeout: 60_000,

@@ -309,9 +309,9 @@ describe('the rest of the surface', () => {
     expect((await fetch(`${e2e.gatewayUrl(2)}/readyz`)).status).toBe(200);
   });
 
-  it('answers 503 in the contract shape when the query service is down', async () => {
+  it('answers 503 in the contract shape when the query service is down (for what no gateway has cached)', async () => {
     await e2e.system.query.stop();
-    const res = await e2e.get('/api/v1/commodities/GOLD', { key: keys.enterprise });
+    const res = await e2e.get('/api/v1/commodities/SILVER', { key: keys.enterprise });
     expect(res.status).toBe(503);
     expect(res.json.error.code).toBe('service_unavailable');
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');

@@ -19,6 +19,7 @@ import {
   registerReadOnlyRoutes,
   sendApiError,
 } from '@cds/http';
+import { LIST_TAG, fromServedBody, withRequestId, type ResponseCache } from '@cds/response-cache';
 import type { Metrics } from '@cds/telemetry';
 import Fastify, {
   LogController,
@@ -49,6 +50,13 @@ export interface GatewayDeps {
   failedAuth?: FailedAuthLimiter;
   /** Longer request targets are answered 414. */
   maxUrlLength?: number;
+  /**
+   * Hot answers of the query service, kept after the key, rate and plan checks have passed; a hit
+   * skips the hop to query. Invalidated by the projector's announcements (see main.ts).
+   */
+  cache?: ResponseCache;
+  /** Largest query answer the gateway buffers to keep in its cache. */
+  maxCachedBytes?: number;
   /** Send Strict-Transport-Security (when served over TLS by the ingress). */
   hsts?: boolean;
   /** Proxy hops (the ingress) whose X-Forwarded-For is trusted for the client address; 0 trusts none. */
@@ -78,6 +86,7 @@ const API_HEADERS = {
   'cache-control': 'no-store',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
 };
+const JSON_TYPE = 'application/json; charset=utf-8';
 const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 
 /** The query string to forward: the request's own, minus every api_key parameter. */
@@ -123,6 +132,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   const nextId = createRequestIdGenerator();
   const failedAuth = deps.failedAuth ?? new FailedAuthLimiter();
   const maxUrlLength = deps.maxUrlLength ?? 4096;
+  const maxCachedBytes = deps.maxCachedBytes ?? 1024 * 1024;
   const publicBaseUrl = deps.publicBaseUrl;
   const securityHeaders = deps.hsts
     ? { ...SECURITY_HEADERS, 'strict-transport-security': 'max-age=31536000; includeSubDomains' }
@@ -302,16 +312,41 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
         );
       }
 
+      const path = route.upstream(slug) + forwardedQuery(request.url);
+      const requestId = String(request.id);
+      const cache = deps.cache;
+      const day = todayUtc(now);
+      if (cache !== undefined) {
+        const hit = cache.lookupAlias(path, day);
+        if (hit !== undefined) {
+          metrics?.cache.add(1, { result: 'hit' });
+          return reply.type(JSON_TYPE).send(withRequestId(hit, requestId));
+        }
+      }
+      const epoch = cache?.epoch() ?? 0;
+
       let upstream;
       try {
-        upstream = await deps.query.get(route.upstream(slug) + forwardedQuery(request.url), String(request.id));
+        upstream = await deps.query.get(path, requestId);
       } catch (err) {
         throw new ServiceUnavailableError('The data service did not answer in time; retry shortly.', err);
       }
       reply.code(upstream.statusCode);
       const type = upstream.headers['content-type'];
-      reply.type(typeof type === 'string' ? type : 'application/json; charset=utf-8');
+      reply.type(typeof type === 'string' ? type : JSON_TYPE);
       const length = upstream.headers['content-length'];
+      const size = typeof length === 'string' ? Number(length) : Number.NaN;
+      if (cache !== undefined && upstream.statusCode === 200 && size <= maxCachedBytes) {
+        metrics?.cache.add(1, { result: 'miss' });
+        const chunks: Buffer[] = [];
+        for await (const chunk of upstream.body) chunks.push(chunk as Buffer);
+        const body = Buffer.concat(chunks);
+        const cached = fromServedBody(body, requestId);
+        if (cached !== undefined) {
+          cache.put(path, cached, { tags: [route.name === 'list' ? LIST_TAG : slug], day, alias: path }, epoch);
+        }
+        return reply.send(body);
+      }
       if (typeof length === 'string') reply.header('content-length', length);
       return reply.send(upstream.body);
     };
@@ -339,6 +374,9 @@ function createGatewayMetrics(metrics: Metrics | undefined) {
     }),
     authFailures: m.createCounter('cds_gateway_auth_failures', {
       description: 'Requests refused for a missing or invalid key',
+    }),
+    cache: m.createCounter('cds_gateway_cache_lookups', {
+      description: 'Response cache lookups, by result (hit, miss)',
     }),
   };
 }

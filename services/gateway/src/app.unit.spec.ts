@@ -1,6 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { ERROR_CODE_LIST, ErrorBody, buildOpenApiDocument, type KeyEvent } from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
+import { createResponseCache, type ResponseCache } from '@cds/response-cache';
 import { createLogger } from '@cds/telemetry';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { buildApp, forwardedQuery } from './app.ts';
@@ -70,7 +71,7 @@ interface Harness {
   queryDown: { value: boolean };
 }
 
-function harness(opts: { failedAuth?: FailedAuthLimiter } = {}): Harness {
+function harness(opts: { failedAuth?: FailedAuthLimiter; cache?: ResponseCache; onQuery?: () => void } = {}): Harness {
   const calls: Harness['calls'] = [];
   const lookups: string[] = [];
   const logs: string[] = [];
@@ -80,6 +81,7 @@ function harness(opts: { failedAuth?: FailedAuthLimiter } = {}): Harness {
   const query: QueryClient = {
     get(path, requestId) {
       calls.push({ path, requestId });
+      opts.onQuery?.();
       if (queryDown.value) return Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:8081'));
       const body = path.includes('/series') ? SERIES_BODY.replace('PLACEHOLDER', requestId) : '{"data":[]}';
       return Promise.resolve({
@@ -118,6 +120,7 @@ function harness(opts: { failedAuth?: FailedAuthLimiter } = {}): Harness {
     publicBaseUrl: 'https://api.example.com',
     openapiDocument: doc,
     ...(opts.failedAuth === undefined ? {} : { failedAuth: opts.failedAuth }),
+    ...(opts.cache === undefined ? {} : { cache: opts.cache }),
   });
   return { app, calls, lookups, logs, table, clock, queryDown };
 }
@@ -396,5 +399,70 @@ describe('documentation', () => {
     for (const code of ERROR_CODE_LIST) expect(errors.body).toContain(`id="${code}"`);
     expect((await h.app.inject('/healthz')).statusCode).toBe(200);
     expect((await h.app.inject('/readyz')).statusCode).toBe(200);
+  });
+});
+
+describe('response cache', () => {
+  const newCache = () => createResponseCache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000 });
+
+  it('answers a repeat from memory with its own request id, after the key, rate and plan checks', async () => {
+    const cache = newCache();
+    const h = harness({ cache });
+    const first = await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) });
+    const second = await h.app.inject({
+      url: `${SERIES}&api_key=${KEYS.professional}`,
+      headers: bearer(KEYS.professional),
+    });
+    expect(first.statusCode).toBe(200);
+    expect(second.statusCode).toBe(200);
+    expect(h.calls).toHaveLength(1);
+    expect(second.json().meta.request_id).toBe(second.headers['x-request-id']);
+    expect(second.json().meta.request_id).not.toBe(first.json().meta.request_id);
+    expect({ ...second.json(), meta: { ...second.json().meta, request_id: '' } }).toEqual({
+      ...first.json(),
+      meta: { ...first.json().meta, request_id: '' },
+    });
+    expect(second.headers['x-ratelimit-remaining']).toBe('99');
+    validate('/commodities/{slug}/series', second);
+
+    // A hit is still counted against the window and still subject to the plan rules.
+    const free = await h.app.inject({ url: `${SERIES}&start_date=2020-01-01`, headers: bearer(KEYS.free) });
+    expect(free.statusCode).toBe(403);
+    const revoked = await h.app.inject({ url: SERIES, headers: bearer(KEYS.revoked) });
+    expect(revoked.statusCode).toBe(401);
+  });
+
+  it("drops a commodity's answers on invalidation, and never keeps an answer fetched across one", async () => {
+    const cache = newCache();
+    let invalidateDuringFetch = false;
+    const h = harness({
+      cache,
+      onQuery: () => {
+        if (invalidateDuringFetch) cache.invalidate('GOLD');
+      },
+    });
+    await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) });
+    cache.invalidate('GOLD');
+    await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) });
+    expect(h.calls).toHaveLength(2);
+
+    cache.invalidate('GOLD');
+    invalidateDuringFetch = true;
+    await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) });
+    invalidateDuringFetch = false;
+    await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) });
+    expect(h.calls).toHaveLength(4);
+    await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) });
+    expect(h.calls).toHaveLength(4);
+  });
+
+  it('keeps only successful answers', async () => {
+    const cache = newCache();
+    const h = harness({ cache });
+    h.queryDown.value = true;
+    expect((await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) })).statusCode).toBe(503);
+    h.queryDown.value = false;
+    expect((await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) })).statusCode).toBe(200);
+    expect(h.calls).toHaveLength(2);
   });
 });

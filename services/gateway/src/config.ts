@@ -12,13 +12,17 @@ export const GatewayConfig = z.object({
   QUERY_CONNECTIONS: positiveIntVar.default(64),
   PUBLIC_BASE_URL: urlVar(['http:', 'https:']).default('http://localhost:8080'),
   /** Redis command timeout: past it a request is decided by the local fallback limiter. */
-  REDIS_TIMEOUT_MS: positiveIntVar.default(250),
+  REDIS_TIMEOUT_MS: positiveIntVar.default(1_000),
   RATE_KEY_PREFIX: z.string().min(1).default('cds:rl:'),
   /** Trust X-Forwarded-For from this many proxy hops (the ingress), for the client address. */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   HSTS: boolVar.default(false),
   FAILED_AUTH_MAX: positiveIntVar.default(30),
   FAILED_AUTH_WINDOW_MS: positiveIntVar.default(60_000),
+  /** Safety-net lifetime of a cached answer (data events invalidate sooner); 0 turns the cache off. */
+  CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  CACHE_MAX_ENTRIES: positiveIntVar.default(5_000),
+  CACHE_MAX_BYTES: positiveIntVar.default(128 * 1024 * 1024),
   JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

@@ -2,6 +2,7 @@ import { KEYS_STREAM, KEYS_SUBJECTS } from '@cds/contracts';
 import openapiDocument from '@cds/contracts/openapi.json' with { type: 'json' };
 import { loadConfig } from '@cds/config';
 import { connectMessaging } from '@cds/messaging';
+import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
 import { createLogger, createMetrics } from '@cds/telemetry';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
@@ -56,6 +57,16 @@ try {
     nowMs,
     events: { onFallback: () => fallbacks.add(1) },
   });
+  const cache =
+    config.CACHE_TTL_MS > 0
+      ? createResponseCache({
+          maxEntries: config.CACHE_MAX_ENTRIES,
+          maxBytes: config.CACHE_MAX_BYTES,
+          ttlMs: config.CACHE_TTL_MS,
+        })
+      : undefined;
+  const invalidation = cache === undefined ? undefined : subscribeInvalidations(messaging.nc, cache, logger);
+  await invalidation?.ready;
   const query = createQueryClient({
     url: config.QUERY_URL,
     connections: config.QUERY_CONNECTIONS,
@@ -66,6 +77,7 @@ try {
     keys: { lookup: (key) => table.lookup(key), isReady: () => follower.isCaughtUp() },
     rateLimiter,
     query,
+    ...(cache === undefined ? {} : { cache }),
     logger,
     metrics,
     nowMs,
@@ -79,7 +91,7 @@ try {
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
     await app.close();
-    await Promise.allSettled([follower.stop(), query.close(), redis.quit(), metrics.shutdown()]);
+    await Promise.allSettled([follower.stop(), invalidation?.close(), query.close(), redis.quit(), metrics.shutdown()]);
     await messaging.close().catch(() => {});
     process.exit(0);
   };

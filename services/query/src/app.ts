@@ -7,7 +7,7 @@ import {
 } from '@cds/http';
 import type { Metrics } from '@cds/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { ResponseCache } from './cache/response-cache.ts';
+import type { ResponseCache } from '@cds/response-cache';
 import { createGetCotHandler } from './cot/get-cot.ts';
 import { createGetCommodityHandler } from './detail/get-commodity.ts';
 import { createRequestIdResolver } from './http/request-id.ts';

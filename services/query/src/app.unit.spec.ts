@@ -2,7 +2,7 @@ import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createMetrics } from '@cds/telemetry';
 import { buildApp } from './app.ts';
-import { createResponseCache, type ResponseCache } from './cache/response-cache.ts';
+import { createResponseCache, type ResponseCache } from '@cds/response-cache';
 import {
   catalogDoc,
   cotDoc,

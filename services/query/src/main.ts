@@ -3,9 +3,9 @@ import { connectNats } from '@cds/messaging';
 import { createLogger, createMetrics } from '@cds/telemetry';
 import { MongoClient } from 'mongodb';
 import { buildApp } from './app.ts';
-import { createResponseCache } from './cache/response-cache.ts';
+import { createResponseCache } from '@cds/response-cache';
 import { QueryConfigSchema } from './config.ts';
-import { subscribeInvalidations } from './invalidation/projected-events.ts';
+import { subscribeInvalidations } from '@cds/response-cache';
 import { createMongoRepository } from './repository/mongo-repository.ts';
 
 async function main(): Promise<void> {

@@ -2,7 +2,7 @@ import { CotQuery, type CotReport } from '@cds/contracts';
 import { NotFoundError } from '@cds/http';
 import type { CotDoc, StoredGroup } from '@cds/read-models';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toCachedBody } from '../cache/cached-body.ts';
+import { toCachedBody } from '@cds/response-cache';
 import { requireCommodity } from '../detail/get-commodity.ts';
 import { cacheKey, paginationMeta, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
 

@@ -2,7 +2,7 @@ import { AVAILABLE_SERIES_TYPES, type CommodityDetail, type SeriesDescriptor } f
 import { NotFoundError } from '@cds/http';
 import type { CatalogDoc } from '@cds/read-models';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toCachedBody } from '../cache/cached-body.ts';
+import { toCachedBody } from '@cds/response-cache';
 import { cacheKey, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
 import { toSummary } from '../list/list-commodities.ts';
 import { z } from 'zod';

@@ -2,8 +2,8 @@ import { CommodityPathParams, parseParams } from '@cds/contracts';
 import { InvalidParameterError } from '@cds/http';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
-import { withRequestId, type CachedBody } from '../cache/cached-body.ts';
-import type { ResponseCache } from '../cache/response-cache.ts';
+import { withRequestId, type CachedBody } from '@cds/response-cache';
+import type { ResponseCache } from '@cds/response-cache';
 import type { ReadModelRepository } from '../repository/repository.ts';
 
 /** What every endpoint handler uses. */

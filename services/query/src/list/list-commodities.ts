@@ -1,8 +1,8 @@
 import { ListCommoditiesQuery, type CommoditySummary } from '@cds/contracts';
 import type { CatalogDoc } from '@cds/read-models';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toCachedBody } from '../cache/cached-body.ts';
-import { LIST_TAG } from '../cache/response-cache.ts';
+import { toCachedBody } from '@cds/response-cache';
+import { LIST_TAG } from '@cds/response-cache';
 import { cacheKey, paginationMeta, parseQuery, sendBody, type RouteContext } from '../http/route-context.ts';
 
 /** The summary fields of a catalog document, in the contract's order. */

@@ -2,7 +2,7 @@ import { addMonths, SeriesQuery, type Frequency, type SeriesMeta, type SeriesTyp
 import { InvalidParameterError, NotFoundError } from '@cds/http';
 import type { StoredPoint } from '@cds/read-models';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toCachedBody, type CachedBody } from '../cache/cached-body.ts';
+import { toCachedBody, type CachedBody } from '@cds/response-cache';
 import { requireCommodity } from '../detail/get-commodity.ts';
 import { cacheKey, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
 import type { SeriesBucket } from '../repository/repository.ts';

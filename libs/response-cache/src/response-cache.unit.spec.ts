@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toCachedBody, withRequestId } from './cached-body.ts';
+import { fromServedBody, toCachedBody, withRequestId } from './cached-body.ts';
 import { createResponseCache, LIST_TAG } from './response-cache.ts';
 
 const body = (n: number) => toCachedBody({ data: [n], meta: { request_id: '' } });
@@ -81,5 +81,37 @@ describe('response cache', () => {
     ).rejects.toThrow('db down');
     const ok = await cache.getOrCompute('k', { tags: [], day: 'd' }, () => Promise.resolve(body(7)));
     expect(text(ok)).toContain('[7]');
+  });
+});
+
+describe('bodies fetched elsewhere (the gateway)', () => {
+  const served = (id: string) => Buffer.from(`{"data":[1,2],"meta":{"count":2,"request_id":"${id}"}}`);
+
+  it('fromServedBody keeps the bytes around the request id, so another id can be spliced in', () => {
+    const cached = fromServedBody(served('req_aaa'), 'req_aaa');
+    expect(cached).toBeDefined();
+    expect(withRequestId(cached!, 'req_bbbbbb').toString()).toBe(served('req_bbbbbb').toString());
+  });
+
+  it('fromServedBody refuses a body that does not end with that request id', () => {
+    expect(fromServedBody(served('req_aaa'), 'req_zzz')).toBeUndefined();
+    expect(fromServedBody(Buffer.from('{"meta":{"request_id":"req_aaa","count":2}}'), 'req_aaa')).toBeUndefined();
+    expect(fromServedBody(Buffer.from('"}}'), '')).toBeUndefined();
+  });
+
+  it('put stores only when no invalidation happened since the epoch was taken', () => {
+    const cache = createResponseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60_000 });
+    const body = fromServedBody(served('r1'), 'r1')!;
+    const opts = { tags: ['GOLD'], day: '2026-11-21', alias: '/x' };
+    const before = cache.epoch();
+    expect(cache.put('/x', body, opts, before)).toBe(true);
+    expect(cache.lookupAlias('/x', '2026-11-21')).toBe(body);
+
+    const stale = cache.epoch();
+    cache.invalidate('GOLD');
+    expect(cache.lookupAlias('/x', '2026-11-21')).toBeUndefined();
+    expect(cache.put('/x', body, opts, stale)).toBe(false);
+    expect(cache.lookupAlias('/x', '2026-11-21')).toBeUndefined();
+    expect(cache.lookupAlias('/x', '2026-11-22')).toBeUndefined();
   });
 });

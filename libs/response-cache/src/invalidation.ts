@@ -1,7 +1,6 @@
 import { PROJECTED_SUBJECT_PREFIX } from '@cds/read-models';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { FastifyBaseLogger } from 'fastify';
-import type { ResponseCache } from '../cache/response-cache.ts';
+import type { ResponseCache } from './response-cache.ts';
 
 export interface Invalidation {
   /** Resolves once the subscription is registered with the server. */
@@ -17,7 +16,7 @@ export interface Invalidation {
 export function subscribeInvalidations(
   nc: NatsConnection,
   cache: ResponseCache,
-  log?: FastifyBaseLogger,
+  log?: { info(msg: string): void },
 ): Invalidation {
   const sub = nc.subscribe(`${PROJECTED_SUBJECT_PREFIX}.>`);
   const prefixTokens = PROJECTED_SUBJECT_PREFIX.split('.').length;

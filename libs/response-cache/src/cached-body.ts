@@ -33,3 +33,17 @@ export function withRequestId(body: CachedBody, requestId: string): Buffer {
   body.suffix.copy(out, body.prefix.length + requestId.length);
   return out;
 }
+
+/**
+ * The cached form of a body another service already served with `requestId` as its last member
+ * (`…"request_id":"<id>"}}`), or undefined when the body does not end that way (then it is not
+ * cached). The gateway keeps the query service's answers this way.
+ */
+export function fromServedBody(served: Buffer, requestId: string): CachedBody | undefined {
+  const tail = `${requestId}"}}`;
+  const cut = served.length - tail.length;
+  if (cut <= 0 || served.toString('latin1', cut) !== tail) return undefined;
+  if (served.toString('latin1', cut - 14, cut) !== '"request_id":"') return undefined;
+  const prefix = served.subarray(0, cut);
+  return { prefix, suffix: SUFFIX, bytes: prefix.length + SUFFIX.length };
+}

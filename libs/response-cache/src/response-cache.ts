@@ -48,6 +48,14 @@ export interface ResponseCache {
    * event arrived while it ran). Concurrent misses of one key share one computation.
    */
   getOrCompute(key: string, opts: CacheEntryOptions, compute: () => Promise<CachedBody>): Promise<CachedBody>;
+  /**
+   * A token taken before fetching a body elsewhere (e.g. from an upstream service); `put` stores
+   * the body only if no invalidation happened since, so a response fetched across a data event is
+   * never kept.
+   */
+  epoch(): number;
+  /** Stores a body computed outside `getOrCompute` (see `epoch`); returns whether it was stored. */
+  put(key: string, body: CachedBody, opts: CacheEntryOptions, sinceEpoch: number): boolean;
   /** Drops every entry of a commodity and every list entry; returns how many were dropped. */
   invalidate(commodityId: string): number;
   clear(): void;
@@ -154,6 +162,14 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
       } finally {
         if (inflight.get(key) === promise) inflight.delete(key);
       }
+    },
+
+    epoch: () => epoch,
+
+    put(key, body, o, sinceEpoch) {
+      if (sinceEpoch !== epoch) return false;
+      store(key, body, o);
+      return true;
     },
 
     invalidate(commodityId) {

@@ -103,18 +103,29 @@ export function errorDocUrl(publicBaseUrl: string, code: ErrorCode): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/docs/errors#${code}`;
 }
 
-/** Builds an error body; `param` is omitted when not given. */
+/** Cuts user-influenced text to the schema's limit (UTF-16 units), never inside a surrogate pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = max - 1;
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
+  return `${text.slice(0, cut)}\u2026`;
+}
+
+/** Builds an error body; `param` is omitted when not given (or empty). */
 export function errorBody(
   code: ErrorCode,
   message: string,
   opts: { requestId: string; publicBaseUrl: string; param?: string | undefined },
 ): ErrorBody {
+  // A parameter name comes from the request (an unknown one of any length, or empty): keep the
+  // body within ErrorBody's limits (param 1-100, message up to 1,000 characters).
   return {
     error: {
       code,
-      message,
+      message: clip(message, 1000),
       doc_url: errorDocUrl(opts.publicBaseUrl, code),
-      ...(opts.param === undefined ? {} : { param: opts.param }),
+      ...(opts.param === undefined || opts.param === '' ? {} : { param: clip(opts.param, 100) }),
       request_id: opts.requestId,
     },
   };

@@ -42,6 +42,33 @@ export type CatalogEntry = z.infer<typeof CatalogEntry>;
 
 const finite = z.number().refine(Number.isFinite, 'must be a finite number');
 
+/**
+ * Where a refinement reports a problem: zod's refinement context, or any collector of issues (the
+ * ingest's compiled validators run these same functions, so each rule is written once, here).
+ */
+export interface IssueSink {
+  addIssue(issue: { code: 'custom'; path: PropertyKey[]; message: string }): void;
+}
+
+/** OHLC consistency of a point: low <= high, and open and close within [low, high]. */
+export function checkOhlc(
+  p: { open?: number | undefined; high?: number | undefined; low?: number | undefined; close?: number | undefined },
+  ctx: IssueSink,
+): void {
+  const { open, high, low, close } = p;
+  if (high !== undefined && low !== undefined && low > high) {
+    ctx.addIssue({ code: 'custom', path: ['low'], message: 'low must not exceed high' });
+  }
+  for (const [name, v] of [
+    ['open', open],
+    ['close', close],
+  ] as const) {
+    if (v === undefined) continue;
+    if (high !== undefined && v > high) ctx.addIssue({ code: 'custom', path: [name], message: `${name} above high` });
+    if (low !== undefined && v < low) ctx.addIssue({ code: 'custom', path: [name], message: `${name} below low` });
+  }
+}
+
 /** One raw observation. For price series `value` is the close, and OHLC must be consistent. */
 export const SeriesPointRecord = z
   .strictObject({
@@ -53,26 +80,27 @@ export const SeriesPointRecord = z
     close: finite.optional(),
     volume: z.int().min(0).optional(),
   })
-  .superRefine((p, ctx) => {
-    const { open, high, low, close } = p;
-    if (high !== undefined && low !== undefined && low > high) {
-      ctx.addIssue({ code: 'custom', path: ['low'], message: 'low must not exceed high' });
-    }
-    for (const [name, v] of [
-      ['open', open],
-      ['close', close],
-    ] as const) {
-      if (v === undefined) continue;
-      if (high !== undefined && v > high) ctx.addIssue({ code: 'custom', path: [name], message: `${name} above high` });
-      if (low !== undefined && v < low) ctx.addIssue({ code: 'custom', path: [name], message: `${name} below low` });
-    }
-  });
+  .superRefine(checkOhlc);
 export type SeriesPointRecord = z.infer<typeof SeriesPointRecord>;
 
 /** Bucket period of a batch: a year (YYYY) or a month (YYYY-MM). Every point must fall inside it. */
 export const Period = z.string().regex(/^\d{4}(?:-(?:0[1-9]|1[0-2]))?$/);
 
 export const MAX_POINTS_PER_EVENT = 5_000;
+
+/** Batch rules beyond its fields: every point dated inside the period, one point per date. */
+export function checkSeriesBatch(b: { period: string; points: readonly { date: string }[] }, ctx: IssueSink): void {
+  const seen = new Set<string>();
+  b.points.forEach((p, i) => {
+    if (!p.date.startsWith(b.period)) {
+      ctx.addIssue({ code: 'custom', path: ['points', i, 'date'], message: `date outside period ${b.period}` });
+    }
+    if (seen.has(p.date)) {
+      ctx.addIssue({ code: 'custom', path: ['points', i, 'date'], message: `duplicate date ${p.date}` });
+    }
+    seen.add(p.date);
+  });
+}
 
 export const SeriesPointsBatch = z
   .strictObject({
@@ -83,18 +111,7 @@ export const SeriesPointsBatch = z
     period: Period,
     points: z.array(SeriesPointRecord).min(1).max(MAX_POINTS_PER_EVENT),
   })
-  .superRefine((b, ctx) => {
-    const seen = new Set<string>();
-    b.points.forEach((p, i) => {
-      if (!p.date.startsWith(b.period)) {
-        ctx.addIssue({ code: 'custom', path: ['points', i, 'date'], message: `date outside period ${b.period}` });
-      }
-      if (seen.has(p.date)) {
-        ctx.addIssue({ code: 'custom', path: ['points', i, 'date'], message: `duplicate date ${p.date}` });
-      }
-      seen.add(p.date);
-    });
-  });
+  .superRefine(checkSeriesBatch);
 export type SeriesPointsBatch = z.infer<typeof SeriesPointsBatch>;
 
 /** Raw positions as a source reports them; net is never taken from a source (computed on read). */
@@ -130,7 +147,8 @@ export type DisaggregatedCotRecord = z.infer<typeof DisaggregatedCotRecord>;
 
 export const MAX_REPORTS_PER_EVENT = 1_000;
 
-function uniqueDates(b: { reports: { report_date: string }[] }, ctx: z.RefinementCtx) {
+/** Batch rule beyond its fields: one report per report_date. */
+export function checkUniqueReportDates(b: { reports: readonly { report_date: string }[] }, ctx: IssueSink): void {
   const seen = new Set<string>();
   b.reports.forEach((r, i) => {
     if (seen.has(r.report_date)) {
@@ -147,14 +165,14 @@ export const CotReportsBatch = z.discriminatedUnion('format', [
       format: z.literal('legacy'),
       reports: z.array(LegacyCotRecord).min(1).max(MAX_REPORTS_PER_EVENT),
     })
-    .superRefine(uniqueDates),
+    .superRefine(checkUniqueReportDates),
   z
     .strictObject({
       commodity_id: CommodityId,
       format: z.literal('disaggregated'),
       reports: z.array(DisaggregatedCotRecord).min(1).max(MAX_REPORTS_PER_EVENT),
     })
-    .superRefine(uniqueDates),
+    .superRefine(checkUniqueReportDates),
 ]);
 export type CotReportsBatch = z.infer<typeof CotReportsBatch>;
 

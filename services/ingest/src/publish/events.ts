@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import {
   CatalogEntry,
-  CotReportsBatch,
+  CommodityUpserted,
+  CotReportsRecorded,
   deterministicEventId,
-  SeriesPointsBatch,
+  SeriesPointsRecorded,
   subjectFor,
   type DataEvent,
 } from '@cds/contracts';
+import { z } from 'zod';
+import { fastCotReportsBatch, fastSeriesPointsBatch } from '../validation/index.ts';
 import type { Batch } from './batcher.ts';
 
 export interface EventContext {
@@ -33,6 +36,16 @@ const encoder = new TextEncoder();
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
+
+/**
+ * The envelope rules of each event type (id, type, version, occurred_at, source), `data` left to
+ * the data schema (validated once, just above): derived from the contract's event schemas.
+ */
+const ENVELOPES = {
+  'catalog.commodity.upserted': CommodityUpserted.extend({ data: z.unknown() }),
+  'series.points.recorded': SeriesPointsRecorded.extend({ data: z.unknown() }),
+  'cot.reports.recorded': CotReportsRecorded.extend({ data: z.unknown() }),
+} as const;
 
 function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
   const issue = error.issues[0];
@@ -64,8 +77,11 @@ function prepare(
   const dataJson = JSON.stringify(parsed.data);
   const id = deterministicEventId(type, ...idParts, sha256(dataJson));
   const source = ctx.source.slice(0, 200) || 'ingest';
-  const event = { id, type, version: 1, occurred_at: ctx.occurredAt, source, data: parsed.data } as DataEvent;
-  const head = JSON.stringify({ id, type, version: 1, occurred_at: ctx.occurredAt, source });
+  const envelope = { id, type, version: 1, occurred_at: ctx.occurredAt, source };
+  const checked = ENVELOPES[type].safeParse({ ...envelope, data: null });
+  if (!checked.success) return { ok: false, reason: firstIssue(checked.error) };
+  const event = { ...envelope, data: parsed.data } as DataEvent;
+  const head = JSON.stringify(envelope);
   const payload = encoder.encode(`${head.slice(0, -1)},"data":${dataJson}}`);
   return { ok: true, prepared: { event, subject: subjectFor(event), payload, records } };
 }
@@ -81,7 +97,7 @@ export function prepareBatchEvent(batch: Batch, ctx: EventContext): Prepared {
     return prepare(
       'series.points.recorded',
       data,
-      SeriesPointsBatch,
+      fastSeriesPointsBatch,
       [batch.commodity_id, batch.series_type, batch.frequency, batch.unit ?? '', batch.period],
       batch.points.length,
       ctx,
@@ -91,7 +107,7 @@ export function prepareBatchEvent(batch: Batch, ctx: EventContext): Prepared {
   return prepare(
     'cot.reports.recorded',
     data,
-    CotReportsBatch,
+    fastCotReportsBatch,
     [batch.commodity_id, batch.format, period],
     batch.reports.length,
     ctx,

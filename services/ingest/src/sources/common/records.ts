@@ -1,10 +1,5 @@
-import {
-  DisaggregatedCotRecord,
-  type Frequency,
-  LegacyCotRecord,
-  SeriesPointRecord,
-  type SeriesType,
-} from '@cds/contracts';
+import type { Frequency, SeriesType } from '@cds/contracts';
+import { fastDisaggregatedCotRecord, fastLegacyCotRecord, fastSeriesPointRecord } from '../../validation/index.ts';
 import type { CatalogIndex } from '../../catalog/index.ts';
 import type { CotItem, RejectedItem, SeriesItem } from '../types.ts';
 import type { ParseStats } from './stats.ts';
@@ -32,7 +27,10 @@ export function rejected(file: string, line: number, reason: string, stats?: Par
   return { kind: 'rejected', file, line, reason };
 }
 
-/** Validates a point with SeriesPointRecord; returns the series item or a rejection. */
+/**
+ * Validates a point with SeriesPointRecord (compiled from the zod schema, see validation/; a refused
+ * point gets zod's message); returns the series item or a rejection.
+ */
 export function seriesItem(
   commodity_id: string,
   series_type: SeriesType,
@@ -41,7 +39,7 @@ export function seriesItem(
   point: unknown,
   where: { file: string; line: number; stats?: ParseStats },
 ): SeriesItem | RejectedItem {
-  const parsed = SeriesPointRecord.safeParse(point);
+  const parsed = fastSeriesPointRecord.safeParse(point);
   if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
   if (where.stats) where.stats.emitted++;
   return {
@@ -60,7 +58,7 @@ export function legacyCotItem(
   record: unknown,
   where: { file: string; line: number; stats?: ParseStats },
 ): CotItem | RejectedItem {
-  const parsed = LegacyCotRecord.safeParse(record);
+  const parsed = fastLegacyCotRecord.safeParse(record);
   if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
   if (where.stats) where.stats.emitted++;
   return { kind: 'cot', commodity_id, format: 'legacy', record: parsed.data };
@@ -72,7 +70,7 @@ export function disaggregatedCotItem(
   record: unknown,
   where: { file: string; line: number; stats?: ParseStats },
 ): CotItem | RejectedItem {
-  const parsed = DisaggregatedCotRecord.safeParse(record);
+  const parsed = fastDisaggregatedCotRecord.safeParse(record);
   if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
   if (where.stats) where.stats.emitted++;
   return { kind: 'cot', commodity_id, format: 'disaggregated', record: parsed.data };

@@ -1,0 +1,8 @@
+export { compileSchema, type CompiledResult, type CompiledSchema } from './compiled-schema.ts';
+export {
+  fastCotReportsBatch,
+  fastDisaggregatedCotRecord,
+  fastLegacyCotRecord,
+  fastSeriesPointRecord,
+  fastSeriesPointsBatch,
+} from './contracts.ts';

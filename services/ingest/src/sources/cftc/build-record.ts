@@ -29,32 +29,42 @@ export function buildCotItem(
   const report_date = isoDatePrefix(rawDate);
   if (!report_date) return rejected(ctx.file, ctx.line, `invalid report date "${rawDate ?? ''}"`, ctx.stats);
 
-  const problems: string[] = [];
+  let problems: string[] | undefined;
   const num = (field: string): number => {
     const cell = readInt(read(field));
     if (cell.ok) return cell.value;
-    problems.push(cell.missing ? `${field}: missing value "${cell.raw}"` : `${field}: not an integer "${cell.raw}"`);
+    (problems ??= []).push(
+      cell.missing ? `${field}: missing value "${cell.raw}"` : `${field}: not an integer "${cell.raw}"`,
+    );
     return 0;
   };
-  const open_interest = num('open_interest');
-  const groups: Record<string, Record<string, number>> = {};
-  for (const field of Object.keys(positionFields(format))) {
-    const [group, side] = field.split('.') as [string, string];
-    (groups[group] ??= {})[side] = num(field);
+  // built in the contract's key order (the validator's canonical copy then costs no reordering)
+  const record: Record<string, unknown> = { report_date };
+  if (commodity.entry.exchange) record.exchange = commodity.entry.exchange;
+  record.contract_code = code;
+  record.open_interest = num('open_interest');
+  for (const { field, group, side } of POSITIONS[format]) {
+    ((record[group] ??= {}) as Record<string, number>)[side] = num(field);
   }
-  if (problems.length > 0) return rejected(ctx.file, ctx.line, problems.join('; '), ctx.stats);
+  if (problems !== undefined) return rejected(ctx.file, ctx.line, problems.join('; '), ctx.stats);
 
-  const record = {
-    report_date,
-    ...(commodity.entry.exchange ? { exchange: commodity.entry.exchange } : {}),
-    contract_code: code,
-    open_interest,
-    ...groups,
-  };
   const where = { file: ctx.file, line: ctx.line, ...(ctx.stats ? { stats: ctx.stats } : {}) };
   return format === 'legacy'
     ? legacyCotItem(commodity.entry.id, record, where)
     : disaggregatedCotItem(commodity.entry.id, record, where);
+}
+
+/** Each position field split once into its group and side ('commercial.long' → commercial, long). */
+const POSITIONS: Record<CotFormat, readonly { field: string; group: string; side: string }[]> = {
+  legacy: splitFields('legacy'),
+  disaggregated: splitFields('disaggregated'),
+};
+
+function splitFields(format: CotFormat): { field: string; group: string; side: string }[] {
+  return Object.keys(positionFields(format)).map((field) => {
+    const [group, side] = field.split('.') as [string, string];
+    return { field, group, side };
+  });
 }
 
 /** All logical fields of a format with their accepted column names. */

@@ -1,9 +1,9 @@
 import type { CotFormat } from '@cds/contracts';
 import { CATALOG } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
-import { normalizeHeader, readCsvRecords } from '../common/csv.ts';
+import { createCsvAssembler, normalizeHeader, parseCsvRecord, scanCsvRecord, type Assembled } from '../common/csv.ts';
 import { rejected, type ParseOptions } from '../common/records.ts';
-import type { TextInput } from '../common/text.ts';
+import { readLineBatches, type TextInput } from '../common/text.ts';
 import { allFields, buildCotItem } from './build-record.ts';
 import { detectFormat } from './fields.ts';
 
@@ -19,61 +19,104 @@ export interface CotCsvOptions extends ParseOptions {
  * on CFTC_Contract_Market_Code (market names change over the years). A row whose code is not in
  * the catalog is skipped and counted; a row with a missing or bad value in a column we read is
  * rejected; `.` in any other column (changes, percentages, trader counts) does not matter.
+ *
+ * Lines are read a chunk at a time (one async step per chunk, a plain loop over its lines), and a
+ * data row is scanned for its field count while only the columns read are copied out.
  */
 export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions): AsyncGenerator<SourceItem> {
   const { file, stats } = options;
   const catalog = options.catalog ?? CATALOG;
   let header: string[] | undefined;
+  let headerFields: string[] = [];
   let format: CotFormat | undefined;
-  const index = new Map<string, number>();
+  /** Column → slot in `cells` of each logical field read (-1: column not read). */
+  let pick = new Int32Array(0);
+  const slotOf = new Map<string, number>();
+  const cells: string[] = [];
+  const read = (field: string): string | undefined => cells[slotOf.get(field)!];
+  const where = { file, line: 0, catalog, ...(stats ? { stats } : {}) };
 
-  for await (const rec of readCsvRecords(input)) {
-    if (rec.error) {
-      yield rejected(file, rec.line, rec.error, stats);
-      continue;
+  // a record's value is its field count; the header's fields are kept whole, a data row's picked
+  const assembler = createCsvAssembler<number>((text) => {
+    if (header === undefined) {
+      const fields = parseCsvRecord(text);
+      if (fields === undefined) return undefined;
+      headerFields = fields;
+      return fields.length;
     }
-    if (!header) {
-      header = rec.fields.map(normalizeHeader);
-      const columns = new Set(header);
-      const detected = detectFormat(columns);
+    const n = scanCsvRecord(text, pick, cells);
+    return n === -1 ? undefined : n;
+  });
+
+  /** The items of one record (a header problem ends the file: `stop`). */
+  let stop = false;
+  const onRecord = (rec: Assembled<number>, out: SourceItem[]): void => {
+    if (rec.error !== undefined) {
+      out.push(rejected(file, rec.line, rec.error, stats));
+      return;
+    }
+    if (header === undefined) {
+      header = headerFields.map(normalizeHeader);
+      const detected = detectFormat(new Set(header));
       if (!detected || (options.format && options.format !== detected)) {
-        yield rejected(
-          file,
-          rec.line,
-          detected
-            ? `header is a ${detected} COT file, expected ${options.format}`
-            : 'header is not a CFTC COT legacy or disaggregated file',
-          stats,
+        out.push(
+          rejected(
+            file,
+            rec.line,
+            detected
+              ? `header is a ${detected} COT file, expected ${options.format}`
+              : 'header is not a CFTC COT legacy or disaggregated file',
+            stats,
+          ),
         );
+        stop = true;
         return;
       }
       format = detected;
       const missing: string[] = [];
+      const columns: number[] = [];
       for (const [field, aliases] of allFields(format)) {
         const at = aliases.map((a) => header!.indexOf(a)).find((i) => i !== -1);
         if (at === undefined) missing.push(field);
-        else index.set(field, at);
+        else {
+          slotOf.set(field, columns.length);
+          columns.push(at);
+        }
       }
       if (missing.length > 0) {
-        yield rejected(file, rec.line, `header lacks columns for ${missing.join(', ')}`, stats);
+        out.push(rejected(file, rec.line, `header lacks columns for ${missing.join(', ')}`, stats));
+        stop = true;
         return;
       }
-      continue;
+      pick = new Int32Array(Math.max(...columns) + 1).fill(-1);
+      columns.forEach((column, slot) => (pick[column] = slot));
+      return;
     }
     if (stats) stats.rows++;
-    if (rec.fields.length !== header.length) {
-      yield rejected(file, rec.line, `expected ${header.length} fields, got ${rec.fields.length}`, stats);
-      continue;
+    if (rec.value !== header.length) {
+      out.push(rejected(file, rec.line, `expected ${header.length} fields, got ${rec.value}`, stats));
+      return;
     }
-    const fields = rec.fields;
-    const item = buildCotItem(format!, (f) => fields[index.get(f)!], {
-      file,
-      line: rec.line,
-      catalog,
-      ...(stats ? { stats } : {}),
-    });
-    if (item) yield item;
+    where.line = rec.line;
+    const item = buildCotItem(format!, read, where);
+    if (item) out.push(item);
+  };
+
+  const out: SourceItem[] = [];
+  for await (const lines of readLineBatches(input)) {
+    for (const line of lines) {
+      const rec = assembler.push(line);
+      if (rec === undefined) continue;
+      onRecord(rec, out);
+      if (stop) break;
+    }
+    yield* out;
+    out.length = 0;
+    if (stop) return;
   }
+  const last = assembler.end();
+  if (last !== undefined) onRecord(last, out);
+  yield* out;
   if (!header) yield rejected(file, 1, 'empty file: no header row', stats);
 }
 

@@ -1,8 +1,10 @@
+import { IsoDate } from '@cds/contracts';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalizeHeader, parseCsvRecord, readCsvRecords } from './csv.ts';
+import { createCsvAssembler, normalizeHeader, parseCsvRecord, readCsvRecords, scanCsvRecord } from './csv.ts';
 import { streamJsonArrayObjects } from './json.ts';
-import { readLines } from './text.ts';
-import { readDecimal, readInt, usDateToIso } from './values.ts';
+import { readLineBatches, readLines } from './text.ts';
+import { isRealDate, readDecimal, readInt, usDateToIso } from './values.ts';
 
 const all = async <T>(gen: AsyncIterable<T>) => {
   const out: T[] = [];
@@ -74,5 +76,89 @@ describe('streaming JSON arrays', () => {
       { index: 0, value: { a: 1 } },
       { index: 1, error: expect.stringMatching(/^invalid JSON element/) },
     ]);
+  });
+});
+
+describe('selective CSV scanning', () => {
+  const cell = fc.oneof(
+    fc.constantFrom('', ' 12', 'a', '.', '"q"', '"a,b"', '"say ""hi"""', '"x"tail', 'mid"quote', '"open', '""'),
+    fc.string({ maxLength: 6 }),
+  );
+  const line = fc.array(cell, { minLength: 1, maxLength: 12 }).map((cells) => cells.join(','));
+
+  it('counts fields and copies the picked ones exactly as parseCsvRecord reads them', () => {
+    fc.assert(
+      fc.property(line, fc.array(fc.boolean(), { maxLength: 14 }), (text, wanted) => {
+        const pick = new Int32Array(wanted.length).fill(-1);
+        let slots = 0;
+        wanted.forEach((w, i) => {
+          if (w) pick[i] = slots++;
+        });
+        const out: string[] = [];
+        const n = scanCsvRecord(text, pick, out);
+        const fields = parseCsvRecord(text);
+        if (fields === undefined) {
+          expect(n).toBe(-1);
+          return;
+        }
+        expect(n).toBe(fields.length);
+        wanted.forEach((w, i) => {
+          if (w && i < fields.length) expect(out[pick[i]!]).toBe(fields[i]);
+        });
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('joins a quoted field across lines and reports a record left open', () => {
+    const assembler = createCsvAssembler(parseCsvRecord);
+    const got = ['a,"b', 'c",d', '', 'e', '"never'].map((l) => assembler.push(l));
+    expect(got).toEqual([
+      undefined,
+      { value: ['a', 'b\nc', 'd'], line: 1 },
+      undefined,
+      { value: ['e'], line: 4 },
+      undefined,
+    ]);
+    expect(assembler.end()).toEqual({ line: 5, error: 'unterminated quoted field starting on line 5' });
+  });
+
+  it('reads lines a chunk at a time', async () => {
+    expect(await all(readLineBatches(['a\r\nb\nc', 'd\n', 'e']))).toEqual([['a', 'b'], ['cd'], ['e']]);
+  });
+});
+
+describe('integer cells', () => {
+  it('the fast path reads what the general rule reads', () => {
+    const raw = fc.oneof(
+      fc.integer().map((n) => `${' '.repeat(n & 3)}${n}${' '.repeat((n >> 2) & 3)}`),
+      fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom('-', '-0', '007', ' \t5', '1,234', '12.5', '.', '', '(D)', '9007199254740993'),
+    );
+    fc.assert(
+      fc.property(raw, (s) => {
+        const t = s.trim();
+        const expected = /^-?\d+$/.test(t) ? { ok: true, value: Number(t) } : undefined;
+        const got = readInt(s);
+        if (expected) expect(got).toEqual(expected);
+        else expect(got.ok && !/^-?\d{1,3}(?:,\d{3})+$/.test(t)).toBe(false);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('calendar dates', () => {
+  it('isRealDate is the contract’s date rule (proleptic Gregorian, year 0000 included)', () => {
+    const shaped = fc
+      .tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 31 }))
+      .map(([y, m, d]) => `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
+    fc.assert(
+      fc.property(fc.oneof(shaped, fc.constantFrom('0000-02-29', '1900-02-29', '2000-02-29', '0004-02-29')), (iso) => {
+        expect(isRealDate(iso)).toBe(IsoDate.safeParse(iso).success);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { readLines, type TextInput } from './text.ts';
+import { readLineBatches, type TextInput } from './text.ts';
 
 /** One CSV record and the 1-based line it starts on. */
 export interface CsvRecord {
@@ -58,42 +58,124 @@ export function parseCsvRecord(text: string): string[] | undefined {
   }
 }
 
+/**
+ * Scans one CSV record with the rules of parseCsvRecord but copies only the columns `pick`
+ * selects (`out[pick[i]]` = field i when `pick[i] >= 0`; columns past `pick` are skipped), so a
+ * 129-column row costs one search per field and a string only for the fields read. Returns the
+ * number of fields, or -1 when a quoted field is still open at the end of `text`.
+ */
+export function scanCsvRecord(text: string, pick: Int32Array, out: string[]): number {
+  const n = text.length;
+  const picked = pick.length;
+  let i = 0;
+  let col = 0;
+  for (;;) {
+    const slot = col < picked ? pick[col]! : -1;
+    if (text.charCodeAt(i) === 34) {
+      let value = '';
+      let j = i + 1;
+      for (;;) {
+        const q = text.indexOf('"', j);
+        if (q === -1) return -1;
+        if (slot >= 0) value += text.slice(j, q);
+        if (text.charCodeAt(q + 1) === 34) {
+          if (slot >= 0) value += '"';
+          j = q + 2;
+          continue;
+        }
+        j = q + 1;
+        break;
+      }
+      const comma = text.indexOf(',', j);
+      const end = comma === -1 ? n : comma;
+      if (slot >= 0) out[slot] = end > j ? value + text.slice(j, end) : value;
+      col++;
+      if (comma === -1) return col;
+      i = comma + 1;
+    } else {
+      const comma = text.indexOf(',', i);
+      if (comma === -1) {
+        if (slot >= 0) out[slot] = text.slice(i);
+        return col + 1;
+      }
+      if (slot >= 0) out[slot] = text.slice(i, comma);
+      col++;
+      i = comma + 1;
+    }
+    if (i === n) {
+      if (col < picked && pick[col]! >= 0) out[pick[col]!] = '';
+      return col + 1;
+    }
+  }
+}
+
 const unterminated = (line: number) => `unterminated quoted field starting on line ${line}`;
+
+/** What a CsvAssembler made of a line: a record, an unterminated record given up, or nothing yet. */
+export type Assembled<T> = { value: T; line: number; error?: undefined } | { line: number; error: string };
+
+export interface CsvAssembler<T> {
+  /** Feeds the next line; returns a completed record (or error), or undefined (empty line, open quote). */
+  push(line: string): Assembled<T> | undefined;
+  /** At the end of input: the record still open, as an error. */
+  end(): Assembled<T> | undefined;
+}
+
+/**
+ * Joins lines into CSV records synchronously (a quoted field may span lines): `parse` turns a
+ * record's text into T, or undefined while a quoted field is still open. Empty lines are skipped.
+ * An unterminated quote is reported once and parsing continues after the offending stretch.
+ */
+export function createCsvAssembler<T>(parse: (text: string) => T | undefined): CsvAssembler<T> {
+  let lineNo = 0;
+  let pending = '';
+  let pendingStart = 0;
+  return {
+    push(line) {
+      lineNo++;
+      if (pending.length === 0) {
+        if (line.length === 0) return undefined;
+        const value = parse(line);
+        if (value !== undefined) return { value, line: lineNo };
+        pending = line;
+        pendingStart = lineNo;
+        return undefined;
+      }
+      pending += '\n' + line;
+      const value = parse(pending);
+      if (value !== undefined) {
+        pending = '';
+        return { value, line: pendingStart };
+      }
+      if (pending.length > MAX_RECORD_CHARS) {
+        pending = '';
+        return { line: pendingStart, error: unterminated(pendingStart) };
+      }
+      return undefined;
+    },
+    end() {
+      if (pending.length === 0) return undefined;
+      pending = '';
+      return { line: pendingStart, error: unterminated(pendingStart) };
+    },
+  };
+}
 
 /**
  * Streams CSV records from text chunks. Empty lines are skipped. An unterminated quote yields
  * `{ fields: [], line, error }` once and parsing continues after the offending stretch.
  */
 export async function* readCsvRecords(input: TextInput): AsyncGenerator<CsvRecord & { error?: string }> {
-  let lineNo = 0;
-  let pending = '';
-  let pendingStart = 0;
-  for await (const line of readLines(input)) {
-    lineNo++;
-    if (pending.length === 0) {
-      if (line.length === 0) continue;
-      const fields = parseCsvRecord(line);
-      if (fields) {
-        yield { fields, line: lineNo };
-        continue;
-      }
-      pending = line;
-      pendingStart = lineNo;
-      continue;
-    }
-    pending += '\n' + line;
-    const fields = parseCsvRecord(pending);
-    if (fields) {
-      yield { fields, line: pendingStart };
-      pending = '';
-    } else if (pending.length > MAX_RECORD_CHARS) {
-      yield { fields: [], line: pendingStart, error: unterminated(pendingStart) };
-      pending = '';
+  const assembler = createCsvAssembler(parseCsvRecord);
+  for await (const lines of readLineBatches(input)) {
+    for (const line of lines) {
+      const r = assembler.push(line);
+      if (r === undefined) continue;
+      yield r.error === undefined ? { fields: r.value, line: r.line } : { fields: [], line: r.line, error: r.error };
     }
   }
-  if (pending.length > 0) {
-    yield { fields: [], line: pendingStart, error: unterminated(pendingStart) };
-  }
+  const r = assembler.end();
+  if (r?.error !== undefined) yield { fields: [], line: r.line, error: r.error };
 }
 
 /** Folds a header cell to snake_case so spellings line up (`Swap__Positions_Short_All` = `swap_positions_short_all`). */

@@ -10,8 +10,34 @@ export function isMissing(trimmed: string): boolean {
   return trimmed === '' || trimmed === '.' || trimmed === 'NA' || trimmed === 'N/A' || /^\([A-Z]{1,3}\)$/.test(trimmed);
 }
 
+/**
+ * The common case of readInt without a regex or a trimmed copy: optional spaces, an optional `-`,
+ * 1 to 15 ASCII digits (exact as a double, as Number() reads them), optional spaces. Anything
+ * else returns undefined and takes the general path.
+ */
+function plainInt(raw: string): number | undefined {
+  let i = 0;
+  let end = raw.length;
+  while (i < end && raw.charCodeAt(i) === 32) i++;
+  while (end > i && raw.charCodeAt(end - 1) === 32) end--;
+  const negative = raw.charCodeAt(i) === 45;
+  if (negative) i++;
+  if (end - i < 1 || end - i > 15) return undefined;
+  let value = 0;
+  for (let k = i; k < end; k++) {
+    const d = raw.charCodeAt(k) - 48;
+    if (d < 0 || d > 9) return undefined;
+    value = value * 10 + d;
+  }
+  return negative ? -value : value;
+}
+
 /** A space-padded integer cell (CFTC counts). Thousands separators are accepted. */
 export function readInt(raw: string | undefined): NumberCell {
+  if (raw !== undefined) {
+    const value = plainInt(raw);
+    if (value !== undefined) return { ok: true, value };
+  }
   const s = (raw ?? '').trim();
   if (INT.test(s)) return { ok: true, value: Number(s) };
   if (isMissing(s)) return { ok: false, missing: true, raw: s };
@@ -56,6 +82,10 @@ export function isRealDate(iso: string): boolean {
   return d <= daysInMonth(y, m);
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days of a month of the proleptic Gregorian calendar (the contracts' date rule; year 0 is a leap year). */
 export function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return DAYS_IN_MONTH[month - 1]!;
 }

@@ -12,6 +12,7 @@
 // load generator in this one. Targets alternate back to back each round (order rotated), and the
 // ratios are medians over rounds, so drift in machine load hits every side alike.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -47,6 +48,13 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
+
+/** CPU time (user + system) a process has used so far, in microseconds (Linux /proc; 100 ticks/s). */
+function cpuMicros(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
 
 // ---- child roles -------------------------------------------------------------------------------
 
@@ -95,10 +103,13 @@ async function serveReference(queryUrl: string, redisUrl: string): Promise<void>
 
 const children: ChildProcess[] = [];
 
+const pidByPort = new Map<number, number | undefined>();
+
 async function forkRole(args: string[]): Promise<number> {
   const child = fork(process.argv[1]!, args, { stdio: 'inherit' });
   children.push(child);
   const [msg] = (await once(child, 'message')) as [{ port: number }];
+  pidByPort.set(msg.port, child.pid);
   return msg.port;
 }
 
@@ -114,7 +125,10 @@ async function spawnGateway(env: Record<string, string>): Promise<number> {
     const ok = await fetch(`http://127.0.0.1:${port}/readyz`)
       .then((r) => r.ok)
       .catch(() => false);
-    if (ok) return port;
+    if (ok) {
+      pidByPort.set(port, child.pid);
+      return port;
+    }
     if (Date.now() > deadline) throw new Error('gateway did not become ready');
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -188,11 +202,18 @@ interface Sample {
   p50: number;
   p99: number;
   errors: number;
+  /** Server-side CPU per request: the target's process plus the ones it calls (query, Redis). */
+  cpuPerRequest: number;
 }
 
+/** Processes whose CPU a target's request costs, by target port. */
+const costOf = new Map<number, (number | undefined)[]>();
+
 let nextKey = 0;
-function load(port: number, duration: number, withKeys: boolean): Promise<Sample> {
-  return autocannon({
+async function load(port: number, duration: number, withKeys: boolean): Promise<Sample> {
+  const pids = costOf.get(port) ?? [pidByPort.get(port)];
+  const cpu0 = pids.reduce<number>((a, p) => a + cpuMicros(p), 0);
+  const r = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
     duration,
@@ -207,12 +228,15 @@ function load(port: number, duration: number, withKeys: boolean): Promise<Sample
         },
       },
     ],
-  }).then((r) => ({
+  });
+  const cpu = pids.reduce<number>((a, p) => a + cpuMicros(p), 0) - cpu0;
+  return {
     rps: r.requests.total / r.duration,
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: r.errors + r.non2xx + r.timeouts,
-  }));
+    cpuPerRequest: cpu / Math.max(1, r.requests.total),
+  };
 }
 
 /** Sequential requests from a few concurrent workers, timed one by one (sub-millisecond precision). */
@@ -299,12 +323,15 @@ async function main(): Promise<void> {
     const body = await (await fetch(`${queryUrl}${PATH}`)).text();
     const env = { NATS_URL: nats.url, REDIS_URL: redis.url, QUERY_URL: queryUrl };
     const gateways = [await spawnGateway(env), await spawnGateway(env), await spawnGateway(env)];
+    const redisPid = redis.pid;
     const targets = {
       bare: await forkRole(['--bare', body]),
       gateway: gateways[0]!,
       reference: await forkRole(['--reference', queryUrl, redis.url]),
       query: queryPort,
     };
+    costOf.set(targets.gateway, [pidByPort.get(targets.gateway), pidByPort.get(queryPort), redisPid]);
+    costOf.set(targets.reference, [pidByPort.get(targets.reference), pidByPort.get(queryPort), redisPid]);
     console.log(
       `one-year daily series: ${Buffer.byteLength(body)} B; ${ACCOUNTS} enterprise accounts; autocannon ${CONNECTIONS} connections, ` +
         `${DURATION_S} s per run, ${ROUNDS} rounds (order rotated)\n`,
@@ -325,20 +352,21 @@ async function main(): Promise<void> {
       vsBare.push(got.gateway!.rps / got.bare!.rps);
       vsReference.push(got.gateway!.rps / got.reference!.rps);
     }
-    console.log('target      req/s (median)   p50 ms   p99 ms   errors');
+    const col = (n: (typeof names)[number], f: (s: Sample) => number, digits: number, width: number) =>
+      median(samples[n].map(f)).toFixed(digits).padStart(width);
+    console.log('target      req/s (median)   p50 ms   p99 ms   errors   server CPU us/req (incl. query + Redis)');
     for (const n of names) {
-      const ss = samples[n];
+      const errors = String(samples[n].reduce((a, s) => a + s.errors, 0)).padStart(8);
       console.log(
-        `${n.padEnd(11)} ${median(ss.map((s) => s.rps))
-          .toFixed(0)
-          .padStart(14)} ${median(ss.map((s) => s.p50))
-          .toFixed(1)
-          .padStart(8)} ` +
-          `${median(ss.map((s) => s.p99))
-            .toFixed(1)
-            .padStart(8)} ${String(ss.reduce((a, s) => a + s.errors, 0)).padStart(8)}`,
+        `${n.padEnd(11)} ${col(n, (s) => s.rps, 0, 14)} ${col(n, (s) => s.p50, 1, 8)} ${col(n, (s) => s.p99, 1, 8)} ` +
+          `${errors} ${col(n, (s) => s.cpuPerRequest, 1, 12)}`,
       );
     }
+    const cpu = (n: (typeof names)[number]) => median(samples[n].map((s) => s.cpuPerRequest));
+    console.log(
+      `\nserver CPU per request, bare / gateway: ${(cpu('bare') / cpu('gateway')).toFixed(2)}; ` +
+        `reference / gateway: ${(cpu('reference') / cpu('gateway')).toFixed(2)} (capacity ratios, robust to other load)`,
+    );
     const rb = median(vsBare);
     const rr = median(vsReference);
     console.log(`\ngateway / bare fastify:      ${rb.toFixed(2)}  (target >= 0.50: ${rb >= 0.5 ? 'met' : 'NOT met'})`);

@@ -28,6 +28,8 @@ export function connectNats(opts: NatsConnectOptions): Promise<NatsConnection> {
     reconnectTimeWait: opts.reconnectTimeWaitMs ?? 1_000,
     // Detect a dead server in ~20 s instead of the 2 min x 2 default.
     pingInterval: 10_000,
+    // No stack trace captured per request/publish (5% of an ingest's CPU); errors still say what failed.
+    noAsyncTraces: true,
     maxPingOut: 2,
   });
 }

@@ -2,7 +2,7 @@
 // instrumentation hooks are in place before fastify, mongodb or ioredis are imported. It reads
 // only the standard OTEL_* variables and does nothing unless OTEL_TRACES_EXPORTER is set.
 import { register } from 'node:module';
-import { startTracing } from './tracing.ts';
+import { FLUSH_HOOK, startTracing } from './tracing.ts';
 
 if (process.env.OTEL_TRACES_EXPORTER !== undefined && process.env.OTEL_TRACES_EXPORTER !== 'none') {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
@@ -11,6 +11,26 @@ if (process.env.OTEL_TRACES_EXPORTER !== undefined && process.env.OTEL_TRACES_EX
 const folder = /services[\\/]([^\\/]+)[\\/]src[\\/][^\\/]+\.ts$/.exec(process.argv[1] ?? '')?.[1];
 const tracing = startTracing({ serviceName: folder ?? 'commodity-data', env: process.env });
 if (tracing.enabled) {
-  const flush = () => void tracing.shutdown().catch(() => {});
-  process.once('beforeExit', flush);
+  // Flush what is still batched when the process ends: on its own (a CLI), or on a signal. A
+  // service's own signal handler runs beside this one and exits when it has closed; with no other
+  // handler the signal is raised again once flushed (at most 2 s), so it still ends the process.
+  let flushed: Promise<void> | undefined;
+  const flush = () =>
+    (flushed ??= Promise.race([
+      tracing.shutdown().catch(() => {}),
+      new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref()),
+    ]));
+  (globalThis as Record<symbol, unknown>)[FLUSH_HOOK] = flush;
+  process.once('beforeExit', () => void flush());
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    const onSignal = () => {
+      const alone = process.listenerCount(signal) === 1;
+      void flush().then(() => {
+        if (!alone) return;
+        process.removeListener(signal, onSignal);
+        process.kill(process.pid, signal);
+      });
+    };
+    process.on(signal, onSignal);
+  }
 }

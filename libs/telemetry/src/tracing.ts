@@ -69,3 +69,15 @@ export function redactClientUrl(span: Pick<Span, 'setAttribute'>, origin: string
   span.setAttribute('url.full', `${origin}${clean}`);
   span.setAttribute('url.query', clean.slice(q));
 }
+
+/** Where the `--import` bootstrap leaves its flush function (it is a separate module instance). */
+export const FLUSH_HOOK = Symbol.for('cds.telemetry.flush');
+
+/**
+ * Exports the spans still batched (at most 2 s); a no-op when tracing is off. Services await it in
+ * their shutdown before `process.exit`, which would otherwise drop the last batch.
+ */
+export async function flushTelemetry(): Promise<void> {
+  const flush = (globalThis as Record<symbol, unknown>)[FLUSH_HOOK];
+  if (typeof flush === 'function') await (flush as () => Promise<void>)();
+}

@@ -20,7 +20,7 @@ import {
   sendApiError,
 } from '@cds/http';
 import { LIST_TAG, fromServedBody, withRequestId, type ResponseCache } from '@cds/response-cache';
-import type { Metrics } from '@cds/telemetry';
+import { createLabeledCounter, type Metrics } from '@cds/telemetry';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -230,8 +230,9 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
 
   if (metrics !== undefined) {
     app.addHook('onResponse', (request, reply, done) => {
-      metrics.requests.add(1, { route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
-      metrics.latency.record(reply.elapsedTime, { route: request.routeOptions.url ?? 'unmatched' });
+      const route = request.routeOptions.url ?? 'unmatched';
+      metrics.requests.add([route, String(reply.statusCode)]);
+      metrics.latency.record(reply.elapsedTime, { route });
       done();
     });
   }
@@ -277,7 +278,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       const principal = wellFormed ? deps.keys.lookup(extracted.key) : undefined;
       if (principal === undefined) {
         const wait = failedAuth.blockedFor(request.ip, now);
-        metrics?.authFailures.add(1, { throttled: String(wait > 0) });
+        metrics?.authFailures.add([String(wait > 0)]);
         if (wait > 0) {
           throw new ApiError(
             'rate_limited',
@@ -296,7 +297,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       }
 
       const decision = await deps.rateLimiter.take(principal.accountId, PLANS[principal.plan]);
-      metrics?.rateDecisions.add(1, { decision: decision.admitted ? 'admitted' : 'refused', source: decision.source });
+      metrics?.rateDecisions.add([decision.admitted ? 'admitted' : 'refused', decision.source]);
       reply.headers(rateLimitHeaders(decision.minute, decision.day, decision.now));
       if (!decision.admitted) throw new RateLimitedError(decision.refusedBy ?? 'minute', decision.retryAfter);
 
@@ -319,7 +320,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       if (cache !== undefined) {
         const hit = cache.lookupAlias(path, day);
         if (hit !== undefined) {
-          metrics?.cache.add(1, { result: 'hit' });
+          metrics?.cache.add(['hit']);
           return reply.type(JSON_TYPE).send(withRequestId(hit, requestId));
         }
       }
@@ -337,7 +338,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       const length = upstream.headers['content-length'];
       const size = typeof length === 'string' ? Number(length) : Number.NaN;
       if (cache !== undefined && upstream.statusCode === 200 && size <= maxCachedBytes) {
-        metrics?.cache.add(1, { result: 'miss' });
+        metrics?.cache.add(['miss']);
         const chunks: Buffer[] = [];
         for await (const chunk of upstream.body) chunks.push(chunk as Buffer);
         const body = Buffer.concat(chunks);
@@ -360,23 +361,30 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   return app;
 }
 
+/** The gateway's instruments; counters on the request path are labeled counters (cheap per request). */
 function createGatewayMetrics(metrics: Metrics | undefined) {
   if (metrics === undefined) return undefined;
   const m = metrics.meter;
   return {
-    requests: m.createCounter('cds_gateway_requests', { description: 'Requests answered, by route and status' }),
+    requests: createLabeledCounter(m, 'cds_gateway_requests', {
+      description: 'Requests answered, by route and status',
+      labels: ['route', 'status'],
+    }),
     latency: m.createHistogram('cds_gateway_request_duration_ms', {
       description: 'Time to answer a request',
       unit: 'ms',
     }),
-    rateDecisions: m.createCounter('cds_gateway_rate_limit_decisions', {
+    rateDecisions: createLabeledCounter(m, 'cds_gateway_rate_limit_decisions', {
       description: 'Rate-window decisions, by outcome and store',
+      labels: ['decision', 'source'],
     }),
-    authFailures: m.createCounter('cds_gateway_auth_failures', {
+    authFailures: createLabeledCounter(m, 'cds_gateway_auth_failures', {
       description: 'Requests refused for a missing or invalid key',
+      labels: ['throttled'],
     }),
-    cache: m.createCounter('cds_gateway_cache_lookups', {
+    cache: createLabeledCounter(m, 'cds_gateway_cache_lookups', {
       description: 'Response cache lookups, by result (hit, miss)',
+      labels: ['result'],
     }),
   };
 }

@@ -3,7 +3,7 @@ import openapiDocument from '@cds/contracts/openapi.json' with { type: 'json' };
 import { loadConfig } from '@cds/config';
 import { connectMessaging } from '@cds/messaging';
 import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
-import { createLogger, createMetrics } from '@cds/telemetry';
+import { createLogger, createMetrics, flushTelemetry } from '@cds/telemetry';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
@@ -93,6 +93,7 @@ try {
     await app.close();
     await Promise.allSettled([follower.stop(), invalidation?.close(), query.close(), redis.quit(), metrics.shutdown()]);
     await messaging.close().catch(() => {});
+    await flushTelemetry();
     process.exit(0);
   };
   process.once('SIGTERM', (s) => void shutdown(s));

@@ -1,7 +1,7 @@
 import { KEYS_STREAM } from '@cds/contracts';
 import { ConfigError, loadConfig } from '@cds/config';
 import { connectMessaging, type Messaging } from '@cds/messaging';
-import { createLogger } from '@cds/telemetry';
+import { createLogger, flushTelemetry } from '@cds/telemetry';
 import { createKeyCommands } from './admin/commands.ts';
 import { startKeyLog, type KeyLog } from './admin/key-log.ts';
 import { buildApp } from './app.ts';
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
         await app.close().catch(() => undefined);
         await l.stop().catch(() => undefined);
         await m.close().catch(() => undefined);
+        await flushTelemetry();
         process.exit(0);
       })();
     };

@@ -1,6 +1,6 @@
 import { loadConfig } from '@cds/config';
 import { connectNats } from '@cds/messaging';
-import { createLogger, createMetrics } from '@cds/telemetry';
+import { createLogger, createMetrics, flushTelemetry } from '@cds/telemetry';
 import { MongoClient } from 'mongodb';
 import { buildApp } from './app.ts';
 import { createResponseCache } from '@cds/response-cache';
@@ -55,6 +55,7 @@ async function main(): Promise<void> {
       await nc.drain();
       await mongo.close();
       await metrics.shutdown();
+      await flushTelemetry();
       process.exit(0);
     } catch (err) {
       logger.error({ err }, 'shutdown failed');

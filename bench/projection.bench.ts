@@ -5,7 +5,8 @@
 // provides (mongod if installed, else FerretDB 1.24 on SQLite). Queryable = the projector has
 // written the document (it publishes the `projected` notification after the write), measured
 // from just before the JetStream publish. Run: npm run bench:projection
-// (BENCH_SERIES_EVENTS, BENCH_COT_EVENTS, BENCH_RATE, BENCH_SECONDS override the sizes).
+// (BENCH_SERIES_EVENTS, BENCH_COT_EVENTS, BENCH_RATE, BENCH_SECONDS, BENCH_CLAIMS=off|on|both,
+// BENCH_DRAIN_MS override the sizes; BENCH_LOG=warn shows retries).
 import { DATA_STREAM, subjectFor, type DataEvent } from '@cds/contracts';
 import { connectMessaging, encodeJson, type Messaging } from '@cds/messaging';
 import {
@@ -24,15 +25,20 @@ import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 
-const SERIES_EVENTS = Number(process.env.BENCH_SERIES_EVENTS ?? 2_000);
+const SERIES_EVENTS = Number(process.env.BENCH_SERIES_EVENTS ?? 1_000);
 const POINTS_PER_SERIES_EVENT = 20;
-const COT_EVENTS = Number(process.env.BENCH_COT_EVENTS ?? 100);
+const COT_EVENTS = Number(process.env.BENCH_COT_EVENTS ?? 60);
+/** `off`, `on` or `both`: runs with and without FerretDB write claims. */
+const CLAIMS = process.env.BENCH_CLAIMS ?? 'both';
+const CLAIM_MODES = CLAIMS === 'both' ? [false, true] : [CLAIMS === 'on'];
+/** How long the lag phase waits for the backlog to drain after publishing. */
+const DRAIN_MS = Number(process.env.BENCH_DRAIN_MS ?? 60_000);
 const REPORTS_PER_COT_EVENT = 100;
 const RATE = Number(process.env.BENCH_RATE ?? 1_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const TARGET_LAG_P99_MS = 250;
 const COMMODITIES = Array.from({ length: 20 }, (_, i) => `BENCH_C${i}`);
-const logger = pino({ level: 'silent' });
+const logger = pino({ level: process.env.BENCH_LOG ?? 'silent' });
 
 let seed = 42;
 function rand(): number {
@@ -159,17 +165,13 @@ async function main(): Promise<void> {
     const cot = Array.from({ length: COT_EVENTS }, (_, i) => cotEvent(i));
     const lastSeq = await publishAll(messaging, [...series, ...cot]);
     const rows: string[][] = [];
-    for (const writeClaims of [false, true]) {
+    for (const writeClaims of CLAIM_MODES) {
       const db = client.db(`bench_tp_${writeClaims ? 'claims' : 'plain'}`);
       const runs: [Projection<ProjectedDoc>, number, number][] = [
+        [seriesProjection, SERIES_EVENTS, SERIES_EVENTS * POINTS_PER_SERIES_EVENT],
+        [cotProjection, COT_EVENTS, COT_EVENTS * REPORTS_PER_COT_EVENT],
         [
-          seriesProjection as unknown as Projection<ProjectedDoc>,
-          SERIES_EVENTS,
-          SERIES_EVENTS * POINTS_PER_SERIES_EVENT,
-        ],
-        [cotProjection as unknown as Projection<ProjectedDoc>, COT_EVENTS, COT_EVENTS * REPORTS_PER_COT_EVENT],
-        [
-          catalogProjection as unknown as Projection<ProjectedDoc>,
+          catalogProjection,
           SERIES_EVENTS + COT_EVENTS,
           SERIES_EVENTS * POINTS_PER_SERIES_EVENT + COT_EVENTS * REPORTS_PER_COT_EVENT,
         ],
@@ -196,21 +198,26 @@ async function main(): Promise<void> {
 
     // --- lag publish -> queryable at a steady rate ---
     const lagRows: string[][] = [];
-    for (const writeClaims of [false, true]) {
+    for (const writeClaims of CLAIM_MODES) {
       const db = client.db(`bench_lag_${writeClaims ? 'claims' : 'plain'}`);
       const metrics = createProjectorMetrics();
-      const publishedAt = new Map<number, number>();
-      const pendingIds = new Map<string, number>();
+      // The projector announces per commodity and batch the highest position it wrote, so an
+      // event is queryable once its commodity was announced at or past its sequence.
+      const waiting = new Map<string, { seq: number; t: number }[]>();
+      const announced = new Map<string, number>();
       const lags: number[] = [];
+      const settle = (commodity: string, at: number) => {
+        const upTo = announced.get(commodity) ?? 0;
+        const queue = waiting.get(commodity) ?? [];
+        while (queue.length > 0 && queue[0]!.seq <= upTo) lags.push(at - queue.shift()!.t);
+      };
       const sub = messaging.nc.subscribe(`${PROJECTED_SUBJECT_PREFIX}.series.>`, {
         callback: (_err, m) => {
           const at = performance.now();
+          const commodity = m.subject.slice(m.subject.lastIndexOf('.') + 1);
           const { position } = m.json<{ position: number }>();
-          const t = publishedAt.get(position);
-          if (t !== undefined) {
-            lags.push(at - t);
-            publishedAt.delete(position);
-          }
+          announced.set(commodity, Math.max(announced.get(commodity) ?? 0, position));
+          settle(commodity, at);
         },
       });
       // Start from the stream's end: only the events published below count.
@@ -218,8 +225,8 @@ async function main(): Promise<void> {
       const durable = `bench_lag_${writeClaims ? 'claims' : 'plain'}`;
       await messaging.jsm.consumers.add(DATA_STREAM, {
         durable_name: durable,
-        ack_policy: 'explicit' as never,
-        deliver_policy: 'by_start_sequence' as never,
+        ack_policy: 'explicit',
+        deliver_policy: 'by_start_sequence',
         opt_start_seq: info.state.last_seq + 1,
         filter_subject: seriesProjection.filterSubject,
         ack_wait: 30_000_000_000,
@@ -240,11 +247,15 @@ async function main(): Promise<void> {
         const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * RATE) + perTick);
         while (sent < due) {
           const e = seriesEvent(sent, 5, `lag${writeClaims ? 'c' : 'p'}`);
+          const commodity = e.type === 'series.points.recorded' ? e.data.commodity_id : '';
           const t = performance.now();
-          pendingIds.set(e.id, t);
           inflight.push(
             messaging.js.publish(subjectFor(e), encodeJson(e), { msgID: e.id }).then((ack) => {
-              publishedAt.set(ack.seq, t);
+              // Acks arrive in publish order per subject, so each queue stays sorted by sequence.
+              let queue = waiting.get(commodity);
+              if (queue === undefined) waiting.set(commodity, (queue = []));
+              queue.push({ seq: ack.seq, t });
+              settle(commodity, performance.now());
             }),
           );
           sent++;
@@ -254,7 +265,7 @@ async function main(): Promise<void> {
       }
       await Promise.all(inflight.splice(0));
       const publishSeconds = (performance.now() - started) / 1000;
-      const deadline = performance.now() + 120_000;
+      const deadline = performance.now() + DRAIN_MS;
       while (lags.length < total && performance.now() < deadline) await sleep(50);
       const drainSeconds = (performance.now() - started) / 1000;
       await worker.stop();

@@ -385,6 +385,10 @@ describe('chart specifics per value set', () => {
     const objects = renderChart('ci/production-values.yaml', release, namespace);
     const cm = objects.find((o) => o.kind === 'ConfigMap')!;
     expect(cm.data.JETSTREAM_REPLICAS).toBe('3');
+    // Tracing on: every service loads the bootstrap before its own modules and exports over OTLP.
+    expect(cm.data.NODE_OPTIONS).toBe('--import @cds/telemetry/register');
+    expect(cm.data.OTEL_TRACES_EXPORTER).toBe('otlp');
+    expect(cm.data.OTEL_SDK_DISABLED).toBeUndefined();
     expect(cm.data.NATS_URL).toBeUndefined();
     expect(cm.data.MONGODB_URL).toBeUndefined();
     const gw = env(objects, 'cds-gateway');

@@ -1,7 +1,7 @@
 import { connectMessaging } from '@cds/messaging';
 import { MongoClient } from 'mongodb';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
+import { createLogger } from '@cds/telemetry';
 import { loadProjectorConfig } from './config.ts';
 import { PROJECTION_NAMES, PROJECTIONS } from './projections/index.ts';
 import { rebuildProjection } from './rebuild/rebuild.ts';
@@ -33,7 +33,7 @@ async function cli(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadProjectorConfig(process.env);
-  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'projector-cli' } });
+  const logger = createLogger({ name: 'projector-cli', level: config.LOG_LEVEL });
   const messaging = await connectMessaging({ servers: config.NATS_URL, name: `projector-rebuild-${name}` });
   const mongo = await new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: 5_000 }).connect();
   try {

@@ -2,7 +2,7 @@ import { DATA_STREAM } from '@cds/contracts';
 import { connectMessaging } from '@cds/messaging';
 import { MongoClient } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
+import { createLogger } from '@cds/telemetry';
 import { buildApp } from './app.ts';
 import { loadProjectorConfig } from './config.ts';
 import { ensureDeadletterStream } from './consumer/park.ts';
@@ -12,7 +12,7 @@ import { PROJECTIONS } from './projections/index.ts';
 
 async function main(): Promise<void> {
   const config = loadProjectorConfig(process.env);
-  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'projector' } });
+  const logger = createLogger({ name: 'projector', level: config.LOG_LEVEL });
   const metrics = createProjectorMetrics();
   const messaging = await connectMessaging({
     servers: config.NATS_URL,

@@ -152,7 +152,16 @@ export async function startPullLoop(
     for (let attempt = 1; ; attempt++) {
       let failure: unknown;
       try {
-        const poison = await opts.handler(pulled);
+        // A big batch on a slow database can outlast the ack wait: keep every deadline alive.
+        const heartbeat = setInterval(() => {
+          for (const m of batch) m.working();
+        }, heartbeatMs);
+        let poison: Map<number, PoisonMessageError>;
+        try {
+          poison = await opts.handler(pulled);
+        } finally {
+          clearInterval(heartbeat);
+        }
         for (const [i, m] of batch.entries()) {
           const err = poison.get(m.info.streamSequence);
           if (err !== undefined) await opts.onPoison(err, pulled[i]!);

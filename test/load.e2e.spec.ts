@@ -3,7 +3,7 @@
 // endpoint; then a soak at a moderate steady rate printing each process's memory at start and end.
 //
 //   LOAD_CONCURRENCY=1,4,16,64  connection counts, each for LOAD_STEP_SECONDS (default 2) per endpoint
-//   LOAD_ACCOUNTS=80            enterprise accounts the keys rotate over (1,000 requests/min each)
+//   LOAD_ACCOUNTS=120           enterprise accounts the keys rotate over (1,000 requests/min each)
 //   SOAK_SECONDS=300            soak length (CI runs the default); SOAK_RPS=40 its steady rate
 //   SOAK_WARMUP_SECONDS         first part of the soak before the start sample (default min(30, 20%))
 //
@@ -18,7 +18,7 @@ import { FIXTURES, eventually, startE2E, type E2E } from './support/harness.ts';
 
 const LEVELS = (process.env.LOAD_CONCURRENCY ?? '1,4,16,64').split(',').map(Number);
 const STEP_SECONDS = Number(process.env.LOAD_STEP_SECONDS ?? 2);
-const ACCOUNTS = Number(process.env.LOAD_ACCOUNTS ?? 80);
+const ACCOUNTS = Number(process.env.LOAD_ACCOUNTS ?? 120);
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
 const SOAK_RPS = Number(process.env.SOAK_RPS ?? 40);
 const SOAK_WARMUP_SECONDS = Number(process.env.SOAK_WARMUP_SECONDS ?? Math.min(30, SOAK_SECONDS * 0.2));

@@ -163,7 +163,15 @@ export async function startConsumer(
   const initialDelayMs = opts.retry?.initialDelayMs ?? 100;
   const maxDelayMs = opts.retry?.maxDelayMs ?? 5_000;
   const stopping = new AbortController();
-  let lastSeq = 0;
+  // Sequences this process handled and acked: a redelivery of one of them (its ack was lost) is
+  // acked again without running the handler twice. Any other sequence is handled, even one below
+  // the highest seen: with several replicas, or after another process died mid-batch, earlier
+  // messages arrive late and must not be skipped. Bounded, oldest forgotten first.
+  const handled = new Set<number>();
+  const remember = (seq: number) => {
+    handled.add(seq);
+    if (handled.size > 10_000) handled.delete(handled.values().next().value as number);
+  };
 
   // Sleeps `ms` in slices shorter than the ack wait, extending the deadline after each slice.
   const holdFor = async (m: JsMsg, ms: number): Promise<void> => {
@@ -228,12 +236,12 @@ export async function startConsumer(
       // consumer's still-open pull request, where it also waits out the ack wait.
       if (stopping.signal.aborted) break;
       const seq = m.info.streamSequence;
-      if (seq <= lastSeq) {
+      if (handled.has(seq)) {
         m.ack();
         continue;
       }
       if (!(await handle(m))) break;
-      lastSeq = seq;
+      remember(seq);
     }
   })();
   // Keep an unobserved failure from crashing the process; callers see it through `done`.

@@ -129,6 +129,30 @@ describe('durable consumer', () => {
     expect(applied).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
+  it('handles a message another process took and never acked, even after later ones were handled', async () => {
+    const { stream, subject } = await makeStream('late');
+    await messaging.ensureConsumer({ stream, durable: 'proj', ackWaitMs: 1_000, maxAckPending: 10 });
+    for (const n of [1, 2, 3]) await messaging.publish(subject, { n }, { msgID: `late-${n}` });
+    // Another replica pulls message 1 and dies without acking it.
+    const other = await messaging.js.consumers.get(stream, 'proj');
+    const taken = await other.fetch({ max_messages: 1, expires: 2_000 });
+    for await (const m of taken) expect(m.seq).toBe(1);
+    const seen: number[] = [];
+    const consumer = await messaging.consume({
+      stream,
+      durable: 'proj',
+      handler: (msg: IncomingMessage) => {
+        seen.push((msg.data as { n: number }).n);
+        return Promise.resolve();
+      },
+    });
+    // 2 and 3 first; 1 comes back after its ack wait and must be handled, not skipped as "old".
+    await waitFor('the late message', () => seen.includes(1), 10_000);
+    await consumer.stop();
+    expect(seen.slice(0, 2)).toEqual([2, 3]);
+    expect(seen.sort()).toEqual([1, 2, 3]);
+  });
+
   it('retries a transient failure in place, holding the ack deadline, without reordering', async () => {
     const { stream, subject } = await makeStream('retry');
     await messaging.ensureConsumer({ stream, durable: 'proj', ackWaitMs: 1_000 });

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
 )
@@ -22,6 +23,11 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
 	dataDir := flag.String("data", "", "folder for the SQLite databases (required)")
 	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn, error")
+	// WAL (FerretDB's default journal mode) with synchronous=NORMAL syncs at checkpoints instead of
+	// every commit: no corruption, at worst the last commits lost on power failure. The read models
+	// it holds are rebuilt from the event streams, so local runs and tests trade that for speed.
+	idIndexes := flag.Bool("id-indexes", true, "index the expression FerretDB's _id lookups compare (see idindex.go)")
+	synchronous := flag.String("sqlite-synchronous", "normal", "SQLite synchronous pragma: off, normal, full, extra")
 	flag.Parse()
 
 	if *dataDir == "" {
@@ -47,7 +53,7 @@ func main() {
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: *listen},
 		Handler:   "sqlite",
-		SQLiteURL: "file:" + abs + "/",
+		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(" + *synchronous + ")",
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb:", err)
@@ -56,6 +62,9 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *idIndexes {
+		go keepIDIndexes(ctx, abs, 250*time.Millisecond)
+	}
 	fmt.Fprintf(os.Stderr, "ferretdb: listening on %s, data in %s\n", *listen, abs)
 	if err := f.Run(ctx); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "ferretdb:", err)

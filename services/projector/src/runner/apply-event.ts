@@ -119,6 +119,17 @@ export interface BatchApplyResult extends ApplyResult {
  * `applyEventOnce` for a batch: one read of every document the events touch, each document folded
  * through its events in the given order, one bulkWrite of the changed ones.
  */
+/**
+ * The stored documents with these ids. On MongoDB one `$in` query; under claims (FerretDB) one
+ * `findOne` per id, since FerretDB pushes down only a filter that is exactly `{_id: <string>}` and
+ * decodes the whole collection for anything else (`$in` included).
+ */
+async function loadByIds<D extends ProjectedDoc>(collection: Collection<D>, ids: readonly string[], perId: boolean) {
+  if (!perId) return collection.find({ _id: { $in: ids } } as never).toArray();
+  const docs = await Promise.all(ids.map((id) => collection.findOne({ _id: id } as never)));
+  return docs.filter((d) => d !== null);
+}
+
 export async function applyEventsOnce<D extends ProjectedDoc>(
   collection: Collection<D>,
   projection: Projection<D>,
@@ -137,8 +148,7 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
   const ids = [...touched.keys()];
   if (ids.length === 0) return { outcome: 'ignored', written: 0, conflicts: 0, changedBy };
   const stored = new Map<string, D>();
-  const found = await collection.find({ _id: { $in: ids } } as never).toArray();
-  for (const doc of found) stored.set(doc._id, doc as D);
+  for (const doc of await loadByIds(collection, ids, claims !== undefined)) stored.set(doc._id, doc as D);
 
   const inserts: D[] = [];
   const replaces: { id: string; rev: number | undefined; doc: D }[] = [];
@@ -169,12 +179,25 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
     );
     toReplace = replaces.filter((r) => held.has(claimId(r.id, r.rev)));
     claimed = [...held];
+    // Claims are released after each write, so a document may have moved on between our read and
+    // our claim: confirm, under the claim, that it is still at the revision we folded from.
+    const now = await loadByIds(
+      collection,
+      toReplace.map((r) => r.id),
+      true,
+    );
+    const revNow = new Map<string, number | undefined>(now.map((d) => [String(d._id), (d as D)._meta.rev]));
+    toReplace = toReplace.filter((r) => revNow.get(r.id) === r.rev);
   }
   const ops: AnyBulkWriteOperation<D>[] = [
     ...inserts.map((doc) => ({ insertOne: { document: doc as never } })),
     ...toReplace.map(({ id, rev, doc }) => ({
       replaceOne: {
-        filter: { _id: id, '_meta.rev': rev === undefined ? { $exists: false } : rev } as never,
+        // Under claims (FerretDB) the claim and the check above guard the revision, and a filter on
+        // `_id` alone is the only one FerretDB answers without decoding the whole collection.
+        filter: (claims !== undefined
+          ? { _id: id }
+          : { _id: id, '_meta.rev': rev === undefined ? { $exists: false } : rev }) as never,
         replacement: doc,
       },
     })),

@@ -196,3 +196,21 @@ export function describeLoad(report: LoadReport): string {
     .join(', ');
   return `sent ${report.sent} in ${(report.elapsedMs / 1000).toFixed(1)} s: ${statuses}; skipped ${report.skipped}; violations ${report.contractViolations.length}; failures ${report.failures}`;
 }
+
+/** Sum of every sample of a Prometheus metric on a /metrics page (0 when absent). */
+export async function metricSum(url: string, name: string): Promise<number> {
+  const text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+/** Decisions taken by the gateways' local fallback limiters so far (`cds_gateway_rate_limit_fallback_total`, all replicas). */
+export async function fallbackCount(gatewayUrls: string[]): Promise<number> {
+  let sum = 0;
+  for (const url of gatewayUrls) sum += await metricSum(`${url}/metrics`, 'cds_gateway_rate_limit_fallback_total');
+  return sum;
+}

@@ -8,6 +8,15 @@ import { REPO_ROOT } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
 import { READ_MODELS } from './read-model-hash.ts';
 
+/** The real source excerpts the suites ingest: [source, file in FIXTURES]. */
+export const REAL_FILES: [string, string][] = [
+  ['cftc-legacy', 'cftc_legacy_fut_annual_2025_excerpt.txt'],
+  ['cftc-disaggregated', 'cftc_disagg_fut_f_year_2021_excerpt.txt'],
+  ['eia', 'eia_rwtc_wti_spot_daily_2022_excerpt.csv'],
+  ['eia', 'eia_wcestus1_crude_stocks_weekly_2024_excerpt.csv'],
+  ['nass', 'nass_quickstats_corn_yield_states_2025_excerpt.csv'],
+];
+
 export interface Probes {
   messaging: Messaging;
   mongo: MongoClient;
@@ -80,17 +89,23 @@ function runNode(args: string[], env: Record<string, string>): Promise<{ code: n
 
 /**
  * The clean reference: replays the whole data stream into the fresh database `db` with the
- * projector's own `rebuild` command, one projection at a time (an ordered consumer from sequence
- * 1, no faults, no competing replicas). Returns the milliseconds it took.
+ * projector's own `rebuild` command (an ordered consumer per projection from sequence 1, no
+ * faults, no competing replicas). Returns the milliseconds it took.
  */
 export async function rebuildReference(natsUrl: string, mongoUrl: string, db: string): Promise<number> {
   const start = Date.now();
-  for (const projection of READ_MODELS) {
-    const run = await runNode(
-      ['services/projector/src/cli.ts', 'rebuild', '--projection', projection, '--keep-previous'],
-      { NATS_URL: natsUrl, MONGODB_URL: mongoUrl, MONGODB_DB: db },
-    );
-    if (run.code !== 0) throw new Error(`rebuild ${projection} into ${db} failed (${run.code}):\n${run.out}`);
+  // The three projections read disjoint collections: rebuild them side by side.
+  const runs = await Promise.all(
+    READ_MODELS.map((projection) =>
+      runNode(['services/projector/src/cli.ts', 'rebuild', '--projection', projection, '--keep-previous'], {
+        NATS_URL: natsUrl,
+        MONGODB_URL: mongoUrl,
+        MONGODB_DB: db,
+      }).then((run) => ({ projection, ...run })),
+    ),
+  );
+  for (const run of runs) {
+    if (run.code !== 0) throw new Error(`rebuild ${run.projection} into ${db} failed (${run.code}):\n${run.out}`);
   }
   return Date.now() - start;
 }

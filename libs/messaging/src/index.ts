@@ -13,3 +13,4 @@ export { connectMessaging, createMessaging, type Messaging } from './messaging.t
 export { encodeJson, publishJson, type PublishOptions, type PublishResult } from './publish.ts';
 export { ensureStream, isJetStreamApiError, type EnsureStreamResult, type StreamSpec } from './streams.ts';
 export { extractTraceContext, injectTraceContext } from './trace-context.ts';
+export { followStream, type FollowOptions, type StreamFollower } from './follow.ts';

@@ -1,4 +1,5 @@
-import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { followStream } from '@cds/messaging';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
 import type { Logger } from '@cds/telemetry';
@@ -30,8 +31,6 @@ export async function followKeyStream(opts: {
   // An empty stream (never written, or purged: last_seq stays) has nothing to wait for.
   const { state } = await jsm.streams.info(KEYS_STREAM);
   const target = state.messages === 0 ? 0 : state.last_seq;
-  const consumer = await js.consumers.get(KEYS_STREAM, { deliver_policy: DeliverPolicy.All });
-  let position = 0;
   let caught = target === 0;
   let resolveCaughtUp: () => void = () => {};
   const caughtUp = new Promise<void>((resolve) => {
@@ -39,10 +38,14 @@ export async function followKeyStream(opts: {
     if (caught) resolve();
   });
 
-  const messages: ConsumerMessages = await consumer.consume();
-  const loop = (async () => {
-    for await (const m of messages) {
-      position = m.seq;
+  // followStream keeps the table live through reconnects and NATS restarts (a stalled follower
+  // would silently stop applying revocations).
+  const follower = await followStream({
+    js,
+    jsm,
+    stream: KEYS_STREAM,
+    logger: opts.logger,
+    onMessage: (m) => {
       let parsed: unknown;
       try {
         parsed = m.json();
@@ -56,21 +59,18 @@ export async function followKeyStream(opts: {
       } else {
         opts.logger.error({ seq: m.seq, subject: m.subject }, 'key event failed its schema; skipped');
       }
-      if (!caught && (position >= target || m.info.pending === 0)) {
+      if (!caught && (m.seq >= target || m.info.pending === 0)) {
         caught = true;
         resolveCaughtUp();
-        opts.logger.info({ position, activeKeys: opts.table.activeKeys }, 'key table caught up');
+        opts.logger.info({ position: m.seq, activeKeys: opts.table.activeKeys }, 'key table caught up');
       }
-    }
-  })();
+    },
+  });
 
   return {
     caughtUp,
     isCaughtUp: () => caught,
-    position: () => position,
-    stop: async () => {
-      await messages.close();
-      await loop.catch(() => {});
-    },
+    position: () => follower.position(),
+    stop: () => follower.stop(),
   };
 }

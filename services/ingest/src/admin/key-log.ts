@@ -1,11 +1,6 @@
 import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
-import {
-  JetStreamApiCodes,
-  type ConsumerMessages,
-  type JetStreamClient,
-  type JetStreamManager,
-} from '@nats-io/jetstream';
-import { isJetStreamApiError } from '@cds/messaging';
+import { JetStreamApiCodes, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { followStream, isJetStreamApiError } from '@cds/messaging';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { applyKeyEvent, createKeysModel, type KeysModel } from './model.ts';
 
@@ -27,7 +22,8 @@ export interface KeyLog {
 
 /**
  * The accounts-and-keys model, event-sourced from the keys stream: an ordered consumer replays
- * the stream from the start and then follows it live (it recreates itself after reconnects).
+ * the stream from the start and then follows it live (followStream recreates it after reconnects
+ * and NATS restarts).
  * An event that fails its schema is logged and skipped, never applied.
  */
 export async function startKeyLog(deps: {
@@ -48,12 +44,15 @@ export async function startKeyLog(deps: {
   };
   const initial = await lastStored();
   const waiters = new Set<{ seq: number; resolve: () => void }>();
-  const consumer = await deps.js.consumers.get(stream);
-  const messages: ConsumerMessages = await consumer.consume();
   const decoder = new TextDecoder();
-
-  const done = (async () => {
-    for await (const m of messages) {
+  // followStream keeps the model live through reconnects and NATS restarts: a stalled log would
+  // leave every command answering "stored but not visible yet".
+  const follower = await followStream({
+    js: deps.js,
+    jsm: deps.jsm,
+    stream,
+    logger: deps.logger,
+    onMessage: (m) => {
       const seq = m.info.streamSequence;
       let parsed: ReturnType<typeof KeyEvent.safeParse> | undefined;
       try {
@@ -72,9 +71,8 @@ export async function startKeyLog(deps: {
           w.resolve();
         }
       }
-    }
-  })();
-  done.catch((err: unknown) => deps.logger.error({ err }, 'key stream consumer stopped'));
+    },
+  });
 
   const waitFor = async (seq: number, timeoutMs = 10_000): Promise<void> => {
     if (model.lastSeq >= seq) return;
@@ -106,8 +104,7 @@ export async function startKeyLog(deps: {
     waitFor,
     catchUp: async (timeoutMs) => waitFor(await lastStored(), timeoutMs),
     stop: async () => {
-      await messages.close();
-      await done.catch(() => undefined);
+      await follower.stop();
       for (const w of waiters) w.resolve();
       waiters.clear();
     },

@@ -383,8 +383,8 @@ describe('faults under a steady load', () => {
   // KNOWN FAILING (docs/reliability.md, "Replicas and faults"): after NATS is killed with SIGKILL and
   // restarted on the same data folder mid-backfill, the gateways keep serving, the ingest completes,
   // and the admin API and every gateway apply new key events again (followStream, libs/messaging);
-  // but a projector that was applying a batch when NATS died can stay stuck inside that batch (no
-  // progress, no retry logged), leaving its consumer's messages unacknowledged. Restarting the
+  // but a projector's durable pull consumer can stay stuck after the restart (no progress, no retry
+  // logged), leaving its messages unacknowledged. Restarting the
   // projector recovers it (the faults before this one show that). `it.fails` keeps CI green until
   // the projector recovers by itself; then turn it back into `it`. It runs last so the faults
   // before it are judged on a healthy system.

@@ -175,7 +175,6 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     durable,
     handler,
     ackWaitMs,
-    logger: log,
     ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
     retry: opts.retry ?? { initialDelayMs: 100, maxDelayMs: 5_000 },
     onError: (err, batch, attempt) => {

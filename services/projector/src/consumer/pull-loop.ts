@@ -37,8 +37,6 @@ export interface PullLoopOptions {
   /** Most messages handed to the handler at once (those already buffered). Default 256. */
   maxBatch?: number;
   ackWaitMs: number;
-  /** Where the loop reports reopening a pull (after a NATS restart). */
-  logger?: { warn(obj: object, msg: string): void };
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
 }
 
@@ -74,14 +72,8 @@ export async function startPullLoop(
   opts: PullLoopOptions,
 ): Promise<RunningPullLoop> {
   const consumer = await clients.js.consumers.get(opts.stream, opts.durable);
-  const open = () => consumer.consume({ max_messages: opts.batchSize ?? 256 });
-  let messages = await open();
-  let iterator = messages[Symbol.asyncIterator]();
-  // Pull requests die with the server: after a NATS restart the iterator may never yield again,
-  // and unacked messages are only redelivered to a live pull. So an iterator that ends without a
-  // stop is reopened, and a watchdog closes one that is stuck (see below).
-  let lastDelivery = Date.now();
-  let busy = false;
+  const messages = await consumer.consume({ max_messages: opts.batchSize ?? 256 });
+  const iterator = messages[Symbol.asyncIterator]();
   const maxBatch = opts.maxBatch ?? 256;
   const heartbeatMs = Math.max(100, Math.floor(opts.ackWaitMs / 3));
   const initialDelayMs = opts.retry?.initialDelayMs ?? 100;
@@ -101,20 +93,10 @@ export async function startPullLoop(
 
   // The next batch: waits for one message, then takes whatever else is already buffered.
   const nextBatch = async (): Promise<JsMsg[] | undefined> => {
-    let first: IteratorResult<JsMsg>;
-    for (;;) {
-      inflight ??= iterator.next();
-      first = await inflight;
-      inflight = undefined;
-      if (first.done !== true) break;
-      if (stopping.signal.aborted) return undefined;
-      opts.logger?.warn({ durable: opts.durable }, 'consumer iterator ended; reopening the pull');
-      await sleep(500, undefined, { signal: stopping.signal }).catch(() => undefined);
-      if (stopping.signal.aborted) return undefined;
-      messages = await open();
-      iterator = messages[Symbol.asyncIterator]();
-    }
-    lastDelivery = Date.now();
+    inflight ??= iterator.next();
+    const first = await inflight;
+    inflight = undefined;
+    if (first.done === true) return undefined;
     const batch = [first.value];
     while (batch.length < maxBatch) {
       inflight ??= iterator.next();
@@ -215,29 +197,6 @@ export async function startPullLoop(
     }
   };
 
-  // The watchdog: messages are waiting (pending, or delivered but unacked and due for redelivery)
-  // yet nothing has arrived for longer than the ack wait while no batch is being handled.
-  const stallMs = opts.ackWaitMs + 5_000;
-  let checking = false;
-  const watchdog = setInterval(() => {
-    if (checking || busy || stopping.signal.aborted || Date.now() - lastDelivery < stallMs) return;
-    checking = true;
-    void consumer
-      .info()
-      .then(async (info) => {
-        if (info.num_pending + info.num_ack_pending === 0 || busy || Date.now() - lastDelivery < stallMs) return;
-        opts.logger?.warn(
-          { durable: opts.durable, pending: info.num_pending, unacked: info.num_ack_pending },
-          'consumer stalled with messages waiting; reopening the pull',
-        );
-        lastDelivery = Date.now();
-        await messages.close().catch(() => undefined);
-      })
-      .catch(() => undefined)
-      .finally(() => (checking = false));
-  }, 2_000);
-  watchdog.unref();
-
   const done = (async () => {
     for (;;) {
       const batch = await nextBatch();
@@ -246,13 +205,7 @@ export async function startPullLoop(
         for (const m of batch) m.nak();
         return;
       }
-      busy = true;
-      try {
-        if (!(await handle(batch))) return;
-      } finally {
-        busy = false;
-        lastDelivery = Date.now();
-      }
+      if (!(await handle(batch))) return;
     }
   })();
   done.catch(() => undefined);
@@ -260,7 +213,6 @@ export async function startPullLoop(
     done,
     stop: async () => {
       stopping.abort();
-      clearInterval(watchdog);
       // close() can wait on a next() still pending; bounded so shutdown never hangs.
       await Promise.race([messages.close().catch(() => undefined), sleep(2_000)]);
       await Promise.race([done.catch(() => undefined), sleep(opts.ackWaitMs)]);

@@ -25,6 +25,17 @@ const PRICES: [string, number, number, number, number, number][] = [
   ['2024-02-02', 15.2, 15.3, 14.1, 14.4, 200],
 ];
 
+/** A PRICES row as a series point: value = close. */
+const pricePoint = ([date, o, h, l, c, vol]: (typeof PRICES)[number]) => ({
+  date,
+  value: c,
+  open: o,
+  high: h,
+  low: l,
+  close: c,
+  volume: vol,
+});
+
 let n = 0;
 function event<T extends DataEvent['type']>(type: T, data: Extract<DataEvent, { type: T }>['data']): DataEvent {
   n += 1;
@@ -61,15 +72,6 @@ beforeAll(async () => {
   e2e = await startE2E({ gateways: 1 });
   messaging = await connectMessaging({ servers: e2e.infra.natsUrl, name: 'read-side-e2e' });
   key = (await e2e.account('enterprise')).key;
-  const point = ([date, o, h, l, c, vol]: (typeof PRICES)[number]) => ({
-    date,
-    value: c,
-    open: o,
-    high: h,
-    low: l,
-    close: c,
-    volume: vol,
-  });
   const events = [
     event('catalog.commodity.upserted', {
       id: 'GOLD',
@@ -78,8 +80,8 @@ beforeAll(async () => {
       category: 'metals',
       unit: 'USD/troy oz',
     }),
-    series('price', 'daily', '2023', PRICES.filter(([d]) => d < '2024').map(point)),
-    series('price', 'daily', '2024', PRICES.filter(([d]) => d >= '2024').map(point)),
+    series('price', 'daily', '2023', PRICES.filter(([d]) => d < '2024').map(pricePoint)),
+    series('price', 'daily', '2024', PRICES.filter(([d]) => d >= '2024').map(pricePoint)),
     series(
       'volume',
       'daily',
@@ -235,20 +237,7 @@ describe('ordering and limits', () => {
 describe('idempotency', () => {
   it('publishing the same facts again under new message ids changes no answer', async () => {
     const before = await get(`type=price&frequency=weekly&${RANGE}`);
-    const again = series(
-      'price',
-      'daily',
-      '2024',
-      PRICES.filter(([d]) => d >= '2024').map(([date, o, h, l, c, vol]) => ({
-        date,
-        value: c,
-        open: o,
-        high: h,
-        low: l,
-        close: c,
-        volume: vol,
-      })),
-    );
+    const again = series('price', 'daily', '2024', PRICES.filter(([d]) => d >= '2024').map(pricePoint));
     const ack = await messaging.publish(subjectFor(again), again, { msgID: `${again.id}-republished` });
     expect(ack.duplicate).toBe(false);
     // Wait until the series projection has handled the new event (its announcement drops the caches).

@@ -11,7 +11,15 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { ERROR_CODE_LIST } from '@cds/contracts';
+import {
+  CATEGORIES,
+  COT_FORMATS,
+  ERROR_CODE_LIST,
+  FREQUENCIES,
+  SERIES_TYPES,
+  SORT_ORDERS,
+  TRANSFORMS,
+} from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
 import { startServiceProcess, waitForReady, type ServiceProcess } from '@cds/testkit';
 import fc from 'fast-check';
@@ -201,23 +209,7 @@ const badSearch = fc.oneof(
   fc.string({ unit: 'binary', minLength: 101, maxLength: 160 }).filter((s) => [...s].length > 100 && encodable(s)),
 );
 
-const CATEGORIES = ['energy', 'metals', 'agriculture', 'softs'] as const;
-const SORT = ['asc', 'desc'] as const;
-const SERIES_TYPES = [
-  'price',
-  'volume',
-  'open_interest',
-  'production',
-  'stocks',
-  'yield',
-  'planted_acres',
-  'harvested_acres',
-  'refinery_inputs',
-  'ending_stocks',
-] as const;
-const FREQUENCIES = ['daily', 'weekly', 'monthly'] as const;
-const TRANSFORMS = ['none', 'change', 'pct_change', 'cumulative'] as const;
-const FORMATS = ['legacy', 'disaggregated'] as const;
+// The enums come from the contract itself, so the properties exercise exactly what it accepts.
 
 const date = fc
   .date({ min: new Date('1990-01-01'), max: new Date('2030-12-31'), noInvalidDate: true })
@@ -264,7 +256,7 @@ const ENDPOINTS: Endpoint[] = [
       .record({
         category: optional(fc.constantFrom(...CATEGORIES)),
         search: optional(validSearch),
-        sort_order: optional(fc.constantFrom(...SORT)),
+        sort_order: optional(fc.constantFrom(...SORT_ORDERS)),
         page: optional(intIn(1, 1_000_000)),
         per_page: optional(intIn(1, 100)),
       })
@@ -272,7 +264,7 @@ const ENDPOINTS: Endpoint[] = [
     bad: {
       category: badEnum(CATEGORIES),
       search: badSearch,
-      sort_order: badEnum(SORT),
+      sort_order: badEnum(SORT_ORDERS),
       page: badInt(1, 1_000_000),
       per_page: badInt(1, 100),
     },
@@ -295,7 +287,7 @@ const ENDPOINTS: Endpoint[] = [
           frequency: optional(fc.constantFrom(...FREQUENCIES)),
           transform: optional(fc.constantFrom(...TRANSFORMS)),
           limit: optional(intIn(1, 10_000)),
-          sort_order: optional(fc.constantFrom(...SORT)),
+          sort_order: optional(fc.constantFrom(...SORT_ORDERS)),
         }),
         dateRange,
       )
@@ -307,7 +299,7 @@ const ENDPOINTS: Endpoint[] = [
       frequency: badEnum(FREQUENCIES),
       transform: badEnum(TRANSFORMS),
       limit: badInt(1, 10_000),
-      sort_order: badEnum(SORT),
+      sort_order: badEnum(SORT_ORDERS),
     },
   },
   {
@@ -317,8 +309,8 @@ const ENDPOINTS: Endpoint[] = [
     valid: fc
       .tuple(
         fc.record({
-          format: optional(fc.constantFrom(...FORMATS)),
-          sort_order: optional(fc.constantFrom(...SORT)),
+          format: optional(fc.constantFrom(...COT_FORMATS)),
+          sort_order: optional(fc.constantFrom(...SORT_ORDERS)),
           page: optional(intIn(1, 1_000_000)),
           per_page: optional(intIn(1, 100)),
         }),
@@ -326,10 +318,10 @@ const ENDPOINTS: Endpoint[] = [
       )
       .map(([p, d]) => ({ ...compact(p), ...d })),
     bad: {
-      format: badEnum(FORMATS),
+      format: badEnum(COT_FORMATS),
       start_date: badDate,
       end_date: badDate,
-      sort_order: badEnum(SORT),
+      sort_order: badEnum(SORT_ORDERS),
       page: badInt(1, 1_000_000),
       per_page: badInt(1, 100),
     },

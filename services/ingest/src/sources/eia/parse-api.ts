@@ -1,11 +1,10 @@
 import { CATALOG, normalizeEiaSeriesId } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { streamJsonArrayObjects } from '../common/json.ts';
-import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
+import { rejected, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import type { TextInput } from '../common/text.ts';
-import { readDecimal } from '../common/values.ts';
-import { eiaPeriodToDate } from './periods.ts';
+import { eiaObservation } from './observation.ts';
 
 export interface EiaApiOptions extends ParseOptions {
   /** Series id for routes whose rows lack a `series` field. */
@@ -42,33 +41,16 @@ export async function* parseEiaApiJson(input: TextInput, options: EiaApiOptions)
       if (stats) countSkip(stats, 'unknown_series');
       continue;
     }
-    const { commodity, series } = mapping;
     const period = typeof row.period === 'string' ? row.period : '';
-    const date = eiaPeriodToDate(period, series.frequency);
-    if (!date) {
-      yield rejected(file, line, `period "${period}" is not a ${series.frequency} period`, stats);
-      continue;
-    }
-    const cell = readDecimal(row.value as string | number | null | undefined);
-    if (!cell.ok) {
-      if (cell.missing) {
-        if (stats) countSkip(stats, 'missing_value');
-        continue;
-      }
-      yield rejected(file, line, `value is not a number "${cell.raw}"`, stats);
-      continue;
-    }
-    yield seriesItem(
-      commodity.entry.id,
-      series.type,
-      series.frequency,
-      series.unit,
-      { date, value: cell.value },
-      {
-        file,
-        line,
-        ...(stats ? { stats } : {}),
-      },
-    );
+    const item = eiaObservation({
+      mapping,
+      period,
+      value: row.value as string | number | null | undefined,
+      file,
+      line,
+      stats,
+      badPeriod: (frequency) => `period "${period}" is not a ${frequency} period`,
+    });
+    if (item) yield item;
   }
 }

@@ -1,11 +1,11 @@
 import { CATALOG, normalizeEiaSeriesId } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { parseCsvRecord } from '../common/csv.ts';
-import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
+import { rejected, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import { readLines, type TextInput } from '../common/text.ts';
-import { readDecimal } from '../common/values.ts';
-import { eiaPeriodToDate, frequencyOfHeader } from './periods.ts';
+import { eiaObservation } from './observation.ts';
+import { frequencyOfHeader } from './periods.ts';
 
 export interface EiaCsvOptions extends ParseOptions {
   /** EIA series id of the file; read from the preamble's source URL when omitted. */
@@ -71,33 +71,16 @@ export async function* parseEiaCsv(input: TextInput, options: EiaCsvOptions): As
       yield rejected(file, lineNo, `expected 2 fields (date, value), got ${fields?.length ?? 0}`, stats);
       continue;
     }
-    const { commodity, series } = mapping!;
-    const date = eiaPeriodToDate(fields[0]!, series.frequency);
-    if (!date) {
-      yield rejected(file, lineNo, `invalid ${series.frequency} date "${fields[0]}"`, stats);
-      continue;
-    }
-    const cell = readDecimal(fields[1]);
-    if (!cell.ok) {
-      if (cell.missing) {
-        if (stats) countSkip(stats, 'missing_value');
-        continue;
-      }
-      yield rejected(file, lineNo, `value is not a number "${cell.raw}"`, stats);
-      continue;
-    }
-    yield seriesItem(
-      commodity.entry.id,
-      series.type,
-      series.frequency,
-      series.unit,
-      { date, value: cell.value },
-      {
-        file,
-        line: lineNo,
-        ...(stats ? { stats } : {}),
-      },
-    );
+    const item = eiaObservation({
+      mapping: mapping!,
+      period: fields[0]!,
+      value: fields[1],
+      file,
+      line: lineNo,
+      stats,
+      badPeriod: (frequency) => `invalid ${frequency} date "${fields[0]}"`,
+    });
+    if (item) yield item;
   }
   if (!inData) yield rejected(file, Math.max(lineNo, 1), 'no EIA header row (Day, Week of or Month) found', stats);
 }

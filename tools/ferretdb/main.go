@@ -10,6 +10,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
+	_ "net/http/pprof" // served only with -debug-addr
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -28,6 +30,7 @@ func main() {
 	// it holds are rebuilt from the event streams, so local runs and tests trade that for speed.
 	idIndexes := flag.Bool("id-indexes", true, "index the expression FerretDB's _id lookups compare (see idindex.go)")
 	synchronous := flag.String("sqlite-synchronous", "normal", "SQLite synchronous pragma: off, normal, full, extra")
+	debugAddr := flag.String("debug-addr", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	flag.Parse()
 
 	if *dataDir == "" {
@@ -58,6 +61,15 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb:", err)
 		os.Exit(1)
+	}
+
+	if *debugAddr != "" {
+		go func() {
+			// net/http/pprof registers its handlers on the default mux.
+			if err := http.ListenAndServe(*debugAddr, nil); err != nil {
+				fmt.Fprintln(os.Stderr, "ferretdb: -debug-addr:", err)
+			}
+		}()
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -1,4 +1,3 @@
-export { bulkUpsert, type BulkUpsertResult, type UpsertOp } from './bulk.ts';
 export {
   DUPLICATE_KEY,
   isDatabaseUnavailable,

@@ -2,7 +2,6 @@ import { getTestInfra, startMongo, uniqueName, type MongoHandle } from '@cds/tes
 import type { CommandStartedEvent } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  bulkUpsert,
   createStore,
   ensureIndexes,
   isDatabaseUnavailable,
@@ -124,45 +123,6 @@ describe('ensureIndexes', () => {
     expect(isDuplicateKeyError(err)).toBe(true);
     expect(isDatabaseUnavailable(err)).toBe(false);
     expect(mapStoreError(err)).toBe(err);
-  });
-});
-
-describe('bulkUpsert', () => {
-  it('is idempotent: applying the same upserts twice changes nothing the second time', async () => {
-    const coll = store.db(dbName).collection<Row>('bulk');
-    const ops = rows('corn', 5).map(({ _id, ...rest }) => ({ filter: { _id }, update: { $set: rest } }));
-    expect(await bulkUpsert(coll, ops)).toEqual({ matched: 0, modified: 0, upserted: 5, conflicts: [] });
-    expect(await bulkUpsert(coll, ops, { timeoutMs: 5_000 })).toEqual({
-      matched: 5,
-      modified: 0,
-      upserted: 0,
-      conflicts: [],
-    });
-    expect(await coll.countDocuments({})).toBe(5);
-  });
-
-  it('reports a stale position guard as a conflict instead of failing the batch', async () => {
-    const coll = store.db(dbName).collection<Row>('guarded');
-    const write = (id: string, position: number, value: number) => ({
-      filter: { _id: id, '_meta.position': { $lt: position } },
-      update: { $set: { commodity: 'corn', date: '2024-01-01', value, _meta: { position } } },
-    });
-    expect((await bulkUpsert(coll, [write('x', 5, 50), write('y', 5, 50)])).upserted).toBe(2);
-    // x replays an older event (position 3 < 5): the filter misses, the upsert hits _id.
-    const result = await bulkUpsert(coll, [write('x', 3, 30), write('y', 6, 60), write('z', 1, 10)]);
-    expect(result.conflicts[0]).toBe(0);
-    // Replaying the same batch changes nothing: every op is now refused by its guard.
-    expect(await bulkUpsert(coll, [write('x', 3, 30), write('y', 6, 60), write('z', 1, 10)])).toEqual({
-      matched: 0,
-      modified: 0,
-      upserted: 0,
-      conflicts: [0, 1, 2],
-    });
-    expect(await coll.find({}, store.withMaxTime()).sort({ _id: 1 }).toArray()).toMatchObject([
-      { _id: 'x', value: 50, _meta: { position: 5 } },
-      { _id: 'y', value: 60, _meta: { position: 6 } },
-      { _id: 'z', value: 10, _meta: { position: 1 } },
-    ]);
   });
 });
 

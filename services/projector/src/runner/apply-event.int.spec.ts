@@ -5,7 +5,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogProjection, cotProjection, seriesProjection, type CatalogState } from '../projections/index.ts';
 import { commodityUpserted, cotRecorded, foldEvents, seriesRecorded } from '../testing/events.ts';
-import { applyEvent, applyEventOnce } from './apply-event.ts';
+import { applyEvent, applyEventOnce, applyEvents } from './apply-event.ts';
 import { createWriteClaims, ensureReadModelIndexes, needsWriteClaims } from './collections.ts';
 
 let client: MongoClient;
@@ -55,6 +55,31 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     expect(buckets.every((b) => b.reports.every((r) => r.report_date.startsWith(String(b.year))))).toBe(true);
     expect(await applyEvent(coll, cotProjection, e, 9)).toMatchObject({ outcome: 'ignored', written: 0 });
   });
+
+  it('replaces 300 documents in one batch, then answers the next query (no update command big enough to starve the server)', async () => {
+    // FerretDB 1.24 holds a pooled connection per statement of an update command until the command
+    // ends (100 in its pool): one bulk replace of 300 documents used to stall the server for good.
+    const db = client.db(uniqueName('apply_wide'));
+    const coll = db.collection<SeriesBucketDoc>('series');
+    await ensureReadModelIndexes(db, 'series', 'series');
+    const claimsOn = await needsWriteClaims(db);
+    const opts = claimsOn ? { claims: createWriteClaims(db, 'series', 'wide') } : {};
+    const commodities = Array.from({ length: 30 }, (_, i) => `WIDE_C${i}`);
+    const batch = (day: string, first: number) =>
+      commodities.flatMap((c, i) =>
+        Array.from({ length: 10 }, (_, y) => ({
+          event: seriesRecorded(c, [[`${2010 + y}-${day}`, i + y]]),
+          position: first + i * 10 + y,
+        })),
+      );
+    expect(await applyEvents(coll, seriesProjection, batch('01-04', 1), opts)).toMatchObject({ written: 300 });
+    const second = await applyEvents(coll, seriesProjection, batch('01-05', 301), opts);
+    expect(second).toMatchObject({ outcome: 'applied', written: 300, conflicts: 0 });
+    expect(second.changedBy.size).toBe(300);
+    const doc = await coll.findOne({ _id: 'WIDE_C29:price:2019' }, { maxTimeMS: 5_000 });
+    expect(doc!.points.map((p) => p.d)).toEqual(['2019-01-04', '2019-01-05']);
+    expect(doc!._meta.rev).toBe(2);
+  }, 60_000);
 
   it('detects a concurrent write as a conflict (compare-and-set on _meta.rev) and folds again', async () => {
     const db = client.db(uniqueName('apply_cas'));

@@ -104,6 +104,14 @@ export async function applyEventOnce<D extends ProjectedDoc>(
   return { outcome: res.outcome, written: res.written, conflicts: res.conflicts };
 }
 
+/**
+ * Most update statements in one command under write claims (FerretDB). FerretDB 1.24 keeps each
+ * statement's query open, holding one of its 100 pooled SQLite connections, until the whole update
+ * command ends: a command of about 100 statements waits forever for a connection it holds itself,
+ * and the server stops answering everyone. Small commands keep that far out of reach.
+ */
+export const FERRETDB_UPDATES_PER_COMMAND = 16;
+
 /** An event with its stream position. */
 export interface PositionedEvent {
   event: DataEvent;
@@ -189,9 +197,8 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
     const revNow = new Map<string, number | undefined>(now.map((d) => [String(d._id), (d as D)._meta.rev]));
     toReplace = toReplace.filter((r) => revNow.get(r.id) === r.rev);
   }
-  const ops: AnyBulkWriteOperation<D>[] = [
-    ...inserts.map((doc) => ({ insertOne: { document: doc as never } })),
-    ...toReplace.map(({ id, rev, doc }) => ({
+  const insertOps: AnyBulkWriteOperation<D>[] = inserts.map((doc) => ({ insertOne: { document: doc as never } }));
+  const replaceOps: AnyBulkWriteOperation<D>[] = toReplace.map(({ id, rev, doc }) => ({
       replaceOne: {
         // Under claims (FerretDB) the claim and the check above guard the revision, and a filter on
         // `_id` alone is the only one FerretDB answers without decoding the whole collection.
@@ -200,19 +207,29 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
           : { _id: id, '_meta.rev': rev === undefined ? { $exists: false } : rev }) as never,
         replacement: doc,
       },
-    })),
-  ];
+    }));
+  // Under claims (FerretDB) the replaces go in commands of at most FERRETDB_UPDATES_PER_COMMAND.
+  const commands =
+    claims === undefined
+      ? [[...insertOps, ...replaceOps]]
+      : [
+          insertOps,
+          ...Array.from({ length: Math.ceil(replaceOps.length / FERRETDB_UPDATES_PER_COMMAND) }, (_, i) =>
+            replaceOps.slice(i * FERRETDB_UPDATES_PER_COMMAND, (i + 1) * FERRETDB_UPDATES_PER_COMMAND),
+          ),
+        ];
 
   let written = 0;
   try {
-    if (ops.length > 0) {
+    for (const ops of commands) {
+      if (ops.length === 0) continue;
       try {
         const res = await collection.bulkWrite(ops, { ordered: false });
-        written = res.insertedCount + res.matchedCount;
+        written += res.insertedCount + res.matchedCount;
       } catch (err) {
         // A duplicate _id is a racing insert: a conflict, folded again. Anything else is a failure.
         if (duplicateKeyIndexes(err) === undefined || !(err instanceof MongoBulkWriteError)) throw err;
-        written = err.result.insertedCount + err.result.matchedCount;
+        written += err.result.insertedCount + err.result.matchedCount;
       }
     }
   } finally {

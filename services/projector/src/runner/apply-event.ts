@@ -199,15 +199,15 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
   }
   const insertOps: AnyBulkWriteOperation<D>[] = inserts.map((doc) => ({ insertOne: { document: doc as never } }));
   const replaceOps: AnyBulkWriteOperation<D>[] = toReplace.map(({ id, rev, doc }) => ({
-      replaceOne: {
-        // Under claims (FerretDB) the claim and the check above guard the revision, and a filter on
-        // `_id` alone is the only one FerretDB answers without decoding the whole collection.
-        filter: (claims !== undefined
-          ? { _id: id }
-          : { _id: id, '_meta.rev': rev === undefined ? { $exists: false } : rev }) as never,
-        replacement: doc,
-      },
-    }));
+    replaceOne: {
+      // Under claims (FerretDB) the claim and the check above guard the revision, and a filter on
+      // `_id` alone is the only one FerretDB answers without decoding the whole collection.
+      filter: (claims !== undefined
+        ? { _id: id }
+        : { _id: id, '_meta.rev': rev === undefined ? { $exists: false } : rev }) as never,
+      replacement: doc,
+    },
+  }));
   // Under claims (FerretDB) the replaces go in commands of at most FERRETDB_UPDATES_PER_COMMAND.
   const commands =
     claims === undefined

@@ -22,7 +22,7 @@ import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { KEYS_STREAM, KEYS_SUBJECTS, subjectFor, type KeyEvent } from '@cds/contracts';
 import { connectMessaging, type Messaging } from '@cds/messaging';
-import { COLLECTIONS } from '@cds/read-models';
+import { COLLECTIONS, packSeriesBucket } from '@cds/read-models';
 import { buildApp, createMongoRepository, createResponseCache } from '@cds/query';
 import { catalogDoc, dateRange, descriptorOf, seriesBuckets } from '@cds/query/testing';
 import { findFreePort, startMongo, startNats, startRedis, uniqueName } from '@cds/testkit';
@@ -153,7 +153,7 @@ async function seed(mongoUrl: string, db: string): Promise<void> {
   );
   await d
     .collection(COLLECTIONS.series)
-    .insertMany(seriesBuckets(SLUG, 'price', prices, { unit: 'USD/bbl' }) as never[]);
+    .insertMany(seriesBuckets(SLUG, 'price', prices, { unit: 'USD/bbl' }).map(packSeriesBucket) as never[]);
   await client.close();
 }
 

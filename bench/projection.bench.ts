@@ -5,7 +5,7 @@
 // provides (mongod if installed, else FerretDB 1.24 on SQLite). Queryable = the projector has
 // written the document (it publishes the `projected` notification after the write), measured
 // from just before the JetStream publish. Run: npm run bench:projection
-// (BENCH_SERIES_EVENTS, BENCH_COT_EVENTS, BENCH_RATE, BENCH_SECONDS, BENCH_CLAIMS=off|on|both,
+// (BENCH_SERIES_EVENTS, BENCH_COT_EVENTS, BENCH_RATE, BENCH_SECONDS, BENCH_CLAIMS=off|on|both, BENCH_LAG_SHAPES=live,spread,
 // BENCH_DRAIN_MS override the sizes; BENCH_LOG=warn shows retries).
 import { DATA_STREAM, subjectFor, type DataEvent } from '@cds/contracts';
 import { connectMessaging, encodeJson, type Messaging } from '@cds/messaging';
@@ -39,6 +39,12 @@ const REPORTS_PER_COT_EVENT = 100;
 const RATE = Number(process.env.BENCH_RATE ?? 1_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const TARGET_LAG_P99_MS = 250;
+/**
+ * Lag shapes: `live` spreads the events over the current-year buckets of 20 commodities (a live
+ * feed appends to this year), `spread` over 8 years of them (160 buckets, like a backfill).
+ */
+const LAG_SHAPES = (process.env.BENCH_LAG_SHAPES ?? 'live,spread').split(',').map((s) => s.trim());
+const SHAPE_YEARS: Record<string, number> = { live: 1, spread: 8 };
 const COMMODITIES = Array.from({ length: 20 }, (_, i) => `BENCH_C${i}`);
 const logger = pino({ level: process.env.BENCH_LOG ?? 'silent' });
 
@@ -52,9 +58,9 @@ function day(year: number, dayOfYear: number): string {
   return new Date(Date.UTC(year, 0, 1 + dayOfYear)).toISOString().slice(0, 10);
 }
 
-function seriesEvent(i: number, points: number, tag = 'tp'): DataEvent {
+function seriesEvent(i: number, points: number, tag = 'tp', years = 8): DataEvent {
   const commodity = COMMODITIES[i % COMMODITIES.length]!;
-  const year = 2015 + (Math.floor(i / COMMODITIES.length) % 8);
+  const year = 2015 + (Math.floor(i / COMMODITIES.length) % years);
   const start = Math.floor(rand() * (365 - points));
   return {
     id: `bench.${tag}.series.${i}`,
@@ -229,8 +235,11 @@ async function main(): Promise<void> {
 
     // --- lag publish -> queryable at a steady rate ---
     const lagRows: string[][] = [];
-    for (const writeClaims of CLAIM_MODES) {
-      const db = client.db(`bench_lag_${writeClaims ? 'claims' : 'plain'}`);
+    for (const [writeClaims, shape] of CLAIM_MODES.flatMap((c) => LAG_SHAPES.map((s) => [c, s] as const))) {
+      const years = SHAPE_YEARS[shape];
+      if (years === undefined) throw new Error(`BENCH_LAG_SHAPES: unknown shape ${shape} (live, spread)`);
+      const mode = `${writeClaims ? 'claims' : 'plain'}_${shape}`;
+      const db = client.db(`bench_lag_${mode}`);
       // The projector announces per commodity and batch the highest position it wrote, so an
       // event is queryable once its commodity was announced at or past its sequence.
       const waiting = new Map<string, { seq: number; t: number }[]>();
@@ -252,7 +261,7 @@ async function main(): Promise<void> {
       });
       // Start from the stream's end: only the events published below count.
       const info = await messaging.jsm.streams.info(DATA_STREAM);
-      const durable = `bench_lag_${writeClaims ? 'claims' : 'plain'}`;
+      const durable = `bench_lag_${mode}`;
       await messaging.jsm.consumers.add(DATA_STREAM, {
         durable_name: durable,
         ack_policy: 'explicit',
@@ -281,7 +290,7 @@ async function main(): Promise<void> {
       while (sent < total) {
         const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * RATE) + perTick);
         while (sent < due) {
-          const e = seriesEvent(sent, 5, `lag${writeClaims ? 'c' : 'p'}`);
+          const e = seriesEvent(sent, 5, `lag_${mode}`, years);
           const commodity = e.type === 'series.points.recorded' ? e.data.commodity_id : '';
           const t = performance.now();
           inflight.push(
@@ -308,6 +317,7 @@ async function main(): Promise<void> {
       sub.unsubscribe();
       const sorted = [...lags].sort((a, b) => a - b);
       lagRows.push([
+        `${shape} (${years * COMMODITIES.length} buckets)`,
         writeClaims ? 'on' : 'off',
         String(total),
         (total / publishSeconds).toFixed(0),
@@ -324,6 +334,7 @@ async function main(): Promise<void> {
     );
     printTable(
       [
+        'shape',
         'write claims',
         'published',
         'publish ev/s',

@@ -15,7 +15,7 @@ import { once } from 'node:events';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyReply } from 'fastify';
 import { MongoClient } from 'mongodb';
-import { COLLECTIONS, INDEXES } from '@cds/read-models';
+import { COLLECTIONS, INDEXES, packCotBucket, packSeriesBucket } from '@cds/read-models';
 import { buildApp, createMongoRepository, createResponseCache } from '@cds/query';
 import { catalogDoc, cotBuckets, cotDoc, dateRange, descriptorOf, seriesBuckets } from '@cds/query/testing';
 import { startMongo, uniqueName } from '@cds/testkit';
@@ -112,10 +112,12 @@ async function load(mongoUrl: string, dbName: string): Promise<void> {
     );
     await db
       .collection(COLLECTIONS.series)
-      .insertMany(seriesBuckets(SLUG, 'price', prices, { unit: 'USD/bbl' }) as never[]);
+      .insertMany(seriesBuckets(SLUG, 'price', prices, { unit: 'USD/bbl' }).map(packSeriesBucket) as never[]);
     await db
       .collection(COLLECTIONS.cot)
-      .insertMany(cotBuckets(tuesdays.map((d, i) => cotDoc(SLUG, 'legacy', d, 1 + (i % 7)))) as never[]);
+      .insertMany(
+        cotBuckets(tuesdays.map((d, i) => cotDoc(SLUG, 'legacy', d, 1 + (i % 7)))).map(packCotBucket) as never[],
+      );
     for (const [name, specs] of Object.entries(INDEXES)) {
       for (const s of specs) await db.collection(name).createIndex(s.key, { name: s.name, unique: s.unique ?? false });
     }

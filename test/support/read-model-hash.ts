@@ -4,7 +4,13 @@
 // even when their events were applied in another order, redelivered, or republished at new
 // stream positions.
 import { createHash } from 'node:crypto';
-import { COLLECTIONS, activeCollection, type ReadModelAliasDoc, type ReadModelName } from '@cds/read-models';
+import {
+  COLLECTIONS,
+  activeCollection,
+  unpackReports,
+  type ReadModelAliasDoc,
+  type ReadModelName,
+} from '@cds/read-models';
 import type { Db, Document } from 'mongodb';
 
 export const READ_MODELS: readonly ReadModelName[] = ['catalog', 'series', 'cot'];
@@ -22,7 +28,7 @@ export interface ReadModelFingerprint {
   models: Record<ReadModelName, CollectionFingerprint>;
   /** Sum of the series buckets' `count` (points stored). */
   seriesPoints: number;
-  /** COT reports stored (documents, or the entries of per-year buckets). */
+  /** COT reports stored (the entries of the per-year buckets). */
   cotReports: number;
 }
 
@@ -45,11 +51,8 @@ function content(doc: Document): Document {
 }
 
 function cotReportsIn(doc: Document): number {
-  // Per-year buckets keep their reports in an array; one-document-per-report shapes count one.
-  for (const field of ['reports', 'items', 'entries']) {
-    if (Array.isArray(doc[field])) return (doc[field] as unknown[]).length;
-  }
-  return 1;
+  // Per-year buckets keep their reports packed (or, written before packing, in an array).
+  return unpackReports(doc).length;
 }
 
 /** Fingerprints the read models of `db`, each read from the collection its alias points at. */

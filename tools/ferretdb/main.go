@@ -51,10 +51,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ferretdb: -log-level:", err)
 		os.Exit(2)
 	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	logger := slog.New(newLazyHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	slog.SetDefault(logger)
 
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: *listen},
+		Logger:    logger,
 		Handler:   "sqlite",
 		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(" + *synchronous + ")",
 	})

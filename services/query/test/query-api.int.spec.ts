@@ -1,4 +1,11 @@
-import { COLLECTIONS, INDEXES, projectedSubject, type CatalogDoc } from '@cds/read-models';
+import {
+  COLLECTIONS,
+  INDEXES,
+  packCotBucket,
+  packSeriesBucket,
+  projectedSubject,
+  type CatalogDoc,
+} from '@cds/read-models';
 import { findFreePort, getTestInfra, startMongo, uniqueName, waitUntil, type MongoHandle } from '@cds/testkit';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { MongoClient, type Db } from 'mongodb';
@@ -89,18 +96,20 @@ beforeAll(async () => {
   await db.collection(COLLECTIONS.catalog).insertMany(catalog() as never[]);
   await db
     .collection(COLLECTIONS.series)
-    .insertMany([
-      ...seriesBuckets('CRUDE_OIL_WTI', 'price', prices, { unit: 'USD/bbl' }),
-      ...seriesBuckets('CRUDE_OIL_WTI', 'stocks', stocks, { frequency: 'monthly', unit: 'kbbl' }),
-    ] as never[]);
+    .insertMany(
+      [
+        ...seriesBuckets('CRUDE_OIL_WTI', 'price', prices, { unit: 'USD/bbl' }),
+        ...seriesBuckets('CRUDE_OIL_WTI', 'stocks', stocks, { frequency: 'monthly', unit: 'kbbl' }),
+      ].map(packSeriesBucket) as never[],
+    );
   await db
     .collection(COLLECTIONS.cot)
-    .insertMany([
-      ...cotBuckets([
+    .insertMany(
+      cotBuckets([
         ...cotDates.map((d, i) => cotDoc('CRUDE_OIL_WTI', 'legacy', d, i + 1)),
         ...cotDates.map((d, i) => cotDoc('CRUDE_OIL_WTI', 'disaggregated', d, i + 1)),
-      ]),
-    ] as never[]);
+      ]).map(packCotBucket) as never[],
+    );
   for (const [name, specs] of Object.entries(INDEXES)) {
     for (const spec of specs)
       await db.collection(name).createIndex(spec.key, { name: spec.name, unique: spec.unique ?? false });

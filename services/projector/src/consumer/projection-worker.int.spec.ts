@@ -1,6 +1,6 @@
 import { DATA_STREAM, type DataEvent } from '@cds/contracts';
 import { connectMessaging, encodeJson, type Messaging } from '@cds/messaging';
-import { COLLECTIONS, projectedSubject, type CotBucketDoc, type SeriesBucketDoc } from '@cds/read-models';
+import { COLLECTIONS, projectedSubject } from '@cds/read-models';
 import { getTestInfra, startMongo, startNats, uniqueName, type MongoHandle, type NatsHandle } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
 import { pino } from 'pino';
@@ -9,6 +9,7 @@ import { createProjectorMetrics, type ProjectorMetrics } from '../metrics.ts';
 import { catalogProjection, cotProjection, seriesProjection } from '../projections/index.ts';
 import { commodityUpserted, cotRecorded, foldEvents, seriesRecorded } from '../testing/events.ts';
 import { ensureDataStream, eventually, hashCollection, publishEvents } from '../testing/harness.ts';
+import { readCotBuckets, readSeriesBucket, readSeriesBuckets } from '../testing/stored.ts';
 import { DEADLETTER_STREAM, ensureDeadletterStream, type ParkedEventDoc } from './park.ts';
 import { startProjectionWorker, type ProjectionWorker } from './projection-worker.ts';
 
@@ -92,11 +93,11 @@ describe('projection worker on real NATS and MongoDB API', () => {
       seriesProjection,
       events.map((e, i) => [e, seqs[i]!] as [DataEvent, number]),
     );
-    const bucket = await db.collection<SeriesBucketDoc>(COLLECTIONS.series).findOne({ _id: `${commodity}:price:2023` });
+    const bucket = await readSeriesBucket(db, COLLECTIONS.series, `${commodity}:price:2023`);
     const { rev: _rev, ...meta } = bucket!._meta;
     expect({ ...bucket, _meta: meta }).toEqual(expectedSeries.get(`${commodity}:price:2023`));
     expect(bucket!.count).toBe(50);
-    const cotBucket = await db.collection<CotBucketDoc>(COLLECTIONS.cot).findOne({ _id: `${commodity}:legacy:2024` });
+    const [cotBucket] = await readCotBuckets(db, COLLECTIONS.cot, { _id: `${commodity}:legacy:2024` });
     expect(cotBucket!.reports.map((r) => [r.report_date, r.open_interest])).toEqual([
       ['2024-01-02', 10],
       ['2024-01-09', 12],
@@ -161,7 +162,7 @@ describe('projection worker on real NATS and MongoDB API', () => {
     ]);
     expect(ours[2]!.payload).toBe('{not json');
     expect(metrics.of('series').parked).toBeGreaterThanOrEqual(3);
-    const bucket = await db.collection<SeriesBucketDoc>(COLLECTIONS.series).findOne({ _id: `${commodity}:price:2023` });
+    const bucket = await readSeriesBucket(db, COLLECTIONS.series, `${commodity}:price:2023`);
     expect(bucket!.points).toEqual([{ d: '2023-01-04', v: 4 }]);
     const dlq = await messaging.jsm.streams.info(DEADLETTER_STREAM);
     expect(dlq.state.messages).toBeGreaterThanOrEqual(3);
@@ -216,11 +217,7 @@ describe('projection worker on real NATS and MongoDB API', () => {
         events.map((e, i) => [e, seqs[i]!] as [DataEvent, number]),
       );
       // The stream also holds other tests' events; compare this commodity's buckets.
-      const stored = await db
-        .collection<SeriesBucketDoc>(COLLECTIONS.series)
-        .find({ commodity_id: commodity })
-        .sort({ _id: 1 })
-        .toArray();
+      const stored = await readSeriesBuckets(db, COLLECTIONS.series, { commodity_id: commodity });
       expect(stored.map(({ _meta: { rev: _r, ...meta }, ...rest }) => ({ ...rest, _meta: meta }))).toEqual(
         [...expected.values()].sort((a, b) => (a._id < b._id ? -1 : 1)),
       );

@@ -5,7 +5,7 @@ import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { ProjectorMetrics } from '../metrics.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
-import { applyEvents, type WriteClaims } from '../runner/apply-event.ts';
+import { applyEvents, createDocCache, type DocCache, type WriteClaims } from '../runner/apply-event.ts';
 import {
   createCollectionResolver,
   createWriteClaims,
@@ -97,6 +97,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   const useClaims = opts.writeClaims ?? (await needsWriteClaims(db));
   const owner = `${projection.name}:${randomUUID()}`;
   let claims: WriteClaims | undefined;
+  let cache: DocCache<D> = createDocCache<D>();
 
   const handler = async (batch: PulledMessage[]): Promise<Map<number, PoisonMessageError>> => {
     const poison = new Map<number, PoisonMessageError>();
@@ -130,8 +131,9 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
         await ensureReadModelIndexes(db, projection.name, collection.collectionName);
         indexedCollection = collection.collectionName;
         claims = useClaims ? createWriteClaims(db, collection.collectionName, owner) : undefined;
+        cache = createDocCache<D>();
       }
-      const res = await applyEvents(collection, projection, events, claims ? { claims } : {});
+      const res = await applyEvents(collection, projection, events, { cache, ...(claims ? { claims } : {}) });
       stats.events.applied += res.changedBy.size;
       stats.events.ignored += events.length - res.changedBy.size;
       stats.documents += res.written;

@@ -1,6 +1,6 @@
 import { DATA_STREAM, type DataEvent } from '@cds/contracts';
 import { connectMessaging, type Messaging } from '@cds/messaging';
-import { COLLECTIONS, type ReadModelAliasDoc, type SeriesBucketDoc } from '@cds/read-models';
+import { COLLECTIONS, type ReadModelAliasDoc } from '@cds/read-models';
 import { getTestInfra, startNats, uniqueName, type NatsHandle } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { pino } from 'pino';
@@ -12,6 +12,7 @@ import { seriesProjection } from '../projections/index.ts';
 import { readActiveCollection } from '../runner/collections.ts';
 import { commodityUpserted, seriesRecorded } from '../testing/events.ts';
 import { ensureDataStream, eventually, hashCollection, publishEvents } from '../testing/harness.ts';
+import { readSeriesBucket } from '../testing/stored.ts';
 import { rebuildProjection } from './rebuild.ts';
 
 let nats: NatsHandle;
@@ -91,7 +92,7 @@ describe('rebuild', () => {
     const rebuilt = await hashCollection(db, report.collection);
     expect(rebuilt).toEqual(await hashCollection(fresh, COLLECTIONS.series));
     expect(rebuilt.count).toBeGreaterThanOrEqual(live.count);
-    const bucket = await db.collection<SeriesBucketDoc>(report.collection).findOne({ _id: 'REBUILD_SUGAR:price:2015' });
+    const bucket = await readSeriesBucket(db, report.collection, 'REBUILD_SUGAR:price:2015');
     expect(bucket!.count).toBe(new Set(bucket!.points.map((p) => p.d)).size);
   });
 });

@@ -5,7 +5,8 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogProjection, cotProjection, seriesProjection, type CatalogState } from '../projections/index.ts';
 import { commodityUpserted, cotRecorded, foldEvents, seriesRecorded } from '../testing/events.ts';
-import { applyEvent, applyEventOnce, applyEvents } from './apply-event.ts';
+import { readCotBuckets, readSeriesBucket } from '../testing/stored.ts';
+import { applyEvent, applyEventOnce, applyEvents, createDocCache } from './apply-event.ts';
 import { createWriteClaims, ensureReadModelIndexes, needsWriteClaims } from './collections.ts';
 
 let client: MongoClient;
@@ -36,6 +37,14 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     expect(await applyEvent(coll, seriesProjection, e, 5)).toEqual({ outcome: 'ignored', written: 0, conflicts: 0 });
     expect(await coll.findOne({ _id: 'IDEM_OATS:price:2022' })).toEqual(stored);
     expect(stored!._meta).toMatchObject({ position: 5, rev: 1 });
+    // Stored packed (see PackedSeriesBucketDoc): one string, not an array of objects.
+    expect(stored).toMatchObject({
+      points_json: JSON.stringify([
+        { d: '2022-03-01', v: 1 },
+        { d: '2022-03-02', v: 2 },
+      ]),
+    });
+    expect(stored).not.toHaveProperty('points');
   });
 
   it('writes a cot batch of 1000 weekly reports into yearly buckets in one bulk upsert and replays it as a no-op', async () => {
@@ -49,7 +58,7 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     const e = cotRecorded('BULK_SOY', reports);
     const years = new Set(reports.map(([d]) => d.slice(0, 4))).size;
     expect(await applyEvent(coll, cotProjection, e, 9)).toMatchObject({ outcome: 'applied', written: years });
-    const buckets = await coll.find({ commodity_id: 'BULK_SOY' }).toArray();
+    const buckets = await readCotBuckets(db, 'cot', { commodity_id: 'BULK_SOY' });
     expect(buckets).toHaveLength(years);
     expect(buckets.reduce((n, b) => n + b.count, 0)).toBe(1000);
     expect(buckets.every((b) => b.reports.every((r) => r.report_date.startsWith(String(b.year))))).toBe(true);
@@ -76,10 +85,31 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     const second = await applyEvents(coll, seriesProjection, batch('01-05', 301), opts);
     expect(second).toMatchObject({ outcome: 'applied', written: 300, conflicts: 0 });
     expect(second.changedBy.size).toBe(300);
-    const doc = await coll.findOne({ _id: 'WIDE_C29:price:2019' }, { maxTimeMS: 5_000 });
+    const doc = await readSeriesBucket(db, 'series', 'WIDE_C29:price:2019');
     expect(doc!.points.map((p) => p.d)).toEqual(['2019-01-04', '2019-01-05']);
     expect(doc!._meta.rev).toBe(2);
   }, 60_000);
+
+  it('a writer with a stale cached document (another writer moved it on) reads it afresh and loses nothing', async () => {
+    const db = client.db(uniqueName('apply_cache'));
+    const coll = db.collection<SeriesBucketDoc>('series');
+    await ensureReadModelIndexes(db, 'series', 'series');
+    const claimsOn = await needsWriteClaims(db);
+    const cache = createDocCache<SeriesBucketDoc>();
+    const a = { cache, ...(claimsOn ? { claims: createWriteClaims(db, 'series', 'cached-a') } : {}) };
+    const b = claimsOn ? { claims: createWriteClaims(db, 'series', 'plain-b') } : {};
+    const id = 'CACHE_OATS:price:2021';
+    await applyEvent(coll, seriesProjection, seriesRecorded('CACHE_OATS', [['2021-02-01', 1]]), 1, a);
+    expect(cache.get(id)!._meta.rev).toBe(1);
+    await applyEvent(coll, seriesProjection, seriesRecorded('CACHE_OATS', [['2021-02-02', 2]]), 2, b);
+    // A folds onto its cached revision 1: the write is refused, the entry dropped, and the retry reads revision 2.
+    const third = await applyEvent(coll, seriesProjection, seriesRecorded('CACHE_OATS', [['2021-02-03', 3]]), 3, a);
+    expect(third).toMatchObject({ outcome: 'applied', written: 1, conflicts: 1 });
+    const stored = await readSeriesBucket(db, 'series', id);
+    expect(stored!.points.map((p) => p.d)).toEqual(['2021-02-01', '2021-02-02', '2021-02-03']);
+    expect(stored!._meta.rev).toBe(3);
+    expect(cache.get(id)).toEqual(stored);
+  });
 
   it('detects a concurrent write as a conflict (compare-and-set on _meta.rev) and folds again', async () => {
     const db = client.db(uniqueName('apply_cas'));
@@ -136,7 +166,7 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
       },
     ]);
     expect(raced.matchedCount).toBe(0);
-    expect((await coll.findOne({ _id: id }))!.points.map((p) => p.d)).toEqual(['2022-01-03', '2022-01-04']);
+    expect((await readSeriesBucket(db, 'series', id))!.points.map((p) => p.d)).toEqual(['2022-01-03', '2022-01-04']);
   });
 
   it('two racing replicas applying the same events in different orders converge to the in-order result', async () => {
@@ -171,7 +201,7 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     await Promise.all([replica(0)(), replica(1)()]);
     const expectedSeries = foldEvents(seriesProjection, events);
     const expectedCatalog = foldEvents(catalogProjection, events);
-    const bucket = await series.findOne({ _id: 'RACE_COPPER:price:2019' });
+    const bucket = await readSeriesBucket(db, 'series', 'RACE_COPPER:price:2019');
     expect(stripRev(bucket!)).toEqual(expectedSeries.get('RACE_COPPER:price:2019'));
     expect(stripRev((await catalog.findOne({ _id: 'RACE_COPPER' }))!)).toEqual(expectedCatalog.get('RACE_COPPER'));
     expect(bucket!.count).toBe(61);

@@ -1,5 +1,5 @@
 import type { DataEvent } from '@cds/contracts';
-import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection } from 'mongodb';
+import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
@@ -138,11 +138,46 @@ async function loadByIds<D extends ProjectedDoc>(collection: Collection<D>, ids:
   return docs.filter((d) => d !== null);
 }
 
+/**
+ * The documents one writer last read or wrote, so a busy document is not read back before every
+ * write. Safe with other writers: a stale entry fails the compare-and-set (or, under claims, the
+ * revision check) like any stale read, and is then dropped and read afresh. Least recently used
+ * entries go first.
+ */
+export interface DocCache<D> {
+  get(id: string): D | undefined;
+  set(id: string, doc: D): void;
+  delete(id: string): void;
+}
+
+export function createDocCache<D>(maxEntries = 512): DocCache<D> {
+  const docs = new Map<string, D>();
+  return {
+    get(id) {
+      const doc = docs.get(id);
+      if (doc !== undefined) {
+        docs.delete(id);
+        docs.set(id, doc);
+      }
+      return doc;
+    },
+    set(id, doc) {
+      docs.delete(id);
+      docs.set(id, doc);
+      if (docs.size > maxEntries) docs.delete(docs.keys().next().value!);
+    },
+    delete(id) {
+      docs.delete(id);
+    },
+  };
+}
+
 export async function applyEventsOnce<D extends ProjectedDoc>(
   collection: Collection<D>,
   projection: Projection<D>,
   events: readonly PositionedEvent[],
   claims?: WriteClaims,
+  cache?: DocCache<D>,
 ): Promise<BatchApplyResult> {
   const touched = new Map<string, PositionedEvent[]>();
   for (const pe of events) {
@@ -156,7 +191,19 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
   const ids = [...touched.keys()];
   if (ids.length === 0) return { outcome: 'ignored', written: 0, conflicts: 0, changedBy };
   const stored = new Map<string, D>();
-  for (const doc of await loadByIds(collection, ids, claims !== undefined)) stored.set(doc._id, doc as D);
+  const unpack = (raw: Document): D => (projection.unpack === undefined ? (raw as D) : projection.unpack(raw));
+  const pack = (doc: D): Document => (projection.pack === undefined ? doc : projection.pack(doc));
+  const missing: string[] = [];
+  for (const id of ids) {
+    const cached = cache?.get(id);
+    if (cached === undefined) missing.push(id);
+    else stored.set(id, cached);
+  }
+  for (const raw of await loadByIds(collection, missing, claims !== undefined)) {
+    const doc = unpack(raw);
+    stored.set(doc._id, doc);
+    cache?.set(doc._id, doc);
+  }
 
   const inserts: D[] = [];
   const replaces: { id: string; rev: number | undefined; doc: D }[] = [];
@@ -197,7 +244,9 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
     const revNow = new Map<string, number | undefined>(now.map((d) => [String(d._id), (d as D)._meta.rev]));
     toReplace = toReplace.filter((r) => revNow.get(r.id) === r.rev);
   }
-  const insertOps: AnyBulkWriteOperation<D>[] = inserts.map((doc) => ({ insertOne: { document: doc as never } }));
+  const insertOps: AnyBulkWriteOperation<D>[] = inserts.map((doc) => ({
+    insertOne: { document: pack(doc) as never },
+  }));
   const replaceOps: AnyBulkWriteOperation<D>[] = toReplace.map(({ id, rev, doc }) => ({
     replaceOne: {
       // Under claims (FerretDB) the claim and the check above guard the revision, and a filter on
@@ -205,7 +254,7 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
       filter: (claims !== undefined
         ? { _id: id }
         : { _id: id, '_meta.rev': rev === undefined ? { $exists: false } : rev }) as never,
-      replacement: doc,
+      replacement: pack(doc) as never,
     },
   }));
   // Under claims (FerretDB) the replaces go in commands of at most FERRETDB_UPDATES_PER_COMMAND.
@@ -238,14 +287,26 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
     }
   }
   const conflicts = wanted - written;
+  if (cache !== undefined) {
+    // All written: what we wrote is what is stored. Otherwise some of these are stale: drop them all.
+    for (const { _id: id, doc } of [
+      ...inserts.map((d) => ({ _id: d._id, doc: d })),
+      ...replaces.map((r) => ({ _id: r.id, doc: r.doc })),
+    ]) {
+      if (conflicts === 0) cache.set(id, doc);
+      else cache.delete(id);
+    }
+  }
   return { outcome: conflicts > 0 ? 'conflict' : 'applied', written, conflicts, changedBy };
 }
 
-export interface ApplyOptions {
+export interface ApplyOptions<D extends ProjectedDoc = ProjectedDoc> {
   /** Reload-and-fold rounds before giving up with ProjectionConflictError. Default 20. */
   maxAttempts?: number;
   /** Write claims for servers without an atomic conditional replace (FerretDB 1.x). */
   claims?: WriteClaims;
+  /** Documents this writer read or wrote before (see DocCache); none by default. */
+  cache?: DocCache<D>;
 }
 
 /** Thrown when compare-and-set kept failing; the consumer treats it as transient and retries in place. */
@@ -263,7 +324,7 @@ export async function applyEvent<D extends ProjectedDoc>(
   projection: Projection<D>,
   event: DataEvent,
   position: number,
-  opts: ApplyOptions = {},
+  opts: ApplyOptions<D> = {},
 ): Promise<ApplyResult> {
   const res = await applyEvents(collection, projection, [{ event, position }], opts);
   return { outcome: res.outcome, written: res.written, conflicts: res.conflicts };
@@ -274,14 +335,14 @@ export async function applyEvents<D extends ProjectedDoc>(
   collection: Collection<D>,
   projection: Projection<D>,
   events: readonly PositionedEvent[],
-  opts: ApplyOptions = {},
+  opts: ApplyOptions<D> = {},
 ): Promise<BatchApplyResult> {
   const maxAttempts = opts.maxAttempts ?? 20;
   let conflicts = 0;
   let written = 0;
   const changedBy = new Set<number>();
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const res = await applyEventsOnce(collection, projection, events, opts.claims);
+    const res = await applyEventsOnce(collection, projection, events, opts.claims, opts.cache);
     conflicts += res.conflicts;
     written += res.written;
     if (res.outcome !== 'conflict') {

@@ -5,14 +5,18 @@ import {
   cotBucketId,
   seriesBucketId,
   type CatalogDoc,
-  type CotBucketDoc,
   type CotDoc,
   type ReadModelAliasDoc,
+  type PackedCotBucketDoc,
+  type PackedSeriesBucketDoc,
   type ReadModelName,
-  type SeriesBucketDoc,
+  type StoredCotReport,
+  type StoredPoint,
+  unpackPoints,
+  unpackReports,
 } from '@cds/read-models';
 import type { SeriesType } from '@cds/contracts';
-import type { Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import type { CatalogPageQuery, CotPageQuery, Page, ReadModelRepository, SeriesBucket } from './repository.ts';
 import { matchesSearch } from './search.ts';
 
@@ -55,6 +59,20 @@ export function createMongoRepository(opts: MongoRepositoryOptions): ReadModelRe
     return resolved;
   }
 
+  /** One series bucket's year, unit and points by `_id`, or null. */
+  async function readSeriesBucket(coll: Collection<PackedSeriesBucketDoc>, id: string): Promise<SeriesBucket | null> {
+    const stored = await coll.findOne<{ year: number; unit?: string; points_json?: string; points?: StoredPoint[] }>(
+      { _id: id },
+      { projection: { _id: 0, year: 1, unit: 1, points_json: 1, points: 1 }, maxTimeMS: maxTimeMs },
+    );
+    if (stored === null) return null;
+    return {
+      year: stored.year,
+      ...(stored.unit === undefined ? {} : { unit: stored.unit }),
+      points: unpackPoints(stored),
+    };
+  }
+
   return {
     async listCommodities(q: CatalogPageQuery): Promise<Page<CatalogDoc>> {
       const coll = db.collection<CatalogDoc>(await collection('catalog'));
@@ -77,15 +95,8 @@ export function createMongoRepository(opts: MongoRepositoryOptions): ReadModelRe
 
     async getSeriesBuckets(commodityId: string, type: SeriesType, years: readonly number[]): Promise<SeriesBucket[]> {
       if (years.length === 0) return [];
-      const coll = db.collection<SeriesBucketDoc>(await collection('series'));
-      const found = await Promise.all(
-        years.map((y) =>
-          coll.findOne<SeriesBucket>(
-            { _id: seriesBucketId(commodityId, type, y) },
-            { projection: { _id: 0, year: 1, unit: 1, points: 1 }, maxTimeMS: maxTimeMs },
-          ),
-        ),
-      );
+      const coll = db.collection<PackedSeriesBucketDoc>(await collection('series'));
+      const found = await Promise.all(years.map((y) => readSeriesBucket(coll, seriesBucketId(commodityId, type, y))));
       return found.filter((b): b is SeriesBucket => b !== null);
     },
 
@@ -96,14 +107,11 @@ export function createMongoRepository(opts: MongoRepositoryOptions): ReadModelRe
       count: number,
       firstYear: number,
     ) {
-      const coll = db.collection<SeriesBucketDoc>(await collection('series'));
+      const coll = db.collection<PackedSeriesBucketDoc>(await collection('series'));
       const out: SeriesBucket[] = [];
       // Walk back year by year (by _id) to the series' first year: gaps cost one lookup a year.
       for (let y = year - 1; y >= firstYear && out.length < count; y -= 1) {
-        const bucket = await coll.findOne<SeriesBucket>(
-          { _id: seriesBucketId(commodityId, type, y) },
-          { projection: { _id: 0, year: 1, unit: 1, points: 1 }, maxTimeMS: maxTimeMs },
-        );
+        const bucket = await readSeriesBucket(coll, seriesBucketId(commodityId, type, y));
         if (bucket !== null && bucket.points.length > 0) out.push(bucket);
       }
       return out;
@@ -113,20 +121,20 @@ export function createMongoRepository(opts: MongoRepositoryOptions): ReadModelRe
       const from = q.startDate !== undefined && q.startDate > q.firstDate ? q.startDate : q.firstDate;
       const to = q.endDate !== undefined && q.endDate < q.lastDate ? q.endDate : q.lastDate;
       if (from > to) return { total: 0, items: [] };
-      const coll = db.collection<CotBucketDoc>(await collection('cot'));
+      const coll = db.collection<PackedCotBucketDoc & { reports?: StoredCotReport[] }>(await collection('cot'));
       const years: number[] = [];
       for (let y = Number(from.slice(0, 4)); y <= Number(to.slice(0, 4)); y += 1) years.push(y);
       const buckets = await Promise.all(
         years.map((y) =>
           coll.findOne(
             { _id: cotBucketId(q.commodityId, q.format, y) },
-            { projection: { reports: 1 }, maxTimeMS: maxTimeMs },
+            { projection: { reports_json: 1, reports: 1 }, maxTimeMS: maxTimeMs },
           ),
         ),
       );
       const reports: CotDoc[] = [];
       for (const bucket of buckets) {
-        for (const r of bucket?.reports ?? []) {
+        for (const r of bucket === null ? [] : unpackReports(bucket)) {
           if (r.report_date >= from && r.report_date <= to) {
             reports.push({ ...r, commodity_id: q.commodityId, format: q.format });
           }

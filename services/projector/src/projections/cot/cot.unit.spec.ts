@@ -41,7 +41,7 @@ describe('cot projection', () => {
           },
         },
       ],
-      _meta: { position: 3, version: 2, parts: { '2024-01-02': 3, '2024-01-09': 3 } },
+      _meta: { position: 3, version: 3, parts: { '2024-01-02': 3, '2024-01-09': 3 } },
     });
     expect(docs.get('GOLD:legacy:2023')!.reports.map((r) => r.report_date)).toEqual(['2023-12-26']);
   });

@@ -1,5 +1,13 @@
 import type { CotReportsBatch, DataEvent } from '@cds/contracts';
-import { cotBucketId, type CotBucketDoc, type StoredCotReport, type StoredGroup } from '@cds/read-models';
+import {
+  cotBucketId,
+  packCotBucket,
+  unpackCotBucket,
+  type CotBucketDoc,
+  type PackedCotBucketDoc,
+  type StoredCotReport,
+  type StoredGroup,
+} from '@cds/read-models';
 import { commodityOf, nextMeta, type Projection } from '../types.ts';
 
 type Report = CotReportsBatch['reports'][number];
@@ -45,7 +53,8 @@ function toStored(format: CotBucketDoc['format'], report: Report): StoredCotRepo
  */
 export const cotProjection: Projection<CotBucketDoc> = {
   name: 'cot',
-  version: 2,
+  // 3: reports and parts packed as JSON text.
+  version: 3,
   handles: ['cot.reports.recorded'],
   filterSubject: 'cds.data.cot.>',
   keyOf(event) {
@@ -66,7 +75,7 @@ export const cotProjection: Projection<CotBucketDoc> = {
       last_date: '',
       count: 0,
       reports: [],
-      _meta: { position: 0, version: 2, parts: {} },
+      _meta: { position: 0, version: 3, parts: {} },
     };
   },
   evolve(doc, event: DataEvent, position) {
@@ -99,4 +108,6 @@ export const cotProjection: Projection<CotBucketDoc> = {
       _meta: nextMeta(doc._meta, cotProjection.version, position, parts),
     };
   },
+  pack: packCotBucket,
+  unpack: (stored) => unpackCotBucket(stored as PackedCotBucketDoc),
 };

@@ -1,5 +1,12 @@
 import type { DataEvent, SeriesPointRecord } from '@cds/contracts';
-import { seriesBucketId, type SeriesBucketDoc, type StoredPoint } from '@cds/read-models';
+import {
+  packSeriesBucket,
+  seriesBucketId,
+  unpackSeriesBucket,
+  type PackedSeriesBucketDoc,
+  type SeriesBucketDoc,
+  type StoredPoint,
+} from '@cds/read-models';
 import { commodityOf, nextMeta, type Projection } from '../types.ts';
 
 /** Part key of the bucket attributes (frequency, unit); point parts are keyed by date. */
@@ -26,7 +33,8 @@ function toStored(p: SeriesPointRecord): StoredPoint {
  */
 export const seriesProjection: Projection<SeriesBucketDoc> = {
   name: 'series',
-  version: 1,
+  // 2: points and parts packed as JSON text.
+  version: 2,
   handles: ['series.points.recorded'],
   filterSubject: 'cds.data.series.>',
   keyOf(event) {
@@ -48,7 +56,7 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
       last_date: '',
       count: 0,
       points: [],
-      _meta: { position: 0, version: 1, parts: {} },
+      _meta: { position: 0, version: 2, parts: {} },
     };
   },
   evolve(doc, event: DataEvent, position) {
@@ -87,4 +95,6 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
     if (unit !== undefined) next.unit = unit;
     return next;
   },
+  pack: packSeriesBucket,
+  unpack: (stored) => unpackSeriesBucket(stored as PackedSeriesBucketDoc),
 };

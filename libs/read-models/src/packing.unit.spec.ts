@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  packCotBucket,
+  packSeriesBucket,
+  unpackCotBucket,
+  unpackPoints,
+  unpackReports,
+  unpackSeriesBucket,
+  type CotBucketDoc,
+  type SeriesBucketDoc,
+} from './index.ts';
+
+const series: SeriesBucketDoc = {
+  _id: 'GOLD:price:2024',
+  commodity_id: 'GOLD',
+  type: 'price',
+  year: 2024,
+  frequency: 'daily',
+  unit: 'USD/ozt',
+  first_date: '2024-01-02',
+  last_date: '2024-01-03',
+  count: 2,
+  points: [
+    { d: '2024-01-02', v: 2050.5, o: 2040, h: 2060, l: 2035, c: 2050.5, vol: 1200 },
+    { d: '2024-01-03', v: -0.25 },
+  ],
+  _meta: { position: 7, version: 2, rev: 3, parts: { '2024-01-03': 7, attrs: 5, '2024-01-02': 5 } },
+};
+
+const cot: CotBucketDoc = {
+  _id: 'GOLD:legacy:2024',
+  commodity_id: 'GOLD',
+  format: 'legacy',
+  year: 2024,
+  first_date: '2024-01-02',
+  last_date: '2024-01-02',
+  count: 1,
+  reports: [
+    {
+      report_date: '2024-01-02',
+      exchange: 'CMX',
+      open_interest: 500_000,
+      groups: { commercial: { long: 1, short: 2 }, non_commercial: { long: 3, short: 4, spreading: 5 } },
+    },
+  ],
+  _meta: { position: 9, version: 3 },
+};
+
+describe('bucket packing', () => {
+  it('packs a series bucket into plain fields plus JSON text, and unpacks it to an equal bucket', () => {
+    const packed = packSeriesBucket(series);
+    expect(packed).not.toHaveProperty('points');
+    expect(typeof packed.points_json).toBe('string');
+    expect(packed._meta).toEqual({ position: 7, version: 2, rev: 3, parts_json: expect.any(String) as string });
+    expect(packed.year).toBe(2024);
+    expect(unpackSeriesBucket(packed)).toEqual(series);
+  });
+
+  it('packs equal parts to the same text whatever order their keys were written in', () => {
+    const reordered = { ...series, _meta: { ...series._meta, parts: { attrs: 5, '2024-01-02': 5, '2024-01-03': 7 } } };
+    expect(packSeriesBucket(reordered)._meta.parts_json).toBe(packSeriesBucket(series)._meta.parts_json);
+    expect(packSeriesBucket(series)._meta.parts_json).toBe('{"2024-01-02":5,"2024-01-03":7,"attrs":5}');
+  });
+
+  it('round-trips a COT bucket; a bucket without parts packs without parts_json', () => {
+    const packed = packCotBucket(cot);
+    expect(packed).not.toHaveProperty('reports');
+    expect(packed._meta).toEqual({ position: 9, version: 3 });
+    expect(unpackCotBucket(packed)).toEqual(cot);
+  });
+
+  it('reads a bucket written before packing (plain arrays) as it is, and an empty one as empty', () => {
+    expect(unpackPoints({ points: series.points })).toEqual(series.points);
+    expect(unpackReports({ reports: cot.reports })).toEqual(cot.reports);
+    expect(unpackPoints({})).toEqual([]);
+    expect(unpackReports({ reports_json: '[]' })).toEqual([]);
+    const legacy = { ...packSeriesBucket(series), points_json: undefined, points: series.points };
+    expect(unpackSeriesBucket(legacy as never).points).toEqual(series.points);
+  });
+});

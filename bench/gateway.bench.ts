@@ -6,7 +6,8 @@
 //   3. revocation propagation: from publishing key.revoked to the first 401 on each of 3 replicas.
 //
 //   node bench/gateway.bench.ts       (root script: npm run bench:gateway)
-//   BENCH_DURATION_S=3 BENCH_CONNECTIONS=32 BENCH_ROUNDS=4 BENCH_REVOCATIONS=30 (the defaults)
+//   BENCH_DURATION_S=3 BENCH_CONNECTIONS=32 BENCH_ROUNDS=4 BENCH_REVOCATIONS=30 (the defaults);
+//   BENCH_GATEWAY_NODE_ARGS adds Node flags to the gateways (for example --cpu-prof).
 //
 // Every server runs in its own process (the gateways as the real services/gateway/src/main.ts), the
 // load generator in this one. Targets alternate back to back each round (order rotated), and the
@@ -115,10 +116,16 @@ async function forkRole(args: string[]): Promise<number> {
 
 async function spawnGateway(env: Record<string, string>): Promise<number> {
   const port = await findFreePort();
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'services/gateway/src/main.ts'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  // BENCH_GATEWAY_NODE_ARGS: extra Node flags for the gateways, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const extra = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(
+    process.execPath,
+    [...extra, '--disable-warning=ExperimentalWarning', 'services/gateway/src/main.ts'],
+    {
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   children.push(child);
   const deadline = Date.now() + 60_000;
   for (;;) {

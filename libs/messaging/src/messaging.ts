@@ -6,6 +6,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connectNats, type NatsConnectOptions } from './connection.ts';
 import {
   ensureConsumer,
@@ -26,9 +27,16 @@ export interface Messaging {
   ensureConsumer(spec: ConsumerSpec): Promise<ConsumerInfo>;
   publish(subject: string, payload: unknown, opts: PublishOptions): Promise<PublishResult>;
   consume(opts: ConsumeOptions): Promise<RunningConsumer>;
-  /** Drains subscriptions and pending publishes, then closes the connection. */
+  /**
+   * Drains subscriptions and pending publishes, then closes the connection. The drain waits on the
+   * server, so it is bounded (`DRAIN_TIMEOUT_MS`): past that the connection is closed as it is, and
+   * a half-dead connection (for example just after a NATS restart) cannot hang a shutdown.
+   */
   close(): Promise<void>;
 }
+
+/** Longest wait for `close()` to drain before it closes the connection regardless. */
+export const DRAIN_TIMEOUT_MS = 5_000;
 
 /** Wraps an open connection; the caller keeps ownership of `nc` unless it calls `close()`. */
 export async function createMessaging(nc: NatsConnection): Promise<Messaging> {
@@ -43,7 +51,18 @@ export async function createMessaging(nc: NatsConnection): Promise<Messaging> {
     publish: (subject, payload, opts) => publishJson(js, subject, payload, opts),
     consume: (opts) => startConsumer({ nc, js }, opts),
     close: async () => {
-      if (!nc.isClosed()) await nc.drain();
+      if (nc.isClosed()) return;
+      const drained = nc.drain().then(
+        () => true,
+        () => false,
+      );
+      const timer = new AbortController();
+      const inTime = await Promise.race([
+        drained,
+        sleep(DRAIN_TIMEOUT_MS, false, { signal: timer.signal }).catch(() => false),
+      ]);
+      timer.abort();
+      if (!inTime && !nc.isClosed()) await nc.close().catch(() => undefined);
     },
   };
 }

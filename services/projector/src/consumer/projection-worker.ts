@@ -184,6 +184,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
       log.warn({ err, from: batch[0]?.seq, to: batch.at(-1)?.seq, attempt }, 'transient failure; retrying in place');
     },
     onPoison,
+    onReopen: (reason) => log.warn({ reason }, 'reopening the pull'),
   });
   const done = consumer.done.finally(() => {
     isRunning = false;

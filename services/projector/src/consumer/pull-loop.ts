@@ -38,6 +38,13 @@ export interface PullLoopOptions {
   maxBatch?: number;
   ackWaitMs: number;
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
+  /**
+   * How long the loop may wait for a message, idle, before it asks the server whether its pull
+   * request is still there (see `startPullLoop`). Default 10 s.
+   */
+  stallCheckMs?: number;
+  /** Where the loop reports reopening its pull. */
+  onReopen?: (reason: string) => void;
 }
 
 export interface RunningPullLoop {
@@ -72,8 +79,10 @@ export async function startPullLoop(
   opts: PullLoopOptions,
 ): Promise<RunningPullLoop> {
   const consumer = await clients.js.consumers.get(opts.stream, opts.durable);
-  const messages = await consumer.consume({ max_messages: opts.batchSize ?? 256 });
-  const iterator = messages[Symbol.asyncIterator]();
+  const open = () => consumer.consume({ max_messages: opts.batchSize ?? 256 });
+  let messages = await open();
+  let iterator = messages[Symbol.asyncIterator]();
+  const stallCheckMs = opts.stallCheckMs ?? 10_000;
   const maxBatch = opts.maxBatch ?? 256;
   const heartbeatMs = Math.max(100, Math.floor(opts.ackWaitMs / 3));
   const initialDelayMs = opts.retry?.initialDelayMs ?? 100;
@@ -91,11 +100,65 @@ export async function startPullLoop(
     }
   };
 
+  /**
+   * Replaces the pull. A pull request lives on the server: after NATS is killed and restarted the
+   * client's iterator may end, or wait forever on a request the new server never saw (unacked
+   * messages are then never redelivered either, as redelivery needs a waiting pull).
+   */
+  const reopen = async (reason: string): Promise<void> => {
+    opts.onReopen?.(reason);
+    const old = messages;
+    inflight?.catch(() => undefined);
+    inflight = undefined;
+    void Promise.race([old.close().catch(() => undefined), sleep(2_000)]);
+    for (let attempt = 0; !stopping.signal.aborted; attempt++) {
+      try {
+        messages = await open();
+        iterator = messages[Symbol.asyncIterator]();
+        return;
+      } catch {
+        await sleep(Math.min(5_000, 200 * 2 ** attempt), undefined, { signal: stopping.signal }).catch(() => undefined);
+      }
+    }
+  };
+
+  /**
+   * Waits for the next message. Idle longer than `stallCheckMs`, it asks the server about the
+   * consumer: no pull request waiting there on two checks in a row means ours is gone, so the pull
+   * is reopened (a request about to expire is re-issued at once, so one check could be unlucky).
+   */
+  const nextMessage = async (): Promise<IteratorResult<JsMsg>> => {
+    let strikes = 0;
+    for (;;) {
+      inflight ??= iterator.next();
+      const idle = new AbortController();
+      const r = await Promise.race([
+        inflight,
+        sleep(stallCheckMs, 'idle' as const, { signal: idle.signal }).catch(() => 'idle' as const),
+      ]);
+      idle.abort();
+      if (r !== 'idle') {
+        inflight = undefined;
+        if (r.done !== true || stopping.signal.aborted) return r;
+        await reopen('the consumer iterator ended');
+        continue;
+      }
+      if (stopping.signal.aborted) return { done: true, value: undefined };
+      const waiting = await consumer
+        .info()
+        .then((i) => i.num_waiting)
+        .catch(() => undefined);
+      strikes = waiting === 0 ? strikes + 1 : 0;
+      if (strikes >= 2) {
+        strikes = 0;
+        await reopen('no pull request of ours is waiting on the server');
+      }
+    }
+  };
+
   // The next batch: waits for one message, then takes whatever else is already buffered.
   const nextBatch = async (): Promise<JsMsg[] | undefined> => {
-    inflight ??= iterator.next();
-    const first = await inflight;
-    inflight = undefined;
+    const first = await nextMessage();
     if (first.done === true) return undefined;
     const batch = [first.value];
     while (batch.length < maxBatch) {

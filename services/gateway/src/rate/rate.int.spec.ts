@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFailoverRateLimiter } from './failover-limiter.ts';
 import { createMemoryRateLimiter } from './memory-limiter.ts';
-import { createRedisRateLimiter, rateKey } from './redis-limiter.ts';
+import { MAX_RATE_BATCH, createRedisRateLimiter, rateKey } from './redis-limiter.ts';
 
 // Each file gets its own Redis server, so killing it cannot disturb other specs.
 let server: ServerHandle;
@@ -50,6 +50,31 @@ describe('Redis rate windows', () => {
     expect(stored).toBe('100');
     // Each admitted request saw a distinct count.
     expect(new Set(admitted.map((d) => d.minute.remaining)).size).toBe(100);
+  });
+
+  it('decides a batch of one event-loop turn in arrival order per account, and batches beyond MAX_RATE_BATCH', async () => {
+    const r = connect();
+    await ready(r);
+    const limiter = createRedisRateLimiter(r, { keyPrefix: 'batch:' });
+    // All taken in one turn: they share script calls.
+    const mixed = await Promise.all([
+      limiter.take('acc_a', { perMinute: 2, perDay: 100 }),
+      limiter.take('acc_b', { perMinute: 1, perDay: 100 }),
+      limiter.take('acc_a', { perMinute: 2, perDay: 100 }),
+      limiter.take('acc_b', { perMinute: 1, perDay: 100 }),
+      limiter.take('acc_a', { perMinute: 2, perDay: 100 }),
+    ]);
+    expect(mixed.map((d) => d.admitted)).toEqual([true, true, true, false, false]);
+    expect(mixed.map((d) => d.minute.remaining)).toEqual([1, 0, 0, 0, 0]);
+    expect(mixed.map((d) => d.refusedBy)).toEqual([undefined, undefined, undefined, 'minute', 'minute']);
+    const many = await Promise.all(
+      Array.from({ length: MAX_RATE_BATCH * 2 + 7 }, (_, i) =>
+        limiter.take(`acc_many_${i % 300}`, { perMinute: 2, perDay: 10 }),
+      ),
+    );
+    // 300 accounts, each asked once or twice (limit 2): every request admitted, counts 1 then 2.
+    expect(many.every((d) => d.admitted && d.source === 'redis')).toBe(true);
+    expect(many.filter((d) => d.minute.remaining === 0)).toHaveLength(MAX_RATE_BATCH * 2 + 7 - 300);
   });
 
   it('takes window boundaries from the Redis clock, and the day window binds when it has fewer left', async () => {

@@ -39,7 +39,8 @@ try {
   const follower = await followKeyStream({ nc: messaging.nc, table, logger });
 
   const redis = new Redis(config.REDIS_URL, {
-    enableAutoPipelining: true,
+    // The rate limiter batches one event-loop turn into one command itself (redis-limiter.ts).
+    enableAutoPipelining: false,
     enableOfflineQueue: false,
     commandTimeout: config.REDIS_TIMEOUT_MS,
     maxRetriesPerRequest: 0,

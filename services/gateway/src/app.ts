@@ -122,11 +122,20 @@ function todayUtc(nowMs: number): string {
  * Sends a cached body without copying it (a year of daily points is ~30 KB): the bytes before the
  * request id, then the id and the closing bytes, as two writes that Node sends in one `writev`
  * (it corks the socket on the first write). The reply is hijacked for that, so the headers set so
- * far are written here; `onResponse` hooks still run (Fastify runs them on the response's finish).
+ * far, and `headers` (the security, API and rate headers), are written here; `onResponse` hooks
+ * still run (Fastify runs them on the response's finish).
  */
-function sendCached(request: FastifyRequest, reply: FastifyReply, body: CachedBody, requestId: string): void {
+function sendCached(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: CachedBody,
+  headers: Record<string, string>,
+): void {
+  const requestId = String(request.id);
   const idBytes = Buffer.byteLength(requestId, 'latin1');
-  const headers = reply.getHeaders();
+  // Anything set on the reply so far (none on this path, normally) still goes out.
+  Object.assign(headers, reply.getHeaders());
+  headers['x-request-id'] = requestId;
   headers['content-type'] = JSON_TYPE;
   headers['content-length'] = String(body.prefix.length + idBytes + body.suffix.length);
   reply.hijack();
@@ -229,9 +238,15 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     reply.header('connection', 'close');
   };
 
-  app.addHook('onRequest', (request, reply, done) => {
+  // The security headers and the request id go on every answer Fastify sends (errors included);
+  // a cached answer written directly (sendCached) carries them itself.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.headers(securityHeaders);
     reply.header('x-request-id', request.id);
+    done(null, payload);
+  });
+
+  app.addHook('onRequest', (request, reply, done) => {
     if (closing.has(request.raw.socket)) {
       reply.header('connection', 'close');
       done(new ApiError('invalid_parameter', 'The connection is closing after a refused request.'));
@@ -300,7 +315,6 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   /** Authentication, then the rate windows, then plan rules and the slug; then forward to query. */
   const handle = (route: (typeof ROUTES)[number]) =>
     async function apiHandler(request: FastifyRequest, reply: FastifyReply) {
-      reply.headers(API_HEADERS);
       const now = deps.nowMs();
 
       const extracted = extractKey(request.headers, request.raw.rawHeaders, request.query);
@@ -308,6 +322,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       const wellFormed = extracted.ok && API_KEY_PATTERN.test(extracted.key);
       const principal = wellFormed ? deps.keys.lookup(extracted.key) : undefined;
       if (principal === undefined) {
+        reply.headers(API_HEADERS);
         const wait = failedAuth.blockedFor(request.ip, now);
         metrics?.authFailures.add([String(wait > 0)]);
         if (wait > 0) {
@@ -329,15 +344,24 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
 
       const decision = await deps.rateLimiter.take(principal.accountId, PLANS[principal.plan]);
       metrics?.rateDecisions.add([decision.admitted ? 'admitted' : 'refused', decision.source]);
-      reply.headers(rateLimitHeaders(decision.minute, decision.day, decision.now));
-      if (!decision.admitted) throw new RateLimitedError(decision.refusedBy ?? 'minute', decision.retryAfter);
+      const rateHeaders = rateLimitHeaders(decision.minute, decision.day, decision.now);
+      // Every answer but a cached one (which writes its headers itself) gets them on the reply.
+      const withHeaders = () => reply.headers(API_HEADERS).headers(rateHeaders);
+      if (!decision.admitted) {
+        withHeaders();
+        throw new RateLimitedError(decision.refusedBy ?? 'minute', decision.retryAfter);
+      }
 
       const query = request.query as Record<string, unknown>;
       const refusal = checkPlan(principal.plan, route.name, query, todayUtc(now));
-      if (refusal !== undefined) throw refusal;
+      if (refusal !== undefined) {
+        withHeaders();
+        throw refusal;
+      }
 
       const slug = (request.params as { slug?: string }).slug ?? '';
       if (route.name !== 'list' && (slug.length > MAX_SLUG_LENGTH || !COMMODITY_ID_PATTERN.test(slug))) {
+        withHeaders();
         throw new InvalidParameterError(
           'slug',
           "invalid 'slug': must be a commodity id in UPPER_SNAKE_CASE, for example GOLD",
@@ -352,10 +376,11 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
         const hit = cache.lookupAlias(path, day);
         if (hit !== undefined) {
           metrics?.cache.add(['hit']);
-          sendCached(request, reply, hit, requestId);
+          sendCached(request, reply, hit, { ...securityHeaders, ...API_HEADERS, ...rateHeaders });
           return reply;
         }
       }
+      withHeaders();
       const epoch = cache?.epoch() ?? 0;
 
       let upstream;

@@ -1,3 +1,4 @@
 export * from './errors.ts';
 export * from './error-handler.ts';
 export * from './request-id.ts';
+export * from './lazy-child-logger.ts';

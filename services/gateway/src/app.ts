@@ -16,6 +16,7 @@ import {
   ServiceUnavailableError,
   UnauthorizedError,
   createRequestIdGenerator,
+  lazyChildLoggerFactory,
   registerErrorHandling,
   registerReadOnlyRoutes,
   sendApiError,
@@ -180,6 +181,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
 
   const app = Fastify({
     loggerInstance: deps.logger,
+    childLoggerFactory: lazyChildLoggerFactory,
     genReqId: nextId,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     trustProxy: (_address: string, hop: number) => hop < (deps.trustProxyHops ?? 0),

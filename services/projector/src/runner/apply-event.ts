@@ -289,12 +289,9 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
   const conflicts = wanted - written;
   if (cache !== undefined) {
     // All written: what we wrote is what is stored. Otherwise some of these are stale: drop them all.
-    for (const { _id: id, doc } of [
-      ...inserts.map((d) => ({ _id: d._id, doc: d })),
-      ...replaces.map((r) => ({ _id: r.id, doc: r.doc })),
-    ]) {
-      if (conflicts === 0) cache.set(id, doc);
-      else cache.delete(id);
+    for (const doc of [...inserts, ...replaces.map((r) => r.doc)]) {
+      if (conflicts === 0) cache.set(doc._id, doc);
+      else cache.delete(doc._id);
     }
   }
   return { outcome: conflicts > 0 ? 'conflict' : 'applied', written, conflicts, changedBy };

@@ -1,37 +1,32 @@
 import { DATA_STREAM, type DataEvent } from '@cds/contracts';
-import { connectMessaging, encodeJson, type Messaging } from '@cds/messaging';
+import { encodeJson, type Messaging } from '@cds/messaging';
 import { COLLECTIONS, projectedSubject } from '@cds/read-models';
-import { getTestInfra, startMongo, startNats, uniqueName, type MongoHandle, type NatsHandle } from '@cds/testkit';
+import { startMongo, uniqueName, type MongoHandle } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProjectorMetrics, type ProjectorMetrics } from '../metrics.ts';
 import { catalogProjection, cotProjection, seriesProjection } from '../projections/index.ts';
 import { commodityUpserted, cotRecorded, foldEvents, seriesRecorded } from '../testing/events.ts';
-import { ensureDataStream, eventually, hashCollection, publishEvents } from '../testing/harness.ts';
+import { eventually, hashCollection, publishEvents, startSpecServers } from '../testing/harness.ts';
 import { readCotBuckets, readSeriesBucket, readSeriesBuckets } from '../testing/stored.ts';
-import { DEADLETTER_STREAM, ensureDeadletterStream, type ParkedEventDoc } from './park.ts';
+import { DEADLETTER_STREAM, type ParkedEventDoc } from './park.ts';
 import { startProjectionWorker, type ProjectionWorker } from './projection-worker.ts';
 
 // A private NATS server: the projections' subjects (cds.data.>) must not collide with other spec
 // files' streams on the shared server.
-let nats: NatsHandle;
+let servers: Awaited<ReturnType<typeof startSpecServers>>;
 let messaging: Messaging;
 let mongo: MongoClient;
 const logger = pino({ level: 'silent' });
 
 beforeAll(async () => {
-  nats = await startNats();
-  messaging = await connectMessaging({ servers: nats.url, name: 'projector-worker-spec' });
-  await ensureDataStream(messaging);
-  await ensureDeadletterStream(messaging);
-  mongo = await new MongoClient(getTestInfra().mongoUrl).connect();
+  servers = await startSpecServers('projector-worker-spec');
+  ({ messaging, mongo } = servers);
 });
 
 afterAll(async () => {
-  await messaging?.close();
-  await mongo?.close();
-  await nats?.stop();
+  await servers?.stop();
 });
 
 function depsFor(db: Db, metrics: ProjectorMetrics = createProjectorMetrics()) {

@@ -1,37 +1,31 @@
 import { DATA_STREAM, type DataEvent } from '@cds/contracts';
-import { connectMessaging, type Messaging } from '@cds/messaging';
+import type { Messaging } from '@cds/messaging';
 import { COLLECTIONS, type ReadModelAliasDoc } from '@cds/read-models';
-import { getTestInfra, startNats, uniqueName, type NatsHandle } from '@cds/testkit';
-import { MongoClient } from 'mongodb';
+import { uniqueName } from '@cds/testkit';
+import type { MongoClient } from 'mongodb';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDeadletterStream } from '../consumer/park.ts';
 import { startProjectionWorker } from '../consumer/projection-worker.ts';
 import { createProjectorMetrics } from '../metrics.ts';
 import { seriesProjection } from '../projections/index.ts';
 import { readActiveCollection } from '../runner/collections.ts';
 import { commodityUpserted, seriesRecorded } from '../testing/events.ts';
-import { ensureDataStream, eventually, hashCollection, publishEvents } from '../testing/harness.ts';
+import { eventually, hashCollection, publishEvents, startSpecServers } from '../testing/harness.ts';
 import { readSeriesBucket } from '../testing/stored.ts';
 import { rebuildProjection } from './rebuild.ts';
 
-let nats: NatsHandle;
+let servers: Awaited<ReturnType<typeof startSpecServers>>;
 let messaging: Messaging;
 let mongo: MongoClient;
 const logger = pino({ level: process.env.SPEC_LOG ?? 'silent' });
 
 beforeAll(async () => {
-  nats = await startNats();
-  messaging = await connectMessaging({ servers: nats.url, name: 'projector-rebuild-spec' });
-  await ensureDataStream(messaging);
-  await ensureDeadletterStream(messaging);
-  mongo = await new MongoClient(getTestInfra().mongoUrl).connect();
+  servers = await startSpecServers('projector-rebuild-spec');
+  ({ messaging, mongo } = servers);
 });
 
 afterAll(async () => {
-  await messaging?.close();
-  await mongo?.close();
-  await nats?.stop();
+  await servers?.stop();
 });
 
 function batch(i: number): DataEvent {

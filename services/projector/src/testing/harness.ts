@@ -1,6 +1,8 @@
 import { DATA_STREAM, DATA_SUBJECTS, subjectFor, type DataEvent } from '@cds/contracts';
-import type { Messaging } from '@cds/messaging';
-import type { Db } from 'mongodb';
+import { connectMessaging, type Messaging } from '@cds/messaging';
+import { getTestInfra, startNats } from '@cds/testkit';
+import { MongoClient, type Db } from 'mongodb';
+import { ensureDeadletterStream } from '../consumer/park.ts';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -12,6 +14,32 @@ export async function ensureDataStream(messaging: Messaging): Promise<void> {
     replicas: 1,
     duplicateWindowMs: 120_000,
   });
+}
+
+/**
+ * What a projector spec runs against: its own NATS server (with the data and dead-letter
+ * streams), so it can read its stream from sequence 1, and a client of the shared MongoDB API
+ * server. `stop()` closes both.
+ */
+export async function startSpecServers(name: string): Promise<{
+  messaging: Messaging;
+  mongo: MongoClient;
+  stop(): Promise<void>;
+}> {
+  const nats = await startNats();
+  const messaging = await connectMessaging({ servers: nats.url, name });
+  await ensureDataStream(messaging);
+  await ensureDeadletterStream(messaging);
+  const mongo = await new MongoClient(getTestInfra().mongoUrl).connect();
+  return {
+    messaging,
+    mongo,
+    stop: async () => {
+      await messaging.close();
+      await mongo.close();
+      await nats.stop();
+    },
+  };
 }
 
 /** Publishes events in order; returns their stream sequences. */

@@ -199,6 +199,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     http: { requireHostHeader: false, connectionsCheckingInterval: 1_000 },
     // Fastify answers a path with bad percent-encoding (`%ZZ`, `%C0%AE`) or an over-long path
     // parameter itself, outside the error handler: answer both in the contract shape.
+    // These answers skip the onSend hook, so they set the security headers and request id here.
     frameworkErrors(error, request, reply) {
       reply.headers(securityHeaders);
       reply.header('x-request-id', request.id);

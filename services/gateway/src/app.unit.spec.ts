@@ -361,6 +361,8 @@ describe('routing and failures', () => {
     for (const res of [
       await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) }),
       await h.app.inject('/nope'),
+      // Fastify's own refusal of a badly encoded path (frameworkErrors).
+      await h.app.inject({ url: '/api/v1/commodities/%ZZ', headers: bearer(KEYS.business) }),
     ]) {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['x-frame-options']).toBe('DENY');
@@ -423,6 +425,17 @@ describe('response cache', () => {
       meta: { ...first.json().meta, request_id: '' },
     });
     expect(second.headers['x-ratelimit-remaining']).toBe('99');
+    // A hit writes its headers itself: the same security, API and type headers as the first answer.
+    for (const name of [
+      'x-content-type-options',
+      'x-frame-options',
+      'access-control-allow-origin',
+      'cache-control',
+      'content-type',
+    ]) {
+      expect(second.headers[name], name).toBe(first.headers[name]);
+    }
+    expect(Number(second.headers['content-length'])).toBe(second.rawPayload.length);
     validate('/commodities/{slug}/series', second);
 
     // A hit is still counted against the window and still subject to the plan rules.

@@ -178,7 +178,8 @@ describe('projection worker on real NATS and MongoDB API', () => {
           period: String(2020 + (i % 3)),
         }),
       );
-      const seqs = await publishEvents(messaging, events);
+      // The last 20 are published while MongoDB is down, so the worker has work it cannot do.
+      const seqs = await publishEvents(messaging, events.slice(0, 40));
       const durable = `series_${db.databaseName}`.slice(0, 60);
       const metrics = createProjectorMetrics();
       // A short ack wait: messages pulled ahead but not handled when the worker stops come back
@@ -191,6 +192,7 @@ describe('projection worker on real NATS and MongoDB API', () => {
       worker = await startProjectionWorker(depsFor(db, metrics), seriesProjection, opts);
       await eventually(() => metrics.of('series').events.applied >= 20, 20_000, 'more applied');
       await ownMongo.kill('SIGKILL');
+      seqs.push(...(await publishEvents(messaging, events.slice(40))));
       await eventually(() => metrics.of('series').retries >= 2, 20_000, 'retries while MongoDB is down');
       const stuckAt = metrics.of('series').lastPosition;
       expect(stuckAt).toBeLessThan(seqs.at(-1)!);

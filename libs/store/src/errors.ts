@@ -1,8 +1,10 @@
 import {
   MongoBulkWriteError,
+  MongoClientClosedError,
   MongoError,
   MongoNetworkError,
   MongoNotConnectedError,
+  MongoOperationTimeoutError,
   MongoServerClosedError,
   MongoServerError,
   MongoServerSelectionError,
@@ -25,6 +27,22 @@ const UNAVAILABLE_CODES = new Set([
   11602, // InterruptedDueToReplStateChange
   13435, // NotPrimaryNoSecondaryOk
   13436, // NotPrimaryOrSecondary
+]);
+
+/**
+ * Node socket errors meaning the connection to the server broke. The driver usually wraps them in
+ * MongoNetworkError, but not always: a command written to a socket the server had just closed has
+ * surfaced as a plain `Error` with code EPIPE ("This socket has been ended by the other party").
+ */
+const SOCKET_ERROR_CODES = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'ENOTCONN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
 ]);
 
 /** Duplicate key: a unique index refused the write. */
@@ -54,7 +72,9 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     err instanceof MongoNetworkError || // includes MongoNetworkTimeoutError
     err instanceof MongoTopologyClosedError ||
     err instanceof MongoNotConnectedError ||
-    err instanceof MongoServerClosedError
+    err instanceof MongoClientClosedError ||
+    err instanceof MongoServerClosedError ||
+    err instanceof MongoOperationTimeoutError
   ) {
     return true;
   }
@@ -63,7 +83,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (err instanceof MongoError && !(err instanceof MongoServerError)) {
     return err.hasErrorLabel('RetryableWriteError') || err.hasErrorLabel('ResetPool') || /timed out/i.test(err.message);
   }
-  return false;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return err instanceof Error && typeof code === 'string' && SOCKET_ERROR_CODES.has(code);
 }
 
 /** True when a write failed only because a unique index already holds the key. */

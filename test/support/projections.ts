@@ -46,6 +46,17 @@ export async function dataStreamState(messaging: Messaging): Promise<{ messages:
   return { messages: info.state.messages, lastSeq: info.state.last_seq };
 }
 
+/** The `Nats-Msg-Id` of every message in the data stream, in sequence order ('' when it has none). */
+export async function streamMessageIds(messaging: Messaging): Promise<string[]> {
+  const { lastSeq } = await dataStreamState(messaging);
+  const ids: string[] = [];
+  for (let seq = 1; seq <= lastSeq; seq += 1) {
+    const m = await messaging.jsm.streams.getMessage(DATA_STREAM, { seq });
+    ids.push(m?.header?.get('Nats-Msg-Id') ?? '');
+  }
+  return ids;
+}
+
 /** True when every projection's durable consumer has nothing pending and nothing unacknowledged. */
 export async function projectionsCaughtUp(messaging: Messaging): Promise<boolean> {
   for (const name of READ_MODELS) {

@@ -345,7 +345,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
         );
       }
 
-      const decision = await deps.rateLimiter.take(principal.accountId, PLANS[principal.plan]);
+      const decision = await deps.rateLimiter.take(principal.accountId, PLANS[principal.plan], principal.keyId);
       metrics?.rateDecisions.add([decision.admitted ? 'admitted' : 'refused', decision.source]);
       const rateHeaders = rateLimitHeaders(decision.minute, decision.day, decision.now);
       // Every answer but a cached one (which writes its headers itself) gets them on the reply.

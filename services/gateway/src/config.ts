@@ -14,6 +14,8 @@ export const GatewayConfig = z.object({
   /** Redis command timeout: past it a request is decided by the local fallback limiter. */
   REDIS_TIMEOUT_MS: positiveIntVar.default(1_000),
   RATE_KEY_PREFIX: z.string().min(1).default('cds:rl:'),
+  /** Per-day usage counts and each key's last-used day (read by the dashboard). */
+  USAGE_KEY_PREFIX: z.string().min(1).default('cds:usage:'),
   /** Trust X-Forwarded-For from this many proxy hops (the ingress), for the client address. */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   HSTS: boolVar.default(false),

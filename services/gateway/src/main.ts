@@ -52,7 +52,10 @@ try {
     description: 'Requests rate-limited by the local fallback while Redis was unavailable',
   });
   const rateLimiter = createFailoverRateLimiter({
-    primary: createRedisRateLimiter(redis, { keyPrefix: config.RATE_KEY_PREFIX }),
+    primary: createRedisRateLimiter(redis, {
+      keyPrefix: config.RATE_KEY_PREFIX,
+      usageKeyPrefix: config.USAGE_KEY_PREFIX,
+    }),
     fallback: createMemoryRateLimiter({ nowMs }),
     logger,
     nowMs,

@@ -11,7 +11,8 @@ export interface FailoverEvents {
 /**
  * Uses the primary (Redis) limiter and, when it fails or times out, the local fallback: fail open
  * to a per-replica limit, never an error. After a failure the primary is skipped for `retryMs`,
- * then tried again with the next request; the first success switches back.
+ * then tried again with the next request; the first success switches back. The fallback counts
+ * no per-day usage (the dashboard's usage figures miss the requests it decided).
  */
 export function createFailoverRateLimiter(opts: {
   primary: RateLimiter;
@@ -30,10 +31,10 @@ export function createFailoverRateLimiter(opts: {
   };
   return {
     state: () => state,
-    async take(accountId, limits) {
+    async take(accountId, limits, keyId) {
       if (opts.nowMs() < downUntil) return fallback(accountId, limits);
       try {
-        const decision = await opts.primary.take(accountId, limits);
+        const decision = await opts.primary.take(accountId, limits, keyId);
         if (state === 'fallback') {
           state = 'primary';
           opts.logger.warn('rate limiting back on Redis');

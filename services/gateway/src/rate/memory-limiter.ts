@@ -10,7 +10,8 @@ interface Counts {
 /**
  * The same two fixed windows kept in this process only: the fallback while Redis is unreachable
  * (so each replica enforces the limits on its own share of traffic). Bounded: entries of accounts
- * idle for a day are dropped when the map grows past `maxAccounts`.
+ * idle for a day are dropped when the map grows past `maxAccounts`. It counts no per-day usage
+ * and records no key's last-used day (only the Redis limiter writes the usage hash).
  */
 export function createMemoryRateLimiter(opts: { nowMs: () => number; maxAccounts?: number }): RateLimiter {
   const counts = new Map<string, Counts>();

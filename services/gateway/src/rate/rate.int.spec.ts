@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFailoverRateLimiter } from './failover-limiter.ts';
 import { createMemoryRateLimiter } from './memory-limiter.ts';
-import { MAX_RATE_BATCH, createRedisRateLimiter, rateKey } from './redis-limiter.ts';
+import { MAX_RATE_BATCH, createRedisRateLimiter, rateKey, usageKey } from './redis-limiter.ts';
 
 // Each file gets its own Redis server, so killing it cannot disturb other specs.
 let server: ServerHandle;
@@ -119,7 +119,10 @@ describe('Redis rate windows', () => {
       events: { onFallback: () => (fallbacks += 1), onStateChange: (s) => states.push(s) },
     });
     const limits = { perMinute: 1000, perDay: 10_000 };
-    expect((await limiter.take('acc_fo', limits)).source).toBe('redis');
+    const first = await limiter.take('acc_fo', limits, 'key_fo');
+    expect(first.source).toBe('redis');
+    // The key id reaches the Redis limiter through the failover one.
+    expect(await r.hget(usageKey('cds:usage:', 'acc_fo'), 'k:key_fo')).toBe(String(Math.floor(first.now / 86_400)));
 
     await server.kill('SIGSTOP');
     const frozen = await limiter.take('acc_fo', limits);
@@ -137,5 +140,120 @@ describe('Redis rate windows', () => {
     expect(back.source).toBe('redis');
     expect(states).toEqual(['fallback', 'primary']);
     expect(fallbacks).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('per-day usage, counted in the same script call', () => {
+  const dayOf = (now: number) => Math.floor(now / 86_400);
+
+  it("counts each admitted request in the account's day field and records each key's last-used day", async () => {
+    const r = connect();
+    await ready(r);
+    const limiter = createRedisRateLimiter(r, { keyPrefix: 'u1:rl:', usageKeyPrefix: 'u1:usage:' });
+    const limits = { perMinute: 100, perDay: 1000 };
+    const decisions = await Promise.all([
+      limiter.take('acc_u1', limits, 'key_a'),
+      limiter.take('acc_u1', limits, 'key_a'),
+      limiter.take('acc_u1', limits, 'key_b'),
+    ]);
+    const last = await limiter.take('acc_u1', limits, 'key_a');
+    const day = dayOf(last.now);
+    expect(decisions.every((d) => d.admitted)).toBe(true);
+    const usage = await r.hgetall(usageKey('u1:usage:', 'acc_u1'));
+    expect(usage).toEqual({ [day]: '4', 'k:key_a': String(day), 'k:key_b': String(day) });
+    // The same count as the day window's.
+    expect(await r.hget(rateKey('u1:rl:', 'acc_u1'), 'dc')).toBe('4');
+    // Expires 35 days after the end of its last day; the window hash an hour after its day.
+    expect(await r.expiretime(usageKey('u1:usage:', 'acc_u1'))).toBe((day + 36) * 86_400);
+    expect(await r.expiretime(rateKey('u1:rl:', 'acc_u1'))).toBe((day + 1) * 86_400 + 3600);
+    // Without a key id, the request is counted and no key field is written.
+    await limiter.take('acc_u1', limits);
+    expect(await r.hgetall(usageKey('u1:usage:', 'acc_u1'))).toEqual({
+      [day]: '5',
+      'k:key_a': String(day),
+      'k:key_b': String(day),
+    });
+  });
+
+  it('does not count a refused request, nor record its key', async () => {
+    const r = connect();
+    await ready(r);
+    const limiter = createRedisRateLimiter(r, { keyPrefix: 'u2:rl:', usageKeyPrefix: 'u2:usage:' });
+    const limits = { perMinute: 2, perDay: 1000 };
+    const decisions = await Promise.all([
+      limiter.take('acc_u2', limits, 'key_a'),
+      limiter.take('acc_u2', limits, 'key_a'),
+      limiter.take('acc_u2', limits, 'key_refused'),
+      limiter.take('acc_u2', limits, 'key_refused'),
+    ]);
+    expect(decisions.map((d) => d.admitted)).toEqual([true, true, false, false]);
+    const day = dayOf(decisions[0].now);
+    expect(await r.hgetall(usageKey('u2:usage:', 'acc_u2'))).toEqual({ [day]: '2', 'k:key_a': String(day) });
+    // A request refused by the day window is not counted either.
+    const byDay = createRedisRateLimiter(r, { keyPrefix: 'u2d:rl:', usageKeyPrefix: 'u2d:usage:' });
+    const dayLimited = await Promise.all([
+      byDay.take('acc_u2d', { perMinute: 10, perDay: 1 }, 'key_a'),
+      byDay.take('acc_u2d', { perMinute: 10, perDay: 1 }, 'key_b'),
+    ]);
+    expect(dayLimited.map((d) => d.refusedBy)).toEqual([undefined, 'day']);
+    expect(await r.hgetall(usageKey('u2d:usage:', 'acc_u2d'))).toEqual({ [day]: '1', 'k:key_a': String(day) });
+  });
+
+  it('keeps 31 days: older day fields are pruned on the first admitted request of a day only', async () => {
+    const r = connect();
+    await ready(r);
+    const limiter = createRedisRateLimiter(r, { keyPrefix: 'u3:rl:', usageKeyPrefix: 'u3:usage:' });
+    const [seconds] = await r.time();
+    const day = dayOf(Number(seconds));
+    const usage = usageKey('u3:usage:', 'acc_u3');
+    const window = rateKey('u3:rl:', 'acc_u3');
+    const seeded = { [day - 40]: '7', [day - 31]: '6', [day - 30]: '5', [day - 1]: '4', 'k:key_old': String(day - 40) };
+    // Today already counted (not the first request of the day): nothing is pruned.
+    await r.hset(window, { m: 0, mc: 0, d: day, dc: 9 });
+    await r.hset(usage, seeded);
+    await limiter.take('acc_u3', { perMinute: 100, perDay: 1000 }, 'key_new');
+    expect(await r.hgetall(usage)).toEqual({ ...seeded, [day]: '10', 'k:key_new': String(day) });
+    // Yesterday's window: this request is the first of the day, which prunes days before day - 30.
+    await r.del(usage);
+    await r.hset(window, { m: 0, mc: 0, d: day - 1, dc: 4 });
+    await r.hset(usage, seeded);
+    const d = await limiter.take('acc_u3', { perMinute: 100, perDay: 1000 }, 'key_new');
+    expect(dayOf(d.now)).toBe(day);
+    expect(await r.hgetall(usage)).toEqual({
+      [day - 30]: '5',
+      [day - 1]: '4',
+      [day]: '1',
+      // Key fields are bounded by the account's keys and kept while the account is active.
+      'k:key_old': String(day - 40),
+      'k:key_new': String(day),
+    });
+  });
+
+  it("writes each account's usage in its own hash when one call carries several accounts", async () => {
+    const r = connect();
+    await ready(r);
+    const limiter = createRedisRateLimiter(r, { keyPrefix: 'u4:rl:', usageKeyPrefix: 'u4:usage:' });
+    const limits = { perMinute: 3, perDay: 1000 };
+    const decisions = await Promise.all([
+      limiter.take('acc_x', limits, 'key_x1'),
+      limiter.take('acc_y', limits, 'key_y1'),
+      limiter.take('acc_x', limits, 'key_x2'),
+      limiter.take('acc_y', { perMinute: 1, perDay: 1000 }, 'key_y2'),
+      limiter.take('acc_x', limits, 'key_x2'),
+      limiter.take('acc_x', limits, 'key_x3'),
+    ]);
+    expect(decisions.map((d) => d.admitted)).toEqual([true, true, true, false, true, false]);
+    const day = dayOf(decisions[0].now);
+    expect(await r.hgetall(usageKey('u4:usage:', 'acc_x'))).toEqual({
+      [day]: '3',
+      'k:key_x1': String(day),
+      'k:key_x2': String(day),
+    });
+    expect(await r.hgetall(usageKey('u4:usage:', 'acc_y'))).toEqual({ [day]: '1', 'k:key_y1': String(day) });
+    // Same hash tag as the window hash: one cluster slot per account.
+    expect([rateKey('cds:rl:', 'acc_x'), usageKey('cds:usage:', 'acc_x')]).toEqual([
+      'cds:rl:{acc_x}',
+      'cds:usage:{acc_x}',
+    ]);
   });
 });

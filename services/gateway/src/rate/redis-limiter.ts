@@ -6,9 +6,16 @@ import { decide, type RateDecision, type RateLimiter, type RateLimits } from './
  * counts. Time comes from Redis (TIME), so every gateway replica agrees on window boundaries
  * whatever its own clock says. Only an admitted request is counted.
  *
- * One call takes the windows of a whole batch of requests (KEYS[i] with ARGV[2i-1], ARGV[2i] =
- * its per-minute and per-day limits), in order and atomically, so two requests of one account in
- * a batch count one after the other exactly as two calls would. Returns
+ * An admitted request is also recorded in the account's usage hash (same `{account}` hash tag, so
+ * the same slot): field `<day index>` = the day's admitted count (the same number as `dc`), and
+ * `k:<key id>` = the day index of the key's last admitted request. That is one HSET per admitted
+ * request; the expiries and the pruning of days older than 31 days run only on the account's
+ * first admitted request of a UTC day (`dc` = 1), since the expiry dates depend on the day alone.
+ *
+ * One call takes the windows of a whole batch of requests: KEYS[2i-1], KEYS[2i] = request i's
+ * window and usage hashes, ARGV[3i-2], ARGV[3i-1], ARGV[3i] = its per-minute and per-day limits
+ * and its key id ('' records no key). They are decided in order and atomically, so two requests
+ * of one account in a batch count one after the other exactly as two calls would. Returns
  * { admitted_1, minute count_1, day count_1, ..., admitted_n, minute count_n, day count_n, now }.
  */
 export const RATE_WINDOW_SCRIPT = `
@@ -17,19 +24,35 @@ local now = tonumber(t[1])
 local minute = math.floor(now / 60)
 local day = math.floor(now / 86400)
 local out = {}
-for i, key in ipairs(KEYS) do
+for i = 1, #KEYS / 2 do
+  local key = KEYS[2 * i - 1]
+  local usage = KEYS[2 * i]
   local v = redis.call('HMGET', key, 'm', 'mc', 'd', 'dc')
   local mc = 0
   local dc = 0
   if tonumber(v[1]) == minute then mc = tonumber(v[2]) or 0 end
   if tonumber(v[3]) == day then dc = tonumber(v[4]) or 0 end
   local admitted = 0
-  if mc < tonumber(ARGV[2 * i - 1]) and dc < tonumber(ARGV[2 * i]) then
+  if mc < tonumber(ARGV[3 * i - 2]) and dc < tonumber(ARGV[3 * i - 1]) then
     mc = mc + 1
     dc = dc + 1
     admitted = 1
     redis.call('HSET', key, 'm', minute, 'mc', mc, 'd', day, 'dc', dc)
-    redis.call('EXPIREAT', key, (day + 1) * 86400 + 3600)
+    local keyId = ARGV[3 * i]
+    if keyId == '' then
+      redis.call('HSET', usage, day, dc)
+    else
+      redis.call('HSET', usage, day, dc, 'k:' .. keyId, day)
+    end
+    if dc == 1 then
+      redis.call('EXPIREAT', key, (day + 1) * 86400 + 3600)
+      redis.call('EXPIREAT', usage, (day + 36) * 86400)
+      local fields = redis.call('HKEYS', usage)
+      for _, f in ipairs(fields) do
+        local d = tonumber(f)
+        if d ~= nil and d <= day - 31 then redis.call('HDEL', usage, f) end
+      end
+    end
   end
   out[#out + 1] = admitted
   out[#out + 1] = mc
@@ -39,7 +62,7 @@ out[#out + 1] = now
 return out
 `;
 
-type RateWindowCommand = (numberOfKeys: number, ...keysThenLimits: (string | number)[]) => Promise<number[]>;
+type RateWindowCommand = (numberOfKeys: number, ...keysThenArgs: (string | number)[]) => Promise<number[]>;
 
 /** Most requests whose windows go to Redis in one call. */
 export const MAX_RATE_BATCH = 256;
@@ -48,21 +71,32 @@ export function rateKey(prefix: string, accountId: string): string {
   return `${prefix}{${accountId}}`;
 }
 
+/** The account's usage hash: `<day index>` → admitted that day, `k:<key id>` → the key's last day. */
+export function usageKey(prefix: string, accountId: string): string {
+  return `${prefix}{${accountId}}`;
+}
+
 interface Waiting {
-  key: string;
+  accountId: string;
+  keyId: string;
   limits: RateLimits;
   resolve: (d: RateDecision) => void;
   reject: (err: unknown) => void;
 }
 
 /**
- * The rate windows in Redis. The requests that arrive in one turn of the event loop (several under
- * load) share one script call: one command, one reply and one Lua invocation instead of one each,
- * which is most of what the windows cost the gateway. A failed call fails every request of its
- * batch (the failover limiter then answers them).
+ * The rate windows in Redis, and the per-day usage counts the dashboard reads, in the same script
+ * call. The requests that arrive in one turn of the event loop (several under load) share one
+ * call: one command, one reply and one Lua invocation instead of one each, which is most of what
+ * the windows cost the gateway. A failed call fails every request of its batch (the failover
+ * limiter then answers them, without counting usage).
  */
-export function createRedisRateLimiter(redis: Redis, opts: { keyPrefix?: string } = {}): RateLimiter {
+export function createRedisRateLimiter(
+  redis: Redis,
+  opts: { keyPrefix?: string; usageKeyPrefix?: string } = {},
+): RateLimiter {
   const prefix = opts.keyPrefix ?? 'cds:rl:';
+  const usagePrefix = opts.usageKeyPrefix ?? 'cds:usage:';
   if (!('cdsRateWindows' in redis)) {
     redis.defineCommand('cdsRateWindows', { lua: RATE_WINDOW_SCRIPT });
   }
@@ -72,9 +106,10 @@ export function createRedisRateLimiter(redis: Redis, opts: { keyPrefix?: string 
   const flush = (): void => {
     const batch = waiting.splice(0, MAX_RATE_BATCH);
     if (waiting.length > 0) setImmediate(flush);
-    const args: (string | number)[] = batch.map((w) => w.key);
-    for (const w of batch) args.push(w.limits.perMinute, w.limits.perDay);
-    command(batch.length, ...args).then(
+    const args: (string | number)[] = [];
+    for (const w of batch) args.push(rateKey(prefix, w.accountId), usageKey(usagePrefix, w.accountId));
+    for (const w of batch) args.push(w.limits.perMinute, w.limits.perDay, w.keyId);
+    command(2 * batch.length, ...args).then(
       (reply) => {
         const now = reply[reply.length - 1]!;
         for (const [i, w] of batch.entries()) {
@@ -88,10 +123,10 @@ export function createRedisRateLimiter(redis: Redis, opts: { keyPrefix?: string 
   };
 
   return {
-    take(accountId: string, limits: RateLimits): Promise<RateDecision> {
+    take(accountId: string, limits: RateLimits, keyId = ''): Promise<RateDecision> {
       return new Promise((resolve, reject) => {
         if (waiting.length === 0) setImmediate(flush);
-        waiting.push({ key: rateKey(prefix, accountId), limits, resolve, reject });
+        waiting.push({ accountId, keyId, limits, resolve, reject });
       });
     },
   };

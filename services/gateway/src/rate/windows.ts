@@ -23,8 +23,12 @@ export interface RateLimits {
 }
 
 export interface RateLimiter {
-  /** Counts one request for the account if both windows allow it; a refused request is not counted. */
-  take(accountId: string, limits: RateLimits): Promise<RateDecision>;
+  /**
+   * Counts one request for the account if both windows allow it; a refused request is not counted.
+   * `keyId` (the API key that made it) is recorded as the key's last-used day with the per-day
+   * usage count by the Redis limiter; the in-memory fallback counts no usage.
+   */
+  take(accountId: string, limits: RateLimits, keyId?: string): Promise<RateDecision>;
 }
 
 /**

@@ -1,1 +1,2 @@
-export {};
+export { buildApp, type DashboardDeps, type ExplorerMount } from './app.ts';
+export { DashboardConfig } from './config.ts';

@@ -1,0 +1,84 @@
+import type { Plan } from '@cds/contracts';
+
+export interface AdminAccount {
+  account_id: string;
+  name: string;
+  plan: Plan;
+  created_at: string;
+}
+
+export interface AdminKey {
+  key_id: string;
+  account_id: string;
+  label?: string;
+  status: 'active' | 'revoked';
+  created_at: string;
+  revoked_at?: string;
+}
+
+/** The admin API could not be reached or answered 5xx: a 503 for the user. */
+export class AdminUnavailableError extends Error {
+  override readonly name = 'AdminUnavailableError';
+}
+
+/** The admin API refused the command (4xx), with its error code and message. */
+export class AdminRejectedError extends Error {
+  override readonly name = 'AdminRejectedError';
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The commands the dashboard sends to the ingest admin API; it keeps no key state itself. */
+export interface AdminClient {
+  createAccount(name: string, plan: Plan): Promise<AdminAccount>;
+  getAccount(accountId: string): Promise<AdminAccount>;
+  listKeys(accountId: string): Promise<AdminKey[]>;
+  createKey(accountId: string, label: string | undefined): Promise<AdminKey & { key: string }>;
+  revokeKey(keyId: string): Promise<AdminKey>;
+}
+
+/** An admin API client over fetch; every call has a deadline of `timeoutMs`. */
+export function createAdminClient(opts: { url: string; token: string; timeoutMs: number }): AdminClient {
+  const base = `${opts.url.replace(/\/+$/, '')}/admin/v1`;
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${opts.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(opts.timeoutMs),
+      });
+    } catch (err) {
+      throw new AdminUnavailableError(`admin API ${method} ${path.split('/')[1] ?? ''} failed`, { cause: err });
+    }
+    let payload: unknown;
+    try {
+      payload = await res.json();
+    } catch (err) {
+      throw new AdminUnavailableError(`admin API answered ${res.status} without JSON`, { cause: err });
+    }
+    if (res.status >= 500) throw new AdminUnavailableError(`admin API answered ${res.status}`);
+    if (!res.ok) {
+      const error = (payload as { error?: { code?: string; message?: string } }).error;
+      throw new AdminRejectedError(res.status, error?.code ?? 'error', error?.message ?? `status ${res.status}`);
+    }
+    return payload as T;
+  };
+  return {
+    createAccount: (name, plan) => call('POST', '/accounts', { name, plan }),
+    getAccount: (id) => call('GET', `/accounts/${encodeURIComponent(id)}`),
+    listKeys: async (id) => (await call<{ keys: AdminKey[] }>('GET', `/accounts/${encodeURIComponent(id)}/keys`)).keys,
+    createKey: (id, label) =>
+      call('POST', `/accounts/${encodeURIComponent(id)}/keys`, label === undefined ? {} : { label }),
+    revokeKey: (keyId) => call('POST', `/keys/${encodeURIComponent(keyId)}/revoke`, {}),
+  };
+}

@@ -1,0 +1,40 @@
+import { boolVar, infraVars, portVar, positiveIntVar, urlVar } from '@cds/config';
+import { z } from 'zod';
+
+/** The dashboard process (main.ts): environment variables, parsed once by loadConfig. */
+export const DashboardConfig = z.object({
+  PORT: portVar.default(8084),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: infraVars.LOG_LEVEL,
+  MONGODB_URL: infraVars.MONGODB_URL,
+  MONGODB_DB: z.string().min(1).default('cds_dashboard'),
+  REDIS_URL: infraVars.REDIS_URL,
+  /** The ingest admin API (cluster-internal). */
+  ADMIN_URL: urlVar(['http:', 'https:']).default('http://127.0.0.1:8083'),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  /** Deadline of every admin API call. */
+  ADMIN_TIMEOUT_MS: positiveIntVar.default(5_000),
+  /** The public API base the browser calls and the curl examples show. */
+  PUBLIC_API_URL: urlVar(['http:', 'https:']).default('http://localhost:8080/api/v1'),
+  /** The dashboard's own public origin + prefix, for links in mails. */
+  PUBLIC_BASE_URL: urlVar(['http:', 'https:']).default('http://localhost:8084/dashboard'),
+  /** Keys the CSRF tokens and the hashes of session ids and throttled addresses. */
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  COOKIE_SECURE: boolVar.default(true),
+  /** A session ends after this long without a request… */
+  SESSION_IDLE_SECONDS: positiveIntVar.default(30 * 60),
+  /** …and at the latest this long after log-in. */
+  SESSION_ABSOLUTE_SECONDS: positiveIntVar.default(12 * 60 * 60),
+  /** smtp:// or smtps:// with credentials; unset writes mails as files under MAIL_DIR. */
+  SMTP_URL: urlVar(['smtp:', 'smtps:']).optional(),
+  MAIL_DIR: z.string().min(1).default('.cds/mail'),
+  MAIL_FROM: z.string().min(3).default('Commodity Data Service <no-reply@localhost>'),
+  MAIL_TIMEOUT_MS: positiveIntVar.default(10_000),
+  RATE_KEY_PREFIX: z.string().min(1).default('cds:rl:'),
+  USAGE_KEY_PREFIX: z.string().min(1).default('cds:usage:'),
+  /** Prefix of the dashboard's own Redis keys (sessions, throttles). */
+  DASHBOARD_KEY_PREFIX: z.string().min(1).default('cds:dash:'),
+  /** Proxy hops (the ingress) whose X-Forwarded-For is trusted for the client address. */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+});
+export type DashboardConfig = z.infer<typeof DashboardConfig>;

@@ -1,0 +1,43 @@
+import { html, type SafeHtml } from '../security/html.ts';
+
+export interface FieldOptions {
+  label: string;
+  name: string;
+  type?: 'text' | 'email' | 'password' | 'hidden';
+  value?: string | undefined;
+  autocomplete?: string;
+  hint?: string;
+  required?: boolean;
+  maxlength?: number;
+  error?: string | undefined;
+}
+
+/** A labelled input with an optional hint and error message, wired with aria-describedby. */
+export function field(f: FieldOptions): SafeHtml {
+  const id = `f-${f.name}`;
+  const described = [f.hint ? `${id}-hint` : '', f.error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return html`<div class="field ${f.error ? 'has-error' : ''}">
+    <label for="${id}">${f.label}</label>
+    ${f.hint ? html`<p class="hint" id="${id}-hint">${f.hint}</p>` : ''}
+    <input
+      id="${id}"
+      name="${f.name}"
+      type="${f.type ?? 'text'}"
+      ${f.value !== undefined ? html`value="${f.value}"` : ''}
+      ${f.autocomplete ? html`autocomplete="${f.autocomplete}"` : ''}
+      ${f.maxlength ? html`maxlength="${f.maxlength}"` : ''}
+      ${f.required === false ? '' : html`required`}
+      ${described ? html`aria-describedby="${described}"` : ''}
+      ${f.error ? html`aria-invalid="true"` : ''}
+    />
+    ${f.error ? html`<p class="error-text" id="${id}-error">${f.error}</p>` : ''}
+  </div>`;
+}
+
+export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="_csrf" value="${token}" />`;
+
+/** A message box: role=alert for errors, role=status for notices. */
+export function notice(kind: 'error' | 'success' | 'info', text: SafeHtml | string | undefined): SafeHtml {
+  if (text === undefined || text === '') return html``;
+  return html`<div class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>`;
+}

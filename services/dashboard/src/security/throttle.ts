@@ -1,0 +1,55 @@
+import type { Redis } from '@cds/redis';
+import { keyedHash } from './csrf.ts';
+
+export interface ThrottleRule {
+  limit: number;
+  windowSeconds: number;
+}
+
+/** The throttles (docs/dashboard-security.md): per client address and per e-mail address. */
+export interface ThrottleRules {
+  signupPerIp: ThrottleRule;
+  signupPerAddress: ThrottleRule;
+  loginPerIp: ThrottleRule;
+  loginPerAddress: ThrottleRule;
+  resetPerIp: ThrottleRule;
+  resetPerAddress: ThrottleRule;
+}
+
+export const DEFAULT_THROTTLES: Readonly<ThrottleRules> = {
+  signupPerIp: { limit: 10, windowSeconds: 600 },
+  signupPerAddress: { limit: 3, windowSeconds: 3600 },
+  loginPerIp: { limit: 30, windowSeconds: 300 },
+  loginPerAddress: { limit: 10, windowSeconds: 900 },
+  resetPerIp: { limit: 10, windowSeconds: 600 },
+  resetPerAddress: { limit: 3, windowSeconds: 3600 },
+};
+
+export interface ThrottleDecision {
+  allowed: boolean;
+  /** Seconds until the window ends (for Retry-After). */
+  retryAfter: number;
+}
+
+export interface Throttle {
+  /** Counts one attempt of `subject` (an IP or e-mail, hashed before use) in a fixed window. */
+  hit(bucket: string, subject: string, rule: ThrottleRule): Promise<ThrottleDecision>;
+}
+
+/** Fixed-window counters in Redis (INCR + EXPIRE in one MULTI); subjects stored only as keyed hashes. */
+export function createThrottle(deps: { redis: Redis; prefix: string; secret: string; clock: () => number }): Throttle {
+  return {
+    async hit(bucket, subject, rule) {
+      const nowS = Math.floor(deps.clock() / 1000);
+      const window = Math.floor(nowS / rule.windowSeconds);
+      const key = `${deps.prefix}th:${bucket}:${keyedHash(deps.secret, 'throttle', subject)}:${window}`;
+      const result = await deps.redis
+        .multi()
+        .incr(key)
+        .expire(key, rule.windowSeconds + 1)
+        .exec();
+      const count = Number(result?.[0]?.[1] ?? 0);
+      return { allowed: count <= rule.limit, retryAfter: (window + 1) * rule.windowSeconds - nowS };
+    },
+  };
+}

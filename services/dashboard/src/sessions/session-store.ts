@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from '@cds/redis';
+import { keyedHash } from '../security/csrf.ts';
+
+export interface SessionPolicy {
+  /** A session ends after this long without a request… */
+  idleMs: number;
+  /** …and at the latest this long after log-in. */
+  absoluteMs: number;
+}
+
+export interface SessionRecord {
+  user_id: string;
+  /** Log-in time (ms since the epoch). */
+  created_ms: number;
+  /** Last request (ms since the epoch). */
+  seen_ms: number;
+}
+
+export type SessionStatus = 'active' | 'idle_expired' | 'absolute_expired';
+
+/** Whether a session is still usable at `nowMs` (pure; Redis TTLs enforce the same bounds). */
+export function sessionStatus(record: SessionRecord, nowMs: number, policy: SessionPolicy): SessionStatus {
+  if (nowMs - record.created_ms >= policy.absoluteMs) return 'absolute_expired';
+  if (nowMs - record.seen_ms >= policy.idleMs) return 'idle_expired';
+  return 'active';
+}
+
+/** How long Redis keeps the session after a request at `nowMs`: the idle time, cut at the absolute end. */
+export function sessionTtlMs(record: SessionRecord, nowMs: number, policy: SessionPolicy): number {
+  return Math.max(1, Math.min(policy.idleMs, record.created_ms + policy.absoluteMs - nowMs));
+}
+
+export interface Session extends SessionRecord {
+  /** The cookie value (random 32 bytes); only its keyed hash is a Redis key. */
+  id: string;
+}
+
+export interface SessionStore {
+  create(userId: string): Promise<Session>;
+  /** The live session of a cookie value (touching its idle timer), or undefined. */
+  get(id: string): Promise<Session | undefined>;
+  destroy(id: string): Promise<void>;
+  /** Ends every session of a user (password reset, account deletion). */
+  destroyAllForUser(userId: string): Promise<void>;
+}
+
+const ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** Server-side sessions in Redis: `<prefix>sess:<hmac(id)>` → JSON, expiring with the policy. */
+export function createSessionStore(deps: {
+  redis: Redis;
+  prefix: string;
+  secret: string;
+  policy: SessionPolicy;
+  clock: () => number;
+}): SessionStore {
+  const { redis, prefix, policy, clock } = deps;
+  const keyOf = (id: string) => `${prefix}sess:${keyedHash(deps.secret, 'session', id)}`;
+  const userSetOf = (userId: string) => `${prefix}user-sess:${userId}`;
+
+  return {
+    async create(userId) {
+      const id = randomBytes(32).toString('base64url');
+      const now = clock();
+      const record: SessionRecord = { user_id: userId, created_ms: now, seen_ms: now };
+      const key = keyOf(id);
+      await redis
+        .multi()
+        .set(key, JSON.stringify(record), 'PX', sessionTtlMs(record, now, policy))
+        .sadd(userSetOf(userId), key)
+        .pexpire(userSetOf(userId), policy.absoluteMs)
+        .exec();
+      return { id, ...record };
+    },
+
+    async get(id) {
+      if (!ID_PATTERN.test(id)) return undefined;
+      const key = keyOf(id);
+      const stored = await redis.get(key);
+      if (stored === null) return undefined;
+      let record: SessionRecord;
+      try {
+        record = JSON.parse(stored) as SessionRecord;
+      } catch {
+        return undefined;
+      }
+      const now = clock();
+      if (sessionStatus(record, now, policy) !== 'active') {
+        await redis.del(key);
+        return undefined;
+      }
+      const touched = { ...record, seen_ms: now };
+      await redis.set(key, JSON.stringify(touched), 'PX', sessionTtlMs(touched, now, policy));
+      return { id, ...touched };
+    },
+
+    async destroy(id) {
+      if (ID_PATTERN.test(id)) await redis.del(keyOf(id));
+    },
+
+    async destroyAllForUser(userId) {
+      const keys = await redis.smembers(userSetOf(userId));
+      await redis.del(...keys, userSetOf(userId));
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { linkIn, parseMail, startSmtpListener, type ReceivedMail, type SmtpListener } from './smtp-listener.ts';

@@ -1,0 +1,112 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { ensureIndexes, isDuplicateKeyError } from '@cds/store';
+import type { Collection, Db } from 'mongodb';
+
+/** A dashboard user. The only personal data the service holds: e-mail and password hash. */
+export interface User {
+  _id: string;
+  /** Normalized (trimmed, lower case); unique. */
+  email: string;
+  password_hash: string;
+  verified: boolean;
+  /** The admin API account, created at verification; named by the user id, never the e-mail. */
+  account_id: string | null;
+  created_at: Date;
+  /** Last 4 characters of keys created here, by key id (the plain key is never stored). */
+  key_hints: Record<string, string>;
+}
+
+export type TokenPurpose = 'verify' | 'reset';
+
+interface TokenDoc {
+  /** SHA-256 of the token sent by mail: the token itself is never stored. */
+  _id: string;
+  user_id: string;
+  purpose: TokenPurpose;
+  expires_at: Date;
+}
+
+export interface UserStore {
+  create(input: { email: string; passwordHash: string; verified?: boolean }): Promise<User | 'duplicate'>;
+  byEmail(email: string): Promise<User | null>;
+  byId(id: string): Promise<User | null>;
+  update(id: string, set: Partial<Pick<User, 'verified' | 'account_id' | 'password_hash'>>): Promise<void>;
+  addKeyHint(id: string, keyId: string, last4: string): Promise<void>;
+  /** Erases the user and its tokens. */
+  delete(id: string): Promise<void>;
+  count(): Promise<number>;
+  /** A single-use token for a mail link; returns the plain token. */
+  issueToken(userId: string, purpose: TokenPurpose, ttlMs: number): Promise<string>;
+  /** The user id of a live token (without using it up). */
+  peekToken(token: string, purpose: TokenPurpose): Promise<string | null>;
+  /** Uses a token up: true when it was live. */
+  consumeToken(token: string, purpose: TokenPurpose): Promise<boolean>;
+}
+
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** Users and mail-link tokens in the dashboard's own MongoDB database. */
+export async function createUserStore(deps: { db: Db; clock: () => number; maxTimeMs?: number }): Promise<UserStore> {
+  const users: Collection<User> = deps.db.collection<User>('users');
+  const tokens: Collection<TokenDoc> = deps.db.collection<TokenDoc>('tokens');
+  const maxTimeMS = deps.maxTimeMs ?? 3_000;
+  await ensureIndexes(users, [{ name: 'email_unique', key: { email: 1 }, unique: true }]);
+  await ensureIndexes(tokens, [{ name: 'user', key: { user_id: 1 } }]);
+  const now = () => new Date(deps.clock());
+
+  return {
+    async create(input) {
+      const user: User = {
+        _id: `usr_${randomBytes(10).toString('hex')}`,
+        email: normalizeEmail(input.email),
+        password_hash: input.passwordHash,
+        verified: input.verified ?? false,
+        account_id: null,
+        created_at: now(),
+        key_hints: {},
+      };
+      try {
+        await users.insertOne(user);
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return 'duplicate';
+        throw err;
+      }
+      return user;
+    },
+    byEmail: (email) => users.findOne({ email: normalizeEmail(email) }, { maxTimeMS }),
+    byId: (id) => users.findOne({ _id: id }, { maxTimeMS }),
+    async update(id, set) {
+      await users.updateOne({ _id: id }, { $set: set });
+    },
+    async addKeyHint(id, keyId, last4) {
+      await users.updateOne({ _id: id }, { $set: { [`key_hints.${keyId}`]: last4 } });
+    },
+    async delete(id) {
+      await tokens.deleteMany({ user_id: id });
+      await users.deleteOne({ _id: id });
+    },
+    count: () => users.countDocuments({}, { maxTimeMS }),
+    async issueToken(userId, purpose, ttlMs) {
+      const token = randomBytes(32).toString('base64url');
+      await tokens.insertOne({
+        _id: tokenHash(token),
+        user_id: userId,
+        purpose,
+        expires_at: new Date(deps.clock() + ttlMs),
+      });
+      return token;
+    },
+    async peekToken(token, purpose) {
+      if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+      const doc = await tokens.findOne({ _id: tokenHash(token), purpose }, { maxTimeMS });
+      if (doc === null || doc.expires_at.getTime() <= deps.clock()) return null;
+      return doc.user_id;
+    },
+    async consumeToken(token, purpose) {
+      if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
+      const result = await tokens.deleteOne({ _id: tokenHash(token), purpose, expires_at: { $gt: now() } });
+      return result.deletedCount === 1;
+    },
+  };
+}

@@ -1,0 +1,500 @@
+import { createLogger } from '@cds/telemetry';
+import { createRedis, type Redis } from '@cds/redis';
+import { connectStore, type Store } from '@cds/store';
+import {
+  getTestInfra,
+  startNats,
+  startServiceProcess,
+  uniqueName,
+  waitForReady,
+  type NatsHandle,
+  type ServiceProcess,
+} from '@cds/testkit';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdminClient, type AdminClient } from '../src/admin/admin-client.ts';
+import { buildApp } from '../src/app.ts';
+import { createSmtpMailer, type Mailer } from '../src/mail/mailer.ts';
+import { createPasswordHasher } from '../src/security/password.ts';
+import { createThrottle } from '../src/security/throttle.ts';
+import { createSessionStore } from '../src/sessions/session-store.ts';
+import { linkIn, startSmtpListener, type SmtpListener } from '../src/testing/index.ts';
+import { createUsageReader } from '../src/usage/usage-reader.ts';
+import { createUserStore, type UserStore } from '../src/users/user-store.ts';
+
+// Real servers: Redis and FerretDB/MongoDB from the testkit, a private NATS with the ingest admin
+// API as its own process (the dashboard sends it the key commands), and an SMTP listener here.
+const ADMIN_TOKEN = 'dashboard-int-admin-token-0123456789';
+const SECRET = 'dashboard-int-session-secret-0123456789abcdef';
+const PASSWORD = 'correct horse battery staple';
+const BASE = 'https://dash.example.test/dashboard';
+const IDLE_MS = 30 * 60_000;
+
+let nats: NatsHandle;
+let adminProcess: ServiceProcess;
+let admin: AdminClient;
+let smtp: SmtpListener;
+let store: Store;
+let redis: Redis;
+let users: UserStore;
+let mailer: Mailer;
+let app: FastifyInstance;
+let now = Date.now();
+const prefix = `${uniqueName('dash')}:`;
+const ratePrefix = `${uniqueName('rl')}:`;
+const usagePrefix = `${uniqueName('usage')}:`;
+
+beforeAll(async () => {
+  const infra = getTestInfra();
+  nats = await startNats();
+  adminProcess = await startServiceProcess({
+    service: 'ingest',
+    name: 'dashboard-int-admin',
+    env: { NATS_URL: nats.url, ADMIN_TOKEN, LOG_LEVEL: 'warn' },
+  });
+  smtp = await startSmtpListener();
+  store = await connectStore({ url: infra.mongoUrl, appName: 'dashboard-int' });
+  redis = createRedis({ url: infra.redisUrl, name: 'dashboard-int' });
+  users = await createUserStore({ db: store.db(uniqueName('dashboard')), clock: () => now });
+  admin = createAdminClient({ url: adminProcess.url, token: ADMIN_TOKEN, timeoutMs: 5_000 });
+  mailer = createSmtpMailer({ url: smtp.url, from: 'CDS <no-reply@example.test>', timeoutMs: 5_000 });
+  await waitForReady(`${adminProcess.url}/readyz`, { service: adminProcess, timeoutMs: 60_000 });
+  app = await buildApp({
+    logger: createLogger({ name: 'dashboard-int', level: 'silent' }),
+    clock: () => now,
+    users,
+    sessions: createSessionStore({
+      redis,
+      prefix,
+      secret: SECRET,
+      clock: () => now,
+      policy: { idleMs: IDLE_MS, absoluteMs: 12 * 3600_000 },
+    }),
+    throttle: createThrottle({ redis, prefix, secret: SECRET, clock: () => now }),
+    mailer,
+    admin,
+    usage: createUsageReader({ redis, ratePrefix, usagePrefix }),
+    passwords: createPasswordHasher({ N: 2 ** 14, r: 8, p: 1 }),
+    sessionSecret: SECRET,
+    sessionMaxAgeSeconds: 12 * 3600,
+    cookieSecure: true,
+    publicApiUrl: 'https://api.example.test/api/v1',
+    publicBaseUrl: BASE,
+  });
+  await app.ready();
+}, 120_000);
+
+afterAll(async () => {
+  await app?.close();
+  mailer?.close();
+  await smtp?.stop();
+  await adminProcess?.stop();
+  await nats?.stop();
+  await redis?.quit();
+  await store?.close();
+});
+
+/** A browser-like client: a cookie jar and the CSRF token of the last page. */
+class Browser {
+  cookies = new Map<string, string>();
+  csrf = '';
+  ip: string;
+  constructor(ip = '10.0.0.1') {
+    this.ip = ip;
+  }
+  private absorb(res: LightMyRequestResponse) {
+    for (const c of res.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {
+      if (c.value === '' || c.maxAge === 0 || (c.expires !== undefined && c.expires.getTime() <= Date.now()))
+        this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+    const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
+    if (token !== undefined) this.csrf = token;
+    return res;
+  }
+  private get cookieHeader() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  async get(url: string) {
+    return this.absorb(
+      await app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader }, remoteAddress: this.ip }),
+    );
+  }
+  async post(url: string, fields: Record<string, string>, opts: { csrf?: string | null } = {}) {
+    const form = new URLSearchParams(fields);
+    const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
+    if (csrf !== null) form.set('_csrf', csrf);
+    return this.absorb(
+      await app.inject({
+        method: 'POST',
+        url,
+        payload: form.toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader },
+        remoteAddress: this.ip,
+      }),
+    );
+  }
+}
+
+const text = (res: LightMyRequestResponse) => res.body.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+
+async function signUpAndVerify(email: string, ip: string): Promise<Browser> {
+  const b = new Browser(ip);
+  await b.get('/dashboard/signup');
+  const since = smtp.mails.length;
+  const res = await b.post('/dashboard/signup', { email, password: PASSWORD });
+  expect(res.statusCode).toBe(200);
+  const mail = await smtp.waitFor(email.toLowerCase(), /Confirm your e-mail/, { since });
+  const url = new URL(linkIn(mail, 'verify'));
+  expect(`${url.origin}${url.pathname}`).toBe(`${BASE}/verify`);
+  expect((await b.get(`/dashboard/verify${url.search}`)).statusCode).toBe(200);
+  const verified = await b.post('/dashboard/verify', { token: url.searchParams.get('token')! });
+  expect(verified.statusCode).toBe(200);
+  return b;
+}
+
+async function logIn(b: Browser, email: string, password = PASSWORD) {
+  await b.get('/dashboard/login');
+  return b.post('/dashboard/login', { email, password });
+}
+
+describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
+  const email = 'Ada.Lovelace@Example.test';
+  const normalized = 'ada.lovelace@example.test';
+  let ada: Browser;
+
+  it('signs up, mails a confirmation link, and verifies (creating an admin account named by the user id)', async () => {
+    ada = await signUpAndVerify(email, '10.0.1.1');
+    const user = await users.byEmail(normalized);
+    expect(user?.email).toBe(normalized);
+    expect(user?.verified).toBe(true);
+    expect(user?.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    const account = await admin.getAccount(user!.account_id!);
+    expect(account.name).toBe(user!._id);
+    expect(account.name).not.toContain('@');
+    expect(account.plan).toBe('free');
+  });
+
+  it('serves pages with a strict CSP and security headers, and assets from itself', async () => {
+    const res = await new Browser().get('/dashboard/login');
+    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(res.headers['content-security-policy']).toContain("connect-src 'self' https://api.example.test");
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.body).toContain('<label for="f-email">');
+    const css = await new Browser().get('/dashboard/assets/dashboard.css');
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toContain('text/css');
+  });
+
+  it('refuses weak, over-long passwords and malformed addresses, keeping the address and never the password', async () => {
+    const b = new Browser('10.0.2.1');
+    await b.get('/dashboard/signup');
+    const before = await users.count();
+    const mailsBefore = smtp.mails.length;
+    const weak = await b.post('/dashboard/signup', { email: 'weak@example.test', password: 'short' });
+    expect(weak.statusCode).toBe(400);
+    expect(text(weak)).toContain('Use at least 12 characters.');
+    expect(weak.body).toContain('value="weak@example.test"');
+    expect(weak.body).not.toContain('value="short"');
+    const long = await b.post('/dashboard/signup', { email: 'long@example.test', password: 'x1y2z3'.repeat(40) });
+    expect(long.statusCode).toBe(400);
+    expect(text(long)).toContain('Use at most 128 characters.');
+    const malformed = await b.post('/dashboard/signup', { email: 'not-an-address', password: PASSWORD });
+    expect(malformed.statusCode).toBe(400);
+    expect(text(malformed)).toContain('Enter a valid e-mail address');
+    expect(await users.count()).toBe(before);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(smtp.mails.length).toBe(mailsBefore);
+  });
+
+  it('answers a duplicate sign-up like a new one, changes nothing and tells the owner by mail', async () => {
+    const b = new Browser('10.0.3.1');
+    await b.get('/dashboard/signup');
+    const before = await users.byEmail(normalized);
+    const since = smtp.mails.length;
+    const res = await b.post('/dashboard/signup', {
+      email: 'ADA.lovelace@example.test',
+      password: 'another password 123',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(text(res)).toContain('Check your inbox');
+    await smtp.waitFor(normalized, /already|tried to sign up/, { since });
+    expect(await users.byEmail(normalized)).toEqual(before);
+  });
+
+  it('answers 403 to a POST without or with a wrong CSRF token, changing nothing', async () => {
+    const b = new Browser('10.0.4.1');
+    await b.get('/dashboard/signup');
+    const before = await users.count();
+    const none = await b.post('/dashboard/signup', { email: 'csrf@example.test', password: PASSWORD }, { csrf: null });
+    expect(none.statusCode).toBe(403);
+    expect(text(none)).toContain('This form has expired');
+    const wrong = await b.post(
+      '/dashboard/signup',
+      { email: 'csrf@example.test', password: PASSWORD },
+      { csrf: 'A'.repeat(43) },
+    );
+    expect(wrong.statusCode).toBe(403);
+    // A token from another visitor's page does not fit this visitor.
+    const other = new Browser('10.0.4.2');
+    await other.get('/dashboard/signup');
+    expect(
+      (await b.post('/dashboard/signup', { email: 'csrf@example.test', password: PASSWORD }, { csrf: other.csrf }))
+        .statusCode,
+    ).toBe(403);
+    expect(await users.count()).toBe(before);
+    expect(await users.byEmail('csrf@example.test')).toBeNull();
+  });
+
+  it('gives "no such user" and "wrong password" the same answer and no session', async () => {
+    const a = new Browser('10.0.5.1');
+    const wrong = await logIn(a, email, 'not the password at all');
+    const b = new Browser('10.0.5.2');
+    const unknown = await logIn(b, 'nobody@example.test', 'not the password at all');
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.statusCode).toBe(401);
+    const message = (r: LightMyRequestResponse) => /role="alert">([^<]*)</.exec(r.body)?.[1];
+    expect(message(wrong)).toBe('The e-mail address or the password is wrong.');
+    expect(message(unknown)).toBe(message(wrong));
+    expect(a.cookies.has('cds_session')).toBe(false);
+    expect(b.cookies.has('cds_session')).toBe(false);
+  });
+
+  it('logs in with a fresh HttpOnly, Secure, SameSite=Lax session cookie, rotated at every log-in', async () => {
+    const res = await logIn(ada, email);
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/keys');
+    const setCookie = String(res.headers['set-cookie']);
+    expect(setCookie).toMatch(/cds_session=[A-Za-z0-9_-]{43}/);
+    expect(setCookie).toContain('HttpOnly');
+    expect(setCookie).toContain('Secure');
+    expect(setCookie).toContain('SameSite=Lax');
+    expect(setCookie).toContain('Path=/dashboard');
+    const first = ada.cookies.get('cds_session')!;
+    expect((await ada.get('/dashboard/keys')).statusCode).toBe(200);
+    // A session id planted before log-in (fixation) is never adopted: log-in issues a new one.
+    const planted = 'P'.repeat(43);
+    const other = new Browser('10.0.1.2');
+    other.cookies.set('cds_session', planted);
+    expect((await logIn(other, email)).statusCode).toBe(303);
+    const second = other.cookies.get('cds_session')!;
+    expect(second).not.toBe(planted);
+    expect(second).not.toBe(first);
+    expect((await other.get('/dashboard/keys')).statusCode).toBe(200);
+    // Redis holds a keyed hash of the id, never the id itself.
+    expect(await redis.exists(`${prefix}sess:${second}`)).toBe(0);
+  });
+
+  let keyId = '';
+  let plainKey = '';
+  it('creates a key, shows it once with escaped label, and lists it with its last 4 characters', async () => {
+    await ada.get('/dashboard/keys');
+    const label = '<script>alert("x")</script><img src=x onerror=alert(1)>';
+    const res = await ada.post('/dashboard/keys', { label });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain('<script>alert');
+    expect(res.body).not.toContain('<img src=x');
+    expect(res.body).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    plainKey = /id="new-key" type="text" readonly value="([0-9a-f]{40})"/.exec(res.body)?.[1] ?? '';
+    expect(plainKey).toMatch(/^[0-9a-f]{40}$/);
+    const user = await users.byEmail(normalized);
+    const keys = await admin.listKeys(user!.account_id!);
+    expect(keys).toHaveLength(1);
+    keyId = keys[0]!.key_id;
+    expect(keys[0]!.label).toBe(label);
+    const again = await ada.get('/dashboard/keys');
+    expect(again.body).not.toContain(plainKey);
+    expect(again.body).toContain(`…${plainKey.slice(-4)}`);
+    expect(again.body).toContain(keyId);
+  });
+
+  it("refuses to revoke another account's key (404) and leaves it active", async () => {
+    const other = await admin.createAccount('usr_other_for_test', 'free');
+    const otherKey = await admin.createKey(other.account_id, 'theirs');
+    const confirm = await ada.get(`/dashboard/keys/${otherKey.key_id}/revoke`);
+    expect(confirm.statusCode).toBe(404);
+    const res = await ada.post(`/dashboard/keys/${otherKey.key_id}/revoke`, {});
+    expect(res.statusCode).toBe(404);
+    expect((await admin.listKeys(other.account_id))[0]!.status).toBe('active');
+    expect((await ada.post('/dashboard/keys/not-a-key/revoke', {})).statusCode).toBe(404);
+  });
+
+  it('answers a tampered or logged-out session cookie with the log-in page (GET) or 403 (POST), changing nothing', async () => {
+    const tampered = new Browser('10.0.6.1');
+    const real = ada.cookies.get('cds_session')!;
+    tampered.cookies.set('cds_session', `${real.slice(0, -1)}${real.endsWith('A') ? 'B' : 'A'}`);
+    const page = await tampered.get('/dashboard/keys');
+    expect(page.statusCode).toBe(303);
+    expect(page.headers.location).toBe('/dashboard/login');
+    const post = await tampered.post(`/dashboard/keys/${keyId}/revoke`, {}, { csrf: ada.csrf });
+    expect(post.statusCode).toBe(403);
+    const user = await users.byEmail(normalized);
+    expect((await admin.listKeys(user!.account_id!))[0]!.status).toBe('active');
+  });
+
+  it('shows a revocation confirmation naming the key, then revokes it through the admin API', async () => {
+    const confirm = await ada.get(`/dashboard/keys/${keyId}/revoke`);
+    expect(confirm.statusCode).toBe(200);
+    expect(text(confirm)).toContain(`Revoke key ${keyId}`);
+    const res = await ada.post(`/dashboard/keys/${keyId}/revoke`, {});
+    expect(res.statusCode).toBe(303);
+    const user = await users.byEmail(normalized);
+    expect((await admin.listKeys(user!.account_id!))[0]!.status).toBe('revoked');
+    const list = await ada.get(res.headers.location as string);
+    expect(text(list)).toContain(`Key ${keyId} is revoked.`);
+    expect(text(list)).toContain('Revoked');
+    const twice = await ada.post(`/dashboard/keys/${keyId}/revoke`, {});
+    expect(twice.statusCode).toBe(409);
+  });
+
+  it("shows the plan, the rotation guide, and usage from the gateway's Redis windows", async () => {
+    const user = await users.byEmail(normalized);
+    const acc = user!.account_id!;
+    const [seconds] = await redis.time();
+    const nowS = Number(seconds);
+    const today = Math.floor(nowS / 86_400);
+    await redis.hset(`${ratePrefix}{${acc}}`, { m: Math.floor(nowS / 60), mc: 7, d: today, dc: 321 });
+    await redis.hset(`${usagePrefix}{${acc}}`, {
+      [today]: 321,
+      [today - 1]: 50,
+      [today - 40]: 999,
+      [`k:${keyId}`]: today,
+    });
+    const usage = await ada.get('/dashboard/usage');
+    expect(usage.statusCode).toBe(200);
+    expect(usage.body).toContain('aria-label="This minute: 7 of 10 requests"');
+    expect(usage.body).toContain('aria-label="Today: 321 of 1,000 requests"');
+    const points = JSON.parse(/data-points="([^"]+)"/.exec(usage.body)![1]!.replace(/&quot;/g, '"')) as [
+      string,
+      number,
+    ][];
+    expect(points).toHaveLength(30);
+    expect(points.at(-1)![1]).toBe(321);
+    expect(points.at(-2)![1]).toBe(50);
+    const plan = await ada.get('/dashboard/plan');
+    expect(text(plan)).toContain('You are on the free plan.');
+    expect(text(plan)).toContain('1,000,000 requests');
+    const rotate = await ada.get('/dashboard/keys/rotate');
+    expect(text(rotate)).toContain('Generate a new key');
+    const keys = await ada.get('/dashboard/keys');
+    expect(text(keys)).toContain(new Date(today * 86_400_000).toISOString().slice(0, 10));
+  });
+
+  it('ends a session after the idle time and after log-out', async () => {
+    const b = new Browser('10.0.7.1');
+    expect((await logIn(b, email)).statusCode).toBe(303);
+    expect((await b.get('/dashboard/keys')).statusCode).toBe(200);
+    const sid = b.cookies.get('cds_session')!;
+    now += IDLE_MS + 1_000;
+    const expired = await b.get('/dashboard/keys');
+    expect(expired.statusCode).toBe(303);
+    expect(expired.headers.location).toBe('/dashboard/login');
+    const c = new Browser('10.0.7.2');
+    expect((await logIn(c, email)).statusCode).toBe(303);
+    await c.get('/dashboard/keys');
+    const sid2 = c.cookies.get('cds_session')!;
+    const out = await c.post('/dashboard/logout', {});
+    expect(out.statusCode).toBe(303);
+    const replay = new Browser();
+    for (const s of [sid, sid2]) {
+      replay.cookies.set('cds_session', s);
+      expect((await replay.get('/dashboard/keys')).statusCode).toBe(303);
+    }
+    // Re-log in ada for later tests (her session may have idled out too).
+    await logIn(ada, email);
+  });
+
+  it('resets a password by mail: same answer for unknown addresses, weak new password refused, old sessions end', async () => {
+    const b = new Browser('10.0.8.1');
+    await b.get('/dashboard/forgot');
+    const since = smtp.mails.length;
+    const unknown = await b.post('/dashboard/forgot', { email: 'ghost@example.test' });
+    expect(unknown.statusCode).toBe(200);
+    const known = await b.post('/dashboard/forgot', { email });
+    expect(known.statusCode).toBe(200);
+    expect(text(known)).toBe(text(unknown));
+    const mail = await smtp.waitFor(normalized, /Reset your password/, { since });
+    expect(smtp.mails.slice(since).some((m) => m.to.includes('ghost@example.test'))).toBe(false);
+    const url = new URL(linkIn(mail, 'reset'));
+    expect((await b.get(`/dashboard/reset${url.search}`)).statusCode).toBe(200);
+    const token = url.searchParams.get('token')!;
+    const before = (await users.byEmail(normalized))!.password_hash;
+    const weak = await b.post('/dashboard/reset', { token, password: 'tiny' });
+    expect(weak.statusCode).toBe(400);
+    expect((await users.byEmail(normalized))!.password_hash).toBe(before);
+    const done = await b.post('/dashboard/reset', { token, password: 'a brand new passphrase 42' });
+    expect(done.statusCode).toBe(303);
+    expect((await b.post('/dashboard/reset', { token, password: 'a brand new passphrase 43' })).statusCode).toBe(400);
+    expect((await ada.get('/dashboard/keys')).statusCode).toBe(303);
+    expect((await logIn(new Browser('10.0.8.2'), email)).statusCode).toBe(401);
+    expect((await logIn(ada, email, 'a brand new passphrase 42')).statusCode).toBe(303);
+  });
+
+  it('throttles sign-up and log-in floods with 429, never a 500', async () => {
+    const statuses: number[] = [];
+    const flood = new Browser('10.0.9.1');
+    await flood.get('/dashboard/login');
+    for (let i = 0; i < 14; i++) {
+      statuses.push(
+        (await flood.post('/dashboard/login', { email: 'target@example.test', password: `guess number ${i}` }))
+          .statusCode,
+      );
+    }
+    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
+    const limited = await flood.post('/dashboard/login', { email: 'target@example.test', password: 'x' });
+    expect(limited.headers['retry-after']).toMatch(/^\d+$/);
+    expect(text(limited)).toContain('Too many attempts');
+    // The address stays throttled from another client address too.
+    const other = new Browser('10.0.9.2');
+    await other.get('/dashboard/login');
+    expect((await other.post('/dashboard/login', { email: 'target@example.test', password: 'y' })).statusCode).toBe(
+      429,
+    );
+
+    const signup = new Browser('10.0.9.3');
+    await signup.get('/dashboard/signup');
+    const before = await users.count();
+    const codes: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      codes.push(
+        (await signup.post('/dashboard/signup', { email: `flood${i}@example.test`, password: 'short' })).statusCode,
+      );
+    }
+    expect(codes.slice(0, 10).every((s) => s === 400)).toBe(true);
+    expect(codes.slice(10).every((s) => s === 429)).toBe(true);
+    expect(await users.count()).toBe(before);
+  });
+
+  it('deletes the account: wrong password changes nothing; right password revokes every key and erases the user', async () => {
+    const victim = 'delete.me@example.test';
+    const b = await signUpAndVerify(victim, '10.0.10.1');
+    await logIn(b, victim);
+    await b.get('/dashboard/keys');
+    await b.post('/dashboard/keys', { label: 'one' });
+    await b.post('/dashboard/keys', { label: 'two' });
+    const user = (await users.byEmail(victim))!;
+    expect(await admin.listKeys(user.account_id!)).toHaveLength(2);
+    await b.get('/dashboard/account');
+    const wrong = await b.post('/dashboard/account/delete', { password: 'not my password!!' });
+    expect(wrong.statusCode).toBe(401);
+    expect(await users.byEmail(victim)).not.toBeNull();
+    expect((await admin.listKeys(user.account_id!)).every((k) => k.status === 'active')).toBe(true);
+    const res = await b.post('/dashboard/account/delete', { password: PASSWORD });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/login?notice=deleted');
+    expect(await users.byEmail(victim)).toBeNull();
+    expect(await users.byId(user._id)).toBeNull();
+    expect((await admin.listKeys(user.account_id!)).every((k) => k.status === 'revoked')).toBe(true);
+    expect((await b.get('/dashboard/keys')).statusCode).toBe(303);
+    expect((await logIn(new Browser('10.0.10.2'), victim)).statusCode).toBe(401);
+  });
+
+  it('answers 404 pages for unknown paths and a bad-link page for forged tokens', async () => {
+    const b = new Browser('10.0.11.1');
+    expect((await b.get('/dashboard/nope')).statusCode).toBe(404);
+    expect((await b.get('/dashboard/verify?token=forged')).statusCode).toBe(400);
+    expect((await b.get(`/dashboard/reset?token=${'a'.repeat(43)}`)).statusCode).toBe(400);
+    expect((await b.get('/healthz')).statusCode).toBe(200);
+  });
+});

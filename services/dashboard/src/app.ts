@@ -259,7 +259,7 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
       'cache-control': 'no-store',
     });
     if (deps.cookieSecure) reply.header('strict-transport-security', 'max-age=31536000');
-    if (!request.url.startsWith(PREFIX) || request.url.startsWith(`${PREFIX}/assets/`)) return;
+    if (!request.url.startsWith(PREFIX) || /\.(?:js|css|svg)(?:\?|$)/.test(request.url)) return;
     const sid = request.cookies[SESSION_COOKIE];
     if (sid !== undefined) {
       const session = await deps.sessions.get(sid);
@@ -376,7 +376,7 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
     if (asset === undefined) throw new PageError(404, 'Not found', 'No such file.');
     return reply.header('cache-control', 'public, max-age=3600').type(asset.type).send(asset.body);
   });
-  if (deps.explorer !== undefined) await deps.explorer.registerAssets(app, { prefix: `${PREFIX}/explorer/assets` });
+  if (deps.explorer !== undefined) await deps.explorer.registerAssets(app, { prefix: `${PREFIX}/explorer` });
 
   // ---- home ----
   const home = (request: FastifyRequest, reply: FastifyReply) =>
@@ -707,7 +707,7 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
     }
     const rendered = deps.explorer.render({
       apiBaseUrl: deps.publicApiUrl,
-      assetPrefix: `${PREFIX}/explorer/assets`,
+      assetPrefix: `${PREFIX}/explorer`,
     });
     return page(reply, request, 'Data explorer', raw(rendered.body), {
       active: 'explorer',

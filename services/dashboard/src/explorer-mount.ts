@@ -1,9 +1,7 @@
 import type { ExplorerMount } from './app.ts';
+import { registerExplorerAssets, renderExplorer } from './explorer/index.ts';
 
-/**
- * The data explorer module (src/explorer/, built separately), adapted to the mount the app takes;
- * undefined while the module is absent, so the page shows a placeholder.
- */
-export function loadExplorer(): Promise<ExplorerMount | undefined> {
-  return Promise.resolve(undefined);
+/** The data explorer module (src/explorer/), adapted to the mount the app takes. */
+export function loadExplorer(): ExplorerMount {
+  return { render: renderExplorer, registerAssets: registerExplorerAssets };
 }

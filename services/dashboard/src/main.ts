@@ -41,7 +41,7 @@ try {
     token: config.ADMIN_TOKEN,
     timeoutMs: config.ADMIN_TIMEOUT_MS,
   });
-  const explorer = await loadExplorer();
+  const explorer = loadExplorer();
 
   const app = await buildApp({
     logger,
@@ -64,7 +64,7 @@ try {
     cookieSecure: config.COOKIE_SECURE,
     publicApiUrl: config.PUBLIC_API_URL,
     publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ''),
-    ...(explorer === undefined ? {} : { explorer }),
+    explorer,
     trustProxyHops: config.TRUST_PROXY_HOPS,
     metrics,
     isReady: async () => {

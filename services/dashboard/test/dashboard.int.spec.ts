@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createLogger } from '@cds/telemetry';
 import { createRedis, type Redis } from '@cds/redis';
 import { connectStore, type Store } from '@cds/store';
 import {
   getTestInfra,
+  REPO_ROOT,
   startNats,
   startServiceProcess,
   uniqueName,
@@ -14,6 +17,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient, type AdminClient } from '../src/admin/admin-client.ts';
 import { buildApp } from '../src/app.ts';
+import { loadExplorer } from '../src/explorer-mount.ts';
 import { createSmtpMailer, type Mailer } from '../src/mail/mailer.ts';
 import { createPasswordHasher } from '../src/security/password.ts';
 import { createThrottle } from '../src/security/throttle.ts';
@@ -40,6 +44,7 @@ let users: UserStore;
 let mailer: Mailer;
 let app: FastifyInstance;
 let now = Date.now();
+let dbName = '';
 const prefix = `${uniqueName('dash')}:`;
 const ratePrefix = `${uniqueName('rl')}:`;
 const usagePrefix = `${uniqueName('usage')}:`;
@@ -55,7 +60,8 @@ beforeAll(async () => {
   smtp = await startSmtpListener();
   store = await connectStore({ url: infra.mongoUrl, appName: 'dashboard-int' });
   redis = createRedis({ url: infra.redisUrl, name: 'dashboard-int' });
-  users = await createUserStore({ db: store.db(uniqueName('dashboard')), clock: () => now });
+  dbName = uniqueName('dashboard');
+  users = await createUserStore({ db: store.db(dbName), clock: () => now });
   admin = createAdminClient({ url: adminProcess.url, token: ADMIN_TOKEN, timeoutMs: 5_000 });
   mailer = createSmtpMailer({ url: smtp.url, from: 'CDS <no-reply@example.test>', timeoutMs: 5_000 });
   await waitForReady(`${adminProcess.url}/readyz`, { service: adminProcess, timeoutMs: 60_000 });
@@ -80,6 +86,7 @@ beforeAll(async () => {
     cookieSecure: true,
     publicApiUrl: 'https://api.example.test/api/v1',
     publicBaseUrl: BASE,
+    explorer: loadExplorer(),
   });
   await app.ready();
 }, 120_000);
@@ -488,6 +495,57 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect((await admin.listKeys(user.account_id!)).every((k) => k.status === 'revoked')).toBe(true);
     expect((await b.get('/dashboard/keys')).statusCode).toBe(303);
     expect((await logIn(new Browser('10.0.10.2'), victim)).statusCode).toBe(401);
+  });
+
+  it('mounts the data explorer in the layout, with its assets served by the dashboard', async () => {
+    expect((await new Browser().get('/dashboard/explorer')).statusCode).toBe(303);
+    const page = await ada.get('/dashboard/explorer');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('id="cdsx"');
+    expect(page.body).toContain('data-api-base="https://api.example.test/api/v1"');
+    expect(page.body).toContain('aria-current="page"');
+    const script = /<script src="(\/dashboard\/explorer\/explorer\.js\?v=[0-9a-f]+)"/.exec(page.body)?.[1];
+    expect(script).toBeDefined();
+    const js = await ada.get(script!);
+    expect(js.statusCode).toBe(200);
+    expect(js.headers['content-type']).toContain('javascript');
+  });
+
+  it('creates verified users with an account of a plan from the CLI, idempotently', async () => {
+    const run = (plan: string) =>
+      promisify(execFile)(
+        process.execPath,
+        [
+          '--disable-warning=ExperimentalWarning',
+          'services/dashboard/src/cli.ts',
+          'create-user',
+          '--email',
+          'Pro@Demo.example',
+          '--password',
+          'demo password for pros',
+          '--plan',
+          plan,
+        ],
+        {
+          cwd: REPO_ROOT,
+          env: {
+            ...process.env,
+            MONGODB_URL: getTestInfra().mongoUrl,
+            MONGODB_DB: dbName,
+            ADMIN_URL: adminProcess.url,
+            ADMIN_TOKEN,
+          },
+        },
+      );
+    const first = JSON.parse((await run('professional')).stdout) as { user_id: string; account_id: string };
+    const second = JSON.parse((await run('professional')).stdout) as { user_id: string; account_id: string };
+    expect(second).toEqual(first);
+    expect((await admin.getAccount(first.account_id)).plan).toBe('professional');
+    expect((await users.byEmail('pro@demo.example'))?.verified).toBe(true);
+    await expect(run('business')).rejects.toThrow(/already exists with plan professional/);
+    const b = new Browser('10.0.12.1');
+    expect((await logIn(b, 'pro@demo.example', 'demo password for pros')).statusCode).toBe(303);
+    expect(text(await b.get('/dashboard/plan'))).toContain('You are on the professional plan.');
   });
 
   it('answers 404 pages for unknown paths and a bad-link page for forged tokens', async () => {

@@ -1,0 +1,204 @@
+// The data explorer: a form that calls the public API from the browser with a key the user pastes,
+// and shows a chart (TradingView Lightweight Charts), the table and the curl of the same call.
+//
+// renderExplorer() gives the HTML fragments the dashboard puts in a page's <head> and <main>;
+// registerExplorerAssets() serves the client script, its stylesheet and the charting library from
+// this service (no CDN). Both take the same prefix, e.g. `/dashboard/explorer`.
+//
+// The page's Content-Security-Policy must allow: script-src 'self'; style-src 'self';
+// connect-src <the origin of apiBaseUrl> (the browser calls the API itself). Nothing inline.
+//
+// Test hook: after each "Show", the chart container (#cdsx-chart, role="img") carries the points it
+// drew as JSON in `data-points` (and the kind in `data-kind`), the same array is
+// `window.cdsExplorer.points`, and `window.cdsExplorer.url` is the API URL called. Points are in
+// ascending date order:
+//   - price with open/high/low/close: { date, open, high, low, close, volume } (candlesticks, volume);
+//   - any other series, or a transformed price: { date, value } (one line);
+//   - COT (kind cot_legacy / cot_disaggregated): { date: report_date, <group>: net, ... } per report.
+// `#cdsx` gets `data-ready="true"` once the script has wired the form.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FREQUENCIES, SERIES_TYPES, TRANSFORMS } from '@cds/contracts';
+import type { FastifyInstance } from 'fastify';
+
+export interface ExplorerOptions {
+  /** The public API base the browser calls and the curl shows, e.g. https://api.example.com/api/v1. */
+  apiBaseUrl: string;
+  /** Where registerExplorerAssets serves the assets, e.g. /dashboard/explorer. */
+  assetPrefix: string;
+}
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  /** Short content hash: in the URL (so a long cache is safe) and the ETag. */
+  version: string;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function asset(path: string, type: string): Asset {
+  const body = readFileSync(path);
+  return { body, type, version: createHash('sha256').update(body).digest('hex').slice(0, 16) };
+}
+
+/** The standalone production build of lightweight-charts (a global `LightweightCharts`). */
+function chartLibraryPath(): string {
+  // The package exports only its ESM entry and package.json: find the dist folder from the latter.
+  const pkg = createRequire(import.meta.url).resolve('lightweight-charts/package.json');
+  return join(dirname(pkg), 'dist', 'lightweight-charts.standalone.production.js');
+}
+
+let loaded: Record<'explorer.js' | 'explorer.css' | 'lightweight-charts.js', Asset> | undefined;
+
+/** The three assets, read once (about 220 kB in all). */
+function assets(): NonNullable<typeof loaded> {
+  loaded ??= {
+    'explorer.js': asset(join(here, 'client', 'explorer.js'), 'text/javascript; charset=utf-8'),
+    'explorer.css': asset(join(here, 'client', 'explorer.css'), 'text/css; charset=utf-8'),
+    'lightweight-charts.js': asset(chartLibraryPath(), 'text/javascript; charset=utf-8'),
+  };
+  return loaded;
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const esc = (value: string): string => value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+const trimSlash = (s: string): string => s.replace(/\/+$/, '');
+const label = (name: string): string => name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+
+function assetUrl(prefix: string, name: keyof NonNullable<typeof loaded>): string {
+  return `${trimSlash(prefix)}/${name}?v=${assets()[name].version}`;
+}
+
+/** The explorer's <head> additions and its <main> content. Every interpolated value is escaped. */
+export function renderExplorer(opts: ExplorerOptions): { head: string; body: string } {
+  const p = opts.assetPrefix;
+  const head =
+    `<link rel="stylesheet" href="${esc(assetUrl(p, 'explorer.css'))}" />\n` +
+    `<script src="${esc(assetUrl(p, 'lightweight-charts.js'))}" defer></script>\n` +
+    `<script src="${esc(assetUrl(p, 'explorer.js'))}" defer></script>`;
+
+  const option = (value: string, text: string, selected = false) =>
+    `<option value="${esc(value)}"${selected ? ' selected' : ''}>${esc(text)}</option>`;
+  const kinds =
+    `<optgroup label="Time series">${SERIES_TYPES.map((t) => option(t, label(t), t === 'price')).join('')}</optgroup>` +
+    `<optgroup label="Commitments of Traders">${option('cot_legacy', 'COT legacy')}${option('cot_disaggregated', 'COT disaggregated')}</optgroup>`;
+  const frequencies = option('', 'Native') + FREQUENCIES.map((f) => option(f, label(f))).join('');
+  const transforms = TRANSFORMS.map((t) =>
+    option(t, t === 'none' ? 'None' : t === 'pct_change' ? 'Percent change' : label(t), t === 'none'),
+  ).join('');
+
+  const body = `<section id="cdsx" class="cdsx" data-api-base="${esc(trimSlash(opts.apiBaseUrl))}" aria-labelledby="cdsx-title">
+  <header>
+    <h1 id="cdsx-title">Data explorer</h1>
+    <p class="cdsx-lead">Query the public API from your browser and see the chart, the table and the exact <code>curl</code> of the call.</p>
+  </header>
+  <form id="cdsx-form" novalidate>
+    <fieldset>
+      <legend>Request</legend>
+      <div class="cdsx-field cdsx-wide">
+        <label for="cdsx-key">API key</label>
+        <input id="cdsx-key" name="key" type="password" autocomplete="off" spellcheck="false" autocapitalize="off" aria-describedby="cdsx-key-hint" />
+        <p id="cdsx-key-hint" class="cdsx-hint">Kept in this page only: never stored, never sent to the dashboard.</p>
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-commodity">Commodity</label>
+        <input id="cdsx-commodity" name="commodity" type="text" list="cdsx-commodities" placeholder="e.g. GOLD" autocomplete="off" spellcheck="false" autocapitalize="characters" aria-describedby="cdsx-commodity-hint" />
+        <datalist id="cdsx-commodities"></datalist>
+        <p id="cdsx-commodity-hint" class="cdsx-hint">Suggestions appear once a key is pasted.</p>
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-kind">Kind</label>
+        <select id="cdsx-kind" name="kind" aria-describedby="cdsx-kind-hint">${kinds}</select>
+        <p id="cdsx-kind-hint" class="cdsx-hint"></p>
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-start">Start date</label>
+        <input id="cdsx-start" name="start_date" type="date" />
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-end">End date</label>
+        <input id="cdsx-end" name="end_date" type="date" />
+      </div>
+    </fieldset>
+    <fieldset id="cdsx-series-options">
+      <legend>Series options</legend>
+      <div class="cdsx-field">
+        <label for="cdsx-frequency">Frequency</label>
+        <select id="cdsx-frequency" name="frequency">${frequencies}</select>
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-transform">Transform</label>
+        <select id="cdsx-transform" name="transform">${transforms}</select>
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-limit">Limit</label>
+        <input id="cdsx-limit" name="limit" type="number" min="1" max="10000" step="1" inputmode="numeric" placeholder="All points" />
+      </div>
+    </fieldset>
+    <fieldset id="cdsx-cot-options" hidden disabled>
+      <legend>COT options</legend>
+      <div class="cdsx-field">
+        <label for="cdsx-per-page">Reports per page</label>
+        <input id="cdsx-per-page" name="per_page" type="number" min="1" max="100" step="1" inputmode="numeric" value="100" />
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-page">Page</label>
+        <input id="cdsx-page" name="page" type="number" min="1" step="1" inputmode="numeric" value="1" />
+      </div>
+    </fieldset>
+    <div class="cdsx-actions">
+      <button id="cdsx-show" type="submit">Show</button>
+      <span id="cdsx-status" class="cdsx-status" role="status" aria-live="polite"></span>
+    </div>
+  </form>
+  <div id="cdsx-error" class="cdsx-error" role="alert" hidden></div>
+  <div id="cdsx-results" class="cdsx-results" hidden>
+    <section id="cdsx-chart-card" class="cdsx-card" aria-labelledby="cdsx-chart-title">
+      <h2 id="cdsx-chart-title">Chart</h2>
+      <div id="cdsx-chart" class="cdsx-chart" role="img" aria-label="Chart of the data below" data-points="[]"></div>
+      <ul id="cdsx-legend" class="cdsx-legend" aria-label="Legend"></ul>
+      <p class="cdsx-credit">Charts by <a href="https://www.tradingview.com/" rel="noopener">TradingView</a> Lightweight Charts™.</p>
+    </section>
+    <section class="cdsx-card" aria-labelledby="cdsx-curl-title">
+      <div class="cdsx-curl-head">
+        <h2 id="cdsx-curl-title">API call</h2>
+        <button id="cdsx-copy" type="button" class="cdsx-secondary">Copy</button>
+      </div>
+      <pre><code id="cdsx-curl"></code></pre>
+      <p class="cdsx-hint">Set <code>KEY</code> to your API key in your shell first.</p>
+    </section>
+    <section id="cdsx-table-card" class="cdsx-card" aria-labelledby="cdsx-table-title">
+      <h2 id="cdsx-table-title">Data</h2>
+      <div class="cdsx-table-wrap" tabindex="0" role="region" aria-labelledby="cdsx-table-title">
+        <table id="cdsx-table"><caption id="cdsx-caption"></caption><thead></thead><tbody></tbody></table>
+      </div>
+    </section>
+  </div>
+</section>`;
+  return { head, body };
+}
+
+/**
+ * Serves `${prefix}/explorer.js`, `${prefix}/explorer.css` and `${prefix}/lightweight-charts.js`
+ * from this process, with a strict Content-Type and a year-long immutable cache (their URLs in
+ * renderExplorer carry a content hash).
+ */
+export function registerExplorerAssets(app: FastifyInstance, opts: { prefix: string }): void {
+  const all = assets();
+  for (const [name, a] of Object.entries(all)) {
+    const etag = `"${a.version}"`;
+    app.get(`${trimSlash(opts.prefix)}/${name}`, (request, reply) => {
+      reply
+        .header('content-type', a.type)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .header('etag', etag);
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.send(a.body);
+    });
+  }
+}

@@ -1,0 +1,297 @@
+/// <reference lib="dom" />
+// The dashboard's data explorer in a real browser against the real API: the system with one gateway
+// and the demo data (as npm start loads it), a small page serving the explorer's HTML and assets
+// under a strict CSP, and Chromium driven by playwright-core. What the page drew must be what the
+// API serves for the same request; the key must never be persisted.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { REPO_ROOT } from '@cds/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startE2E, type E2E } from './support/harness.ts';
+
+/** The explorer module's interface (services/dashboard/src/explorer/index.ts). */
+interface ExplorerModule {
+  renderExplorer(opts: { apiBaseUrl: string; assetPrefix: string }): { head: string; body: string };
+  registerExplorerAssets(app: FastifyInstance, opts: { prefix: string }): void;
+}
+// The dashboard's package exports its app only, and a test of the root project cannot import
+// another project's file statically (TS2878): the module is loaded by path.
+const { registerExplorerAssets, renderExplorer } = (await import(
+  pathToFileURL(join(REPO_ROOT, 'services', 'dashboard', 'src', 'explorer', 'index.ts')).href
+)) as ExplorerModule;
+const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts', 'explorer');
+const ASSETS = '/dashboard/explorer';
+
+let e2e: E2E;
+let site: FastifyInstance;
+let siteUrl: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let key: string;
+const browserErrors: string[] = [];
+
+const isoDaysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  e2e = await startE2E({ gateways: 1 });
+  const demo = await e2e.ingest(['backfill', '--demo', '--years', '1']);
+  expect(demo.code, demo.stderr).toBe(0);
+  key = (await e2e.account('enterprise')).key;
+  await eventually(
+    'demo data served',
+    async () => {
+      const px = await e2e.get('/api/v1/commodities/GOLD/series?type=price&limit=1&sort_order=desc', {
+        key,
+        validate: false,
+      });
+      const cot = await e2e.get('/api/v1/commodities/GOLD/cot?format=disaggregated&per_page=1', {
+        key,
+        validate: false,
+      });
+      return px.status === 200 && px.json.data.length > 0 && cot.status === 200 && cot.json.data.length > 0;
+    },
+    120_000,
+  );
+
+  const apiBaseUrl = `${e2e.gatewayUrl()}/api/v1`;
+  const { head, body } = renderExplorer({ apiBaseUrl, assetPrefix: ASSETS });
+  // Keep-alive sockets (the test's own fetches) must not hold close() up.
+  site = Fastify({ forceCloseConnections: true });
+  registerExplorerAssets(site, { prefix: ASSETS });
+  // The policy the dashboard is expected to send: nothing inline, the API as the only other origin.
+  const csp =
+    `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; ` +
+    `connect-src ${new URL(apiBaseUrl).origin}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
+  site.get('/dashboard/explorer', (_request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', csp)
+      .send(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8" /><title>Data explorer</title><link rel="icon" href="data:," />` +
+          `<link rel="stylesheet" href="/page.css" />${head}</head><body><main>${body}</main></body></html>`,
+      ),
+  );
+  // Stands in for the dashboard's global stylesheet (D1's), so screenshots look like the product.
+  site.get('/page.css', (_request, reply) =>
+    reply
+      .type('text/css; charset=utf-8')
+      .send(
+        'body{margin:0;background:#f1f5f9;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}' +
+          'main{padding:24px 32px;max-width:1200px;margin:0 auto}',
+      ),
+  );
+  siteUrl = await site.listen({ host: '127.0.0.1', port: 0 });
+
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') browserErrors.push(m.text());
+  });
+  page.on('pageerror', (err) => browserErrors.push(err.message));
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.goto(`${siteUrl}/dashboard/explorer`);
+  await page.waitForSelector('#cdsx[data-ready="true"]');
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+  await e2e?.stop();
+}, 60_000);
+
+/** Fills what is given, clicks Show and waits for the page to finish; returns what the page holds. */
+async function show(fields: {
+  key?: string;
+  commodity?: string;
+  kind?: string;
+  start?: string;
+  end?: string;
+  frequency?: string;
+  transform?: string;
+  limit?: string;
+}): Promise<{ url: string; points: Record<string, unknown>[]; dataPoints: Record<string, unknown>[] }> {
+  if (fields.key !== undefined) await page.getByLabel('API key').fill(fields.key);
+  if (fields.commodity !== undefined) await page.getByLabel('Commodity').fill(fields.commodity);
+  if (fields.kind !== undefined) await page.getByLabel('Kind').selectOption(fields.kind);
+  if (fields.start !== undefined) await page.getByLabel('Start date').fill(fields.start);
+  if (fields.end !== undefined) await page.getByLabel('End date').fill(fields.end);
+  if (fields.frequency !== undefined) await page.getByLabel('Frequency').selectOption(fields.frequency);
+  if (fields.transform !== undefined) await page.getByLabel('Transform').selectOption(fields.transform);
+  if (fields.limit !== undefined) await page.getByLabel('Limit').fill(fields.limit);
+  const before = await page.evaluate(() => (window as unknown as { cdsExplorer: { shown: number } }).cdsExplorer.shown);
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await page.waitForFunction(
+    (n) => (window as unknown as { cdsExplorer: { shown: number } }).cdsExplorer.shown > n,
+    before,
+  );
+  const held = await page.evaluate(() => {
+    const x = (window as unknown as { cdsExplorer: { url: string; points: unknown[] } }).cdsExplorer;
+    return {
+      url: x.url,
+      points: x.points,
+      dataPoints: JSON.parse(document.getElementById('cdsx-chart')!.dataset.points ?? '[]'),
+    };
+  });
+  return held as { url: string; points: Record<string, unknown>[]; dataPoints: Record<string, unknown>[] };
+}
+
+/** The same request made by the test, straight to the API. */
+async function fromApi(url: string): Promise<{ data: Record<string, unknown>[] }> {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { data: Record<string, unknown>[] };
+}
+
+const byDate = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.date).localeCompare(String(b.date));
+
+describe('data explorer', () => {
+  it('serves its assets from the service with a strict type and a long cache', async () => {
+    for (const [name, type] of [
+      ['explorer.js', 'text/javascript; charset=utf-8'],
+      ['lightweight-charts.js', 'text/javascript; charset=utf-8'],
+      ['explorer.css', 'text/css; charset=utf-8'],
+    ] as const) {
+      const res = await fetch(`${siteUrl}${ASSETS}/${name}`);
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get('content-type')).toBe(type);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      const again = await fetch(`${siteUrl}${ASSETS}/${name}`, {
+        headers: { 'if-none-match': res.headers.get('etag')! },
+      });
+      expect(again.status).toBe(304);
+    }
+    expect((await fetch(`${siteUrl}${ASSETS}/nothing.js`)).status).toBe(404);
+    // Every script and stylesheet of the page comes from the page's own origin.
+    const sources = await page.evaluate(() =>
+      [...document.querySelectorAll('script[src], link[rel=stylesheet]')].map(
+        (e) => (e as HTMLScriptElement).src || (e as HTMLLinkElement).href,
+      ),
+    );
+    expect(sources.length).toBe(4);
+    for (const s of sources) expect(new URL(s).origin).toBe(siteUrl);
+  });
+
+  it('draws price candlesticks with volume exactly as the API serves them, and shows the curl', async () => {
+    const start = isoDaysAgo(120);
+    const held = await show({ key, commodity: 'GOLD', kind: 'price', start });
+    const expectedUrl = `${e2e.gatewayUrl()}/api/v1/commodities/GOLD/series?type=price&start_date=${start}`;
+    expect(held.url).toBe(expectedUrl);
+    const api = await fromApi(expectedUrl);
+    expect(api.data.length).toBeGreaterThan(50);
+    const expected = api.data
+      .map((p) => ({ date: p.date, open: p.open, high: p.high, low: p.low, close: p.close, volume: p.volume }))
+      .sort(byDate);
+    expect(held.points).toEqual(expected);
+    expect(held.dataPoints).toEqual(expected);
+    expect(await page.getByRole('img', { name: 'Chart of the data below' }).locator('canvas').count()).toBeGreaterThan(
+      0,
+    );
+    // The table has one row per point.
+    expect(await page.locator('#cdsx-table tbody tr').count()).toBe(api.data.length);
+    const curl = await page.locator('#cdsx-curl').textContent();
+    expect(curl).toBe(`curl -H "Authorization: Bearer $KEY" \\\n  '${expectedUrl}'`);
+    expect(curl).not.toContain(key);
+    await page.screenshot({ path: join(ARTIFACTS, 'price-candles.png'), fullPage: true });
+  });
+
+  it('draws another series type as a line, with frequency and transform', async () => {
+    const start = isoDaysAgo(200);
+    const held = await show({ kind: 'open_interest', start, frequency: 'weekly', transform: 'change', limit: '20' });
+    const expectedUrl =
+      `${e2e.gatewayUrl()}/api/v1/commodities/GOLD/series?type=open_interest&start_date=${start}` +
+      `&frequency=weekly&transform=change&limit=20`;
+    expect(held.url).toBe(expectedUrl);
+    const api = await fromApi(expectedUrl);
+    expect(api.data.length).toBe(20);
+    const expected = api.data.map((p) => ({ date: p.date, value: p.value })).sort(byDate);
+    expect(held.points).toEqual(expected);
+    expect(held.dataPoints).toEqual(expected);
+    await page.screenshot({ path: join(ARTIFACTS, 'open-interest-line.png'), fullPage: true });
+  });
+
+  it("draws each trader group's net position of a COT format", async () => {
+    await page.getByLabel('Frequency').selectOption('');
+    await page.getByLabel('Transform').selectOption('none');
+    await page.getByLabel('Limit').fill('');
+    const held = await show({ kind: 'cot_disaggregated', start: isoDaysAgo(300) });
+    expect(await page.getByLabel('Frequency').isVisible()).toBe(false);
+    const expectedUrl = `${e2e.gatewayUrl()}/api/v1/commodities/GOLD/cot?format=disaggregated&start_date=${isoDaysAgo(300)}&per_page=100&page=1`;
+    expect(held.url).toBe(expectedUrl);
+    const api = await fromApi(expectedUrl);
+    expect(api.data.length).toBeGreaterThan(20);
+    const groups = ['producer_merchant', 'swap_dealer', 'managed_money', 'other_reportable'];
+    const expected = api.data
+      .map((r) => {
+        const p: Record<string, unknown> = { date: r.report_date };
+        for (const g of groups) p[g] = (r[g] as { net: number }).net;
+        return p;
+      })
+      .sort(byDate);
+    expect(held.points).toEqual(expected);
+    expect(await page.locator('#cdsx-legend li').allTextContents()).toEqual([
+      'Producer merchant net',
+      'Swap dealer net',
+      'Managed money net',
+      'Other reportable net',
+    ]);
+    await page.screenshot({ path: join(ARTIFACTS, 'cot-disaggregated.png'), fullPage: true });
+  });
+
+  it("shows the API's own error for a bad key", async () => {
+    const held = await show({ key: 'f'.repeat(40), kind: 'price' });
+    expect(held.points).toEqual([]);
+    const alert = page.getByRole('alert');
+    expect(await alert.isVisible()).toBe(true);
+    const text = await alert.textContent();
+    expect(text).toContain('The API answered 401: The API key is not valid: it is malformed, unknown or revoked.');
+    expect(text).toContain('unauthorized');
+    expect(await alert.getByRole('link', { name: 'What this error means' }).getAttribute('href')).toMatch(
+      /\/docs\/errors#unauthorized$/,
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'bad-key.png'), fullPage: true });
+    // A parameter error names the parameter.
+    await show({ key, limit: '0' });
+    expect(await alert.textContent()).toContain('invalid_parameter');
+    expect(await alert.textContent()).toContain('Parameterlimit');
+    await page.getByLabel('Limit').fill('');
+  });
+
+  it('never persists the key, and runs without a CSP violation or script error', async () => {
+    await show({ key, kind: 'price', start: isoDaysAgo(30) });
+    const stored = await page.evaluate(() => ({
+      local: window.localStorage.length,
+      session: window.sessionStorage.length,
+      cookie: document.cookie,
+      html: document.documentElement.outerHTML,
+      state: JSON.stringify((window as unknown as { cdsExplorer: unknown }).cdsExplorer),
+    }));
+    expect(stored.local).toBe(0);
+    expect(stored.session).toBe(0);
+    expect(stored.cookie).toBe('');
+    expect(await context.cookies()).toEqual([]);
+    expect(stored.html).not.toContain(key);
+    expect(stored.state).not.toContain(key);
+    // Reloading the page forgets it.
+    await page.reload();
+    await page.waitForSelector('#cdsx[data-ready="true"]');
+    expect(await page.getByLabel('API key').inputValue()).toBe('');
+    expect(browserErrors.filter((e) => !e.includes('401') && !e.includes('400'))).toEqual([]);
+  });
+});

@@ -1,9 +1,11 @@
 // `npm start`: the whole system on this machine. Starts NATS, Redis and a MongoDB API server (local
 // binaries, or the NATS_URL / REDIS_URL / MONGODB_URL given), every service as a child process, loads
 // the demo data, creates one demo account and key per plan, waits until the API answers with data,
-// prints the base URL and the keys, and stops everything cleanly on Ctrl-C. Service logs go to
+// prints the base URL and the keys, starts the developer dashboard with one demo user per plan
+// (mails written to .cds/mail/), and stops everything cleanly on Ctrl-C. Service logs go to
 // .cds/logs/; the addresses go to .cds/local.json for `npm run ingest` and `npm run admin`.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, startInfra, startSystem, type Infra, type RunningSystem } from '@cds/testkit';
@@ -11,6 +13,7 @@ import { REPO_ROOT, startInfra, startSystem, type Infra, type RunningSystem } fr
 const STATE = join(REPO_ROOT, '.cds');
 const LOGS = join(STATE, 'logs');
 const LOCAL_ENV = join(STATE, 'local.json');
+const MAIL_DIR = join(STATE, 'mail');
 const READY_TIMEOUT_MS = Number(process.env.CDS_START_TIMEOUT_MS ?? 120_000);
 const PLANS = ['free', 'professional', 'business', 'enterprise'] as const;
 
@@ -20,12 +23,12 @@ let infra: Infra | undefined;
 let system: RunningSystem | undefined;
 let stopping = false;
 
-async function run(cmd: string[], env: Record<string, string>): Promise<void> {
+async function run(cmd: string[], env: Record<string, string>, quiet = false): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', ...cmd], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env },
-      stdio: 'inherit',
+      stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
     });
     child.once('exit', (code) =>
       code === 0 ? resolve() : reject(new Error(`${cmd.join(' ')} exited with ${String(code)}`)),
@@ -66,7 +69,7 @@ async function main(): Promise<void> {
   infra = await startInfra({ dir: join(STATE, 'data') });
   say(`infrastructure up: ${infra.natsUrl} ${infra.redisUrl} ${infra.mongoUrl}`);
 
-  say('starting the ingest admin API, projector, query and gateway (logs in .cds/logs/)…');
+  say('starting the ingest admin API, projector, query, gateway and dashboard (logs in .cds/logs/)…');
   system = await startSystem({
     natsUrl: infra.natsUrl,
     redisUrl: infra.redisUrl,
@@ -74,6 +77,7 @@ async function main(): Promise<void> {
     gatewayPort: Number(process.env.PORT ?? 8080),
     logDir: LOGS,
     readyTimeoutMs: READY_TIMEOUT_MS,
+    dashboard: { port: Number(process.env.DASHBOARD_PORT ?? 8084), mailDir: MAIL_DIR },
     onUnexpectedExit: (svc, code, signal) => {
       say(
         `${svc.name} exited unexpectedly (${signal ?? `code ${String(code)}`}); its last log lines:\n${svc.tail(20)}`,
@@ -108,6 +112,26 @@ async function main(): Promise<void> {
     keys[plan] = key.key;
   }
 
+  // One dashboard user per plan, with one password (local demo only).
+  const demoPassword = `demo-${randomBytes(4).toString('hex')}-pass`;
+  for (const plan of PLANS) {
+    await run(
+      [
+        'services/dashboard/src/cli.ts',
+        'create-user',
+        '--email',
+        `${plan}@demo.cds.local`,
+        '--password',
+        demoPassword,
+        '--plan',
+        plan,
+      ],
+      { MONGODB_URL: infra.mongoUrl, MONGODB_DB: 'cds_dashboard', ADMIN_URL: adminUrl, ADMIN_TOKEN: adminToken },
+      true,
+    );
+  }
+  const dashboardUrl = system.dashboardUrl ?? '';
+
   say('waiting until the API serves the demo data…');
   // Ready = a request through the gateway returns projected data (key propagated, read model built).
   const probe = `${gatewayUrl}/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&limit=1&sort_order=desc`;
@@ -122,6 +146,10 @@ async function main(): Promise<void> {
   const pad = (s: string) => s.padEnd(13);
   process.stdout.write(
     `\n  Commodity Data Service is running.\n\n` +
+      `  Dashboard     ${dashboardUrl}/\n` +
+      `                sign up there; mails (the confirmation link) are written to .cds/mail/\n` +
+      `                demo users ${PLANS.map((p) => `${p}@demo.cds.local`).join(', ')}\n` +
+      `                password ${demoPassword}\n\n` +
       `  Base URL      ${gatewayUrl}/api/v1\n` +
       `  API reference ${gatewayUrl}/docs\n\n` +
       `  Demo keys (one account per plan):\n` +

@@ -54,6 +54,8 @@ export interface E2EOptions {
   projectors?: number;
   /** Per-service extra environment (see SystemOptions.serviceEnv). */
   serviceEnv?: SystemOptions['serviceEnv'];
+  /** Also start the developer dashboard (see SystemOptions.dashboard). */
+  dashboard?: SystemOptions['dashboard'];
 }
 
 export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
@@ -70,6 +72,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       queries: opts.queries ?? 1,
       projectors: opts.projectors ?? 1,
       ...(opts.serviceEnv !== undefined ? { serviceEnv: opts.serviceEnv } : {}),
+      ...(opts.dashboard !== undefined ? { dashboard: opts.dashboard } : {}),
       env: { LOG_LEVEL: 'warn' },
     });
   } catch (err) {

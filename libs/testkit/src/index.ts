@@ -28,6 +28,7 @@ export {
   startServiceProcess,
   startSystem,
   waitForReady,
+  type DashboardOptions,
   type RunningSystem,
   type ServiceProcess,
   type StartServiceOptions,

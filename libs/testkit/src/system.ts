@@ -27,7 +27,7 @@ export interface ServiceProcess {
 
 export interface StartServiceOptions {
   /** Folder under services/ holding src/main.ts. */
-  service: 'ingest' | 'projector' | 'query' | 'gateway';
+  service: 'ingest' | 'projector' | 'query' | 'gateway' | 'dashboard';
   /** Name in logs and messages (e.g. gateway-2). Default: the service. */
   name?: string;
   env: Record<string, string>;
@@ -138,6 +138,24 @@ export interface SystemOptions {
   env?: Record<string, string>;
   onUnexpectedExit?: StartServiceOptions['onUnexpectedExit'];
   readyTimeoutMs?: number;
+  /** Also start the developer dashboard (opt-in); see DashboardOptions. */
+  dashboard?: DashboardOptions;
+}
+
+/** The dashboard process of startSystem: mail goes to `smtpUrl` when given, else to files in `mailDir`. */
+export interface DashboardOptions {
+  /** smtp://user:pass@host:port of an SMTP server (tests start one). */
+  smtpUrl?: string;
+  /** Folder for mail files when no smtpUrl is given. Default `.cds/mail` under the repository. */
+  mailDir?: string;
+  /** Preferred port (npm start uses 8084 when free). */
+  port?: number;
+  /** Its MongoDB database. Default `cds_dashboard`. */
+  mongoDb?: string;
+  /** Secure cookies: off by default, since the local system is plain http. */
+  cookieSecure?: boolean;
+  /** Extra environment, e.g. SESSION_IDLE_SECONDS for an expiry test. */
+  env?: Record<string, string>;
 }
 
 export interface RunningSystem {
@@ -149,6 +167,10 @@ export interface RunningSystem {
   projectors: ServiceProcess[];
   queries: ServiceProcess[];
   gateways: ServiceProcess[];
+  /** The dashboard, when SystemOptions.dashboard was given. */
+  dashboard?: ServiceProcess;
+  /** Its public URL including the /dashboard prefix. */
+  dashboardUrl?: string;
   /** Every process, for fault tests and shutdown. */
   all(): ServiceProcess[];
   stop(): Promise<void>;
@@ -157,7 +179,7 @@ export interface RunningSystem {
 /**
  * Starts the whole application on given infrastructure: the ingest admin API, the projector (all
  * projections), the query service and N gateways, each its own process, and waits until each is
- * ready. Used by `npm start` and the end-to-end suites.
+ * ready; with `dashboard`, also the developer dashboard. Used by `npm start` and the end-to-end suites.
  */
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const adminToken = randomBytes(24).toString('hex');
@@ -226,12 +248,41 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       gateways.push(gw);
       started.push(gw);
     }
+    let dashboard: ServiceProcess | undefined;
+    if (opts.dashboard !== undefined) {
+      const d = opts.dashboard;
+      const port = d.port !== undefined && (await portIsFree(d.port)) ? d.port : await findFreePort();
+      dashboard = await startServiceProcess({
+        ...base,
+        service: 'dashboard',
+        port,
+        env: {
+          ...opts.env,
+          MONGODB_URL: opts.mongoUrl,
+          MONGODB_DB: d.mongoDb ?? 'cds_dashboard',
+          REDIS_URL: opts.redisUrl,
+          ADMIN_URL: admin.url,
+          ADMIN_TOKEN: adminToken,
+          PUBLIC_API_URL: `http://localhost:${firstGatewayPort}/api/v1`,
+          PUBLIC_BASE_URL: `http://localhost:${port}/dashboard`,
+          SESSION_SECRET: randomBytes(32).toString('hex'),
+          COOKIE_SECURE: String(d.cookieSecure ?? false),
+          ...(d.smtpUrl !== undefined
+            ? { SMTP_URL: d.smtpUrl }
+            : { MAIL_DIR: d.mailDir ?? join(REPO_ROOT, '.cds', 'mail') }),
+          ...d.env,
+          ...opts.serviceEnv?.dashboard,
+        },
+      });
+      started.push(dashboard);
+    }
     await Promise.all(
-      [...projectors, ...queries, ...gateways].map((svc) =>
+      [...projectors, ...queries, ...gateways, ...(dashboard ? [dashboard] : [])].map((svc) =>
         waitForReady(`${svc.url}/readyz`, { service: svc, timeoutMs }),
       ),
     );
     return {
+      ...(dashboard !== undefined ? { dashboard, dashboardUrl: `http://localhost:${dashboard.port}/dashboard` } : {}),
       admin,
       adminToken,
       projector: projectors[0]!,

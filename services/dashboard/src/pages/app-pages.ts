@@ -92,7 +92,7 @@ function createdPanel(c: NonNullable<KeysPageState['created']>, apiBaseUrl: stri
       <input id="new-key" type="text" readonly value="${c.key}" class="mono" data-select-on-focus />
       <button type="button" class="button primary" data-copy="new-key">Copy key</button>
     </div>
-    <p class="hint">Try it:</p>
+    <p class="hint">Key id <code>${c.key_id}</code>. Try it:</p>
     <pre class="code"><code>curl -H "Authorization: Bearer ${c.key}" \\
   "${apiBaseUrl}/commodities"</code></pre>
   </section>`;

@@ -1,0 +1,280 @@
+/// <reference lib="dom" />
+// The developer dashboard in a real browser (Debian's Chromium, headless, driven by playwright-core)
+// against the whole system: 3 gateway replicas, the admin API, the dashboard, and a real SMTP
+// listener in this process. Sign-up → mail → verify → log in → key → API call → revoke → 401 from
+// every gateway within 1 s; then the other pages, the explorer, log-out, password reset, session
+// expiry and account deletion. A screenshot of every page goes to test/artifacts/dashboard/.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { linkIn, startSmtpListener, type SmtpListener } from '@cds/dashboard/testing';
+import { REPO_ROOT } from '@cds/testkit';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startE2E, type E2E } from './support/harness.ts';
+
+const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts', 'dashboard');
+const IDLE_SECONDS = 8;
+const EMAIL = 'grace.hopper@example.test';
+const PASSWORD = 'a long and lovely passphrase';
+const NEW_PASSWORD = 'another lovely passphrase 2';
+
+let smtp: SmtpListener;
+let e2e: E2E;
+let dash: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let backfill: Promise<{ code: number | null; stderr: string }>;
+const browserErrors: string[] = [];
+
+beforeAll(async () => {
+  smtp = await startSmtpListener();
+  e2e = await startE2E({
+    gateways: 3,
+    dashboard: { smtpUrl: smtp.url, env: { SESSION_IDLE_SECONDS: String(IDLE_SECONDS) } },
+  });
+  dash = e2e.system.dashboardUrl!;
+  // The explorer test needs data; load it while the account flows run.
+  backfill = e2e.ingest(['backfill', '--demo', '--years', '1']);
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  page = await context.newPage();
+  page.on('pageerror', (err) => browserErrors.push(err.message));
+  page.on('console', (m) => {
+    // Pages answered 4xx on purpose (a refused form, a 404) are logged by Chromium as failed loads.
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) browserErrors.push(m.text());
+  });
+  mkdirSync(ARTIFACTS, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await backfill?.catch(() => undefined);
+  await e2e?.stop();
+  await smtp?.stop();
+}, 60_000);
+
+const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+async function status(key: string, replica: number): Promise<number> {
+  const res = await fetch(`${e2e.gatewayUrl(replica)}/api/v1/commodities`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Milliseconds until every gateway answers `expected` for the key (polling every 5 ms), or throws. */
+async function untilAll(key: string, expected: number, timeoutMs: number): Promise<number[]> {
+  const start = performance.now();
+  return Promise.all(
+    [0, 1, 2].map(async (replica) => {
+      for (;;) {
+        if ((await status(key, replica)) === expected) return performance.now() - start;
+        if (performance.now() - start > timeoutMs) throw new Error(`gateway ${replica} did not answer ${expected}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }),
+  );
+}
+
+const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+
+async function logIn(email: string, password: string) {
+  await page.goto(`${dash}/login`);
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
+
+async function createKey(label: string): Promise<{ key: string; keyId: string }> {
+  await nav('API keys');
+  await page.getByLabel('Label').fill(label);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const key = await page.getByLabel('New API key').inputValue();
+  const keyId = /Key id (key_[0-9a-f]+)/.exec(
+    await page.getByRole('region', { name: /Your new key/ }).innerText(),
+  )?.[1];
+  expect(key).toMatch(/^[0-9a-f]{40}$/);
+  expect(keyId).toBeDefined();
+  return { key, keyId: keyId! };
+}
+
+describe('developer dashboard in a browser', () => {
+  let firstKey = '';
+
+  it('signs up, verifies by mail, logs in, creates a key, calls the API, and revokes it on every gateway within 1 s', async () => {
+    await page.goto(`${dash}/`);
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    await shot('01-login-empty');
+    await page.getByRole('link', { name: 'Sign up' }).first().click();
+    await page.getByLabel('E-mail address').fill(EMAIL);
+    await page.getByLabel('Password').fill('too short');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    expect(await page.getByText('Use at least 12 characters.').isVisible()).toBe(true);
+    expect(await page.getByLabel('E-mail address').inputValue()).toBe(EMAIL);
+    await shot('02-signup-error');
+    const since = smtp.mails.length;
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+    await shot('03-check-inbox');
+
+    const mail = await smtp.waitFor(EMAIL, /Confirm your e-mail/, { since });
+    await page.goto(linkIn(mail, 'verify'));
+    await shot('04-verify');
+    await page.getByRole('button', { name: 'Confirm my e-mail address' }).click();
+    await page.getByRole('heading', { name: 'Your e-mail is confirmed' }).waitFor();
+    await shot('05-verified');
+
+    await page.getByRole('link', { name: 'Log in' }).last().click();
+    await page.getByLabel('E-mail address').fill(EMAIL);
+    await page.getByLabel('Password', { exact: true }).fill('wrong password here');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    expect(await page.getByRole('alert').innerText()).toBe('The e-mail address or the password is wrong.');
+    await shot('06-login-error');
+    await logIn(EMAIL, PASSWORD);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(await page.getByText('No keys yet.').isVisible()).toBe(true);
+    await shot('07-keys-empty');
+
+    const { key, keyId } = await createKey('<b>my laptop</b>');
+    firstKey = key;
+    await shot('08-key-created');
+    // The label is shown as text, not markup.
+    expect(await page.getByRole('cell', { name: '<b>my laptop</b>', exact: true }).isVisible()).toBe(true);
+    await untilAll(key, 200, 5_000);
+
+    await page.getByRole('link', { name: new RegExp(`Revoke .*\\(${keyId}\\)`) }).click();
+    await page.getByRole('heading', { name: /Revoke “<b>my laptop<\/b>”\?/ }).waitFor();
+    await shot('09-revoke-confirm');
+    const clicked = performance.now();
+    await page.getByRole('button', { name: `Revoke key ${keyId}` }).click();
+    const after = await untilAll(key, 401, 1_000);
+    const fromClick = performance.now() - clicked;
+    console.info(
+      `revocation: 401 on all 3 gateways ${Math.round(fromClick)} ms after the click (per gateway from polling start: ${after.map((t) => Math.round(t)).join(', ')} ms)`,
+    );
+    expect(fromClick).toBeLessThan(1_000);
+    await page.getByText(`Key ${keyId} is revoked.`).waitFor();
+    expect(
+      await page
+        .getByRole('row', { name: new RegExp(keyId) })
+        .getByText('Revoked')
+        .isVisible(),
+    ).toBe(true);
+    await shot('10-key-revoked');
+  });
+
+  it('shows the plan, usage with the calls just made, the rotation guide and the account page', async () => {
+    await nav('Plan');
+    await page.getByText('You are on the free plan.').waitFor();
+    await shot('11-plan');
+    await nav('Usage');
+    const chart = page.getByRole('img', { name: /Requests per day/ });
+    const points = JSON.parse((await chart.getAttribute('data-points')) ?? '[]') as [string, number][];
+    expect(points).toHaveLength(30);
+    expect(points.at(-1)![1]).toBeGreaterThanOrEqual(3);
+    await shot('12-usage');
+    await nav('API keys');
+    await page.getByRole('link', { name: 'Rotate a key' }).click();
+    await page.getByRole('heading', { name: 'Rotate a key' }).waitFor();
+    await shot('13-rotate');
+    await nav('Account');
+    await page.getByRole('heading', { name: 'Delete my account' }).waitFor();
+    await shot('14-account');
+    expect(firstKey).not.toBe('');
+  });
+
+  it('draws a chart in the data explorer from the API', async () => {
+    const { key } = await createKey('explorer');
+    const loaded = await backfill;
+    expect(loaded.code, loaded.stderr).toBe(0);
+    await eventually(
+      'demo data served',
+      async () => {
+        const res = await fetch(`${e2e.gatewayUrl()}/api/v1/commodities/GOLD/series?type=price&limit=1`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return res.ok && ((await res.json()) as { data: unknown[] }).data.length > 0;
+      },
+      90_000,
+    );
+    await nav('Data explorer');
+    await page.getByRole('heading', { name: 'Data explorer' }).waitFor();
+    await page.waitForFunction(() => document.getElementById('cdsx')?.dataset.ready === 'true');
+    await page.getByLabel('API key').fill(key);
+    await page.getByLabel('Commodity').fill('GOLD');
+    await page.getByLabel('Kind').selectOption('price');
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await page.waitForFunction(
+      () => JSON.parse(document.getElementById('cdsx-chart')?.dataset.points ?? '[]').length > 0,
+    );
+    const points = JSON.parse((await page.getByRole('img', { name: /Chart/ }).getAttribute('data-points')) ?? '[]') as {
+      date: string;
+    }[];
+    expect(points.length).toBeGreaterThan(20);
+    await shot('15-explorer');
+  });
+
+  it('logs out, and the old session no longer opens a page', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByText('You are logged out.').waitFor();
+    await shot('16-logged-out');
+    await page.goto(`${dash}/keys`);
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  });
+
+  it('resets the password by mail; the old one stops working', async () => {
+    await page.goto(`${dash}/login`);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    const since = smtp.mails.length;
+    await page.getByLabel('E-mail address').fill(EMAIL);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+    const mail = await smtp.waitFor(EMAIL, /Reset your password/, { since });
+    await page.goto(linkIn(mail, 'reset'));
+    await page.getByLabel('New password').fill(NEW_PASSWORD);
+    await shot('17-reset');
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.getByText('Your password is changed.').waitFor();
+    await logIn(EMAIL, PASSWORD);
+    expect(await page.getByRole('alert').innerText()).toBe('The e-mail address or the password is wrong.');
+    await logIn(EMAIL, NEW_PASSWORD);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  });
+
+  it('ends an idle session', async () => {
+    await page.waitForTimeout((IDLE_SECONDS + 1) * 1000);
+    await page.goto(`${dash}/usage`);
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  });
+
+  it('deletes the account: its keys get 401 from every gateway and the log-in is gone', async () => {
+    await logIn(EMAIL, NEW_PASSWORD);
+    const { key } = await createKey('to be deleted');
+    await untilAll(key, 200, 5_000);
+    await nav('Account');
+    await page.getByLabel('Your password, to confirm').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Delete my account' }).click();
+    await page.getByText('Your account is deleted.').waitFor();
+    await shot('18-deleted');
+    await untilAll(key, 401, 1_000);
+    await logIn(EMAIL, NEW_PASSWORD);
+    expect(await page.getByRole('alert').innerText()).toBe('The e-mail address or the password is wrong.');
+    await page.goto(`${dash}/nothing-here`);
+    await shot('19-not-found');
+    expect(browserErrors).toEqual([]);
+  });
+});

@@ -10,6 +10,7 @@ import {
   StoreUnavailableError,
   type IndexSpec,
   type Store,
+  withDeadline,
 } from './index.ts';
 
 interface Row {
@@ -151,6 +152,44 @@ describe('database unavailable', () => {
     await own.restart();
     expect(await coll.findOne({ _id: 'k' }, s.withMaxTime())).toMatchObject({ value: 1 });
     await s.close();
+  });
+
+  it('ends an operation the server never answers by its deadline (withDeadline), reads and writes alike', async () => {
+    const frozen = await startMongo();
+    const s = createStore({ url: frozen.url, appName: 'store-frozen-spec', socketTimeoutMs: 2_000 });
+    try {
+      const coll = s.db(dbName).collection<Row>('frozen');
+      await coll.insertOne({ _id: 'f', commodity: 'corn', date: '2024-01-01', value: 1 });
+      // Stopped, not dead: the connection stays open and nothing ever answers.
+      await frozen.kill('SIGSTOP');
+      const read: unknown = await withDeadline('read f', { timeoutMs: 300 }, (o) =>
+        coll.findOne({ _id: 'f' }, o),
+      ).catch((e: unknown) => e);
+      expect(read).toBeInstanceOf(StoreUnavailableError);
+      expect((read as Error).message).toBe('read f: no answer from the database within 300 ms');
+      expect(isDatabaseUnavailable(read)).toBe(true);
+      // The driver's writes take no signal: the deadline still ends the wait.
+      const write: unknown = await withDeadline('write g', { timeoutMs: 300 }, ({ maxTimeMS }) =>
+        coll.insertOne({ _id: 'g', commodity: 'corn', date: '2024-01-02', value: 2 }, { maxTimeMS }),
+      ).catch((e: unknown) => e);
+      expect(write).toBeInstanceOf(StoreUnavailableError);
+      // A caller's own signal ends it sooner, with the caller's reason.
+      const caller = new AbortController();
+      const why = new Error('watchdog');
+      const pending = withDeadline('read f again', { timeoutMs: 60_000, signal: caller.signal }, (o) =>
+        coll.findOne({ _id: 'f' }, o),
+      ).catch((e: unknown) => e);
+      caller.abort(why);
+      expect(await pending).toBe(why);
+      await frozen.kill('SIGCONT');
+      expect(await withDeadline('read f', { timeoutMs: 5_000 }, (o) => coll.findOne({ _id: 'f' }, o))).toMatchObject({
+        value: 1,
+      });
+    } finally {
+      await frozen.kill('SIGCONT').catch(() => undefined);
+      await s.close();
+      await frozen.stop();
+    }
   });
 
   it('maps an unreachable address the same way', async () => {

@@ -9,6 +9,11 @@ export interface StoreOptions {
   queryTimeMs?: number;
   /** How long an operation waits for a usable server before failing. Default 3 s. */
   serverSelectionTimeoutMs?: number;
+  /**
+   * How long a connection may wait for an answer before the driver closes it and fails the
+   * operation (a server that never answers cannot hold a caller forever). Default 60 s.
+   */
+  socketTimeoutMs?: number;
   /** Default 20 connections per server. */
   maxPoolSize?: number;
   /** Emit `commandStarted`/`commandSucceeded` events on the client (tracing, tests). */
@@ -40,6 +45,7 @@ export function createStore(opts: StoreOptions): Store {
     appName: opts.appName,
     serverSelectionTimeoutMS,
     connectTimeoutMS: Math.max(serverSelectionTimeoutMS, 2_000),
+    socketTimeoutMS: opts.socketTimeoutMs ?? 60_000,
     maxPoolSize: opts.maxPoolSize ?? 20,
     // A pool that is full makes callers wait at most this long for a connection.
     waitQueueTimeoutMS: Math.max(queryTimeMs, 2_000),

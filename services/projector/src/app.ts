@@ -18,7 +18,21 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps): FastifyInstance {
   const logger: FastifyBaseLogger = deps.logger.child({ component: 'http' });
   const app = Fastify({ loggerInstance: logger, disableRequestLogging: true });
-  app.get('/healthz', () => ({ status: 'ok' }));
+  // Liveness: fails when a projection's watchdog could not recover a stall (Kubernetes restarts
+  // the pod). A stall being recovered, or a dependency down, keeps it passing (/readyz says so).
+  app.get('/healthz', async (_req, reply) => {
+    const stalled = deps
+      .workers()
+      .map((w) => ({ projection: w.projection, stall: w.stall() }))
+      .filter((w) => w.stall?.recoveryFailed === true)
+      .map(({ projection, stall }) => ({
+        projection,
+        since: new Date(stall!.sinceMs).toISOString(),
+        stuck: stall!.report,
+      }));
+    if (stalled.length === 0) return { status: 'ok' };
+    return reply.code(503).send({ status: 'stalled', stalled });
+  });
   app.get('/readyz', async (_req, reply) => {
     const workers = deps.workers();
     const running = new Set(workers.filter((w) => w.running()).map((w) => w.projection));

@@ -1,6 +1,6 @@
 import { DATA_STREAM } from '@cds/contracts';
 import { connectMessaging } from '@cds/messaging';
-import { MongoClient } from 'mongodb';
+import { createStore } from '@cds/store';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '@cds/telemetry';
 import { buildApp } from './app.ts';
@@ -18,8 +18,17 @@ async function main(): Promise<void> {
     servers: config.NATS_URL,
     name: `projector-${config.PROJECTIONS.join('+')}`,
   });
-  const mongo = new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: 5_000 });
-  await mongo.connect();
+  // Connects on first use (a worker waits for MongoDB like for its stream). Every operation has a
+  // deadline of its own (MONGODB_OPERATION_TIMEOUT_MS); the socket timeout closes the connection
+  // of one the server never answers.
+  const mongo = createStore({
+    url: config.MONGODB_URL,
+    appName: 'projector',
+    serverSelectionTimeoutMs: 5_000,
+    queryTimeMs: config.MONGODB_OPERATION_TIMEOUT_MS,
+    socketTimeoutMs: config.MONGODB_OPERATION_TIMEOUT_MS + 1_000,
+    maxPoolSize: 100,
+  });
   const db = mongo.db(config.MONGODB_DB);
   const workers: ProjectionWorker[] = [];
   const app = buildApp({
@@ -28,7 +37,7 @@ async function main(): Promise<void> {
     projections: config.PROJECTIONS,
     workers: () => workers,
     natsConnected: () => !messaging.nc.isClosed(),
-    mongoPing: async () => (await db.command({ ping: 1 })).ok === 1,
+    mongoPing: () => mongo.ping().then(() => true),
   });
   const stopping = new AbortController();
   const shutdown = async (signal: string) => {
@@ -52,7 +61,13 @@ async function main(): Promise<void> {
     for (let attempt = 1; !stopping.signal.aborted; attempt++) {
       try {
         await messaging.jsm.streams.info(DATA_STREAM);
-        workers.push(await startProjectionWorker(deps, PROJECTIONS[name], { ackWaitMs: config.ACK_WAIT_MS }));
+        workers.push(
+          await startProjectionWorker(deps, PROJECTIONS[name], {
+            ackWaitMs: config.ACK_WAIT_MS,
+            operationTimeoutMs: config.MONGODB_OPERATION_TIMEOUT_MS,
+            stallMs: config.STALL_TIMEOUT_MS,
+          }),
+        );
         break;
       } catch (err) {
         logger.warn({ err, projection: name, attempt }, 'cannot start projection yet; retrying');

@@ -12,6 +12,10 @@ export interface ProjectionStats {
   gaps: number;
   /** Transient failures retried in place. */
   retries: number;
+  /** Stalls the watchdog found (no progress while messages were pending). */
+  stalls: number;
+  /** Stalls still there after the watchdog's recovery (/healthz then fails). */
+  stallRecoveryFailures: number;
   lastPosition: number;
   /** Messages left for the consumer after the last handled one (0: caught up). */
   pending: number;
@@ -43,6 +47,8 @@ export function createProjectorMetrics(nowMs: () => number = Date.now): Projecto
         parked: 0,
         gaps: 0,
         retries: 0,
+        stalls: 0,
+        stallRecoveryFailures: 0,
         lastPosition: 0,
         pending: 0,
         behindSinceMs: undefined,
@@ -85,6 +91,18 @@ export function createProjectorMetrics(nowMs: () => number = Date.now): Projecto
         ['cds_projector_parked_total', 'counter', 'Events parked on the dead-letter subject.', 'parked'],
         ['cds_projector_stream_gaps_total', 'counter', 'Deleted stream messages detected between deliveries.', 'gaps'],
         ['cds_projector_retries_total', 'counter', 'Transient failures retried in place.', 'retries'],
+        [
+          'cds_projector_stalls_total',
+          'counter',
+          'Stalls found by the watchdog (no progress while messages were pending).',
+          'stalls',
+        ],
+        [
+          'cds_projector_stall_recovery_failures_total',
+          'counter',
+          'Stalls the watchdog could not recover (/healthz fails).',
+          'stallRecoveryFailures',
+        ],
         ['cds_projector_last_position', 'gauge', 'Stream sequence of the last handled event.', 'lastPosition'],
         ['cds_projector_pending_messages', 'gauge', 'Messages the consumer has yet to handle (lag).', 'pending'],
       ];

@@ -1,6 +1,8 @@
 import type { Messaging } from '@cds/messaging';
 import { COLLECTIONS, type ReadModelName } from '@cds/read-models';
+import { withDeadline, type OperationDeadline } from '@cds/store';
 import type { Db } from 'mongodb';
+import { DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
 
 export const DEADLETTER_STREAM = 'CDS_DEADLETTER';
 export const DEADLETTER_SUBJECTS = 'cds.deadletter.>';
@@ -35,13 +37,22 @@ export async function ensureDeadletterStream(messaging: Messaging, replicas = 1)
 /**
  * Parks an event: publishes it on the dead-letter stream (JetStream, so nothing is lost) and
  * records it in `parked_events`. Both are idempotent (msgID / `_id`), so a retry after a partial
- * failure parks it once.
+ * failure parks it once. The JetStream publish has the client's request timeout, the write `deadline`.
  */
-export async function parkEvent(messaging: Messaging, db: Db, parked: ParkedEventDoc): Promise<void> {
+export async function parkEvent(
+  messaging: Messaging,
+  db: Db,
+  parked: ParkedEventDoc,
+  deadline: OperationDeadline = { timeoutMs: DEFAULT_OPERATION_TIMEOUT_MS },
+): Promise<void> {
   await messaging.publish(deadletterSubject(parked.projection), parked, {
     msgID: parked._id,
     expectStream: DEADLETTER_STREAM,
   });
   const { _id, ...rest } = parked;
-  await db.collection<ParkedEventDoc>(COLLECTIONS.parked).updateOne({ _id }, { $setOnInsert: rest }, { upsert: true });
+  await withDeadline('record a parked event', deadline, ({ maxTimeMS }) =>
+    db
+      .collection<ParkedEventDoc>(COLLECTIONS.parked)
+      .updateOne({ _id }, { $setOnInsert: rest }, { upsert: true, maxTimeMS }),
+  );
 }

@@ -5,17 +5,30 @@ import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { ProjectorMetrics } from '../metrics.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
-import { applyEvents, createDocCache, type DocCache, type WriteClaims } from '../runner/apply-event.ts';
+import {
+  applyEvents,
+  createDocCache,
+  DEFAULT_OPERATION_TIMEOUT_MS,
+  FERRETDB_UPDATES_PER_COMMAND,
+  type DocCache,
+  type WriteClaims,
+} from '../runner/apply-event.ts';
 import {
   createCollectionResolver,
   createWriteClaims,
   ensureReadModelIndexes,
-  needsWriteClaims,
+  isFerretDB,
 } from '../runner/collections.ts';
 import { randomUUID } from 'node:crypto';
 import { createGapDetector } from './gap-detector.ts';
 import { parkEvent } from './park.ts';
-import { startPullLoop, type PulledMessage, type RunningPullLoop } from './pull-loop.ts';
+import {
+  startPullLoop,
+  type AttemptContext,
+  type PulledMessage,
+  type RunningPullLoop,
+  type StallReport,
+} from './pull-loop.ts';
 
 export interface ProjectionWorkerDeps {
   messaging: Messaging;
@@ -38,12 +51,35 @@ export interface ProjectionWorkerOptions {
    * Default: detected from the server.
    */
   writeClaims?: boolean;
+  /** Deadline of each database operation; a batch whose operation misses it is retried in place. Default 20 s. */
+  operationTimeoutMs?: number;
+  /**
+   * The watchdog's N: no progress for this long while messages are pending is a stall (see
+   * `startPullLoop`). Default 60 s; keep it above `operationTimeoutMs`.
+   */
+  stallMs?: number;
+  /**
+   * Most update statements per command. Default: FERRETDB_UPDATES_PER_COMMAND on FerretDB (with
+   * or without write claims), else unlimited.
+   */
+  maxUpdatesPerCommand?: number;
+}
+
+/** The worker's watchdog state, for /healthz. */
+export interface WorkerStall {
+  report: StallReport;
+  /** When the stall was found (ms since the epoch). */
+  sinceMs: number;
+  /** Recovery did not bring progress back within the stall time: the process should restart. */
+  recoveryFailed: boolean;
 }
 
 export interface ProjectionWorker {
   readonly projection: string;
   /** True while the consumer is pulling. */
   running(): boolean;
+  /** The stall the watchdog is dealing with, if any. */
+  stall(): WorkerStall | undefined;
   stop(): Promise<void>;
   readonly done: Promise<void>;
 }
@@ -75,6 +111,9 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   const log = deps.logger.child({ projection: projection.name, durable });
   const stats = metrics.of(projection.name);
   const ackWaitMs = opts.ackWaitMs ?? 30_000;
+  const operationTimeoutMs = opts.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
+  const stallMs = opts.stallMs ?? 60_000;
+  const deadline = { timeoutMs: operationTimeoutMs };
 
   const info = await messaging.ensureConsumer({
     stream,
@@ -94,12 +133,24 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   let gapCheckedTo = lastSeq;
   const resolver = createCollectionResolver<D>(db, projection.name);
   let indexedCollection = '';
-  const useClaims = opts.writeClaims ?? (await needsWriteClaims(db));
+  // FerretDB: write claims by default, and small update commands whatever the claims (the bench
+  // runs FerretDB with claims off; a command of 100+ replaces deadlocks it, see
+  // FERRETDB_UPDATES_PER_COMMAND).
+  const ferret = await isFerretDB(db, deadline);
+  const useClaims = opts.writeClaims ?? ferret;
+  const maxUpdatesPerCommand = opts.maxUpdatesPerCommand ?? (ferret ? FERRETDB_UPDATES_PER_COMMAND : undefined);
   const owner = `${projection.name}:${randomUUID()}`;
   let claims: WriteClaims | undefined;
   let cache: DocCache<D> = createDocCache<D>();
 
-  const handler = async (batch: PulledMessage[]): Promise<Map<number, PoisonMessageError>> => {
+  const handler = async (batch: PulledMessage[], attempt: AttemptContext): Promise<Map<number, PoisonMessageError>> => {
+    const limits = {
+      timeoutMs: operationTimeoutMs,
+      signal: attempt.signal,
+      onAnswer: attempt.progress,
+      ...(maxUpdatesPerCommand !== undefined ? { maxUpdatesPerCommand } : {}),
+    };
+    const opDeadline = { timeoutMs: operationTimeoutMs, signal: attempt.signal };
     const poison = new Map<number, PoisonMessageError>();
     const events: { event: DataEvent; position: number }[] = [];
     let prev = lastSeq;
@@ -118,6 +169,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     }
     for (const msg of batch) {
       const lost = await gaps.check(prev, msg.seq);
+      attempt.signal.throwIfAborted();
       if (lost > 0 && msg.seq > gapCheckedTo) {
         stats.gaps += lost;
         log.error({ after: prev, seq: msg.seq, lost }, 'stream gap: messages deleted before delivery');
@@ -126,14 +178,14 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     }
     gapCheckedTo = Math.max(gapCheckedTo, prev);
     if (events.length > 0) {
-      const collection = await resolver.get();
+      const collection = await resolver.get(opDeadline);
       if (collection.collectionName !== indexedCollection) {
-        await ensureReadModelIndexes(db, projection.name, collection.collectionName);
+        await ensureReadModelIndexes(db, projection.name, collection.collectionName, opDeadline);
         indexedCollection = collection.collectionName;
         claims = useClaims ? createWriteClaims(db, collection.collectionName, owner) : undefined;
         cache = createDocCache<D>();
       }
-      const res = await applyEvents(collection, projection, events, { cache, ...(claims ? { claims } : {}) });
+      const res = await applyEvents(collection, projection, events, { cache, limits, ...(claims ? { claims } : {}) });
       stats.events.applied += res.changedBy.size;
       stats.events.ignored += events.length - res.changedBy.size;
       stats.documents += res.written;
@@ -157,16 +209,21 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   };
 
   const onPoison = async (err: PoisonMessageError, msg: PulledMessage): Promise<void> => {
-    await parkEvent(messaging, db, {
-      _id: `${projection.name}:${msg.seq}`,
-      projection: projection.name,
-      stream,
-      stream_seq: msg.seq,
-      subject: msg.subject,
-      reason: err.message,
-      payload: decoder.decode(msg.data),
-      parked_at: deps.clock().toISOString(),
-    });
+    await parkEvent(
+      messaging,
+      db,
+      {
+        _id: `${projection.name}:${msg.seq}`,
+        projection: projection.name,
+        stream,
+        stream_seq: msg.seq,
+        subject: msg.subject,
+        reason: err.message,
+        payload: decoder.decode(msg.data),
+        parked_at: deps.clock().toISOString(),
+      },
+      deadline,
+    );
     stats.parked += 1;
     log.warn({ seq: msg.seq, subject: msg.subject, reason: err.message }, 'event parked');
   };
@@ -185,6 +242,23 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     },
     onPoison,
     onReopen: (reason) => log.warn({ reason }, 'reopening the pull'),
+    watchdog: {
+      stallMs,
+      onStall: (stuck) => {
+        stats.stalls += 1;
+        log.error(
+          { stuck },
+          stuck.phase === 'handling'
+            ? 'projection stalled in a batch: aborting the attempt and retrying it'
+            : 'projection stalled waiting for pending messages: reopening the pull',
+        );
+      },
+      onRecoveryFailed: (stuck) => {
+        stats.stallRecoveryFailures += 1;
+        log.fatal({ stuck, stallMs }, 'projection still stalled after recovery: /healthz fails');
+      },
+      onRecovered: (stuck, stalledForMs) => log.warn({ phase: stuck.phase, stalledForMs }, 'projection moving again'),
+    },
   });
   const done = consumer.done.finally(() => {
     isRunning = false;
@@ -194,6 +268,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   return {
     projection: projection.name,
     running: () => isRunning,
+    stall: () => consumer.stall(),
     done,
     stop: async () => {
       await consumer.stop();

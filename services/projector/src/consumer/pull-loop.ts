@@ -20,6 +20,57 @@ export interface PulledMessage {
   working(): void;
 }
 
+/** What a handler attempt gets besides its batch. */
+export interface AttemptContext {
+  /**
+   * Aborted when the watchdog gives up on this attempt (or the loop stops): pass it to the
+   * database operations so they end now. The loop stops waiting for the attempt either way.
+   */
+  signal: AbortSignal;
+  /** Tells the watchdog the attempt is moving (call it after each operation that answered). */
+  progress: () => void;
+}
+
+/** What the watchdog found stuck. */
+export type StallReport =
+  | {
+      /** A batch has been in the handler (attempts and backoff) without progress. */
+      phase: 'handling';
+      durable: string;
+      quietMs: number;
+      firstSeq: number;
+      lastSeq: number;
+      messages: number;
+      attempt: number;
+      /** The last failure of this batch, if an attempt failed. */
+      lastError?: string;
+    }
+  | {
+      /** The loop waits for messages the server says are there. */
+      phase: 'waiting';
+      durable: string;
+      quietMs: number;
+      /** Not yet delivered (`num_pending`). */
+      pending: number;
+      /** Delivered but not acknowledged (`num_ack_pending`). */
+      ackPending: number;
+      /** Pull requests waiting on the server (`num_waiting`). */
+      waitingPulls: number;
+      deliveredSeq: number;
+      ackFloorSeq: number;
+    };
+
+export interface WatchdogOptions {
+  /** No progress for this long while messages are pending is a stall. */
+  stallMs: number;
+  /** A stall was found and recovery started (called once per stall). */
+  onStall?: (report: StallReport) => void;
+  /** Still no progress `stallMs` after recovery started (called once per stall). */
+  onRecoveryFailed?: (report: StallReport) => void;
+  /** Progress again after a stall. */
+  onRecovered?: (report: StallReport, stalledForMs: number) => void;
+}
+
 export interface PullLoopOptions {
   stream: string;
   durable: string;
@@ -28,7 +79,7 @@ export interface PullLoopOptions {
    * messages (by sequence) to park and term; every other message of the batch is acked. Throwing
    * is a transient failure: the whole batch is retried in place.
    */
-  handler: (batch: PulledMessage[]) => Promise<Map<number, PoisonMessageError>>;
+  handler: (batch: PulledMessage[], attempt: AttemptContext) => Promise<Map<number, PoisonMessageError>>;
   /** Parks one poison message; a failure here is transient (the batch is retried, nothing is termed unparked). */
   onPoison: (err: PoisonMessageError, msg: PulledMessage) => Promise<void>;
   onError?: (err: unknown, batch: PulledMessage[], attempt: number) => void;
@@ -45,11 +96,20 @@ export interface PullLoopOptions {
   stallCheckMs?: number;
   /** Where the loop reports reopening its pull. */
   onReopen?: (reason: string) => void;
+  /** Detects and recovers a loop that stopped making progress (see `startPullLoop`). */
+  watchdog?: WatchdogOptions;
 }
 
 export interface RunningPullLoop {
   stop(): Promise<void>;
   readonly done: Promise<void>;
+  /** The stall in progress, if any, and whether its recovery failed. */
+  stall(): { report: StallReport; sinceMs: number; recoveryFailed: boolean } | undefined;
+}
+
+/** Thrown into an attempt the watchdog gave up on. */
+export class StalledAttemptError extends Error {
+  override readonly name = 'StalledAttemptError';
 }
 
 function toPulled(m: JsMsg): PulledMessage {
@@ -73,6 +133,19 @@ function toPulled(m: JsMsg): PulledMessage {
  * `startConsumer` it does not skip redeliveries below the highest sequence it has handled: after
  * a restart mid-batch, or with a competing replica, such a redelivery may be a message nobody
  * applied yet. The handler must therefore be idempotent, which the projection runner is.
+ *
+ * The watchdog (`opts.watchdog`) checks every `stallMs / 4` (at most every 5 s) that the loop is
+ * making progress: a message received, a batch settled, or the handler reporting an operation that
+ * answered. It finds a stall in two places. Handling: a batch went `stallMs` without any of that
+ * (its attempts hang or keep failing); the watchdog aborts the attempt (its signal; the loop stops
+ * waiting for it) and the batch is retried in place. Waiting: the loop got nothing for `stallMs`
+ * while the server shows messages for the consumer and the consumer itself did not move between
+ * two checks (its delivered and acknowledged sequences; a competing replica that is working moves
+ * them), counting messages only acknowledged-pending after a further ack wait (their redelivery
+ * legitimately waits that long); the watchdog reopens the pull. Each stall is reported once
+ * (`onStall`); if there is still no progress `stallMs` later, `onRecoveryFailed` (once), and
+ * `stall()` says so until progress resumes (`onRecovered`). It never closes a pull while a batch
+ * is being handled, and an idle consumer (nothing pending) is never a stall.
  */
 export async function startPullLoop(
   clients: { nc: NatsConnection; js: JetStreamClient },
@@ -90,6 +163,23 @@ export async function startPullLoop(
   const stopping = new AbortController();
   let inflight: Promise<IteratorResult<JsMsg>> | undefined;
 
+  // --- watchdog state ---
+  let lastProgressAt = Date.now();
+  /** The batch in the handler, if any. */
+  let current: { batch: JsMsg[]; attempt: number; abort: AbortController; lastError?: string } | undefined;
+  /** The consumer's position at the last idle check (waiting phase), and since when it is so. */
+  let consumerMark: { key: string; at: number } | undefined;
+  let stalled: { report: StallReport; since: number; recoveryAt: number; recoveryFailed: boolean } | undefined;
+  const progress = () => {
+    lastProgressAt = Date.now();
+    consumerMark = undefined;
+    if (stalled !== undefined) {
+      const { report, since } = stalled;
+      stalled = undefined;
+      opts.watchdog?.onRecovered?.(report, lastProgressAt - since);
+    }
+  };
+
   const holdFor = async (batch: JsMsg[], ms: number): Promise<void> => {
     let left = ms;
     while (left > 0 && !stopping.signal.aborted) {
@@ -105,8 +195,10 @@ export async function startPullLoop(
    * client's iterator may end, or wait forever on a request the new server never saw (unacked
    * messages are then never redelivered either, as redelivery needs a waiting pull).
    */
+  let generation = 0;
   const reopen = async (reason: string): Promise<void> => {
     opts.onReopen?.(reason);
+    generation++;
     const old = messages;
     inflight?.catch(() => undefined);
     inflight = undefined;
@@ -130,6 +222,7 @@ export async function startPullLoop(
   const nextMessage = async (): Promise<IteratorResult<JsMsg>> => {
     let strikes = 0;
     for (;;) {
+      const gen = generation;
       inflight ??= iterator.next();
       const idle = new AbortController();
       const r = await Promise.race([
@@ -139,7 +232,10 @@ export async function startPullLoop(
       idle.abort();
       if (r !== 'idle') {
         inflight = undefined;
+        if (r.done !== true) progress();
         if (r.done !== true || stopping.signal.aborted) return r;
+        // The end of a pull the watchdog already replaced.
+        if (gen !== generation) continue;
         await reopen('the consumer iterator ended');
         continue;
       }
@@ -214,6 +310,8 @@ export async function startPullLoop(
     const pulled = batch.map(toPulled);
     for (let attempt = 1; ; attempt++) {
       let failure: unknown;
+      const abort = new AbortController();
+      current = { batch, attempt, abort, ...(current?.batch === batch ? { lastError: current.lastError } : {}) };
       try {
         // A big batch on a slow database can outlast the ack wait: keep every deadline alive.
         const heartbeat = setInterval(() => {
@@ -221,7 +319,14 @@ export async function startPullLoop(
         }, heartbeatMs);
         let poison: Map<number, PoisonMessageError>;
         try {
-          poison = await opts.handler(pulled);
+          // An attempt the watchdog gave up on may still answer later: that is not progress.
+          const attemptProgress = () => {
+            if (!abort.signal.aborted) progress();
+          };
+          poison = await untilAborted(
+            opts.handler(pulled, { signal: abort.signal, progress: attemptProgress }),
+            abort.signal,
+          );
         } finally {
           clearInterval(heartbeat);
         }
@@ -238,11 +343,15 @@ export async function startPullLoop(
           if (poison.has(m.info.streamSequence)) m.term();
           else m.ack();
         }
+        current = undefined;
+        progress();
         return true;
       } catch (err) {
         failure = err;
+        current!.lastError = failure instanceof Error ? failure.message : String(failure);
       }
       if (stopping.signal.aborted) {
+        current = undefined;
         for (const m of batch) m.nak();
         return false;
       }
@@ -254,11 +363,113 @@ export async function startPullLoop(
       for (const m of batch) m.working();
       await holdFor(batch, Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1)));
       if (stopping.signal.aborted) {
+        current = undefined;
         for (const m of batch) m.nak();
         return false;
       }
     }
   };
+
+  /** What is stuck right now, or undefined when the loop is moving (or idle). */
+  const findStall = async (now: number, stallMs: number): Promise<StallReport | undefined> => {
+    const quietMs = now - lastProgressAt;
+    if (quietMs < stallMs) return undefined;
+    const busy = current;
+    if (busy !== undefined) {
+      return {
+        phase: 'handling',
+        durable: opts.durable,
+        quietMs,
+        firstSeq: busy.batch[0]!.info.streamSequence,
+        lastSeq: busy.batch.at(-1)!.info.streamSequence,
+        messages: busy.batch.length,
+        attempt: busy.attempt,
+        ...(busy.lastError !== undefined ? { lastError: busy.lastError } : {}),
+      };
+    }
+    // Waiting: is there anything for us? (NATS unreachable is not ours to judge: no stall.)
+    const info = await consumer.info().catch(() => undefined);
+    if (info === undefined || current !== undefined || lastProgressAt > now - stallMs) return undefined;
+    if (info.num_pending + info.num_ack_pending === 0) {
+      // Idle: nothing to wait for.
+      lastProgressAt = now;
+      consumerMark = undefined;
+      return undefined;
+    }
+    const key = `${info.delivered.stream_seq}/${info.ack_floor.stream_seq}/${info.num_pending}`;
+    if (consumerMark?.key !== key) {
+      consumerMark = { key, at: now };
+      return undefined;
+    }
+    // Only unacknowledged messages: their redelivery waits for the ack wait.
+    if (info.num_pending === 0 && now - consumerMark.at < opts.ackWaitMs) return undefined;
+    return {
+      phase: 'waiting',
+      durable: opts.durable,
+      quietMs,
+      pending: info.num_pending,
+      ackPending: info.num_ack_pending,
+      waitingPulls: info.num_waiting,
+      deliveredSeq: info.delivered.stream_seq,
+      ackFloorSeq: info.ack_floor.stream_seq,
+    };
+  };
+
+  const watch = opts.watchdog;
+  let checking = false;
+  const watchdogTimer =
+    watch === undefined
+      ? undefined
+      : setInterval(
+          () => {
+            if (checking || stopping.signal.aborted) return;
+            checking = true;
+            void (async () => {
+              const now = Date.now();
+              if (stalled !== undefined) {
+                if (stalled.report.phase === 'waiting' && current === undefined) {
+                  // Moving again (a redelivery to a replica) or drained by another replica: recovered.
+                  const info = await consumer.info().catch(() => undefined);
+                  const was = stalled.report;
+                  if (
+                    info !== undefined &&
+                    (info.num_pending + info.num_ack_pending === 0 ||
+                      info.delivered.stream_seq !== was.deliveredSeq ||
+                      info.ack_floor.stream_seq !== was.ackFloorSeq)
+                  ) {
+                    progress();
+                    return;
+                  }
+                }
+                if (
+                  stalled !== undefined &&
+                  !stalled.recoveryFailed &&
+                  now - Math.max(stalled.recoveryAt, lastProgressAt) >= watch.stallMs
+                ) {
+                  stalled.recoveryFailed = true;
+                  watch.onRecoveryFailed?.(stalled.report);
+                }
+                return;
+              }
+              const report = await findStall(now, watch.stallMs);
+              if (report === undefined || stopping.signal.aborted) return;
+              stalled = { report, since: now, recoveryAt: now, recoveryFailed: false };
+              watch.onStall?.(report);
+              if (report.phase === 'handling') {
+                current?.abort.abort(
+                  new StalledAttemptError(`no progress for ${report.quietMs} ms; the watchdog aborted this attempt`),
+                );
+              } else {
+                await reopen(`watchdog: no progress for ${report.quietMs} ms with ${report.pending} pending`);
+              }
+              if (stalled !== undefined) stalled.recoveryAt = Date.now();
+            })()
+              .catch(() => undefined)
+              .finally(() => (checking = false));
+          },
+          Math.max(50, Math.min(5_000, Math.floor(watch.stallMs / 4))),
+        );
+  watchdogTimer?.unref();
 
   const done = (async () => {
     for (;;) {
@@ -274,12 +485,34 @@ export async function startPullLoop(
   done.catch(() => undefined);
   return {
     done,
+    stall: () =>
+      stalled === undefined
+        ? undefined
+        : { report: stalled.report, sinceMs: stalled.since, recoveryFailed: stalled.recoveryFailed },
     stop: async () => {
       stopping.abort();
+      clearInterval(watchdogTimer);
       // close() can wait on a next() still pending; bounded so shutdown never hangs.
       await Promise.race([messages.close().catch(() => undefined), sleep(2_000)]);
       await Promise.race([done.catch(() => undefined), sleep(opts.ackWaitMs)]);
       if (!clients.nc.isClosed()) await clients.nc.flush().catch(() => undefined);
     },
   };
+}
+
+/** Settles like `work`, or rejects with the signal's reason as soon as it aborts. */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  // Settles after the race was lost: keep its rejection from going unhandled.
+  work.catch(() => undefined);
+  if (signal.aborted) throw signal.reason;
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }

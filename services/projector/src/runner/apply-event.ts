@@ -1,4 +1,5 @@
 import type { DataEvent } from '@cds/contracts';
+import { withDeadline, type DeadlineOptions } from '@cds/store';
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
@@ -59,14 +60,49 @@ function duplicateKeyIndexes(err: unknown): Set<number> | undefined {
   return new Set(errors.map((e) => e.index));
 }
 
+/** Default deadline of each database operation of the runner. */
+export const DEFAULT_OPERATION_TIMEOUT_MS = 20_000;
+
+/** How the runner talks to the database: deadlines, cancellation, progress, command sizes. */
+export interface DatabaseLimits {
+  /** Deadline of every database operation (`withDeadline`). Default DEFAULT_OPERATION_TIMEOUT_MS. */
+  timeoutMs?: number;
+  /** Aborts the operations in flight (the pull loop's watchdog, a stop). */
+  signal?: AbortSignal;
+  /** Called after every database operation that answered (progress, for the watchdog). */
+  onAnswer?: () => void;
+  /**
+   * Most update statements in one command. Default: FERRETDB_UPDATES_PER_COMMAND under write
+   * claims, else unlimited. The worker sets it from the server, claims or not (see there).
+   */
+  maxUpdatesPerCommand?: number;
+}
+
+/** Runs database operations under `limits` (see `withDeadline`). */
+type Runner = <T>(what: string, op: (o: DeadlineOptions) => Promise<T>) => Promise<T>;
+
+function runnerFor(limits: DatabaseLimits = {}): Runner {
+  const deadline = {
+    timeoutMs: limits.timeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS,
+    ...(limits.signal !== undefined ? { signal: limits.signal } : {}),
+  };
+  return async (what, op) => {
+    const res = await withDeadline(what, deadline, op);
+    limits.onAnswer?.();
+    return res;
+  };
+}
+
 /** Claims `ids`; returns the ones this writer holds (fresh, its own, or taken over after the lease). */
-async function claim(claims: WriteClaims, ids: string[]): Promise<Set<string>> {
+async function claim(claims: WriteClaims, ids: string[], run: Runner): Promise<Set<string>> {
   const at = claims.now();
   const held = new Set(ids);
   try {
-    await claims.collection.insertMany(
-      ids.map((_id) => ({ _id, owner: claims.owner, at })),
-      { ordered: false },
+    await run('insert write claims', ({ maxTimeMS }) =>
+      claims.collection.insertMany(
+        ids.map((_id) => ({ _id, owner: claims.owner, at })),
+        { ordered: false, maxTimeMS },
+      ),
     );
     return held;
   } catch (err) {
@@ -74,11 +110,14 @@ async function claim(claims: WriteClaims, ids: string[]): Promise<Set<string>> {
     if (dup === undefined) throw err;
     const taken = ids.filter((_, i) => dup.has(i));
     for (const id of taken) held.delete(id);
-    for (const c of await claims.collection.find({ _id: { $in: taken } }).toArray()) {
+    const found = await run('read write claims', (o) => claims.collection.find({ _id: { $in: taken } }, o).toArray());
+    for (const c of found) {
       if (c.owner === claims.owner) held.add(c._id);
       else if (at - c.at > claims.leaseMs) {
         // The holder died mid-write: drop its claim; the next attempt claims afresh.
-        await claims.collection.deleteOne({ _id: c._id, owner: c.owner, at: c.at });
+        await run('drop an expired write claim', ({ maxTimeMS }) =>
+          claims.collection.deleteOne({ _id: c._id, owner: c.owner, at: c.at }, { maxTimeMS }),
+        );
       }
     }
     return held;
@@ -99,16 +138,19 @@ export async function applyEventOnce<D extends ProjectedDoc>(
   event: DataEvent,
   position: number,
   claims?: WriteClaims,
+  limits?: DatabaseLimits,
 ): Promise<ApplyResult> {
-  const res = await applyEventsOnce(collection, projection, [{ event, position }], claims);
+  const res = await applyEventsOnce(collection, projection, [{ event, position }], claims, undefined, limits);
   return { outcome: res.outcome, written: res.written, conflicts: res.conflicts };
 }
 
 /**
- * Most update statements in one command under write claims (FerretDB). FerretDB 1.24 keeps each
- * statement's query open, holding one of its 100 pooled SQLite connections, until the whole update
- * command ends: a command of about 100 statements waits forever for a connection it holds itself,
- * and the server stops answering everyone. Small commands keep that far out of reach.
+ * Most update statements in one command on FerretDB. FerretDB 1.24 keeps each statement's query
+ * open, holding one of its 100 pooled SQLite connections, until the whole update command ends
+ * (`defer` in a loop in its `update` handler): a command of 100 statements waits forever for a
+ * connection it holds itself, and every later query of that database waits behind it (a `ping`
+ * still answers). It ignores `maxTimeMS` there and does not notice a client that hung up, so only
+ * a restart frees it. Small commands keep that far out of reach, with or without write claims.
  */
 export const FERRETDB_UPDATES_PER_COMMAND = 16;
 
@@ -132,9 +174,17 @@ export interface BatchApplyResult extends ApplyResult {
  * `findOne` per id, since FerretDB pushes down only a filter that is exactly `{_id: <string>}` and
  * decodes the whole collection for anything else (`$in` included).
  */
-async function loadByIds<D extends ProjectedDoc>(collection: Collection<D>, ids: readonly string[], perId: boolean) {
-  if (!perId) return collection.find({ _id: { $in: ids } } as never).toArray();
-  const docs = await Promise.all(ids.map((id) => collection.findOne({ _id: id } as never)));
+async function loadByIds<D extends ProjectedDoc>(
+  collection: Collection<D>,
+  ids: readonly string[],
+  perId: boolean,
+  run: Runner,
+) {
+  if (ids.length === 0) return [];
+  if (!perId) return run('read documents', (o) => collection.find({ _id: { $in: ids } } as never, o).toArray());
+  const docs = await Promise.all(
+    ids.map((id) => run('read a document', (o) => collection.findOne({ _id: id } as never, o))),
+  );
   return docs.filter((d) => d !== null);
 }
 
@@ -178,7 +228,9 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
   events: readonly PositionedEvent[],
   claims?: WriteClaims,
   cache?: DocCache<D>,
+  limits?: DatabaseLimits,
 ): Promise<BatchApplyResult> {
+  const run = runnerFor(limits);
   const touched = new Map<string, PositionedEvent[]>();
   for (const pe of events) {
     for (const id of projection.keyOf(pe.event)) {
@@ -199,7 +251,7 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
     if (cached === undefined) missing.push(id);
     else stored.set(id, cached);
   }
-  for (const raw of await loadByIds(collection, missing, claims !== undefined)) {
+  for (const raw of await loadByIds(collection, missing, claims !== undefined, run)) {
     const doc = unpack(raw);
     stored.set(doc._id, doc);
     cache?.set(doc._id, doc);
@@ -231,6 +283,7 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
     const held = await claim(
       claims,
       replaces.map((r) => claimId(r.id, r.rev)),
+      run,
     );
     toReplace = replaces.filter((r) => held.has(claimId(r.id, r.rev)));
     claimed = [...held];
@@ -240,6 +293,7 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
       collection,
       toReplace.map((r) => r.id),
       true,
+      run,
     );
     const revNow = new Map<string, number | undefined>(now.map((d) => [String(d._id), (d as D)._meta.rev]));
     toReplace = toReplace.filter((r) => revNow.get(r.id) === r.rev);
@@ -257,23 +311,27 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
       replacement: pack(doc) as never,
     },
   }));
-  // Under claims (FerretDB) the replaces go in commands of at most FERRETDB_UPDATES_PER_COMMAND.
+  // Replaces go in commands of at most `perCommand` statements (see FERRETDB_UPDATES_PER_COMMAND).
+  const perCommand = limits?.maxUpdatesPerCommand ?? (claims !== undefined ? FERRETDB_UPDATES_PER_COMMAND : Infinity);
   const commands =
-    claims === undefined
+    replaceOps.length <= perCommand
       ? [[...insertOps, ...replaceOps]]
       : [
           insertOps,
-          ...Array.from({ length: Math.ceil(replaceOps.length / FERRETDB_UPDATES_PER_COMMAND) }, (_, i) =>
-            replaceOps.slice(i * FERRETDB_UPDATES_PER_COMMAND, (i + 1) * FERRETDB_UPDATES_PER_COMMAND),
+          ...Array.from({ length: Math.ceil(replaceOps.length / perCommand) }, (_, i) =>
+            replaceOps.slice(i * perCommand, (i + 1) * perCommand),
           ),
         ];
 
   let written = 0;
+  let writeFailed = true;
   try {
     for (const ops of commands) {
       if (ops.length === 0) continue;
       try {
-        const res = await collection.bulkWrite(ops, { ordered: false });
+        const res = await run('write documents', ({ maxTimeMS }) =>
+          collection.bulkWrite(ops, { ordered: false, maxTimeMS }),
+        );
         written += res.insertedCount + res.matchedCount;
       } catch (err) {
         // A duplicate _id is a racing insert: a conflict, folded again. Anything else is a failure.
@@ -281,9 +339,15 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
         written += err.result.insertedCount + err.result.matchedCount;
       }
     }
+    writeFailed = false;
   } finally {
-    if (claims !== undefined && claimed.length > 0) {
-      await claims.collection.deleteMany({ _id: { $in: claimed }, owner: claims.owner });
+    // A write that failed (past its deadline, connection lost) may still land on the server: its
+    // claims stay until their lease ends, so no other writer replaces those documents meanwhile
+    // (this writer's own retry holds them already, being their owner).
+    if (claims !== undefined && claimed.length > 0 && !writeFailed) {
+      await run('release write claims', ({ maxTimeMS }) =>
+        claims.collection.deleteMany({ _id: { $in: claimed }, owner: claims.owner }, { maxTimeMS }),
+      );
     }
   }
   const conflicts = wanted - written;
@@ -304,6 +368,8 @@ export interface ApplyOptions<D extends ProjectedDoc = ProjectedDoc> {
   claims?: WriteClaims;
   /** Documents this writer read or wrote before (see DocCache); none by default. */
   cache?: DocCache<D>;
+  /** Deadlines, cancellation and command sizes of the database operations. */
+  limits?: DatabaseLimits;
 }
 
 /** Thrown when compare-and-set kept failing; the consumer treats it as transient and retries in place. */
@@ -339,7 +405,7 @@ export async function applyEvents<D extends ProjectedDoc>(
   let written = 0;
   const changedBy = new Set<number>();
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const res = await applyEventsOnce(collection, projection, events, opts.claims, opts.cache);
+    const res = await applyEventsOnce(collection, projection, events, opts.claims, opts.cache, opts.limits);
     conflicts += res.conflicts;
     written += res.written;
     if (res.outcome !== 'conflict') {
@@ -350,7 +416,7 @@ export async function applyEvents<D extends ProjectedDoc>(
     }
     for (const p of res.changedBy) changedBy.add(p);
     // Someone else holds the documents: give them a moment to finish before folding again.
-    if (attempt > 1) await sleep(Math.min(200, 5 * 2 ** attempt));
+    if (attempt > 1) await sleep(Math.min(200, 5 * 2 ** attempt), undefined, { signal: opts.limits?.signal });
   }
   throw new ProjectionConflictError(
     `${projection.name}: positions ${events[0]?.position}..${events.at(-1)?.position} still conflicting after ${maxAttempts} attempts`,

@@ -6,14 +6,24 @@ import {
   type ReadModelAliasDoc,
   type ReadModelName,
 } from '@cds/read-models';
+import { withDeadline, type OperationDeadline } from '@cds/store';
 import type { Collection, Db, Document } from 'mongodb';
-import type { WriteClaimDoc, WriteClaims } from './apply-event.ts';
+import { DEFAULT_OPERATION_TIMEOUT_MS, type WriteClaimDoc, type WriteClaims } from './apply-event.ts';
+
+const defaultDeadline: OperationDeadline = { timeoutMs: DEFAULT_OPERATION_TIMEOUT_MS };
 
 /** Creates the read model's indexes on a physical collection (idempotent; FerretDB supports them all). */
-export async function ensureReadModelIndexes(db: Db, name: ReadModelName, collection: string): Promise<void> {
+export async function ensureReadModelIndexes(
+  db: Db,
+  name: ReadModelName,
+  collection: string,
+  deadline: OperationDeadline = defaultDeadline,
+): Promise<void> {
   const coll = db.collection(collection);
   for (const spec of INDEXES[name]) {
-    await coll.createIndex(spec.key, { name: spec.name, ...(spec.unique === true ? { unique: true } : {}) });
+    await withDeadline(`create index ${spec.name}`, deadline, ({ maxTimeMS }) =>
+      coll.createIndex(spec.key, { name: spec.name, maxTimeMS, ...(spec.unique === true ? { unique: true } : {}) }),
+    );
   }
 }
 
@@ -22,13 +32,20 @@ export function aliasesCollection(db: Db): Collection<ReadModelAliasDoc> {
 }
 
 /** Reads the pointer document and returns the physical collection serving `name`. */
-export async function readActiveCollection(db: Db, name: ReadModelName): Promise<string> {
-  return activeCollection(name, await aliasesCollection(db).findOne({ _id: name }));
+export async function readActiveCollection(
+  db: Db,
+  name: ReadModelName,
+  deadline: OperationDeadline = defaultDeadline,
+): Promise<string> {
+  const alias = await withDeadline('read the read-model alias', deadline, (o) =>
+    aliasesCollection(db).findOne({ _id: name }, o),
+  );
+  return activeCollection(name, alias);
 }
 
 export interface CollectionResolver<D extends Document> {
   /** The collection currently serving the read model; re-reads the pointer at most every ALIAS_CACHE_MS. */
-  get(): Promise<Collection<D>>;
+  get(deadline?: OperationDeadline): Promise<Collection<D>>;
 }
 
 /** Resolves the live collection of a read model, following a rebuild's swap within ALIAS_CACHE_MS. */
@@ -39,23 +56,30 @@ export function createCollectionResolver<D extends Document>(
 ): CollectionResolver<D> {
   let cached: { name: string; at: number } | undefined;
   return {
-    async get() {
+    async get(deadline?: OperationDeadline) {
       const t = now();
       if (cached === undefined || t - cached.at >= ALIAS_CACHE_MS) {
-        cached = { name: await readActiveCollection(db, name), at: t };
+        cached = { name: await readActiveCollection(db, name, deadline), at: t };
       }
       return db.collection<D>(cached.name);
     },
   };
 }
 
-/**
- * True when the server's conditional replace is not atomic per document, i.e. FerretDB 1.x (its
- * buildInfo carries `ferretdbVersion`), so the runner must use write claims.
- */
-export async function needsWriteClaims(db: Db): Promise<boolean> {
-  const info = await db.admin().command({ buildInfo: 1 });
+/** True when the server is FerretDB (its buildInfo carries `ferretdbVersion`). */
+export async function isFerretDB(db: Db, deadline: OperationDeadline = defaultDeadline): Promise<boolean> {
+  const info = await withDeadline('buildInfo', deadline, ({ signal }) =>
+    db.admin().command({ buildInfo: 1 }, { signal }),
+  );
   return typeof info.ferretdbVersion === 'string';
+}
+
+/**
+ * True when the server's conditional replace is not atomic per document, i.e. FerretDB 1.x, so
+ * the runner must use write claims.
+ */
+export async function needsWriteClaims(db: Db, deadline?: OperationDeadline): Promise<boolean> {
+  return isFerretDB(db, deadline);
 }
 
 /** The claims collection beside a physical read-model collection. */

@@ -127,6 +127,7 @@ const scrub = (text: string) => text.replace(/[^\s"'<>@]+@[^\s"'<>@]+/g, '[email
 export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
   const rules: ThrottleRules = { ...DEFAULT_THROTTLES, ...deps.throttles };
   const apiOrigin = new URL(deps.publicApiUrl).origin;
+  const docsUrl = `${apiOrigin}/docs`;
   const csp = [
     "default-src 'self'",
     "script-src 'self'",
@@ -185,7 +186,7 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
     reply
       .code(opts.status ?? 200)
       .type('text/html; charset=utf-8')
-      .send(layout({ title, body, user: userView(request), active: opts.active, head: opts.head }));
+      .send(layout({ title, body, user: userView(request), active: opts.active, head: opts.head, docsUrl }));
   const query = (request: FastifyRequest, name: string): string => {
     const value = (request.query as Record<string, unknown> | undefined)?.[name];
     return typeof value === 'string' ? value : '';

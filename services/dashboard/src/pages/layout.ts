@@ -10,6 +10,8 @@ export interface LayoutOptions {
   /** Highlighted navigation entry. */
   active?: string;
   head?: SafeHtml;
+  /** The API reference (the gateway's /docs). */
+  docsUrl?: string;
 }
 
 const NAV = [
@@ -63,7 +65,7 @@ export function layout(opts: LayoutOptions): string {
         <main id="main">${opts.body}</main>
         <footer class="footer">
           Commodity Data Service · read-only REST API over public government data ·
-          <a href="/docs">API reference</a>
+          <a href="${opts.docsUrl ?? '/docs'}">API reference</a>
         </footer>
       </body>
     </html>`.value

@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image per service, all from this file at the repository root (services import libs/):
 #   docker build --build-arg SERVICE=gateway -t commodity-data/gateway:0.1.0 .
-# SERVICE is one of ingest, projector, query, gateway. TypeScript runs natively on Node 24 (type
+# SERVICE is one of ingest, projector, query, gateway, dashboard. TypeScript runs natively on Node 24 (type
 # stripping), so there is no compile step: the image holds the workspace sources and production deps.
 # The base is pinned by version and digest (node 24.21.0 = .nvmrc, Debian bookworm slim).
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6

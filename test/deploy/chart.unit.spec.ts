@@ -205,13 +205,15 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
     }
   });
 
-  it('routes the Ingress only to the gateway Service, with TLS for its host when enabled', () => {
+  it('routes the Ingress to the gateway Service, and /dashboard to the dashboard, with TLS for its host when enabled', () => {
     for (const ing of byKind('Ingress')) {
       for (const rule of ing.spec.rules) {
         for (const p of rule.http.paths) {
           const svc = named('Service', p.backend.service.name);
           expect(svc, `Ingress backend ${p.backend.service.name}`).toBeDefined();
-          expect(svc!.spec.selector['app.kubernetes.io/component']).toBe('gateway');
+          expect(svc!.spec.selector['app.kubernetes.io/component']).toBe(
+            p.path === '/dashboard' ? 'dashboard' : 'gateway',
+          );
           expect(svc!.spec.ports.map((sp: { name: string }) => sp.name)).toContain(p.backend.service.port.name);
         }
         for (const tls of ing.spec.tls ?? []) expect(tls.hosts).toContain(rule.host);
@@ -240,7 +242,7 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
     for (const pod of podTemplates(objects)) {
       for (const c of pod.spec.containers) {
         for (const e of c.env ?? []) {
-          if (/TOKEN|API_KEY|PASSWORD/.test(e.name))
+          if (/TOKEN|API_KEY|PASSWORD|SECRET|SMTP_URL/.test(e.name))
             expect(e.valueFrom?.secretKeyRef, `${c.name} ${e.name}`).toBeDefined();
         }
       }
@@ -280,17 +282,18 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       for (const p of podTemplates(objects)) expect(selectorMatches(deny!.spec.podSelector, p.labels)).toBe(true);
     });
 
-    it('admit the ingress controller to the gateway and to nothing else', () => {
+    it('admit the ingress controller to the gateway and the dashboard, and to nothing else', () => {
       if (policies().length === 0) return;
       const fromIngressController = (p: Peer) =>
         p.namespaceSelector !== undefined &&
         !metricsPeer(p) &&
         p.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'ingress-nginx';
-      for (const gw of podsOf('gateway')) expect(allowedPeers(gw.labels)!.some(fromIngressController)).toBe(true);
+      for (const pod of [...podsOf('gateway'), ...podsOf('dashboard')])
+        expect(allowedPeers(pod.labels)!.some(fromIngressController)).toBe(true);
       for (const pod of podTemplates(objects)) {
         const peers = allowedPeers(pod.labels);
         expect(peers, `${pod.owner.metadata.name} is not covered by any NetworkPolicy`).toBeDefined();
-        if (pod.labels['app.kubernetes.io/component'] === 'gateway') continue;
+        if (['gateway', 'dashboard'].includes(pod.labels['app.kubernetes.io/component']!)) continue;
         for (const peer of peers!) {
           expect(peer.ipBlock, pod.owner.metadata.name).toBeUndefined();
           // Only the monitoring namespace may come from outside the namespace, and only when enabled.
@@ -313,11 +316,47 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       }
     });
 
-    it('admit the ingest admin API from inside the namespace only', () => {
+    it('admit the ingest admin API from inside the namespace only, the dashboard included', () => {
       if (policies().length === 0) return;
       for (const i of podsOf('ingest')) {
         const peers = allowedPeers(i.labels)!.filter((p) => !metricsPeer(p));
         expect(peers).toEqual([{ podSelector: {} }]);
+        for (const d of podsOf('dashboard'))
+          expect(peers.some((p) => selectorMatches(p.podSelector, d.labels))).toBe(true);
+      }
+    });
+
+    it("limit the dashboard's egress to DNS, the ingest admin API, MongoDB, Redis and SMTP", () => {
+      if (policies().length === 0) return;
+      const dashboards = podsOf('dashboard');
+      if (dashboards.length === 0) return;
+      const pods = podTemplates(objects);
+      for (const d of dashboards) {
+        const selecting = policies().filter((np) => selectorMatches(np.spec.podSelector, d.labels));
+        const egress = selecting.filter((np) => np.spec.policyTypes.includes('Egress'));
+        expect(egress.length).toBe(1);
+        type Rule = { to?: Peer[]; ports: { port: number | string; protocol: string }[] };
+        const rules = egress[0]!.spec.egress as Rule[];
+        const ports = rules.flatMap((r) => r.ports.map((p) => `${p.protocol}/${p.port}`));
+        expect(ports).toEqual(expect.arrayContaining(['UDP/53', 'TCP/53', 'TCP/27017', 'TCP/6379']));
+        // The admin API: only the ingest pods, on their port.
+        const ingestPort = byKind('Service').find(
+          (svc) => svc.spec.selector['app.kubernetes.io/component'] === 'ingest',
+        )?.spec.ports[0].port;
+        const toIngest = rules.filter((r) => r.ports.some((p) => p.port === ingestPort));
+        expect(toIngest.length).toBe(1);
+        for (const peer of toIngest[0]!.to!) {
+          const admitted = pods.filter((p) => selectorMatches(peer.podSelector, p.labels));
+          expect(new Set(admitted.map((p) => p.labels['app.kubernetes.io/component']))).toEqual(new Set(['ingest']));
+        }
+        // Nothing else: every rule names its ports.
+        for (const r of rules) expect(r.ports.length).toBeGreaterThan(0);
+        expect(rules.length).toBe(5);
+      }
+      // The other workloads' egress stays open (NATS, MongoDB, Redis, the data sources).
+      for (const pod of pods.filter((p) => p.labels['app.kubernetes.io/component'] !== 'dashboard')) {
+        for (const np of policies().filter((n) => selectorMatches(n.spec.podSelector, pod.labels)))
+          expect(np.spec.policyTypes).not.toContain('Egress');
       }
     });
   });
@@ -347,7 +386,7 @@ describe('chart specifics per value set', () => {
     const objects = renderChart('ci/default-values.yaml', release, namespace);
     const deployments = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
     expect(deployments.sort()).toEqual(
-      ['gateway', 'ingest', 'projector-catalog', 'projector-cot', 'projector-series', 'query'].map(
+      ['dashboard', 'gateway', 'ingest', 'projector-catalog', 'projector-cot', 'projector-series', 'query'].map(
         (n) => `cds-test-commodity-data-${n}`,
       ),
     );
@@ -379,6 +418,46 @@ describe('chart specifics per value set', () => {
     const ingress = objects.find((o) => o.kind === 'Ingress')!;
     expect(ingress.spec.tls).toEqual([{ hosts: ['cds.example.com'], secretName: 'cds-test-commodity-data-tls' }]);
     expect(objects.filter((o) => o.kind === 'CronJob').length).toBe(2);
+
+    // The dashboard: its objects, its route, its environment, its secrets by reference only.
+    const dash = 'cds-test-commodity-data-dashboard';
+    for (const kind of ['Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'NetworkPolicy'])
+      expect(
+        objects.some((o) => o.kind === kind && o.metadata.name === dash),
+        `${kind} ${dash}`,
+      ).toBe(true);
+    const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === dash)!;
+    expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: dash });
+    expect(hpa.spec).toMatchObject({ minReplicas: 2, maxReplicas: 6 });
+    expect(ingress.spec.rules[0].http.paths).toContainEqual({
+      path: '/dashboard',
+      pathType: 'Prefix',
+      backend: { service: { name: dash, port: { name: 'http' } } },
+    });
+    const d = env(objects, dash);
+    expect(d).toEqual(
+      expect.arrayContaining([
+        { name: 'PORT', value: '8084' },
+        { name: 'MONGODB_DB', value: 'cds_dashboard' },
+        { name: 'ADMIN_URL', value: 'http://cds-test-commodity-data-ingest:8083' },
+        { name: 'PUBLIC_API_URL', value: 'https://cds.example.com/api/v1' },
+        { name: 'PUBLIC_BASE_URL', value: 'https://cds.example.com/dashboard' },
+        { name: 'COOKIE_SECURE', value: 'true' },
+        { name: 'TRUST_PROXY_HOPS', value: '1' },
+        { name: 'MAIL_FROM', value: 'no-reply@cds.example.com' },
+      ]),
+    );
+    const ref = (name: string) => d.find((e) => e.name === name)?.valueFrom?.secretKeyRef;
+    expect(ref('ADMIN_TOKEN')).toEqual({ name: 'commodity-data-secrets', key: 'admin-token' });
+    expect(ref('SESSION_SECRET')).toEqual({ name: 'commodity-data-secrets', key: 'dashboard-session-secret' });
+    expect(ref('SMTP_URL')).toEqual({ name: 'commodity-data-secrets', key: 'smtp-url' });
+    for (const e of d) if (/SECRET|TOKEN|SMTP_URL/.test(e.name)) expect(e.value, e.name).toBeUndefined();
+    expect(d.some((e) => e.name === 'MAIL_DIR')).toBe(false);
+    // MONGODB_URL and REDIS_URL come from the shared ConfigMap here.
+    const dep = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === dash)!;
+    expect(dep.spec.template.spec.containers[0].envFrom[0].configMapRef.name).toBe(cm.metadata.name);
+    expect(cm.data).toMatchObject({ MONGODB_URL: expect.any(String), REDIS_URL: 'redis://redis:6379' });
+    expect(dep.spec.template.spec.containers[0].command).toContain('services/dashboard/src/main.ts');
   });
 
   it('production: digests, JetStream replicas 3, infrastructure URLs from Secrets, metrics scraping allowed', () => {
@@ -407,6 +486,26 @@ describe('chart specifics per value set', () => {
     }
     const series = objects.find((o) => o.metadata.name === 'cds-projector-series' && o.kind === 'Deployment')!;
     expect(series.spec.replicas).toBe(2);
+    const dash = env(objects, 'cds-dashboard');
+    expect(dash.find((e) => e.name === 'REDIS_URL')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'cds-infra',
+      key: 'redis-url',
+    });
+    expect(dash.find((e) => e.name === 'SESSION_SECRET')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'cds-app',
+      key: 'dashboard-session-secret',
+    });
+    expect(dash).toEqual(
+      expect.arrayContaining([
+        { name: 'PUBLIC_API_URL', value: 'https://api.commodities.example.com/api/v1' },
+        { name: 'MAIL_FROM', value: 'Commodity Data <no-reply@commodities.example.com>' },
+      ]),
+    );
+    const np = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'cds-dashboard')!;
+    expect(np.spec.egress).toContainEqual({
+      ports: [{ port: 465, protocol: 'TCP' }],
+      to: [{ ipBlock: { cidr: '203.0.113.0/24' } }],
+    });
     expect(objects.some((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'cds-projector')).toBe(true);
   });
 
@@ -416,5 +515,10 @@ describe('chart specifics per value set', () => {
     for (const k of ['Ingress', 'NetworkPolicy', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'CronJob'])
       expect(kinds.has(k)).toBe(false);
     for (const d of objects.filter((o) => o.kind === 'Deployment')) expect(d.spec.replicas).toBe(1);
+    // No SMTP relay required: SMTP_URL optional, mails written under the writable /tmp.
+    const dash = env(objects, 'cds-test-commodity-data-dashboard');
+    expect(dash.find((e) => e.name === 'SMTP_URL')?.valueFrom?.secretKeyRef.optional).toBe(true);
+    expect(dash).toContainEqual({ name: 'MAIL_DIR', value: '/tmp/mail' });
+    expect(dash).toContainEqual({ name: 'TRUST_PROXY_HOPS', value: '0' });
   });
 });

@@ -94,7 +94,9 @@ describe('k8s/ manifests', () => {
     const chartValues = parse(readFileSync(path.join(repoRoot, 'charts/commodity-data/values.yaml'), 'utf8'));
     expect(secret.name).toBe(chartValues.secrets.existingSecret);
     const keys = secret.literals.map((l: string) => l.split('=')[0]);
-    expect(keys).toEqual(expect.arrayContaining(Object.values(chartValues.secrets.keys)));
+    // Every key but the SMTP URL, which a local cluster leaves out (mails go to files, smtpRequired false).
+    const { smtpUrl: _smtp, ...required } = chartValues.secrets.keys as Record<string, string>;
+    expect(keys).toEqual(expect.arrayContaining(Object.values(required)));
   });
 
   it('give the chart values that address these services and render valid objects', () => {

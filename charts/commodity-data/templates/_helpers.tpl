@@ -10,7 +10,7 @@ projection (projector only), replicaCount.
 */}}
 {{- define "commodity-data.workloads" -}}
 workloads:
-{{- range $svcName := list "gateway" "query" "ingest" "projector" }}
+{{- range $svcName := list "gateway" "query" "ingest" "projector" "dashboard" }}
 {{- $svc := index $.Values.services $svcName }}
 {{- if $svc.enabled }}
 {{- if eq $svcName "projector" }}
@@ -63,6 +63,11 @@ appVersion by default). Usage: include "commodity-data.image" (dict "ctx" $ "svc
 {{- end -}}
 {{- end -}}
 
+{{/* The in-cluster URL of the ingest admin API, for the dashboard's ADMIN_URL. */}}
+{{- define "commodity-data.adminUrl" -}}
+{{- printf "http://%s:%v" (include "commodity-data.componentName" (dict "ctx" . "suffix" "ingest")) .Values.services.ingest.port -}}
+{{- end -}}
+
 {{/* An env var read from a Secret key. Usage: include "commodity-data.secretEnv" (list NAME secret key optional) */}}
 {{- define "commodity-data.secretEnv" -}}
 - name: {{ index . 0 }}
@@ -99,6 +104,34 @@ Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projecti
   value: {{ ternary $v.ingress.trustProxyHops 0 $v.ingress.enabled | quote }}
 - name: HSTS
   value: {{ and $v.ingress.enabled $v.ingress.tls.enabled | quote }}
+{{- if $v.redis.existingSecret }}
+{{ include "commodity-data.secretEnv" (list "REDIS_URL" $v.redis.existingSecret $v.redis.existingSecretKey false) }}
+{{- end }}
+{{- end }}
+{{- if eq .component "dashboard" }}
+{{- $s := $v.secrets }}
+{{- $public := trimSuffix "/" (include "commodity-data.publicBaseUrl" .ctx) }}
+- name: MONGODB_DB
+  value: {{ $svc.database | quote }}
+- name: ADMIN_URL
+  value: {{ include "commodity-data.adminUrl" .ctx | quote }}
+- name: PUBLIC_API_URL
+  value: {{ printf "%s/api/v1" $public | quote }}
+- name: PUBLIC_BASE_URL
+  value: {{ printf "%s/dashboard" $public | quote }}
+- name: COOKIE_SECURE
+  value: {{ hasPrefix "https://" $public | quote }}
+- name: TRUST_PROXY_HOPS
+  value: {{ ternary $v.ingress.trustProxyHops 0 $v.ingress.enabled | quote }}
+- name: MAIL_FROM
+  value: {{ default (printf "no-reply@%s" $v.ingress.hostname) $svc.mail.from | quote }}
+{{- if not $svc.mail.smtpRequired }}
+- name: MAIL_DIR
+  value: /tmp/mail
+{{- end }}
+{{ include "commodity-data.secretEnv" (list "ADMIN_TOKEN" $s.existingSecret $s.keys.adminToken false) }}
+{{ include "commodity-data.secretEnv" (list "SESSION_SECRET" $s.existingSecret $s.keys.sessionSecret false) }}
+{{ include "commodity-data.secretEnv" (list "SMTP_URL" $s.existingSecret $s.keys.smtpUrl (not $svc.mail.smtpRequired)) }}
 {{- if $v.redis.existingSecret }}
 {{ include "commodity-data.secretEnv" (list "REDIS_URL" $v.redis.existingSecret $v.redis.existingSecretKey false) }}
 {{- end }}

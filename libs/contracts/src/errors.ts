@@ -63,7 +63,9 @@ export const ERROR_CODES = {
     title: 'Rate limited',
     description:
       'Your account used up its per-minute or per-day window. Retry-After says how many seconds to wait; ' +
-      'X-RateLimit-* describe the window that binds. Requests answered 429 are not counted.',
+      'X-RateLimit-* describe the window that binds. Requests answered 429 are not counted. ' +
+      'An address that sent too many requests with a missing or invalid key (30 a minute) is also answered 429 ' +
+      'to such requests until its minute passes.',
   },
   internal_error: {
     status: 500,

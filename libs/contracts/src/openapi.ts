@@ -70,7 +70,9 @@ function errorResponses(codes: ErrorCode[], authenticated: boolean): JsonObject 
   for (const c of codes) byStatus.set(ERROR_CODES[c].status, [...(byStatus.get(ERROR_CODES[c].status) ?? []), c]);
   const out: JsonObject = {};
   for (const [status, group] of byStatus) {
-    const headers = ['X-Request-Id', ...(authenticated && status !== 401 ? RATE_LIMIT_HEADER_NAMES : [])];
+    // 401, 413 and 414 are answered before an account is known: no rate windows to describe.
+    const beforeAuth = status === 401 || status === 413 || status === 414;
+    const headers = ['X-Request-Id', ...(authenticated && !beforeAuth ? RATE_LIMIT_HEADER_NAMES : [])];
     if (status === 429) headers.push('Retry-After');
     out[String(status)] = {
       description: group.map((c) => `${c}: ${ERROR_CODES[c].title}`).join('; '),
@@ -81,7 +83,15 @@ function errorResponses(codes: ErrorCode[], authenticated: boolean): JsonObject 
   return out;
 }
 
-const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'rate_limited', 'internal_error', 'service_unavailable'];
+/** Errors of every operation: the key, the windows, the request's size (gateway limits), failures. */
+const COMMON_ERRORS: ErrorCode[] = [
+  'unauthorized',
+  'payload_too_large',
+  'uri_too_long',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+];
 
 function operation(opts: {
   operationId: string;
@@ -129,7 +139,10 @@ export function buildOpenApiDocument(): JsonObject {
       description:
         'A read-only REST API over free government commodity data: a commodity catalog, time series ' +
         '(prices, volume, open interest, fundamentals) and CFTC Commitments of Traders reports. ' +
-        'Every request needs an API key; access is metered per plan. Errors are documented at /docs/errors.',
+        'Every request needs an API key; access is metered per plan. An address that sends more than 30 requests ' +
+        'a minute without a valid key is answered 429 to them until the minute passes. Every path answers a ' +
+        'method other than GET, HEAD and OPTIONS 405 (Allow: GET, HEAD, OPTIONS), a request target longer than ' +
+        '4,096 characters 414, and a GET with a body 413. Errors are documented at /docs/errors.',
     },
     servers: [{ url: API_PREFIX, description: 'Relative to the host that serves this document.' }],
     security: [{ bearerAuth: [] }, { apiKeyQuery: [] }],

@@ -16,28 +16,32 @@ import {
  * `1e309`, `1.5`, `+1` and `` are rejected as values of the wrong shape rather than coerced.
  */
 export function integerParam(min: number, max: number) {
+  const message = `must be a whole number from ${min} to ${max}`;
+  // z.int() has its own bound (2^53 - 1) and message: past it, the message is still ours.
   return z
     .string()
-    .regex(/^[0-9]{1,15}$/, `must be a whole number from ${min} to ${max}`)
+    .regex(/^[0-9]{1,16}$/, message)
     .transform(Number)
-    .pipe(
-      z
-        .int()
-        .min(min, `must be a whole number from ${min} to ${max}`)
-        .max(max, `must be a whole number from ${min} to ${max}`),
-    );
+    .pipe(z.int(message).min(min, message).max(max, message));
 }
 
-/** Upper bound on `page`; a larger page is rejected so no query skips unboundedly far. */
-export const MAX_PAGE = 1_000_000;
+/**
+ * Upper bound on `page`: the largest whole number a JSON number carries exactly (2^53 - 1), so any
+ * page a client can write is answered, past the last one with an empty `data` (docs/decisions.md).
+ * The page never becomes a database skip: pages are cut from bounded reads in the query service.
+ */
+export const MAX_PAGE = Number.MAX_SAFE_INTEGER;
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
 export const MAX_SERIES_LIMIT = 10_000;
 export const MAX_SEARCH_LENGTH = 100;
 
-const page = integerParam(1, MAX_PAGE).default(1).meta({ description: 'Page number, from 1.' });
+const page = integerParam(1, MAX_PAGE)
+  .default(1)
+  .meta({ description: 'Page number, from 1. A page past the last one is 200 with an empty data array.' });
 const perPage = integerParam(1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE).meta({ description: 'Page size, 1 to 100.' });
-const dateParam = (what: string) => IsoDate.optional().meta({ description: `${what} (inclusive), YYYY-MM-DD.` });
+const dateParam = (what: string, rule = '') =>
+  IsoDate.optional().meta({ description: `${what} (inclusive), YYYY-MM-DD.${rule}` });
 
 function startNotAfterEnd(q: { start_date?: string | undefined; end_date?: string | undefined }, ctx: z.RefinementCtx) {
   if (q.start_date !== undefined && q.end_date !== undefined && q.start_date > q.end_date) {
@@ -48,12 +52,9 @@ function startNotAfterEnd(q: { start_date?: string | undefined; end_date?: strin
 export const ListCommoditiesQuery = documented(
   z.strictObject({
     category: Category.optional().meta({ description: 'Only commodities of this category.' }),
-    search: z
-      .string()
-      .min(1, 'must not be empty')
-      .max(MAX_SEARCH_LENGTH, `must be at most ${MAX_SEARCH_LENGTH} characters`)
-      .optional()
-      .meta({ description: 'Case-insensitive literal substring of the name or symbol.' }),
+    search: z.string().max(MAX_SEARCH_LENGTH, `must be at most ${MAX_SEARCH_LENGTH} characters`).optional().meta({
+      description: 'Case-insensitive literal substring of the name or symbol, up to 100 characters; empty: no filter.',
+    }),
     sort_order: SortOrder.default('asc').meta({ description: 'Sort by id, asc (default) or desc.' }),
     page,
     per_page: perPage,
@@ -69,10 +70,16 @@ export const SeriesQuery = documented(
   z
     .strictObject({
       type: SeriesType.meta({ description: 'The series type (required).' }),
-      start_date: dateParam('First date; default one year before end_date'),
+      // A rule beyond the schema, told to the contract tester (test/contract.e2e.spec.ts).
+      start_date: dateParam(
+        'First date; default one year before end_date',
+        ' After end_date (given, or today by default) is a 400 naming start_date.',
+      ),
       end_date: dateParam('Last date; default today (UTC)'),
+      // A rule beyond the schema (it depends on the data), told to the contract tester too.
       frequency: Frequency.optional().meta({
-        description: "Resample to this frequency; default the series' native one. Finer than native is a 400.",
+        description:
+          "Resample to this frequency; default the series' native one. Finer than native is a 400 naming frequency.",
       }),
       transform: Transform.default('none').meta({ description: 'Transform applied after resampling.' }),
       limit: integerParam(1, MAX_SERIES_LIMIT)
@@ -88,7 +95,7 @@ export const CotQuery = documented(
   z
     .strictObject({
       format: CotFormat.default('legacy').meta({ description: 'Report format.' }),
-      start_date: dateParam('Earliest report date'),
+      start_date: dateParam('Earliest report date', ' After end_date is a 400 naming start_date.'),
       end_date: dateParam('Latest report date'),
       sort_order: SortOrder.default('desc').meta({ description: 'Sort by report_date, desc by default.' }),
       page,
@@ -122,6 +129,8 @@ export function parseParams<S extends z.ZodType>(
   // instead of being swallowed by Object.prototype's setter.
   const input = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(raw)) {
+    // `?=x` has no name to put in `param`: the error names the query string as a whole.
+    if (name === '') return { ok: false, param: 'query', message: 'a query parameter has an empty name' };
     if (opts.ignore?.includes(name)) continue;
     if (Array.isArray(value)) return { ok: false, param: name, message: `'${name}' must be given only once` };
     input[name] = value;

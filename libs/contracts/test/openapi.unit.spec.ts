@@ -40,10 +40,16 @@ describe('the OpenAPI document', () => {
   it('declares the statuses of each endpoint with the error body and rate limit headers', () => {
     const paths = committed.paths as Record<string, { get: { responses: Record<string, { headers?: object }> } }>;
     const statuses = (p: string) => Object.keys(paths[p]!.get.responses).sort();
-    expect(statuses('/commodities')).toEqual(['200', '400', '401', '429', '500', '503']);
-    expect(statuses('/commodities/{slug}')).toEqual(['200', '400', '401', '404', '429', '500', '503']);
-    expect(statuses('/commodities/{slug}/series')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
-    expect(statuses('/commodities/{slug}/cot')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
+    // 413 and 414 (a GET with a body, a target over 4,096 characters) are answered on every path.
+    const common = ['401', '413', '414', '429', '500', '503'];
+    expect(statuses('/commodities')).toEqual(['200', '400', ...common].sort());
+    expect(statuses('/commodities/{slug}')).toEqual(['200', '400', '404', ...common].sort());
+    expect(statuses('/commodities/{slug}/series')).toEqual(['200', '400', '403', '404', ...common].sort());
+    expect(statuses('/commodities/{slug}/cot')).toEqual(['200', '400', '403', '404', ...common].sort());
+    // Answered before the key is looked up: no rate-limit headers to promise.
+    for (const status of ['401', '413', '414']) {
+      expect(Object.keys(paths['/commodities']!.get.responses[status]!.headers!)).toEqual(['X-Request-Id']);
+    }
     const ok = paths['/commodities/{slug}/series']!.get.responses['200']!.headers!;
     expect(Object.keys(ok)).toEqual(
       expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']),
@@ -90,6 +96,17 @@ describe('the OpenAPI document', () => {
     expect(params('/commodities/{slug}/cot').find((p) => p.name === 'sort_order')!.schema).toMatchObject({
       default: 'desc',
     });
+    // Issue 16: any page a JSON number carries exactly; an empty search is valid (no filter).
+    for (const path of ['/commodities', '/commodities/{slug}/cot']) {
+      expect(params(path).find((p) => p.name === 'page')!.schema).toMatchObject({
+        type: 'integer',
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+      });
+    }
+    const search = list.find((p) => p.name === 'search')!.schema;
+    expect(search).toMatchObject({ type: 'string', maxLength: 100 });
+    expect(search).not.toHaveProperty('minLength');
   });
 });
 

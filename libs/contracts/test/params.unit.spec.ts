@@ -31,9 +31,9 @@ describe('ListCommoditiesQuery', () => {
     [{ page: ' 1' }, 'page'],
     [{ page: '' }, 'page'],
     [{ page: '99999999999999999999' }, 'page'],
+    [{ page: '9007199254740992' }, 'page'],
     [{ category: 'crypto' }, 'category'],
     [{ sort_order: 'up' }, 'sort_order'],
-    [{ search: '' }, 'search'],
     [{ search: 'x'.repeat(101) }, 'search'],
     [{ foo: 'bar' }, 'foo'],
     [{ page: ['1', '2'] }, 'page'],
@@ -43,6 +43,28 @@ describe('ListCommoditiesQuery', () => {
     if (!r.ok) {
       expect(r.param).toBe(param);
       expect(r.message).toContain(param);
+    }
+  });
+  it('accepts any page up to 2^53 - 1 (a far page is answered empty, not refused)', () => {
+    expect(parseParams(ListCommoditiesQuery, { page: '248583618' })).toMatchObject({
+      ok: true,
+      value: { page: 248583618 },
+    });
+    expect(parseParams(ListCommoditiesQuery, { page: '9007199254740991' })).toMatchObject({
+      ok: true,
+      value: { page: Number.MAX_SAFE_INTEGER },
+    });
+  });
+  it('accepts an empty search (no filter: the handler drops it)', () => {
+    expect(parseParams(ListCommoditiesQuery, { search: '' })).toMatchObject({ ok: true, value: { search: '' } });
+  });
+  it("names the query string as a whole when a parameter has no name ('?=false')", () => {
+    for (const raw of [{ '': 'false' }, { '': '' }, { category: 'energy', '': 'x' }]) {
+      expect(parseParams(ListCommoditiesQuery, raw)).toEqual({
+        ok: false,
+        param: 'query',
+        message: 'a query parameter has an empty name',
+      });
     }
   });
   it('takes regex and operator characters as plain text', () => {

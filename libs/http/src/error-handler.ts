@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import { errorBody, type ErrorCode } from '@cds/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, MethodNotAllowedError, NotFoundError } from './errors.ts';
@@ -61,17 +62,28 @@ export function registerErrorHandling(app: FastifyInstance, opts: ErrorHandlingO
   });
 }
 
-const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/** The methods every read-only route answers itself; CONNECT never reaches a route (Node emits 'connect'). */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'CONNECT']);
 
 /**
- * Answers 405 method_not_allowed (with Allow) for the write methods on read-only routes, so a
- * wrong method on an existing path is told apart from an unknown path (404).
+ * Answers 405 method_not_allowed (with Allow) for every other method Node parses (POST, TRACE,
+ * QUERY, PROPFIND, ...) on read-only routes, so a wrong method on an existing path is told apart
+ * from an unknown path (404). The answer comes before any body is read (onRequest), whatever the
+ * body holds; a request that announced a body gets its connection closed rather than drained.
  */
 export function registerReadOnlyRoutes(app: FastifyInstance, urls: readonly string[]): void {
+  const methods = METHODS.filter((m) => !READ_METHODS.has(m));
+  for (const m of methods) if (!app.supportedMethods.includes(m)) app.addHttpMethod(m);
   for (const url of urls) {
     app.route({
-      method: [...WRITE_METHODS],
+      method: methods,
       url,
+      onRequest: (request, reply, done) => {
+        if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) {
+          reply.header('connection', 'close');
+        }
+        done(new MethodNotAllowedError(request.method));
+      },
       handler: (request) => {
         throw new MethodNotAllowedError(request.method);
       },

@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import Fastify from 'fastify';
 import { ErrorBody } from '@cds/contracts';
 import { describe, expect, it } from 'vitest';
@@ -83,6 +84,14 @@ describe('error handling', () => {
     expect(post.statusCode).toBe(405);
     expect(post.headers.allow).toBe('GET, HEAD, OPTIONS');
     expect(post.json()).toMatchObject({ error: { code: 'method_not_allowed' } });
+    // Every other method Node parses, Fastify's own (TRACE, QUERY) and the rest (PROPFIND, M-SEARCH).
+    for (const method of METHODS.filter((m) => !['GET', 'HEAD', 'OPTIONS', 'CONNECT'].includes(m))) {
+      const res = await app.inject({ method: method as 'GET', url: '/items/1' });
+      expect(res.statusCode, method).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+      expect(ErrorBody.parse(res.json()).error.code).toBe('method_not_allowed');
+    }
+    expect((await app.inject({ method: 'TRACE', url: '/nope' })).statusCode).toBe(404);
   });
   it('oversized and malformed bodies become contract errors', async () => {
     const app = build();

@@ -12,6 +12,7 @@ import {
 import {
   ApiError,
   InvalidParameterError,
+  MethodNotAllowedError,
   RateLimitedError,
   ServiceUnavailableError,
   UnauthorizedError,
@@ -160,11 +161,41 @@ function rawErrorResponse(
   message: string,
   requestId: string,
   publicBaseUrl: string,
+  extraHeaders = '',
 ): string {
   const body = JSON.stringify(errorBody(code, message, { requestId, publicBaseUrl }));
   return (
     `HTTP/1.1 ${status} ${ERROR_CODES[code].title}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`
+    `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n${extraHeaders}` +
+    `Connection: close\r\n\r\n${body}`
+  );
+}
+
+/** 405 for a method answered outside Fastify, with the same message and Allow as the routes' own. */
+function rawMethodNotAllowed(method: string, id: string, publicBaseUrl: string): string {
+  const e = new MethodNotAllowedError(method);
+  return rawErrorResponse(405, e.code, e.message, id, publicBaseUrl, `Allow: ${e.headers.allow ?? ''}\r\n`);
+}
+/** An HTTP method token (RFC 9110) and an origin-form target: the request line of a method Node does not know. */
+const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}) (\/[^\s]*) HTTP\/1\.[01]\r?\n/;
+const API_PATH = /^\/api\/v1\/commodities(?:\/[^/?#]+(?:\/(?:series|cot))?)?(?:[?#]|$)/;
+
+/**
+ * The answer to a method Node's parser refuses (any token beyond http.METHODS, e.g. `FOO`): 405
+ * with Allow on an API path, 404 elsewhere, as Fastify answers the methods it knows; a request
+ * line that is no request line at all stays a 400.
+ */
+function unknownMethodResponse(raw: Buffer | undefined, id: string, publicBaseUrl: string): string | undefined {
+  const line = REQUEST_LINE.exec(raw?.subarray(0, 8192).toString('latin1') ?? '');
+  if (line === null) return undefined;
+  const [, method, target] = line as unknown as [string, string, string];
+  if (API_PATH.test(target)) return rawMethodNotAllowed(method, id, publicBaseUrl);
+  return rawErrorResponse(
+    404,
+    'not_found',
+    `No route ${method} ${target.split('?')[0]!.slice(0, 200)}.`,
+    id,
+    publicBaseUrl,
   );
 }
 
@@ -218,16 +249,27 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
         return;
       }
       const id = nextId();
-      const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
       deps.logger.info({ request_id: id, code: err.code }, 'unparseable request refused');
+      if (err.code === 'HPE_HEADER_OVERFLOW') {
+        socket.end(rawErrorResponse(413, 'payload_too_large', 'The request headers are too large.', id, publicBaseUrl));
+        return;
+      }
+      const unknownMethod =
+        err.code === 'HPE_INVALID_METHOD'
+          ? unknownMethodResponse((err as { rawPacket?: Buffer }).rawPacket, id, publicBaseUrl)
+          : undefined;
       socket.end(
-        tooLarge
-          ? rawErrorResponse(413, 'payload_too_large', 'The request headers are too large.', id, publicBaseUrl)
-          : rawErrorResponse(400, 'invalid_parameter', 'The request is not valid HTTP.', id, publicBaseUrl),
+        unknownMethod ??
+          rawErrorResponse(400, 'invalid_parameter', 'The request is not valid HTTP.', id, publicBaseUrl),
       );
     },
   });
   app.server.headersTimeout = 10_000;
+  // CONNECT never reaches a route (Node emits 'connect', and destroys the socket when nobody
+  // listens): no tunnel is offered, so it is a method the API does not allow, like any other.
+  app.server.on('connect', (_req: unknown, socket: Socket) => {
+    socket.end(rawMethodNotAllowed('CONNECT', nextId(), publicBaseUrl));
+  });
 
   const metrics = createGatewayMetrics(deps.metrics);
 
@@ -413,10 +455,8 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     };
 
   for (const route of ROUTES) app.get(route.url, handle(route));
-  registerReadOnlyRoutes(
-    app,
-    ROUTES.map((r) => r.url),
-  );
+  // Every public path answers a method it does not serve 405 with Allow, before authentication.
+  registerReadOnlyRoutes(app, [...ROUTES.map((r) => r.url), `${API}/openapi.json`, '/docs', '/docs/errors']);
 
   return app;
 }

@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { ERROR_CODE_LIST, ErrorBody, buildOpenApiDocument, type KeyEvent } from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
@@ -353,6 +354,65 @@ describe('routing and failures', () => {
     });
     expect(body.statusCode).toBe(413);
     expect(body.json().error.code).toBe('payload_too_large');
+    expect(h.calls).toEqual([]);
+  });
+
+  it('answers every method it does not serve 405 with Allow on every API path, before authentication', async () => {
+    const h = harness();
+    const paths = ['/api/v1/commodities', '/api/v1/commodities/GOLD', SERIES, '/api/v1/commodities/GOLD/cot'];
+    for (const url of [...paths, '/api/v1/commodities/gold', '/api/v1/openapi.json']) {
+      for (const method of ['TRACE', 'QUERY', 'PROPFIND', 'PURGE', 'M-SEARCH', 'POST']) {
+        const res = await h.app.inject({ method: method as 'GET', url });
+        expect(res.statusCode, `${method} ${url}`).toBe(405);
+        expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+        expect(ErrorBody.parse(res.json()).error).toMatchObject({ code: 'method_not_allowed' });
+        expect(res.headers['x-request-id']).toMatch(/^req_/);
+      }
+    }
+    // A body does not change the answer (it is not read), and its connection is not kept.
+    const withBody = await h.app.inject({
+      method: 'QUERY' as 'GET',
+      url: '/api/v1/commodities',
+      headers: { 'content-type': 'application/json' },
+      payload: '{not json',
+    });
+    expect(withBody.statusCode).toBe(405);
+    expect(withBody.headers.connection).toBe('close');
+    expect(h.lookups).toEqual([]);
+    expect(h.calls).toEqual([]);
+  });
+
+  it("answers methods Node's parser does not know, and CONNECT, 405 on API paths (raw socket)", async () => {
+    const h = harness();
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.app.server.address() as AddressInfo;
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
+        let text = '';
+        socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+        socket.setTimeout(5_000, () => reject(new Error('no answer')));
+      });
+    try {
+      for (const request of [
+        'FOO /api/v1/commodities HTTP/1.1\r\nHost: x\r\n\r\n',
+        'BREW /api/v1/commodities/GOLD/series?type=price HTTP/1.1\r\nHost: x\r\n\r\n',
+        'CONNECT /api/v1/commodities HTTP/1.1\r\nHost: x\r\n\r\n',
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      ]) {
+        const answer = await raw(request);
+        expect(answer, request).toMatch(/^HTTP\/1\.1 405 /);
+        expect(answer).toMatch(/\r\nAllow: GET, HEAD, OPTIONS\r\n/);
+        const body = ErrorBody.parse(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)));
+        expect(body.error.code).toBe('method_not_allowed');
+      }
+      expect(await raw('FOO /nope HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 404 [^]*"not_found"/);
+      expect(await raw('F(O /api/v1/commodities HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    } finally {
+      await h.app.close();
+    }
     expect(h.calls).toEqual([]);
   });
 

@@ -132,6 +132,21 @@ describe('GET /commodities', () => {
     expect(past.body.meta).toMatchObject({ page: 9, total: 4, total_pages: 2 });
     const none = await get('/api/v1/commodities?search=zzz');
     expect(none.body.meta).toMatchObject({ total: 0, total_pages: 0 });
+    // No bound below 2^53 - 1 (issue 16: page=248583618 was a 400): a far page is an empty 200 too.
+    for (const page of ['248583618', '9007199254740991']) {
+      const far = await get(`/api/v1/commodities?per_page=100&page=${page}`);
+      expect(far.status).toBe(200);
+      expect(far.body).toMatchObject({ data: [], meta: { page: Number(page), total: 4, total_pages: 1 } });
+    }
+    await expectError('/api/v1/commodities?page=9007199254740992', 400, 'page');
+  });
+  it('an empty search is no filter (issue 16): the same answer as none', async () => {
+    const all = await get('/api/v1/commodities');
+    const empty = await get('/api/v1/commodities?search=');
+    expect(empty.status).toBe(200);
+    expect(empty.body.data).toEqual(all.body.data);
+    expect(empty.body.meta.total).toBe(4);
+    expect((await get('/api/v1/commodities?search=&category=metals')).body.meta.total).toBe(2);
   });
   it('every bad parameter is a 400 naming it; api_key is ignored', async () => {
     await expectError('/api/v1/commodities?foo=1', 400, 'foo');
@@ -141,7 +156,13 @@ describe('GET /commodities', () => {
     await expectError('/api/v1/commodities?per_page=101', 400, 'per_page');
     await expectError('/api/v1/commodities?category=gems', 400, 'category');
     await expectError('/api/v1/commodities?sort_order=up', 400, 'sort_order');
-    await expectError('/api/v1/commodities?search=', 400, 'search');
+    await expectError(`/api/v1/commodities?search=${'x'.repeat(101)}`, 400, 'search');
+    // A parameter without a name (issue 16: `?=false` had no param) names the query string.
+    expect((await expectError('/api/v1/commodities?=false', 400, 'query')).message).toContain('empty name');
+    await expectError('/api/v1/commodities?category=metals&=', 400, 'query');
+    await expectError('/api/v1/commodities/GOLD?=false', 400, 'query');
+    await expectError('/api/v1/commodities/GOLD/series?type=price&=1', 400, 'query');
+    await expectError('/api/v1/commodities/GOLD/cot?=x', 400, 'query');
     expect((await get(`/api/v1/commodities?api_key=${'a'.repeat(40)}`)).status).toBe(200);
   });
 });
@@ -282,6 +303,8 @@ describe('GET /commodities/:slug/cot', () => {
     expect(res.body.meta).toMatchObject({ page: 2, per_page: 2, total: 4, total_pages: 2 });
     const past = await get('/api/v1/commodities/GOLD/cot?page=5');
     expect(past.body).toMatchObject({ data: [], meta: { total: 6, total_pages: 1 } });
+    const far = await get('/api/v1/commodities/GOLD/cot?page=248583618&per_page=100');
+    expect(far.body).toMatchObject({ data: [], meta: { page: 248583618, total: 6, total_pages: 1 } });
     const none = await get('/api/v1/commodities/GOLD/cot?start_date=2020-01-01&end_date=2020-12-31');
     expect(none.body).toMatchObject({ data: [], meta: { total: 0, total_pages: 0 } });
   });
@@ -357,10 +380,15 @@ describe('request ids, cache and failures', () => {
       expect(Number(head.headers['content-length'])).toBe(Buffer.byteLength(got.body));
     }
   });
-  it('write methods are 405, unknown routes 404, probes answer', async () => {
-    const post = await app.inject({ method: 'POST', url: '/api/v1/commodities' });
-    expect(post.statusCode).toBe(405);
-    expect(post.json().error.code).toBe('method_not_allowed');
+  it('methods other than GET, HEAD and OPTIONS are 405 with Allow, unknown routes 404, probes answer', async () => {
+    for (const url of ['/api/v1/commodities', '/api/v1/commodities/GOLD', '/api/v1/commodities/GOLD/series']) {
+      for (const method of ['POST', 'TRACE', 'QUERY', 'PROPFIND']) {
+        const res = await app.inject({ method: method as 'GET', url });
+        expect(res.statusCode, `${method} ${url}`).toBe(405);
+        expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+        expect(res.json().error.code).toBe('method_not_allowed');
+      }
+    }
     expect((await app.inject('/api/v1/nope')).json().error.code).toBe('not_found');
     expect((await app.inject('/healthz')).json()).toEqual({ status: 'ok' });
   });

@@ -27,9 +27,11 @@ export function createListCommoditiesHandler(ctx: RouteContext) {
     const hit = ctx.cache.lookupAlias(request.url, day);
     if (hit !== undefined) return sendBody(reply, hit);
     const q = parseQuery(ListCommoditiesQuery, request.query);
+    // An empty search is no filter (the contract allows it), so it shares the unfiltered answer.
+    const search = q.search === '' ? undefined : q.search;
     const key = cacheKey('list', {
       category: q.category,
-      search: q.search,
+      search,
       sort_order: q.sort_order,
       page: q.page,
       per_page: q.per_page,
@@ -38,7 +40,7 @@ export function createListCommoditiesHandler(ctx: RouteContext) {
       .getOrCompute(key, { tags: [LIST_TAG], day, alias: request.url }, async () => {
         const page = await ctx.repository.listCommodities({
           category: q.category,
-          search: q.search,
+          search,
           sortOrder: q.sort_order,
           skip: (q.page - 1) * q.per_page,
           limit: q.per_page,

@@ -380,7 +380,7 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect(points.at(-2)![1]).toBe(50);
     const plan = await ada.get('/dashboard/plan');
     expect(text(plan)).toContain('You are on the free plan.');
-    expect(text(plan)).toContain('1,000,000 requests');
+    expect(text(plan)).toContain('Requests/day 1,000,000');
     const rotate = await ada.get('/dashboard/keys/rotate');
     expect(text(rotate)).toContain('Generate a new key');
     const keys = await ada.get('/dashboard/keys');

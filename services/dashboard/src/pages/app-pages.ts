@@ -204,12 +204,12 @@ function planCard(name: Plan, current: boolean): SafeHtml {
   return html`<article class="plan ${current ? 'current' : ''}" aria-label="${name} plan">
     <h3>${name[0]?.toUpperCase()}${name.slice(1)} ${current ? html`<span class="badge ok">Your plan</span>` : ''}</h3>
     <dl>
-      <dt>Per minute</dt>
-      <dd>${fmt(r.perMinute)} requests</dd>
-      <dt>Per day</dt>
-      <dd>${fmt(r.perDay)} requests</dd>
+      <dt>Requests/min</dt>
+      <dd>${fmt(r.perMinute)}</dd>
+      <dt>Requests/day</dt>
+      <dd>${fmt(r.perDay)}</dd>
       <dt>History</dt>
-      <dd>${r.historyMonths === null ? 'Full history' : `Last ${r.historyMonths} months`}</dd>
+      <dd>${r.historyMonths === null ? 'Full' : `${r.historyMonths} months`}</dd>
       <dt>COT legacy</dt>
       <dd>${r.cotLegacy ? 'Yes' : 'No'}</dd>
       <dt>COT disaggregated</dt>

@@ -255,7 +255,9 @@ export function dailyChart(daily: Usage['daily']): SafeHtml {
   const h = 220;
   const pad = { l: 48, r: 8, t: 12, b: 28 };
   const max = Math.max(1, ...daily.map((d) => d.count));
-  const niceMax = niceCeil(max);
+  // Counts are whole numbers: the middle grid line must be one too (a ceiling of 5 would label 2.5 as "3").
+  const ceiling = niceCeil(max);
+  const niceMax = Number.isInteger(ceiling / 2) ? ceiling : ceiling * 2;
   const bw = (w - pad.l - pad.r) / Math.max(1, daily.length);
   const y = (v: number) => pad.t + (h - pad.t - pad.b) * (1 - v / niceMax);
   const ticks = [0, niceMax / 2, niceMax];

@@ -4,6 +4,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SYNC_SCHEDULES } from '../../services/ingest/src/schedule/index.ts';
 import {
   chartDir,
   type K8sObject,
@@ -366,8 +367,38 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       const spec = cj.spec.jobTemplate.spec.template.spec;
       expect(spec.restartPolicy).toBe('Never');
       expect(spec.containers[0].command).toContain('services/ingest/src/cli.ts');
-      expect(['fetch', 'backfill']).toContain(spec.containers[0].args[0]);
+      expect(['sync', 'fetch', 'backfill']).toContain(spec.containers[0].args[0]);
       expect(cj.spec.concurrencyPolicy).toBe('Forbid');
+    }
+  });
+
+  it("runs `sync` on the publishers' release schedules, in their time zone, with the API keys by Secret reference", () => {
+    const objects = renderChart('ci/default-values.yaml', release, namespace);
+    const jobs = objects.filter((o) => o.kind === 'CronJob');
+    const rendered = jobs.map((cj) => ({
+      name: cj.metadata.labels['commodity-data.io/schedule'],
+      schedule: cj.spec.schedule,
+      source: cj.spec.jobTemplate.spec.template.spec.containers[0].args.slice(0, 3).join(' '),
+    }));
+    // The same lines the schedule spec checks against every release of 2026 and 2027.
+    expect(rendered).toEqual(
+      SYNC_SCHEDULES.map((s) => ({ name: s.name, schedule: s.schedule, source: `sync --source ${s.source}` })),
+    );
+    for (const cj of jobs) {
+      expect(cj.spec.timeZone).toBe('America/New_York');
+      const env = cj.spec.jobTemplate.spec.template.spec.containers[0].env as {
+        name: string;
+        valueFrom?: { secretKeyRef: { name: string; key: string; optional?: boolean } };
+      }[];
+      for (const [name, key] of [
+        ['EIA_API_KEY', 'eia-api-key'],
+        ['NASS_API_KEY', 'nass-api-key'],
+      ]) {
+        expect(env.find((e) => e.name === name)?.valueFrom?.secretKeyRef).toMatchObject({
+          name: 'commodity-data-secrets',
+          key,
+        });
+      }
     }
   });
 });
@@ -417,7 +448,7 @@ describe('chart specifics per value set', () => {
     expect(ingest.find((e) => e.name === 'EIA_API_KEY')?.valueFrom?.secretKeyRef.optional).toBe(true);
     const ingress = objects.find((o) => o.kind === 'Ingress')!;
     expect(ingress.spec.tls).toEqual([{ hosts: ['cds.example.com'], secretName: 'cds-test-commodity-data-tls' }]);
-    expect(objects.filter((o) => o.kind === 'CronJob').length).toBe(2);
+    expect(objects.filter((o) => o.kind === 'CronJob').length).toBe(SYNC_SCHEDULES.length);
 
     // The dashboard: its objects, its route, its environment, its secrets by reference only.
     const dash = 'cds-test-commodity-data-dashboard';

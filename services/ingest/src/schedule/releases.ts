@@ -1,0 +1,134 @@
+import { addDays, dateOf, holidayOn, isBusinessDay, isoDate, nextBusinessDay, weekday } from './holidays.ts';
+
+/** Every publisher we sync releases on US Eastern time. */
+export const RELEASE_TIME_ZONE = 'America/New_York';
+
+/** A scheduled publication: its local date and time in America/New_York and the UTC instant. */
+export interface Release {
+  source: 'cftc' | 'eia' | 'nass';
+  report: string;
+  /** Local date in America/New_York, YYYY-MM-DD. */
+  date: string;
+  /** Local time, HH:MM. */
+  time: string;
+  at: Date;
+  /** Why the release left its usual day, when it did. */
+  shiftedBy?: string;
+}
+
+const partsFormat = new Intl.DateTimeFormat('en-US', {
+  timeZone: RELEASE_TIME_ZONE,
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+/** The local wall-clock of an instant in America/New_York: date YYYY-MM-DD, time HH:MM, weekday. */
+export function localParts(at: Date): { date: string; time: string; dow: number } {
+  const p = Object.fromEntries(partsFormat.formatToParts(at).map((x) => [x.type, x.value]));
+  const date = `${p.year}-${p.month}-${p.day}`;
+  return { date, time: `${p.hour}:${p.minute}`, dow: weekday(date) };
+}
+
+/** The UTC instant of a wall-clock time in America/New_York (DST by the tz database, via Intl). */
+export function easternInstant(date: string, time: string): Date {
+  const [h, m] = time.split(':').map(Number) as [number, number];
+  const wall = dateOf(date).getTime() + (h * 60 + m) * 60_000;
+  // Guess with the offset at the wall time read as UTC, then correct once (DST changes at 2:00).
+  let at = wall;
+  for (let i = 0; i < 2; i++) {
+    const p = localParts(new Date(at));
+    const [lh, lm] = p.time.split(':').map(Number) as [number, number];
+    const seen = dateOf(p.date).getTime() + (lh * 60 + lm) * 60_000;
+    at += wall - seen;
+  }
+  return new Date(at);
+}
+
+/** The Monday of the week holding `date` (weeks run Monday to Sunday). */
+export function mondayOf(date: string): string {
+  return addDays(date, -((weekday(date) + 6) % 7));
+}
+
+function release(source: Release['source'], report: string, date: string, time: string, shiftedBy?: string): Release {
+  return {
+    source,
+    report,
+    date,
+    time,
+    at: easternInstant(date, time),
+    ...(shiftedBy !== undefined ? { shiftedBy } : {}),
+  };
+}
+
+function holidaysIn(dates: string[]): string | undefined {
+  const names = dates.map((d) => holidayOn(d)?.name).filter((n): n is string => n !== undefined);
+  return names.length > 0 ? names.join(', ') : undefined;
+}
+
+/**
+ * The Commitments of Traders release of the week holding `date`: Friday 15:30 ET with Tuesday's
+ * positions. The CFTC's published schedules (e.g. 2024: Juneteenth Wed -> Mon Jun 24, July 4 Thu ->
+ * Mon Jul 8, Thanksgiving -> Mon Dec 2, Christmas Wed -> Mon Dec 30; 2025/26: Christmas Thu -> Mon
+ * Dec 29, New Year Thu -> Mon Jan 5) show the practice: a federal holiday on the Wednesday, Thursday
+ * or Friday of the week moves the release to the next business day after that Friday. A Monday
+ * holiday does not move it, and a Tuesday holiday only makes the report use Monday's positions.
+ */
+export function cftcCotRelease(date: string): Release {
+  const monday = mondayOf(date);
+  const friday = addDays(monday, 4);
+  const cause = holidaysIn([2, 3, 4].map((i) => addDays(monday, i)));
+  if (cause === undefined) return release('cftc', 'Commitments of Traders', friday, '15:30');
+  return release('cftc', 'Commitments of Traders', nextBusinessDay(friday), '15:30', cause);
+}
+
+/**
+ * The Weekly Petroleum Status Report of the week holding `date`: Wednesday 10:30 ET. A federal
+ * holiday on the Monday, Tuesday or Wednesday delays it by a day, to Thursday; it then shares the
+ * morning with the Weekly Natural Gas Storage Report (10:30) and comes out at 11:00 ET. (Holidays
+ * later in the week do not move it.)
+ */
+export function eiaWpsrRelease(date: string): Release {
+  const monday = mondayOf(date);
+  const cause = holidaysIn([0, 1, 2].map((i) => addDays(monday, i)));
+  const wednesday = addDays(monday, 2);
+  if (cause === undefined) return release('eia', 'Weekly Petroleum Status Report', wednesday, '10:30');
+  let day = addDays(monday, 3);
+  while (!isBusinessDay(day)) day = addDays(day, 1);
+  return release('eia', 'Weekly Petroleum Status Report', day, '11:00', cause);
+}
+
+/** The last business day of a month (NASS's quarter-end reports: Prospective Plantings, Acreage, Grain Stocks). */
+export function lastBusinessDayOf(year: number, month: number): string {
+  let d = isoDate(new Date(Date.UTC(year, month, 0)));
+  while (!isBusinessDay(d)) d = addDays(d, -1);
+  return d;
+}
+
+/**
+ * NASS's quarter-end reports at 12:00 ET on the last business day of the month: Prospective
+ * Plantings and Grain Stocks (March), Acreage and Grain Stocks (June), Grain Stocks (September).
+ * Crop Production (monthly, with the WASDE around the 8th-12th) follows NASS's published calendar,
+ * which no rule reproduces: the CronJob runs on each candidate day (see SYNC_SCHEDULES).
+ */
+export function nassQuarterEndReleases(year: number): Release[] {
+  return [
+    release('nass', 'Prospective Plantings; Grain Stocks', lastBusinessDayOf(year, 3), '12:00'),
+    release('nass', 'Acreage; Grain Stocks', lastBusinessDayOf(year, 6), '12:00'),
+    release('nass', 'Grain Stocks', lastBusinessDayOf(year, 9), '12:00'),
+  ];
+}
+
+/** Every weekly CFTC and EIA WPSR release whose usual day falls in `year`, and NASS's quarter-end reports. */
+export function releasesOfYear(year: number): Release[] {
+  const out: Release[] = [];
+  for (let monday = mondayOf(`${year}-01-01`); monday <= `${year}-12-31`; monday = addDays(monday, 7)) {
+    if (addDays(monday, 4).startsWith(`${year}-`)) out.push(cftcCotRelease(monday));
+    if (addDays(monday, 2).startsWith(`${year}-`)) out.push(eiaWpsrRelease(monday));
+  }
+  out.push(...nassQuarterEndReleases(year));
+  return out.sort((a, b) => a.at.getTime() - b.at.getTime());
+}

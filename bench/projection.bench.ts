@@ -6,7 +6,8 @@
 // written the document (it publishes the `projected` notification after the write), measured
 // from just before the JetStream publish. Run: npm run bench:projection
 // (BENCH_SERIES_EVENTS, BENCH_COT_EVENTS, BENCH_RATE, BENCH_SECONDS, BENCH_CLAIMS=off|on|both, BENCH_LAG_SHAPES=live,spread,
-// BENCH_DRAIN_MS override the sizes; BENCH_LOG=warn shows retries).
+// BENCH_DRAIN_MS override the sizes; BENCH_LOG=warn shows retries and watchdog reports). A throughput phase that
+// makes no progress for BENCH_STALL_MS (default 120 s) fails the bench with what the worker's watchdog saw.
 import { DATA_STREAM, subjectFor, type DataEvent } from '@cds/contracts';
 import { connectMessaging, encodeJson, type Messaging } from '@cds/messaging';
 import {
@@ -47,6 +48,9 @@ const LAG_SHAPES = (process.env.BENCH_LAG_SHAPES ?? 'live,spread').split(',').ma
 const SHAPE_YEARS: Record<string, number> = { live: 1, spread: 8 };
 const COMMODITIES = Array.from({ length: 20 }, (_, i) => `BENCH_C${i}`);
 const logger = pino({ level: process.env.BENCH_LOG ?? 'silent' });
+const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 120_000);
+/** Every connection of the bench gives up on a server that stops answering. */
+const MONGO_OPTIONS = { socketTimeoutMS: 60_000 };
 
 let seed = 42;
 function rand(): number {
@@ -134,7 +138,27 @@ async function runProjection(
     writeClaims,
   });
   const s = metrics.of(projection.name);
-  while (s.events.applied + s.events.ignored < expectedEvents) await sleep(20);
+  const handled = () => s.events.applied + s.events.ignored;
+  let seen = 0;
+  let movedAt = performance.now();
+  try {
+    while (handled() < expectedEvents) {
+      await sleep(20);
+      if (handled() !== seen) {
+        seen = handled();
+        movedAt = performance.now();
+      } else if (performance.now() - movedAt > STALL_MS) {
+        throw new Error(
+          `${projection.name} (write claims ${writeClaims ? 'on' : 'off'}): no progress for ${STALL_MS} ms at ` +
+            `${seen}/${expectedEvents} events; retries ${s.retries}, watchdog stalls ${s.stalls}; ` +
+            `stuck: ${JSON.stringify(worker.stall()?.report ?? 'nothing reported')}`,
+        );
+      }
+    }
+  } catch (err) {
+    await worker.stop();
+    throw err;
+  }
   const ms = performance.now() - started;
   await worker.stop();
   void lastSeq;
@@ -149,7 +173,7 @@ function percentile(sorted: number[], p: number): number {
 /** The lag phase's projection worker, in its own process: started by the parent, stopped by 'stop'. */
 async function lagWorker(natsUrl: string, mongoUrl: string, dbName: string, durable: string, writeClaims: boolean) {
   const messaging = await connectMessaging({ servers: natsUrl, name: 'bench-projection-worker' });
-  const client = await new MongoClient(mongoUrl).connect();
+  const client = await new MongoClient(mongoUrl, MONGO_OPTIONS).connect();
   const worker = await startProjectionWorker(
     { messaging, db: client.db(dbName), logger, metrics: createProjectorMetrics(), clock: () => new Date() },
     seriesProjection,
@@ -179,7 +203,7 @@ async function main(): Promise<void> {
   const nats = await startNats();
   const mongoServer = await startMongo();
   const messaging = await connectMessaging({ servers: nats.url, name: 'bench-projection' });
-  const client = await new MongoClient(mongoServer.url).connect();
+  const client = await new MongoClient(mongoServer.url, MONGO_OPTIONS).connect();
   try {
     await messaging.ensureStream({
       name: DATA_STREAM,

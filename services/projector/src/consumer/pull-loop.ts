@@ -196,7 +196,11 @@ export async function startPullLoop(
    * messages are then never redelivered either, as redelivery needs a waiting pull).
    */
   let generation = 0;
-  const reopen = async (reason: string): Promise<void> => {
+  // One reopen at a time: the watchdog and the loop may both ask for one.
+  let reopening: Promise<void> | undefined;
+  const reopen = (reason: string): Promise<void> =>
+    (reopening ??= reopenNow(reason).finally(() => (reopening = undefined)));
+  const reopenNow = async (reason: string): Promise<void> => {
     opts.onReopen?.(reason);
     generation++;
     const old = messages;
@@ -460,9 +464,10 @@ export async function startPullLoop(
                   new StalledAttemptError(`no progress for ${report.quietMs} ms; the watchdog aborted this attempt`),
                 );
               } else {
-                await reopen(`watchdog: no progress for ${report.quietMs} ms with ${report.pending} pending`);
+                // Not awaited: a reopen that keeps failing (NATS gone) must not stop the checks
+                // that turn it into a failed recovery.
+                void reopen(`watchdog: no progress for ${report.quietMs} ms with ${report.pending} pending`);
               }
-              if (stalled !== undefined) stalled.recoveryAt = Date.now();
             })()
               .catch(() => undefined)
               .finally(() => (checking = false));

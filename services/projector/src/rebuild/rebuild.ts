@@ -2,13 +2,14 @@ import { DATA_STREAM } from '@cds/contracts';
 import type { Messaging } from '@cds/messaging';
 import type { JsMsg } from '@nats-io/jetstream';
 import { ALIAS_CACHE_MS, type ReadModelAliasDoc } from '@cds/read-models';
+import { withDeadline } from '@cds/store';
 import type { Db } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { schemaFailure } from '../consumer/projection-worker.ts';
 import { parkEvent } from '../consumer/park.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
-import { applyEvent } from '../runner/apply-event.ts';
+import { applyEvent, DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
 import {
   aliasesCollection,
   createWriteClaims,
@@ -156,10 +157,13 @@ export async function rebuildProjection<D extends ProjectedDoc>(
       swapped_at: deps.clock().toISOString(),
       position: report.swappedAt,
     };
-    await aliasesCollection(db).updateOne(
-      { _id: projection.name },
-      { $set: { collection: alias.collection, swapped_at: alias.swapped_at, position: alias.position } },
-      { upsert: true },
+    const deadline = { timeoutMs: DEFAULT_OPERATION_TIMEOUT_MS };
+    await withDeadline('swap the read-model alias', deadline, ({ maxTimeMS }) =>
+      aliasesCollection(db).updateOne(
+        { _id: projection.name },
+        { $set: { collection: alias.collection, swapped_at: alias.swapped_at, position: alias.position } },
+        { upsert: true, maxTimeMS },
+      ),
     );
     log.info({ collection: target, position: report.swappedAt }, 'swapped read model');
     // Writers that resolved the old collection before the swap may still write there for up to
@@ -169,14 +173,12 @@ export async function rebuildProjection<D extends ProjectedDoc>(
     if (!(opts.keepPrevious ?? false) && previous !== target) {
       await sleep(opts.graceMs ?? 5_000);
       log.debug({ previous }, 'dropping previous collection');
-      report.dropped = await db
-        .collection(previous)
-        .drop()
-        .catch(() => false);
-      await db
-        .collection(claimsCollectionName(previous))
-        .drop()
-        .catch(() => false);
+      report.dropped = await withDeadline('drop the previous collection', deadline, () =>
+        db.collection(previous).drop(),
+      ).catch(() => false);
+      await withDeadline('drop the previous claims', deadline, () =>
+        db.collection(claimsCollectionName(previous)).drop(),
+      ).catch(() => false);
     }
   } finally {
     // close() can wait on a next() still pending; the ephemeral consumer expires on the server anyway.

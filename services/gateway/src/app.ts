@@ -154,27 +154,39 @@ function sendCached(
   res.end(tail);
 }
 
-/** A raw HTTP error response for requests Node could not even parse (no Fastify request exists). */
+/** What every answer written straight to the socket carries besides its body: the public base URL and the security headers. */
+interface RawContext {
+  publicBaseUrl: string;
+  securityHeaders: Record<string, string>;
+}
+
+/**
+ * A raw HTTP error response for requests Node could not even parse (no Fastify request exists),
+ * with the same security headers the onSend hook puts on every other answer.
+ */
 function rawErrorResponse(
   status: number,
   code: ErrorCode,
   message: string,
   requestId: string,
-  publicBaseUrl: string,
+  ctx: RawContext,
   extraHeaders = '',
 ): string {
-  const body = JSON.stringify(errorBody(code, message, { requestId, publicBaseUrl }));
+  const body = JSON.stringify(errorBody(code, message, { requestId, publicBaseUrl: ctx.publicBaseUrl }));
+  const security = Object.entries(ctx.securityHeaders)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (
     `HTTP/1.1 ${status} ${ERROR_CODES[code].title}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n${extraHeaders}` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n${security}${extraHeaders}` +
     `Connection: close\r\n\r\n${body}`
   );
 }
 
 /** 405 for a method answered outside Fastify, with the same message and Allow as the routes' own. */
-function rawMethodNotAllowed(method: string, id: string, publicBaseUrl: string): string {
+function rawMethodNotAllowed(method: string, id: string, ctx: RawContext): string {
   const e = new MethodNotAllowedError(method);
-  return rawErrorResponse(405, e.code, e.message, id, publicBaseUrl, `Allow: ${e.headers.allow ?? ''}\r\n`);
+  return rawErrorResponse(405, e.code, e.message, id, ctx, `Allow: ${e.headers.allow ?? ''}\r\n`);
 }
 /** An HTTP method token (RFC 9110) and an origin-form target: the request line of a method Node does not know. */
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}) (\/[^\s]*) HTTP\/1\.[01]\r?\n/;
@@ -185,18 +197,12 @@ const API_PATH = /^\/api\/v1\/commodities(?:\/[^/?#]+(?:\/(?:series|cot))?)?(?:[
  * with Allow on an API path, 404 elsewhere, as Fastify answers the methods it knows; a request
  * line that is no request line at all stays a 400.
  */
-function unknownMethodResponse(raw: Buffer | undefined, id: string, publicBaseUrl: string): string | undefined {
+function unknownMethodResponse(raw: Buffer | undefined, id: string, ctx: RawContext): string | undefined {
   const line = REQUEST_LINE.exec(raw?.subarray(0, 8192).toString('latin1') ?? '');
   if (line === null) return undefined;
   const [, method, target] = line as unknown as [string, string, string];
-  if (API_PATH.test(target)) return rawMethodNotAllowed(method, id, publicBaseUrl);
-  return rawErrorResponse(
-    404,
-    'not_found',
-    `No route ${method} ${target.split('?')[0]!.slice(0, 200)}.`,
-    id,
-    publicBaseUrl,
-  );
+  if (API_PATH.test(target)) return rawMethodNotAllowed(method, id, ctx);
+  return rawErrorResponse(404, 'not_found', `No route ${method} ${target.split('?')[0]!.slice(0, 200)}.`, id, ctx);
 }
 
 /** Builds the public gateway. It never listens: main.ts does. */
@@ -209,6 +215,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   const securityHeaders = deps.hsts
     ? { ...SECURITY_HEADERS, 'strict-transport-security': 'max-age=31536000; includeSubDomains' }
     : SECURITY_HEADERS;
+  const rawCtx: RawContext = { publicBaseUrl, securityHeaders };
 
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -251,16 +258,15 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       const id = nextId();
       deps.logger.info({ request_id: id, code: err.code }, 'unparseable request refused');
       if (err.code === 'HPE_HEADER_OVERFLOW') {
-        socket.end(rawErrorResponse(413, 'payload_too_large', 'The request headers are too large.', id, publicBaseUrl));
+        socket.end(rawErrorResponse(413, 'payload_too_large', 'The request headers are too large.', id, rawCtx));
         return;
       }
       const unknownMethod =
         err.code === 'HPE_INVALID_METHOD'
-          ? unknownMethodResponse((err as { rawPacket?: Buffer }).rawPacket, id, publicBaseUrl)
+          ? unknownMethodResponse((err as { rawPacket?: Buffer }).rawPacket, id, rawCtx)
           : undefined;
       socket.end(
-        unknownMethod ??
-          rawErrorResponse(400, 'invalid_parameter', 'The request is not valid HTTP.', id, publicBaseUrl),
+        unknownMethod ?? rawErrorResponse(400, 'invalid_parameter', 'The request is not valid HTTP.', id, rawCtx),
       );
     },
   });
@@ -268,7 +274,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   // CONNECT never reaches a route (Node emits 'connect', and destroys the socket when nobody
   // listens): no tunnel is offered, so it is a method the API does not allow, like any other.
   app.server.on('connect', (_req: unknown, socket: Socket) => {
-    socket.end(rawMethodNotAllowed('CONNECT', nextId(), publicBaseUrl));
+    socket.end(rawMethodNotAllowed('CONNECT', nextId(), rawCtx));
   });
 
   const metrics = createGatewayMetrics(deps.metrics);

@@ -382,7 +382,16 @@ describe('routing and failures', () => {
     expect(h.calls).toEqual([]);
   });
 
-  it("answers methods Node's parser does not know, and CONNECT, 405 on API paths (raw socket)", async () => {
+  it("answers methods Node's parser does not know, and CONNECT, 405 on API paths (raw socket), with the security headers", async () => {
+    const expectSecurityHeaders = (answer: string) => {
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n')).toLowerCase();
+      expect(head).toContain('\r\nx-content-type-options: nosniff\r\n');
+      expect(head).toContain('\r\nx-frame-options: deny\r\n');
+      expect(head).toContain('\r\nreferrer-policy: no-referrer\r\n');
+      expect(head).toContain('\r\ncross-origin-resource-policy: cross-origin\r\n');
+      expect(head).toContain('\r\naccess-control-allow-origin: *\r\n');
+      expect(head).toMatch(/\r\nx-request-id: req_/);
+    };
     const h = harness();
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = h.app.server.address() as AddressInfo;
@@ -404,12 +413,23 @@ describe('routing and failures', () => {
       ]) {
         const answer = await raw(request);
         expect(answer, request).toMatch(/^HTTP\/1\.1 405 /);
+        expectSecurityHeaders(answer);
         expect(answer).toMatch(/\r\nAllow: GET, HEAD, OPTIONS\r\n/);
         const body = ErrorBody.parse(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)));
         expect(body.error.code).toBe('method_not_allowed');
       }
-      expect(await raw('FOO /nope HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 404 [^]*"not_found"/);
-      expect(await raw('F(O /api/v1/commodities HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+      const notFound = await raw('FOO /nope HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(notFound).toMatch(/^HTTP\/1\.1 404 [^]*"not_found"/);
+      expectSecurityHeaders(notFound);
+      const unparseable = await raw('F(O /api/v1/commodities HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(unparseable).toMatch(/^HTTP\/1\.1 400 /);
+      expectSecurityHeaders(unparseable);
+      // Headers beyond Node's limit (16 KiB) are refused by the parser: 413 written raw.
+      const oversized = await raw(
+        `GET /api/v1/commodities HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      );
+      expect(oversized).toMatch(/^HTTP\/1\.1 413 [^]*"payload_too_large"/);
+      expectSecurityHeaders(oversized);
     } finally {
       await h.app.close();
     }

@@ -98,6 +98,15 @@ declare module 'fastify' {
     user: User | undefined;
     /** What the CSRF token is bound to: the session id, else the visitor's pre-session cookie. */
     csrfBinding: string | undefined;
+    /** The visitor's pre-session cookie, also while a session exists. */
+    preBinding: string | undefined;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The log-in and sign-up forms: their POST also takes the token of the visitor's pre-session
+     * cookie, so a form rendered before a log-in (another tab) still works once a session exists.
+     */
+    acceptPreSessionToken?: boolean;
   }
 }
 
@@ -164,6 +173,7 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
   app.decorateRequest('session', undefined);
   app.decorateRequest('user', undefined);
   app.decorateRequest('csrfBinding', undefined);
+  app.decorateRequest('preBinding', undefined);
 
   const cookieOptions = {
     path: PREFIX,
@@ -261,6 +271,8 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
     });
     if (deps.cookieSecure) reply.header('strict-transport-security', 'max-age=31536000');
     if (!request.url.startsWith(PREFIX) || /\.(?:js|css|svg)(?:\?|$)/.test(request.url)) return;
+    const pre = request.cookies[PRE_COOKIE];
+    if (pre !== undefined && /^[A-Za-z0-9_-]{20,64}$/.test(pre)) request.preBinding = pre;
     const sid = request.cookies[SESSION_COOKIE];
     if (sid !== undefined) {
       const session = await deps.sessions.get(sid);
@@ -274,9 +286,8 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
         }
       }
     }
-    const pre = request.cookies[PRE_COOKIE];
-    if (pre !== undefined && /^[A-Za-z0-9_-]{20,64}$/.test(pre)) {
-      request.csrfBinding = pre;
+    if (request.preBinding !== undefined) {
+      request.csrfBinding = request.preBinding;
     } else if (request.method === 'GET') {
       const fresh = randomBytes(24).toString('base64url');
       reply.setCookie(PRE_COOKIE, fresh, cookieOptions);
@@ -289,7 +300,12 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
       done();
       return;
     }
-    if (!csrfValid(deps.sessionSecret, request.csrfBinding, form(request, '_csrf'))) {
+    const token = form(request, '_csrf');
+    const valid =
+      csrfValid(deps.sessionSecret, request.csrfBinding, token) ||
+      (request.routeOptions.config.acceptPreSessionToken === true &&
+        csrfValid(deps.sessionSecret, request.preBinding, token));
+    if (!valid) {
       done(
         new PageError(
           403,
@@ -390,7 +406,7 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
     if (request.user) return reply.redirect(`${PREFIX}/keys`, 303);
     return page(reply, request, 'Sign up', signupPage({ csrf: csrfOf(request) }), { active: 'signup' });
   });
-  app.post(`${PREFIX}/signup`, async (request, reply) => {
+  app.post(`${PREFIX}/signup`, { config: { acceptPreSessionToken: true } }, async (request, reply) => {
     const email = form(request, 'email').trim();
     const password = form(request, 'password');
     const again = (status: number, fieldErrors: Partial<Record<'email' | 'password', string>>) =>
@@ -455,7 +471,7 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
     const info = NOTICES[query(request, 'notice')];
     return page(reply, request, 'Log in', loginPage({ csrf: csrfOf(request), info }), { active: 'login' });
   });
-  app.post(`${PREFIX}/login`, async (request, reply) => {
+  app.post(`${PREFIX}/login`, { config: { acceptPreSessionToken: true } }, async (request, reply) => {
     const email = form(request, 'email').trim();
     const password = form(request, 'password');
     const wrong = (message = 'The e-mail address or the password is wrong.') =>

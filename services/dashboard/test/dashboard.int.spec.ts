@@ -292,6 +292,52 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect(await redis.exists(`${prefix}sess:${second}`)).toBe(0);
   });
 
+  it('takes a log-in or sign-up form rendered before a log-in once a session exists, and stays as strict', async () => {
+    const grace = 'grace.hopper@example.test';
+    const b = await signUpAndVerify(grace, '10.0.16.1');
+    // The log-in page open in one tab (bound to the pre-session cookie) while logging in from another.
+    await b.get('/dashboard/login');
+    const staleLogin = b.csrf;
+    await b.get('/dashboard/signup');
+    const staleSignup = b.csrf;
+    expect((await logIn(b, grace)).statusCode).toBe(303);
+    const first = b.cookies.get('cds_session')!;
+    expect((await b.get('/dashboard/keys')).statusCode).toBe(200);
+    // While logged in, the GET of the log-in page leads to the keys page.
+    expect((await b.get('/dashboard/login')).headers.location).toBe('/dashboard/keys');
+
+    // Another visitor's token, a made-up one or none still gets 403, session or not.
+    const other = new Browser('10.0.16.2');
+    await other.get('/dashboard/login');
+    for (const csrf of [other.csrf, 'A'.repeat(43), null]) {
+      const refused = await b.post('/dashboard/login', { email: grace, password: PASSWORD }, { csrf });
+      expect(refused.statusCode).toBe(403);
+      expect(text(refused)).toContain('This form has expired');
+    }
+    expect(b.cookies.get('cds_session')).toBe(first);
+    // The pre-session token is taken only by the log-in and sign-up forms.
+    expect((await b.post('/dashboard/keys', { label: 'stale' }, { csrf: staleLogin })).statusCode).toBe(403);
+
+    const again = await b.post('/dashboard/login', { email: grace, password: PASSWORD }, { csrf: staleLogin });
+    expect(again.statusCode).toBe(303);
+    expect(again.headers.location).toBe('/dashboard/keys');
+    const second = b.cookies.get('cds_session')!;
+    expect(second).not.toBe(first);
+    expect((await b.get('/dashboard/keys')).statusCode).toBe(200);
+    // The session the second log-in replaced is over.
+    const replaced = new Browser('10.0.16.3');
+    replaced.cookies.set('cds_session', first);
+    expect((await replaced.get('/dashboard/keys')).headers.location).toBe('/dashboard/login');
+
+    const signup = await b.post(
+      '/dashboard/signup',
+      { email: 'grace.second@example.test', password: PASSWORD },
+      { csrf: staleSignup },
+    );
+    expect(signup.statusCode).toBe(200);
+    expect(text(signup)).toContain('Check your inbox');
+  });
+
   let keyId = '';
   let plainKey = '';
   it('creates a key, shows it once with escaped label, and lists it with its last 4 characters', async () => {

@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SYNC_SCHEDULES } from '../../services/ingest/src/schedule/index.ts';
+import { SYNC_SCHEDULES } from '@cds/ingest/schedule';
 import {
   chartDir,
   type K8sObject,

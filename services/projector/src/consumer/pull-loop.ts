@@ -190,14 +190,15 @@ export async function startPullLoop(
     }
   };
 
+  /** Counts reopens, so the end of a replaced pull is not taken for the end of the current one. */
+  let generation = 0;
+  let reopening: Promise<void> | undefined;
   /**
    * Replaces the pull. A pull request lives on the server: after NATS is killed and restarted the
    * client's iterator may end, or wait forever on a request the new server never saw (unacked
-   * messages are then never redelivered either, as redelivery needs a waiting pull).
+   * messages are then never redelivered either, as redelivery needs a waiting pull). One reopen
+   * at a time: the watchdog and the loop may both ask for one.
    */
-  let generation = 0;
-  // One reopen at a time: the watchdog and the loop may both ask for one.
-  let reopening: Promise<void> | undefined;
   const reopen = (reason: string): Promise<void> =>
     (reopening ??= reopenNow(reason).finally(() => (reopening = undefined)));
   const reopenNow = async (reason: string): Promise<void> => {

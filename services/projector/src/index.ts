@@ -15,18 +15,31 @@ export {
   type ProjectionWorker,
   type ProjectionWorkerDeps,
   type ProjectionWorkerOptions,
+  type WorkerStall,
 } from './consumer/projection-worker.ts';
 export { createProjectorMetrics, type ProjectionStats, type ProjectorMetrics } from './metrics.ts';
 export * from './projections/index.ts';
 export { rebuildProjection, type RebuildDeps, type RebuildOptions, type RebuildReport } from './rebuild/rebuild.ts';
-export { startPullLoop, type PulledMessage, type PullLoopOptions, type RunningPullLoop } from './consumer/pull-loop.ts';
+export {
+  StalledAttemptError,
+  startPullLoop,
+  type AttemptContext,
+  type PulledMessage,
+  type PullLoopOptions,
+  type RunningPullLoop,
+  type StallReport,
+  type WatchdogOptions,
+} from './consumer/pull-loop.ts';
 export {
   applyEvent,
   applyEventOnce,
   applyEvents,
   applyEventsOnce,
+  DEFAULT_OPERATION_TIMEOUT_MS,
+  FERRETDB_UPDATES_PER_COMMAND,
   ProjectionConflictError,
   type ApplyOptions,
+  type DatabaseLimits,
   type ApplyOutcome,
   type ApplyResult,
   type BatchApplyResult,
@@ -39,6 +52,7 @@ export {
   createCollectionResolver,
   createWriteClaims,
   ensureReadModelIndexes,
+  isFerretDB,
   needsWriteClaims,
   readActiveCollection,
   type CollectionResolver,

@@ -1,7 +1,7 @@
-import type { ExplorerMount } from './app.ts';
-import { registerExplorerAssets, renderExplorer } from './explorer/index.ts';
+import { createExplorer } from './explorer/index.ts';
+import type { ExplorerMount } from './explorer/page.ts';
 
-/** The data explorer module (src/explorer/), adapted to the mount the app takes. */
+/** The data explorer module (src/explorer/), with its assets read once, as the app mounts it. */
 export function loadExplorer(): ExplorerMount {
-  return { render: renderExplorer, registerAssets: registerExplorerAssets };
+  return createExplorer();
 }

@@ -1,9 +1,10 @@
 // The data explorer: a form that calls the public API from the browser with a key the user pastes,
 // and shows a chart (TradingView Lightweight Charts), the table and the curl of the same call.
 //
-// renderExplorer() gives the HTML fragments the dashboard puts in a page's <head> and <main>;
-// registerExplorerAssets() serves the client script, its stylesheet and the charting library from
-// this service (no CDN). Both take the same prefix, e.g. `/dashboard/explorer`.
+// createExplorer() reads the assets once for one app: its render() gives the HTML fragments the
+// dashboard puts in a page's <head> and <main>; its registerAssets() serves the client script, its
+// stylesheet and the charting library from this service (no CDN). Both take the same prefix, e.g.
+// `/dashboard/explorer`. renderExplorer() and registerExplorerAssets() do the same one call at a time.
 //
 // The page's Content-Security-Policy must allow: script-src 'self'; style-src 'self';
 // connect-src <the origin of apiBaseUrl> (the browser calls the API itself). Nothing inline.
@@ -52,16 +53,16 @@ function chartLibraryPath(): string {
   return join(dirname(pkg), 'dist', 'lightweight-charts.standalone.production.js');
 }
 
-let loaded: Record<'explorer.js' | 'explorer.css' | 'lightweight-charts.js', Asset> | undefined;
+type AssetName = 'explorer.js' | 'explorer.css' | 'lightweight-charts.js';
+type Assets = Record<AssetName, Asset>;
 
-/** The three assets, read once (about 220 kB in all). */
-function assets(): NonNullable<typeof loaded> {
-  loaded ??= {
+/** The three assets (about 220 kB in all), read from disk. */
+function readAssets(): Assets {
+  return {
     'explorer.js': asset(join(here, 'client', 'explorer.js'), 'text/javascript; charset=utf-8'),
     'explorer.css': asset(join(here, 'client', 'explorer.css'), 'text/css; charset=utf-8'),
     'lightweight-charts.js': asset(chartLibraryPath(), 'text/javascript; charset=utf-8'),
   };
-  return loaded;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -69,17 +70,35 @@ const esc = (value: string): string => value.replace(/[&<>"']/g, (c) => ESCAPES[
 const trimSlash = (s: string): string => s.replace(/\/+$/, '');
 const label = (name: string): string => name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
 
-function assetUrl(prefix: string, name: keyof NonNullable<typeof loaded>): string {
-  return `${trimSlash(prefix)}/${name}?v=${assets()[name].version}`;
+function assetUrl(assets: Assets, prefix: string, name: AssetName): string {
+  return `${trimSlash(prefix)}/${name}?v=${assets[name].version}`;
 }
 
-/** The explorer's <head> additions and its <main> content. Every interpolated value is escaped. */
+/** The explorer with its assets read once (on first use): what the dashboard mounts. */
+export function createExplorer(): {
+  render(opts: ExplorerOptions): { head: string; body: string };
+  registerAssets(app: FastifyInstance, opts: { prefix: string }): void;
+} {
+  let loaded: Assets | undefined;
+  const assets = () => (loaded ??= readAssets());
+  return {
+    render: (opts) => renderWith(assets(), opts),
+    registerAssets: (app, opts) => registerWith(assets(), app, opts),
+  };
+}
+
+/** The explorer's <head> additions and its <main> content (reads the assets for their hashes at each call). */
 export function renderExplorer(opts: ExplorerOptions): { head: string; body: string } {
+  return renderWith(readAssets(), opts);
+}
+
+/** Every interpolated value is escaped. */
+function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body: string } {
   const p = opts.assetPrefix;
   const head =
-    `<link rel="stylesheet" href="${esc(assetUrl(p, 'explorer.css'))}" />\n` +
-    `<script src="${esc(assetUrl(p, 'lightweight-charts.js'))}" defer></script>\n` +
-    `<script src="${esc(assetUrl(p, 'explorer.js'))}" defer></script>`;
+    `<link rel="stylesheet" href="${esc(assetUrl(assets, p, 'explorer.css'))}" />\n` +
+    `<script src="${esc(assetUrl(assets, p, 'lightweight-charts.js'))}" defer></script>\n` +
+    `<script src="${esc(assetUrl(assets, p, 'explorer.js'))}" defer></script>`;
 
   const option = (value: string, text: string, selected = false) =>
     `<option value="${esc(value)}"${selected ? ' selected' : ''}>${esc(text)}</option>`;
@@ -188,8 +207,11 @@ export function renderExplorer(opts: ExplorerOptions): { head: string; body: str
  * renderExplorer carry a content hash).
  */
 export function registerExplorerAssets(app: FastifyInstance, opts: { prefix: string }): void {
-  const all = assets();
-  for (const [name, a] of Object.entries(all)) {
+  registerWith(readAssets(), app, opts);
+}
+
+function registerWith(assets: Assets, app: FastifyInstance, opts: { prefix: string }): void {
+  for (const [name, a] of Object.entries(assets)) {
     const etag = `"${a.version}"`;
     app.get(`${trimSlash(opts.prefix)}/${name}`, (request, reply) => {
       reply

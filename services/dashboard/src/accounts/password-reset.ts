@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import { badLinkPage, forgotPage, forgotSentPage, resetPage } from '../pages/auth-pages.ts';
+import { PREFIX } from '../pages/layout.ts';
+import { passwordProblem } from '../security/password.ts';
+import { normalizeEmail } from '../users/user-store.ts';
+import type { AccountDeps } from './deps.ts';
+import { Email } from './email.ts';
+import { leaveToLogin } from './login.ts';
+
+/** "Forgot your password" (mails a reset link, same answer for unknown addresses) and the reset itself. */
+export function registerPasswordResetRoutes(
+  app: FastifyInstance,
+  deps: Pick<AccountDeps, 'web' | 'cookies' | 'users' | 'sessions' | 'passwords' | 'mails' | 'rules'>,
+): void {
+  const { web, users, rules } = deps;
+
+  app.get(`${PREFIX}/forgot`, (request, reply) =>
+    web.page(reply, request, 'Reset your password', forgotPage({ csrf: web.csrfOf(request) })),
+  );
+  app.post(`${PREFIX}/forgot`, async (request, reply) => {
+    const email = web.form(request, 'email').trim();
+    await web.throttled('reset-ip', request.ip, rules.resetPerIp);
+    if (!Email.safeParse(email).success) {
+      return web.page(
+        reply,
+        request,
+        'Reset your password',
+        forgotPage({ csrf: web.csrfOf(request), email, fieldErrors: { email: 'Enter a valid e-mail address.' } }),
+        { status: 400 },
+      );
+    }
+    const normalized = normalizeEmail(email);
+    await web.throttled('reset-addr', normalized, rules.resetPerAddress);
+    const user = await users.byEmail(normalized);
+    if (user !== null) await deps.mails.sendReset(user);
+    return web.page(reply, request, 'Check your inbox', forgotSentPage());
+  });
+
+  const expired = () => badLinkPage('password reset');
+  app.get(`${PREFIX}/reset`, async (request, reply) => {
+    const token = web.query(request, 'token');
+    if ((await users.peekToken(token, 'reset')) === null) {
+      return web.page(reply, request, 'Link expired', expired(), { status: 400 });
+    }
+    return web.page(reply, request, 'New password', resetPage({ csrf: web.csrfOf(request), token }));
+  });
+  app.post(`${PREFIX}/reset`, async (request, reply) => {
+    const token = web.form(request, 'token');
+    const password = web.form(request, 'password');
+    const userId = await users.peekToken(token, 'reset');
+    const user = userId === null ? null : await users.byId(userId);
+    if (user === null) return web.page(reply, request, 'Link expired', expired(), { status: 400 });
+    const problem = passwordProblem(password, user.email);
+    if (problem !== null) {
+      return web.page(
+        reply,
+        request,
+        'New password',
+        resetPage({ csrf: web.csrfOf(request), token, fieldErrors: { password: problem } }),
+        { status: 400 },
+      );
+    }
+    if (!(await users.consumeToken(token, 'reset'))) {
+      return web.page(reply, request, 'Link expired', expired(), { status: 400 });
+    }
+    await users.update(user._id, { password_hash: await deps.passwords.hash(password) });
+    // Every session of the account ends: whoever knew the old password is logged out.
+    await deps.sessions.destroyAllForUser(user._id);
+    return leaveToLogin(deps, reply, 'password-changed');
+  });
+}

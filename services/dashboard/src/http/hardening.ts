@@ -1,0 +1,120 @@
+import { isRedisUnavailable } from '@cds/redis';
+import { isDatabaseUnavailable } from '@cds/store';
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
+import { AdminUnavailableError } from '../admin/admin-client.ts';
+import { MailError } from '../mail/mailer.ts';
+import { errorPage } from '../pages/app-pages.ts';
+import { scrub } from '../security/scrub.ts';
+import { PageError } from './page-error.ts';
+import type { Web } from './web.ts';
+
+/** The policy of every page: only the dashboard's own files, and the public API for the explorer. */
+function contentSecurityPolicy(apiOrigin: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self' ${apiOrigin}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The status and words of an error that is no PageError: 503 when a dependency is down, never internals. */
+function failure(error: unknown): { status: number; title: string; text: string } {
+  const unavailable =
+    error instanceof AdminUnavailableError ||
+    error instanceof MailError ||
+    isRedisUnavailable(error) ||
+    isDatabaseUnavailable(error);
+  const code = (error as { statusCode?: unknown }).statusCode;
+  const status = unavailable ? 503 : typeof code === 'number' && code < 500 ? code : 500;
+  if (status === 503) {
+    return {
+      status,
+      title: 'Temporarily unavailable',
+      text: 'A service the dashboard depends on is not answering. Nothing was changed; try again in a minute.',
+    };
+  }
+  if (status === 500) {
+    return {
+      status,
+      title: 'Something went wrong',
+      text: 'An unexpected error occurred. Nothing was changed; try again.',
+    };
+  }
+  if (status === 413) return { status, title: 'Too large', text: 'The form you sent is too large.' };
+  return { status, title: 'Bad request', text: 'The request could not be understood.' };
+}
+
+/**
+ * Security headers and CSP on every answer, cookie and form parsing, the not-found page and the
+ * one error handler (every error becomes a page; a 401 the log-in page).
+ */
+export async function registerHardening(
+  app: FastifyInstance,
+  deps: { web: Web; apiOrigin: string; cookieSecure: boolean },
+): Promise<void> {
+  const { web } = deps;
+  const headers: Record<string, string> = {
+    'content-security-policy': contentSecurityPolicy(deps.apiOrigin),
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'same-origin',
+    'cross-origin-opener-policy': 'same-origin',
+    'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+    'cache-control': 'no-store',
+  };
+  if (deps.cookieSecure) headers['strict-transport-security'] = 'max-age=31536000';
+
+  await app.register(fastifyCookie);
+  await app.register(fastifyFormbody);
+
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    if (reply.statusCode >= 500) {
+      request.log.warn({ method: request.method, route: request.routeOptions.url, status: reply.statusCode }, 'failed');
+    }
+    done();
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    web.page(reply, request, 'Not found', errorPage(404, 'Page not found', 'There is no page at this address.'), {
+      status: 404,
+    }),
+  );
+
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof PageError) {
+      if (error.status === 401) return web.redirect(reply, '/login');
+      reply.headers(error.headers);
+      return web.page(reply, request, error.title, errorPage(error.status, error.title, error.message), {
+        status: error.status,
+      });
+    }
+    const { status, title, text } = failure(error);
+    if (status >= 500) {
+      const cause = (error as Error).cause;
+      request.log.error(
+        {
+          err_name: (error as Error).name,
+          err: scrub(error instanceof Error ? error.message : String(error)),
+          cause: scrub(cause instanceof Error ? cause.message : ''),
+        },
+        'request failed',
+      );
+    }
+    if (status === 503) reply.header('retry-after', '30');
+    return web.page(reply, request, title, errorPage(status, title, text), { status });
+  });
+}

@@ -1,0 +1,53 @@
+import type { AdminClient } from '../admin/admin-client.ts';
+import { PageError } from '../http/page-error.ts';
+import type { SignedInUser } from '../http/web.ts';
+import type { KeyRow } from '../pages/app-pages.ts';
+import type { UsageReader } from '../usage/usage-reader.ts';
+
+const KEY_ID = /^key_[0-9a-z]{8,40}$/;
+const DAY_MS = 86_400_000;
+
+/** True for a string shaped like a key id. */
+export const isKeyId = (value: string): boolean => KEY_ID.test(value);
+
+/** An account's keys as the pages list them: last 4 characters and last day of use joined in. */
+export interface KeyRows {
+  /** Active keys first, newest first; `today` is the current UTC day number. */
+  list(user: SignedInUser): Promise<{ rows: KeyRow[]; today: number }>;
+  /** One of the user's keys; another account's key id is answered like an unknown one (404). */
+  own(user: SignedInUser, keyId: string): Promise<KeyRow>;
+}
+
+export function createKeyRows(deps: {
+  admin: AdminClient;
+  usage: UsageReader;
+  clock: () => number;
+  /** Called when the usage read fails: the list is shown without last-use days. */
+  onUsageError: (err: unknown) => void;
+}): KeyRows {
+  const list = async (user: SignedInUser) => {
+    const [keys, usage] = await Promise.all([
+      deps.admin.listKeys(user.account_id),
+      deps.usage.read(user.account_id, 1).catch((err: unknown) => {
+        deps.onUsageError(err);
+        return undefined;
+      }),
+    ]);
+    const rows = keys
+      .map((k) => ({ ...k, last4: user.key_hints[k.key_id], lastUsedDay: usage?.lastUsedDay.get(k.key_id) }))
+      .sort((a, b) =>
+        a.status === b.status ? b.created_at.localeCompare(a.created_at) : a.status === 'active' ? -1 : 1,
+      );
+    return { rows, today: usage?.today ?? Math.floor(deps.clock() / DAY_MS) };
+  };
+  return {
+    list,
+    async own(user, keyId) {
+      const none = () => new PageError(404, 'No such key', 'This account has no such key.');
+      if (!isKeyId(keyId)) throw none();
+      const key = (await list(user)).rows.find((k) => k.key_id === keyId);
+      if (key === undefined) throw none();
+      return key;
+    },
+  };
+}

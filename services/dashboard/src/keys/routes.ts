@@ -1,0 +1,91 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AdminRejectedError, type AdminClient } from '../admin/admin-client.ts';
+import type { Web } from '../http/web.ts';
+import { keysPage, revokeConfirmPage, rotatePage, type KeysPageState } from '../pages/app-pages.ts';
+import { PREFIX } from '../pages/layout.ts';
+import type { UserStore } from '../users/user-store.ts';
+import { isKeyId, type KeyRows } from './key-rows.ts';
+
+const LABEL_MAX = 100;
+
+/** The keys page: list, create (shown once), the rotation guide, and revocation behind a confirmation. */
+export function registerKeyRoutes(
+  app: FastifyInstance,
+  deps: { web: Web; keyRows: KeyRows; admin: AdminClient; users: UserStore; publicApiUrl: string },
+): void {
+  const { web, keyRows, admin } = deps;
+  const keyIdOf = (request: FastifyRequest) => (request.params as { keyId: string }).keyId;
+
+  const renderKeys = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: Partial<KeysPageState> = {},
+    status = 200,
+  ) => {
+    const { rows } = await keyRows.list(web.requireUser(request));
+    return web.page(
+      reply,
+      request,
+      'API keys',
+      keysPage({ csrf: web.csrfOf(request), keys: rows, apiBaseUrl: deps.publicApiUrl, ...extra }),
+      { status, active: 'keys' },
+    );
+  };
+  const alreadyRevoked = (request: FastifyRequest, reply: FastifyReply, keyId: string) =>
+    renderKeys(request, reply, { error: `Key ${keyId} was already revoked.` }, 409);
+
+  app.get(`${PREFIX}/keys`, async (request, reply) => {
+    const revoked = web.query(request, 'revoked');
+    return renderKeys(request, reply, isKeyId(revoked) ? { info: `Key ${revoked} is revoked.` } : {});
+  });
+  app.post(`${PREFIX}/keys`, async (request, reply) => {
+    const user = web.requireUser(request);
+    const label = web.form(request, 'label').trim();
+    if ([...label].length > LABEL_MAX) {
+      return renderKeys(request, reply, { label, labelError: `Use at most ${LABEL_MAX} characters.` }, 400);
+    }
+    const created = await admin.createKey(user.account_id, label === '' ? undefined : label);
+    const last4 = created.key.slice(-4);
+    await deps.users.addKeyHint(user._id, created.key_id, last4);
+    user.key_hints = { ...user.key_hints, [created.key_id]: last4 };
+    return renderKeys(request, reply, {
+      created: { key: created.key, key_id: created.key_id, label: created.label },
+      info: 'Key created.',
+    });
+  });
+
+  app.get(`${PREFIX}/keys/rotate`, async (request, reply) => {
+    const { rows, today } = await keyRows.list(web.requireUser(request));
+    return web.page(
+      reply,
+      request,
+      'Rotate a key',
+      rotatePage({
+        csrf: web.csrfOf(request),
+        keys: rows,
+        apiBaseUrl: deps.publicApiUrl,
+        today: new Date(today * 86_400_000).toISOString().slice(0, 10),
+      }),
+      { active: 'keys' },
+    );
+  });
+
+  app.get(`${PREFIX}/keys/:keyId/revoke`, async (request, reply) => {
+    const key = await keyRows.own(web.requireUser(request), keyIdOf(request));
+    if (key.status !== 'active') return web.redirect(reply, '/keys');
+    return web.page(reply, request, 'Revoke key', revokeConfirmPage({ csrf: web.csrfOf(request), key }), {
+      active: 'keys',
+    });
+  });
+  app.post(`${PREFIX}/keys/:keyId/revoke`, async (request, reply) => {
+    const key = await keyRows.own(web.requireUser(request), keyIdOf(request));
+    if (key.status !== 'active') return alreadyRevoked(request, reply, key.key_id);
+    try {
+      await admin.revokeKey(key.key_id);
+    } catch (err) {
+      if (err instanceof AdminRejectedError) return alreadyRevoked(request, reply, key.key_id);
+      throw err;
+    }
+    return web.redirect(reply, '/keys', { revoked: key.key_id });
+  });
+}

@@ -29,5 +29,11 @@ export const IngestEnv = z.object({
   BATCH_BUDGET: positiveIntVar.default(50_000),
   /** Consult and record the KV ledger of published batch ids (see docs/decisions.md). */
   INGEST_LEDGER: boolVar.default(true),
+  /** sync: the sources' API addresses (default: the official ones; tests point them at a local server). */
+  CFTC_API_URL: z.url().optional(),
+  EIA_API_URL: z.url().optional(),
+  NASS_API_URL: z.url().optional(),
+  /** sync: least time between two requests to one source (default 1 s; 250 ms for CFTC with an app token). */
+  SOURCE_REQUEST_INTERVAL_MS: z.coerce.number().int().min(0).optional(),
 });
 export type IngestEnv = z.infer<typeof IngestEnv>;

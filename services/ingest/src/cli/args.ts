@@ -10,6 +10,10 @@ Commands:
                           Generate deterministic demo data for the whole catalog (default 3 years).
   fetch --source <cftc-legacy|cftc-disaggregated> [--since YYYY-MM-DD]
                           Fetch from the live source and publish (also: backfill --source X --since D).
+  sync [--source <cftc|eia|nass|all>] [--since YYYY-MM-DD]
+                          Ask each official source only for what is newer than what was published
+                          (with an overlap that catches revisions) and publish it. Default: all.
+                          EIA and NASS need EIA_API_KEY and NASS_API_KEY. --since re-asks from a date.
 
 Options:
   --commodity ID          ohlcv: the catalog id the file belongs to (required for ohlcv)
@@ -20,7 +24,8 @@ Options:
   -h, --help              This text
 
 Prints a summary: records read, rejected (file:line: reason), events published, duplicates skipped.
-Exit code 0 when the run completed (even with rejected rows), 1 on a fatal error, 2 on bad usage.`;
+Exit code 0 when the run completed (even with rejected rows), 1 on a fatal error, 2 on bad usage;
+sync: 1 when a source failed (named on stderr; the other sources still ran).`;
 
 /** Bad command-line usage: printed with the usage text, exit code 2. */
 export class UsageError extends Error {
@@ -38,7 +43,11 @@ export type IngestCommand =
       common: CommonOptions;
     }
   | { command: 'demo'; years: number; seed?: string; today?: string; common: CommonOptions }
-  | { command: 'fetch'; source: SourceName; since?: string; common: CommonOptions };
+  | { command: 'fetch'; source: SourceName; since?: string; common: CommonOptions }
+  | { command: 'sync'; sources: SyncSourceName[]; since?: string; common: CommonOptions };
+
+export const SYNC_SOURCE_NAMES = ['cftc', 'eia', 'nass'] as const;
+export type SyncSourceName = (typeof SYNC_SOURCE_NAMES)[number];
 
 export interface CommonOptions {
   natsUrl?: string;
@@ -82,9 +91,10 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   const { values: v, positionals } = parsed;
   if (v.help === true || positionals[0] === 'help') return { command: 'help' };
   const [command, ...extra] = positionals;
-  if (command === undefined) throw new UsageError('missing command (backfill or fetch)');
+  if (command === undefined) throw new UsageError('missing command (backfill, fetch or sync)');
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
-  if (command !== 'backfill' && command !== 'fetch') throw new UsageError(`unknown command ${command}`);
+  if (command !== 'backfill' && command !== 'fetch' && command !== 'sync')
+    throw new UsageError(`unknown command ${command}`);
   const common: CommonOptions = {
     ...(v['nats-url'] !== undefined ? { natsUrl: v['nats-url'] } : {}),
     ledger: v['no-ledger'] !== true,
@@ -93,6 +103,19 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   if (v.since !== undefined && !DATE.test(v.since)) throw new UsageError(`--since must be YYYY-MM-DD, got ${v.since}`);
   if (v.today !== undefined && !DATE.test(v.today)) throw new UsageError(`--today must be YYYY-MM-DD, got ${v.today}`);
 
+  if (command === 'sync') {
+    for (const flag of ['file', 'demo', 'years', 'seed', 'today', 'commodity', 'series'] as const)
+      if (v[flag] !== undefined) throw new UsageError(`sync takes no --${flag}`);
+    const source = v.source ?? 'all';
+    if (source !== 'all' && !(SYNC_SOURCE_NAMES as readonly string[]).includes(source))
+      throw new UsageError(`unknown sync source ${source}: expected cftc, eia, nass or all`);
+    return {
+      command: 'sync',
+      sources: source === 'all' ? [...SYNC_SOURCE_NAMES] : [source as SyncSourceName],
+      ...(v.since !== undefined ? { since: v.since } : {}),
+      common,
+    };
+  }
   if (v.demo === true) {
     if (command !== 'backfill') throw new UsageError('--demo goes with backfill');
     if (v.source !== undefined || v.file !== undefined)

@@ -11,6 +11,7 @@ import { resolveAddresses } from './addresses.ts';
 import { createProgressReporter, type ProgressOutput } from './progress.ts';
 import { openSource, SourceOpenError } from './sources.ts';
 import { formatSummary } from './summary.ts';
+import { runSyncCommand } from './sync-cli.ts';
 
 export interface CliIo {
   stdout: { write(text: string): unknown };
@@ -58,6 +59,8 @@ export async function runIngestCli(argv: readonly string[], io: CliIo): Promise<
     say('error: no NATS address: pass --nats-url, set NATS_URL, or run `npm start` (it writes .cds/local.json)');
     return 1;
   }
+
+  if (cmd.command === 'sync') return runSyncCommand(cmd, io, settings, natsUrl);
 
   let source;
   try {

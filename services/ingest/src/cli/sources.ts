@@ -60,7 +60,7 @@ async function openFile(path: string): Promise<{ chunks: AsyncIterable<Uint8Arra
 
 /** Opens the source a command names: a file through its parser, the demo generator, or a live fetch. */
 export async function openSource(
-  cmd: Exclude<IngestCommand, { command: 'help' }>,
+  cmd: Exclude<IngestCommand, { command: 'help' | 'sync' }>,
   env: Record<string, string | undefined>,
 ): Promise<OpenedSource> {
   const stats = createParseStats();

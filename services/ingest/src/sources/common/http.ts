@@ -23,6 +23,8 @@ export interface HttpClientOptions {
   /** Per-attempt timeout (default 30 s). */
   timeoutMs?: number;
   headers?: Record<string, string>;
+  /** Overall deadline (ms on the `now` clock): no attempt starts, and no backoff waits, past it. */
+  deadline?: number;
   /** Injected for tests. */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
@@ -83,13 +85,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const shown = redactUrl(url);
       let lastProblem = '';
       let lastStatus: number | undefined;
+      const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
+      const pastDeadline = (attempts: number) =>
+        new SourceFetchError(
+          `${options.source}: GET ${shown} gave up at the deadline after ${attempts} attempts${lastProblem ? `; last: ${lastProblem}` : ''}`,
+          { ...(lastStatus !== undefined ? { status: lastStatus } : {}), attempts },
+        );
       for (let attempt = 0; attempt <= maxRetries; attempt++) {
         await acquireSlot();
+        if (now() >= deadline) throw pastDeadline(attempt);
         let wait = backoff(attempt);
         try {
           const res = await fetch(url, {
             headers: { accept: 'application/json, text/csv;q=0.9, */*;q=0.5', ...options.headers },
-            signal: AbortSignal.timeout(timeoutMs),
+            signal: AbortSignal.timeout(Math.max(1, Math.min(timeoutMs, deadline - now()))),
           });
           const body = await res.text();
           if (res.ok) return body;
@@ -109,7 +118,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           const e = err as Error;
           lastProblem = e.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `network error: ${e.message}`;
         }
-        if (attempt < maxRetries) await sleep(wait);
+        if (attempt < maxRetries) {
+          if (now() + wait > deadline) throw pastDeadline(attempt + 1);
+          await sleep(wait);
+        }
       }
       throw new SourceFetchError(
         `${options.source}: GET ${shown} failed after ${maxRetries + 1} attempts; last: ${lastProblem}`,

@@ -1,0 +1,110 @@
+import { connectMessaging, type Messaging } from '@cds/messaging';
+import { COMMODITIES } from '../catalog/index.ts';
+import type { IngestEnv } from '../config.ts';
+import { createKvLedger } from '../publish/ledger.ts';
+import { createPublisher } from '../publish/publisher.ts';
+import { ensureEventStreams } from '../publish/streams.ts';
+import { runSync, type SourceSyncResult } from '../sync/run-sync.ts';
+import { createKvSyncStore } from '../sync/state.ts';
+import type { IngestCommand } from './args.ts';
+import { createProgressReporter } from './progress.ts';
+import type { CliIo } from './run-ingest.ts';
+import { formatSummary } from './summary.ts';
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** The per-source block of the sync output: the usual summary plus what was asked and what failed. */
+export function formatSyncResult(r: SourceSyncResult): string {
+  const lines: string[] = [];
+  if (r.summary) lines.push(formatSummary(r.summary, { title: `sync ${r.source}`, parse: r.stats }));
+  else lines.push(`Summary: sync ${r.source}`);
+  const ok = r.series.filter((s) => s.ok);
+  const failed = r.series.filter((s) => !s.ok);
+  const revised = r.series.reduce((n, s) => n + s.revised, 0);
+  const fresh = r.series.reduce((n, s) => n + s.fresh, 0);
+  lines.push(
+    `  series:              ${fmt(ok.length)} synced, ${fmt(failed.length)} failed`,
+    `  new or revised:      ${fmt(fresh)} records (${fmt(revised)} revised)`,
+    `  newest data:         ${r.status.newest_data_date ?? 'none yet'}`,
+  );
+  if (r.error !== undefined && failed.length === 0) lines.push(`  error:               ${r.error}`);
+  for (const f of failed) lines.push(`  failed: ${f.series} (from ${f.from}): ${f.error ?? 'unknown error'}`);
+  return lines.join('\n');
+}
+
+/** `ingest sync`: exit 0 when every source synced, 1 when one failed (named), never a stack trace. */
+export async function runSyncCommand(
+  cmd: Extract<IngestCommand, { command: 'sync' }>,
+  io: CliIo,
+  settings: IngestEnv,
+  natsUrl: string,
+): Promise<number> {
+  const say = (text: string) => io.stderr.write(`${text}\n`);
+  let messaging: Messaging;
+  try {
+    messaging = await connectMessaging({ servers: natsUrl, name: `ingest-sync-${process.pid}`, timeoutMs: 5_000 });
+  } catch (err) {
+    say(`error: cannot reach NATS at ${natsUrl}: ${(err as Error).message}`);
+    return 1;
+  }
+  try {
+    await ensureEventStreams(messaging, {
+      replicas: settings.STREAM_REPLICAS,
+      duplicateWindowMs: settings.DUPLICATE_WINDOW_MS,
+    });
+    const ledger = cmd.common.ledger
+      ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS })
+      : undefined;
+    const store = await createKvSyncStore(messaging.js, { replicas: settings.STREAM_REPLICAS });
+    let fraction = 0;
+    const progress = cmd.common.quiet ? undefined : createProgressReporter(io.stderr, { fraction: () => fraction });
+    let results: SourceSyncResult[];
+    try {
+      results = await runSync({
+        sources: cmd.sources,
+        publisher: () =>
+          createPublisher({ js: messaging.js, window: settings.PUBLISH_WINDOW, ...(ledger ? { ledger } : {}) }),
+        store,
+        catalogEntries: COMMODITIES.map((c) => c.entry),
+        ...(cmd.since !== undefined ? { since: cmd.since } : {}),
+        ...(io.env.EIA_API_KEY ? { eiaApiKey: io.env.EIA_API_KEY } : {}),
+        ...(io.env.NASS_API_KEY ? { nassApiKey: io.env.NASS_API_KEY } : {}),
+        ...(io.env.CFTC_APP_TOKEN ? { cftcAppToken: io.env.CFTC_APP_TOKEN } : {}),
+        baseUrls: {
+          ...(settings.CFTC_API_URL !== undefined ? { cftc: settings.CFTC_API_URL } : {}),
+          ...(settings.EIA_API_URL !== undefined ? { eia: settings.EIA_API_URL } : {}),
+          ...(settings.NASS_API_URL !== undefined ? { nass: settings.NASS_API_URL } : {}),
+        },
+        ...(settings.SOURCE_REQUEST_INTERVAL_MS !== undefined
+          ? { http: { minIntervalMs: settings.SOURCE_REQUEST_INTERVAL_MS } }
+          : {}),
+        batcher: { budget: settings.BATCH_BUDGET },
+        onProgress: (p) => {
+          fraction = p.total === 0 ? 1 : p.done / p.total;
+          progress?.update({
+            recordsRead: p.recordsRead,
+            rejected: 0,
+            eventsPublished: 0,
+            duplicatesSkipped: 0,
+            recordsPublished: 0,
+            buffered: 0,
+          });
+        },
+      });
+    } finally {
+      progress?.done();
+    }
+    io.stdout.write(`${results.map(formatSyncResult).join('\n\n')}\n`);
+    const failed = results.filter((r) => !r.ok);
+    if (failed.length > 0) {
+      say(`error: sync failed for ${failed.map((r) => `${r.source} (${r.error ?? 'failed'})`).join('; ')}`);
+      return 1;
+    }
+    return 0;
+  } catch (err) {
+    say(`\nerror: sync failed: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await messaging.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,106 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { z } from 'zod';
+
+/**
+ * What `sync` remembers between runs, in the NATS KV bucket CDS_SYNC_STATE (docs/decisions.md):
+ *
+ * - `cursor.<source>.<series>`: per series, the newest observation date seen and a digest of each
+ *   record inside the overlap window, so the next run asks from (newest - overlap) and publishes
+ *   only records that are new or whose value changed (a revision);
+ * - `cftc` | `eia` | `nass`: per source, the last run and the last success (read later by
+ *   `GET /api/v1/status`).
+ *
+ * The ingest side never reads the query side: "what is stored" is what ingest has published.
+ */
+export const SYNC_BUCKET = 'CDS_SYNC_STATE';
+
+export const SyncCursor = z.object({
+  /** Newest observation date published for the series, YYYY-MM-DD. */
+  newest_date: z.string(),
+  /** Record key (`<commodity>|<what>|<date>`) -> digest of its published JSON, within the overlap window. */
+  seen: z.record(z.string(), z.string()),
+  updated_at: z.string(),
+});
+export type SyncCursor = z.infer<typeof SyncCursor>;
+
+export const SourceSyncStatus = z.object({
+  source: z.enum(['cftc', 'eia', 'nass']),
+  /** When the last run that completed every series ended (ISO); null before the first. */
+  last_success_at: z.string().nullable(),
+  /** Newest observation date across the source's series (YYYY-MM-DD); null before any data. */
+  newest_data_date: z.string().nullable(),
+  last_run_at: z.string(),
+  /** Why the last run failed (first failing series first); absent when it succeeded. */
+  last_error: z.string().optional(),
+});
+export type SourceSyncStatus = z.infer<typeof SourceSyncStatus>;
+
+export interface SyncStore {
+  getCursor(source: string, series: string): Promise<SyncCursor | undefined>;
+  putCursor(source: string, series: string, cursor: SyncCursor): Promise<void>;
+  getStatus(source: SourceSyncStatus['source']): Promise<SourceSyncStatus | undefined>;
+  putStatus(status: SourceSyncStatus): Promise<void>;
+}
+
+/** KV keys allow `[-/_=.A-Za-z0-9]`; anything else in a series name (spaces, commas) becomes `_`. */
+export function cursorKey(source: string, series: string): string {
+  return `cursor.${source}.${series.replace(/[^-_=A-Za-z0-9]/g, '_')}`;
+}
+
+function decode<T>(schema: z.ZodType<T>, bytes: Uint8Array | undefined, key: string): T | undefined {
+  if (bytes === undefined) return undefined;
+  const parsed = schema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+  if (!parsed.success) throw new Error(`${SYNC_BUCKET} ${key}: unexpected value (${parsed.error.issues[0]?.message})`);
+  return parsed.data;
+}
+
+/** The sync state in a NATS KV bucket (file storage, latest value only), created when missing. */
+export async function createKvSyncStore(
+  js: JetStreamClient,
+  opts: { bucket?: string; replicas: number },
+): Promise<SyncStore & { kv: KV }> {
+  const kv = await new Kvm(js).create(opts.bucket ?? SYNC_BUCKET, { replicas: opts.replicas, history: 1 });
+  const get = async (key: string) => {
+    const e = await kv.get(key);
+    return e === null || e.operation !== 'PUT' ? undefined : e.value;
+  };
+  return {
+    kv,
+    async getCursor(source, series) {
+      const key = cursorKey(source, series);
+      return decode(SyncCursor, await get(key), key);
+    },
+    async putCursor(source, series, cursor) {
+      await kv.put(cursorKey(source, series), JSON.stringify(cursor));
+    },
+    async getStatus(source) {
+      return decode(SourceSyncStatus, await get(source), source);
+    },
+    async putStatus(status) {
+      await kv.put(status.source, JSON.stringify(status));
+    },
+  };
+}
+
+/** The same state in memory (unit tests). */
+export function createMemorySyncStore(): SyncStore & { data: Map<string, string> } {
+  const data = new Map<string, string>();
+  const read = <T>(schema: z.ZodType<T>, key: string) => {
+    const v = data.get(key);
+    return Promise.resolve(v === undefined ? undefined : schema.parse(JSON.parse(v)));
+  };
+  return {
+    data,
+    getCursor: (source, series) => read(SyncCursor, cursorKey(source, series)),
+    putCursor: (source, series, cursor) => {
+      data.set(cursorKey(source, series), JSON.stringify(cursor));
+      return Promise.resolve();
+    },
+    getStatus: (source) => read(SourceSyncStatus, source),
+    putStatus: (status) => {
+      data.set(status.source, JSON.stringify(status));
+      return Promise.resolve();
+    },
+  };
+}

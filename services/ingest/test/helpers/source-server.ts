@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ownFixturePath } from './source-fixtures.ts';
+
+type Row = Record<string, unknown>;
+
+/** A fault served instead of the normal answer to the next `times` requests that `match`. */
+export interface Fault {
+  match: (url: URL) => boolean;
+  times: number;
+  respond: (res: ServerResponse, normal: () => string) => void;
+}
+
+/**
+ * A local stand-in for the three official APIs on 127.0.0.1, answering from recorded rows
+ * (test/fixtures/sync, see SOURCES.md there) the way each API does: EIA API v2 (`start`, sort by
+ * period, `offset`/`length`, `response.total` as a string), NASS Quick Stats (`api_GET` and
+ * `get_counts`, `year__GE`/`year__LE`, HTTP 400 "no data"), CFTC Socrata (`$where` on codes and
+ * report date, `$order`, `$limit`/`$offset`). Faults (429, 5xx, truncated bodies) are queued per test.
+ */
+export class SourceServer {
+  server: Server | undefined;
+  baseUrl = '';
+  readonly requests: URL[] = [];
+  readonly faults: Fault[] = [];
+  eia = new Map<string, Row[]>();
+  nass: Row[] = [];
+  cftc: Record<'legacy' | 'disaggregated', Row[]> = { legacy: [], disaggregated: [] };
+
+  constructor() {
+    this.reset();
+  }
+
+  /** The recorded rows, fresh copies (tests edit them to revise a value or rename a field). */
+  reset(): void {
+    const load = (name: string) => JSON.parse(readFileSync(ownFixturePath(`sync/${name}`), 'utf8')) as unknown;
+    const eiaRows = (name: string) => (load(name) as { response: { data: Row[] } }).response.data;
+    this.eia = new Map([
+      ['RWTC', eiaRows('eia_v2_rwtc_daily.json')],
+      ['WCESTUS1', eiaRows('eia_v2_wcestus1_weekly.json')],
+    ]);
+    this.nass = (load('nass_corn_yield_national.json') as { data: Row[] }).data;
+    this.cftc = { legacy: load('cftc_socrata_legacy_wti_2025.json') as Row[], disaggregated: [] };
+    this.faults.length = 0;
+    this.requests.length = 0;
+  }
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** Requests whose path starts with `prefix`, e.g. `/v2/` or `/api/api_GET/`. */
+  requested(prefix: string): URL[] {
+    return this.requests.filter((u) => u.pathname.startsWith(prefix));
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', this.baseUrl);
+    this.requests.push(url);
+    const normal = () => this.answer(url);
+    const fault = this.faults.find((f) => f.times > 0 && f.match(url));
+    if (fault) {
+      fault.times--;
+      fault.respond(res, () => normal().body);
+      return;
+    }
+    const { status, body } = normal();
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(body);
+  }
+
+  private answer(url: URL): { status: number; body: string } {
+    const p = url.searchParams;
+    if (url.pathname.startsWith('/v2/')) {
+      const start = p.get('start') ?? '';
+      const rows = (this.eia.get(p.get('facets[series][]') ?? '') ?? []).filter((r) => String(r.period) >= start);
+      if (p.get('sort[0][column]') === 'period') rows.sort((a, b) => String(a.period).localeCompare(String(b.period)));
+      const offset = Number(p.get('offset') ?? 0);
+      const length = Math.min(Number(p.get('length') ?? 5000), 5000);
+      const data = rows.slice(offset, offset + length);
+      return { status: 200, body: JSON.stringify({ response: { total: String(rows.length), data } }) };
+    }
+    if (url.pathname === '/api/api_GET/' || url.pathname === '/api/get_counts/') {
+      const ge = Number(p.get('year__GE') ?? 0);
+      const le = Number(p.get('year__LE') ?? 9999);
+      const rows = this.nass.filter(
+        (r) =>
+          r.short_desc === p.get('short_desc') &&
+          r.agg_level_desc === p.get('agg_level_desc') &&
+          p.getAll('source_desc').includes(String(r.source_desc)) &&
+          Number(r.year) >= ge &&
+          Number(r.year) <= le,
+      );
+      if (url.pathname === '/api/get_counts/') return { status: 200, body: JSON.stringify({ count: rows.length }) };
+      if (rows.length === 0) return { status: 400, body: JSON.stringify({ error: ['no data'] }) };
+      return { status: 200, body: JSON.stringify({ data: rows }) };
+    }
+    const m = /^\/resource\/(6dca-aqww|72hh-3qpy)\.json$/.exec(url.pathname);
+    if (m) {
+      const where = p.get('$where') ?? '';
+      const codes = [...(/in \(([^)]*)\)/.exec(where)?.[1] ?? '').matchAll(/'([^']*)'/g)].map((x) => x[1]);
+      const from = /report_date_as_yyyy_mm_dd >= '([^']+)'/.exec(where)?.[1] ?? '';
+      const rows = this.cftc[m[1] === '6dca-aqww' ? 'legacy' : 'disaggregated']
+        .filter((r) => codes.includes(String(r.cftc_contract_market_code)))
+        .filter((r) => String(r.report_date_as_yyyy_mm_dd) >= from)
+        .sort((a, b) => String(a.report_date_as_yyyy_mm_dd).localeCompare(String(b.report_date_as_yyyy_mm_dd)));
+      const offset = Number(p.get('$offset') ?? 0);
+      return { status: 200, body: JSON.stringify(rows.slice(offset, offset + Number(p.get('$limit') ?? 1000))) };
+    }
+    return { status: 404, body: '{"error":"not found"}' };
+  }
+}

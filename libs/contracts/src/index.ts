@@ -6,4 +6,5 @@ export * from './errors.ts';
 export * from './headers.ts';
 export * from './plans.ts';
 export * from './events.ts';
+export * from './admin.ts';
 export * from './openapi.ts';

@@ -1,20 +1,7 @@
-import type { Plan } from '@cds/contracts';
+import { AdminAccount, AdminCreatedKey, AdminKey, AdminKeyList, type Plan } from '@cds/contracts';
+import type { z } from 'zod';
 
-export interface AdminAccount {
-  account_id: string;
-  name: string;
-  plan: Plan;
-  created_at: string;
-}
-
-export interface AdminKey {
-  key_id: string;
-  account_id: string;
-  label?: string;
-  status: 'active' | 'revoked';
-  created_at: string;
-  revoked_at?: string;
-}
+export { AdminAccount, AdminKey };
 
 /** The admin API could not be reached or answered 5xx: a 503 for the user. */
 export class AdminUnavailableError extends Error {
@@ -38,14 +25,20 @@ export interface AdminClient {
   createAccount(name: string, plan: Plan): Promise<AdminAccount>;
   getAccount(accountId: string): Promise<AdminAccount>;
   listKeys(accountId: string): Promise<AdminKey[]>;
-  createKey(accountId: string, label: string | undefined): Promise<AdminKey & { key: string }>;
+  createKey(accountId: string, label: string | undefined): Promise<AdminCreatedKey>;
   revokeKey(keyId: string): Promise<AdminKey>;
 }
 
 /** An admin API client over fetch; every call has a deadline of `timeoutMs`. */
 export function createAdminClient(opts: { url: string; token: string; timeoutMs: number }): AdminClient {
   const base = `${opts.url.replace(/\/+$/, '')}/admin/v1`;
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+  // Every answer is parsed with the admin API's contract (libs/contracts/src/admin.ts), never cast.
+  const call = async <S extends z.ZodType>(
+    schema: S,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<z.output<S>> => {
     let res: Response;
     try {
       res = await fetch(`${base}${path}`, {
@@ -71,14 +64,20 @@ export function createAdminClient(opts: { url: string; token: string; timeoutMs:
       const error = (payload as { error?: { code?: string; message?: string } }).error;
       throw new AdminRejectedError(res.status, error?.code ?? 'error', error?.message ?? `status ${res.status}`);
     }
-    return payload as T;
+    const parsed = schema.safeParse(payload);
+    if (!parsed.success)
+      throw new AdminUnavailableError(
+        `admin API answered ${method} ${path.split('/')[1] ?? ''} with an unexpected shape`,
+        { cause: parsed.error },
+      );
+    return parsed.data;
   };
   return {
-    createAccount: (name, plan) => call('POST', '/accounts', { name, plan }),
-    getAccount: (id) => call('GET', `/accounts/${encodeURIComponent(id)}`),
-    listKeys: async (id) => (await call<{ keys: AdminKey[] }>('GET', `/accounts/${encodeURIComponent(id)}/keys`)).keys,
+    createAccount: (name, plan) => call(AdminAccount, 'POST', '/accounts', { name, plan }),
+    getAccount: (id) => call(AdminAccount, 'GET', `/accounts/${encodeURIComponent(id)}`),
+    listKeys: async (id) => (await call(AdminKeyList, 'GET', `/accounts/${encodeURIComponent(id)}/keys`)).keys,
     createKey: (id, label) =>
-      call('POST', `/accounts/${encodeURIComponent(id)}/keys`, label === undefined ? {} : { label }),
-    revokeKey: (keyId) => call('POST', `/keys/${encodeURIComponent(keyId)}/revoke`, {}),
+      call(AdminCreatedKey, 'POST', `/accounts/${encodeURIComponent(id)}/keys`, label === undefined ? {} : { label }),
+    revokeKey: (keyId) => call(AdminKey, 'POST', `/keys/${encodeURIComponent(keyId)}/revoke`, {}),
   };
 }

@@ -4,6 +4,8 @@ import {
   subjectFor,
   type AccountCreated,
   type AccountPlanChanged,
+  type AdminAccount,
+  type AdminCreatedKey,
   type KeyCreated,
   type KeyRevoked,
   type Plan,
@@ -15,17 +17,11 @@ import { headers as createHeaders } from '@nats-io/transport-node';
 import type { KeyLog } from './key-log.ts';
 import { keyMetadata, keysOf, type AccountState, type KeyMetadata } from './model.ts';
 
-export interface AccountView {
-  account_id: string;
-  name: string;
-  plan: Plan;
-  created_at: string;
-}
+/** An account as the admin API answers it (the contract its clients parse). */
+export type AccountView = AdminAccount;
 
-export interface CreatedKey extends KeyMetadata {
-  /** The plain key: returned once, never stored or published. */
-  key: string;
-}
+/** A created key: its metadata and the plain key, returned once, never stored or published. */
+export type CreatedKey = AdminCreatedKey;
 
 export interface KeyCommands {
   createAccount(input: { name: string; plan: Plan }): Promise<AccountView>;

@@ -1,4 +1,4 @@
-import type { KeyEvent, Plan } from '@cds/contracts';
+import type { AdminKey, KeyEvent, Plan } from '@cds/contracts';
 
 export interface AccountState {
   account_id: string;
@@ -74,15 +74,8 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
   }
 }
 
-/** The public view of a key: never its hash. */
-export interface KeyMetadata {
-  key_id: string;
-  account_id: string;
-  label?: string;
-  status: 'active' | 'revoked';
-  created_at: string;
-  revoked_at?: string;
-}
+/** The public view of a key: never its hash (the admin API's contract, `AdminKey`). */
+export type KeyMetadata = AdminKey;
 
 export function keyMetadata(key: KeyState): KeyMetadata {
   return {

@@ -1,5 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { Plan } from '@cds/contracts';
+import { AccountId, KeyId, Plan } from '@cds/contracts';
 import { InvalidParameterError, NotFoundError, UnauthorizedError } from '@cds/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -8,8 +8,6 @@ import type { KeyCommands } from './commands.ts';
 export const CreateAccountBody = z.strictObject({ name: z.string().trim().min(1).max(200), plan: Plan });
 export const CreateKeyBody = z.strictObject({ label: z.string().max(200).optional() }).optional();
 export const SetPlanBody = z.strictObject({ plan: Plan });
-const AccountIdParam = z.string().regex(/^acc_[0-9a-z]{8,40}$/);
-const KeyIdParam = z.string().regex(/^key_[0-9a-z]{8,40}$/);
 
 /** Parses with a zod schema; the first issue becomes invalid_parameter naming the field. */
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
@@ -48,7 +46,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: { commands: KeyC
   // A malformed id cannot exist: answered like an unknown one.
   const accountId = (request: FastifyRequest): string => {
     const id = (request.params as { id?: unknown }).id;
-    if (!AccountIdParam.safeParse(id).success)
+    if (!AccountId.safeParse(id).success)
       throw new NotFoundError(`No account ${String(id).slice(0, 60)}.`, 'account_id');
     return id as string;
   };
@@ -88,8 +86,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: { commands: KeyC
 
       admin.post('/keys/:key_id/revoke', async (request) => {
         const keyId = (request.params as { key_id?: unknown }).key_id;
-        if (!KeyIdParam.safeParse(keyId).success)
-          throw new NotFoundError(`No key ${String(keyId).slice(0, 60)}.`, 'key_id');
+        if (!KeyId.safeParse(keyId).success) throw new NotFoundError(`No key ${String(keyId).slice(0, 60)}.`, 'key_id');
         return commands.revokeKey(keyId as string);
       });
       done();

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { AccountId, KeyId } from './events.ts';
+import { Plan } from './plans.ts';
+
+// The answers of the internal admin API (services/ingest, never exposed by the ingress): the one
+// definition its server returns and its clients (the dashboard) parse. Not in the public OpenAPI document.
+
+/** An account as the admin API shows it. */
+export const AdminAccount = z.object({
+  account_id: AccountId,
+  name: z.string(),
+  plan: Plan,
+  created_at: z.string(),
+});
+export type AdminAccount = z.infer<typeof AdminAccount>;
+
+/** A key's public metadata: never its hash, never the key. */
+export const AdminKey = z.object({
+  key_id: KeyId,
+  account_id: AccountId,
+  label: z.string().optional(),
+  status: z.enum(['active', 'revoked']),
+  created_at: z.string(),
+  revoked_at: z.string().optional(),
+});
+export type AdminKey = z.infer<typeof AdminKey>;
+
+/** The answer to creating a key: its metadata and the plain key, shown this once. */
+export const AdminCreatedKey = AdminKey.extend({ key: z.string().min(1) });
+export type AdminCreatedKey = z.infer<typeof AdminCreatedKey>;
+
+/** The answer to listing an account's keys. */
+export const AdminKeyList = z.object({ keys: z.array(AdminKey) });
+export type AdminKeyList = z.infer<typeof AdminKeyList>;

@@ -56,7 +56,7 @@ describe('the admin API client', () => {
     await expect(admin.createKey('acc_abcdefgh12', 'ci')).rejects.toThrow(/unexpected shape/);
   });
 
-  it('passes a 4xx on as a rejection with its code, and ends a call that never answers at its deadline (well inside the test's own timeout)', async () => {
+  it('passes a 4xx on as a rejection with its code, and ends a call that never answers at its deadline (well inside the test timeout)', async () => {
     const admin = createAdminClient({ url, token: 't', timeoutMs: 300 });
     await expect(admin.revokeKey('key_unknown123')).rejects.toThrow(AdminRejectedError);
     answers.set('GET /admin/v1/accounts/acc_silent1234', { status: 0, body: '' });

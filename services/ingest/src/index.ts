@@ -5,6 +5,7 @@ export * from './sources/index.ts';
 // --- runtime: publishing pipeline, admin API, local environment file (publish/**, admin/**) ----
 export * from './publish/index.ts';
 export * from './admin/index.ts';
+export * from './sync/index.ts';
 export { buildApp, type AppDeps } from './app.ts';
 export { LocalEnv, LOCAL_ENV_PATH, readLocalEnv } from './local-env.ts';
 // --- end runtime ----------------------------------------------------------------------------------

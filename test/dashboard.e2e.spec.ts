@@ -8,7 +8,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { linkIn, startSmtpListener, type SmtpListener } from '@cds/dashboard/testing';
 import { REPO_ROOT } from '@cds/testkit';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
 
@@ -36,18 +37,7 @@ beforeAll(async () => {
   dash = e2e.system.dashboardUrl!;
   // The explorer test needs data; load it while the account flows run.
   backfill = e2e.ingest(['backfill', '--demo', '--years', '1']);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   page = await context.newPage();
   page.on('pageerror', (err) => browserErrors.push(err.message));

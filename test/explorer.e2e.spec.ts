@@ -7,7 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './support/browser.ts';
 import { REPO_ROOT } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
@@ -86,18 +87,7 @@ beforeAll(async () => {
   );
   siteUrl = await site.listen({ host: '127.0.0.1', port: 0 });
 
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
   page.on('console', (m) => {

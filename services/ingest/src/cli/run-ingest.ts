@@ -1,15 +1,12 @@
-import { connectMessaging, type Messaging } from '@cds/messaging';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { IngestEnv } from '../config.ts';
 import { COMMODITIES } from '../catalog/index.ts';
-import { createKvLedger } from '../publish/ledger.ts';
 import { runIngest, type IngestSummary } from '../publish/pipeline.ts';
-import { createPublisher } from '../publish/publisher.ts';
-import { ensureEventStreams } from '../publish/streams.ts';
 import { INGEST_USAGE, parseIngestArgs, UsageError } from './args.ts';
 import { resolveAddresses } from './addresses.ts';
 import { createProgressReporter, type ProgressOutput } from './progress.ts';
 import { openSource, SourceOpenError } from './sources.ts';
+import { withPublishing } from './publishing.ts';
 import { formatSummary } from './summary.ts';
 import { runSyncCommand } from './sync-cli.ts';
 
@@ -77,81 +74,57 @@ export async function runIngestCli(argv: readonly string[], io: CliIo): Promise<
     throw err;
   }
 
-  let messaging: Messaging;
-  try {
-    messaging = await connectMessaging({ servers: natsUrl, name: `ingest-cli-${process.pid}`, timeoutMs: 5_000 });
-  } catch (err) {
-    say(`error: cannot reach NATS at ${natsUrl}: ${(err as Error).message}`);
-    return 1;
-  }
-
-  try {
-    await ensureEventStreams(messaging, {
-      replicas: settings.STREAM_REPLICAS,
-      duplicateWindowMs: settings.DUPLICATE_WINDOW_MS,
-    });
-    const ledger = cmd.common.ledger
-      ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS })
-      : undefined;
-    let retriesReported = 0;
-    const publisher = createPublisher({
-      js: messaging.js,
-      window: settings.PUBLISH_WINDOW,
-      ...(ledger !== undefined ? { ledger } : {}),
-      onRetry: (err) => {
-        // One line per burst of failures, not one per event.
-        if (retriesReported++ % 100 === 0)
-          say(`\nwarning: publish failed, retrying with the same ids: ${(err as Error).message}`);
-      },
-    });
-    const progress = cmd.common.quiet
-      ? undefined
-      : createProgressReporter(io.stderr, { ...(source.fraction !== undefined ? { fraction: source.fraction } : {}) });
-    let summary: IngestSummary;
-    try {
-      // One trace per run: every publish is a child span, and the projectors continue it.
-      summary = await trace
-        .getTracer('@cds/ingest')
-        .startActiveSpan(
-          `ingest ${cmd.command}`,
-          { attributes: { 'cds.ingest.source': source.label } },
-          async (span) => {
-            try {
-              const result = await runIngest({
-                items: source.items,
-                publisher,
-                catalog: COMMODITIES.map((c) => c.entry),
-                source: source.label,
-                batcher: { budget: settings.BATCH_BUDGET },
-                ...(progress !== undefined ? { onProgress: (p) => progress.update(p) } : {}),
-                progressEvery: 2_000,
-              });
-              span.setAttributes({
-                'cds.ingest.records_read': result.recordsRead,
-                'cds.ingest.rejected': result.rejected,
-                'cds.ingest.events_published': result.eventsPublished,
-                'cds.ingest.duplicates_skipped': result.duplicatesSkipped,
-              });
-              return result;
-            } catch (err) {
-              span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-              throw err;
-            } finally {
-              span.end();
-            }
-          },
-        );
-    } finally {
-      progress?.done();
-    }
-    io.stdout.write(
-      `${formatSummary(summary, { title: source.label, ...(source.stats !== undefined ? { parse: source.stats } : {}) })}\n`,
-    );
-    return 0;
-  } catch (err) {
-    say(`\nerror: ingest failed: ${(err as Error).message}`);
-    return 1;
-  } finally {
-    await messaging.close().catch(() => undefined);
-  }
+  const opened = source; // a const, so the closure below keeps its narrowed type
+  return withPublishing(
+    { natsUrl, settings, ledger: cmd.common.ledger, name: 'ingest-cli', what: 'ingest', say },
+    async ({ newPublisher }) => {
+      const publisher = newPublisher();
+      const progress = cmd.common.quiet
+        ? undefined
+        : createProgressReporter(io.stderr, {
+            ...(opened.fraction !== undefined ? { fraction: opened.fraction } : {}),
+          });
+      let summary: IngestSummary;
+      try {
+        // One trace per run: every publish is a child span, and the projectors continue it.
+        summary = await trace
+          .getTracer('@cds/ingest')
+          .startActiveSpan(
+            `ingest ${cmd.command}`,
+            { attributes: { 'cds.ingest.source': opened.label } },
+            async (span) => {
+              try {
+                const result = await runIngest({
+                  items: opened.items,
+                  publisher,
+                  catalog: COMMODITIES.map((c) => c.entry),
+                  source: opened.label,
+                  batcher: { budget: settings.BATCH_BUDGET },
+                  ...(progress !== undefined ? { onProgress: (p) => progress.update(p) } : {}),
+                  progressEvery: 2_000,
+                });
+                span.setAttributes({
+                  'cds.ingest.records_read': result.recordsRead,
+                  'cds.ingest.rejected': result.rejected,
+                  'cds.ingest.events_published': result.eventsPublished,
+                  'cds.ingest.duplicates_skipped': result.duplicatesSkipped,
+                });
+                return result;
+              } catch (err) {
+                span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+                throw err;
+              } finally {
+                span.end();
+              }
+            },
+          );
+      } finally {
+        progress?.done();
+      }
+      io.stdout.write(
+        `${formatSummary(summary, { title: opened.label, ...(opened.stats !== undefined ? { parse: opened.stats } : {}) })}\n`,
+      );
+      return 0;
+    },
+  );
 }

@@ -1,13 +1,10 @@
-import { connectMessaging, type Messaging } from '@cds/messaging';
 import { COMMODITIES } from '../catalog/index.ts';
 import type { IngestEnv } from '../config.ts';
-import { createKvLedger } from '../publish/ledger.ts';
-import { createPublisher } from '../publish/publisher.ts';
-import { ensureEventStreams } from '../publish/streams.ts';
 import { runSync, type SourceSyncResult } from '../sync/run-sync.ts';
 import { createKvSyncStore } from '../sync/state.ts';
 import type { IngestCommand } from './args.ts';
 import { createProgressReporter } from './progress.ts';
+import { withPublishing } from './publishing.ts';
 import type { CliIo } from './run-ingest.ts';
 import { formatSummary } from './summary.ts';
 
@@ -40,71 +37,54 @@ export async function runSyncCommand(
   natsUrl: string,
 ): Promise<number> {
   const say = (text: string) => io.stderr.write(`${text}\n`);
-  let messaging: Messaging;
-  try {
-    messaging = await connectMessaging({ servers: natsUrl, name: `ingest-sync-${process.pid}`, timeoutMs: 5_000 });
-  } catch (err) {
-    say(`error: cannot reach NATS at ${natsUrl}: ${(err as Error).message}`);
-    return 1;
-  }
-  try {
-    await ensureEventStreams(messaging, {
-      replicas: settings.STREAM_REPLICAS,
-      duplicateWindowMs: settings.DUPLICATE_WINDOW_MS,
-    });
-    const ledger = cmd.common.ledger
-      ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS })
-      : undefined;
-    const store = await createKvSyncStore(messaging.js, { replicas: settings.STREAM_REPLICAS });
-    let fraction = 0;
-    const progress = cmd.common.quiet ? undefined : createProgressReporter(io.stderr, { fraction: () => fraction });
-    let results: SourceSyncResult[];
-    try {
-      results = await runSync({
-        sources: cmd.sources,
-        publisher: () =>
-          createPublisher({ js: messaging.js, window: settings.PUBLISH_WINDOW, ...(ledger ? { ledger } : {}) }),
-        store,
-        catalogEntries: COMMODITIES.map((c) => c.entry),
-        ...(cmd.since !== undefined ? { since: cmd.since } : {}),
-        ...(io.env.EIA_API_KEY ? { eiaApiKey: io.env.EIA_API_KEY } : {}),
-        ...(io.env.NASS_API_KEY ? { nassApiKey: io.env.NASS_API_KEY } : {}),
-        ...(io.env.CFTC_APP_TOKEN ? { cftcAppToken: io.env.CFTC_APP_TOKEN } : {}),
-        baseUrls: {
-          ...(settings.CFTC_API_URL !== undefined ? { cftc: settings.CFTC_API_URL } : {}),
-          ...(settings.EIA_API_URL !== undefined ? { eia: settings.EIA_API_URL } : {}),
-          ...(settings.NASS_API_URL !== undefined ? { nass: settings.NASS_API_URL } : {}),
-        },
-        ...(settings.SOURCE_REQUEST_INTERVAL_MS !== undefined
-          ? { http: { minIntervalMs: settings.SOURCE_REQUEST_INTERVAL_MS } }
-          : {}),
-        batcher: { budget: settings.BATCH_BUDGET },
-        onProgress: (p) => {
-          fraction = p.total === 0 ? 1 : p.done / p.total;
-          progress?.update({
-            recordsRead: p.recordsRead,
-            rejected: 0,
-            eventsPublished: 0,
-            duplicatesSkipped: 0,
-            recordsPublished: 0,
-            buffered: 0,
-          });
-        },
-      });
-    } finally {
-      progress?.done();
-    }
-    io.stdout.write(`${results.map(formatSyncResult).join('\n\n')}\n`);
-    const failed = results.filter((r) => !r.ok);
-    if (failed.length > 0) {
-      say(`error: sync failed for ${failed.map((r) => `${r.source} (${r.error ?? 'failed'})`).join('; ')}`);
-      return 1;
-    }
-    return 0;
-  } catch (err) {
-    say(`\nerror: sync failed: ${(err as Error).message}`);
-    return 1;
-  } finally {
-    await messaging.close().catch(() => undefined);
-  }
+  return withPublishing(
+    { natsUrl, settings, ledger: cmd.common.ledger, name: 'ingest-sync', what: 'sync', say },
+    async ({ messaging, newPublisher }) => {
+      const store = await createKvSyncStore(messaging.js, { replicas: settings.STREAM_REPLICAS });
+      let fraction = 0;
+      const progress = cmd.common.quiet ? undefined : createProgressReporter(io.stderr, { fraction: () => fraction });
+      let results: SourceSyncResult[];
+      try {
+        results = await runSync({
+          sources: cmd.sources,
+          publisher: newPublisher,
+          store,
+          catalogEntries: COMMODITIES.map((c) => c.entry),
+          ...(cmd.since !== undefined ? { since: cmd.since } : {}),
+          ...(io.env.EIA_API_KEY ? { eiaApiKey: io.env.EIA_API_KEY } : {}),
+          ...(io.env.NASS_API_KEY ? { nassApiKey: io.env.NASS_API_KEY } : {}),
+          ...(io.env.CFTC_APP_TOKEN ? { cftcAppToken: io.env.CFTC_APP_TOKEN } : {}),
+          baseUrls: {
+            ...(settings.CFTC_API_URL !== undefined ? { cftc: settings.CFTC_API_URL } : {}),
+            ...(settings.EIA_API_URL !== undefined ? { eia: settings.EIA_API_URL } : {}),
+            ...(settings.NASS_API_URL !== undefined ? { nass: settings.NASS_API_URL } : {}),
+          },
+          ...(settings.SOURCE_REQUEST_INTERVAL_MS !== undefined
+            ? { http: { minIntervalMs: settings.SOURCE_REQUEST_INTERVAL_MS } }
+            : {}),
+          batcher: { budget: settings.BATCH_BUDGET },
+          onProgress: (p) => {
+            fraction = p.total === 0 ? 1 : p.done / p.total;
+            progress?.update({
+              recordsRead: p.recordsRead,
+              rejected: 0,
+              eventsPublished: 0,
+              duplicatesSkipped: 0,
+              recordsPublished: 0,
+              buffered: 0,
+            });
+          },
+        });
+      } finally {
+        progress?.done();
+      }
+      io.stdout.write(`${results.map(formatSyncResult).join('\n\n')}\n`);
+      const failed = results.filter((r) => !r.ok);
+      if (failed.length > 0) {
+        say(`error: sync failed for ${failed.map((r) => `${r.source} (${r.error ?? 'failed'})`).join('; ')}`);
+        return 1;
+      }
+      return 0;
+    },
+  );
 }

@@ -1,0 +1,62 @@
+import { connectMessaging, type Messaging } from '@cds/messaging';
+import type { IngestEnv } from '../config.ts';
+import { createKvLedger } from '../publish/ledger.ts';
+import { createPublisher, type Publisher } from '../publish/publisher.ts';
+import { ensureEventStreams } from '../publish/streams.ts';
+
+/** What a publishing command works with once NATS is reached and the event streams exist. */
+export interface Publishing {
+  messaging: Messaging;
+  /** A publisher over the streams, with the ledger unless `--no-ledger`, warning on retries. */
+  newPublisher: () => Publisher;
+}
+
+/**
+ * The start and end every publishing command (`backfill`, `fetch`, `sync`) shares: connects to
+ * NATS (a deadline of 5 s), ensures the event streams, opens the published-ids ledger unless
+ * `ledger` is false, runs `work`, and closes the connection whatever happens. Returns the exit
+ * code: `work`'s, or 1 when NATS cannot be reached or the work throws (said on stderr as
+ * "<what> failed: <reason>", never a stack trace).
+ */
+export async function withPublishing(
+  opts: { natsUrl: string; settings: IngestEnv; ledger: boolean; name: string; what: string; say: (t: string) => void },
+  work: (p: Publishing) => Promise<number>,
+): Promise<number> {
+  const { settings, say } = opts;
+  let messaging: Messaging;
+  try {
+    messaging = await connectMessaging({
+      servers: opts.natsUrl,
+      name: `${opts.name}-${process.pid}`,
+      timeoutMs: 5_000,
+    });
+  } catch (err) {
+    say(`error: cannot reach NATS at ${opts.natsUrl}: ${(err as Error).message}`);
+    return 1;
+  }
+  try {
+    await ensureEventStreams(messaging, {
+      replicas: settings.STREAM_REPLICAS,
+      duplicateWindowMs: settings.DUPLICATE_WINDOW_MS,
+    });
+    const ledger = opts.ledger ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS }) : undefined;
+    let retriesReported = 0;
+    const newPublisher = () =>
+      createPublisher({
+        js: messaging.js,
+        window: settings.PUBLISH_WINDOW,
+        ...(ledger !== undefined ? { ledger } : {}),
+        onRetry: (err) => {
+          // One line per burst of failures, not one per event.
+          if (retriesReported++ % 100 === 0)
+            say(`\nwarning: publish failed, retrying with the same ids: ${(err as Error).message}`);
+        },
+      });
+    return await work({ messaging, newPublisher });
+  } catch (err) {
+    say(`\nerror: ${opts.what} failed: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await messaging.close().catch(() => undefined);
+  }
+}

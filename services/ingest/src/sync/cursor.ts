@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { addDays } from '../schedule/holidays.ts';
+import { addDays } from '@cds/schedule';
 import type { SourceItem } from '../sources/types.ts';
 import type { SyncCursor } from './state.ts';
 

@@ -1,4 +1,4 @@
-import { addDays } from '../schedule/holidays.ts';
+import { addDays } from '@cds/schedule';
 import type { Frequency } from '@cds/contracts';
 
 /**

@@ -1,0 +1,3 @@
+export * from './holidays.ts';
+export * from './releases.ts';
+export * from './freshness.ts';

@@ -20,6 +20,10 @@ export const RESPONSE_HEADERS = {
   },
   'X-Request-Id': { type: 'string', description: 'Unique request id, also in meta.request_id or error.request_id.' },
   'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying (429 only), at least 1.' },
+  'Cache-Control': {
+    type: 'string',
+    description: 'How long the answer may be cached: `public, max-age=60` on GET /status, `no-store` on keyed answers.',
+  },
 } as const;
 
 export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;

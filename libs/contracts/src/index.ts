@@ -7,4 +7,5 @@ export * from './headers.ts';
 export * from './plans.ts';
 export * from './events.ts';
 export * from './admin.ts';
+export * from './status.ts';
 export * from './openapi.ts';

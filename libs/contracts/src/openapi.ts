@@ -4,6 +4,7 @@ import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { RATE_LIMIT_HEADER_NAMES, RESPONSE_HEADERS } from './headers.ts';
 import { CommodityPathParams, CotQuery, ListCommoditiesQuery, SeriesQuery } from './params.ts';
 import './resources.ts';
+import './status.ts';
 
 export const API_VERSION = '1.0.0';
 export const API_PREFIX = '/api/v1';
@@ -121,6 +122,32 @@ function operation(opts: {
   };
 }
 
+/**
+ * GET /status: public (no key, `security: []`), never counted against a rate window, answered
+ * from the gateway's memory; so none of the key or window errors apply.
+ */
+const statusOperation: JsonObject = {
+  get: {
+    operationId: 'getStatus',
+    summary: 'Source freshness',
+    description:
+      'Per official source (CFTC, EIA, NASS): the last successful sync, the newest data date, the last release ' +
+      'that should be in by now and the next scheduled one (America/New_York, federal holiday shifts included), ' +
+      'and whether the source is late. Public: no API key, not counted against any rate window; cacheable for 60 s.',
+    tags: ['status'],
+    security: [],
+    parameters: [],
+    responses: {
+      '200': {
+        description: 'OK',
+        headers: headerRefs(['X-Request-Id', 'Cache-Control']),
+        content: { 'application/json': { schema: { $ref: `${COMPONENT_REF}StatusResponse` } } },
+      },
+      ...errorResponses(['payload_too_large', 'uri_too_long', 'internal_error', 'service_unavailable'], false),
+    },
+  },
+};
+
 /** Builds the OpenAPI 3.1 document of the public API from the zod contracts. */
 export function buildOpenApiDocument(): JsonObject {
   const components = z.toJSONSchema(contractRegistry, {
@@ -139,7 +166,7 @@ export function buildOpenApiDocument(): JsonObject {
       description:
         'A read-only REST API over free government commodity data: a commodity catalog, time series ' +
         '(prices, volume, open interest, fundamentals) and CFTC Commitments of Traders reports. ' +
-        'Every request needs an API key; access is metered per plan. An address that sends more than 30 requests ' +
+        'Every request needs an API key (except GET /status); access is metered per plan. An address that sends more than 30 requests ' +
         'a minute without a valid key is answered 429 to them until the minute passes. Every path answers a ' +
         'method other than GET, HEAD and OPTIONS 405 (Allow: GET, HEAD, OPTIONS), a request target longer than ' +
         '4,096 characters 414, and a GET with a body 413. Errors are documented at /docs/errors.',
@@ -150,6 +177,7 @@ export function buildOpenApiDocument(): JsonObject {
       { name: 'catalog', description: 'The commodity catalog.' },
       { name: 'series', description: 'Time series per commodity.' },
       { name: 'positioning', description: 'Commitments of Traders reports per commodity.' },
+      { name: 'status', description: 'Freshness of the official sources (public).' },
     ],
     paths: {
       '/commodities': operation({
@@ -192,6 +220,7 @@ export function buildOpenApiDocument(): JsonObject {
         responseRef: 'CotResponse',
         errors: ['invalid_parameter', 'forbidden', 'not_found'],
       }),
+      '/status': statusOperation,
     },
     components: {
       schemas,

@@ -23,7 +23,7 @@ describe('the OpenAPI document', () => {
     expect(validator.version).toBe('3.1');
   });
 
-  it('has version 1.0.0, the /api/v1 prefix, both key schemes and the four GET paths', () => {
+  it('has version 1.0.0, the /api/v1 prefix, both key schemes and the five GET paths', () => {
     expect((committed.info as { version: string }).version).toBe('1.0.0');
     expect(committed.servers).toEqual([expect.objectContaining({ url: '/api/v1' })]);
     const schemes = (committed.components as { securitySchemes: Record<string, unknown> }).securitySchemes;
@@ -34,7 +34,19 @@ describe('the OpenAPI document', () => {
       '/commodities/{slug}',
       '/commodities/{slug}/cot',
       '/commodities/{slug}/series',
+      '/status',
     ]);
+  });
+
+  it('documents /status as public: no security, no key or window errors, cacheable', () => {
+    const op = (committed.paths as Record<string, { get: Record<string, unknown> }>)['/status']!.get;
+    expect(op.security).toEqual([]);
+    const responses = op.responses as Record<string, { headers: object; content?: unknown }>;
+    expect(Object.keys(responses).sort()).toEqual(['200', '413', '414', '500', '503']);
+    expect(Object.keys(responses['200']!.headers)).toEqual(['X-Request-Id', 'Cache-Control']);
+    expect(responses['200']!.content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/StatusResponse' } },
+    });
   });
 
   it('declares the statuses of each endpoint with the error body and rate limit headers', () => {

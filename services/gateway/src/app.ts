@@ -38,6 +38,7 @@ import type { Principal } from './keys/key-table.ts';
 import { checkPlan, type RouteName } from './plans/plan-rules.ts';
 import type { QueryClient } from './proxy/query-client.ts';
 import type { RateLimiter } from './rate/windows.ts';
+import type { StatusBoard } from './status/status-document.ts';
 
 export interface GatewayDeps {
   /** Lookup of a well-formed key (hash, table), and whether the key table has caught up with the stream. */
@@ -64,6 +65,8 @@ export interface GatewayDeps {
   hsts?: boolean;
   /** Proxy hops (the ingress) whose X-Forwarded-For is trusted for the client address; 0 trusts none. */
   trustProxyHops?: number;
+  /** Source freshness for GET /status, from memory (the followed sync state); without it /status is 503. */
+  status?: StatusBoard;
 }
 
 const API = '/api/v1';
@@ -190,7 +193,7 @@ function rawMethodNotAllowed(method: string, id: string, ctx: RawContext): strin
 }
 /** An HTTP method token (RFC 9110) and an origin-form target: the request line of a method Node does not know. */
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}) (\/[^\s]*) HTTP\/1\.[01]\r?\n/;
-const API_PATH = /^\/api\/v1\/commodities(?:\/[^/?#]+(?:\/(?:series|cot))?)?(?:[?#]|$)/;
+const API_PATH = /^\/api\/v1\/(?:status|commodities(?:\/[^/?#]+(?:\/(?:series|cot))?)?)(?:[?#]|$)/;
 
 /**
  * The answer to a method Node's parser refuses (any token beyond http.METHODS, e.g. `FOO`): 405
@@ -363,6 +366,20 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   app.get('/docs', html(referenceHtml));
   app.get('/docs/errors', html(errorsHtml));
 
+  // Public: no key, no rate window, no database; answered from the followed sync state.
+  const statusBoard = deps.status;
+  app.get(`${API}/status`, (request, reply) => {
+    if (statusBoard === undefined) throw new ServiceUnavailableError('The source status is not available.');
+    const now = deps.nowMs();
+    return reply
+      .headers({ ...API_HEADERS, 'cache-control': 'public, max-age=60' })
+      .type(JSON_TYPE)
+      .send({
+        data: statusBoard.document(now),
+        meta: { request_id: String(request.id), generated_at: new Date(now).toISOString() },
+      });
+  });
+
   /** Authentication, then the rate windows, then plan rules and the slug; then forward to query. */
   const handle = (route: (typeof ROUTES)[number]) =>
     async function apiHandler(request: FastifyRequest, reply: FastifyReply) {
@@ -462,7 +479,13 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
 
   for (const route of ROUTES) app.get(route.url, handle(route));
   // Every public path answers a method it does not serve 405 with Allow, before authentication.
-  registerReadOnlyRoutes(app, [...ROUTES.map((r) => r.url), `${API}/openapi.json`, '/docs', '/docs/errors']);
+  registerReadOnlyRoutes(app, [
+    ...ROUTES.map((r) => r.url),
+    `${API}/status`,
+    `${API}/openapi.json`,
+    '/docs',
+    '/docs/errors',
+  ]);
 
   return app;
 }

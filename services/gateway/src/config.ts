@@ -26,5 +26,7 @@ export const GatewayConfig = z.object({
   CACHE_MAX_ENTRIES: positiveIntVar.default(5_000),
   CACHE_MAX_BYTES: positiveIntVar.default(128 * 1024 * 1024),
   JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** This deployment serves generated demo data (`npm start` sets it): GET /status says so (`demo: true`). */
+  DEMO_DATA: boolVar.default(false),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

@@ -7,3 +7,5 @@ export { createFailoverRateLimiter } from './rate/failover-limiter.ts';
 export { createMemoryRateLimiter } from './rate/memory-limiter.ts';
 export { RATE_WINDOW_SCRIPT, createRedisRateLimiter, rateKey, usageKey } from './rate/redis-limiter.ts';
 export type { RateDecision, RateLimiter, RateLimits } from './rate/windows.ts';
+export { createStatusBoard, registerSourceMetrics, statusOf, type StatusBoard } from './status/status-document.ts';
+export { followSyncState, type SyncStateFollower, type SyncStateView } from './status/sync-state.ts';

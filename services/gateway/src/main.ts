@@ -14,6 +14,8 @@ import { createQueryClient } from './proxy/query-client.ts';
 import { createFailoverRateLimiter } from './rate/failover-limiter.ts';
 import { createMemoryRateLimiter } from './rate/memory-limiter.ts';
 import { createRedisRateLimiter } from './rate/redis-limiter.ts';
+import { createStatusBoard, registerSourceMetrics } from './status/status-document.ts';
+import { followSyncState } from './status/sync-state.ts';
 
 const config = loadConfig(GatewayConfig, process.env);
 const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
@@ -37,6 +39,14 @@ try {
   }
   const table = new KeyTable();
   const follower = await followKeyStream({ nc: messaging.nc, table, logger });
+  // Source freshness for GET /status and the cds_source_* gauges, followed live from ingest's KV.
+  const syncState = await followSyncState({
+    js: messaging.js,
+    jsm: messaging.jsm,
+    logger,
+    replicas: config.JETSTREAM_REPLICAS,
+  });
+  registerSourceMetrics(metrics.meter, syncState, nowMs);
 
   const redis = new Redis(config.REDIS_URL, {
     // The rate limiter batches one event-loop turn into one command itself (redis-limiter.ts).
@@ -90,12 +100,20 @@ try {
     failedAuth: new FailedAuthLimiter({ maxFailures: config.FAILED_AUTH_MAX, windowMs: config.FAILED_AUTH_WINDOW_MS }),
     hsts: config.HSTS,
     trustProxyHops: config.TRUST_PROXY_HOPS,
+    status: createStatusBoard(syncState, { demo: config.DEMO_DATA }),
   });
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
     await app.close();
-    await Promise.allSettled([follower.stop(), invalidation?.close(), query.close(), redis.quit(), metrics.shutdown()]);
+    await Promise.allSettled([
+      follower.stop(),
+      syncState.stop(),
+      invalidation?.close(),
+      query.close(),
+      redis.quit(),
+      metrics.shutdown(),
+    ]);
     await messaging.close().catch(() => {});
     await flushTelemetry();
     process.exit(0);

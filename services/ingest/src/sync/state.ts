@@ -1,5 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { SYNC_BUCKET, SourceSyncStatus } from '@cds/contracts';
 import { z } from 'zod';
 
 /**
@@ -13,7 +14,8 @@ import { z } from 'zod';
  *
  * The ingest side never reads the query side: "what is stored" is what ingest has published.
  */
-export const SYNC_BUCKET = 'CDS_SYNC_STATE';
+// The bucket's name and the per-source status are contracts with the gateway's GET /status.
+export { SYNC_BUCKET, SourceSyncStatus } from '@cds/contracts';
 
 export const SyncCursor = z.object({
   /** Newest observation date published for the series, YYYY-MM-DD. */
@@ -23,18 +25,6 @@ export const SyncCursor = z.object({
   updated_at: z.string(),
 });
 export type SyncCursor = z.infer<typeof SyncCursor>;
-
-export const SourceSyncStatus = z.object({
-  source: z.enum(['cftc', 'eia', 'nass']),
-  /** When the last run that completed every series ended (ISO); null before the first. */
-  last_success_at: z.string().nullable(),
-  /** Newest observation date across the source's series (YYYY-MM-DD); null before any data. */
-  newest_data_date: z.string().nullable(),
-  last_run_at: z.string(),
-  /** Why the last run failed (first failing series first); absent when it succeeded. */
-  last_error: z.string().optional(),
-});
-export type SourceSyncStatus = z.infer<typeof SourceSyncStatus>;
 
 export interface SyncStore {
   getCursor(source: string, series: string): Promise<SyncCursor | undefined>;

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { RequestId } from './primitives.ts';
+import { documented } from './registry.ts';
+
+/** The official sources `ingest sync` keeps up to date. */
+export const SYNC_SOURCE_NAMES = ['cftc', 'eia', 'nass'] as const;
+export const SyncSourceName = documented(z.enum(SYNC_SOURCE_NAMES), {
+  id: 'SyncSourceName',
+  description:
+    'An official source: `cftc` (CFTC Commitments of Traders), `eia` (U.S. Energy Information Administration), ' +
+    '`nass` (USDA National Agricultural Statistics Service).',
+});
+
+/**
+ * The NATS KV bucket where `ingest sync` keeps its state (docs/decisions.md): per-series cursors
+ * (`cursor.<source>.<series>`) and, under the keys `cftc`, `eia`, `nass`, each source's
+ * SourceSyncStatus, which the gateway follows to answer GET /status.
+ */
+export const SYNC_BUCKET = 'CDS_SYNC_STATE';
+
+/** A source's sync status as stored in SYNC_BUCKET under its name (written by ingest, read by the gateway). */
+export const SourceSyncStatus = z.object({
+  source: z.enum(SYNC_SOURCE_NAMES),
+  /** When the last run that completed every series ended (ISO); null before the first. */
+  last_success_at: z.string().nullable(),
+  /** Newest observation date across the source's series (YYYY-MM-DD); null before any data. */
+  newest_data_date: z.string().nullable(),
+  last_run_at: z.string(),
+  /** Why the last run failed (first failing series first); absent when it succeeded. */
+  last_error: z.string().optional(),
+});
+export type SourceSyncStatus = z.infer<typeof SourceSyncStatus>;
+
+const Instant = z.iso.datetime({ offset: true });
+/** A calendar date, YYYY-MM-DD (local copies of IsoDate so each field can carry its own description). */
+const Day = z.iso.date();
+
+export const ScheduledRelease = documented(
+  z.object({
+    report: z.string().min(1).max(200).meta({ description: 'The publication, e.g. "Commitments of Traders".' }),
+    at: Instant.meta({ description: 'When it is scheduled (RFC 3339, UTC).' }),
+    local_date: Day.meta({ description: 'Its date in America/New_York, where the publishers release.' }),
+    local_time: z
+      .string()
+      .regex(/^\d{2}:\d{2}$/)
+      .meta({ description: 'Its time in America/New_York, HH:MM.' }),
+    data_date: Day.meta({
+      description:
+        'The newest observation date the release carries: COT the Tuesday positions of its week, the EIA Weekly ' +
+        'Petroleum Status Report the week ending the Friday before, NASS quarter-end Grain Stocks the first of ' +
+        'their month.',
+    }),
+    shifted_by: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({ description: 'The federal holiday that moved the release from its usual day, when one did.' }),
+  }),
+  { id: 'ScheduledRelease', description: "A release on the publisher's schedule." },
+);
+
+export const SourceStatus = documented(
+  z.object({
+    source: SyncSourceName,
+    last_success_at: Instant.nullable().meta({
+      description: 'When the last sync that fetched every series of the source ended (RFC 3339); null if none has.',
+    }),
+    last_run_at: Instant.nullable().meta({
+      description: 'When the last sync of the source started; null if none ran.',
+    }),
+    last_run_failed: z.boolean().meta({
+      description: 'The last sync failed for at least one series (its data stays as it was; the next run retries).',
+    }),
+    newest_data_date: Day.nullable().meta({
+      description: 'The newest observation date synced from the source; null before any data.',
+    }),
+    last_due_release: ScheduledRelease,
+    next_release: ScheduledRelease,
+    late: z.boolean().meta({
+      description:
+        "The newest data date is older than the last due release's data date (or nothing was synced yet): the " +
+        'source missed a release or sync is not running.',
+    }),
+  }),
+  {
+    id: 'SourceStatus',
+    description:
+      'The freshness of one official source. `last_due_release` is the latest scheduled release whose time plus ' +
+      'a grace of 2 hours has passed (its data should be synced by now); `next_release` the next one.',
+  },
+);
+
+export const StatusResponse = documented(
+  z.object({
+    data: z.object({
+      demo: z.boolean().meta({
+        description:
+          'This deployment serves generated demonstration data (`npm start`) where no official source was synced; ' +
+          'such numbers carry `source: "demo"`.',
+      }),
+      sources: z.array(SourceStatus),
+    }),
+    meta: z.object({
+      request_id: RequestId,
+      generated_at: Instant.meta({ description: 'When this document was computed (RFC 3339).' }),
+    }),
+  }),
+  {
+    id: 'StatusResponse',
+    description: 'Per official source: the last successful sync, the newest data, the next release, and lateness.',
+  },
+);
+
+export type SyncSourceName = z.infer<typeof SyncSourceName>;
+export type ScheduledRelease = z.infer<typeof ScheduledRelease>;
+export type SourceStatus = z.infer<typeof SourceStatus>;
+export type StatusResponse = z.infer<typeof StatusResponse>;

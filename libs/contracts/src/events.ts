@@ -27,6 +27,24 @@ function envelope<T extends string, D extends z.ZodType>(type: T, data: D) {
 // --- data events ----------------------------------------------------------------------------------
 
 /** A commodity of the curated catalog (ids, names, contract facts), as ingest publishes it. */
+/**
+ * Where a series or a COT report came from, as served in `source`: `cftc:<format>:<contract market
+ * code>` (e.g. `cftc:legacy:067651`), `eia:<series id>` (e.g. `eia:RWTC`), `nass:<data item>`, or
+ * `demo` for generated data.
+ */
+export const ProvenanceSource = z.string().min(1).max(200);
+
+/** The official identifiers of a commodity, so a user can look any number up at its source. */
+export const CatalogIdentifiers = z.strictObject({
+  /** CFTC_Contract_Market_Code values of its COT reports. */
+  cftc_contract_codes: z.array(z.string().min(1).max(20)).max(20),
+  /** EIA API v2 `series` facet ids. */
+  eia_series: z.array(z.string().min(1).max(40)).max(50),
+  /** USDA NASS Quick Stats data items (`short_desc`). */
+  nass_items: z.array(z.string().min(1).max(200)).max(50),
+});
+export type CatalogIdentifiers = z.infer<typeof CatalogIdentifiers>;
+
 export const CatalogEntry = z.strictObject({
   id: CommodityId,
   name: z.string().min(1).max(200),
@@ -37,6 +55,8 @@ export const CatalogEntry = z.strictObject({
   description: z.string().max(4000).optional(),
   contract_size: z.string().max(200).optional(),
   tick_size: z.number().positive().optional(),
+  /** Optional (events before provenance lack it). */
+  identifiers: CatalogIdentifiers.optional(),
 });
 export type CatalogEntry = z.infer<typeof CatalogEntry>;
 
@@ -108,6 +128,8 @@ export const SeriesPointsBatch = z
     series_type: SeriesType,
     frequency: Frequency,
     unit: z.string().min(1).max(40).optional(),
+    /** Provenance of every point of the batch (optional: events before provenance lack it). */
+    source: ProvenanceSource.optional(),
     period: Period,
     points: z.array(SeriesPointRecord).min(1).max(MAX_POINTS_PER_EVENT),
   })
@@ -163,6 +185,8 @@ export const CotReportsBatch = z.discriminatedUnion('format', [
     .strictObject({
       commodity_id: CommodityId,
       format: z.literal('legacy'),
+      /** Provenance of every report of the batch (optional: events before provenance lack it). */
+      source: ProvenanceSource.optional(),
       reports: z.array(LegacyCotRecord).min(1).max(MAX_REPORTS_PER_EVENT),
     })
     .superRefine(checkUniqueReportDates),
@@ -170,6 +194,7 @@ export const CotReportsBatch = z.discriminatedUnion('format', [
     .strictObject({
       commodity_id: CommodityId,
       format: z.literal('disaggregated'),
+      source: ProvenanceSource.optional(),
       reports: z.array(DisaggregatedCotRecord).min(1).max(MAX_REPORTS_PER_EVENT),
     })
     .superRefine(checkUniqueReportDates),

@@ -14,6 +14,50 @@ import {
 
 const nonNegativeInt = z.int().min(0);
 
+/**
+ * Provenance fields, optional beside the spec's: where the numbers came from and when the newest
+ * of them was ingested.
+ */
+const provenance = {
+  source: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({
+      description:
+        'Where the numbers come from: `cftc:<format>:<CFTC contract market code>` (e.g. `cftc:legacy:067651`), ' +
+        '`eia:<EIA series id>` (e.g. `eia:RWTC`), `nass:<USDA NASS Quick Stats data item>`, or `demo` for ' +
+        'generated demonstration data that comes from no official source. Absent when unknown.',
+    }),
+  last_updated: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({
+      description:
+        'When the newest of these numbers was ingested by this service (RFC 3339), not when the source published ' +
+        'them. Absent when unknown.',
+    }),
+};
+
+export const CommodityIdentifiers = documented(
+  z.object({
+    cftc_contract_codes: z.array(z.string()).meta({
+      description: "CFTC contract market codes (CFTC_Contract_Market_Code) of the commodity's COT reports.",
+    }),
+    eia_series: z.array(z.string()).meta({ description: 'EIA API v2 series ids (the `series` facet), e.g. RWTC.' }),
+    nass_items: z.array(z.string()).meta({
+      description: 'USDA NASS Quick Stats data items (`short_desc`), e.g. "CORN, GRAIN - PRODUCTION, MEASURED IN BU".',
+    }),
+  }),
+  {
+    id: 'CommodityIdentifiers',
+    description:
+      "The commodity's identifiers at its official sources, so any number can be checked against the source a " +
+      '`source` field names.',
+  },
+);
+
 export const CommoditySummary = documented(
   z.object({
     id: CommodityId,
@@ -33,6 +77,7 @@ export const SeriesDescriptor = documented(
       frequency: Frequency,
       first_date: IsoDate,
       last_date: IsoDate,
+      ...provenance,
     })
     .refine((d) => d.first_date <= d.last_date, {
       message: 'first_date must not be after last_date',
@@ -47,6 +92,7 @@ export const CommodityDetail = documented(
     contract_size: z.string().max(200).optional(),
     tick_size: z.number().positive().optional(),
     available_series: z.array(SeriesDescriptor).optional(),
+    identifiers: CommodityIdentifiers.optional(),
   }),
   { id: 'CommodityDetail', description: 'A commodity with contract details and every series it offers.' },
 );
@@ -78,6 +124,7 @@ export const SeriesMeta = documented(
     transform: Transform,
     count: nonNegativeInt,
     request_id: RequestId,
+    ...provenance,
   }),
   { id: 'SeriesMeta', description: 'Metadata of a series response.' },
 );
@@ -116,6 +163,7 @@ const reportBase = {
   commodity: CommodityId,
   exchange: z.string().min(1).max(20).optional(),
   open_interest: nonNegativeInt,
+  ...provenance,
 };
 
 /** A legacy report carries exactly commercial, non_commercial and non_reportable. */
@@ -184,6 +232,7 @@ export const CotResponse = documented(z.object({ data: z.array(CotReport), meta:
 
 export type CommoditySummary = z.infer<typeof CommoditySummary>;
 export type CommodityDetail = z.infer<typeof CommodityDetail>;
+export type CommodityIdentifiers = z.infer<typeof CommodityIdentifiers>;
 export type SeriesDescriptor = z.infer<typeof SeriesDescriptor>;
 export type TimeSeriesPoint = z.infer<typeof TimeSeriesPoint>;
 export type SeriesMeta = z.infer<typeof SeriesMeta>;

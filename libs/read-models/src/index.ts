@@ -69,6 +69,17 @@ export interface StoredSeriesDescriptor {
   first_date: string;
   last_date: string;
   unit?: string;
+  /** Provenance of the series (`eia:RWTC`, `cftc:legacy:067651`, `demo`...), from its newest event. */
+  source?: string;
+  /** Latest `occurred_at` (ingest time) of the events that carried data of the series. */
+  last_updated?: string;
+}
+
+/** A commodity's official identifiers (the catalog entry's `identifiers`). */
+export interface StoredIdentifiers {
+  cftc_contract_codes: string[];
+  eia_series: string[];
+  nass_items: string[];
 }
 
 /** catalog: one document per commodity; `_id` is the commodity id. */
@@ -83,6 +94,7 @@ export interface CatalogDoc {
   description?: string;
   contract_size?: string;
   tick_size?: number;
+  identifiers?: StoredIdentifiers;
   /** Known only once a catalog event arrived; series may arrive first (then name etc. are absent). */
   listed: boolean;
   series: Record<string, StoredSeriesDescriptor>;
@@ -115,6 +127,10 @@ export interface SeriesBucketDoc {
   last_date: string;
   count: number;
   points: StoredPoint[];
+  /** Provenance of the bucket's points, from its newest event (absent when the events carry none). */
+  source?: string;
+  /** Latest `occurred_at` of the events that carried points of this bucket. */
+  last_updated?: string;
   _meta: ProjectionMeta;
 }
 
@@ -135,6 +151,10 @@ export interface StoredCotReport {
   exchange?: string;
   open_interest: number;
   groups: Record<string, StoredGroup>;
+  /** Provenance of the report (`cftc:legacy:067651`, `demo`), from the event that wrote it. */
+  source?: string;
+  /** `occurred_at` (ingest time) of the event that wrote the report. */
+  last_updated?: string;
 }
 
 /**

@@ -615,6 +615,12 @@ function build(def: Def): CommodityDefinition {
     description: def.description,
     contract_size: def.contract_size,
     tick_size: def.tick_size,
+    // published with the entry, so the API can list where each number can be checked
+    identifiers: {
+      cftc_contract_codes: def.cftc,
+      eia_series: (def.eia ?? []).map((s) => s.id),
+      nass_items: (def.nass?.items ?? []).map((i) => i.short_desc),
+    },
   });
   return {
     entry,

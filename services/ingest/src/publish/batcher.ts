@@ -16,6 +16,8 @@ export interface SeriesBatch {
   series_type: SeriesType;
   frequency: Frequency;
   unit?: string;
+  /** Provenance of every point (`eia:RWTC`, `nass:<data item>`, `demo`). */
+  source?: string;
   period: string;
   /** Sorted by date, one point per date. */
   points: SeriesPointRecord[];
@@ -23,8 +25,15 @@ export interface SeriesBatch {
 
 /** A batch of COT reports of one commodity, format and year; sorted by report_date, one per date. */
 export type CotBatch =
-  | { kind: 'cot'; commodity_id: string; format: 'legacy'; period: string; reports: LegacyCotRecord[] }
-  | { kind: 'cot'; commodity_id: string; format: 'disaggregated'; period: string; reports: DisaggregatedCotRecord[] };
+  | { kind: 'cot'; commodity_id: string; format: 'legacy'; source?: string; period: string; reports: LegacyCotRecord[] }
+  | {
+      kind: 'cot';
+      commodity_id: string;
+      format: 'disaggregated';
+      source?: string;
+      period: string;
+      reports: DisaggregatedCotRecord[];
+    };
 
 export type Batch = SeriesBatch | CotBatch;
 
@@ -62,8 +71,8 @@ interface Group {
 export const DEFAULT_BATCH_BUDGET = 50_000;
 
 /**
- * Groups records into event-sized batches: series by (commodity, type, frequency, unit, year),
- * COT by (commodity, format, year). Inputs interleave groups (CFTC files mix markets, EIA is
+ * Groups records into event-sized batches: series by (commodity, type, frequency, unit, source,
+ * year), COT by (commodity, format, source, year). Inputs interleave groups (CFTC files mix markets, EIA is
  * newest first), so groups stay open until the memory budget forces the oldest out or the input
  * ends. Everything here depends only on the input order and the options, so the same input always
  * yields the same batches (and therefore the same event ids).
@@ -90,6 +99,7 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
         series_type: it.series_type,
         frequency: it.frequency,
         ...(it.unit !== undefined ? { unit: it.unit } : {}),
+        ...(it.source !== undefined ? { source: it.source } : {}),
         period: g.period,
         points: records as SeriesPointRecord[],
       };
@@ -99,6 +109,7 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
           kind: 'cot',
           commodity_id: it.commodity_id,
           format: 'legacy',
+          ...(it.source !== undefined ? { source: it.source } : {}),
           period: g.period,
           reports: records as LegacyCotRecord[],
         }
@@ -106,6 +117,7 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
           kind: 'cot',
           commodity_id: it.commodity_id,
           format: 'disaggregated',
+          ...(it.source !== undefined ? { source: it.source } : {}),
           period: g.period,
           reports: records as DisaggregatedCotRecord[],
         };
@@ -129,8 +141,8 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
       const period = date.slice(0, 4);
       const key =
         item.kind === 'series'
-          ? `s\u0000${item.commodity_id}\u0000${item.series_type}\u0000${item.frequency}\u0000${item.unit ?? ''}\u0000${period}`
-          : `c\u0000${item.commodity_id}\u0000${item.format}\u0000${period}`;
+          ? `s\u0000${item.commodity_id}\u0000${item.series_type}\u0000${item.frequency}\u0000${item.unit ?? ''}\u0000${item.source ?? ''}\u0000${period}`
+          : `c\u0000${item.commodity_id}\u0000${item.format}\u0000${item.source ?? ''}\u0000${period}`;
       let g = groups.get(key);
       if (g === undefined) {
         g = { item, period, touched: 0, records: new Map() };

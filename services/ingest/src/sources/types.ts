@@ -20,12 +20,27 @@ export interface SeriesItem {
   series_type: SeriesType;
   frequency: Frequency;
   unit?: string;
+  /** Provenance published with the point's batch: `eia:<series id>`, `nass:<data item>`, `demo`. */
+  source?: string;
   point: SeriesPointRecord;
 }
 
+/** A COT record; `source` is its provenance (`cftc:<format>:<contract code>` or `demo`). */
 export type CotItem =
-  | { kind: 'cot'; commodity_id: string; format: Extract<CotFormat, 'legacy'>; record: LegacyCotRecord }
-  | { kind: 'cot'; commodity_id: string; format: Extract<CotFormat, 'disaggregated'>; record: DisaggregatedCotRecord };
+  | {
+      kind: 'cot';
+      commodity_id: string;
+      format: Extract<CotFormat, 'legacy'>;
+      source?: string;
+      record: LegacyCotRecord;
+    }
+  | {
+      kind: 'cot';
+      commodity_id: string;
+      format: Extract<CotFormat, 'disaggregated'>;
+      source?: string;
+      record: DisaggregatedCotRecord;
+    };
 
 export interface RejectedItem {
   kind: 'rejected';

@@ -65,3 +65,36 @@ export function defined<T extends Record<string, unknown>>(obj: T): { [K in keyo
   for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = v;
   return out as { [K in keyof T]: Exclude<T[K], undefined> };
 }
+
+/**
+ * The provenance of an event's data: the batch's `source` (`eia:RWTC`, `cftc:legacy:067651`,
+ * `demo`...), or for events published before batches carried one, `demo` when the envelope says
+ * the demo generator made it. A COT report without either is attributed by its contract code (see
+ * `cotReportSource`). Undefined when nothing says.
+ */
+export function sourceOf(event: DataEvent): string | undefined {
+  if (event.type === 'catalog.commodity.upserted') return undefined;
+  if (event.data.source !== undefined) return event.data.source;
+  return event.source === 'demo' ? 'demo' : undefined;
+}
+
+/** The provenance of one COT report of an event: the event's, else `cftc:<format>:<contract code>`. */
+export function cotReportSource(
+  event: DataEvent & { type: 'cot.reports.recorded' },
+  report: { contract_code?: string | undefined },
+): string | undefined {
+  const source = sourceOf(event);
+  if (source !== undefined) return source;
+  return report.contract_code === undefined ? undefined : `cftc:${event.data.format}:${report.contract_code}`;
+}
+
+/** The later of two RFC 3339 instants (either may be absent); compared as instants, not as text. */
+export function laterInstant(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  const ta = Date.parse(a);
+  const tb = Date.parse(b);
+  if (ta !== tb) return ta > tb ? a : b;
+  // the same instant written two ways: pick one by text, so the result does not depend on order
+  return a >= b ? a : b;
+}

@@ -23,38 +23,54 @@ export function commodityUpserted(id: string, name = `Name of ${id}`): Commodity
 export function seriesRecorded(
   commodityId: string,
   points: [date: string, value: number][],
-  opts: { type?: SeriesPointsRecorded['data']['series_type']; period?: string; unit?: string } = {},
+  opts: {
+    type?: SeriesPointsRecorded['data']['series_type'];
+    period?: string;
+    unit?: string;
+    /** The batch's provenance (`data.source`). */
+    source?: string;
+    /** Envelope `source` (default 'test'). */
+    envelopeSource?: string;
+    occurredAt?: string;
+  } = {},
 ): SeriesPointsRecorded {
   const period = opts.period ?? points[0]![0].slice(0, 4);
   return {
-    id: deterministicEventId('series.points.recorded', commodityId, JSON.stringify(points)),
+    id: deterministicEventId('series.points.recorded', commodityId, JSON.stringify(points), opts.source ?? ''),
     type: 'series.points.recorded',
     version: 1,
-    occurred_at: at,
-    source: 'test',
+    occurred_at: opts.occurredAt ?? at,
+    source: opts.envelopeSource ?? 'test',
     data: {
       commodity_id: commodityId,
       series_type: opts.type ?? 'price',
       frequency: 'daily',
       period,
       ...(opts.unit !== undefined ? { unit: opts.unit } : {}),
+      ...(opts.source !== undefined ? { source: opts.source } : {}),
       points: points.map(([date, value]) => ({ date, value })),
     },
   };
 }
 
-export function cotRecorded(commodityId: string, reports: [date: string, openInterest: number][]): CotReportsRecorded {
+export function cotRecorded(
+  commodityId: string,
+  reports: [date: string, openInterest: number][],
+  opts: { source?: string; envelopeSource?: string; occurredAt?: string; contractCode?: string } = {},
+): CotReportsRecorded {
   return {
-    id: deterministicEventId('cot.reports.recorded', commodityId, JSON.stringify(reports)),
+    id: deterministicEventId('cot.reports.recorded', commodityId, JSON.stringify(reports), opts.source ?? ''),
     type: 'cot.reports.recorded',
     version: 1,
-    occurred_at: at,
-    source: 'test',
+    occurred_at: opts.occurredAt ?? at,
+    source: opts.envelopeSource ?? 'test',
     data: {
       commodity_id: commodityId,
       format: 'legacy',
+      ...(opts.source !== undefined ? { source: opts.source } : {}),
       reports: reports.map(([report_date, open_interest]) => ({
         report_date,
+        ...(opts.contractCode !== undefined ? { contract_code: opts.contractCode } : {}),
         open_interest,
         commercial: { long: open_interest, short: 1 },
         non_commercial: { long: 2, short: 3, spreading: 4 },

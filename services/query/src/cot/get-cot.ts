@@ -3,7 +3,7 @@ import { NotFoundError } from '@cds/http';
 import type { CotDoc, StoredGroup } from '@cds/read-models';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toCachedBody } from '@cds/response-cache';
-import { requireCommodity } from '../detail/get-commodity.ts';
+import { provenanceOf, requireCommodity } from '../detail/get-commodity.ts';
 import { cacheKey, paginationMeta, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
 
 function plain(g: StoredGroup | undefined) {
@@ -28,6 +28,7 @@ export function toCotReport(doc: CotDoc): CotReport {
     report_date: doc.report_date,
     commodity: doc.commodity_id,
     ...(doc.exchange === undefined ? {} : { exchange: doc.exchange }),
+    ...provenanceOf(doc),
   };
   const g = doc.groups ?? {};
   if (doc.format === 'legacy') {

@@ -16,8 +16,25 @@ const NoQuery = z.strictObject({});
 export function availableSeries(doc: Pick<CatalogDoc, 'series'>): SeriesDescriptor[] {
   return Object.values(doc.series ?? {})
     .filter((d) => KNOWN_TYPES.has(d.type))
-    .map((d) => ({ type: d.type, frequency: d.frequency, first_date: d.first_date, last_date: d.last_date }))
+    .map((d) => ({
+      type: d.type,
+      frequency: d.frequency,
+      first_date: d.first_date,
+      last_date: d.last_date,
+      ...provenanceOf(d),
+    }))
     .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+}
+
+/** The optional provenance fields of a stored descriptor or report, as served. */
+export function provenanceOf(d: { source?: string | undefined; last_updated?: string | undefined }): {
+  source?: string;
+  last_updated?: string;
+} {
+  return {
+    ...(d.source === undefined ? {} : { source: d.source }),
+    ...(d.last_updated === undefined ? {} : { last_updated: d.last_updated }),
+  };
 }
 
 export function toDetail(doc: CatalogDoc): CommodityDetail {
@@ -26,6 +43,13 @@ export function toDetail(doc: CatalogDoc): CommodityDetail {
   if (doc.contract_size !== undefined) out.contract_size = doc.contract_size;
   if (doc.tick_size !== undefined) out.tick_size = doc.tick_size;
   out.available_series = availableSeries(doc);
+  if (doc.identifiers !== undefined) {
+    out.identifiers = {
+      cftc_contract_codes: doc.identifiers.cftc_contract_codes ?? [],
+      eia_series: doc.identifiers.eia_series ?? [],
+      nass_items: doc.identifiers.nass_items ?? [],
+    };
+  }
   return out;
 }
 

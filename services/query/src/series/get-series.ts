@@ -3,7 +3,7 @@ import { InvalidParameterError, NotFoundError } from '@cds/http';
 import type { StoredPoint } from '@cds/read-models';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toCachedBody, type CachedBody } from '@cds/response-cache';
-import { requireCommodity } from '../detail/get-commodity.ts';
+import { provenanceOf, requireCommodity } from '../detail/get-commodity.ts';
 import { cacheKey, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
 import type { SeriesBucket } from '../repository/repository.ts';
 import { computeSeries, isFinerThan } from './compute.ts';
@@ -141,6 +141,10 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Prom
     ...(unit === undefined ? {} : { unit }),
     transform: r.transform,
     count: data.length,
+    // the series' provenance (its catalog descriptor): the source of its newest data and when
+    // the newest data was ingested, whatever range was asked for
+    ...provenanceOf(descriptor),
+    // last: the cached body ends with it (see toCachedBody)
     request_id: '',
   };
   return toCachedBody({ data, meta });

@@ -50,8 +50,8 @@ export function buildCotItem(
 
   const where = { file: ctx.file, line: ctx.line, ...(ctx.stats ? { stats: ctx.stats } : {}) };
   return format === 'legacy'
-    ? legacyCotItem(commodity.entry.id, record, where)
-    : disaggregatedCotItem(commodity.entry.id, record, where);
+    ? legacyCotItem(commodity.entry.id, record, where, `cftc:legacy:${code}`)
+    : disaggregatedCotItem(commodity.entry.id, record, where, `cftc:disaggregated:${code}`);
 }
 
 /** Each position field split once into its group and side ('commercial.long' → commercial, long). */

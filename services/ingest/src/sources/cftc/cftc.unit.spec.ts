@@ -248,6 +248,7 @@ describe('CFTC public reporting (Socrata) JSON', () => {
         kind: 'cot',
         commodity_id: 'CRUDE_OIL_WTI',
         format: 'legacy',
+        source: 'cftc:legacy:067651',
         record: {
           report_date: '2025-01-07',
           exchange: 'NYMEX',

@@ -38,6 +38,7 @@ export function seriesItem(
   unit: string | undefined,
   point: unknown,
   where: { file: string; line: number; stats?: ParseStats },
+  source?: string,
 ): SeriesItem | RejectedItem {
   const parsed = fastSeriesPointRecord.safeParse(point);
   if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
@@ -48,20 +49,28 @@ export function seriesItem(
     series_type,
     frequency,
     ...(unit ? { unit } : {}),
+    ...(source !== undefined ? { source } : {}),
     point: parsed.data,
   };
 }
 
-/** Validates a legacy COT record. */
+/** Validates a legacy COT record; `source` is its provenance, e.g. `cftc:legacy:067651`. */
 export function legacyCotItem(
   commodity_id: string,
   record: unknown,
   where: { file: string; line: number; stats?: ParseStats },
+  source?: string,
 ): CotItem | RejectedItem {
   const parsed = fastLegacyCotRecord.safeParse(record);
   if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
   if (where.stats) where.stats.emitted++;
-  return { kind: 'cot', commodity_id, format: 'legacy', record: parsed.data };
+  return {
+    kind: 'cot',
+    commodity_id,
+    format: 'legacy',
+    ...(source !== undefined ? { source } : {}),
+    record: parsed.data,
+  };
 }
 
 /** Validates a disaggregated COT record. */
@@ -69,9 +78,16 @@ export function disaggregatedCotItem(
   commodity_id: string,
   record: unknown,
   where: { file: string; line: number; stats?: ParseStats },
+  source?: string,
 ): CotItem | RejectedItem {
   const parsed = fastDisaggregatedCotRecord.safeParse(record);
   if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
   if (where.stats) where.stats.emitted++;
-  return { kind: 'cot', commodity_id, format: 'disaggregated', record: parsed.data };
+  return {
+    kind: 'cot',
+    commodity_id,
+    format: 'disaggregated',
+    ...(source !== undefined ? { source } : {}),
+    record: parsed.data,
+  };
 }

@@ -2,6 +2,7 @@ import type { Frequency, SeriesType } from '@cds/contracts';
 import { CATALOG, type CatalogIndex, type CommodityDefinition } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { disaggregatedCotItem, legacyCotItem, seriesItem } from '../common/records.ts';
+import { cotReportDateOfWeek, endOfEasternDay, lastReleasedCotDate } from './cot-dates.ts';
 import { createRandom, hashSeed } from './prng.ts';
 
 export interface DemoOptions {
@@ -20,12 +21,20 @@ export interface DemoOptions {
    * and zod costs about four times the generation itself; the publisher validates batches again).
    */
   validate?: boolean;
-  /** Clock for the default `today`. */
+  /** Clock for the default `today` and the COT cut-off. */
   now?: () => Date;
+  /**
+   * The instant whose last CFTC release bounds the COT reports (no demo report is dated after the
+   * report date of the last release that had happened by then). Default: the clock's now, or the
+   * end of `today` in New York when `today` is given.
+   */
+  cotAsOf?: Date;
 }
 
 const DAY_MS = 86_400_000;
 const FILE = 'demo';
+/** The provenance of everything the generator makes: served as `source: "demo"`. */
+export const DEMO_SOURCE = 'demo';
 
 function isoOfDay(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
@@ -54,11 +63,32 @@ export function demoRange(options: Pick<DemoOptions, 'today' | 'years' | 'now'> 
 }
 
 /**
- * Deterministic demo data for the catalog (same seed, years and `today` give the same items):
- * weekday daily prices as a mean-reverting random walk in the contract's ticks (low <= open,
- * close <= high), daily volume and open interest, Tuesday COT reports in both formats whose
- * groups add up to the open interest, and each commodity's fundamentals at their frequency
- * (weekly on Fridays, monthly at month end, annual on YYYY-12-31 published as monthly).
+ * The report dates of the demo's COT: one a week, dated like the CFTC's (the Tuesday, or the Monday
+ * when the Tuesday is a federal holiday), from `start` up to the report date of the last CFTC
+ * release that had happened at the cut-off (see DemoOptions.cotAsOf), never later.
+ */
+export function demoCotDates(options: Pick<DemoOptions, 'today' | 'years' | 'now' | 'cotAsOf'> = {}): string[] {
+  const { start, end } = demoRange(options);
+  const asOf =
+    options.cotAsOf ??
+    (options.today !== undefined ? endOfEasternDay(options.today) : (options.now ?? (() => new Date()))());
+  const lastReleased = lastReleasedCotDate(asOf);
+  const last = lastReleased < end ? lastReleased : end;
+  const out: string[] = [];
+  for (let d = dayOfIso(start); d <= dayOfIso(last); d += 1) {
+    const iso = isoOfDay(d);
+    if (cotReportDateOfWeek(iso) === iso) out.push(iso);
+  }
+  return out;
+}
+
+/**
+ * Deterministic demo data for the catalog (same seed, years and `today` give the same items),
+ * every item marked `source: "demo"`: weekday daily prices as a mean-reverting random walk in the
+ * contract's ticks (low <= open, close <= high), daily volume and open interest, weekly COT reports
+ * in both formats dated like the CFTC's (see demoCotDates) whose groups add up to the open
+ * interest, and each commodity's fundamentals at their frequency (weekly on Fridays, monthly at
+ * month end, annual on YYYY-12-31 published as monthly).
  * A synchronous generator, to keep the per-item cost small; see generateDemo for the async form.
  */
 export function* generateDemoItems(options: DemoOptions = {}): Generator<SourceItem> {
@@ -72,11 +102,12 @@ export function* generateDemoItems(options: DemoOptions = {}): Generator<SourceI
     const dow = (d + 4) % 7; // 1970-01-01 was a Thursday (4)
     if (dow !== 0 && dow !== 6) days.push({ iso: isoOfDay(d), dow });
   }
+  const cotDates: ReadonlySet<string> = new Set(demoCotDates(options));
   const ids = options.commodities ?? catalog.commodities.map((c) => c.entry.id);
   for (const id of ids) {
     const c = catalog.byId(id);
     if (!c) throw new Error(`demo: unknown commodity "${id}"`);
-    yield* commodityItems(c, days, first, last, options);
+    yield* commodityItems(c, days, cotDates, first, last, options);
   }
 }
 
@@ -93,6 +124,7 @@ export async function* generateDemo(options: DemoOptions = {}): AsyncGenerator<S
 function* commodityItems(
   c: CommodityDefinition,
   days: readonly { iso: string; dow: number }[],
+  cotDates: ReadonlySet<string>,
   first: number,
   last: number,
   options: DemoOptions,
@@ -121,13 +153,14 @@ function* commodityItems(
     point: Record<string, number | string>,
   ) => {
     where.line = ++line;
-    if (validate) return seriesItem(id, type, frequency, u, point, where);
+    if (validate) return seriesItem(id, type, frequency, u, point, where, DEMO_SOURCE);
     return {
       kind: 'series' as const,
       commodity_id: id,
       series_type: type,
       frequency,
       ...(u ? { unit: u } : {}),
+      source: DEMO_SOURCE,
       point: point as never,
     };
   };
@@ -156,8 +189,8 @@ function* commodityItems(
     yield series('volume', 'daily', 'contracts', { date: day.iso, value: volume });
     yield series('open_interest', 'daily', 'contracts', { date: day.iso, value: oi });
 
-    if (day.dow === 2) {
-      // --- weekly COT on Tuesdays, both formats, built from the same open interest
+    if (cotDates.has(day.iso)) {
+      // --- weekly COT (Tuesdays, up to the last release), both formats, from the same open interest
       const f = (base: number, swing: number) =>
         Math.round(oi * Math.max(0.005, base + swing * sentiment + 0.01 * rnd.normal()));
       const nrLong = f(0.07, 0);
@@ -198,12 +231,12 @@ function* commodityItems(
       };
       where.line = ++line;
       yield validate
-        ? legacyCotItem(id, legacy, where)
-        : { kind: 'cot', commodity_id: id, format: 'legacy', record: legacy };
+        ? legacyCotItem(id, legacy, where, DEMO_SOURCE)
+        : { kind: 'cot', commodity_id: id, format: 'legacy', source: DEMO_SOURCE, record: legacy };
       where.line = ++line;
       yield validate
-        ? disaggregatedCotItem(id, disaggregated, where)
-        : { kind: 'cot', commodity_id: id, format: 'disaggregated', record: disaggregated };
+        ? disaggregatedCotItem(id, disaggregated, where, DEMO_SOURCE)
+        : { kind: 'cot', commodity_id: id, format: 'disaggregated', source: DEMO_SOURCE, record: disaggregated };
     }
   }
 

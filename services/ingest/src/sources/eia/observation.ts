@@ -38,5 +38,6 @@ export function eiaObservation(o: {
     series.unit,
     { date, value: cell.value },
     { file: o.file, line: o.line, ...(o.stats ? { stats: o.stats } : {}) },
+    `eia:${series.id}`,
   );
 }

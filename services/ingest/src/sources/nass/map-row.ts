@@ -99,5 +99,6 @@ export function mapNassRow(
       line: ctx.line,
       ...(stats ? { stats } : {}),
     },
+    `nass:${item.short_desc}`,
   );
 }

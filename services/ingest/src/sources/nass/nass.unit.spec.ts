@@ -50,6 +50,7 @@ describe('NASS Quick Stats CSV (real excerpts)', () => {
         series_type: 'yield',
         frequency: 'monthly',
         unit: 'bu/acre',
+        source: 'nass:CORN, GRAIN - YIELD, MEASURED IN BU / ACRE',
         point: { date: `${cells[1]}-12-31`, value: Number(cells[19]) },
       },
     ]);
@@ -73,6 +74,7 @@ describe('NASS Quick Stats CSV (real excerpts)', () => {
         series_type: 'planted_acres',
         frequency: 'monthly',
         unit: 'acres',
+        source: 'nass:SOYBEANS - ACRES PLANTED',
         point: { date: '2023-12-31', value: 11100 },
       },
     ]);
@@ -165,6 +167,7 @@ describe('NASS Quick Stats API JSON (real response)', () => {
         series_type: 'yield',
         frequency: 'monthly',
         unit: 'bu/acre',
+        source: 'nass:CORN, GRAIN, IRRIGATED, ENTIRE CROP - YIELD, MEASURED IN BU / ACRE',
         point: { date: `${raw.year}-12-31`, value: Number(raw.Value) },
       },
     ]);

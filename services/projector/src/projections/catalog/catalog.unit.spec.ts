@@ -13,7 +13,7 @@ describe('catalog projection', () => {
       category: 'energy',
       unit: 'USD/bbl',
       series: {},
-      _meta: { position: 1, version: 1, parts: { entry: 1 } },
+      _meta: { position: 1, version: 2, parts: { entry: 1 } },
     });
   });
 

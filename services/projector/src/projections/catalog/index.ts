@@ -1,6 +1,6 @@
 import type { CatalogEntry, DataEvent } from '@cds/contracts';
 import type { CatalogDoc, StoredSeriesDescriptor } from '@cds/read-models';
-import { commodityOf, nextMeta, type Projection } from '../types.ts';
+import { commodityOf, cotReportSource, laterInstant, nextMeta, sourceOf, type Projection } from '../types.ts';
 
 /**
  * The stored catalog document. Series may arrive before the commodity's catalog event; until
@@ -19,6 +19,7 @@ const ENTRY_FIELDS = [
   'description',
   'contract_size',
   'tick_size',
+  'identifiers',
 ] as const satisfies readonly (keyof CatalogEntry)[];
 
 function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeriesDescriptor } | undefined {
@@ -31,15 +32,26 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
       last_date: dates.at(-1) ?? '',
     };
     if (event.data.unit !== undefined) d.unit = event.data.unit;
+    const source = sourceOf(event);
+    if (source !== undefined) d.source = source;
+    d.last_updated = event.occurred_at;
     return { key: event.data.series_type, descriptor: d };
   }
   if (event.type === 'cot.reports.recorded') {
     const dates = event.data.reports.map((r) => r.report_date).sort();
     const type = event.data.format === 'legacy' ? 'cot_legacy' : 'cot_disaggregated';
-    return {
-      key: type,
-      descriptor: { type, frequency: 'weekly', first_date: dates[0] ?? '', last_date: dates.at(-1) ?? '' },
+    const d: StoredSeriesDescriptor = {
+      type,
+      frequency: 'weekly',
+      first_date: dates[0] ?? '',
+      last_date: dates.at(-1) ?? '',
+      last_updated: event.occurred_at,
     };
+    // the source of the batch's newest report (a batch holds one commodity's reports of one year)
+    const newest = [...event.data.reports].sort((a, b) => (a.report_date < b.report_date ? 1 : -1))[0];
+    const source = newest === undefined ? undefined : cotReportSource(event, newest);
+    if (source !== undefined) d.source = source;
+    return { key: type, descriptor: d };
   }
   return undefined;
 }
@@ -47,11 +59,14 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
 /**
  * catalog: one document per commodity. Entry fields are last-writer-wins on the stream position
  * (`_meta.parts.entry`); each series descriptor keeps the min first_date and max last_date seen
- * (points are never deleted), and its frequency/unit are last-writer-wins (`_meta.parts["series:<type>"]`).
+ * (points are never deleted), and its frequency/unit/source are last-writer-wins
+ * (`_meta.parts["series:<type>"]`); its `last_updated` is the latest `occurred_at` of the events
+ * that carried data of the series (a max, so replay and order change nothing).
  */
 export const catalogProjection: Projection<CatalogState> = {
   name: 'catalog',
-  version: 1,
+  // 2: descriptors carry source and last_updated; entries carry identifiers.
+  version: 2,
   handles: ['catalog.commodity.upserted', 'series.points.recorded', 'cot.reports.recorded'],
   // Descriptors need series and cot events too, i.e. the whole data stream.
   filterSubject: 'cds.data.>',
@@ -60,7 +75,7 @@ export const catalogProjection: Projection<CatalogState> = {
   },
   commodityOf,
   initial(id) {
-    return { _id: id, id, listed: false, series: {}, _meta: { position: 0, version: 1, parts: {} } };
+    return { _id: id, id, listed: false, series: {}, _meta: { position: 0, version: 2, parts: {} } };
   },
   evolve(doc, event: DataEvent, position) {
     const parts: Record<string, number> = { ...doc._meta.parts };
@@ -96,6 +111,9 @@ export const catalogProjection: Projection<CatalogState> = {
         last_date: descriptor.last_date > old.last_date ? descriptor.last_date : old.last_date,
       };
       if (attrs.unit !== undefined) merged.unit = attrs.unit;
+      if (attrs.source !== undefined) merged.source = attrs.source;
+      const lastUpdated = laterInstant(old.last_updated, descriptor.last_updated);
+      if (lastUpdated !== undefined) merged.last_updated = lastUpdated;
     }
     parts[part] = Math.max(parts[part] ?? 0, position);
     if (doc._meta.position >= position && old !== undefined && sameDescriptor(old, merged)) return doc;
@@ -113,6 +131,8 @@ function sameDescriptor(a: StoredSeriesDescriptor, b: StoredSeriesDescriptor): b
     a.frequency === b.frequency &&
     a.first_date === b.first_date &&
     a.last_date === b.last_date &&
-    a.unit === b.unit
+    a.unit === b.unit &&
+    a.source === b.source &&
+    a.last_updated === b.last_updated
   );
 }

@@ -30,6 +30,7 @@ describe('cot projection', () => {
             non_commercial: { long: 2, short: 3, spreading: 4 },
             non_reportable: { long: 5, short: 6 },
           },
+          last_updated: '2024-06-01T00:00:00Z',
         },
         {
           report_date: '2024-01-09',
@@ -39,9 +40,10 @@ describe('cot projection', () => {
             non_commercial: { long: 2, short: 3, spreading: 4 },
             non_reportable: { long: 5, short: 6 },
           },
+          last_updated: '2024-06-01T00:00:00Z',
         },
       ],
-      _meta: { position: 3, version: 3, parts: { '2024-01-02': 3, '2024-01-09': 3 } },
+      _meta: { position: 3, version: 4, parts: { '2024-01-02': 3, '2024-01-09': 3 } },
     });
     expect(docs.get('GOLD:legacy:2023')!.reports.map((r) => r.report_date)).toEqual(['2023-12-26']);
   });

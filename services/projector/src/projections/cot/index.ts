@@ -8,7 +8,7 @@ import {
   type StoredCotReport,
   type StoredGroup,
 } from '@cds/read-models';
-import { commodityOf, nextMeta, type Projection } from '../types.ts';
+import { commodityOf, cotReportSource, nextMeta, type Projection } from '../types.ts';
 
 type Report = CotReportsBatch['reports'][number];
 
@@ -35,13 +35,16 @@ function yearOf(date: string): number {
   return Number(date.slice(0, 4));
 }
 
-function toStored(format: CotBucketDoc['format'], report: Report): StoredCotReport {
+function toStored(event: DataEvent & { type: 'cot.reports.recorded' }, report: Report): StoredCotReport {
   const stored: StoredCotReport = {
     report_date: report.report_date,
     open_interest: report.open_interest,
-    groups: groupsOf(format, report),
+    groups: groupsOf(event.data.format, report),
   };
   if (report.exchange !== undefined) stored.exchange = report.exchange;
+  const source = cotReportSource(event, report);
+  if (source !== undefined) stored.source = source;
+  stored.last_updated = event.occurred_at;
   return stored;
 }
 
@@ -49,12 +52,13 @@ function toStored(format: CotBucketDoc['format'], report: Report): StoredCotRepo
  * cot: one bucket per commodity, format and calendar year (`CotBucketDoc`), reports sorted by
  * date, raw long/short/spreading only (net is computed on read). Each report is a fact merged by
  * date as per-date last-writer-wins on the stream position (`_meta.parts[date]`), so an older
- * event never overwrites a newer one, whatever order they are applied in.
+ * event never overwrites a newer one, whatever order they are applied in. A report keeps the
+ * `source` and the `occurred_at` (as `last_updated`) of the event that wrote it.
  */
 export const cotProjection: Projection<CotBucketDoc> = {
   name: 'cot',
-  // 3: reports and parts packed as JSON text.
-  version: 3,
+  // 3: reports and parts packed as JSON text. 4: source and last_updated per report.
+  version: 4,
   handles: ['cot.reports.recorded'],
   filterSubject: 'cds.data.cot.>',
   keyOf(event) {
@@ -75,7 +79,7 @@ export const cotProjection: Projection<CotBucketDoc> = {
       last_date: '',
       count: 0,
       reports: [],
-      _meta: { position: 0, version: 3, parts: {} },
+      _meta: { position: 0, version: 4, parts: {} },
     };
   },
   evolve(doc, event: DataEvent, position) {
@@ -88,7 +92,7 @@ export const cotProjection: Projection<CotBucketDoc> = {
     for (const report of event.data.reports as readonly Report[]) {
       if (yearOf(report.report_date) !== doc.year) continue;
       if ((parts[report.report_date] ?? 0) >= position) continue;
-      byDate.set(report.report_date, toStored(format, report));
+      byDate.set(report.report_date, toStored(event, report));
       parts[report.report_date] = position;
       changed = true;
     }

@@ -7,7 +7,7 @@ import {
   type SeriesBucketDoc,
   type StoredPoint,
 } from '@cds/read-models';
-import { commodityOf, nextMeta, type Projection } from '../types.ts';
+import { commodityOf, laterInstant, nextMeta, sourceOf, type Projection } from '../types.ts';
 
 /** Part key of the bucket attributes (frequency, unit); point parts are keyed by date. */
 const ATTRS = 'attrs';
@@ -30,11 +30,13 @@ function toStored(p: SeriesPointRecord): StoredPoint {
  * series: one bucket per commodity, type and calendar year (`SeriesBucketDoc`). Points merge by
  * date as per-date last-writer-wins on the stream position (`_meta.parts[date]`), so a later
  * event's point replaces an earlier one for the same date whatever order they are applied in.
+ * `source` is last-writer-wins with the bucket attributes; `last_updated` is the latest
+ * `occurred_at` of every event with points in the bucket (a max: replay and order change nothing).
  */
 export const seriesProjection: Projection<SeriesBucketDoc> = {
   name: 'series',
-  // 2: points and parts packed as JSON text.
-  version: 2,
+  // 2: points and parts packed as JSON text. 3: source and last_updated.
+  version: 3,
   handles: ['series.points.recorded'],
   filterSubject: 'cds.data.series.>',
   keyOf(event) {
@@ -56,14 +58,17 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
       last_date: '',
       count: 0,
       points: [],
-      _meta: { position: 0, version: 2, parts: {} },
+      _meta: { position: 0, version: 3, parts: {} },
     };
   },
   evolve(doc, event: DataEvent, position) {
     if (event.type !== 'series.points.recorded') return doc;
+    if (!event.data.points.some((p) => yearOf(p.date) === doc.year)) return doc;
     const parts: Record<string, number> = { ...doc._meta.parts };
     const byDate = new Map(doc.points.map((p) => [p.d, p] as const));
     let changed = false;
+    const lastUpdated = laterInstant(doc.last_updated, event.occurred_at);
+    if (lastUpdated !== doc.last_updated) changed = true;
     for (const p of event.data.points) {
       if (yearOf(p.date) !== doc.year) continue;
       if ((parts[p.date] ?? 0) >= position) continue;
@@ -71,10 +76,11 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
       parts[p.date] = position;
       changed = true;
     }
-    let { frequency, unit } = doc;
+    let { frequency, unit, source } = doc;
     if ((parts[ATTRS] ?? 0) < position) {
       frequency = event.data.frequency;
       unit = event.data.unit;
+      source = sourceOf(event);
       parts[ATTRS] = position;
       changed = true;
     }
@@ -93,6 +99,8 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
       _meta: nextMeta(doc._meta, seriesProjection.version, position, parts),
     };
     if (unit !== undefined) next.unit = unit;
+    if (source !== undefined) next.source = source;
+    if (lastUpdated !== undefined) next.last_updated = lastUpdated;
     return next;
   },
   pack: packSeriesBucket,

@@ -1,8 +1,12 @@
 // The series semantics through the real read side: events on NATS JetStream -> projector ->
 // MongoDB API (FerretDB) -> query -> gateway. The data is small and hand-made so every expected
 // value below is worked out by hand from the rules of spec/DECISIONS.md, not recomputed by code.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { subjectFor, type DataEvent } from '@cds/contracts';
+import { createPublisher, generateDemoItems, getCommodity, parseCftcSocrataJson, runIngest } from '@cds/ingest';
 import { connectMessaging, type Messaging } from '@cds/messaging';
+import { REPO_ROOT } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
 
@@ -249,4 +253,78 @@ describe('idempotency', () => {
     const after = await get(`type=price&frequency=weekly&${RANGE}`);
     expect(after.data).toEqual(before.data);
   });
+});
+
+describe('provenance (issue #12)', () => {
+  it('CFTC reports are served as cftc:legacy:<code> and demo data as demo, with last_updated and the identifiers', async () => {
+    const publisher = createPublisher({ js: messaging.js });
+    const crude = getCommodity('CRUDE_OIL_WTI')!;
+    const corn = getCommodity('CORN')!;
+    const before = Date.now();
+    // a recorded answer of the CFTC's public reporting API, through the ingest pipeline
+    const fixture = readFileSync(join(REPO_ROOT, 'services/ingest/test/fixtures/cftc_socrata_legacy_sample.json'));
+    const cftc = await runIngest({
+      items: parseCftcSocrataJson([fixture], { file: 'cftc_socrata_legacy_sample.json', format: 'legacy' }),
+      publisher,
+      catalog: [crude.entry],
+      source: 'cftc-legacy:socrata',
+    });
+    expect(cftc.eventsPublished).toBeGreaterThan(0);
+    const demo = await runIngest({
+      items: generateDemoItems({ commodities: ['CORN'], years: 1 }),
+      publisher,
+      catalog: [corn.entry],
+      source: 'demo',
+    });
+    expect(demo.eventsPublished).toBeGreaterThan(0);
+    await eventually(
+      'provenance projected',
+      async () => {
+        const wti = await e2e.get('/api/v1/commodities/CRUDE_OIL_WTI', { key, validate: false });
+        const cornDetail = await e2e.get('/api/v1/commodities/CORN', { key, validate: false });
+        const has = (d: typeof wti, type: string) =>
+          (d.json?.data?.available_series ?? []).some((s: { type: string; source?: string }) => s.type === type);
+        return has(wti, 'cot_legacy') && has(cornDetail, 'cot_disaggregated') && has(cornDetail, 'production');
+      },
+      120_000,
+    );
+
+    // every answer below is validated against the OpenAPI document by the harness
+    const wti = (await e2e.get('/api/v1/commodities/CRUDE_OIL_WTI', { key })).json.data;
+    const cot = wti.available_series.find((s: { type: string }) => s.type === 'cot_legacy');
+    expect(cot).toMatchObject({ source: 'cftc:legacy:067651', first_date: '2025-01-07', last_date: '2025-01-07' });
+    expect(Date.parse(cot.last_updated)).toBeGreaterThanOrEqual(before - 1_000);
+    expect(Date.parse(cot.last_updated)).toBeLessThanOrEqual(Date.now());
+    expect(wti.identifiers).toEqual({
+      cftc_contract_codes: ['067651'],
+      eia_series: crude.sources.eia!.series.map((s) => s.id),
+      nass_items: [],
+    });
+    expect(wti.identifiers.eia_series).toContain('RWTC');
+    const reports = (await e2e.get('/api/v1/commodities/CRUDE_OIL_WTI/cot', { key })).json.data;
+    expect(reports).toEqual([
+      expect.objectContaining({
+        report_date: '2025-01-07',
+        open_interest: 1958411,
+        source: 'cftc:legacy:067651',
+        last_updated: cot.last_updated,
+      }),
+    ]);
+
+    const cornDetail = (await e2e.get('/api/v1/commodities/CORN', { key })).json.data;
+    expect(cornDetail.available_series.length).toBeGreaterThan(3);
+    for (const s of cornDetail.available_series) {
+      expect(s.source, s.type).toBe('demo');
+      expect(Date.parse(s.last_updated)).toBeGreaterThanOrEqual(before - 1_000);
+    }
+    expect(cornDetail.identifiers.nass_items).toContain('CORN, GRAIN - PRODUCTION, MEASURED IN BU');
+    const series = (await e2e.get('/api/v1/commodities/CORN/series?type=price&limit=1&sort_order=desc', { key })).json;
+    expect(series.meta).toMatchObject({ source: 'demo', count: 1 });
+    const cornCot = (await e2e.get('/api/v1/commodities/CORN/cot?format=disaggregated&per_page=1', { key })).json
+      .data[0];
+    expect(cornCot.source).toBe('demo');
+    // dated like a real report: a Tuesday (or the Monday of a Tuesday holiday), never after the last release
+    expect([1, 2]).toContain(new Date(`${cornCot.report_date}T00:00:00Z`).getUTCDay());
+    expect(cornCot.report_date < new Date().toISOString().slice(0, 10)).toBe(true);
+  }, 180_000);
 });

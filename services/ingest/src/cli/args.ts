@@ -6,8 +6,10 @@ export const INGEST_USAGE = `Usage: npm run ingest -- <command> [options]
 Commands:
   backfill --source <${SOURCE_NAMES.join('|')}> --file <path>
                           Parse a downloaded source file and publish its records.
-  backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD]
-                          Generate deterministic demo data for the whole catalog (default 3 years).
+  backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD] [--without cot,eia,nass]
+                          Generate deterministic demo data for the whole catalog (default 3 years),
+                          marked source "demo"; --without leaves out what real data replaces: the
+                          COT reports, the series mapped to EIA, the series mapped to NASS.
   fetch --source <cftc-legacy|cftc-disaggregated> [--since YYYY-MM-DD]
                           Fetch from the live source and publish (also: backfill --source X --since D).
   sync [--source <cftc|eia|nass|all>] [--since YYYY-MM-DD]
@@ -42,7 +44,15 @@ export type IngestCommand =
       series?: string;
       common: CommonOptions;
     }
-  | { command: 'demo'; years: number; seed?: string; today?: string; common: CommonOptions }
+  | {
+      command: 'demo';
+      years: number;
+      seed?: string;
+      today?: string;
+      /** Parts left out because real data replaces them. */
+      without?: DemoPart[];
+      common: CommonOptions;
+    }
   | { command: 'fetch'; source: SourceName; since?: string; common: CommonOptions }
   | { command: 'sync'; sources: SyncSourceName[]; since?: string; common: CommonOptions };
 
@@ -56,6 +66,10 @@ export interface CommonOptions {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The parts of the demo that `--without` can leave out. */
+export const DEMO_PARTS = ['cot', 'eia', 'nass'] as const;
+export type DemoPart = (typeof DEMO_PARTS)[number];
 
 function isSource(s: string): s is SourceName {
   return (SOURCE_NAMES as readonly string[]).includes(s);
@@ -76,6 +90,7 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
         years: { type: 'string' },
         seed: { type: 'string' },
         today: { type: 'string' },
+        without: { type: 'string' },
         since: { type: 'string' },
         commodity: { type: 'string' },
         series: { type: 'string' },
@@ -104,7 +119,7 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   if (v.today !== undefined && !DATE.test(v.today)) throw new UsageError(`--today must be YYYY-MM-DD, got ${v.today}`);
 
   if (command === 'sync') {
-    for (const flag of ['file', 'demo', 'years', 'seed', 'today', 'commodity', 'series'] as const)
+    for (const flag of ['file', 'demo', 'years', 'seed', 'today', 'without', 'commodity', 'series'] as const)
       if (v[flag] !== undefined) throw new UsageError(`sync takes no --${flag}`);
     const source = v.source ?? 'all';
     if (source !== 'all' && !(SYNC_SOURCE_NAMES as readonly string[]).includes(source))
@@ -123,15 +138,22 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
     const years = v.years === undefined ? 3 : Number(v.years);
     if (!Number.isInteger(years) || years < 1 || years > 50)
       throw new UsageError('--years must be a whole number from 1 to 50');
+    const without = v.without === undefined ? undefined : v.without.split(',').map((p) => p.trim());
+    for (const part of without ?? []) {
+      if (!(DEMO_PARTS as readonly string[]).includes(part))
+        throw new UsageError(`--without takes ${DEMO_PARTS.join(', ')} (comma-separated), got ${part || '(empty)'}`);
+    }
     return {
       command: 'demo',
       years,
+      ...(without !== undefined ? { without: without as DemoPart[] } : {}),
       ...(v.seed !== undefined ? { seed: v.seed } : {}),
       ...(v.today !== undefined ? { today: v.today } : {}),
       common,
     };
   }
   if (v.years !== undefined) throw new UsageError('--years goes with --demo');
+  if (v.without !== undefined) throw new UsageError('--without goes with --demo');
   if (v.source === undefined) throw new UsageError('--source is required (or --demo)');
   if (!isSource(v.source))
     throw new UsageError(`unknown source ${v.source}: expected one of ${SOURCE_NAMES.join(', ')}`);

@@ -31,6 +31,10 @@ describe('parseIngestArgs', () => {
       command: 'fetch',
     });
     expect(parseIngestArgs(['--help'])).toEqual({ command: 'help' });
+    expect(parseIngestArgs(['backfill', '--demo', '--without', 'cot,nass'])).toMatchObject({
+      command: 'demo',
+      without: ['cot', 'nass'],
+    });
   });
 
   it.each([
@@ -41,6 +45,9 @@ describe('parseIngestArgs', () => {
     [['backfill', '--source', 'eia'], /--file is required/],
     [['backfill', '--source', 'ohlcv', '--file', 'x.csv'], /--commodity is required/],
     [['backfill', '--demo', '--years', 'many'], /--years/],
+    [['backfill', '--demo', '--without', 'cot,ohlcv'], /--without takes cot, eia, nass .*ohlcv/],
+    [['backfill', '--source', 'eia', '--file', 'x', '--without', 'cot'], /--without goes with --demo/],
+    [['sync', '--without', 'cot'], /sync takes no --without/],
     [['fetch', '--source', 'eia', '--since', '1/2/2024'], /--since must be YYYY-MM-DD/],
     [['backfill', '--source', 'eia', '--file', 'x', '--bogus'], /bogus/],
   ])('rejects %j', (argv, message) => {

@@ -70,6 +70,7 @@ export async function openSource(
         years: cmd.years,
         ...(cmd.seed !== undefined ? { seed: cmd.seed } : {}),
         ...(cmd.today !== undefined ? { today: cmd.today } : {}),
+        ...(cmd.without !== undefined ? { without: cmd.without } : {}),
       }),
       label: 'demo',
     };

@@ -134,4 +134,30 @@ describe('demo generator', () => {
     const b = [...generateDemoItems({ today: TODAY, years: 1, commodities: ['CORN'] })];
     expect(a).toEqual(b);
   });
+
+  it('leaves out what real data replaces: --without cot, eia (an EIA spot price replaces the demo price), nass', () => {
+    const all = [...generateDemoItems({ today: TODAY, years: 1, commodities: ['CRUDE_OIL_WTI', 'CORN'] })];
+    const types = (items: SourceItem[], id: string) =>
+      new Set(items.flatMap((i) => (i.kind === 'series' && i.commodity_id === id ? [i.series_type] : [])));
+    const without = [
+      ...generateDemoItems({
+        today: TODAY,
+        years: 1,
+        commodities: ['CRUDE_OIL_WTI', 'CORN'],
+        without: ['cot', 'eia', 'nass'],
+      }),
+    ];
+    expect(without.some((i) => i.kind === 'cot')).toBe(false);
+    expect(all.some((i) => i.kind === 'cot')).toBe(true);
+    expect(types(all, 'CRUDE_OIL_WTI').has('price')).toBe(true);
+    expect([...types(without, 'CRUDE_OIL_WTI')].sort()).toEqual(
+      [...types(all, 'CRUDE_OIL_WTI')]
+        .filter((t) => !['price', 'stocks', 'refinery_inputs', 'production'].includes(t))
+        .sort(),
+    );
+    // CORN keeps its demo futures price (no EIA series), loses the NASS-mapped fundamentals
+    expect(types(without, 'CORN').has('price')).toBe(true);
+    expect(types(without, 'CORN').has('production')).toBe(false);
+    expect(types(all, 'CORN').has('production')).toBe(true);
+  });
 });

@@ -29,6 +29,11 @@ export interface DemoOptions {
    * end of `today` in New York when `today` is given.
    */
   cotAsOf?: Date;
+  /**
+   * Parts to leave out because real data replaces them: `cot` the COT reports, `eia` the series a
+   * commodity maps to an EIA series, `nass` those it maps to a NASS data item.
+   */
+  without?: readonly ('cot' | 'eia' | 'nass')[];
 }
 
 const DAY_MS = 86_400_000;
@@ -102,7 +107,7 @@ export function* generateDemoItems(options: DemoOptions = {}): Generator<SourceI
     const dow = (d + 4) % 7; // 1970-01-01 was a Thursday (4)
     if (dow !== 0 && dow !== 6) days.push({ iso: isoOfDay(d), dow });
   }
-  const cotDates: ReadonlySet<string> = new Set(demoCotDates(options));
+  const cotDates: ReadonlySet<string> = new Set(options.without?.includes('cot') ? [] : demoCotDates(options));
   const ids = options.commodities ?? catalog.commodities.map((c) => c.entry.id);
   for (const id of ids) {
     const c = catalog.byId(id);
@@ -146,6 +151,11 @@ function* commodityItems(
   let sentiment = 0;
   let line = 0;
   const where = { file: FILE, line: 0 };
+  // series types real data replaces (an EIA spot price replaces the demo price too)
+  const replaced = new Set<string>([
+    ...(options.without?.includes('eia') ? (c.sources.eia?.series ?? []).map((s) => s.type) : []),
+    ...(options.without?.includes('nass') ? (c.sources.nass?.items ?? []).map((i) => i.type) : []),
+  ]);
   const series = (
     type: SeriesType,
     frequency: Frequency,
@@ -185,7 +195,9 @@ function* commodityItems(
     oi = Math.max(100, Math.round(oi * Math.exp(0.01 * rnd.normal() - 0.02 * Math.log(oi / p.open_interest))));
     sentiment = Math.max(-1, Math.min(1, 0.97 * sentiment + 0.1 * rnd.normal() + 3 * ret));
 
-    yield series('price', 'daily', unit, { date: day.iso, value: close, open, high, low, close, volume });
+    if (!replaced.has('price')) {
+      yield series('price', 'daily', unit, { date: day.iso, value: close, open, high, low, close, volume });
+    }
     yield series('volume', 'daily', 'contracts', { date: day.iso, value: volume });
     yield series('open_interest', 'daily', 'contracts', { date: day.iso, value: oi });
 
@@ -240,8 +252,9 @@ function* commodityItems(
     }
   }
 
-  // --- fundamentals at their natural frequencies
+  // --- fundamentals at their natural frequencies (but those real data replaces)
   for (const fund of p.fundamentals) {
+    if (replaced.has(fund.type)) continue;
     const frnd = createRandom(hashSeed(`${options.seed ?? 'cds-demo'}:${id}:${fund.type}`));
     const round = (x: number) => (fund.base >= 100 ? Math.round(x) : Math.round(x * 100) / 100);
     const season = (dayNumber: number) =>

@@ -153,7 +153,11 @@ describe('ingest sync through the whole pipeline', () => {
     expect(s.cftc!.last_success_at! > started).toBe(true);
   }, 60_000);
 
-  it('a revised value reaches the API through a new event', async () => {
+  it('a revised value reaches the API through a new event, with a newer last_updated', async () => {
+    const first = await e2e.get(spotPath, { key });
+    expect(first.json.meta.source).toBe('eia:RWTC');
+    const updatedBefore = String(first.json.meta.last_updated);
+    expect(Number.isNaN(Date.parse(updatedBefore))).toBe(false);
     const rows = sources.eia.get('RWTC')!;
     rows.find((r) => r.period === newestSpot)!.value = '78.25';
     const run = await sync('--source', 'eia');
@@ -167,6 +171,9 @@ describe('ingest sync through the whole pipeline', () => {
     const spot = await e2e.get(spotPath, { key });
     expect(spot.json.data.at(-1)).toEqual({ date: newestSpot, value: 78.25 });
     expect(spot.json.data).toHaveLength(rows.length);
+    // The revision is newer data from the source: the series says so.
+    expect(Date.parse(spot.json.meta.last_updated)).toBeGreaterThan(Date.parse(updatedBefore));
+    expect(spot.json.meta.source).toBe('eia:RWTC');
   }, 60_000);
 
   it('GET /status needs no key and leaves every rate window untouched', async () => {

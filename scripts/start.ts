@@ -1,12 +1,14 @@
 // `npm start`: the whole system on this machine. Starts NATS, Redis and a MongoDB API server (local
 // binaries, or the NATS_URL / REDIS_URL / MONGODB_URL given), every service as a child process, loads
-// the demo data, creates one demo account and key per plan, waits until the API answers with data,
+// the data (real COT reports when the CFTC's public reporting API answers, real EIA and NASS data when
+// EIA_API_KEY / NASS_API_KEY are set, demo data marked `source: "demo"` for the rest), creates one demo account and key per plan, waits until the API answers with data,
 // prints the base URL and the keys, starts the developer dashboard with one demo user per plan
 // (mails written to .cds/mail/), and stops everything cleanly on Ctrl-C. Service logs go to
 // .cds/logs/; the addresses go to .cds/local.json for `npm run ingest` and `npm run admin`.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT, startInfra, startSystem, type Infra, type RunningSystem } from '@cds/testkit';
 
@@ -16,6 +18,11 @@ const LOCAL_ENV = join(STATE, 'local.json');
 const MAIL_DIR = join(STATE, 'mail');
 const READY_TIMEOUT_MS = Number(process.env.CDS_START_TIMEOUT_MS ?? 120_000);
 const PLANS = ['free', 'professional', 'business', 'enterprise'] as const;
+const DATA_YEARS = Number(process.env.CDS_DEMO_YEARS ?? 3);
+/** DNS and TCP connect to a source: an offline machine fails here at once (or within this deadline). */
+const CONNECT_DEADLINE_MS = 3_000;
+/** Then the first byte of an answer of the source's API. */
+const FIRST_BYTE_DEADLINE_MS = 10_000;
 
 const say = (msg: string) => process.stdout.write(`[start] ${msg}\n`);
 
@@ -34,6 +41,99 @@ async function run(cmd: string[], env: Record<string, string>, quiet = false): P
       code === 0 ? resolve() : reject(new Error(`${cmd.join(' ')} exited with ${String(code)}`)),
     );
   });
+}
+
+/**
+ * Whether the CFTC's public reporting API answers: a TCP connection (name lookup included) within
+ * CONNECT_DEADLINE_MS, then the first byte of a one-row query within FIRST_BYTE_DEADLINE_MS.
+ */
+async function cftcReachable(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const base = new URL(process.env.CFTC_API_URL ?? 'https://publicreporting.cftc.gov');
+  const port = Number(base.port || (base.protocol === 'http:' ? 80 : 443));
+  const connected = await new Promise<string | undefined>((resolve) => {
+    const socket = connect({ host: base.hostname, port });
+    const done = (reason?: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(reason);
+    };
+    const timer = setTimeout(() => done(`no connection within ${CONNECT_DEADLINE_MS / 1000} s`), CONNECT_DEADLINE_MS);
+    socket.once('connect', () => done());
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
+  });
+  if (connected !== undefined) return { ok: false, reason: `${base.hostname}: ${connected}` };
+  try {
+    // loaded only when the host answered: an offline start does not pay for importing the ingest package
+    const { CFTC_DATASETS } = await import('@cds/ingest');
+    const res = await fetch(new URL(`/resource/${CFTC_DATASETS.legacy}.json?$limit=1`, base), {
+      signal: AbortSignal.timeout(FIRST_BYTE_DEADLINE_MS),
+    });
+    await res.body?.cancel();
+    return res.ok ? { ok: true } : { ok: false, reason: `${base.hostname} answered ${res.status}` };
+  } catch (err) {
+    const reason = err instanceof Error && err.name === 'TimeoutError' ? 'no answer within 10 s' : String(err);
+    return { ok: false, reason: `${base.hostname}: ${reason}` };
+  }
+}
+
+/** The day `years` before today (UTC), YYYY-MM-DD: where a real-data sync starts. */
+function yearsAgo(years: number): string {
+  const d = new Date();
+  d.setUTCFullYear(d.getUTCFullYear() - years);
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * Loads the data: real COT reports when the CFTC answers, real EIA and NASS data when their keys
+ * are set (each through `ingest sync` from DATA_YEARS back), and the demo for everything else, so
+ * no series is fed twice. Returns one line per kind of data saying where it came from.
+ */
+async function loadData(natsUrl: string): Promise<string[]> {
+  const env = { NATS_URL: natsUrl };
+  const since = yearsAgo(DATA_YEARS);
+  const real: ('cot' | 'eia' | 'nass')[] = [];
+  const used: string[] = [];
+  const sync = async (source: 'cftc' | 'eia' | 'nass', what: string): Promise<boolean> => {
+    say(`loading real ${what} since ${since} (ingest sync --source ${source})…`);
+    try {
+      await run(['services/ingest/src/cli.ts', 'sync', '--source', source, '--since', since, '--quiet'], env);
+      return true;
+    } catch (err) {
+      say(`the ${source} sync failed (${err instanceof Error ? err.message : String(err)}); demo data instead`);
+      return false;
+    }
+  };
+
+  const cftc = await cftcReachable();
+  if (cftc.ok && (await sync('cftc', 'COT reports from the CFTC'))) {
+    real.push('cot');
+    used.push(`COT reports      real, CFTC public reporting API (source cftc:<format>:<code>), since ${since}`);
+  } else {
+    used.push(
+      `COT reports      demo (source "demo"): ${cftc.ok ? 'the CFTC sync failed' : `the CFTC is not reachable (${cftc.reason})`}`,
+    );
+  }
+  for (const [source, key, name] of [
+    ['eia', 'EIA_API_KEY', 'EIA'],
+    ['nass', 'NASS_API_KEY', 'USDA NASS'],
+  ] as const) {
+    const label = `${name} series`.padEnd(16);
+    if (!process.env[key]) {
+      used.push(`${label} demo (source "demo"): ${key} is not set`);
+    } else if (await sync(source, `${name} data`)) {
+      real.push(source);
+      used.push(`${label} real, ${name} API (source ${source}:<id>), since ${since}`);
+    } else {
+      used.push(`${label} demo (source "demo"): the ${name} sync failed`);
+    }
+  }
+  const without = real.length > 0 ? ['--without', real.join(',')] : [];
+  say(
+    `loading the demo data (the whole catalog, ${DATA_YEARS} years up to today${real.length > 0 ? `, without ${real.join(', ')}` : ''})…`,
+  );
+  await run(['services/ingest/src/cli.ts', 'backfill', '--demo', '--years', String(DATA_YEARS), ...without], env);
+  used.push('futures prices   demo (source "demo"): no free official source');
+  return used;
 }
 
 async function admin<T>(adminUrl: string, token: string, path: string, body: unknown): Promise<T> {
@@ -95,10 +195,8 @@ async function main(): Promise<void> {
     `${JSON.stringify({ natsUrl: infra.natsUrl, mongoUrl: infra.mongoUrl, redisUrl: infra.redisUrl, adminUrl, adminToken, gatewayUrl }, null, 2)}\n`,
   );
 
-  say('loading the demo data (the whole catalog, 3 years up to today)…');
-  await run(['services/ingest/src/cli.ts', 'backfill', '--demo', '--years', process.env.CDS_DEMO_YEARS ?? '3'], {
-    NATS_URL: infra.natsUrl,
-  });
+  const sources = await loadData(infra.natsUrl);
+  say(`data sources:\n${sources.map((l) => `          ${l}`).join('\n')}`);
 
   const keys: Record<string, string> = {};
   for (const plan of PLANS) {
@@ -157,6 +255,9 @@ async function main(): Promise<void> {
       `\n\n  Try:\n` +
       `    curl -H "Authorization: Bearer ${keys.business}" \\\n` +
       `      "${gatewayUrl}/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&limit=5&sort_order=desc"\n\n` +
+      `  Data (meta.source and each series' source in the commodity detail say which):\n` +
+      sources.map((l) => `    ${l}`).join('\n') +
+      `\n\n` +
       `  Logs in .cds/logs/; addresses in .cds/local.json (used by npm run ingest / npm run admin).\n` +
       `  Press Ctrl-C to stop.\n\n`,
   );

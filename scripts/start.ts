@@ -178,6 +178,8 @@ async function main(): Promise<void> {
     logDir: LOGS,
     readyTimeoutMs: READY_TIMEOUT_MS,
     dashboard: { port: Number(process.env.DASHBOARD_PORT ?? 8084), mailDir: MAIL_DIR },
+    // Futures prices are always generated here (no free official source): GET /status says `demo: true`.
+    serviceEnv: { gateway: { DEMO_DATA: 'true' } },
     onUnexpectedExit: (svc, code, signal) => {
       say(
         `${svc.name} exited unexpectedly (${signal ?? `code ${String(code)}`}); its last log lines:\n${svc.tail(20)}`,

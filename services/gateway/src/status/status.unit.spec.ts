@@ -4,6 +4,7 @@ import { createOpenApiResponseValidator } from '@cds/contracts/testing';
 import { createLogger, createMetrics } from '@cds/telemetry';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
+import { GatewayConfig } from '../config.ts';
 import type { RateLimiter } from '../rate/windows.ts';
 import { createStatusBoard, registerSourceMetrics } from './status-document.ts';
 import type { SyncStateView } from './sync-state.ts';
@@ -152,6 +153,14 @@ describe('GET /api/v1/status', () => {
       body: withBody.body,
     });
     await app.close();
+  });
+
+  it('says demo when the deployment declares DEMO_DATA (npm start), not otherwise', () => {
+    const view = states({}).view;
+    const demo = (env: Record<string, string>) =>
+      createStatusBoard(view, { demo: GatewayConfig.parse(env).DEMO_DATA }).document(NOW).demo;
+    expect(demo({ DEMO_DATA: 'true' })).toBe(true);
+    expect(demo({})).toBe(false);
   });
 
   it('is 503 in the error shape when the gateway has no status source', async () => {

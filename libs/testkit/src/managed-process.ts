@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How to run one server binary and how to tell it is ready to serve. */
@@ -150,6 +151,12 @@ export function createManagedProcess(opts: ManagedProcessOptions): ManagedProces
     if (proc === undefined) return;
     proc.kill(signal);
     if (signal === 'SIGKILL') await exitPromise;
+    // kill(2) only queues a stop or a continue: on a loaded machine a thread of the server may still
+    // answer a request sent right after. Fault tests need "frozen" to mean frozen, so wait for the
+    // kernel to report the new state (bounded; /proc is Linux-only, elsewhere this returns at once).
+    if ((signal === 'SIGSTOP' || signal === 'SIGCONT') && proc.pid !== undefined) {
+      await waitForProcessState(proc.pid, (state) => (signal === 'SIGSTOP') === (state === 'T'));
+    }
   };
 
   const stop = async (): Promise<void> => {
@@ -187,4 +194,30 @@ export function createManagedProcess(opts: ManagedProcessOptions): ManagedProces
     kill,
     exited: () => exitPromise,
   };
+}
+
+/** The one-letter state (R, S, D, T, Z, ...) of every thread of a process from /proc, or undefined when unreadable. */
+function threadStates(pid: number): string[] | undefined {
+  try {
+    return readdirSync(`/proc/${pid}/task`).map((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // The command name (field 2) is in parentheses and may hold spaces: the state follows its last ')'.
+      return stat.charAt(stat.lastIndexOf(')') + 2);
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits until every thread's state satisfies `ok`, at most `timeoutMs` (then returns: the caller's
+ * assertions decide). A group stop reaches each thread of a multi-threaded server (Go) on its own.
+ */
+async function waitForProcessState(pid: number, ok: (state: string) => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const states = threadStates(pid);
+    if (states === undefined || states.every(ok) || Date.now() > deadline) return;
+    await sleep(5);
+  }
 }

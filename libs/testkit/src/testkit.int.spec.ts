@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -103,6 +104,24 @@ describe('server handles', () => {
     nc = await connect({ servers: nats.url });
     const info = await (await jetstreamManager(nc)).streams.info('KEEP');
     expect(info.config.subjects).toEqual(['keep.>']);
+    await nc.close();
+  });
+
+  it('SIGSTOP resolves once every thread of the server is stopped, SIGCONT once it runs again', async () => {
+    const nats = await startNats(); // a multi-threaded (Go) server, like the MongoDB API server
+    started.push(nats);
+    const pid = nats.pid!;
+    const states = () =>
+      readdirSync(`/proc/${pid}/task`).map((tid) => {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        return stat.charAt(stat.lastIndexOf(')') + 2);
+      });
+    expect(states().length).toBeGreaterThan(1);
+    await nats.kill('SIGSTOP');
+    expect(states().every((s) => s === 'T')).toBe(true);
+    await nats.kill('SIGCONT');
+    expect(states().some((s) => s === 'T')).toBe(false);
+    const nc = await connect({ servers: nats.url, timeout: 5_000 });
     await nc.close();
   });
 

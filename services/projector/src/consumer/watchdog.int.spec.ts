@@ -139,8 +139,13 @@ describe('pull loop watchdog', () => {
       expect(s.stallRecoveryFailures).toBe(0);
       expect(worker.stall()).toBeUndefined();
       expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
-      const info = await messaging.jsm.consumers.info(DATA_STREAM, durable);
-      expect(info.num_ack_pending).toBe(0);
+      // The handled counter moves when a message's write is done; its ack reaches the server just
+      // after, so the server's count of unacked messages is awaited, not read at once.
+      await eventually(
+        async () => (await messaging.jsm.consumers.info(DATA_STREAM, durable)).num_ack_pending === 0,
+        10_000,
+        'every handled message acked',
+      );
     } finally {
       await worker.stop();
       await app.close();

@@ -91,7 +91,9 @@ export function createSessionStore(deps: {
         return undefined;
       }
       const touched = { ...record, seen_ms: now };
-      await redis.set(key, JSON.stringify(touched), 'PX', sessionTtlMs(touched, now, policy));
+      // XX: a session deleted since the GET (log-out, reset, deletion) stays deleted.
+      const kept = await redis.set(key, JSON.stringify(touched), 'PX', sessionTtlMs(touched, now, policy), 'XX');
+      if (kept === null) return undefined;
       return { id, ...touched };
     },
 

@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { badLinkPage, forgotPage, forgotSentPage, resetPage } from '../pages/auth-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { passwordProblem } from '../security/password.ts';
+import { scrub } from '../security/scrub.ts';
 import { normalizeEmail } from '../users/user-store.ts';
 import type { AccountDeps } from './deps.ts';
 import { Email } from './email.ts';
 import { leaveToLogin } from './login.ts';
 
-/** "Forgot your password" (mails a reset link, same answer for unknown addresses) and the reset itself. */
+/** "Forgot your password" (mails a reset link; same answer, at the same speed, for unknown addresses) and the reset itself. */
 export function registerPasswordResetRoutes(
   app: FastifyInstance,
   deps: Pick<AccountDeps, 'web' | 'cookies' | 'users' | 'sessions' | 'passwords' | 'mails' | 'rules'>,
@@ -32,7 +33,19 @@ export function registerPasswordResetRoutes(
     const normalized = normalizeEmail(email);
     await web.throttled('reset-addr', normalized, rules.resetPerAddress);
     const user = await users.byEmail(normalized);
-    if (user !== null) await deps.mails.sendReset(user);
+    // Not awaited: neither its time nor a failed send tells whether the address has an account.
+    if (user !== null) {
+      deps.mails.sendReset(user).catch((err: unknown) => {
+        const cause = err instanceof Error ? err.cause : undefined;
+        request.log.warn(
+          {
+            err: scrub(err instanceof Error ? err.message : String(err)),
+            cause: scrub(cause instanceof Error ? cause.message : ''),
+          },
+          'reset mail failed',
+        );
+      });
+    }
     return web.page(reply, request, 'Check your inbox', forgotSentPage());
   });
 

@@ -39,7 +39,7 @@ export interface UserStore {
   issueToken(userId: string, purpose: TokenPurpose, ttlMs: number): Promise<string>;
   /** The user id of a live token (without using it up). */
   peekToken(token: string, purpose: TokenPurpose): Promise<string | null>;
-  /** Uses a token up: true when it was live. */
+  /** Uses a token up, and every other token of its user and purpose: true when it was live. */
   consumeToken(token: string, purpose: TokenPurpose): Promise<boolean>;
 }
 
@@ -105,8 +105,11 @@ export async function createUserStore(deps: { db: Db; clock: () => number; maxTi
     },
     async consumeToken(token, purpose) {
       if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
-      const result = await tokens.deleteOne({ _id: tokenHash(token), purpose, expires_at: { $gt: now() } });
-      return result.deletedCount === 1;
+      const used = await tokens.findOneAndDelete({ _id: tokenHash(token), purpose, expires_at: { $gt: now() } });
+      if (used === null) return false;
+      // The user's other links of this purpose die with it: an older reset link is no way back in.
+      await tokens.deleteMany({ user_id: used.user_id, purpose });
+      return true;
     },
   };
 }

@@ -541,6 +541,14 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect((await admin.listKeys(user.account_id!)).every((k) => k.status === 'revoked')).toBe(true);
     expect((await b.get('/dashboard/keys')).statusCode).toBe(303);
     expect((await logIn(new Browser('10.0.10.2'), victim)).statusCode).toBe(401);
+    // The notice is one of the page's own texts; any other value shows none (not Object.prototype's members).
+    const visitor = new Browser('10.0.10.3');
+    expect((await visitor.get('/dashboard/login?notice=deleted')).body).toContain('Your account is deleted.');
+    for (const notice of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const page = await visitor.get(`/dashboard/login?notice=${notice}`);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toMatch(/native code|function |\[object/);
+    }
   });
 
   it('mounts the data explorer in the layout, with its assets served by the dashboard', async () => {

@@ -9,12 +9,13 @@ import type { AccountDeps } from './deps.ts';
 import { Email } from './email.ts';
 
 /** The notes other pages leave for the log-in page (`?notice=`). */
-const NOTICES: Record<string, string> = {
-  'logged-out': 'You are logged out.',
-  'password-changed': 'Your password is changed. Log in with the new one.',
-  deleted: 'Your account is deleted.',
-};
 export type LoginNotice = 'logged-out' | 'password-changed' | 'deleted';
+// A Map, not an object literal: `?notice=constructor` must find nothing, not Object.prototype's members.
+const NOTICES = new Map<string, string>([
+  ['logged-out', 'You are logged out.'],
+  ['password-changed', 'Your password is changed. Log in with the new one.'],
+  ['deleted', 'Your account is deleted.'],
+] satisfies [LoginNotice, string][]);
 
 /** How a page that ends the session answers: its cookie cleared, then the log-in page with a note. */
 export function leaveToLogin(
@@ -39,7 +40,7 @@ export function registerLoginRoutes(
 
   app.get(`${PREFIX}/login`, (request, reply) => {
     if (request.user) return web.redirect(reply, '/keys');
-    const info = NOTICES[web.query(request, 'notice')];
+    const info = NOTICES.get(web.query(request, 'notice'));
     return web.page(reply, request, 'Log in', loginPage({ csrf: web.csrfOf(request), info }), { active: 'login' });
   });
   app.post(`${PREFIX}/login`, { config: { acceptPreSessionToken: true } }, async (request, reply) => {

@@ -91,6 +91,58 @@ export const SeriesQuery = documented(
   { title: 'SeriesQuery' },
 );
 
+/** The opt-in analytics of a COT report (docs/decisions.md, "COT analytics"). */
+export const COT_INCLUDES = ['changes', 'pct_of_oi', 'cot_index'] as const;
+export type CotInclude = (typeof COT_INCLUDES)[number];
+export const DEFAULT_INDEX_WEEKS = 156;
+export const MIN_INDEX_WEEKS = 26;
+export const MAX_INDEX_WEEKS = 520;
+
+/** Every accepted `include` value, spelled out (each ordering of distinct names), for the OpenAPI document. */
+function orderings(names: readonly string[]): string[] {
+  if (names.length === 0) return [];
+  return names.flatMap((n, i) => {
+    const rest = names.filter((_, j) => j !== i);
+    return [n, ...orderings(rest).map((o) => `${n},${o}`)];
+  });
+}
+const INCLUDE_PATTERN = `^(${orderings(COT_INCLUDES).join('|')})$`;
+
+/** `include`: a comma-separated list of distinct known analytics, none empty; parsed to that list. */
+const cotInclude = z
+  .string()
+  .transform((raw, ctx) => {
+    const names = raw.split(',');
+    const seen = new Set<CotInclude>();
+    for (const name of names) {
+      if (!(COT_INCLUDES as readonly string[]).includes(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            name === ''
+              ? `must be a comma-separated list of ${COT_INCLUDES.join(', ')} without empty entries`
+              : `unknown value '${name.slice(0, 40)}': must be a comma-separated list of ${COT_INCLUDES.join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      if (seen.has(name as CotInclude)) {
+        ctx.addIssue({ code: 'custom', message: `'${name}' is listed twice` });
+        return z.NEVER;
+      }
+      seen.add(name as CotInclude);
+    }
+    return COT_INCLUDES.filter((n) => seen.has(n));
+  })
+  .optional()
+  .meta({
+    description:
+      'Opt-in analytics added to each report: a comma-separated list of distinct values from changes, pct_of_oi, ' +
+      'cot_index (for example changes,pct_of_oi). An unknown, repeated or empty value is a 400 naming include. ' +
+      'Without include the reports carry none of them.',
+    type: 'string',
+    pattern: INCLUDE_PATTERN,
+  });
+
 export const CotQuery = documented(
   z
     .strictObject({
@@ -100,6 +152,14 @@ export const CotQuery = documented(
       sort_order: SortOrder.default('desc').meta({ description: 'Sort by report_date, desc by default.' }),
       page,
       per_page: perPage,
+      include: cotInclude,
+      index_weeks: integerParam(MIN_INDEX_WEEKS, MAX_INDEX_WEEKS)
+        .default(DEFAULT_INDEX_WEEKS)
+        .meta({
+          description:
+            'Window of cot_index in reports (weeks), 26 to 520, default 156 (three years). Used only with ' +
+            'include=cot_index; accepted and ignored otherwise.',
+        }),
     })
     .superRefine(startNotAfterEnd),
   { title: 'CotQuery' },

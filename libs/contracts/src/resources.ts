@@ -166,6 +166,89 @@ const reportBase = {
   ...provenance,
 };
 
+// --- COT analytics (opt-in with include=…; docs/decisions.md "COT analytics") -----------------
+
+const changeInt = z.int();
+const ChangeOf = documented(z.object({ long: changeInt, short: changeInt, net: changeInt }), {
+  id: 'CotGroupChange',
+  description: "Change of a group's long, short and net since the previous report (this minus previous).",
+});
+const ChangeOfWithSpreading = documented(
+  z.object({ long: changeInt, short: changeInt, spreading: changeInt, net: changeInt }),
+  {
+    id: 'CotGroupChangeWithSpreading',
+    description: "Change of a group's long, short, spreading and net since the previous report (this minus previous).",
+  },
+);
+const pct = z.number().min(0);
+const PctOf = documented(z.object({ long: pct, short: pct }), {
+  id: 'CotGroupPctOfOi',
+  description:
+    "A group's long and short as a percent of open interest: round(100 × value / open_interest, 1), half away " +
+    'from zero (as the CFTC % of OI columns, bar one published cell: docs/decisions.md). Can exceed 100 only if the source does.',
+});
+const PctOfWithSpreading = documented(z.object({ long: pct, short: pct, spreading: pct }), {
+  id: 'CotGroupPctOfOiWithSpreading',
+  description:
+    "A group's long, short and spreading as a percent of open interest: round(100 × value / open_interest, 1), " +
+    'half away from zero (as the CFTC % of OI columns, bar one published cell: docs/decisions.md).',
+});
+const indexValue = z.number().min(0).max(100).nullable();
+
+const changesDescription =
+  'Present with include=changes, except on the first report of the commodity in this format. Each value is this ' +
+  "report's minus the previous report's (the previous report of the same commodity and format, even when it lies " +
+  'outside the requested dates or page); net = long - short, so its change is the change of long minus that of short. ' +
+  'Example: previous commercial long 100, short 250; this report 120, 240 → {long: 20, short: -10, net: 30}.';
+const pctDescription =
+  'Present with include=pct_of_oi when open_interest is above 0. Example: long 123,456 of open interest 400,000 → 30.9 ' +
+  '(30.864); 0.05 % would print 0.1 (half away from zero).';
+const indexDescription =
+  'Present with include=cot_index when the commodity has at least index_weeks reports in this format up to and ' +
+  "including this one (absent before). For each group: (net - min) / (max - min) × 100 over the group's net in those " +
+  'index_weeks reports, rounded to one decimal half away from zero; null when max = min (every net in the window is ' +
+  'the same). Example: nets 10, 30, 20 with index_weeks 3 → (20 - 10) / (30 - 10) × 100 = 50.';
+
+function analytics<P extends z.ZodRawShape, S extends z.ZodRawShape, I extends z.ZodRawShape>(
+  name: string,
+  changes: P,
+  pctOfOi: S,
+  index: I,
+) {
+  return {
+    changes: documented(z.strictObject({ open_interest: changeInt, ...changes }), {
+      id: `${name}CotChanges`,
+      description: changesDescription,
+    }).optional(),
+    pct_of_oi: documented(z.strictObject(pctOfOi), { id: `${name}CotPctOfOi`, description: pctDescription }).optional(),
+    cot_index: documented(z.strictObject(index), { id: `${name}CotIndex`, description: indexDescription }).optional(),
+  };
+}
+
+const legacyAnalytics = analytics(
+  'Legacy',
+  { commercial: ChangeOf, non_commercial: ChangeOfWithSpreading, non_reportable: ChangeOf },
+  { commercial: PctOf, non_commercial: PctOfWithSpreading, non_reportable: PctOf },
+  { commercial: indexValue, non_commercial: indexValue, non_reportable: indexValue },
+);
+
+const disaggregatedAnalytics = analytics(
+  'Disaggregated',
+  {
+    producer_merchant: ChangeOf,
+    swap_dealer: ChangeOfWithSpreading,
+    managed_money: ChangeOfWithSpreading,
+    other_reportable: ChangeOfWithSpreading,
+  },
+  {
+    producer_merchant: PctOf,
+    swap_dealer: PctOfWithSpreading,
+    managed_money: PctOfWithSpreading,
+    other_reportable: PctOfWithSpreading,
+  },
+  { producer_merchant: indexValue, swap_dealer: indexValue, managed_money: indexValue, other_reportable: indexValue },
+);
+
 /** A legacy report carries exactly commercial, non_commercial and non_reportable. */
 export const LegacyCotReport = documented(
   z.strictObject({
@@ -174,6 +257,7 @@ export const LegacyCotReport = documented(
     commercial: PositionGroup,
     non_commercial: PositionGroupWithSpreading,
     non_reportable: NetOnlyPositionGroup,
+    ...legacyAnalytics,
   }),
   { id: 'LegacyCotReport', description: 'A Commitments of Traders report in the legacy format.' },
 );
@@ -187,6 +271,7 @@ export const DisaggregatedCotReport = documented(
     swap_dealer: PositionGroupWithSpreading,
     managed_money: PositionGroupWithSpreading,
     other_reportable: PositionGroupWithSpreading,
+    ...disaggregatedAnalytics,
   }),
   { id: 'DisaggregatedCotReport', description: 'A Commitments of Traders report in the disaggregated format.' },
 );

@@ -119,8 +119,25 @@ describe('CotQuery', () => {
   it('defaults to legacy, newest first, page 1 of 25', () => {
     expect(parseParams(CotQuery, {})).toEqual({
       ok: true,
-      value: { format: 'legacy', sort_order: 'desc', page: 1, per_page: 25 },
+      value: { format: 'legacy', sort_order: 'desc', page: 1, per_page: 25, index_weeks: 156 },
     });
+  });
+  it('include: distinct known analytics in any order, normalized; anything else is a 400 on include', () => {
+    expect(parseParams(CotQuery, { include: 'cot_index,changes' })).toMatchObject({
+      ok: true,
+      value: { include: ['changes', 'cot_index'] },
+    });
+    for (const include of ['', ',', 'changes,', ',changes', 'changes,changes', 'net', 'CHANGES', 'changes pct_of_oi']) {
+      expect(parseParams(CotQuery, { include }), include).toMatchObject({ ok: false, param: 'include' });
+    }
+    expect(parseParams(CotQuery, { include: ['changes', 'pct_of_oi'] })).toMatchObject({ ok: false, param: 'include' });
+  });
+  it('index_weeks: a whole number from 26 to 520', () => {
+    expect(parseParams(CotQuery, { index_weeks: '26' })).toMatchObject({ ok: true, value: { index_weeks: 26 } });
+    expect(parseParams(CotQuery, { index_weeks: '520' })).toMatchObject({ ok: true, value: { index_weeks: 520 } });
+    for (const index_weeks of ['25', '521', '52.0', '-52', '', '1e2']) {
+      expect(parseParams(CotQuery, { index_weeks }), index_weeks).toMatchObject({ ok: false, param: 'index_weeks' });
+    }
   });
   it('rejects an unknown format and a reversed range', () => {
     expect(parseParams(CotQuery, { format: 'tff' })).toMatchObject({ ok: false, param: 'format' });

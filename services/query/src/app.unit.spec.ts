@@ -319,6 +319,64 @@ describe('GET /commodities/:slug/cot', () => {
   });
 });
 
+describe('GET /commodities/:slug/cot with include (COT analytics)', () => {
+  const base = '/api/v1/commodities/GOLD/cot';
+  type Report = Record<string, unknown> & { report_date: string };
+  it('changes against the previous report even when it lies before the requested dates or page', async () => {
+    const res = await get(`${base}?include=changes&start_date=2025-05-20&sort_order=asc&per_page=1&page=2`);
+    expect(res.status).toBe(200);
+    const [r] = res.body.data as Report[];
+    expect(r!.report_date).toBe('2025-05-27');
+    // seeds 3 → 4 (fixtures.cotDoc): long +1000, short +700, open interest +5000
+    expect(r!.changes).toEqual({
+      open_interest: 5000,
+      commercial: { long: 1000, short: 700, net: 300 },
+      non_commercial: { long: 1000, short: 700, spreading: 0, net: 300 },
+      non_reportable: { long: 1000, short: 700, net: 300 },
+    });
+    const first = await get(`${base}?include=changes&end_date=2025-05-06`);
+    expect((first.body.data as Report[])[0]!.changes).toBeUndefined();
+  });
+  it('pct_of_oi on every report; cot_index absent with fewer than index_weeks reports; only what was asked', async () => {
+    const res = await get(`${base}?include=pct_of_oi,cot_index&index_weeks=26`);
+    const newest = (res.body.data as Report[])[0]!;
+    // seed 6 of 30000: commercial 6010 → 20 (20.03), 4237 → 14.1; non_commercial 4274 → 14.2 (14.247), spreading 100 → 0.3
+    expect(newest.pct_of_oi).toEqual({
+      commercial: { long: 20, short: 14.1 },
+      non_commercial: { long: 20.1, short: 14.2, spreading: 0.3 },
+      non_reportable: { long: 20.1, short: 14.4 },
+    });
+    expect(newest.cot_index).toBeUndefined();
+    expect(newest.changes).toBeUndefined();
+  });
+  it('without include the answer is unchanged, and the cache keeps the variants apart', async () => {
+    const plain = await get(base);
+    const withChanges = await get(`${base}?include=changes`);
+    const again = await get(base);
+    expect(again.raw).toBe(plain.raw.replace(plain.body.meta.request_id, again.body.meta.request_id));
+    expect((again.body.data as Report[])[0]!.changes).toBeUndefined();
+    expect((withChanges.body.data as Report[])[0]!.changes).toBeDefined();
+    const reordered = await get(`${base}?include=cot_index,changes&index_weeks=26`);
+    expect((reordered.body.data as Report[])[0]!.changes).toBeDefined();
+  });
+  it('a bad include or index_weeks is a 400 naming it; index_weeks without cot_index is accepted and ignored', async () => {
+    for (const q of [
+      'include=volume',
+      'include=',
+      'include=changes,',
+      'include=changes,changes',
+      'include=a&include=b',
+    ]) {
+      await expectError(`${base}?${q}`, 400, 'include');
+    }
+    for (const q of ['index_weeks=25', 'index_weeks=521', 'index_weeks=52.5', 'index_weeks=', 'index_weeks=x']) {
+      await expectError(`${base}?include=cot_index&${q}`, 400, 'index_weeks');
+    }
+    const ignored = await get(`${base}?include=changes&index_weeks=52`);
+    expect(ignored.status).toBe(200);
+  });
+});
+
 describe('request ids, cache and failures', () => {
   it("uses the gateway's x-request-id when well-formed, else a fresh one", async () => {
     const forwarded = await get('/api/v1/commodities/GOLD', { 'x-request-id': 'req_0123456789abcdef0123' });

@@ -3,6 +3,7 @@ import { NotFoundError } from '@cds/http';
 import type { CotDoc, StoredGroup } from '@cds/read-models';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toCachedBody } from '@cds/response-cache';
+import { historyNeeded, withAnalytics } from './analytics.ts';
 import { provenanceOf, requireCommodity } from '../detail/get-commodity.ts';
 import { cacheKey, paginationMeta, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
 
@@ -71,6 +72,10 @@ export function createGetCotHandler(ctx: RouteContext) {
       sort_order: q.sort_order,
       page: q.page,
       per_page: q.per_page,
+      // Only with include: without it the key (and the answer) stays what it was. index_weeks
+      // changes nothing without cot_index, so it keys only then.
+      include: q.include?.join(','),
+      index_weeks: q.include?.includes('cot_index') === true ? q.index_weeks : undefined,
     });
     return ctx.cache
       .getOrCompute(key, { tags: [slug], day, alias: request.url }, async () => {
@@ -90,8 +95,23 @@ export function createGetCotHandler(ctx: RouteContext) {
           skip: (q.page - 1) * q.per_page,
           limit: q.per_page,
         });
+        let data = page.items.map(toCotReport);
+        const include = q.include ?? [];
+        if (include.length > 0 && data.length > 0) {
+          const earliest = data.reduce((a, r) => (r.report_date < a ? r.report_date : a), data[0]!.report_date);
+          // The reports before the page, wherever the requested dates or page begin (as the
+          // series' predecessor): the previous one for changes, the index window's for cot_index.
+          const history = await ctx.repository.findCotReportsBefore({
+            commodityId: slug,
+            format: q.format,
+            firstDate: descriptor.first_date,
+            before: earliest,
+            count: historyNeeded(include, q.index_weeks),
+          });
+          data = withAnalytics(data, history.map(toCotReport), include, q.index_weeks);
+        }
         return toCachedBody({
-          data: page.items.map(toCotReport),
+          data,
           meta: paginationMeta(q.page, q.per_page, page.total),
         });
       })

@@ -17,7 +17,14 @@ import {
 } from '@cds/read-models';
 import type { SeriesType } from '@cds/contracts';
 import type { Collection, Db } from 'mongodb';
-import type { CatalogPageQuery, CotPageQuery, Page, ReadModelRepository, SeriesBucket } from './repository.ts';
+import type {
+  CatalogPageQuery,
+  CotHistoryQuery,
+  CotPageQuery,
+  Page,
+  ReadModelRepository,
+  SeriesBucket,
+} from './repository.ts';
 import { matchesSearch } from './search.ts';
 
 export interface MongoRepositoryOptions {
@@ -143,6 +150,40 @@ export function createMongoRepository(opts: MongoRepositoryOptions): ReadModelRe
       reports.sort((a, b) => (a.report_date < b.report_date ? -1 : a.report_date > b.report_date ? 1 : 0));
       if (q.sortOrder === 'desc') reports.reverse();
       return { total: reports.length, items: reports.slice(q.skip, q.skip + q.limit) };
+    },
+
+    async findCotReportsBefore(q: CotHistoryQuery): Promise<CotDoc[]> {
+      if (q.count <= 0 || q.before <= q.firstDate) return [];
+      const coll = db.collection<PackedCotBucketDoc & { reports?: StoredCotReport[] }>(await collection('cot'));
+      const firstYear = Number(q.firstDate.slice(0, 4));
+      let year = Number(q.before.slice(0, 4));
+      const found: CotDoc[] = [];
+      // Weekly reports: about 52 a year, so the first batch of years (read in parallel) usually
+      // holds them all; a gap in the data costs one more bucket read per missing year.
+      let batch = Math.ceil(q.count / 50) + 1;
+      while (found.length < q.count && year >= firstYear) {
+        const years: number[] = [];
+        for (let y = year; y >= firstYear && years.length < batch; y -= 1) years.push(y);
+        year -= years.length;
+        batch = 1;
+        const buckets = await Promise.all(
+          years.map((y) =>
+            coll.findOne(
+              { _id: cotBucketId(q.commodityId, q.format, y) },
+              { projection: { reports_json: 1, reports: 1 }, maxTimeMS: maxTimeMs },
+            ),
+          ),
+        );
+        for (const bucket of buckets) {
+          for (const r of bucket === null ? [] : unpackReports(bucket)) {
+            if (r.report_date < q.before && r.report_date >= q.firstDate) {
+              found.push({ ...r, commodity_id: q.commodityId, format: q.format });
+            }
+          }
+        }
+      }
+      found.sort((a, b) => (a.report_date < b.report_date ? -1 : a.report_date > b.report_date ? 1 : 0));
+      return found.slice(Math.max(0, found.length - q.count));
     },
 
     async ping(): Promise<void> {

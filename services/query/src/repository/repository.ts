@@ -23,6 +23,14 @@ export interface CotPageQuery {
   limit: number;
 }
 
+export interface CotHistoryQuery {
+  commodityId: string;
+  format: CotFormat;
+  firstDate: string;
+  before: string;
+  count: number;
+}
+
 /** The part of a series bucket the query service reads. */
 export interface SeriesBucket {
   year: number;
@@ -55,6 +63,11 @@ export interface ReadModelRepository {
     firstYear: number,
   ): Promise<SeriesBucket[]>;
   findCotReports(query: CotPageQuery): Promise<Page<CotDoc>>;
+  /**
+   * The latest `count` reports of a commodity and format dated before `before` (none before
+   * `firstDate`, the format's first report), in ascending date order: all of them when fewer.
+   */
+  findCotReportsBefore(query: CotHistoryQuery): Promise<CotDoc[]>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { SeriesType } from '@cds/contracts';
 import type { CatalogDoc, CotDoc, SeriesBucketDoc } from '@cds/read-models';
 import type {
   CatalogPageQuery,
+  CotHistoryQuery,
   CotPageQuery,
   Page,
   ReadModelRepository,
@@ -73,6 +74,15 @@ export function createFakeRepository(initial: FakeReadModels = {}): FakeReposito
           .sort((a, b) => (a.report_date < b.report_date ? -1 : 1));
         if (q.sortOrder === 'desc') all.reverse();
         return { total: all.length, items: all.slice(q.skip, q.skip + q.limit) };
+      });
+    },
+    findCotReportsBefore(q: CotHistoryQuery): Promise<CotDoc[]> {
+      return run('findCotReportsBefore', () => {
+        const before = data.cot
+          .filter((d) => d.commodity_id === q.commodityId && d.format === q.format)
+          .filter((d) => d.report_date >= q.firstDate && d.report_date < q.before)
+          .sort((a, b) => (a.report_date < b.report_date ? -1 : 1));
+        return q.count <= 0 ? [] : before.slice(Math.max(0, before.length - q.count));
       });
     },
     ping() {

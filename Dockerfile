@@ -31,8 +31,11 @@ COPY --from=deps /app/node_modules node_modules
 COPY package.json ./
 COPY libs libs
 COPY services services
-RUN test -n "${SERVICE}" && test -f "services/${SERVICE}/src/main.ts" \
-  && ln -s "services/${SERVICE}/src/main.ts" main.ts
+# Each service's long-running process is services/<name>/src/main.ts, except ingest's: its long-running
+# process is the admin API (admin-main.ts); the ingest CLI (cli.ts) runs as jobs.
+RUN test -n "${SERVICE}" && entry="services/${SERVICE}/src/main.ts" \
+  && if [ "${SERVICE}" = ingest ]; then entry="services/ingest/src/admin-main.ts"; fi \
+  && test -f "${entry}" && ln -s "${entry}" main.ts
 USER 1000:1000
 EXPOSE 8080 8081 8082 8083
 # The chart sets the command explicitly; this default runs the service the image was built for.

@@ -489,6 +489,9 @@ describe('chart specifics per value set', () => {
     expect(dep.spec.template.spec.containers[0].envFrom[0].configMapRef.name).toBe(cm.metadata.name);
     expect(cm.data).toMatchObject({ MONGODB_URL: expect.any(String), REDIS_URL: 'redis://redis:6379' });
     expect(dep.spec.template.spec.containers[0].command).toContain('services/dashboard/src/main.ts');
+    // Ingest's long-running process is its admin API.
+    const admin = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'cds-test-commodity-data-ingest')!;
+    expect(admin.spec.template.spec.containers[0].command).toContain('services/ingest/src/admin-main.ts');
   });
 
   it('production: digests, JetStream replicas 3, infrastructure URLs from Secrets, metrics scraping allowed', () => {

@@ -196,6 +196,15 @@ volumeMounts:
     mountPath: /tmp
 {{- end -}}
 
+{{/* The long-running process of a component: services/<component>/src/main.ts, except ingest's, which is the admin API. */}}
+{{- define "commodity-data.entrypoint" -}}
+{{- if eq . "ingest" -}}
+services/ingest/src/admin-main.ts
+{{- else -}}
+{{- printf "services/%s/src/main.ts" . -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The command running a TypeScript entry point of the workspace with Node 24's type stripping. */}}
 {{- define "commodity-data.nodeCommand" -}}
 - node

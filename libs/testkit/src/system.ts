@@ -9,7 +9,16 @@ import { findFreePort } from './ports.ts';
 /** The repository root (libs/testkit/src/../../..). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** A service of this repository running as its own process (`services/<name>/src/main.ts`). */
+/** The long-running process of each service: `src/main.ts`, except ingest's, which is its admin API. */
+const ENTRYPOINTS: Record<StartServiceOptions['service'], string> = {
+  ingest: 'services/ingest/src/admin-main.ts',
+  projector: 'services/projector/src/main.ts',
+  query: 'services/query/src/main.ts',
+  gateway: 'services/gateway/src/main.ts',
+  dashboard: 'services/dashboard/src/main.ts',
+};
+
+/** A service of this repository running as its own process (see ENTRYPOINTS). */
 export interface ServiceProcess {
   readonly name: string;
   readonly port: number;
@@ -26,7 +35,7 @@ export interface ServiceProcess {
 }
 
 export interface StartServiceOptions {
-  /** Folder under services/ holding src/main.ts. */
+  /** Folder under services/ (its process: ENTRYPOINTS). */
   service: 'ingest' | 'projector' | 'query' | 'gateway' | 'dashboard';
   /** Name in logs and messages (e.g. gateway-2). Default: the service. */
   name?: string;
@@ -51,7 +60,7 @@ export async function startServiceProcess(opts: StartServiceOptions): Promise<Se
   const out = createWriteStream(log, { flags: 'w' });
   const child = spawn(
     process.execPath,
-    [...(opts.nodeArgs ?? []), '--disable-warning=ExperimentalWarning', `services/${opts.service}/src/main.ts`],
+    [...(opts.nodeArgs ?? []), '--disable-warning=ExperimentalWarning', ENTRYPOINTS[opts.service]],
     {
       cwd: REPO_ROOT,
       env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...opts.env, PORT: String(port) },

@@ -2,7 +2,7 @@ import { boolVar, infraVars, portVar, positiveIntVar } from '@cds/config';
 import { z } from 'zod';
 import { DEFAULT_DUPLICATE_WINDOW_MS } from './publish/streams.ts';
 
-/** The admin API process (main.ts): environment variables, parsed once by loadConfig. */
+/** The admin API process (admin-main.ts): environment variables, parsed once by loadConfig. */
 export const AdminConfig = z.object({
   NATS_URL: infraVars.NATS_URL,
   LOG_LEVEL: infraVars.LOG_LEVEL,

@@ -6,6 +6,6 @@ export * from './sources/index.ts';
 export * from './publish/index.ts';
 export * from './admin/index.ts';
 export * from './sync/index.ts';
-export { buildApp, type AppDeps } from './app.ts';
+export { buildApp, type AppDeps } from './admin/app.ts';
 export { LocalEnv, LOCAL_ENV_PATH, readLocalEnv } from './local-env.ts';
 // --- end runtime ----------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ import { connectMessaging, type Messaging } from '@cds/messaging';
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.ts';
+import { buildApp } from './app.ts';
 import { ensureEventStreams } from '../publish/streams.ts';
 import { createKeyCommands } from './commands.ts';
 import { startKeyLog, type KeyLog } from './key-log.ts';

@@ -12,7 +12,7 @@ import { writeSyntheticCftcLegacyFile } from '../testing/synthetic-cftc.ts';
 const here = dirname(fileURLToPath(import.meta.url));
 const ingestCli = join(here, '..', 'cli.ts');
 const adminCli = join(here, '..', 'admin-cli.ts');
-const adminMain = join(here, '..', 'main.ts');
+const adminMain = join(here, '..', 'admin-main.ts');
 
 let nats: NatsHandle;
 let dir: string;

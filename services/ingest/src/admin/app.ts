@@ -1,7 +1,7 @@
 import { type ApiError, createRequestIdGenerator, InvalidParameterError, registerErrorHandling } from '@cds/http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { KeyCommands } from './admin/commands.ts';
-import { registerAdminRoutes } from './admin/routes.ts';
+import type { KeyCommands } from './commands.ts';
+import { registerAdminRoutes } from './routes.ts';
 
 export interface AppDeps {
   commands: KeyCommands;

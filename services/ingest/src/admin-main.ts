@@ -2,9 +2,9 @@ import { KEYS_STREAM } from '@cds/contracts';
 import { ConfigError, loadConfig } from '@cds/config';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { createLogger, flushTelemetry } from '@cds/telemetry';
+import { buildApp } from './admin/app.ts';
 import { createKeyCommands } from './admin/commands.ts';
 import { startKeyLog, type KeyLog } from './admin/key-log.ts';
-import { buildApp } from './app.ts';
 import { AdminConfig } from './config.ts';
 import { ensureEventStreams } from './publish/streams.ts';
 

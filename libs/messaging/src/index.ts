@@ -8,6 +8,13 @@ export {
   type MessageHandler,
   type RunningConsumer,
 } from './consumer.ts';
+export {
+  DEADLETTER_STREAM,
+  DEADLETTER_SUBJECTS,
+  EVENT_DUPLICATE_WINDOW_MS,
+  streamSpec,
+  type StreamName,
+} from './definitions.ts';
 export { MessagingSetupError, PoisonMessageError } from './errors.ts';
 export { connectMessaging, createMessaging, type Messaging } from './messaging.ts';
 export { encodeJson, publishJson, type PublishOptions, type PublishResult } from './publish.ts';

@@ -1,7 +1,7 @@
-import { KEYS_STREAM, KEYS_SUBJECTS } from '@cds/contracts';
+import { KEYS_STREAM } from '@cds/contracts';
 import openapiDocument from '@cds/contracts/openapi.json' with { type: 'json' };
 import { loadConfig } from '@cds/config';
-import { connectMessaging } from '@cds/messaging';
+import { connectMessaging, streamSpec } from '@cds/messaging';
 import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
 import { createLogger, createMetrics, flushTelemetry } from '@cds/telemetry';
 import { Redis } from 'ioredis';
@@ -30,12 +30,7 @@ try {
     () => false,
   );
   if (!exists) {
-    await messaging.ensureStream({
-      name: KEYS_STREAM,
-      subjects: [KEYS_SUBJECTS],
-      replicas: config.JETSTREAM_REPLICAS,
-      duplicateWindowMs: 120_000,
-    });
+    await messaging.ensureStream(streamSpec('keys', { replicas: config.JETSTREAM_REPLICAS }));
   }
   const table = new KeyTable();
   const follower = await followKeyStream({ nc: messaging.nc, table, logger });

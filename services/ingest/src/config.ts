@@ -1,6 +1,6 @@
 import { boolVar, infraVars, portVar, positiveIntVar } from '@cds/config';
+import { EVENT_DUPLICATE_WINDOW_MS } from '@cds/messaging';
 import { z } from 'zod';
-import { DEFAULT_DUPLICATE_WINDOW_MS } from './publish/streams.ts';
 
 /** The admin API process (admin-main.ts): environment variables, parsed once by loadConfig. */
 export const AdminConfig = z.object({
@@ -13,7 +13,7 @@ export const AdminConfig = z.object({
   PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
   /** Replicas of the event streams: 1 locally, 3 in production. */
   STREAM_REPLICAS: positiveIntVar.default(1),
-  DUPLICATE_WINDOW_MS: positiveIntVar.default(DEFAULT_DUPLICATE_WINDOW_MS),
+  DUPLICATE_WINDOW_MS: positiveIntVar.default(EVENT_DUPLICATE_WINDOW_MS),
   /** Create or align the streams at start (off when operations own them). */
   ENSURE_STREAMS: boolVar.default(true),
 });
@@ -22,7 +22,7 @@ export type AdminConfig = z.infer<typeof AdminConfig>;
 /** Settings the ingest CLI takes from the environment (its addresses come via flags/env/local file). */
 export const IngestEnv = z.object({
   STREAM_REPLICAS: positiveIntVar.default(1),
-  DUPLICATE_WINDOW_MS: positiveIntVar.default(DEFAULT_DUPLICATE_WINDOW_MS),
+  DUPLICATE_WINDOW_MS: positiveIntVar.default(EVENT_DUPLICATE_WINDOW_MS),
   /** Pipelined publishes awaiting acks. */
   PUBLISH_WINDOW: positiveIntVar.default(512),
   /** Records buffered across open batches before the oldest are flushed. */

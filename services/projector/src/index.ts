@@ -2,8 +2,6 @@ export { buildApp, type AppDeps } from './app.ts';
 export { loadProjectorConfig, ProjectorConfig } from './config.ts';
 export { createGapDetector, type GapDetector } from './consumer/gap-detector.ts';
 export {
-  DEADLETTER_STREAM,
-  DEADLETTER_SUBJECTS,
   deadletterSubject,
   ensureDeadletterStream,
   parkEvent,

@@ -23,4 +23,4 @@ export {
   type PublisherOptions,
   type PublisherStats,
 } from './publisher.ts';
-export { DEFAULT_DUPLICATE_WINDOW_MS, ensureEventStreams, type StreamSettings } from './streams.ts';
+export { ensureEventStreams, type StreamSettings } from './streams.ts';

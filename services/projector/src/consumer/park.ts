@@ -1,11 +1,8 @@
-import type { Messaging } from '@cds/messaging';
+import { DEADLETTER_STREAM, streamSpec, type Messaging } from '@cds/messaging';
 import { COLLECTIONS, type ReadModelName } from '@cds/read-models';
 import { withDeadline, type OperationDeadline } from '@cds/store';
 import type { Db } from 'mongodb';
 import { DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
-
-export const DEADLETTER_STREAM = 'CDS_DEADLETTER';
-export const DEADLETTER_SUBJECTS = 'cds.deadletter.>';
 
 export function deadletterSubject(projection: ReadModelName): string {
   return `cds.deadletter.${projection}`;
@@ -24,14 +21,9 @@ export interface ParkedEventDoc {
   parked_at: string;
 }
 
-/** Creates the dead-letter stream (file storage, kept forever, deduplicated by projection and sequence). */
+/** Creates (or aligns) the dead-letter stream as libs/messaging defines it. */
 export async function ensureDeadletterStream(messaging: Messaging, replicas = 1): Promise<void> {
-  await messaging.ensureStream({
-    name: DEADLETTER_STREAM,
-    subjects: [DEADLETTER_SUBJECTS],
-    replicas,
-    duplicateWindowMs: 120_000,
-  });
+  await messaging.ensureStream(streamSpec('deadletter', { replicas }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { DATA_STREAM, type DataEvent } from '@cds/contracts';
-import { encodeJson, type Messaging } from '@cds/messaging';
+import { DEADLETTER_STREAM, encodeJson, type Messaging } from '@cds/messaging';
 import { COLLECTIONS, projectedSubject } from '@cds/read-models';
 import { startMongo, uniqueName, type MongoHandle } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
@@ -10,7 +10,7 @@ import { catalogProjection, cotProjection, seriesProjection } from '../projectio
 import { commodityUpserted, cotRecorded, foldEvents, seriesRecorded } from '../testing/events.ts';
 import { eventually, hashCollection, publishEvents, startSpecServers } from '../testing/harness.ts';
 import { readCotBuckets, readSeriesBucket, readSeriesBuckets } from '../testing/stored.ts';
-import { DEADLETTER_STREAM, type ParkedEventDoc } from './park.ts';
+import type { ParkedEventDoc } from './park.ts';
 import { startProjectionWorker, type ProjectionWorker } from './projection-worker.ts';
 
 // A private NATS server: the projections' subjects (cds.data.>) must not collide with other spec

@@ -1,19 +1,14 @@
-import { DATA_STREAM, DATA_SUBJECTS, subjectFor, type DataEvent } from '@cds/contracts';
-import { connectMessaging, type Messaging } from '@cds/messaging';
+import { subjectFor, type DataEvent } from '@cds/contracts';
+import { connectMessaging, streamSpec, type Messaging } from '@cds/messaging';
 import { getTestInfra, startNats } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
 import { ensureDeadletterStream } from '../consumer/park.ts';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Creates the data stream as ingest does (file storage, kept forever). */
+/** Creates the data stream as ingest does (libs/messaging's definition). */
 export async function ensureDataStream(messaging: Messaging): Promise<void> {
-  await messaging.ensureStream({
-    name: DATA_STREAM,
-    subjects: [DATA_SUBJECTS],
-    replicas: 1,
-    duplicateWindowMs: 120_000,
-  });
+  await messaging.ensureStream(streamSpec('data', { replicas: 1 }));
 }
 
 /**

@@ -1,0 +1,43 @@
+import { DATA_STREAM, DATA_SUBJECTS, KEYS_STREAM, KEYS_SUBJECTS } from '@cds/contracts';
+import type { StreamSpec } from './streams.ts';
+
+/**
+ * Duplicate window of the event streams: a re-run (or a retried publish) the same day is dropped by
+ * the stream itself. One value for both event streams, whoever creates them (docs/decisions.md).
+ */
+export const EVENT_DUPLICATE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** The dead-letter stream of the projector's parked events. */
+export const DEADLETTER_STREAM = 'CDS_DEADLETTER';
+export const DEADLETTER_SUBJECTS = 'cds.deadletter.>';
+
+/**
+ * Every JetStream stream the system creates, in one place: file storage, kept forever (limits
+ * retention without limits), deduplicating. `ensureStream(streamSpec(...))` creates or aligns one.
+ * - `data`: the data events (ingest publishes, the projector consumes).
+ * - `keys`: account and key events (the admin API publishes; the gateway and the admin API follow it).
+ * - `deadletter`: events a projection parked; the message id is `<projection>:<sequence>`, so
+ *   parking one again within the window (a retry after a partial failure) stores nothing.
+ */
+const STREAMS = {
+  data: { name: DATA_STREAM, subjects: [DATA_SUBJECTS], duplicateWindowMs: EVENT_DUPLICATE_WINDOW_MS },
+  keys: { name: KEYS_STREAM, subjects: [KEYS_SUBJECTS], duplicateWindowMs: EVENT_DUPLICATE_WINDOW_MS },
+  deadletter: { name: DEADLETTER_STREAM, subjects: [DEADLETTER_SUBJECTS], duplicateWindowMs: 120_000 },
+} as const satisfies Record<string, Omit<StreamSpec, 'replicas'>>;
+
+export type StreamName = keyof typeof STREAMS;
+
+/**
+ * The spec of one of the system's streams. `replicas` is the deployment's (1 locally, 3 in
+ * production); `duplicateWindowMs` overrides the window (ingest's DUPLICATE_WINDOW_MS, tests).
+ */
+export function streamSpec(which: StreamName, opts: { replicas: number; duplicateWindowMs?: number }): StreamSpec {
+  const def = STREAMS[which];
+  return {
+    name: def.name,
+    subjects: [...def.subjects],
+    replicas: opts.replicas,
+    duplicateWindowMs: opts.duplicateWindowMs ?? def.duplicateWindowMs,
+    storage: 'file',
+  };
+}

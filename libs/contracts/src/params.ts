@@ -173,50 +173,18 @@ export type CommodityPathParams = z.infer<typeof CommodityPathParams>;
 /** Query parameter names allowed on every endpoint besides their own (the key, for quick testing). */
 export const ALWAYS_ALLOWED_QUERY_PARAMS = ['api_key'] as const;
 
-export type ParamResult<T> = { ok: true; value: T } | { ok: false; param: string; message: string };
+/** The detail takes no query parameters (besides the always-allowed ones). */
+export const CommodityDetailQuery = z.strictObject({});
 
-/**
- * Parses raw parameters (as a query-string parser gives them: strings, or arrays when repeated)
- * and reports the first problem with the name of the offending parameter, in the shape the
- * `invalid_parameter` error needs.
- */
-export function parseParams<S extends z.ZodType>(
-  schema: S,
-  raw: Record<string, unknown>,
-  opts: { ignore?: readonly string[] } = {},
-): ParamResult<z.output<S>> {
-  // No prototype: a parameter named `__proto__` stays a parameter (and is refused as unknown)
-  // instead of being swallowed by Object.prototype's setter.
-  const input = Object.create(null) as Record<string, unknown>;
-  for (const [name, value] of Object.entries(raw)) {
-    // `?=x` has no name to put in `param`: the error names the query string as a whole.
-    if (name === '') return { ok: false, param: 'query', message: 'a query parameter has an empty name' };
-    if (opts.ignore?.includes(name)) continue;
-    if (Array.isArray(value)) return { ok: false, param: name, message: `'${name}' must be given only once` };
-    input[name] = value;
-  }
-  const result = schema.safeParse(input);
-  if (result.success) return { ok: true, value: result.data };
-  const issue = result.error.issues[0];
-  if (issue === undefined) return { ok: false, param: 'query', message: 'invalid parameters' };
-  if (issue.code === 'unrecognized_keys') {
-    const name = issue.keys[0] ?? 'query';
-    return { ok: false, param: name, message: `unknown parameter '${name}'` };
-  }
-  const name = typeof issue.path[0] === 'string' ? issue.path[0] : 'query';
-  if (input[name] === undefined && issue.path.length === 1) {
-    return { ok: false, param: name, message: `'${name}' is required` };
-  }
-  return { ok: false, param: name, message: `invalid '${name}': ${describeIssue(issue)}` };
-}
+/** The query parameters each endpoint accepts besides ALWAYS_ALLOWED_QUERY_PARAMS, by route name. */
+export const QUERY_PARAMS_BY_ROUTE = {
+  list: Object.keys(ListCommoditiesQuery.shape),
+  detail: [],
+  series: Object.keys(SeriesQuery.shape),
+  cot: Object.keys(CotQuery.shape),
+} as const satisfies Record<string, readonly string[]>;
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case 'invalid_value':
-      return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
-    case 'invalid_format':
-      return issue.format === 'date' ? 'must be a real calendar date in YYYY-MM-DD form' : issue.message;
-    default:
-      return issue.message;
-  }
-}
+/** What a malformed path parameter is told (the message of its 400), by name. */
+export const PATH_PARAM_RULES = {
+  slug: 'a commodity id is UPPER_SNAKE_CASE, for example GOLD',
+} as const;

@@ -4,7 +4,9 @@ import { documented } from './registry.ts';
 /** Upper snake case: letters/digits in words joined by single underscores, starting with a letter. */
 export const COMMODITY_ID_PATTERN = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
 
-export const CommodityId = documented(z.string().min(1).max(64).regex(COMMODITY_ID_PATTERN), {
+/** The longest commodity id: a longer slug is never looked up (nor forwarded by the gateway). */
+export const MAX_COMMODITY_ID_LENGTH = 64;
+export const CommodityId = documented(z.string().min(1).max(MAX_COMMODITY_ID_LENGTH).regex(COMMODITY_ID_PATTERN), {
   id: 'CommodityId',
   description: 'Commodity identifier in UPPER_SNAKE_CASE, used as {slug} in paths.',
   examples: ['CRUDE_OIL_WTI'],

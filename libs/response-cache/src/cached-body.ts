@@ -1,49 +1,72 @@
+import { createHash } from 'node:crypto';
+
 /**
- * A fully serialized response body with a hole where the request id goes: every response of the
- * service ends with `"request_id":"<id>"}}` (meta is the last member of the body and request_id
- * the last member of meta), so the body is kept as the bytes before the id and the bytes after it.
- * Sending a cached body then costs one copy, no JSON.stringify.
+ * A serialized response body with a hole where the request id goes. Every JSON answer of the API
+ * ends with `"request_id":"<id>"}}` (meta is the last member of the body, request_id the last
+ * member of meta), so a body is kept as the bytes before the id and the bytes after it, and sent
+ * with any request's id in between: no JSON.stringify and no copy of the body per request.
  */
 export interface CachedBody {
   readonly prefix: Buffer;
   readonly suffix: Buffer;
   /** Size of the kept bytes, for the cache's byte bound. */
   readonly bytes: number;
+  /** Strong content hash (SHA-256, base64url) of the body without its request id: the ETag to be. */
+  readonly hash: string;
+  /** When the data of the answer last changed (meta.last_updated, RFC 3339), when the answer says. */
+  readonly lastModified: string | undefined;
 }
 
-const TAIL = '"request_id":""}}';
+/** A JSON answer before its request id is known: `meta` is its last member, without request_id. */
+export interface ResponseBody {
+  data: unknown;
+  meta: Record<string, unknown> & { request_id?: never };
+}
+
+const ID_MEMBER = '"request_id":"';
 const SUFFIX = Buffer.from('"}}');
 
-/** Serializes a response body whose last member is `meta` and whose meta ends with `request_id: ''`. */
-export function toCachedBody<T extends { data: unknown; meta: { request_id: string } }>(body: T): CachedBody {
-  const json = JSON.stringify(body);
-  if (!json.endsWith(TAIL)) throw new Error('a cached body must end with meta.request_id');
-  const prefix = Buffer.from(json.slice(0, -3));
-  return { prefix, suffix: SUFFIX, bytes: prefix.length + SUFFIX.length };
+function cached(prefix: Buffer, lastModified: string | undefined): CachedBody {
+  const hash = createHash('sha256').update(prefix).update(SUFFIX).digest('base64url');
+  return { prefix, suffix: SUFFIX, bytes: prefix.length + SUFFIX.length, hash, lastModified };
+}
+
+/** Serializes an answer once, with the request id left out (added at send time). */
+export function serializeBody(body: ResponseBody): CachedBody {
+  const json = JSON.stringify({ data: body.data, meta: { ...body.meta, request_id: '' } });
+  const lastUpdated = body.meta.last_updated;
+  return cached(Buffer.from(json.slice(0, -3)), typeof lastUpdated === 'string' ? lastUpdated : undefined);
 }
 
 /**
- * The body bytes with the request id spliced in. Request ids are restricted to JSON-safe ASCII
- * characters (see request-id.ts), so they need no escaping.
+ * The cached form of an answer another service already served with `requestId` as its last member
+ * (`…"request_id":"<id>"}}`), or undefined when it does not end that way (then it is not kept).
+ * The gateway keeps the query service's answers this way.
  */
-export function withRequestId(body: CachedBody, requestId: string): Buffer {
-  const out = Buffer.allocUnsafe(body.prefix.length + requestId.length + body.suffix.length);
-  body.prefix.copy(out, 0);
-  out.write(requestId, body.prefix.length, 'latin1');
-  body.suffix.copy(out, body.prefix.length + requestId.length);
-  return out;
-}
-
-/**
- * The cached form of a body another service already served with `requestId` as its last member
- * (`…"request_id":"<id>"}}`), or undefined when the body does not end that way (then it is not
- * cached). The gateway keeps the query service's answers this way.
- */
-export function fromServedBody(served: Buffer, requestId: string): CachedBody | undefined {
+export function cachedBodyFromUpstream(served: Buffer, requestId: string): CachedBody | undefined {
   const tail = `${requestId}"}}`;
   const cut = served.length - tail.length;
-  if (cut <= 0 || served.toString('latin1', cut) !== tail) return undefined;
-  if (served.toString('latin1', cut - 14, cut) !== '"request_id":"') return undefined;
-  const prefix = served.subarray(0, cut);
-  return { prefix, suffix: SUFFIX, bytes: prefix.length + SUFFIX.length };
+  if (cut <= ID_MEMBER.length || served.toString('latin1', cut) !== tail) return undefined;
+  if (served.toString('latin1', cut - ID_MEMBER.length, cut) !== ID_MEMBER) return undefined;
+  return cached(served.subarray(0, cut), lastUpdatedOf(served));
+}
+
+/** meta.last_updated of a served answer: meta is its last member, so the last `"meta":{` opens it. */
+function lastUpdatedOf(served: Buffer): string | undefined {
+  const at = served.lastIndexOf('"meta":{');
+  if (at < 0) return undefined;
+  try {
+    const meta = JSON.parse(served.toString('utf8', at + 7, served.length - 1)) as { last_updated?: unknown };
+    return typeof meta.last_updated === 'string' ? meta.last_updated : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The body bytes with a request id spliced in (for tests and callers that need one buffer; sending
+ * goes through sendCachedBody). Request ids are JSON-safe ASCII (see @cds/http), never escaped.
+ */
+export function withRequestId(body: CachedBody, requestId: string): Buffer {
+  return Buffer.concat([body.prefix, Buffer.from(requestId, 'latin1'), body.suffix]);
 }

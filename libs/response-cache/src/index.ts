@@ -1,10 +1,29 @@
-export { fromServedBody, toCachedBody, withRequestId, type CachedBody } from './cached-body.ts';
+export {
+  cachedBodyFromUpstream,
+  serializeBody,
+  withRequestId,
+  type CachedBody,
+  type ResponseBody,
+} from './cached-body.ts';
 export {
   createResponseCache,
+  forwardedKey,
   LIST_TAG,
-  type CacheEntryOptions,
+  type CacheTags,
+  type LegacyEntryOptions,
   type ResponseCache,
   type ResponseCacheOptions,
   type ResponseCacheStats,
 } from './response-cache.ts';
+export { sendCachedBody } from './send.ts';
+export {
+  cacheKey,
+  cacheRule,
+  registerResponseCache,
+  type CacheEntry,
+  type CacheRule,
+  type CachedHandler,
+} from './plugin.ts';
 export { subscribeInvalidations, type Invalidation } from './invalidation.ts';
+/** @deprecated Use cachedBodyFromUpstream (the gateway, until it switches). */
+export { cachedBodyFromUpstream as fromServedBody } from './cached-body.ts';

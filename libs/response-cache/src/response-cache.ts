@@ -1,6 +1,6 @@
 import type { CachedBody } from './cached-body.ts';
 
-/** Tag of every list response: any catalog change may change any list page. */
+/** Tag of every list answer: any catalog change may change any list page. */
 export const LIST_TAG = '*list';
 
 export interface ResponseCacheOptions {
@@ -21,58 +21,70 @@ export interface ResponseCacheStats {
   invalidations: number;
 }
 
-/** Where an entry may be found and what drops it. */
-export interface CacheEntryOptions {
-  /** Commodity ids (and LIST_TAG) whose data events drop the entry. */
-  tags: readonly string[];
-  /** Today (UTC) when the entry was computed: request-URL aliases are valid that day only, as defaults depend on it. */
-  day: string;
-  /** The request URL as received, an alias looked up before the params are even parsed. */
-  alias?: string | undefined;
-}
+/** Tags of an entry: the commodity ids (and LIST_TAG) whose data events drop it. */
+export type CacheTags = readonly string[];
 
 interface Entry {
   key: string;
   body: CachedBody;
-  tags: readonly string[];
-  day: string;
+  tags: CacheTags;
   expiresAt: number;
   valid: boolean;
 }
 
+/**
+ * Serialized answers by key. The key names everything the answer depends on: the query service
+ * keys on the validated request (route and effective parameters, defaults applied), the gateway on
+ * the day and the forwarded path (forwardedKey).
+ */
 export interface ResponseCache {
-  /** Fast path: the body cached for this exact request URL today, if still valid. */
-  lookupAlias(url: string, day: string): CachedBody | undefined;
+  /** The body under this key, if still valid. */
+  get(key: string): CachedBody | undefined;
   /**
-   * The cached body under the normalized key, or the result of `compute` (stored unless a data
-   * event arrived while it ran). Concurrent misses of one key share one computation.
+   * The body under the key, or the result of `compute` (stored unless a data event arrived while it
+   * ran). Concurrent misses of one key share one computation.
    */
-  getOrCompute(key: string, opts: CacheEntryOptions, compute: () => Promise<CachedBody>): Promise<CachedBody>;
+  getOrCompute(key: string, tags: CacheTags, compute: () => Promise<CachedBody>): Promise<CachedBody>;
   /**
    * A token taken before fetching a body elsewhere (e.g. from an upstream service); `put` stores
-   * the body only if no invalidation happened since, so a response fetched across a data event is
+   * the body only if no invalidation happened since, so an answer fetched across a data event is
    * never kept.
    */
   epoch(): number;
   /** Stores a body computed outside `getOrCompute` (see `epoch`); returns whether it was stored. */
-  put(key: string, body: CachedBody, opts: CacheEntryOptions, sinceEpoch: number): boolean;
+  put(key: string, body: CachedBody, tags: CacheTags | LegacyEntryOptions, sinceEpoch: number): boolean;
+  /** @deprecated The gateway's former lookup, until it uses `get(forwardedKey(path, day))`. */
+  lookupAlias(path: string, day: string): CachedBody | undefined;
   /** Drops every entry of a commodity and every list entry; returns how many were dropped. */
   invalidate(commodityId: string): number;
   clear(): void;
   stats(): ResponseCacheStats;
 }
 
+/** @deprecated The gateway's former `put` options: stored under forwardedKey(alias ?? key, day). */
+export interface LegacyEntryOptions {
+  tags: CacheTags;
+  day: string;
+  alias?: string | undefined;
+}
+
 /**
- * In-memory LRU of serialized response bodies, bounded by entries and bytes, with a TTL as a
- * safety net. One per process (created in main.ts and passed in deps, never module-level).
+ * The key of an answer fetched by path (the gateway's): the path as forwarded and today's date
+ * (UTC), as the query's date defaults depend on the day.
+ */
+export function forwardedKey(path: string, day: string): string {
+  return `${day} ${path}`;
+}
+
+/**
+ * In-memory LRU of serialized answers, bounded by entries and bytes, with a TTL as a safety net.
+ * One per process (created in main.ts and passed in deps, never module-level).
  */
 export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
   const now = opts.now ?? Date.now;
   const entries = new Map<string, Entry>();
-  const aliases = new Map<string, Entry>();
   const byTag = new Map<string, Set<Entry>>();
   const inflight = new Map<string, Promise<CachedBody>>();
-  const maxAliases = opts.maxEntries * 2;
   let bytes = 0;
   let epoch = 0;
   const counters = { hits: 0, misses: 0, invalidations: 0 };
@@ -89,37 +101,18 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
     }
   }
 
-  function usable(entry: Entry | undefined): entry is Entry {
-    if (entry === undefined || !entry.valid) return false;
-    if (entry.expiresAt <= now()) {
-      remove(entry);
-      return false;
-    }
-    return true;
-  }
-
-  function setAlias(url: string, entry: Entry): void {
-    aliases.delete(url);
-    aliases.set(url, entry);
-    if (aliases.size > maxAliases) {
-      const oldest = aliases.keys().next().value;
-      if (oldest !== undefined) aliases.delete(oldest);
-    }
-  }
-
-  function store(key: string, body: CachedBody, o: CacheEntryOptions): void {
+  function store(key: string, body: CachedBody, tags: CacheTags): void {
     if (body.bytes > opts.maxBytes / 4) return;
     const old = entries.get(key);
     if (old !== undefined) remove(old);
-    const entry: Entry = { key, body, tags: o.tags, day: o.day, expiresAt: now() + opts.ttlMs, valid: true };
+    const entry: Entry = { key, body, tags, expiresAt: now() + opts.ttlMs, valid: true };
     entries.set(key, entry);
     bytes += body.bytes;
-    for (const tag of o.tags) {
+    for (const tag of tags) {
       let set = byTag.get(tag);
       if (set === undefined) byTag.set(tag, (set = new Set()));
       set.add(entry);
     }
-    if (o.alias !== undefined) setAlias(o.alias, entry);
     while (entries.size > opts.maxEntries || bytes > opts.maxBytes) {
       const oldest = entries.values().next().value;
       if (oldest === undefined) break;
@@ -127,33 +120,31 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
     }
   }
 
-  return {
-    lookupAlias(url, day) {
-      const entry = aliases.get(url);
-      if (entry === undefined) return undefined;
-      if (!usable(entry) || entry.day !== day) {
-        aliases.delete(url);
-        return undefined;
-      }
-      counters.hits++;
-      return entry.body;
-    },
+  function get(key: string): CachedBody | undefined {
+    const entry = entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= now()) {
+      remove(entry);
+      return undefined;
+    }
+    counters.hits++;
+    entries.delete(key); // most recently used last
+    entries.set(key, entry);
+    return entry.body;
+  }
 
-    async getOrCompute(key, o, compute) {
-      const entry = entries.get(key);
-      if (usable(entry)) {
-        counters.hits++;
-        entries.delete(key);
-        entries.set(key, entry);
-        if (o.alias !== undefined && entry.day === o.day) setAlias(o.alias, entry);
-        return entry.body;
-      }
+  return {
+    get,
+
+    async getOrCompute(key, tags, compute) {
+      const hit = get(key);
+      if (hit !== undefined) return hit;
       const running = inflight.get(key);
       if (running !== undefined) return running;
       counters.misses++;
       const started = epoch;
       const promise = compute().then((body) => {
-        if (epoch === started) store(key, body, o);
+        if (epoch === started) store(key, body, tags);
         return body;
       });
       inflight.set(key, promise);
@@ -166,11 +157,14 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
 
     epoch: () => epoch,
 
-    put(key, body, o, sinceEpoch) {
+    put(key, body, tags, sinceEpoch) {
       if (sinceEpoch !== epoch) return false;
-      store(key, body, o);
+      if ('day' in tags) store(forwardedKey(tags.alias ?? key, tags.day), body, tags.tags);
+      else store(key, body, tags);
       return true;
     },
+
+    lookupAlias: (path, day) => get(forwardedKey(path, day)),
 
     invalidate(commodityId) {
       epoch++;
@@ -190,7 +184,6 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
       epoch++;
       inflight.clear();
       for (const entry of [...entries.values()]) remove(entry);
-      aliases.clear();
     },
 
     stats() {

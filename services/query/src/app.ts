@@ -1,26 +1,29 @@
-import { API_PREFIX } from '@cds/contracts';
 import {
   createRequestIdGenerator,
   registerErrorHandling,
   registerReadOnlyRoutes,
   ServiceUnavailableError,
+  zodValidatorCompiler,
+  type ZodTypeProvider,
 } from '@cds/http';
 import type { Metrics } from '@cds/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { ResponseCache } from '@cds/response-cache';
-import { createGetCotHandler } from './cot/get-cot.ts';
-import { createGetCommodityHandler } from './detail/get-commodity.ts';
+import { registerResponseCache, type ResponseCache } from '@cds/response-cache';
+import { registerCotRoute } from './cot/get-cot.ts';
+import { registerDetailRoute } from './detail/get-commodity.ts';
 import { createRequestIdResolver } from './http/request-id.ts';
-import type { RouteContext } from './http/route-context.ts';
-import { createListCommoditiesHandler } from './list/list-commodities.ts';
+import { ROUTES, type RouteContext } from './http/route-context.ts';
+import { registerListRoute } from './list/list-commodities.ts';
 import { classifyMongoError } from './repository/mongo-errors.ts';
 import type { ReadModelRepository } from './repository/repository.ts';
 import { createUtcToday } from './series/dates.ts';
-import { createGetSeriesHandler } from './series/get-series.ts';
+import { registerSeriesRoute } from './series/get-series.ts';
+
+export { ROUTES };
 
 export interface QueryDeps {
   repository: ReadModelRepository;
-  /** The hot-response cache (one per process; NATS data events invalidate it, see invalidation/). */
+  /** The response cache (one per process; the projector's announcements invalidate it, see main.ts). */
   cache: ResponseCache;
   /** Public base address for error doc_url, e.g. https://api.example.com. */
   publicBaseUrl: string;
@@ -36,16 +39,12 @@ export interface QueryDeps {
   metrics?: Metrics;
 }
 
-export const ROUTES = {
-  list: `${API_PREFIX}/commodities`,
-  detail: `${API_PREFIX}/commodities/:slug`,
-  series: `${API_PREFIX}/commodities/:slug/series`,
-  cot: `${API_PREFIX}/commodities/:slug/cot`,
-} as const;
-
 /**
  * The query service: the four read endpoints with their full semantics over the read models,
- * /healthz and /readyz. Never listens; main.ts does.
+ * /healthz and /readyz. Never listens; main.ts does. The endpoints declare their params and query
+ * string with the contract's zod schemas (validated before the handler, a problem is the
+ * contract's 400) and their cache entry (the response cache answers a known request without the
+ * handler, which only computes a body for a miss).
  */
 export function buildApp(deps: QueryDeps): FastifyInstance {
   const clock = deps.clock ?? (() => new Date());
@@ -61,18 +60,22 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
   }) as unknown as FastifyInstance;
 
   registerErrorHandling(app, { publicBaseUrl: deps.publicBaseUrl, classify: classifyMongoError });
-  app.addHook('onRequest', (request, reply, done) => {
+  // Cached answers write x-request-id themselves (sendCachedBody); every other answer gets it here.
+  app.addHook('onSend', (request, reply, _payload, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
 
   if (deps.metrics !== undefined) registerMetrics(app, deps.metrics, deps.cache);
 
-  const ctx: RouteContext = { repository: deps.repository, cache: deps.cache, today: createUtcToday(clock) };
-  app.get(ROUTES.list, createListCommoditiesHandler(ctx));
-  app.get(ROUTES.detail, createGetCommodityHandler(ctx));
-  app.get(ROUTES.series, createGetSeriesHandler(ctx));
-  app.get(ROUTES.cot, createGetCotHandler(ctx));
+  app.setValidatorCompiler(zodValidatorCompiler);
+  registerResponseCache(app, deps.cache);
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  const ctx: RouteContext = { repository: deps.repository, today: createUtcToday(clock) };
+  registerListRoute(routes, ctx);
+  registerDetailRoute(routes, ctx);
+  registerSeriesRoute(routes, ctx);
+  registerCotRoute(routes, ctx);
   registerReadOnlyRoutes(app, Object.values(ROUTES));
 
   app.get('/healthz', () => ({ status: 'ok' }));

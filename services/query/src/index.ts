@@ -1,14 +1,6 @@
 export { buildApp, ROUTES, type QueryDeps } from './app.ts';
 export { QueryConfigSchema, type QueryConfig } from './config.ts';
-export { toCachedBody, withRequestId, type CachedBody } from '@cds/response-cache';
-export {
-  createResponseCache,
-  LIST_TAG,
-  type ResponseCache,
-  type ResponseCacheOptions,
-  type ResponseCacheStats,
-} from '@cds/response-cache';
-export { subscribeInvalidations, type Invalidation } from '@cds/response-cache';
+export { createResponseCache, type ResponseCache } from '@cds/response-cache';
 export { createMongoRepository, type MongoRepositoryOptions } from './repository/mongo-repository.ts';
 export { classifyMongoError } from './repository/mongo-errors.ts';
 export type {

@@ -3,9 +3,8 @@ import { connectNats } from '@cds/messaging';
 import { createLogger, createMetrics, flushTelemetry } from '@cds/telemetry';
 import { MongoClient } from 'mongodb';
 import { buildApp } from './app.ts';
-import { createResponseCache } from '@cds/response-cache';
+import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
 import { QueryConfigSchema } from './config.ts';
-import { subscribeInvalidations } from '@cds/response-cache';
 import { createMongoRepository } from './repository/mongo-repository.ts';
 
 async function main(): Promise<void> {

@@ -1,11 +1,10 @@
-import { CotQuery, type CotReport } from '@cds/contracts';
+import { CommodityPathParams, CotQuery, type CotReport } from '@cds/contracts';
 import { NotFoundError } from '@cds/http';
 import type { CotDoc, StoredGroup } from '@cds/read-models';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toCachedBody } from '@cds/response-cache';
+import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
 import { historyNeeded, withAnalytics } from './analytics.ts';
 import { provenanceOf, requireCommodity } from '../detail/get-commodity.ts';
-import { cacheKey, paginationMeta, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
+import { paginationMeta, ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
 
 function plain(g: StoredGroup | undefined) {
   const long = g?.long ?? 0;
@@ -57,64 +56,63 @@ export function toCotReport(doc: CotDoc): CotReport {
  * GET /commodities/:slug/cot: reports of one format sorted by report_date (desc by default),
  * inclusive optional date bounds, paged. A commodity without that format is a 404 on format.
  */
-export function createGetCotHandler(ctx: RouteContext) {
-  return (request: FastifyRequest, reply: FastifyReply): Promise<void> | void => {
-    const day = ctx.today();
-    const hit = ctx.cache.lookupAlias(request.url, day);
-    if (hit !== undefined) return sendBody(reply, hit);
-    const slug = parseSlug(request.params);
-    const q = parseQuery(CotQuery, request.query);
-    const key = cacheKey('cot', {
-      slug,
-      format: q.format,
-      start_date: q.start_date,
-      end_date: q.end_date,
-      sort_order: q.sort_order,
-      page: q.page,
-      per_page: q.per_page,
-      // Only with include: without it the key (and the answer) stays what it was. index_weeks
-      // changes nothing without cot_index, so it keys only then.
-      include: q.include?.join(','),
-      index_weeks: q.include?.includes('cot_index') === true ? q.index_weeks : undefined,
-    });
-    return ctx.cache
-      .getOrCompute(key, { tags: [slug], day, alias: request.url }, async () => {
-        const doc = await requireCommodity(ctx, slug);
-        const descriptor = doc.series?.[`cot_${q.format}`];
-        if (descriptor === undefined) {
-          throw new NotFoundError(`Commodity '${slug}' has no ${q.format} COT reports.`, 'format');
-        }
-        const page = await ctx.repository.findCotReports({
+export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
+  app.get(
+    ROUTES.cot,
+    {
+      schema: { params: CommodityPathParams, querystring: CotQuery },
+      config: {
+        cache: cacheRule(({ params: { slug }, query: q }: { params: CommodityPathParams; query: CotQuery }) => ({
+          key: cacheKey('cot', {
+            slug,
+            format: q.format,
+            start_date: q.start_date,
+            end_date: q.end_date,
+            sort_order: q.sort_order,
+            page: q.page,
+            per_page: q.per_page,
+            // Only with include: without it the key (and the answer) stays what it was. index_weeks
+            // changes nothing without cot_index, so it keys only then.
+            include: q.include?.join(','),
+            index_weeks: q.include?.includes('cot_index') === true ? q.index_weeks : undefined,
+          }),
+          tags: [slug],
+        })),
+      },
+    },
+    async ({ params: { slug }, query: q }): Promise<ResponseBody> => {
+      const doc = await requireCommodity(ctx, slug);
+      const descriptor = doc.series?.[`cot_${q.format}`];
+      if (descriptor === undefined) {
+        throw new NotFoundError(`Commodity '${slug}' has no ${q.format} COT reports.`, 'format');
+      }
+      const page = await ctx.repository.findCotReports({
+        commodityId: slug,
+        format: q.format,
+        firstDate: descriptor.first_date,
+        lastDate: descriptor.last_date,
+        startDate: q.start_date,
+        endDate: q.end_date,
+        sortOrder: q.sort_order,
+        skip: (q.page - 1) * q.per_page,
+        limit: q.per_page,
+      });
+      let data = page.items.map(toCotReport);
+      const include = q.include ?? [];
+      if (include.length > 0 && data.length > 0) {
+        const earliest = data.reduce((a, r) => (r.report_date < a ? r.report_date : a), data[0]!.report_date);
+        // The reports before the page, wherever the requested dates or page begin (as the
+        // series' predecessor): the previous one for changes, the index window's for cot_index.
+        const history = await ctx.repository.findCotReportsBefore({
           commodityId: slug,
           format: q.format,
           firstDate: descriptor.first_date,
-          lastDate: descriptor.last_date,
-          startDate: q.start_date,
-          endDate: q.end_date,
-          sortOrder: q.sort_order,
-          skip: (q.page - 1) * q.per_page,
-          limit: q.per_page,
+          before: earliest,
+          count: historyNeeded(include, q.index_weeks),
         });
-        let data = page.items.map(toCotReport);
-        const include = q.include ?? [];
-        if (include.length > 0 && data.length > 0) {
-          const earliest = data.reduce((a, r) => (r.report_date < a ? r.report_date : a), data[0]!.report_date);
-          // The reports before the page, wherever the requested dates or page begin (as the
-          // series' predecessor): the previous one for changes, the index window's for cot_index.
-          const history = await ctx.repository.findCotReportsBefore({
-            commodityId: slug,
-            format: q.format,
-            firstDate: descriptor.first_date,
-            before: earliest,
-            count: historyNeeded(include, q.index_weeks),
-          });
-          data = withAnalytics(data, history.map(toCotReport), include, q.index_weeks);
-        }
-        return toCachedBody({
-          data,
-          meta: paginationMeta(q.page, q.per_page, page.total),
-        });
-      })
-      .then((body) => sendBody(reply, body));
-  };
+        data = withAnalytics(data, history.map(toCotReport), include, q.index_weeks);
+      }
+      return { data, meta: paginationMeta(q.page, q.per_page, page.total) };
+    },
+  );
 }

@@ -1,16 +1,17 @@
-import { AVAILABLE_SERIES_TYPES, type CommodityDetail, type SeriesDescriptor } from '@cds/contracts';
+import {
+  AVAILABLE_SERIES_TYPES,
+  CommodityDetailQuery,
+  CommodityPathParams,
+  type CommodityDetail,
+  type SeriesDescriptor,
+} from '@cds/contracts';
 import { NotFoundError } from '@cds/http';
 import type { CatalogDoc } from '@cds/read-models';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toCachedBody } from '@cds/response-cache';
-import { cacheKey, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
+import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
+import { ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
 import { toSummary } from '../list/list-commodities.ts';
-import { z } from 'zod';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(AVAILABLE_SERIES_TYPES);
-
-/** The detail takes no query parameters besides the always-allowed api_key. */
-const NoQuery = z.strictObject({});
 
 /** Every series descriptor of the commodity (known types only), sorted by type. */
 export function availableSeries(doc: Pick<CatalogDoc, 'series'>): SeriesDescriptor[] {
@@ -61,18 +62,21 @@ export async function requireCommodity(ctx: RouteContext, slug: string): Promise
 }
 
 /** GET /commodities/:slug: summary fields, contract details and every available series. */
-export function createGetCommodityHandler(ctx: RouteContext) {
-  return (request: FastifyRequest, reply: FastifyReply): Promise<void> | void => {
-    const day = ctx.today();
-    const hit = ctx.cache.lookupAlias(request.url, day);
-    if (hit !== undefined) return sendBody(reply, hit);
-    const slug = parseSlug(request.params);
-    parseQuery(NoQuery, request.query);
-    return ctx.cache
-      .getOrCompute(cacheKey('detail', { slug }), { tags: [slug], day, alias: request.url }, async () => {
-        const doc = await requireCommodity(ctx, slug);
-        return toCachedBody({ data: toDetail(doc), meta: { request_id: '' } });
-      })
-      .then((body) => sendBody(reply, body));
-  };
+export function registerDetailRoute(app: QueryApp, ctx: RouteContext): void {
+  app.get(
+    ROUTES.detail,
+    {
+      schema: { params: CommodityPathParams, querystring: CommodityDetailQuery },
+      config: {
+        cache: cacheRule(({ params }: { params: CommodityPathParams }) => ({
+          key: cacheKey('detail', { slug: params.slug }),
+          tags: [params.slug],
+        })),
+      },
+    },
+    async ({ params }): Promise<ResponseBody> => ({
+      data: toDetail(await requireCommodity(ctx, params.slug)),
+      meta: {},
+    }),
+  );
 }

@@ -1,9 +1,7 @@
 import { ListCommoditiesQuery, type CommoditySummary } from '@cds/contracts';
 import type { CatalogDoc } from '@cds/read-models';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toCachedBody } from '@cds/response-cache';
-import { LIST_TAG } from '@cds/response-cache';
-import { cacheKey, paginationMeta, parseQuery, sendBody, type RouteContext } from '../http/route-context.ts';
+import { cacheKey, cacheRule, LIST_TAG, type ResponseBody } from '@cds/response-cache';
+import { paginationMeta, ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
 
 /** The summary fields of a catalog document, in the contract's order. */
 export function toSummary(doc: CatalogDoc): CommoditySummary {
@@ -21,32 +19,35 @@ export function toSummary(doc: CatalogDoc): CommoditySummary {
  * GET /commodities: listed commodities sorted by id (sort_order), filtered by category and by a
  * case-insensitive literal substring of name or symbol, paged; pages past the last are empty.
  */
-export function createListCommoditiesHandler(ctx: RouteContext) {
-  return (request: FastifyRequest, reply: FastifyReply): Promise<void> | void => {
-    const day = ctx.today();
-    const hit = ctx.cache.lookupAlias(request.url, day);
-    if (hit !== undefined) return sendBody(reply, hit);
-    const q = parseQuery(ListCommoditiesQuery, request.query);
-    // An empty search is no filter (the contract allows it), so it shares the unfiltered answer.
-    const search = q.search === '' ? undefined : q.search;
-    const key = cacheKey('list', {
-      category: q.category,
-      search,
-      sort_order: q.sort_order,
-      page: q.page,
-      per_page: q.per_page,
-    });
-    return ctx.cache
-      .getOrCompute(key, { tags: [LIST_TAG], day, alias: request.url }, async () => {
-        const page = await ctx.repository.listCommodities({
-          category: q.category,
-          search,
-          sortOrder: q.sort_order,
-          skip: (q.page - 1) * q.per_page,
-          limit: q.per_page,
-        });
-        return toCachedBody({ data: page.items.map(toSummary), meta: paginationMeta(q.page, q.per_page, page.total) });
-      })
-      .then((body) => sendBody(reply, body));
-  };
+export function registerListRoute(app: QueryApp, ctx: RouteContext): void {
+  // An empty search is no filter (the contract allows it), so it shares the unfiltered answer.
+  const searchOf = (q: ListCommoditiesQuery) => (q.search === '' ? undefined : q.search);
+  app.get(
+    ROUTES.list,
+    {
+      schema: { querystring: ListCommoditiesQuery },
+      config: {
+        cache: cacheRule(({ query: q }: { query: ListCommoditiesQuery }) => ({
+          key: cacheKey('list', {
+            category: q.category,
+            search: searchOf(q),
+            sort_order: q.sort_order,
+            page: q.page,
+            per_page: q.per_page,
+          }),
+          tags: [LIST_TAG],
+        })),
+      },
+    },
+    async ({ query: q }): Promise<ResponseBody> => {
+      const page = await ctx.repository.listCommodities({
+        category: q.category,
+        search: searchOf(q),
+        sortOrder: q.sort_order,
+        skip: (q.page - 1) * q.per_page,
+        limit: q.per_page,
+      });
+      return { data: page.items.map(toSummary), meta: paginationMeta(q.page, q.per_page, page.total) };
+    },
+  );
 }

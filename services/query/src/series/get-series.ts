@@ -1,10 +1,16 @@
-import { addMonths, SeriesQuery, type Frequency, type SeriesMeta, type SeriesType } from '@cds/contracts';
+import {
+  addMonths,
+  CommodityPathParams,
+  SeriesQuery,
+  type Frequency,
+  type SeriesMeta,
+  type SeriesType,
+} from '@cds/contracts';
 import { InvalidParameterError, NotFoundError } from '@cds/http';
 import type { StoredPoint } from '@cds/read-models';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toCachedBody, type CachedBody } from '@cds/response-cache';
+import { cacheKey, cacheRule, type CacheEntry, type ResponseBody } from '@cds/response-cache';
 import { provenanceOf, requireCommodity } from '../detail/get-commodity.ts';
-import { cacheKey, parseQuery, parseSlug, sendBody, type RouteContext } from '../http/route-context.ts';
+import { ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
 import type { SeriesBucket } from '../repository/repository.ts';
 import { computeSeries, isFinerThan } from './compute.ts';
 import { periodStart, yearOf, yearsBetween } from './dates.ts';
@@ -97,8 +103,8 @@ async function readObservations(
   return { inRange, before, unit };
 }
 
-/** Computes the serialized series response (throws the 404/400s that need the catalog). */
-export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Promise<CachedBody> {
+/** Computes the series answer (throws the 404/400s that need the catalog). */
+export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Promise<ResponseBody> {
   const doc = await requireCommodity(ctx, r.slug);
   const descriptor = doc.series?.[r.type];
   if (descriptor === undefined || descriptor.type !== r.type) {
@@ -134,7 +140,7 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Prom
     r.transform === 'pct_change'
       ? 'percent'
       : (descriptor.unit ?? obs.unit ?? (r.type === 'price' ? doc.unit : undefined));
-  const meta: SeriesMeta = {
+  const meta: Omit<SeriesMeta, 'request_id'> = {
     commodity_id: r.slug,
     type: r.type,
     frequency,
@@ -144,32 +150,46 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Prom
     // the series' provenance (its catalog descriptor): the source of its newest data and when
     // the newest data was ingested, whatever range was asked for
     ...provenanceOf(descriptor),
-    // last: the cached body ends with it (see toCachedBody)
-    request_id: '',
   };
-  return toCachedBody({ data, meta });
+  return { data, meta };
+}
+
+/** The cache entry of a validated request: its effective parameters, dates included. */
+function seriesEntry(r: SeriesRequest): CacheEntry {
+  const key = cacheKey('series', {
+    slug: r.slug,
+    type: r.type,
+    start_date: r.startDate,
+    end_date: r.endDate,
+    frequency: r.frequency,
+    transform: r.transform,
+    limit: r.limit,
+    sort_order: r.sortOrder,
+  });
+  return { key, tags: [r.slug] };
+}
+
+interface ValidatedSeries {
+  params: CommodityPathParams;
+  query: SeriesQuery;
 }
 
 /** GET /commodities/:slug/series. */
-export function createGetSeriesHandler(ctx: RouteContext) {
-  return (request: FastifyRequest, reply: FastifyReply): Promise<void> | void => {
-    const day = ctx.today();
-    const hit = ctx.cache.lookupAlias(request.url, day);
-    if (hit !== undefined) return sendBody(reply, hit);
-    const slug = parseSlug(request.params);
-    const r = resolveSeriesRequest(slug, parseQuery(SeriesQuery, request.query), day);
-    const key = cacheKey('series', {
-      slug,
-      type: r.type,
-      start_date: r.startDate,
-      end_date: r.endDate,
-      frequency: r.frequency,
-      transform: r.transform,
-      limit: r.limit,
-      sort_order: r.sortOrder,
-    });
-    return ctx.cache
-      .getOrCompute(key, { tags: [slug], day, alias: request.url }, () => buildSeriesBody(ctx, r))
-      .then((body) => sendBody(reply, body));
+export function registerSeriesRoute(app: QueryApp, ctx: RouteContext): void {
+  // The effective request of each request, resolved once with the day the cache key was made on
+  // (the key and the answer must agree across midnight UTC).
+  const resolved = new WeakMap<object, SeriesRequest>();
+  const resolve = (request: ValidatedSeries) => {
+    const r = resolveSeriesRequest(request.params.slug, request.query, ctx.today());
+    resolved.set(request, r);
+    return r;
   };
+  app.get(
+    ROUTES.series,
+    {
+      schema: { params: CommodityPathParams, querystring: SeriesQuery },
+      config: { cache: cacheRule((request: ValidatedSeries) => seriesEntry(resolve(request))) },
+    },
+    (request) => buildSeriesBody(ctx, resolved.get(request) ?? resolve(request)),
+  );
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CotQuery, ListCommoditiesQuery, SeriesQuery, parseParams } from '../src/index.ts';
+import { CotQuery, ListCommoditiesQuery, SeriesQuery } from '@cds/contracts';
+import { parseParams } from './params.ts';
 
 describe('ListCommoditiesQuery', () => {
   it('applies the defaults', () => {

@@ -9,3 +9,4 @@ export * from './events.ts';
 export * from './admin.ts';
 export * from './status.ts';
 export * from './openapi.ts';
+export * from './csv.ts';

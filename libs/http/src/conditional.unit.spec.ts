@@ -253,9 +253,7 @@ describe('evaluateConditional', () => {
   });
 
   it('If-Modified-Since at or after Last-Modified (to the second) → not-modified', () => {
-    expect(evaluateConditional({ 'if-modified-since': formatHttpDate(lastModified) }, validators)).toBe(
-      'not-modified',
-    );
+    expect(evaluateConditional({ 'if-modified-since': formatHttpDate(lastModified) }, validators)).toBe('not-modified');
     expect(evaluateConditional({ 'if-modified-since': at('2026-11-23T00:00:00Z') }, validators)).toBe('not-modified');
   });
 
@@ -276,9 +274,7 @@ describe('evaluateConditional', () => {
 
   it('If-Modified-Since in the future (later than now) is invalid → send', () => {
     expect(evaluateConditional({ 'if-modified-since': at('2026-11-24T06:00:01Z') }, validators)).toBe('send');
-    expect(evaluateConditional({ 'if-modified-since': at('2026-11-24T06:00:00Z') }, validators)).toBe(
-      'not-modified',
-    );
+    expect(evaluateConditional({ 'if-modified-since': at('2026-11-24T06:00:00Z') }, validators)).toBe('not-modified');
   });
 
   it('If-Modified-Since that is not an HTTP-date → send', () => {

@@ -1,4 +1,5 @@
-export { buildApp, forwardedQuery, type GatewayDeps } from './app.ts';
+export { buildApp, type GatewayDeps } from './app.ts';
+export { forwardedQuery } from './proxy/forwarded-query.ts';
 export { GatewayConfig } from './config.ts';
 export { KeyTable, hashKey, type Principal } from './keys/key-table.ts';
 export { followKeyStream, type KeyStreamFollower } from './keys/key-stream.ts';

@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import type { Principal } from '../keys/key-table.ts';
+import type { RateDecision } from '../rate/windows.ts';
+
+/** Where a checked API request goes. */
+export interface UpstreamTarget {
+  /** Path and query string forwarded to the query service (without the api_key parameter). */
+  path: string;
+  /** The commodity the answer is about; undefined for the list. */
+  commodityId: string | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, set by the auth step (null before it, and on routes without a key). */
+    principal: Principal | null;
+    /** The account's rate windows after counting this request, set by the windows step. */
+    rateDecision: RateDecision | null;
+    /** Set by the plan step once the plan rules and the path parameters passed. */
+    target: UpstreamTarget | null;
+    /** Set by the cache step on a miss: where to keep the answer, and the cache's epoch then (an answer fetched across a data event is not kept). */
+    cacheSlot: { key: string; epoch: number } | null;
+  }
+}
+
+/**
+ * The request decorations the API steps pass along (auth → windows → plan → cache → proxy): each
+ * step reads what earlier ones decided from the request itself.
+ */
+export function decorateRequestState(app: FastifyInstance): void {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('rateDecision', null);
+  app.decorateRequest('target', null);
+  app.decorateRequest('cacheSlot', null);
+}

@@ -1,0 +1,56 @@
+import { API_KEY_PATTERN } from '@cds/contracts';
+import { ApiError, UnauthorizedError } from '@cds/http';
+import type { preHandlerHookHandler } from 'fastify';
+import type { Principal } from '../keys/key-table.ts';
+import type { GatewayMetrics } from '../metrics.ts';
+import { API_HEADERS } from '../server/headers.ts';
+import { extractKey } from './extract-key.ts';
+import type { FailedAuthLimiter } from './failed-auth-limiter.ts';
+
+export interface KeyLookup {
+  /** The principal of a well-formed key (by its hash), or undefined when unknown or revoked. */
+  lookup(key: string): Principal | undefined;
+}
+
+/**
+ * Step 1 of an API request: the key (Bearer header, else api_key; DECISIONS.md), refused without a
+ * lookup when malformed; an unknown, revoked or missing key is a 401, or a 429 once the client's
+ * address has failed too often (FailedAuthLimiter). Sets `request.principal`.
+ */
+export function createAuthStep(deps: {
+  keys: KeyLookup;
+  failedAuth: FailedAuthLimiter;
+  nowMs: () => number;
+  metrics?: GatewayMetrics | undefined;
+}): preHandlerHookHandler {
+  const { keys, failedAuth, nowMs, metrics } = deps;
+  return function authenticate(request, reply, done) {
+    const extracted = extractKey(request.headers, request.raw.rawHeaders, request.query);
+    const principal = extracted.ok && API_KEY_PATTERN.test(extracted.key) ? keys.lookup(extracted.key) : undefined;
+    if (principal !== undefined) {
+      request.principal = principal;
+      done();
+      return;
+    }
+    reply.headers(API_HEADERS);
+    const now = nowMs();
+    const wait = failedAuth.blockedFor(request.ip, now);
+    metrics?.authFailures.add([String(wait > 0)]);
+    if (wait > 0) {
+      done(
+        new ApiError('rate_limited', `Too many failed authentication attempts from your address: retry in ${wait} s.`, {
+          headers: { 'retry-after': String(wait) },
+        }),
+      );
+      return;
+    }
+    failedAuth.recordFailure(request.ip, now);
+    done(
+      new UnauthorizedError(
+        extracted.ok
+          ? 'The API key is not valid: it is malformed, unknown or revoked.'
+          : `Unauthorized: ${extracted.reason}.`,
+      ),
+    );
+  };
+}

@@ -1,13 +1,19 @@
 export { connectNats, type NatsConnectOptions } from './connection.ts';
 export {
-  ensureConsumer,
-  startConsumer,
+  consumeStream,
+  followerWatchdog,
+  schemaDecoder,
+  StalledAttemptError,
+  type AttemptContext,
+  type ConsumeMode,
   type ConsumeOptions,
-  type ConsumerSpec,
-  type IncomingMessage,
-  type MessageHandler,
+  type PulledMessage,
   type RunningConsumer,
-} from './consumer.ts';
+  type SafeParser,
+  type StallReport,
+  type WatchdogOptions,
+} from './consume.ts';
+export { ensureConsumer, type ConsumerSpec } from './consumer.ts';
 export {
   DEADLETTER_STREAM,
   DEADLETTER_SUBJECTS,
@@ -20,4 +26,3 @@ export { connectMessaging, createMessaging, type Messaging } from './messaging.t
 export { encodeJson, publishJson, type PublishOptions, type PublishResult } from './publish.ts';
 export { ensureStream, isJetStreamApiError, type EnsureStreamResult, type StreamSpec } from './streams.ts';
 export { extractTraceContext, injectTraceContext } from './trace-context.ts';
-export { followStream, type FollowOptions, type StreamFollower } from './follow.ts';

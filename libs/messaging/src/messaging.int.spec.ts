@@ -3,7 +3,14 @@ import { createContextKey, context, propagation, type TextMapPropagator } from '
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMessaging, PoisonMessageError, type IncomingMessage, type Messaging } from './index.ts';
+import {
+  connectMessaging,
+  PoisonMessageError,
+  type ConsumeOptions,
+  type Messaging,
+  type PulledMessage,
+  type RunningConsumer,
+} from './index.ts';
 
 // Each file owns its stream names, so files can share the one NATS server of the run.
 const prefix = uniqueName('msg');
@@ -21,6 +28,40 @@ async function makeStream(suffix: string): Promise<{ stream: string; subject: st
   const stream = `${prefix}_${suffix}`.toUpperCase();
   await messaging.ensureStream({ name: stream, subjects: [`${stream}.>`], replicas: 1, duplicateWindowMs: 60_000 });
   return { stream, subject: `${stream}.events` };
+}
+
+/**
+ * The durable loop with a handler per message, as these specs state their cases: a handler that
+ * throws PoisonMessageError marks its message poison; any other error fails the batch (retried).
+ */
+function consumeEach(
+  on: Messaging,
+  opts: Omit<ConsumeOptions, 'mode' | 'handler' | 'onPoison' | 'decode'> & {
+    durable: string;
+    handler: (m: PulledMessage) => Promise<void> | void;
+    onPoison?: ConsumeOptions['onPoison'];
+  },
+): Promise<RunningConsumer> {
+  const { durable, handler, onPoison, ...rest } = opts;
+  return on.consume({
+    ...rest,
+    mode: { kind: 'durable', durable },
+    decode: (payload) => ({ value: payload }),
+    onPoison: onPoison ?? (() => undefined),
+    handler: async (batch) => {
+      const poison = new Map<number, PoisonMessageError>();
+      for (const m of batch) {
+        if (m.poison !== undefined) continue;
+        try {
+          await handler(m);
+        } catch (err) {
+          if (!(err instanceof PoisonMessageError)) throw err;
+          poison.set(m.seq, err);
+        }
+      }
+      return poison;
+    },
+  });
 }
 
 beforeAll(async () => {
@@ -71,7 +112,7 @@ describe('durable consumer', () => {
     for (let n = 1; n <= 3; n++) await messaging.publish(subject, { n }, { msgID: `m${n}` });
 
     const seen: number[] = [];
-    const first = await messaging.consume({ stream, durable: 'proj', handler: (m) => void seen.push(m.seq) });
+    const first = await consumeEach(messaging, { stream, durable: 'proj', handler: (m) => void seen.push(m.seq) });
     await waitFor('three messages', () => seen.length === 3);
     await first.stop();
     expect(seen).toEqual([1, 2, 3]);
@@ -80,7 +121,7 @@ describe('durable consumer', () => {
     // redelivers that message to the next consumer once the ack wait has passed.
     const crashing = await connectMessaging({ servers: getTestInfra().natsUrl, name: 'crashing' });
     let started = false;
-    await crashing.consume({
+    await consumeEach(crashing, {
       stream,
       durable: 'proj',
       handler: () => {
@@ -92,14 +133,14 @@ describe('durable consumer', () => {
     await waitFor('the crashing consumer to receive message 4', () => started);
     await crashing.nc.close();
 
-    const again: IncomingMessage[] = [];
-    const second = await messaging.consume({ stream, durable: 'proj', handler: (m) => void again.push(m) });
+    const again: PulledMessage[] = [];
+    const second = await consumeEach(messaging, { stream, durable: 'proj', handler: (m) => void again.push(m) });
     await waitFor('the redelivery', () => again.length === 1, 15_000);
     await sleep(300);
     await second.stop();
     expect(again.map((m) => m.seq)).toEqual([4]);
     expect(again[0]?.redelivered).toBe(true);
-    expect(again[0]?.data).toEqual({ n: 4 });
+    expect(again[0]?.value).toEqual({ n: 4 });
   });
 
   it('keeps stream order across a restart while new messages keep arriving (maxAckPending 1)', async () => {
@@ -108,7 +149,7 @@ describe('durable consumer', () => {
     for (let n = 1; n <= 10; n++) await messaging.publish(subject, { n }, { msgID: `m${n}` });
 
     const applied: number[] = [];
-    const first = await messaging.consume({
+    const first = await consumeEach(messaging, {
       stream,
       durable: 'proj',
       batchSize: 20,
@@ -123,7 +164,7 @@ describe('durable consumer', () => {
     // Newer messages arrive while the old in-flight one waits out its ack wait.
     for (let n = 11; n <= 20; n++) await messaging.publish(subject, { n }, { msgID: `m${n}` });
 
-    const second = await messaging.consume({ stream, durable: 'proj', handler: (m) => void applied.push(m.seq) });
+    const second = await consumeEach(messaging, { stream, durable: 'proj', handler: (m) => void applied.push(m.seq) });
     await waitFor('all twenty', () => applied.length >= 20, 10_000);
     await second.stop();
     expect(applied).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
@@ -138,11 +179,11 @@ describe('durable consumer', () => {
     const taken = await other.fetch({ max_messages: 1, expires: 2_000 });
     for await (const m of taken) expect(m.seq).toBe(1);
     const seen: number[] = [];
-    const consumer = await messaging.consume({
+    const consumer = await consumeEach(messaging, {
       stream,
       durable: 'proj',
-      handler: (msg: IncomingMessage) => {
-        seen.push((msg.data as { n: number }).n);
+      handler: (msg: PulledMessage) => {
+        seen.push((msg.value as { n: number }).n);
         return Promise.resolve();
       },
     });
@@ -162,7 +203,7 @@ describe('durable consumer', () => {
     const applied: number[] = [];
     const failUntil = Date.now() + 2_500; // longer than the ack wait: only working() prevents redelivery
     const errors: unknown[] = [];
-    const consumer = await messaging.consume({
+    const consumer = await consumeEach(messaging, {
       stream,
       durable: 'proj',
       batchSize: 8,
@@ -202,12 +243,12 @@ describe('durable consumer', () => {
 
     const applied: number[] = [];
     const parked: Array<{ seq: number; reason: string }> = [];
-    const consumer = await messaging.consume({
+    const consumer = await consumeEach(messaging, {
       stream,
       durable: 'proj',
       onPoison: (err, m) => void parked.push({ seq: m.seq, reason: err.message }),
       handler: (m) => {
-        if ((m.data as { bad?: boolean }).bad) throw new PoisonMessageError('schema rejected the event');
+        if ((m.value as { bad?: boolean }).bad) throw new PoisonMessageError('schema rejected the event');
         applied.push(m.seq);
       },
     });
@@ -222,7 +263,11 @@ describe('durable consumer', () => {
     ]);
 
     const replay: number[] = [];
-    const restarted = await messaging.consume({ stream, durable: 'proj', handler: (m) => void replay.push(m.seq) });
+    const restarted = await consumeEach(messaging, {
+      stream,
+      durable: 'proj',
+      handler: (m) => void replay.push(m.seq),
+    });
     await sleep(1_500);
     await restarted.stop();
     expect(replay).toEqual([]);
@@ -259,7 +304,7 @@ describe('trace context', () => {
         messaging.publish(subject, { n: 1 }, { msgID: 'm1' }),
       );
       const seen: unknown[] = [];
-      const consumer = await messaging.consume({
+      const consumer = await consumeEach(messaging, {
         stream,
         durable: 'proj',
         handler: (m) => void seen.push(context.active().getValue(key), m.traceContext.getValue(key)),

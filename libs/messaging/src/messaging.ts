@@ -8,13 +8,8 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectNats, type NatsConnectOptions } from './connection.ts';
-import {
-  ensureConsumer,
-  startConsumer,
-  type ConsumeOptions,
-  type ConsumerSpec,
-  type RunningConsumer,
-} from './consumer.ts';
+import { consumeStream, type ConsumeOptions, type RunningConsumer } from './consume.ts';
+import { ensureConsumer, type ConsumerSpec } from './consumer.ts';
 import { publishJson, type PublishOptions, type PublishResult } from './publish.ts';
 import { ensureStream, type EnsureStreamResult, type StreamSpec } from './streams.ts';
 
@@ -26,7 +21,8 @@ export interface Messaging {
   ensureStream(spec: StreamSpec): Promise<EnsureStreamResult>;
   ensureConsumer(spec: ConsumerSpec): Promise<ConsumerInfo>;
   publish(subject: string, payload: unknown, opts: PublishOptions): Promise<PublishResult>;
-  consume(opts: ConsumeOptions): Promise<RunningConsumer>;
+  /** Consumes a stream (`consumeStream`): a durable work queue with acks, or an ordered follow. */
+  consume<T>(opts: ConsumeOptions<T>): Promise<RunningConsumer>;
   /**
    * Drains subscriptions and pending publishes, then closes the connection. The drain waits on the
    * server, so it is bounded (`DRAIN_TIMEOUT_MS`): past that the connection is closed as it is, and
@@ -49,7 +45,7 @@ export async function createMessaging(nc: NatsConnection): Promise<Messaging> {
     ensureStream: (spec) => ensureStream(jsm, spec),
     ensureConsumer: (spec) => ensureConsumer(jsm, spec),
     publish: (subject, payload, opts) => publishJson(js, subject, payload, opts),
-    consume: (opts) => startConsumer({ nc, js }, opts),
+    consume: (opts) => consumeStream({ nc, js, jsm }, opts),
     close: async () => {
       if (nc.isClosed()) return;
       const drained = nc.drain().then(

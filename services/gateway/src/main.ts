@@ -36,6 +36,7 @@ try {
   const follower = await followKeyStream({ nc: messaging.nc, table, logger });
   // Source freshness for GET /status and the cds_source_* gauges, followed live from ingest's KV.
   const syncState = await followSyncState({
+    nc: messaging.nc,
     js: messaging.js,
     jsm: messaging.jsm,
     logger,

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
         duplicateWindowMs: config.DUPLICATE_WINDOW_MS,
       });
     }
-    log = await startKeyLog({ js: messaging.js, jsm: messaging.jsm, logger, stream: KEYS_STREAM });
+    log = await startKeyLog({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger, stream: KEYS_STREAM });
     const m = messaging;
     const l = log;
     const app = buildApp({

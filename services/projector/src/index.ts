@@ -1,14 +1,9 @@
 export { buildApp, type AppDeps } from './app.ts';
 export { loadProjectorConfig, ProjectorConfig } from './config.ts';
 export { createGapDetector, type GapDetector } from './consumer/gap-detector.ts';
+export { deadletterSubject, ensureDeadletterStream, parkEvent, type ParkedEventDoc } from './consumer/park.ts';
 export {
-  deadletterSubject,
-  ensureDeadletterStream,
-  parkEvent,
-  type ParkedEventDoc,
-} from './consumer/park.ts';
-export {
-  schemaFailure,
+  decodeDataEvent,
   startProjectionWorker,
   type ProjectionWorker,
   type ProjectionWorkerDeps,
@@ -18,16 +13,6 @@ export {
 export { createProjectorMetrics, type ProjectionStats, type ProjectorMetrics } from './metrics.ts';
 export * from './projections/index.ts';
 export { rebuildProjection, type RebuildDeps, type RebuildOptions, type RebuildReport } from './rebuild/rebuild.ts';
-export {
-  StalledAttemptError,
-  startPullLoop,
-  type AttemptContext,
-  type PulledMessage,
-  type PullLoopOptions,
-  type RunningPullLoop,
-  type StallReport,
-  type WatchdogOptions,
-} from './consumer/pull-loop.ts';
 export {
   applyEvent,
   applyEventOnce,

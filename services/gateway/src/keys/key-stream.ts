@@ -1,5 +1,5 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { followStream } from '@cds/messaging';
+import { consumeStream, followerWatchdog, schemaDecoder } from '@cds/messaging';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
 import type { Logger } from '@cds/telemetry';
@@ -15,9 +15,10 @@ export interface KeyStreamFollower {
 }
 
 /**
- * Replays the key stream from its first message into the key table with an ordered consumer and
- * keeps following it live, so a revocation reaches this replica as soon as NATS delivers it. An
- * event failing its schema is logged and skipped (the table never applies what it cannot parse).
+ * Replays the key stream from its first message into the key table (an ordered consume of
+ * libs/messaging) and keeps following it live, so a revocation reaches this replica as soon as NATS
+ * delivers it. An event failing its schema is logged and skipped (the table never applies what it
+ * cannot parse).
  */
 export async function followKeyStream(opts: {
   nc: NatsConnection;
@@ -38,34 +39,35 @@ export async function followKeyStream(opts: {
     if (caught) resolve();
   });
 
-  // followStream keeps the table live through reconnects and NATS restarts (a stalled follower
-  // would silently stop applying revocations).
-  const follower = await followStream({
-    js,
-    jsm,
-    stream: KEYS_STREAM,
-    logger: opts.logger,
-    onMessage: (m) => {
-      let parsed: unknown;
-      try {
-        parsed = m.json();
-      } catch {
-        parsed = undefined;
-      }
-      const event = KeyEvent.safeParse(parsed);
-      if (event.success) {
-        opts.table.apply(event.data);
-        opts.onEvent?.(event.data);
-      } else {
-        opts.logger.error({ seq: m.seq, subject: m.subject }, 'key event failed its schema; skipped');
-      }
-      if (!caught && (m.seq >= target || m.info.pending === 0)) {
-        caught = true;
-        resolveCaughtUp();
-        opts.logger.info({ position: m.seq, activeKeys: opts.table.activeKeys }, 'key table caught up');
-      }
+  // An ordered follow with the follower watchdog keeps the table live through reconnects and NATS
+  // restarts (a stalled follower would silently stop applying revocations).
+  const follower = await consumeStream<KeyEvent>(
+    { nc: opts.nc, js, jsm },
+    {
+      stream: KEYS_STREAM,
+      mode: { kind: 'ordered' },
+      decode: schemaDecoder(KeyEvent),
+      ...followerWatchdog(opts.logger, KEYS_STREAM),
+      onPoison: (err, m) =>
+        opts.logger.error(
+          { seq: m.seq, subject: m.subject, reason: err.message },
+          'key event failed its schema; skipped',
+        ),
+      handler: (batch) => {
+        for (const m of batch) {
+          if (m.value !== undefined) {
+            opts.table.apply(m.value);
+            opts.onEvent?.(m.value);
+          }
+          if (!caught && (m.seq >= target || m.pending === 0)) {
+            caught = true;
+            resolveCaughtUp();
+            opts.logger.info({ position: m.seq, activeKeys: opts.table.activeKeys }, 'key table caught up');
+          }
+        }
+      },
     },
-  });
+  );
 
   return {
     caughtUp,

@@ -1,7 +1,8 @@
 import { SYNC_BUCKET, SYNC_SOURCE_NAMES, SourceSyncStatus, type SyncSourceName } from '@cds/contracts';
-import { followStream } from '@cds/messaging';
+import { consumeStream, followerWatchdog, type PulledMessage } from '@cds/messaging';
 import type { Logger } from '@cds/telemetry';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
 
 /** The last known sync status of each source, as `ingest sync` wrote it to the KV bucket. */
@@ -16,15 +17,17 @@ export interface SyncStateFollower extends SyncStateView {
 }
 
 const SOURCES = new Set<string>(SYNC_SOURCE_NAMES);
+const decoder = new TextDecoder();
 
 /**
  * Follows the per-source keys (`cftc`, `eia`, `nass`) of the sync state bucket into memory, so
- * GET /status never waits on NATS. The bucket's stream is followed with the messaging follower
- * (ordered consumer, watchdog that recreates it after a stall, reconnects), from its first message:
+ * GET /status never waits on NATS. The bucket's stream is followed with an ordered consume of
+ * libs/messaging (its watchdog recreates the consumer after a stall, reconnects), from its first message:
  * the bucket keeps one value per key, so a replay is short; cursor keys are skipped. The bucket is
  * created (with ingest's settings) when this gateway starts before any sync.
  */
 export async function followSyncState(opts: {
+  nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
   logger: Logger;
@@ -43,39 +46,45 @@ export async function followSyncState(opts: {
   const states = new Map<SyncSourceName, SourceSyncStatus>();
   let version = 0;
   const prefix = `$KV.${bucket}.`;
-  const follower = await followStream({
-    js: opts.js,
-    jsm: opts.jsm,
-    stream,
-    logger: opts.logger,
-    onMessage: (m) => {
-      const key = m.subject.slice(prefix.length);
-      if (!m.subject.startsWith(prefix) || !SOURCES.has(key)) return;
-      const source = key as SyncSourceName;
-      const operation = m.headers?.get('KV-Operation');
-      let next: SourceSyncStatus | undefined;
-      if (operation === 'DEL' || operation === 'PURGE') {
-        next = undefined;
-      } else {
-        let parsed: unknown;
-        try {
-          parsed = m.json();
-        } catch {
-          parsed = undefined;
-        }
-        const status = SourceSyncStatus.safeParse(parsed);
-        if (!status.success || status.data.source !== source) {
-          opts.logger.error({ seq: m.seq, key }, 'sync status failed its schema; kept the previous one');
-          return;
-        }
-        next = status.data;
+  const apply = (m: PulledMessage): void => {
+    const key = m.subject.slice(prefix.length);
+    if (!m.subject.startsWith(prefix) || !SOURCES.has(key)) return;
+    const source = key as SyncSourceName;
+    const operation = m.headers?.get('KV-Operation');
+    let next: SourceSyncStatus | undefined;
+    if (operation === 'DEL' || operation === 'PURGE') {
+      next = undefined;
+    } else {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(decoder.decode(m.data));
+      } catch {
+        parsed = undefined;
       }
-      if (next === undefined) states.delete(source);
-      else states.set(source, next);
-      version += 1;
-      opts.onChange?.(source, next);
+      const status = SourceSyncStatus.safeParse(parsed);
+      if (!status.success || status.data.source !== source) {
+        opts.logger.error({ seq: m.seq, key }, 'sync status failed its schema; kept the previous one');
+        return;
+      }
+      next = status.data;
+    }
+    if (next === undefined) states.delete(source);
+    else states.set(source, next);
+    version += 1;
+    opts.onChange?.(source, next);
+  };
+  // KV entries are not event envelopes (a delete has no payload): each is read by its operation
+  // here, not by the consumer's decode, so nothing is poison to it.
+  const follower = await consumeStream(
+    { nc: opts.nc, js: opts.js, jsm: opts.jsm },
+    {
+      stream,
+      mode: { kind: 'ordered' },
+      ...followerWatchdog(opts.logger, stream),
+      onPoison: () => undefined,
+      handler: (batch) => batch.forEach(apply),
     },
-  });
+  );
 
   return {
     get: (source) => states.get(source),

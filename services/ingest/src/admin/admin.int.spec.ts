@@ -16,7 +16,7 @@ const logs: KeyLog[] = [];
 const silent = { warn: () => undefined, error: () => undefined };
 
 async function makeApp() {
-  const log = await startKeyLog({ js: messaging.js, jsm: messaging.jsm, logger: silent });
+  const log = await startKeyLog({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger: silent });
   logs.push(log);
   const app = buildApp({
     commands: createKeyCommands({ js: messaging.js, log }),

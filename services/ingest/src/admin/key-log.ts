@@ -1,6 +1,7 @@
 import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
 import { JetStreamApiCodes, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { followStream, isJetStreamApiError } from '@cds/messaging';
+import { consumeStream, followerWatchdog, isJetStreamApiError, schemaDecoder } from '@cds/messaging';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { applyKeyEvent, createKeysModel, type KeysModel } from './model.ts';
 
@@ -21,12 +22,13 @@ export interface KeyLog {
 }
 
 /**
- * The accounts-and-keys model, event-sourced from the keys stream: an ordered consumer replays
- * the stream from the start and then follows it live (followStream recreates it after reconnects
- * and NATS restarts).
+ * The accounts-and-keys model, event-sourced from the keys stream: an ordered consume of
+ * libs/messaging replays the stream from the start and then follows it live (its watchdog
+ * recreates the consumer after reconnects and NATS restarts).
  * An event that fails its schema is logged and skipped, never applied.
  */
 export async function startKeyLog(deps: {
+  nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
   logger: KeyLogLogger;
@@ -44,35 +46,34 @@ export async function startKeyLog(deps: {
   };
   const initial = await lastStored();
   const waiters = new Set<{ seq: number; resolve: () => void }>();
-  const decoder = new TextDecoder();
-  // followStream keeps the model live through reconnects and NATS restarts: a stalled log would
-  // leave every command answering "stored but not visible yet".
-  const follower = await followStream({
-    js: deps.js,
-    jsm: deps.jsm,
-    stream,
-    logger: deps.logger,
-    onMessage: (m) => {
-      const seq = m.info.streamSequence;
-      let parsed: ReturnType<typeof KeyEvent.safeParse> | undefined;
-      try {
-        parsed = KeyEvent.safeParse(JSON.parse(decoder.decode(m.data)));
-      } catch {
-        parsed = undefined;
-      }
-      if (parsed?.success) applyKeyEvent(model, parsed.data, seq);
-      else {
-        deps.logger.warn({ seq, subject: m.subject }, 'skipping a key event that fails its schema');
-        model.lastSeq = Math.max(model.lastSeq, seq);
-      }
-      for (const w of waiters) {
-        if (model.lastSeq >= w.seq) {
-          waiters.delete(w);
-          w.resolve();
+  // An ordered follow with the follower watchdog keeps the model live through reconnects and NATS
+  // restarts: a stalled log would leave every command answering "stored but not visible yet".
+  const follower = await consumeStream<KeyEvent>(
+    { nc: deps.nc, js: deps.js, jsm: deps.jsm },
+    {
+      stream,
+      mode: { kind: 'ordered' },
+      decode: schemaDecoder(KeyEvent),
+      ...followerWatchdog(deps.logger, stream),
+      onPoison: (err, m) =>
+        deps.logger.warn(
+          { seq: m.seq, subject: m.subject, reason: err.message },
+          'skipping a key event that fails its schema',
+        ),
+      handler: (batch) => {
+        for (const m of batch) {
+          if (m.value !== undefined) applyKeyEvent(model, m.value, m.seq);
+          else model.lastSeq = Math.max(model.lastSeq, m.seq);
         }
-      }
+        for (const w of waiters) {
+          if (model.lastSeq >= w.seq) {
+            waiters.delete(w);
+            w.resolve();
+          }
+        }
+      },
     },
-  });
+  );
 
   const waitFor = async (seq: number, timeoutMs = 10_000): Promise<void> => {
     if (model.lastSeq >= seq) return;

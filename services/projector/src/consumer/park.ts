@@ -1,4 +1,10 @@
-import { DEADLETTER_STREAM, streamSpec, type Messaging } from '@cds/messaging';
+import {
+  DEADLETTER_STREAM,
+  streamSpec,
+  type Messaging,
+  type PoisonMessageError,
+  type PulledMessage,
+} from '@cds/messaging';
 import { COLLECTIONS, type ReadModelName } from '@cds/read-models';
 import { withDeadline, type OperationDeadline } from '@cds/store';
 import type { Db } from 'mongodb';
@@ -19,6 +25,28 @@ export interface ParkedEventDoc {
   /** The payload exactly as stored in the stream (UTF-8). */
   payload: string;
   parked_at: string;
+}
+
+const decoder = new TextDecoder();
+
+/** The parked record of a poison message a projection's consumer (live or rebuild) delivered. */
+export function parkedEventOf(
+  projection: ReadModelName,
+  stream: string,
+  err: PoisonMessageError,
+  msg: PulledMessage,
+  at: Date,
+): ParkedEventDoc {
+  return {
+    _id: `${projection}:${msg.seq}`,
+    projection,
+    stream,
+    stream_seq: msg.seq,
+    subject: msg.subject,
+    reason: err.message,
+    payload: decoder.decode(msg.data),
+    parked_at: at.toISOString(),
+  };
 }
 
 /** Creates (or aligns) the dead-letter stream as libs/messaging defines it. */

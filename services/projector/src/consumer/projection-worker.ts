@@ -1,5 +1,13 @@
 import { DataEvent, DATA_STREAM } from '@cds/contracts';
-import { PoisonMessageError, type Messaging } from '@cds/messaging';
+import {
+  schemaDecoder,
+  type AttemptContext,
+  type Messaging,
+  type PoisonMessageError,
+  type PulledMessage,
+  type RunningConsumer,
+  type StallReport,
+} from '@cds/messaging';
 import { projectedSubject } from '@cds/read-models';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -21,14 +29,7 @@ import {
 } from '../runner/collections.ts';
 import { randomUUID } from 'node:crypto';
 import { createGapDetector } from './gap-detector.ts';
-import { parkEvent } from './park.ts';
-import {
-  startPullLoop,
-  type AttemptContext,
-  type PulledMessage,
-  type RunningPullLoop,
-  type StallReport,
-} from './pull-loop.ts';
+import { parkedEventOf, parkEvent } from './park.ts';
 
 export interface ProjectionWorkerDeps {
   messaging: Messaging;
@@ -55,7 +56,7 @@ export interface ProjectionWorkerOptions {
   operationTimeoutMs?: number;
   /**
    * The watchdog's N: no progress for this long while messages are pending is a stall (see
-   * `startPullLoop`). Default 60 s; keep it above `operationTimeoutMs`.
+   * `consumeStream`). Default 60 s; keep it above `operationTimeoutMs`.
    */
   stallMs?: number;
   /**
@@ -84,19 +85,12 @@ export interface ProjectionWorker {
   readonly done: Promise<void>;
 }
 
-const decoder = new TextDecoder();
-
-/** The reason a payload fails the data-event contract, or undefined when it passes. */
-export function schemaFailure(data: unknown): { event: DataEvent } | { reason: string } {
-  const parsed = DataEvent.safeParse(data);
-  if (parsed.success) return { event: parsed.data };
-  const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`);
-  return { reason: `schema: ${issues.join('; ')}` };
-}
+/** A payload as a data event, or the reason it fails the data-event contract (the consumer parks it). */
+export const decodeDataEvent = schemaDecoder(DataEvent);
 
 /**
  * Runs one projection over its durable pull consumer on the data stream: in delivery order, ack
- * after the write, transient errors retried in place (`startPullLoop`), events
+ * after the write, transient errors retried in place (`consumeStream`, libs/messaging), events
  * failing their schema parked and termed, sequence gaps counted, and a `projected` notification
  * published on core NATS after every applied event.
  */
@@ -143,7 +137,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   let claims: WriteClaims | undefined;
   let cache: DocCache<D> = createDocCache<D>();
 
-  const handler = async (batch: PulledMessage[], attempt: AttemptContext): Promise<Map<number, PoisonMessageError>> => {
+  const handler = async (batch: PulledMessage<DataEvent>[], attempt: AttemptContext): Promise<void> => {
     const limits = {
       timeoutMs: operationTimeoutMs,
       signal: attempt.signal,
@@ -151,22 +145,11 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
       ...(maxUpdatesPerCommand !== undefined ? { maxUpdatesPerCommand } : {}),
     };
     const opDeadline = { timeoutMs: operationTimeoutMs, signal: attempt.signal };
-    const poison = new Map<number, PoisonMessageError>();
     const events: { event: DataEvent; position: number }[] = [];
     let prev = lastSeq;
     stats.behindSinceMs ??= batch[0]!.storedAtMs;
-    for (const msg of batch) {
-      let data: unknown;
-      try {
-        data = JSON.parse(decoder.decode(msg.data));
-      } catch {
-        poison.set(msg.seq, new PoisonMessageError('payload is not valid JSON'));
-        continue;
-      }
-      const checked = schemaFailure(data);
-      if ('reason' in checked) poison.set(msg.seq, new PoisonMessageError(checked.reason));
-      else events.push({ event: checked.event, position: msg.seq });
-    }
+    // Poison (not JSON, failing the schema) is parked and termed by the loop after this batch.
+    for (const msg of batch) if (msg.value !== undefined) events.push({ event: msg.value, position: msg.seq });
     for (const msg of batch) {
       const lost = await gaps.check(prev, msg.seq);
       attempt.signal.throwIfAborted();
@@ -205,33 +188,19 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     stats.pending = batch.at(-1)!.pending;
     // The next unapplied event is newer than the last of this batch: its time bounds the lag.
     stats.behindSinceMs = stats.pending === 0 ? undefined : batch.at(-1)!.storedAtMs;
-    return poison;
   };
 
   const onPoison = async (err: PoisonMessageError, msg: PulledMessage): Promise<void> => {
-    await parkEvent(
-      messaging,
-      db,
-      {
-        _id: `${projection.name}:${msg.seq}`,
-        projection: projection.name,
-        stream,
-        stream_seq: msg.seq,
-        subject: msg.subject,
-        reason: err.message,
-        payload: decoder.decode(msg.data),
-        parked_at: deps.clock().toISOString(),
-      },
-      deadline,
-    );
+    await parkEvent(messaging, db, parkedEventOf(projection.name, stream, err, msg, deps.clock()), deadline);
     stats.parked += 1;
     log.warn({ seq: msg.seq, subject: msg.subject, reason: err.message }, 'event parked');
   };
 
   let isRunning = true;
-  const consumer: RunningPullLoop = await startPullLoop(messaging, {
+  const consumer: RunningConsumer = await messaging.consume({
     stream,
-    durable,
+    mode: { kind: 'durable', durable },
+    decode: decodeDataEvent,
     handler,
     ackWaitMs,
     ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),

@@ -1,5 +1,5 @@
 import { DATA_STREAM, type DataEvent } from '@cds/contracts';
-import type { PoisonMessageError } from '@cds/messaging';
+import type { StallReport } from '@cds/messaging';
 import { startMongo, uniqueName, type MongoHandle } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,7 +11,6 @@ import { seriesProjection } from '../projections/index.ts';
 import { seriesRecorded } from '../testing/events.ts';
 import { eventually, publishEvents, startSpecServers } from '../testing/harness.ts';
 import { startProjectionWorker, type ProjectionWorker } from './projection-worker.ts';
-import { startPullLoop, type StallReport } from './pull-loop.ts';
 
 // The projector's watchdog (issue #16): a stalled loop is found, reported once and recovered; a
 // healthy multi-batch run never trips it; a stall that recovery cannot fix fails /healthz.
@@ -70,9 +69,9 @@ describe('pull loop watchdog', () => {
     const failed: StallReport[] = [];
     let attempts = 0;
     let abortedWith: unknown;
-    const loop = await startPullLoop(messaging, {
+    const loop = await messaging.consume({
       stream,
-      durable: 'wd',
+      mode: { kind: 'durable', durable: 'wd' },
       ackWaitMs: 5_000,
       batchSize: 8,
       maxBatch: 8,
@@ -92,7 +91,6 @@ describe('pull loop watchdog', () => {
           await new Promise<never>(() => undefined);
         }
         for (const m of batch) handled.add(Number(new TextDecoder().decode(m.data)));
-        return new Map<number, PoisonMessageError>();
       },
     });
     try {

@@ -1,13 +1,12 @@
-import { DATA_STREAM } from '@cds/contracts';
-import type { Messaging } from '@cds/messaging';
-import type { JsMsg } from '@nats-io/jetstream';
+import { DATA_STREAM, type DataEvent } from '@cds/contracts';
+import type { Messaging, PoisonMessageError, PulledMessage } from '@cds/messaging';
 import { ALIAS_CACHE_MS, type ReadModelAliasDoc } from '@cds/read-models';
 import { withDeadline } from '@cds/store';
 import type { Db } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { schemaFailure } from '../consumer/projection-worker.ts';
-import { parkEvent } from '../consumer/park.ts';
+import { decodeDataEvent } from '../consumer/projection-worker.ts';
+import { parkedEventOf, parkEvent } from '../consumer/park.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
 import { applyEvent, DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
 import {
@@ -54,8 +53,6 @@ export interface RebuildReport {
   dropped: boolean;
 }
 
-const decoder = new TextDecoder();
-
 /**
  * Rebuilds a read model without downtime: replays the stream from sequence 1 through an ephemeral
  * ordered consumer into a fresh collection (`<name>_rebuild_<ms>`), swaps the `read_model_aliases`
@@ -82,7 +79,6 @@ export async function rebuildProjection<D extends ProjectedDoc>(
     (opts.writeClaims ?? (await needsWriteClaims(db)))
       ? createWriteClaims(db, target, `rebuild:${projection.name}:${randomUUID()}`)
       : undefined;
-  const consumer = await messaging.js.consumers.get(stream, { filter_subjects: projection.filterSubject });
   const report: RebuildReport = {
     projection: projection.name,
     previous,
@@ -95,56 +91,51 @@ export async function rebuildProjection<D extends ProjectedDoc>(
     dropped: false,
   };
 
-  const messages = await consumer.consume({ max_messages: opts.fetchSize ?? 500 });
-  const iterator = messages[Symbol.asyncIterator]();
   const idleMs = opts.idleMs ?? 1_500;
+  let lastMessageAt = Date.now();
 
-  const applyOne = async (m: JsMsg): Promise<void> => {
-    const seq = m.info.streamSequence;
-    let data: unknown;
-    try {
-      data = JSON.parse(decoder.decode(m.data));
-    } catch {
-      data = undefined;
-    }
-    const checked = schemaFailure(data);
-    report.events++;
-    report.lastSeq = seq;
-    if ('reason' in checked) {
-      await parkEvent(messaging, db, {
-        _id: `${projection.name}:${seq}`,
-        projection: projection.name,
-        stream,
-        stream_seq: seq,
-        subject: m.subject,
-        reason: checked.reason,
-        payload: decoder.decode(m.data),
-        parked_at: deps.clock().toISOString(),
-      });
+  // The replay runs in the background from sequence 1 (an ordered follow of libs/messaging, which
+  // parses each event once and hands poison to `onPoison`); `drain` waits for it to reach a sequence.
+  // A failed write ends it (no retries: the rebuild fails, the live read model is untouched).
+  const replay = await messaging.consume<DataEvent>({
+    stream,
+    mode: { kind: 'ordered', filterSubject: projection.filterSubject },
+    decode: decodeDataEvent,
+    batchSize: opts.fetchSize ?? 500,
+    retry: { maxAttempts: 1 },
+    handler: async (batch) => {
+      for (const m of batch) {
+        report.events++;
+        report.lastSeq = m.seq;
+        lastMessageAt = Date.now();
+        if (m.value === undefined) continue;
+        const res = await applyEvent(collection, projection, m.value, m.seq, claims ? { claims } : {});
+        if (res.outcome === 'applied') report.applied++;
+        log.trace({ seq: m.seq }, 'replayed');
+      }
+    },
+    onPoison: async (err: PoisonMessageError, m: PulledMessage) => {
+      await parkEvent(messaging, db, parkedEventOf(projection.name, stream, err, m, deps.clock()));
       report.parked++;
-      return;
-    }
-    const res = await applyEvent(collection, projection, checked.event, seq, claims ? { claims } : {});
-    if (res.outcome === 'applied') report.applied++;
-  };
+    },
+  });
+  let failure: Error | undefined;
+  replay.done.catch((err: unknown) => (failure = err instanceof Error ? err : new Error(String(err))));
 
-  // Applies the stream up to sequence `target`. Stops early when nothing arrives for `idleMs`
-  // (the filter matches no further message up to `target`). A next() still waiting when a drain
-  // stops is kept for the following drain, so no message is dropped.
-  let inflight: Promise<IteratorResult<JsMsg>> | undefined;
+  // Waits until the replay reached sequence `target`. Stops early when nothing arrives for `idleMs`
+  // (the filter matches no further message up to `target`); throws if the replay failed.
   const drain = async (target: number): Promise<void> => {
+    lastMessageAt = Date.now();
     while (report.lastSeq < target) {
-      inflight ??= iterator.next();
-      const next = await Promise.race([inflight, sleep(idleMs).then(() => 'idle' as const)]);
-      if (next === 'idle') {
+      if (failure !== undefined) throw failure;
+      const quietMs = Date.now() - lastMessageAt;
+      if (quietMs >= idleMs) {
         log.debug({ lastSeq: report.lastSeq, target }, 'replay idle');
         return;
       }
-      inflight = undefined;
-      if (next.done === true) return;
-      await applyOne(next.value);
-      log.trace({ seq: report.lastSeq, target }, 'replayed');
+      await sleep(Math.min(25, idleMs - quietMs));
     }
+    if (failure !== undefined) throw failure;
   };
 
   try {
@@ -181,8 +172,7 @@ export async function rebuildProjection<D extends ProjectedDoc>(
       ).catch(() => false);
     }
   } finally {
-    // close() can wait on a next() still pending; the ephemeral consumer expires on the server anyway.
-    await Promise.race([messages.close().catch(() => undefined), sleep(2_000)]);
+    await replay.stop();
   }
   log.info(report, 'rebuild finished');
   return report;

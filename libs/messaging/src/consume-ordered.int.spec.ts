@@ -1,13 +1,27 @@
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMessaging, followStream, type Messaging } from './index.ts';
+import { connectMessaging, type Messaging, type PulledMessage } from './index.ts';
 
 // Kills its NATS server, so it runs its own.
 let nats: NatsHandle;
 let messaging: Messaging;
 const warnings: string[] = [];
-const logger = { warn: (_o: object, msg: string) => void warnings.push(msg) };
+
+/** An ordered follow with the watchdog, handing each message to `onMessage`. */
+function follow(opts: { after?: number; stallMs?: number; onMessage: (m: PulledMessage<{ i: number }>) => void }) {
+  return messaging.consume<{ i: number }>({
+    stream: 'FOLLOW',
+    mode: { kind: 'ordered', ...(opts.after !== undefined ? { after: opts.after } : {}) },
+    decode: (payload) => ({ value: payload as { i: number } }),
+    onPoison: () => undefined,
+    onReopen: (reason) => void warnings.push(reason),
+    watchdog: { stallMs: opts.stallMs ?? 3_000 },
+    handler: (batch) => {
+      for (const m of batch) opts.onMessage(m);
+    },
+  });
+}
 
 beforeAll(async () => {
   nats = await startNats();
@@ -19,19 +33,11 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-describe('followStream', () => {
+describe('consumeStream, ordered', () => {
   it('delivers every message once, in order, across a kill -9 and restart of NATS', async () => {
     for (let i = 1; i <= 10; i += 1) await messaging.publish('follow.x', { i }, { msgID: `f${i}` });
     const seen: number[] = [];
-    const follower = await followStream({
-      js: messaging.js,
-      jsm: messaging.jsm,
-      stream: 'FOLLOW',
-      logger,
-      stallMs: 1_000,
-      checkEveryMs: 250,
-      onMessage: (m) => seen.push(m.json<{ i: number }>().i),
-    });
+    const follower = await follow({ stallMs: 1_000, onMessage: (m) => seen.push(m.value!.i) });
     const until = async (n: number, ms: number) => {
       const end = Date.now() + ms;
       while (seen.length < n && Date.now() < end) await sleep(50);
@@ -60,14 +66,7 @@ describe('followStream', () => {
 
   it('starts after a given sequence', async () => {
     const seen: number[] = [];
-    const follower = await followStream({
-      js: messaging.js,
-      jsm: messaging.jsm,
-      stream: 'FOLLOW',
-      logger,
-      after: 15,
-      onMessage: (m) => seen.push(m.seq),
-    });
+    const follower = await follow({ after: 15, onMessage: (m) => seen.push(m.seq) });
     const end = Date.now() + 5_000;
     while (seen.length < 5 && Date.now() < end) await sleep(50);
     expect(seen).toEqual([16, 17, 18, 19, 20]);

@@ -1,16 +1,25 @@
-import { connectMessaging, type Messaging, type PoisonMessageError } from '@cds/messaging';
-import { startNats, type NatsHandle } from '@cds/testkit';
+import { startNats, waitUntil, type NatsHandle } from '@cds/testkit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../testing/harness.ts';
-import { startPullLoop, type RunningPullLoop } from './pull-loop.ts';
+import { connectMessaging, type Messaging, type RunningConsumer } from './index.ts';
+
+/** Waits until `check` holds (it may be async), failing with `what` after `timeoutMs`. */
+async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  await waitUntil(
+    what,
+    async () => {
+      if (!(await check())) throw new Error(`not yet: ${what}`);
+    },
+    timeoutMs,
+  );
+}
 
 const STREAM = 'PULL_LOOP_TEST';
 
-describe('startPullLoop across a NATS kill -9 and restart', () => {
+describe('consumeStream (durable) across a NATS kill -9 and restart', () => {
   let nats: NatsHandle | undefined;
   let messaging: Messaging | undefined;
-  let loop: RunningPullLoop | undefined;
+  let loop: RunningConsumer | undefined;
 
   afterEach(async () => {
     await loop?.stop();
@@ -46,9 +55,9 @@ describe('startPullLoop across a NATS kill -9 and restart', () => {
     const handled = new Set<number>();
     let holdNext = false;
     let held: (() => void) | undefined;
-    loop = await startPullLoop(messaging, {
+    loop = await messaging.consume({
       stream: STREAM,
-      durable: 'pl',
+      mode: { kind: 'durable', durable: 'pl' },
       ackWaitMs: 2_000,
       stallCheckMs: 500,
       onPoison: async () => {},
@@ -59,7 +68,6 @@ describe('startPullLoop across a NATS kill -9 and restart', () => {
           await new Promise<void>((resolve) => (held = resolve));
         }
         for (const m of batch) handled.add(Number(new TextDecoder().decode(m.data)));
-        return new Map<number, PoisonMessageError>();
       },
     });
     await publish(0, 20);

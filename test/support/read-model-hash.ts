@@ -4,13 +4,8 @@
 // even when their events were applied in another order, redelivered, or republished at new
 // stream positions.
 import { createHash } from 'node:crypto';
-import {
-  COLLECTIONS,
-  activeCollection,
-  unpackReports,
-  type ReadModelAliasDoc,
-  type ReadModelName,
-} from '@cds/read-models';
+import { COLLECTIONS, activeCollection, type ReadModelAliasDoc, type ReadModelName } from '@cds/read-models';
+import { unpackReports } from '@cds/store';
 import type { Db, Document } from 'mongodb';
 
 export const READ_MODELS: readonly ReadModelName[] = ['catalog', 'series', 'cot'];

@@ -1,9 +1,9 @@
 import type { Category, CotFormat, Frequency, SeriesType } from '@cds/contracts';
 
 /**
- * The MongoDB read models: written only by the projector, read only by the query service.
- * Field names are the wire names where they are served as-is. Everything here works on
- * FerretDB 1.x too (plain documents, single and compound indexes, no transactions).
+ * The read models' documents: written only by the projector, read only by the query service, both
+ * through the storage port of libs/store (which decides how a server holds them). Field names are
+ * the wire names where they are served as-is.
  */
 
 /** Where a document was last written from: the stream sequence and the projection version. */
@@ -158,8 +158,7 @@ export interface StoredCotReport {
 }
 
 /**
- * cot: one bucket per commodity, format and calendar year, reports sorted by date, so a page is a
- * few reads by `_id` (FerretDB scans for anything else; see docs/architecture.md).
+ * cot: one bucket per commodity, format and calendar year, reports sorted by date.
  * `_id` is `${commodity_id}:${format}:${year}`.
  */
 export interface CotBucketDoc {
@@ -183,93 +182,6 @@ export interface CotDoc extends StoredCotReport {
   commodity_id: string;
   format: CotFormat;
 }
-
-/**
- * How MongoDB holds a bucket. The arrays (points or reports) and the per-date part positions are
- * packed as JSON text: FerretDB 1.x stores every value with a type schema beside it and decodes a
- * document whole on each read and update, so a year of points as an array of objects costs about
- * 20 ms a read on 2 cores, and the same year as one string about 1 ms. A bucket is only ever read
- * and written whole, by `_id`, so nothing is lost by packing (MongoDB's own time-series
- * collections pack their buckets too). Use `packSeriesBucket`/`unpackSeriesBucket` (and the cot
- * pair) at the database boundary; everything else sees `SeriesBucketDoc`/`CotBucketDoc`.
- */
-export interface PackedMeta extends Omit<ProjectionMeta, 'parts'> {
-  /** `parts` as JSON text. */
-  parts_json?: string;
-}
-
-export interface PackedSeriesBucketDoc extends Omit<SeriesBucketDoc, 'points' | '_meta'> {
-  /** `StoredPoint[]` as JSON text, sorted by date. */
-  points_json: string;
-  _meta: PackedMeta;
-}
-
-export interface PackedCotBucketDoc extends Omit<CotBucketDoc, 'reports' | '_meta'> {
-  /** `StoredCotReport[]` as JSON text, sorted by report date. */
-  reports_json: string;
-  _meta: PackedMeta;
-}
-
-function packMeta(meta: ProjectionMeta): PackedMeta {
-  const { parts, ...rest } = meta;
-  if (parts === undefined) return rest;
-  // Keys sorted, so the same parts pack to the same text whatever order they were written in.
-  const sorted = Object.fromEntries(Object.entries(parts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { ...rest, parts_json: JSON.stringify(sorted) };
-}
-
-function unpackMeta(meta: PackedMeta & { parts?: Record<string, number> }): ProjectionMeta {
-  const { parts_json: partsJson, parts, ...rest } = meta;
-  if (partsJson !== undefined) return { ...rest, parts: JSON.parse(partsJson) as Record<string, number> };
-  return parts === undefined ? rest : { ...rest, parts };
-}
-
-/** A bucket's points; a document written before packing (a plain `points` array) is read as it is. */
-export function unpackPoints(stored: { points_json?: string; points?: StoredPoint[] }): StoredPoint[] {
-  return typeof stored.points_json === 'string'
-    ? (JSON.parse(stored.points_json) as StoredPoint[])
-    : (stored.points ?? []);
-}
-
-/** A bucket's reports; a document written before packing (a plain `reports` array) is read as it is. */
-export function unpackReports(stored: { reports_json?: string; reports?: StoredCotReport[] }): StoredCotReport[] {
-  return typeof stored.reports_json === 'string'
-    ? (JSON.parse(stored.reports_json) as StoredCotReport[])
-    : (stored.reports ?? []);
-}
-
-export function packSeriesBucket(doc: SeriesBucketDoc): PackedSeriesBucketDoc {
-  const { points, _meta, ...rest } = doc;
-  return { ...rest, points_json: JSON.stringify(points), _meta: packMeta(_meta) };
-}
-
-export function unpackSeriesBucket(stored: PackedSeriesBucketDoc): SeriesBucketDoc {
-  const { points_json: _packed, _meta, ...rest } = stored as PackedSeriesBucketDoc & { points?: StoredPoint[] };
-  return { ...rest, points: unpackPoints(stored), _meta: unpackMeta(_meta) };
-}
-
-export function packCotBucket(doc: CotBucketDoc): PackedCotBucketDoc {
-  const { reports, _meta, ...rest } = doc;
-  return { ...rest, reports_json: JSON.stringify(reports), _meta: packMeta(_meta) };
-}
-
-export function unpackCotBucket(stored: PackedCotBucketDoc): CotBucketDoc {
-  const { reports_json: _packed, _meta, ...rest } = stored as PackedCotBucketDoc & { reports?: StoredCotReport[] };
-  return { ...rest, reports: unpackReports(stored), _meta: unpackMeta(_meta) };
-}
-
-export interface IndexSpec {
-  key: Record<string, 1 | -1>;
-  name: string;
-  unique?: boolean;
-}
-
-/** Indexes matching every query shape of the query service. */
-export const INDEXES: Readonly<Record<'catalog' | 'series' | 'cot', readonly IndexSpec[]>> = {
-  catalog: [{ key: { category: 1, _id: 1 }, name: 'category_id' }],
-  series: [{ key: { commodity_id: 1, type: 1, year: 1 }, name: 'commodity_type_year', unique: true }],
-  cot: [{ key: { commodity_id: 1, format: 1, year: 1 }, name: 'commodity_format_year', unique: true }],
-};
 
 /**
  * Core NATS subject on which the projector announces that it applied data for a commodity, so

@@ -8,10 +8,10 @@ import {
   isDuplicateKeyError,
   mapStoreError,
   StoreUnavailableError,
-  type IndexSpec,
   type Store,
   withDeadline,
 } from './index.ts';
+import type { IndexSpec } from './indexes.ts';
 
 interface Row {
   _id: string;

@@ -8,6 +8,6 @@ export type {
   CotPageQuery,
   Page,
   ReadModelRepository,
-  SeriesBucket,
+  SeriesRange,
 } from './repository/repository.ts';
 export { computeSeries, resample, applyTransform, round6, type SeriesComputation } from './series/compute.ts';

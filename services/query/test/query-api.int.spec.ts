@@ -1,11 +1,5 @@
-import {
-  COLLECTIONS,
-  INDEXES,
-  packCotBucket,
-  packSeriesBucket,
-  projectedSubject,
-  type CatalogDoc,
-} from '@cds/read-models';
+import { COLLECTIONS, projectedSubject, type CatalogDoc } from '@cds/read-models';
+import { INDEXES, packCotBucket, packSeriesBucket } from '@cds/store';
 import { findFreePort, getTestInfra, startMongo, uniqueName, waitUntil, type MongoHandle } from '@cds/testkit';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { MongoClient, type Db } from 'mongodb';

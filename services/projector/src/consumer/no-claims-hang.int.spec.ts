@@ -8,7 +8,7 @@ import { createProjectorMetrics } from '../metrics.ts';
 import { seriesProjection } from '../projections/index.ts';
 import { foldEvents, seriesRecorded } from '../testing/events.ts';
 import { eventually, publishEvents, startSpecServers } from '../testing/harness.ts';
-import { FERRETDB_UPDATES_PER_COMMAND } from '../runner/apply-event.ts';
+import { FERRETDB_UPDATES_PER_COMMAND } from '@cds/store';
 import { readSeriesBuckets } from '../testing/stored.ts';
 import { startProjectionWorker } from './projection-worker.ts';
 

@@ -9,24 +9,12 @@ import {
   type StallReport,
 } from '@cds/messaging';
 import { projectedSubject } from '@cds/read-models';
+import { createReadModelStore } from '@cds/store';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { ProjectorMetrics } from '../metrics.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
-import {
-  applyEvents,
-  createDocCache,
-  DEFAULT_OPERATION_TIMEOUT_MS,
-  FERRETDB_UPDATES_PER_COMMAND,
-  type DocCache,
-  type WriteClaims,
-} from '../runner/apply-event.ts';
-import {
-  createCollectionResolver,
-  createWriteClaims,
-  ensureReadModelIndexes,
-  isFerretDB,
-} from '../runner/collections.ts';
+import { applyEvents, createDocCache, DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
 import { randomUUID } from 'node:crypto';
 import { createGapDetector } from './gap-detector.ts';
 import { parkedEventOf, parkEvent } from './park.ts';
@@ -47,10 +35,7 @@ export interface ProjectionWorkerOptions {
   /** Messages pulled ahead of the handler. Default 64. */
   batchSize?: number;
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
-  /**
-   * Guard compare-and-set with write claims (needed on FerretDB 1.x, see `WriteClaims`).
-   * Default: detected from the server.
-   */
+  /** FerretDB: guard compare-and-set with write claims (see FerretDbOptions in libs/store). Default true. */
   writeClaims?: boolean;
   /** Deadline of each database operation; a batch whose operation misses it is retried in place. Default 20 s. */
   operationTimeoutMs?: number;
@@ -59,10 +44,7 @@ export interface ProjectionWorkerOptions {
    * `consumeStream`). Default 60 s; keep it above `operationTimeoutMs`.
    */
   stallMs?: number;
-  /**
-   * Most update statements per command. Default: FERRETDB_UPDATES_PER_COMMAND on FerretDB (with
-   * or without write claims), else unlimited.
-   */
+  /** FerretDB: most update statements per command. Default FERRETDB_UPDATES_PER_COMMAND (libs/store). */
   maxUpdatesPerCommand?: number;
 }
 
@@ -125,26 +107,19 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   let lastSeq = info.ack_floor.stream_seq;
   // Highest sequence already checked for gaps (a retried batch is not counted twice).
   let gapCheckedTo = lastSeq;
-  const resolver = createCollectionResolver<D>(db, projection.name);
-  let indexedCollection = '';
-  // FerretDB: write claims by default, and small update commands whatever the claims (the bench
-  // runs FerretDB with claims off; a command of 100+ replaces deadlocks it, see
-  // FERRETDB_UPDATES_PER_COMMAND).
-  const ferret = await isFerretDB(db, deadline);
-  const useClaims = opts.writeClaims ?? ferret;
-  const maxUpdatesPerCommand = opts.maxUpdatesPerCommand ?? (ferret ? FERRETDB_UPDATES_PER_COMMAND : undefined);
-  const owner = `${projection.name}:${randomUUID()}`;
-  let claims: WriteClaims | undefined;
-  let cache: DocCache<D> = createDocCache<D>();
+  const store = createReadModelStore(db, {
+    timeoutMs: operationTimeoutMs,
+    owner: `${projection.name}:${randomUUID()}`,
+    ferretdb: {
+      ...(opts.writeClaims !== undefined ? { writeClaims: opts.writeClaims } : {}),
+      ...(opts.maxUpdatesPerCommand !== undefined ? { maxUpdatesPerCommand: opts.maxUpdatesPerCommand } : {}),
+    },
+  });
+  let activeCollection = '';
+  let cache = createDocCache<D>();
 
   const handler = async (batch: PulledMessage<DataEvent>[], attempt: AttemptContext): Promise<void> => {
-    const limits = {
-      timeoutMs: operationTimeoutMs,
-      signal: attempt.signal,
-      onAnswer: attempt.progress,
-      ...(maxUpdatesPerCommand !== undefined ? { maxUpdatesPerCommand } : {}),
-    };
-    const opDeadline = { timeoutMs: operationTimeoutMs, signal: attempt.signal };
+    const limits = { timeoutMs: operationTimeoutMs, signal: attempt.signal, onAnswer: attempt.progress };
     const events: { event: DataEvent; position: number }[] = [];
     let prev = lastSeq;
     stats.behindSinceMs ??= batch[0]!.storedAtMs;
@@ -161,14 +136,12 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     }
     gapCheckedTo = Math.max(gapCheckedTo, prev);
     if (events.length > 0) {
-      const collection = await resolver.get(opDeadline);
-      if (collection.collectionName !== indexedCollection) {
-        await ensureReadModelIndexes(db, projection.name, collection.collectionName, opDeadline);
-        indexedCollection = collection.collectionName;
-        claims = useClaims ? createWriteClaims(db, collection.collectionName, owner) : undefined;
+      const target = await store.active<D>(projection.name, limits);
+      if (target.collection !== activeCollection) {
+        activeCollection = target.collection;
         cache = createDocCache<D>();
       }
-      const res = await applyEvents(collection, projection, events, { cache, limits, ...(claims ? { claims } : {}) });
+      const res = await applyEvents(target, projection, events, { cache, limits });
       stats.events.applied += res.changedBy.size;
       stats.events.ignored += events.length - res.changedBy.size;
       stats.documents += res.written;

@@ -1,6 +1,5 @@
 import type { DataEvent } from '@cds/contracts';
 import type { ProjectionMeta, ReadModelName } from '@cds/read-models';
-import type { Document } from 'mongodb';
 
 /** Every read-model document carries its id and where it was last written from. */
 export interface ProjectedDoc {
@@ -35,10 +34,6 @@ export interface Projection<D extends ProjectedDoc = ProjectedDoc> {
   initial(id: string): D;
   /** The next document; never mutates `doc`. */
   evolve(doc: D, event: DataEvent, position: number): D;
-  /** The document as MongoDB holds it (default: as it is). See `PackedSeriesBucketDoc`. */
-  pack?(doc: D): Document;
-  /** The inverse of `pack`. */
-  unpack?(stored: Document): D;
 }
 
 export function commodityOf(event: DataEvent): string {

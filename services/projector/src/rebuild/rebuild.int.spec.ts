@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProjectionWorker } from '../consumer/projection-worker.ts';
 import { createProjectorMetrics } from '../metrics.ts';
 import { seriesProjection } from '../projections/index.ts';
-import { readActiveCollection } from '../runner/collections.ts';
+import { readActiveCollection } from '@cds/store';
 import { commodityUpserted, seriesRecorded } from '../testing/events.ts';
 import { eventually, hashCollection, publishEvents, startSpecServers } from '../testing/harness.ts';
 import { readSeriesBucket } from '../testing/stored.ts';

@@ -1,7 +1,7 @@
 import { DATA_STREAM, type DataEvent } from '@cds/contracts';
 import type { Messaging, PoisonMessageError, PulledMessage } from '@cds/messaging';
 import { ALIAS_CACHE_MS, type ReadModelAliasDoc } from '@cds/read-models';
-import { withDeadline } from '@cds/store';
+import { aliasesCollection, createReadModelStore, readActiveCollection, withDeadline } from '@cds/store';
 import type { Db } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -9,14 +9,6 @@ import { decodeDataEvent } from '../consumer/projection-worker.ts';
 import { parkedEventOf, parkEvent } from '../consumer/park.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
 import { applyEvent, DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
-import {
-  aliasesCollection,
-  createWriteClaims,
-  ensureReadModelIndexes,
-  needsWriteClaims,
-  readActiveCollection,
-  claimsCollectionName,
-} from '../runner/collections.ts';
 import { randomUUID } from 'node:crypto';
 
 export interface RebuildDeps {
@@ -36,7 +28,7 @@ export interface RebuildOptions {
   fetchSize?: number;
   /** With nothing pending, how long to wait for a message before the stream counts as replayed. Default 1.5 s. */
   idleMs?: number;
-  /** See ProjectionWorkerOptions.writeClaims. Default: detected from the server. */
+  /** See ProjectionWorkerOptions.writeClaims. */
   writeClaims?: boolean;
 }
 
@@ -70,15 +62,17 @@ export async function rebuildProjection<D extends ProjectedDoc>(
   const { messaging, db } = deps;
   const stream = opts.stream ?? DATA_STREAM;
   const log = deps.logger.child({ projection: projection.name, rebuild: true });
-  const previous = await readActiveCollection(db, projection.name);
+  const deadline = { timeoutMs: DEFAULT_OPERATION_TIMEOUT_MS };
+  // The live projector may write the new collection concurrently after the swap: compare-and-set
+  // (with write claims on FerretDB) keeps the two apart.
+  const store = createReadModelStore(db, {
+    timeoutMs: DEFAULT_OPERATION_TIMEOUT_MS,
+    owner: `rebuild:${projection.name}:${randomUUID()}`,
+    ferretdb: opts.writeClaims === undefined ? {} : { writeClaims: opts.writeClaims },
+  });
+  const previous = await readActiveCollection(db, projection.name, deadline);
   const target = `${projection.name}_rebuild_${deps.clock().getTime()}`;
-  await ensureReadModelIndexes(db, projection.name, target);
-  const collection = db.collection<D>(target);
-  // The live projector may write the new collection concurrently after the swap.
-  const claims =
-    (opts.writeClaims ?? (await needsWriteClaims(db)))
-      ? createWriteClaims(db, target, `rebuild:${projection.name}:${randomUUID()}`)
-      : undefined;
+  const collection = await store.collection<D>(projection.name, target);
   const report: RebuildReport = {
     projection: projection.name,
     previous,
@@ -109,7 +103,7 @@ export async function rebuildProjection<D extends ProjectedDoc>(
         report.lastSeq = m.seq;
         lastMessageAt = Date.now();
         if (m.value === undefined) continue;
-        const res = await applyEvent(collection, projection, m.value, m.seq, claims ? { claims } : {});
+        const res = await applyEvent(collection, projection, m.value, m.seq);
         if (res.outcome === 'applied') report.applied++;
         log.trace({ seq: m.seq }, 'replayed');
       }
@@ -148,7 +142,6 @@ export async function rebuildProjection<D extends ProjectedDoc>(
       swapped_at: deps.clock().toISOString(),
       position: report.swappedAt,
     };
-    const deadline = { timeoutMs: DEFAULT_OPERATION_TIMEOUT_MS };
     await withDeadline('swap the read-model alias', deadline, ({ maxTimeMS }) =>
       aliasesCollection(db).updateOne(
         { _id: projection.name },
@@ -164,12 +157,7 @@ export async function rebuildProjection<D extends ProjectedDoc>(
     if (!(opts.keepPrevious ?? false) && previous !== target) {
       await sleep(opts.graceMs ?? 5_000);
       log.debug({ previous }, 'dropping previous collection');
-      report.dropped = await withDeadline('drop the previous collection', deadline, () =>
-        db.collection(previous).drop(),
-      ).catch(() => false);
-      await withDeadline('drop the previous claims', deadline, () =>
-        db.collection(claimsCollectionName(previous)).drop(),
-      ).catch(() => false);
+      report.dropped = await store.drop(previous);
     }
   } finally {
     await replay.stop();

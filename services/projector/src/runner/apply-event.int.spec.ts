@@ -1,13 +1,13 @@
 import type { DataEvent } from '@cds/contracts';
 import type { CotBucketDoc, SeriesBucketDoc } from '@cds/read-models';
 import { getTestInfra, uniqueName } from '@cds/testkit';
-import { MongoClient } from 'mongodb';
+import { claimsCollectionName, createReadModelStore, type FerretDbOptions, type ReadModelDoc } from '@cds/store';
+import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogProjection, cotProjection, seriesProjection, type CatalogState } from '../projections/index.ts';
 import { commodityUpserted, cotRecorded, foldEvents, seriesRecorded } from '../testing/events.ts';
 import { readCotBuckets, readSeriesBucket } from '../testing/stored.ts';
 import { applyEvent, applyEventOnce, applyEvents, createDocCache } from './apply-event.ts';
-import { createWriteClaims, ensureReadModelIndexes, needsWriteClaims } from './collections.ts';
 
 let client: MongoClient;
 
@@ -18,6 +18,17 @@ afterAll(async () => {
   await client?.close();
 });
 
+/** The read model `name` in its default collection of `db`, as one writer (`owner`) sees it through the port. */
+async function writer<D extends ReadModelDoc>(
+  db: Db,
+  name: 'catalog' | 'series' | 'cot',
+  owner = 'spec',
+  ferretdb?: FerretDbOptions,
+) {
+  const store = createReadModelStore(db, { owner, ...(ferretdb === undefined ? {} : { ferretdb }) });
+  return { coll: await store.collection<D>(name, name), adapter: await store.adapter() };
+}
+
 function stripRev<D extends { _meta: { rev?: number } }>(doc: D): D {
   const { rev: _rev, ...meta } = doc._meta;
   return { ...doc, _meta: meta };
@@ -26,18 +37,19 @@ function stripRev<D extends { _meta: { rev?: number } }>(doc: D): D {
 describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
   it('applies, then ignores the same event (redelivery) with no write', async () => {
     const db = client.db(uniqueName('apply_idem'));
-    const coll = db.collection<SeriesBucketDoc>('series');
-    await ensureReadModelIndexes(db, 'series', 'series');
+    const { coll, adapter } = await writer<SeriesBucketDoc>(db, 'series');
+    const raw = db.collection('series');
     const e = seriesRecorded('IDEM_OATS', [
       ['2022-03-01', 1],
       ['2022-03-02', 2],
     ]);
     expect(await applyEvent(coll, seriesProjection, e, 5)).toEqual({ outcome: 'applied', written: 1, conflicts: 0 });
-    const stored = await coll.findOne({ _id: 'IDEM_OATS:price:2022' });
+    const stored = await raw.findOne({ _id: 'IDEM_OATS:price:2022' as never });
     expect(await applyEvent(coll, seriesProjection, e, 5)).toEqual({ outcome: 'ignored', written: 0, conflicts: 0 });
-    expect(await coll.findOne({ _id: 'IDEM_OATS:price:2022' })).toEqual(stored);
+    expect(await raw.findOne({ _id: 'IDEM_OATS:price:2022' as never })).toEqual(stored);
     expect(stored!._meta).toMatchObject({ position: 5, rev: 1 });
-    // Stored packed (see PackedSeriesBucketDoc): one string, not an array of objects.
+    // The FerretDB adapter stores it packed (see PackedSeriesBucketDoc): one string, not an array of objects.
+    expect(adapter).toBe('ferretdb');
     expect(stored).toMatchObject({
       points_json: JSON.stringify([
         { d: '2022-03-01', v: 1 },
@@ -49,8 +61,7 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
 
   it('writes a cot batch of 1000 weekly reports into yearly buckets in one bulk upsert and replays it as a no-op', async () => {
     const db = client.db(uniqueName('apply_cot'));
-    const coll = db.collection<CotBucketDoc>('cot');
-    await ensureReadModelIndexes(db, 'cot', 'cot');
+    const { coll } = await writer<CotBucketDoc>(db, 'cot');
     const reports: [string, number][] = Array.from({ length: 1000 }, (_, i) => [
       new Date(Date.UTC(2000, 0, 4 + 7 * i)).toISOString().slice(0, 10),
       i,
@@ -69,10 +80,8 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     // FerretDB 1.24 holds a pooled connection per statement of an update command until the command
     // ends (100 in its pool): one bulk replace of 300 documents used to stall the server for good.
     const db = client.db(uniqueName('apply_wide'));
-    const coll = db.collection<SeriesBucketDoc>('series');
-    await ensureReadModelIndexes(db, 'series', 'series');
-    const claimsOn = await needsWriteClaims(db);
-    const opts = claimsOn ? { claims: createWriteClaims(db, 'series', 'wide') } : {};
+    const { coll } = await writer<SeriesBucketDoc>(db, 'series', 'wide');
+    const opts = {};
     const commodities = Array.from({ length: 30 }, (_, i) => `WIDE_C${i}`);
     const batch = (day: string, first: number) =>
       commodities.flatMap((c, i) =>
@@ -92,18 +101,16 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
 
   it('a writer with a stale cached document (another writer moved it on) reads it afresh and loses nothing', async () => {
     const db = client.db(uniqueName('apply_cache'));
-    const coll = db.collection<SeriesBucketDoc>('series');
-    await ensureReadModelIndexes(db, 'series', 'series');
-    const claimsOn = await needsWriteClaims(db);
+    const collA = (await writer<SeriesBucketDoc>(db, 'series', 'cached-a')).coll;
+    const collB = (await writer<SeriesBucketDoc>(db, 'series', 'plain-b')).coll;
     const cache = createDocCache<SeriesBucketDoc>();
-    const a = { cache, ...(claimsOn ? { claims: createWriteClaims(db, 'series', 'cached-a') } : {}) };
-    const b = claimsOn ? { claims: createWriteClaims(db, 'series', 'plain-b') } : {};
+    const a = { cache };
     const id = 'CACHE_OATS:price:2021';
-    await applyEvent(coll, seriesProjection, seriesRecorded('CACHE_OATS', [['2021-02-01', 1]]), 1, a);
+    await applyEvent(collA, seriesProjection, seriesRecorded('CACHE_OATS', [['2021-02-01', 1]]), 1, a);
     expect(cache.get(id)!._meta.rev).toBe(1);
-    await applyEvent(coll, seriesProjection, seriesRecorded('CACHE_OATS', [['2021-02-02', 2]]), 2, b);
+    await applyEvent(collB, seriesProjection, seriesRecorded('CACHE_OATS', [['2021-02-02', 2]]), 2);
     // A folds onto its cached revision 1: the write is refused, the entry dropped, and the retry reads revision 2.
-    const third = await applyEvent(coll, seriesProjection, seriesRecorded('CACHE_OATS', [['2021-02-03', 3]]), 3, a);
+    const third = await applyEvent(collA, seriesProjection, seriesRecorded('CACHE_OATS', [['2021-02-03', 3]]), 3, a);
     expect(third).toMatchObject({ outcome: 'applied', written: 1, conflicts: 1 });
     const stored = await readSeriesBucket(db, 'series', id);
     expect(stored!.points.map((p) => p.d)).toEqual(['2021-02-01', '2021-02-02', '2021-02-03']);
@@ -113,18 +120,16 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
 
   it('detects a concurrent write as a conflict (compare-and-set on _meta.rev) and folds again', async () => {
     const db = client.db(uniqueName('apply_cas'));
-    const coll = db.collection<CatalogState>('catalog');
+    const { coll } = await writer<CatalogState>(db, 'catalog', 'writer-a');
+    const collB = (await writer<CatalogState>(db, 'catalog', 'writer-b')).coll;
     await applyEvent(coll, catalogProjection, commodityUpserted('CAS_RICE', 'Rice'), 1);
     // Another writer bumps the document between our read and write: simulate by racing two applies.
     const a = seriesRecorded('CAS_RICE', [['2020-01-01', 1]], { type: 'price' });
     const b = seriesRecorded('CAS_RICE', [['2021-05-01', 1]], { type: 'volume', period: '2021' });
     // Each racer is its own writer (own claims owner where the server needs claims).
-    const claimsOn = await needsWriteClaims(db);
-    const optsA = claimsOn ? { claims: createWriteClaims(db, 'catalog', 'writer-a') } : {};
-    const optsB = claimsOn ? { claims: createWriteClaims(db, 'catalog', 'writer-b') } : {};
     const [ra, rb] = await Promise.all([
-      applyEventOnce(coll, catalogProjection, a, 2, optsA.claims),
-      applyEventOnce(coll, catalogProjection, b, 3, optsB.claims),
+      applyEventOnce(coll, catalogProjection, a, 2),
+      applyEventOnce(collB, catalogProjection, b, 3),
     ]);
     // Both read rev 1; exactly one compare-and-set wins unless the two did not overlap.
     const outcomes = [ra.outcome, rb.outcome].sort();
@@ -133,35 +138,35 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
       [ra, a, 2],
       [rb, b, 3],
     ] as const) {
-      if (r.outcome === 'conflict')
-        expect((await applyEvent(coll, catalogProjection, e, p, optsA)).outcome).toBe('applied');
+      if (r.outcome === 'conflict') expect((await applyEvent(coll, catalogProjection, e, p)).outcome).toBe('applied');
     }
-    const doc = await coll.findOne({ _id: 'CAS_RICE' });
+    const doc = await db.collection<CatalogState>('catalog').findOne({ _id: 'CAS_RICE' });
     expect(Object.keys(doc!.series).sort()).toEqual(['price', 'volume']);
   });
 
   it('a write from a stale read is a conflict, and a claim left by a dead writer is taken over after its lease', async () => {
     const db = client.db(uniqueName('apply_stale'));
-    const coll = db.collection<SeriesBucketDoc>('series');
+    let now = 1_000_000;
+    const { coll } = await writer<SeriesBucketDoc>(db, 'series', 'live', { leaseMs: 10_000, now: () => now });
+    const raw = db.collection<SeriesBucketDoc>('series');
     await applyEvent(coll, seriesProjection, seriesRecorded('STALE_OATS', [['2022-01-03', 1]]), 1);
     const id = 'STALE_OATS:price:2022';
     // A dead writer's claim on revision 1: the first attempt cannot write, a later one takes over.
-    let now = 1_000_000;
-    const claims = { ...createWriteClaims(db, 'series', 'live', 10_000), now: () => now };
-    await claims.collection.insertOne({ _id: `${id}#1`, owner: 'dead', at: now - 1_000 });
+    const claims = db.collection<{ _id: string; owner: string; at: number }>(claimsCollectionName('series'));
+    await claims.insertOne({ _id: `${id}#1`, owner: 'dead', at: now - 1_000 });
     const e2 = seriesRecorded('STALE_OATS', [['2022-01-04', 2]]);
-    expect((await applyEventOnce(coll, seriesProjection, e2, 2, claims)).outcome).toBe('conflict');
+    expect((await applyEventOnce(coll, seriesProjection, e2, 2)).outcome).toBe('conflict');
     now += 20_000;
-    expect((await applyEventOnce(coll, seriesProjection, e2, 2, claims)).outcome).toBe('conflict');
-    expect(await applyEvent(coll, seriesProjection, e2, 2, { claims })).toMatchObject({ outcome: 'applied' });
-    expect(await claims.collection.countDocuments({})).toBe(0);
+    expect((await applyEventOnce(coll, seriesProjection, e2, 2)).outcome).toBe('conflict');
+    expect(await applyEvent(coll, seriesProjection, e2, 2)).toMatchObject({ outcome: 'applied' });
+    expect(await claims.countDocuments({})).toBe(0);
     // Someone bumps the revision behind our back: a compare-and-set on the old revision matches nothing.
-    await coll.updateOne({ _id: id }, { $set: { '_meta.rev': 99 } });
-    const raced = await coll.bulkWrite([
+    await raw.updateOne({ _id: id }, { $set: { '_meta.rev': 99 } });
+    const raced = await raw.bulkWrite([
       {
         replaceOne: {
           filter: { _id: id, '_meta.rev': 2 },
-          replacement: { ...(await coll.findOne({ _id: id }))!, count: -1 },
+          replacement: { ...(await raw.findOne({ _id: id }))!, count: -1 },
         },
       },
     ]);
@@ -171,8 +176,6 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
 
   it('two racing replicas applying the same events in different orders converge to the in-order result', async () => {
     const db = client.db(uniqueName('apply_race'));
-    await ensureReadModelIndexes(db, 'series', 'series');
-    const series = db.collection<SeriesBucketDoc>('series');
     const catalog = db.collection<CatalogState>('catalog');
     const events: [DataEvent, number][] = [];
     let pos = 1;
@@ -188,14 +191,13 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     events.push([commodityUpserted('RACE_COPPER', 'Copper v2'), pos]);
     // Replica 1 takes the even positions, replica 2 the odd ones, each in reverse order: the worst
     // interleaving of a shared durable consumer with redeliveries.
-    const claimsOn = await needsWriteClaims(db);
     const replica = (parity: number) => async () => {
-      const seriesOpts = claimsOn ? { claims: createWriteClaims(db, 'series', `replica-${parity}`) } : {};
-      const catalogOpts = claimsOn ? { claims: createWriteClaims(db, 'catalog', `replica-${parity}`) } : {};
+      const series = (await writer<SeriesBucketDoc>(db, 'series', `replica-${parity}`)).coll;
+      const catalogs = (await writer<CatalogState>(db, 'catalog', `replica-${parity}`)).coll;
       for (const [e, p] of [...events].reverse()) {
         if (p % 2 !== parity) continue;
-        await applyEvent(series, seriesProjection, e, p, seriesOpts);
-        await applyEvent(catalog, catalogProjection, e, p, catalogOpts);
+        await applyEvent(series, seriesProjection, e, p);
+        await applyEvent(catalogs, catalogProjection, e, p);
       }
     };
     await Promise.all([replica(0)(), replica(1)()]);

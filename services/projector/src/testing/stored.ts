@@ -1,11 +1,5 @@
-import {
-  unpackCotBucket,
-  unpackSeriesBucket,
-  type CotBucketDoc,
-  type PackedCotBucketDoc,
-  type PackedSeriesBucketDoc,
-  type SeriesBucketDoc,
-} from '@cds/read-models';
+import type { CotBucketDoc, SeriesBucketDoc } from '@cds/read-models';
+import { unpackCotBucket, unpackSeriesBucket, type PackedCotBucketDoc, type PackedSeriesBucketDoc } from '@cds/store';
 import type { Db, Filter } from 'mongodb';
 
 /** The series buckets of a collection matching `filter`, unpacked, sorted by `_id`. */

@@ -1,5 +1,9 @@
-import type { Category, CotFormat, SeriesType, SortOrder } from '@cds/contracts';
-import type { CatalogDoc, CotDoc, StoredPoint } from '@cds/read-models';
+import type { Category, SortOrder } from '@cds/contracts';
+import type { CatalogDoc, CotDoc } from '@cds/read-models';
+import type { CotHistoryQuery, CotPageQuery, Page, ReadModelReader, SeriesRange, SeriesRangeQuery } from '@cds/store';
+import { matchesSearch } from './search.ts';
+
+export type { CotHistoryQuery, CotPageQuery, Page, SeriesRange, SeriesRangeQuery } from '@cds/store';
 
 export interface CatalogPageQuery {
   category?: Category | undefined;
@@ -10,58 +14,17 @@ export interface CatalogPageQuery {
   limit: number;
 }
 
-export interface CotPageQuery {
-  commodityId: string;
-  format: CotFormat;
-  /** The date range of the commodity's reports in this format (its catalog descriptor). */
-  firstDate: string;
-  lastDate: string;
-  startDate?: string | undefined;
-  endDate?: string | undefined;
-  sortOrder: SortOrder;
-  skip: number;
-  limit: number;
-}
-
-export interface CotHistoryQuery {
-  commodityId: string;
-  format: CotFormat;
-  firstDate: string;
-  before: string;
-  count: number;
-}
-
-/** The part of a series bucket the query service reads. */
-export interface SeriesBucket {
-  year: number;
-  unit?: string | undefined;
-  points: StoredPoint[];
-}
-
-export interface Page<T> {
-  total: number;
-  items: T[];
-}
-
 /**
- * Read access to the read models (libs/read-models shapes). Only catalog documents with
- * `listed: true` are commodities; the others are series that arrived before their catalog entry.
- * Every method may reject with a driver error; the app maps unavailability to 503.
+ * What the handlers read, over the storage port (libs/store `ReadModelReader`). Only catalog
+ * documents with `listed: true` are commodities; the others are series that arrived before their
+ * catalog entry. Every method may reject with a driver error; the app maps unavailability to 503.
  */
 export interface ReadModelRepository {
   listCommodities(query: CatalogPageQuery): Promise<Page<CatalogDoc>>;
   /** The listed catalog document of a commodity, or null. */
   getCommodity(id: string): Promise<CatalogDoc | null>;
-  /** The buckets of the given years that exist, in any order. */
-  getSeriesBuckets(commodityId: string, type: SeriesType, years: readonly number[]): Promise<SeriesBucket[]>;
-  /** Up to `count` non-empty buckets with a year before `year` (down to `firstYear`, the series' first), latest first. */
-  getSeriesBucketsBefore(
-    commodityId: string,
-    type: SeriesType,
-    year: number,
-    count: number,
-    firstYear: number,
-  ): Promise<SeriesBucket[]>;
+  /** The observations of a series between two dates, and its predecessor's (see SeriesRangeQuery). */
+  readSeries(query: SeriesRangeQuery): Promise<SeriesRange>;
   findCotReports(query: CotPageQuery): Promise<Page<CotDoc>>;
   /**
    * The latest `count` reports of a commodity and format dated before `before` (none before
@@ -70,4 +33,22 @@ export interface ReadModelRepository {
   findCotReportsBefore(query: CotHistoryQuery): Promise<CotDoc[]>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
+}
+
+/** The repository over a reader: the list's search and paging here (the catalog is tens of entries), the rest passed through. */
+export function createReadModelRepository(reader: ReadModelReader): ReadModelRepository {
+  return {
+    async listCommodities(q) {
+      const matching = (await reader.catalogEntries({ category: q.category }))
+        // The user's text is compared as plain text, so `.*` or `$ne` match only themselves.
+        .filter((d) => q.search === undefined || matchesSearch(d, q.search));
+      if (q.sortOrder === 'desc') matching.reverse();
+      return { total: matching.length, items: matching.slice(q.skip, q.skip + q.limit) };
+    },
+    getCommodity: (id) => reader.catalogEntry(id),
+    readSeries: (q) => reader.seriesRange(q),
+    findCotReports: (q) => reader.cotPage(q),
+    findCotReportsBefore: (q) => reader.cotBefore(q),
+    ping: () => reader.ping(),
+  };
 }

@@ -7,13 +7,11 @@ import {
   type SeriesType,
 } from '@cds/contracts';
 import { InvalidParameterError, NotFoundError } from '@cds/http';
-import type { StoredPoint } from '@cds/read-models';
 import { cacheKey, cacheRule, type CacheEntry, type ResponseBody } from '@cds/response-cache';
 import { provenanceOf, requireCommodity } from '../detail/get-commodity.ts';
 import { ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
-import type { SeriesBucket } from '../repository/repository.ts';
 import { computeSeries, isFinerThan } from './compute.ts';
-import { periodStart, yearOf, yearsBetween } from './dates.ts';
+import { periodStart, yearOf } from './dates.ts';
 
 /** The effective request after defaults: the dates are always set. */
 export interface SeriesRequest {
@@ -49,17 +47,10 @@ export function resolveSeriesRequest(slug: string, q: SeriesQuery, today: string
   };
 }
 
-function flatten(buckets: readonly SeriesBucket[]): StoredPoint[] {
-  const sorted = [...buckets].sort((a, b) => a.year - b.year);
-  const out: StoredPoint[] = [];
-  for (const b of sorted) for (const p of b.points ?? []) out.push(p);
-  return out;
-}
-
 /**
- * Reads the observations a request needs: the buckets of the years from start_date to end_date,
- * and, for change and pct_change, those before start_date up to the whole period (at the
- * effective frequency) of the last observation before it, however far back that lies.
+ * Reads the observations a request needs: those from start_date to end_date and, for change and
+ * pct_change, those before start_date from the whole period (at the effective frequency) of the
+ * last observation before it, however far back that lies.
  */
 async function readObservations(
   ctx: RouteContext,
@@ -68,39 +59,19 @@ async function readObservations(
   seriesFirstYear: number,
   seriesLastYear: number,
 ) {
-  const repo = ctx.repository;
-  const firstYear = yearOf(r.startDate);
-  // Only the years the series has data in (its catalog descriptor): a valid range such as
-  // 0001-01-01..9999-12-31 must not become ten thousand bucket reads.
-  const years = yearsBetween(r.startDate, r.endDate).filter((y) => y >= seriesFirstYear && y <= seriesLastYear);
-  if (predecessorFrequency !== undefined) years.unshift(firstYear - 1);
-  const loaded = await repo.getSeriesBuckets(r.slug, r.type, years);
-  let all = flatten(loaded);
-  const inRange = all.filter((p) => p.d >= r.startDate && p.d <= r.endDate);
-  let before: StoredPoint[] = [];
-  if (predecessorFrequency !== undefined) {
-    before = all.filter((p) => p.d < r.startDate);
-    if (before.length === 0) {
-      // Nothing in the year before start_date: the predecessor is in the latest earlier bucket
-      // (two buckets, as its ISO week may begin in the year before).
-      // The walk back starts at the series' last year at the latest (start_date may be far ahead).
-      const from = Math.min(firstYear - 1, seriesLastYear + 1);
-      const earlier = await repo.getSeriesBucketsBefore(r.slug, r.type, from, 2, seriesFirstYear);
-      before = flatten(earlier).filter((p) => p.d < r.startDate);
-      all = before;
-    }
-    const last = before[before.length - 1];
-    if (last !== undefined) {
-      const periodYear = yearOf(periodStart(last.d, predecessorFrequency));
-      const minYear = all.length > 0 ? yearOf(all[0]!.d) : periodYear;
-      if (periodYear < minYear && periodYear < yearOf(last.d)) {
-        const extra = await repo.getSeriesBuckets(r.slug, r.type, [periodYear]);
-        before = [...flatten(extra), ...before].filter((p) => p.d < r.startDate);
-      }
-    }
-  }
-  const unit = loaded.find((b) => b.unit !== undefined)?.unit;
-  return { inRange, before, unit };
+  const range = await ctx.repository.readSeries({
+    commodityId: r.slug,
+    type: r.type,
+    startDate: r.startDate,
+    endDate: r.endDate,
+    // Only the years the series has data in (its catalog descriptor): a valid range such as
+    // 0001-01-01..9999-12-31 must not become ten thousand bucket reads.
+    firstYear: seriesFirstYear,
+    lastYear: seriesLastYear,
+    predecessorPeriod:
+      predecessorFrequency === undefined ? undefined : (date) => periodStart(date, predecessorFrequency),
+  });
+  return { inRange: range.points, before: range.before, unit: range.unit };
 }
 
 /** Computes the series answer (throws the 404/400s that need the catalog). */
@@ -174,22 +145,49 @@ interface ValidatedSeries {
   query: SeriesQuery;
 }
 
+interface Resolved {
+  day: string;
+  request: SeriesRequest;
+  entry: CacheEntry;
+}
+
 /** GET /commodities/:slug/series. */
 export function registerSeriesRoute(app: QueryApp, ctx: RouteContext): void {
-  // The effective request of each request, resolved once with the day the cache key was made on
-  // (the key and the answer must agree across midnight UTC).
-  const resolved = new WeakMap<object, SeriesRequest>();
-  const resolve = (request: ValidatedSeries) => {
-    const r = resolveSeriesRequest(request.params.slug, request.query, ctx.today());
-    resolved.set(request, r);
-    return r;
+  // The effective request and cache entry of a (query, slug) on a day. The validator hands out one
+  // object per distinct valid query string, so a repeated request resolves its date defaults once
+  // a day instead of on every hit.
+  const known = new WeakMap<SeriesQuery, Map<string, Resolved>>();
+  // What each request's key was made from, for its handler on a miss (the key and the answer must
+  // agree, also across midnight UTC).
+  const resolvedFor = new WeakMap<object, SeriesRequest>();
+  const resolve = ({ params: { slug }, query }: ValidatedSeries): Resolved => {
+    const day = ctx.today();
+    let bySlug = known.get(query);
+    const hit = bySlug?.get(slug);
+    if (hit !== undefined && hit.day === day) return hit;
+    const request = resolveSeriesRequest(slug, query, day);
+    const resolved = { day, request, entry: seriesEntry(request) };
+    if (bySlug === undefined) known.set(query, (bySlug = new Map<string, Resolved>()));
+    // Bounded: a query string asked of many (even unknown) slugs starts over at 1024.
+    if (bySlug.size >= 1024) bySlug.clear();
+    bySlug.set(slug, resolved);
+    return resolved;
   };
   app.get(
     ROUTES.series,
     {
       schema: { params: CommodityPathParams, querystring: SeriesQuery },
-      config: { cache: cacheRule((request: ValidatedSeries) => seriesEntry(resolve(request))) },
+      config: {
+        cache: cacheRule(
+          (request: ValidatedSeries) => {
+            const resolved = resolve(request);
+            resolvedFor.set(request, resolved.request);
+            return resolved.entry;
+          },
+          { varies: true },
+        ),
+      },
     },
-    (request) => buildSeriesBody(ctx, resolved.get(request) ?? resolve(request)),
+    (request) => buildSeriesBody(ctx, resolvedFor.get(request) ?? resolve(request).request),
   );
 }

@@ -1,14 +1,6 @@
-import type { SeriesType } from '@cds/contracts';
-import type { CatalogDoc, CotDoc, SeriesBucketDoc } from '@cds/read-models';
-import type {
-  CatalogPageQuery,
-  CotHistoryQuery,
-  CotPageQuery,
-  Page,
-  ReadModelRepository,
-  SeriesBucket,
-} from '../repository/repository.ts';
-import { matchesSearch } from '../repository/search.ts';
+import type { CatalogDoc, CotDoc, SeriesBucketDoc, StoredPoint } from '@cds/read-models';
+import type { ReadModelReader } from '@cds/store';
+import { createReadModelRepository, type ReadModelRepository } from '../repository/repository.ts';
 
 export interface FakeReadModels {
   catalog?: CatalogDoc[];
@@ -19,81 +11,86 @@ export interface FakeReadModels {
 export interface FakeRepository extends ReadModelRepository {
   /** The documents, to change between requests. */
   readonly data: Required<FakeReadModels>;
-  /** Calls per method, to see whether a request reached the database. */
+  /** Calls per reader method, to see whether a request reached the database. */
   readonly calls: Record<string, number>;
   /** When set, every method rejects with it (e.g. a driver error). */
   failWith: Error | undefined;
 }
 
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
- * An in-memory ReadModelRepository over documents in the libs/read-models shapes, with the same
- * semantics as the MongoDB one (listed only, literal search, sorting, paging), for HTTP tests
- * without a database.
+ * The repository over an in-memory ReadModelReader of documents in the libs/read-models shapes,
+ * with the semantics of the storage port (listed only, year bounds, predecessor period, paging),
+ * for HTTP tests without a database.
  */
 export function createFakeRepository(initial: FakeReadModels = {}): FakeRepository {
   const data = { catalog: initial.catalog ?? [], series: initial.series ?? [], cot: initial.cot ?? [] };
   const calls: Record<string, number> = {};
-  const repo: FakeRepository = {
-    data,
-    calls,
-    failWith: undefined,
-    listCommodities(q: CatalogPageQuery): Promise<Page<CatalogDoc>> {
-      return run('listCommodities', () => {
-        const all = data.catalog
-          .filter((d) => d.listed)
-          .filter((d) => q.category === undefined || d.category === q.category)
-          .filter((d) => q.search === undefined || matchesSearch(d, q.search))
-          .sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
-        if (q.sortOrder === 'desc') all.reverse();
-        return { total: all.length, items: all.slice(q.skip, q.skip + q.limit) };
-      });
-    },
-    getCommodity(id: string) {
-      return run('getCommodity', () => data.catalog.find((d) => d._id === id && d.listed) ?? null);
-    },
-    getSeriesBuckets(commodityId: string, type: SeriesType, years: readonly number[]): Promise<SeriesBucket[]> {
-      return run('getSeriesBuckets', () =>
-        data.series.filter((b) => b.commodity_id === commodityId && b.type === type && years.includes(b.year)),
-      );
-    },
-    getSeriesBucketsBefore(commodityId: string, type: SeriesType, year: number, count: number) {
-      return run('getSeriesBucketsBefore', () =>
-        data.series
-          .filter((b) => b.commodity_id === commodityId && b.type === type && b.year < year)
-          .sort((a, b) => b.year - a.year)
-          .slice(0, count),
-      );
-    },
-    findCotReports(q: CotPageQuery): Promise<Page<CotDoc>> {
-      return run('findCotReports', () => {
-        const all = data.cot
-          .filter((d) => d.commodity_id === q.commodityId && d.format === q.format)
-          .filter((d) => d.report_date >= q.firstDate && d.report_date <= q.lastDate)
-          .filter((d) => q.startDate === undefined || d.report_date >= q.startDate)
-          .filter((d) => q.endDate === undefined || d.report_date <= q.endDate)
-          .sort((a, b) => (a.report_date < b.report_date ? -1 : 1));
-        if (q.sortOrder === 'desc') all.reverse();
-        return { total: all.length, items: all.slice(q.skip, q.skip + q.limit) };
-      });
-    },
-    findCotReportsBefore(q: CotHistoryQuery): Promise<CotDoc[]> {
-      return run('findCotReportsBefore', () => {
-        const before = data.cot
-          .filter((d) => d.commodity_id === q.commodityId && d.format === q.format)
-          .filter((d) => d.report_date >= q.firstDate && d.report_date < q.before)
-          .sort((a, b) => (a.report_date < b.report_date ? -1 : 1));
-        return q.count <= 0 ? [] : before.slice(Math.max(0, before.length - q.count));
-      });
-    },
-    ping() {
-      return run('ping', () => undefined);
-    },
-  };
 
   function run<T>(method: string, fn: () => T): Promise<T> {
     calls[method] = (calls[method] ?? 0) + 1;
-    if (repo.failWith !== undefined) return Promise.reject(repo.failWith);
+    if (fake.failWith !== undefined) return Promise.reject(fake.failWith);
     return Promise.resolve(structuredClone(fn()));
   }
-  return repo;
+  const cotOf = (q: { commodityId: string; format: string }) =>
+    data.cot
+      .filter((d) => d.commodity_id === q.commodityId && d.format === q.format)
+      .sort((a, b) => byText(a.report_date, b.report_date));
+
+  const reader: ReadModelReader = {
+    catalogEntries: (q = {}) =>
+      run('catalogEntries', () =>
+        data.catalog
+          .filter((d) => d.listed && (q.category === undefined || d.category === q.category))
+          .sort((a, b) => byText(a._id, b._id)),
+      ),
+    catalogEntry: (id) => run('catalogEntry', () => data.catalog.find((d) => d._id === id && d.listed) ?? null),
+    seriesRange: (q) =>
+      run('seriesRange', () => {
+        const startYear = Number(q.startDate.slice(0, 4));
+        const buckets = (from: number, to: number) =>
+          data.series
+            .filter((b) => b.commodity_id === q.commodityId && b.type === q.type && b.year >= from && b.year <= to)
+            .sort((a, b) => a.year - b.year);
+        const points = (from: number, to: number): StoredPoint[] => buckets(from, to).flatMap((b) => b.points);
+        const from = Math.max(startYear, q.firstYear);
+        const to = Math.min(Number(q.endDate.slice(0, 4)), q.lastYear);
+        let before: StoredPoint[] = [];
+        let unitFrom = from;
+        if (q.predecessorPeriod !== undefined) {
+          unitFrom = Math.max(Math.min(startYear - 1, q.lastYear), q.firstYear);
+          before = points(q.firstYear, Math.min(startYear, q.lastYear)).filter((p) => p.d < q.startDate);
+          const last = before.at(-1);
+          if (last !== undefined) {
+            const since = q.predecessorPeriod(last.d);
+            before = before.filter((p) => p.d >= since);
+          }
+        }
+        const unit = buckets(unitFrom, to).find((b) => b.unit !== undefined)?.unit;
+        return {
+          points: points(from, to).filter((p) => p.d >= q.startDate && p.d <= q.endDate),
+          before,
+          ...(unit === undefined ? {} : { unit }),
+        };
+      }),
+    cotPage: (q) =>
+      run('cotPage', () => {
+        const all = cotOf(q)
+          .filter((d) => d.report_date >= q.firstDate && d.report_date <= q.lastDate)
+          .filter((d) => q.startDate === undefined || d.report_date >= q.startDate)
+          .filter((d) => q.endDate === undefined || d.report_date <= q.endDate);
+        if (q.sortOrder === 'desc') all.reverse();
+        return { total: all.length, items: all.slice(q.skip, q.skip + q.limit) };
+      }),
+    cotBefore: (q) =>
+      run('cotBefore', () => {
+        const before = cotOf(q).filter((d) => d.report_date >= q.firstDate && d.report_date < q.before);
+        return q.count <= 0 ? [] : before.slice(Math.max(0, before.length - q.count));
+      }),
+    ping: () => run('ping', () => undefined),
+  };
+
+  const fake: FakeRepository = { ...createReadModelRepository(reader), data, calls, failWith: undefined };
+  return fake;
 }

@@ -1,13 +1,5 @@
 import type { CotReportsBatch, DataEvent } from '@cds/contracts';
-import {
-  cotBucketId,
-  packCotBucket,
-  unpackCotBucket,
-  type CotBucketDoc,
-  type PackedCotBucketDoc,
-  type StoredCotReport,
-  type StoredGroup,
-} from '@cds/read-models';
+import { cotBucketId, type CotBucketDoc, type StoredCotReport, type StoredGroup } from '@cds/read-models';
 import { commodityOf, cotReportSource, nextMeta, type Projection } from '../types.ts';
 
 type Report = CotReportsBatch['reports'][number];
@@ -112,6 +104,4 @@ export const cotProjection: Projection<CotBucketDoc> = {
       _meta: nextMeta(doc._meta, cotProjection.version, position, parts),
     };
   },
-  pack: packCotBucket,
-  unpack: (stored) => unpackCotBucket(stored as PackedCotBucketDoc),
 };

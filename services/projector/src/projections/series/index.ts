@@ -1,12 +1,5 @@
 import type { DataEvent, SeriesPointRecord } from '@cds/contracts';
-import {
-  packSeriesBucket,
-  seriesBucketId,
-  unpackSeriesBucket,
-  type PackedSeriesBucketDoc,
-  type SeriesBucketDoc,
-  type StoredPoint,
-} from '@cds/read-models';
+import { seriesBucketId, type SeriesBucketDoc, type StoredPoint } from '@cds/read-models';
 import { commodityOf, laterInstant, nextMeta, sourceOf, type Projection } from '../types.ts';
 
 /** Part key of the bucket attributes (frequency, unit); point parts are keyed by date. */
@@ -103,6 +96,4 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
     if (lastUpdated !== undefined) next.last_updated = lastUpdated;
     return next;
   },
-  pack: packSeriesBucket,
-  unpack: (stored) => unpackSeriesBucket(stored as PackedSeriesBucketDoc),
 };

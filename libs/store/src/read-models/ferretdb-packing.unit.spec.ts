@@ -6,9 +6,8 @@ import {
   unpackPoints,
   unpackReports,
   unpackSeriesBucket,
-  type CotBucketDoc,
-  type SeriesBucketDoc,
-} from './index.ts';
+} from './ferretdb-packing.ts';
+import type { CotBucketDoc, SeriesBucketDoc } from '@cds/read-models';
 
 const series: SeriesBucketDoc = {
   _id: 'GOLD:price:2024',

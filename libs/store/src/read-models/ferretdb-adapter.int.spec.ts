@@ -1,0 +1,79 @@
+import { COLLECTIONS, type SeriesBucketDoc } from '@cds/read-models';
+import { getTestInfra, uniqueName } from '@cds/testkit';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerPortContract } from './port.contract.ts';
+import { createReadModelStore } from './store.ts';
+
+// The FerretDB adapter on the run's MongoDB API server (FerretDB on machines without mongod;
+// on MongoDB too it is correct, only slower than the MongoDB adapter). Write claims make its
+// compare-and-set atomic on either.
+registerPortContract('ferretdb', (db, opts) => createReadModelStore(db, { ...opts, adapter: 'ferretdb' }), {
+  atomicReplace: true,
+});
+
+describe('FerretDB adapter: how it holds and asks', () => {
+  let client: MongoClient;
+  beforeAll(async () => {
+    client = await new MongoClient(getTestInfra().mongoUrl, { monitorCommands: true }).connect();
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('packs a bucket as JSON text, reads by `_id` only, and sends at most 16 replaces per command', async () => {
+    const db = client.db(uniqueName('ferret_adapter'));
+    const commands: { name: string; command: Record<string, unknown> }[] = [];
+    client.on('commandStarted', (e) => {
+      if (e.databaseName === db.databaseName) commands.push({ name: e.commandName, command: e.command });
+    });
+    const store = createReadModelStore(db, { adapter: 'ferretdb', owner: 'packing' });
+    const series = await store.collection<SeriesBucketDoc>('series', COLLECTIONS.series);
+    const bucket = (year: number, rev: number): SeriesBucketDoc => ({
+      _id: `PACK:price:${year}`,
+      commodity_id: 'PACK',
+      type: 'price',
+      year,
+      frequency: 'daily',
+      first_date: `${year}-01-02`,
+      last_date: `${year}-01-02`,
+      count: 1,
+      points: [{ d: `${year}-01-02`, v: rev }],
+      _meta: { position: rev, version: 1, rev, parts: { [`${year}-01-02`]: rev } },
+    });
+    const years = Array.from({ length: 40 }, (_, i) => 1980 + i);
+    await series.compareAndSet(years.map((y) => ({ doc: bucket(y, 1), rev: null })));
+    expect(await db.collection(COLLECTIONS.series).findOne({ _id: 'PACK:price:1980' as never })).toEqual({
+      _id: 'PACK:price:1980',
+      commodity_id: 'PACK',
+      type: 'price',
+      year: 1980,
+      frequency: 'daily',
+      first_date: '1980-01-02',
+      last_date: '1980-01-02',
+      count: 1,
+      points_json: JSON.stringify([{ d: '1980-01-02', v: 1 }]),
+      _meta: { position: 1, version: 1, rev: 1, parts_json: JSON.stringify({ '1980-01-02': 1 }) },
+    });
+    commands.length = 0;
+    expect(await series.compareAndSet(years.map((y) => ({ doc: bucket(y, 2), rev: 1 })))).toEqual({
+      written: 40,
+      conflicts: 0,
+    });
+    const updates = commands.filter((c) => c.name === 'update');
+    expect(updates.map((c) => (c.command.updates as unknown[]).length)).toEqual([16, 16, 8]);
+    await store.seriesRange({
+      commodityId: 'PACK',
+      type: 'price',
+      startDate: '1990-01-01',
+      endDate: '1995-12-31',
+      firstYear: 1980,
+      lastYear: 2019,
+      predecessorPeriod: (d) => d,
+    });
+    const reads = commands.filter((c) => c.name === 'find' && c.command.find === COLLECTIONS.series);
+    expect(reads.length).toBeGreaterThan(0);
+    for (const read of reads) expect(Object.keys(read.command.filter as object)).toEqual(['_id']);
+    for (const read of reads) expect(typeof (read.command.filter as { _id: unknown })._id).toBe('string');
+  });
+});

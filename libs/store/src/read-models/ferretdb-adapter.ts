@@ -1,0 +1,365 @@
+import {
+  cotBucketId,
+  seriesBucketId,
+  type CatalogDoc,
+  type CotDoc,
+  type ReadModelName,
+  type StoredCotReport,
+  type StoredPoint,
+} from '@cds/read-models';
+import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
+import { seriesPlan, type Adapter } from './adapter.ts';
+import {
+  packCotBucket,
+  packSeriesBucket,
+  unpackCotBucket,
+  unpackPoints,
+  unpackReports,
+  unpackSeriesBucket,
+  type PackedCotBucketDoc,
+  type PackedSeriesBucketDoc,
+} from './ferretdb-packing.ts';
+import type { CasResult, CasWrite, ReadModelCollection, ReadModelDoc, SeriesRange, StoreCall } from './port.ts';
+import { byId, byReportDate, CATALOG_SUMMARY, duplicateKeyIndexes, yearOf, years, type Run } from './run.ts';
+
+/**
+ * Most update statements in one command on FerretDB. FerretDB 1.24 keeps each statement's query
+ * open, holding one of its 100 pooled SQLite connections, until the whole update command ends
+ * (`defer` in a loop in its `update` handler): a command of 100 statements waits forever for a
+ * connection it holds itself, and every later query of that database waits behind it (a `ping`
+ * still answers). It ignores `maxTimeMS` there and does not notice a client that hung up, so only
+ * a restart frees it. Small commands keep that far out of reach, with or without write claims.
+ */
+export const FERRETDB_UPDATES_PER_COMMAND = 16;
+
+/** A short-lived claim on "the write that supersedes revision N of document X" (see FerretDbOptions.writeClaims). */
+export interface WriteClaimDoc {
+  /** `${docId}#${rev}` */
+  _id: string;
+  owner: string;
+  at: number;
+}
+
+export interface FerretDbOptions {
+  /**
+   * Guard compare-and-set with write claims. Default true. FerretDB 1.x evaluates a replace's
+   * non-`_id` filter in its own process and then writes by `_id`, so two racing replaceOne calls
+   * filtered on the same `_meta.rev` can both succeed. Before replacing revision N of X a writer
+   * inserts the claim `X#N` (the unique `_id` makes the insert atomic on any server), confirms the
+   * revision under it, replaces, and removes the claim. A claim left behind by a writer that died
+   * is taken over after `leaseMs`. Off, two writers of one document can overwrite each other
+   * (benchmarks of a single writer only).
+   */
+  writeClaims?: boolean;
+  /** How long a claim holds against other writers. Default 15 s. */
+  leaseMs?: number;
+  /** Clock of the claims, in ms. */
+  now?: () => number;
+  /** Most update statements per command. Default FERRETDB_UPDATES_PER_COMMAND. */
+  maxUpdatesPerCommand?: number;
+}
+
+/** The claims collection beside a physical read-model collection. */
+export function claimsCollectionName(collection: string): string {
+  return `${collection}__claims`;
+}
+
+function pack(name: ReadModelName, doc: ReadModelDoc): Document {
+  if (name === 'series') return packSeriesBucket(doc as never);
+  if (name === 'cot') return packCotBucket(doc as never);
+  return doc;
+}
+
+function unpack<D extends ReadModelDoc>(name: ReadModelName, stored: Document): D {
+  if (name === 'series') return unpackSeriesBucket(stored as PackedSeriesBucketDoc) as unknown as D;
+  if (name === 'cot') return unpackCotBucket(stored as PackedCotBucketDoc) as unknown as D;
+  return stored as D;
+}
+
+function claimId(id: string, rev: number | undefined): string {
+  return `${id}#${rev ?? 0}`;
+}
+
+/** One document per id: FerretDB pushes down only a filter that is exactly `{_id: <string>}` (`$in` decodes the whole collection). */
+async function findEach<T extends Document>(
+  coll: Collection<Document>,
+  ids: readonly string[],
+  run: Run,
+  projection?: Document,
+): Promise<(T | null)[]> {
+  return Promise.all(
+    ids.map((id) =>
+      run('read a document', (o) =>
+        coll.findOne<T>({ _id: id as never }, projection === undefined ? o : { ...o, projection }),
+      ),
+    ),
+  );
+}
+
+/**
+ * The read models on FerretDB 1.x, which answers only `{_id: <string>}` filters without decoding
+ * the whole collection (seconds on a few thousand documents): every read is by `_id`, years
+ * bounded by the catalog descriptor, buckets packed as JSON text (ferretdb-packing.ts), COT pages
+ * and series ranges cut in memory from whole buckets; writes are guarded by write claims and sent
+ * in commands of at most FERRETDB_UPDATES_PER_COMMAND statements. No secondary index is used.
+ */
+export function createFerretDbAdapter(
+  db: { collection: (name: string) => Collection<Document> },
+  opts: FerretDbOptions & { owner: string },
+): Adapter {
+  const useClaims = opts.writeClaims ?? true;
+  const leaseMs = opts.leaseMs ?? 15_000;
+  const now = opts.now ?? Date.now;
+  const perCommand = opts.maxUpdatesPerCommand ?? FERRETDB_UPDATES_PER_COMMAND;
+
+  /** Claims `ids`; returns the ones this writer holds (fresh, its own, or taken over after the lease). */
+  async function claim(claims: Collection<WriteClaimDoc>, ids: string[], run: Run): Promise<Set<string>> {
+    const at = now();
+    const held = new Set(ids);
+    try {
+      await run('insert write claims', ({ maxTimeMS }) =>
+        claims.insertMany(
+          ids.map((_id) => ({ _id, owner: opts.owner, at })),
+          { ordered: false, maxTimeMS },
+        ),
+      );
+      return held;
+    } catch (err) {
+      const dup = err instanceof MongoBulkWriteError ? duplicateKeyIndexes(err) : undefined;
+      if (dup === undefined) throw err;
+      const taken = ids.filter((_, i) => dup.has(i));
+      for (const id of taken) held.delete(id);
+      const found = await run('read write claims', (o) => claims.find({ _id: { $in: taken } }, o).toArray());
+      for (const c of found) {
+        if (c.owner === opts.owner) held.add(c._id);
+        else if (at - c.at > leaseMs) {
+          // The holder died mid-write: drop its claim; the next attempt claims afresh.
+          await run('drop an expired write claim', ({ maxTimeMS }) =>
+            claims.deleteOne({ _id: c._id, owner: c.owner, at: c.at }, { maxTimeMS }),
+          );
+        }
+      }
+      return held;
+    }
+  }
+
+  function collection<D extends ReadModelDoc>(
+    name: ReadModelName,
+    physical: string,
+    runFor: (call?: StoreCall) => Run,
+  ): ReadModelCollection<D> {
+    const coll = db.collection(physical);
+    const claims = db.collection(claimsCollectionName(physical)) as unknown as Collection<WriteClaimDoc>;
+    return {
+      name,
+      collection: physical,
+      async load(ids, call) {
+        const found = await findEach(coll, ids, runFor(call));
+        return found.filter((d) => d !== null).map((d) => unpack<D>(name, d));
+      },
+      async compareAndSet(writes: readonly CasWrite<D>[], call): Promise<CasResult> {
+        const run = runFor(call);
+        const inserts = writes.filter((w) => w.rev === null);
+        let replaces = writes.filter((w): w is CasWrite<D> & { rev: number | undefined } => w.rev !== null);
+        const wanted = writes.length;
+        if (wanted === 0) return { written: 0, conflicts: 0 };
+        let claimed: string[] = [];
+        if (useClaims && replaces.length > 0) {
+          const held = await claim(
+            claims,
+            replaces.map((r) => claimId(r.doc._id, r.rev)),
+            run,
+          );
+          replaces = replaces.filter((r) => held.has(claimId(r.doc._id, r.rev)));
+          claimed = [...held];
+          // Claims are released after each write, so a document may have moved on between the
+          // caller's read and our claim: confirm, under the claim, that it is still at the
+          // revision it was folded from.
+          const current = await findEach<ReadModelDoc>(
+            coll,
+            replaces.map((r) => r.doc._id),
+            run,
+            { '_meta.rev': 1 },
+          );
+          replaces = replaces.filter((r, i) => {
+            const now = current[i];
+            return now !== null && now !== undefined && now._meta.rev === r.rev;
+          });
+        }
+        const insertOps: AnyBulkWriteOperation[] = inserts.map((w) => ({ insertOne: { document: pack(name, w.doc) } }));
+        const replaceOps: AnyBulkWriteOperation[] = replaces.map((w) => ({
+          replaceOne: {
+            // Under claims the claim and the check above guard the revision, and a filter on
+            // `_id` alone is the only one FerretDB answers without decoding the whole collection.
+            filter: (useClaims
+              ? { _id: w.doc._id }
+              : { _id: w.doc._id, '_meta.rev': w.rev === undefined ? { $exists: false } : w.rev }) as never,
+            replacement: pack(name, w.doc),
+          },
+        }));
+        const commands =
+          replaceOps.length <= perCommand
+            ? [[...insertOps, ...replaceOps]]
+            : [
+                insertOps,
+                ...Array.from({ length: Math.ceil(replaceOps.length / perCommand) }, (_, i) =>
+                  replaceOps.slice(i * perCommand, (i + 1) * perCommand),
+                ),
+              ];
+        let written = 0;
+        let writeFailed = true;
+        try {
+          for (const ops of commands) {
+            if (ops.length === 0) continue;
+            try {
+              const res = await run('write documents', ({ maxTimeMS }) =>
+                coll.bulkWrite(ops, { ordered: false, maxTimeMS }),
+              );
+              written += res.insertedCount + res.matchedCount;
+            } catch (err) {
+              // A duplicate _id is a racing insert: a conflict. Anything else is a failure.
+              if (!(err instanceof MongoBulkWriteError) || duplicateKeyIndexes(err) === undefined) throw err;
+              written += err.result.insertedCount + err.result.matchedCount;
+            }
+          }
+          writeFailed = false;
+        } finally {
+          // A write that failed (past its deadline, connection lost) may still land on the server:
+          // its claims stay until their lease ends, so no other writer replaces those documents
+          // meanwhile (this writer's own retry holds them already, being their owner).
+          if (claimed.length > 0 && !writeFailed) {
+            await run('release write claims', ({ maxTimeMS }) =>
+              claims.deleteMany({ _id: { $in: claimed }, owner: opts.owner }, { maxTimeMS }),
+            );
+          }
+        }
+        return { written, conflicts: wanted - written };
+      },
+    };
+  }
+
+  type StoredSeries = { year: number; unit?: string; points_json?: string; points?: StoredPoint[] };
+  type StoredCot = { reports_json?: string; reports?: StoredCotReport[] };
+  const SERIES_FIELDS = { _id: 0, year: 1, unit: 1, points_json: 1, points: 1 };
+  const COT_FIELDS = { reports_json: 1, reports: 1 };
+
+  async function cotBuckets(
+    coll: Collection<Document>,
+    q: { commodityId: string; format: CotDoc['format'] },
+    ys: number[],
+    run: Run,
+  ) {
+    const found = await findEach<StoredCot>(
+      coll,
+      ys.map((y) => cotBucketId(q.commodityId, q.format, y)),
+      run,
+      COT_FIELDS,
+    );
+    return found.flatMap((b) => (b === null ? [] : unpackReports(b)));
+  }
+
+  return {
+    name: 'ferretdb',
+    indexes: { catalog: [], series: [], cot: [] },
+    companions: (physical) => [claimsCollectionName(physical)],
+    collection,
+
+    async catalogEntries(coll, q, run) {
+      // Tens of documents: read whole and filtered here (any filter but `_id` is a scan anyway).
+      const docs = await run('read the catalog', (o) =>
+        coll.find<CatalogDoc>({}, { ...o, projection: CATALOG_SUMMARY }).toArray(),
+      );
+      return docs
+        .filter((d) => d.listed === true && (q.category === undefined || d.category === q.category))
+        .sort(byId);
+    },
+
+    async catalogEntry(coll, id, run) {
+      const [doc] = await findEach<CatalogDoc>(coll, [id], run, { _meta: 0 });
+      return doc?.listed === true ? doc : null;
+    },
+
+    async seriesRange(coll, q, run): Promise<SeriesRange> {
+      const plan = seriesPlan(q);
+      const loaded = new Map<number, StoredSeries | null>();
+      const read = async (ys: number[]) => {
+        const found = await findEach<StoredSeries>(
+          coll,
+          ys.map((y) => seriesBucketId(q.commodityId, q.type, y)),
+          run,
+          SERIES_FIELDS,
+        );
+        ys.forEach((y, i) => loaded.set(y, found[i] ?? null));
+      };
+      const pointsOf = (from: number, to: number) =>
+        years(from, to).flatMap((y) => {
+          const b = loaded.get(y);
+          return b === undefined || b === null ? [] : unpackPoints(b);
+        });
+      await read([...(plan.previous === undefined ? [] : [plan.previous]), ...years(plan.from, plan.to)]);
+      const unit = years(plan.unitFrom, plan.to)
+        .map((y) => loaded.get(y)?.unit)
+        .find((u) => u !== undefined);
+      const points = pointsOf(plan.from, plan.to).filter((p) => p.d >= q.startDate && p.d <= q.endDate);
+      let before: StoredPoint[] = [];
+      if (q.predecessorPeriod !== undefined) {
+        const startYear = yearOf(q.startDate);
+        const candidates = () =>
+          pointsOf(q.firstYear, Math.min(startYear, q.lastYear)).filter((p) => p.d < q.startDate);
+        before = candidates();
+        // Nothing in the year before start_date: walk back year by year (by _id) to the series' first year.
+        for (let y = (plan.previous ?? q.firstYear) - 1; before.length === 0 && y >= q.firstYear; y--) {
+          await read([y]);
+          before = candidates();
+        }
+        const last = before.at(-1);
+        if (last !== undefined) {
+          const since = q.predecessorPeriod(last.d);
+          const sinceYear = yearOf(since);
+          // The period may begin in an earlier year (an ISO week across New Year).
+          if (sinceYear >= q.firstYear && !loaded.has(sinceYear)) await read([sinceYear]);
+          before = candidates().filter((p) => p.d >= since);
+        }
+      }
+      return { points, before, ...(unit === undefined ? {} : { unit }) };
+    },
+
+    async cotPage(coll, q, run) {
+      const from = q.startDate !== undefined && q.startDate > q.firstDate ? q.startDate : q.firstDate;
+      const to = q.endDate !== undefined && q.endDate < q.lastDate ? q.endDate : q.lastDate;
+      if (from > to) return { total: 0, items: [] };
+      const reports = (await cotBuckets(coll, q, years(yearOf(from), yearOf(to)), run))
+        .filter((r) => r.report_date >= from && r.report_date <= to)
+        .sort(byReportDate);
+      if (q.sortOrder === 'desc') reports.reverse();
+      return {
+        total: reports.length,
+        items: reports
+          .slice(q.skip, q.skip + q.limit)
+          .map((r) => ({ ...r, commodity_id: q.commodityId, format: q.format })),
+      };
+    },
+
+    async cotBefore(coll, q, run) {
+      if (q.count <= 0 || q.before <= q.firstDate) return [];
+      const firstYear = yearOf(q.firstDate);
+      let year = yearOf(q.before);
+      const found: StoredCotReport[] = [];
+      // Weekly reports: about 52 a year, so the first batch of years (read in parallel) usually
+      // holds them all; a gap in the data costs one more bucket read per missing year.
+      let batch = Math.ceil(q.count / 50) + 1;
+      while (found.length < q.count && year >= firstYear) {
+        const ys = years(Math.max(firstYear, year - batch + 1), year);
+        year -= ys.length;
+        batch = 1;
+        for (const r of await cotBuckets(coll, q, ys, run)) {
+          if (r.report_date < q.before && r.report_date >= q.firstDate) found.push(r);
+        }
+      }
+      found.sort(byReportDate);
+      return found
+        .slice(Math.max(0, found.length - q.count))
+        .map((r) => ({ ...r, commodity_id: q.commodityId, format: q.format }));
+    },
+  };
+}

@@ -1,0 +1,246 @@
+import {
+  seriesBucketId,
+  type CatalogDoc,
+  type CotDoc,
+  type ReadModelName,
+  type StoredCotReport,
+  type StoredPoint,
+} from '@cds/read-models';
+import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
+import { seriesPlan, type Adapter, type ReadModelIndex } from './adapter.ts';
+import type { CasResult, CotHistoryQuery, CotPageQuery, ReadModelDoc, SeriesRange, StoreCall } from './port.ts';
+import { CATALOG_SUMMARY, duplicateKeyIndexes, yearOf, type Run } from './run.ts';
+
+/**
+ * The indexes of the MongoDB adapter, each with the query that uses it. (The FerretDB adapter
+ * reads by `_id` only and uses none.)
+ */
+export const INDEXES: Readonly<Record<ReadModelName, readonly ReadModelIndex[]>> = {
+  catalog: [{ key: { category: 1, _id: 1 }, name: 'category_id', usedBy: 'catalogEntries with a category' }],
+  series: [
+    {
+      key: { commodity_id: 1, type: 1, year: 1 },
+      name: 'commodity_type_year',
+      unique: true,
+      usedBy: 'seriesRange: the buckets of a year range, and the latest bucket before start_date',
+    },
+  ],
+  cot: [
+    {
+      key: { commodity_id: 1, format: 1, year: 1 },
+      name: 'commodity_format_year',
+      unique: true,
+      usedBy: 'cotPage and cotBefore: the buckets of a year range',
+    },
+  ],
+};
+
+/** A `$match` on the buckets of one series or COT format between two years. */
+function bucketsOf(field: 'type' | 'format', commodityId: string, kind: string, from: number, to: number) {
+  return { $match: { commodity_id: commodityId, [field]: kind, year: { $gte: from, $lte: to } } };
+}
+
+/**
+ * The read models on MongoDB proper: documents as they are (native arrays), compare-and-set as a
+ * replace filtered on `_meta.rev` (atomic per document there), and reads as queries on the
+ * indexes above: series ranges and COT pages are `$match` on the bucket year range, `$unwind`,
+ * `$match` on the dates, `$sort`, `$skip`/`$limit` on the server, so only the answer travels.
+ * Runs on FerretDB too (the contract spec checks it there), slowly: FerretDB 1.x pushes none of
+ * these filters down and decodes every bucket of the collection on each query.
+ */
+export function createMongoDbAdapter(db: { collection: (name: string) => Collection<Document> }): Adapter {
+  async function unwound<T extends Document>(
+    coll: Collection<Document>,
+    what: string,
+    run: Run,
+    pipeline: Document[],
+  ): Promise<T[]> {
+    return run(what, (o) => coll.aggregate<T>(pipeline, o).toArray());
+  }
+
+  async function pointsBetween(
+    coll: Collection<Document>,
+    q: { commodityId: string; type: string },
+    years: [number, number],
+    dates: { $gte: string; $lte?: string; $lt?: string },
+    run: Run,
+  ): Promise<StoredPoint[]> {
+    if (years[0] > years[1]) return [];
+    const rows = await unwound<{ points: StoredPoint }>(coll, 'read a series range', run, [
+      bucketsOf('type', q.commodityId, q.type, years[0], years[1]),
+      { $unwind: '$points' },
+      { $match: { 'points.d': dates } },
+      { $sort: { 'points.d': 1 } },
+      { $project: { _id: 0, points: 1 } },
+    ]);
+    return rows.map((r) => r.points);
+  }
+
+  function cotRange(q: { commodityId: string; format: string }, from: string, to: { $lte: string } | { $lt: string }) {
+    return [
+      bucketsOf('format', q.commodityId, q.format, yearOf(from), yearOf('$lte' in to ? to.$lte : to.$lt)),
+      { $unwind: '$reports' },
+      { $match: { 'reports.report_date': { $gte: from, ...to } } },
+    ];
+  }
+
+  const asCotDoc =
+    (q: CotPageQuery | CotHistoryQuery) =>
+    (r: { reports: StoredCotReport }): CotDoc => ({
+      ...r.reports,
+      commodity_id: q.commodityId,
+      format: q.format,
+    });
+
+  return {
+    name: 'mongodb',
+    indexes: INDEXES,
+    companions: () => [],
+
+    collection<D extends ReadModelDoc>(name: ReadModelName, physical: string, runFor: (call?: StoreCall) => Run) {
+      const coll = db.collection(physical);
+      return {
+        name,
+        collection: physical,
+        async load(ids: readonly string[], call?: StoreCall) {
+          if (ids.length === 0) return [];
+          return runFor(call)('read documents', (o) =>
+            coll.find<D>({ _id: { $in: ids as string[] } } as never, o).toArray(),
+          );
+        },
+        async compareAndSet(writes, call): Promise<CasResult> {
+          if (writes.length === 0) return { written: 0, conflicts: 0 };
+          const ops = writes.map((w): AnyBulkWriteOperation =>
+            w.rev === null
+              ? { insertOne: { document: w.doc as Document } }
+              : {
+                  replaceOne: {
+                    filter: { _id: w.doc._id, '_meta.rev': w.rev === undefined ? { $exists: false } : w.rev } as never,
+                    replacement: w.doc,
+                  },
+                },
+          );
+          let written: number;
+          try {
+            const res = await runFor(call)('write documents', ({ maxTimeMS }) =>
+              coll.bulkWrite(ops, { ordered: false, maxTimeMS }),
+            );
+            written = res.insertedCount + res.matchedCount;
+          } catch (err) {
+            // A duplicate _id is a racing insert: a conflict. Anything else is a failure.
+            if (!(err instanceof MongoBulkWriteError) || duplicateKeyIndexes(err) === undefined) throw err;
+            written = err.result.insertedCount + err.result.matchedCount;
+          }
+          return { written, conflicts: writes.length - written };
+        },
+      };
+    },
+
+    async catalogEntries(coll, q, run) {
+      return run('read the catalog', (o) =>
+        coll
+          .find<CatalogDoc>(
+            { listed: true, ...(q.category === undefined ? {} : { category: q.category }) },
+            { ...o, projection: CATALOG_SUMMARY },
+          )
+          .sort({ _id: 1 })
+          .toArray(),
+      );
+    },
+
+    async catalogEntry(coll, id, run) {
+      const doc = await run('read a catalog entry', (o) =>
+        coll.findOne<CatalogDoc>({ _id: id as never }, { ...o, projection: { _meta: 0 } }),
+      );
+      return doc?.listed === true ? doc : null;
+    },
+
+    async seriesRange(coll, q, run): Promise<SeriesRange> {
+      const plan = seriesPlan(q);
+      const [points, unitDoc] = await Promise.all([
+        pointsBetween(coll, q, [plan.from, plan.to], { $gte: q.startDate, $lte: q.endDate }, run),
+        plan.unitFrom > plan.to
+          ? null
+          : run('read a series unit', (o) =>
+              coll.findOne<{ unit: string }>(
+                {
+                  commodity_id: q.commodityId,
+                  type: q.type,
+                  year: { $gte: plan.unitFrom, $lte: plan.to },
+                  unit: { $exists: true },
+                },
+                { ...o, projection: { _id: 0, unit: 1 }, sort: { year: 1 } },
+              ),
+            ),
+      ]);
+      let before: StoredPoint[] = [];
+      const lastYear = Math.min(yearOf(q.startDate), q.lastYear);
+      if (q.predecessorPeriod !== undefined && lastYear >= q.firstYear) {
+        // The latest bucket that begins before start_date holds the last observation before it.
+        const bucket = await run('find the bucket before a series range', (o) =>
+          coll.findOne<{ year: number }>(
+            {
+              commodity_id: q.commodityId,
+              type: q.type,
+              year: { $gte: q.firstYear, $lte: lastYear },
+              first_date: { $gt: '', $lt: q.startDate },
+            },
+            { ...o, projection: { _id: 0, year: 1 }, sort: { year: -1 } },
+          ),
+        );
+        if (bucket !== null) {
+          const [last] = await unwound<{ points: StoredPoint }>(coll, 'read the point before a series range', run, [
+            { $match: { _id: seriesBucketId(q.commodityId, q.type, bucket.year) } },
+            { $unwind: '$points' },
+            { $match: { 'points.d': { $lt: q.startDate } } },
+            { $sort: { 'points.d': -1 } },
+            { $limit: 1 },
+            { $project: { _id: 0, points: 1 } },
+          ]);
+          if (last !== undefined) {
+            const since = q.predecessorPeriod(last.points.d);
+            before = await pointsBetween(
+              coll,
+              q,
+              [Math.max(yearOf(since), q.firstYear), bucket.year],
+              { $gte: since, $lt: q.startDate },
+              run,
+            );
+          }
+        }
+      }
+      return { points, before, ...(unitDoc === null ? {} : { unit: unitDoc.unit }) };
+    },
+
+    async cotPage(coll, q, run) {
+      const from = q.startDate !== undefined && q.startDate > q.firstDate ? q.startDate : q.firstDate;
+      const to = q.endDate !== undefined && q.endDate < q.lastDate ? q.endDate : q.lastDate;
+      if (from > to) return { total: 0, items: [] };
+      const range = cotRange(q, from, { $lte: to });
+      const [counted, items] = await Promise.all([
+        unwound<{ n: number }>(coll, 'count COT reports', run, [...range, { $count: 'n' }]),
+        q.limit <= 0
+          ? []
+          : unwound<{ reports: StoredCotReport }>(coll, 'read a COT page', run, [
+              ...range,
+              { $sort: { 'reports.report_date': q.sortOrder === 'desc' ? -1 : 1 } },
+              { $skip: q.skip },
+              { $limit: q.limit },
+              { $project: { _id: 0, reports: 1 } },
+            ]),
+      ]);
+      return { total: counted[0]?.n ?? 0, items: items.map(asCotDoc(q)) };
+    },
+
+    async cotBefore(coll, q, run) {
+      if (q.count <= 0 || q.before <= q.firstDate) return [];
+      const rows = await unwound<{ reports: StoredCotReport }>(coll, 'read COT reports before a page', run, [
+        ...cotRange(q, q.firstDate, { $lt: q.before }),
+        { $sort: { 'reports.report_date': -1 } },
+        { $limit: q.count },
+        { $project: { _id: 0, reports: 1 } },
+      ]);
+      return rows.reverse().map(asCotDoc(q));
+    },
+  };
+}

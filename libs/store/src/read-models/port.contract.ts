@@ -1,0 +1,454 @@
+import type { CotDoc, CatalogDoc, CotBucketDoc, SeriesBucketDoc, StoredCotReport, StoredPoint } from '@cds/read-models';
+import { COLLECTIONS, cotBucketId, seriesBucketId } from '@cds/read-models';
+import { getTestInfra, startMongo, uniqueName } from '@cds/testkit';
+import { MongoClient, type Db } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../errors.ts';
+import type { ReadModelDoc, ReadModelStore } from './port.ts';
+import type { ReadModelStoreOptions } from './store.ts';
+
+/** Opens the adapter under test on `db` (the store options a case needs added). */
+export type OpenStore = (db: Db, opts?: ReadModelStoreOptions) => ReadModelStore;
+
+const DAY_MS = 86_400_000;
+const day = (date: string, n: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+
+/** The Monday of the ISO week of a date (the weekly predecessor period). */
+function isoWeekStart(date: string): string {
+  const dow = (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7;
+  return day(date, -dow);
+}
+const monthStart = (date: string) => `${date.slice(0, 8)}01`;
+
+const meta = (rev: number) => ({ position: rev, version: 1, rev });
+
+function catalogDoc(id: string, category: CatalogDoc['category'], listed = true): CatalogDoc {
+  return {
+    _id: id,
+    id,
+    name: `${id} name`,
+    symbol: id.slice(0, 2),
+    category,
+    listed,
+    series: { price: { type: 'price', frequency: 'daily', first_date: '2000-01-03', last_date: '2024-01-02' } },
+    _meta: meta(1),
+  };
+}
+
+function seriesBucket(commodityId: string, points: StoredPoint[], unit?: string): SeriesBucketDoc {
+  const year = Number(points[0]!.d.slice(0, 4));
+  return {
+    _id: seriesBucketId(commodityId, 'price', year),
+    commodity_id: commodityId,
+    type: 'price',
+    year,
+    frequency: 'daily',
+    ...(unit === undefined ? {} : { unit }),
+    first_date: points[0]!.d,
+    last_date: points.at(-1)!.d,
+    count: points.length,
+    points,
+    _meta: { ...meta(1), parts: Object.fromEntries(points.map((p) => [p.d, 1])) },
+  };
+}
+
+function report(date: string, n: number): StoredCotReport {
+  return { report_date: date, open_interest: 1_000 + n, groups: { commercial: { long: n, short: 2 * n } } };
+}
+
+/** COT buckets of one commodity and format, one per year of `reports`. */
+function cotBuckets(commodityId: string, reports: StoredCotReport[]): CotBucketDoc[] {
+  const byYear = new Map<number, StoredCotReport[]>();
+  for (const r of reports) {
+    const y = Number(r.report_date.slice(0, 4));
+    byYear.set(y, [...(byYear.get(y) ?? []), r]);
+  }
+  return [...byYear].map(([year, rs]) => ({
+    _id: cotBucketId(commodityId, 'legacy', year),
+    commodity_id: commodityId,
+    format: 'legacy',
+    year,
+    first_date: rs[0]!.report_date,
+    last_date: rs.at(-1)!.report_date,
+    count: rs.length,
+    reports: rs,
+    _meta: meta(1),
+  }));
+}
+
+async function insertAll<D extends ReadModelDoc>(store: ReadModelStore, name: 'catalog' | 'series' | 'cot', docs: D[]) {
+  const coll = await store.collection<D>(name, COLLECTIONS[name]);
+  expect(await coll.compareAndSet(docs.map((doc) => ({ doc, rev: null })))).toEqual({
+    written: docs.length,
+    conflicts: 0,
+  });
+}
+
+/**
+ * The storage port's contract (port.ts), registered as describe blocks for one adapter. Each
+ * adapter's int spec calls it against a real server from @cds/testkit; the data is written
+ * through the port, so the adapter's own format is what is read back.
+ */
+export function registerPortContract(
+  adapter: string,
+  open: OpenStore,
+  server: {
+    /**
+     * The server replaces a document atomically with its filter (MongoDB). FerretDB 1.x does not:
+     * it evaluates a replace's filter in its own process, then writes by `_id` (the FerretDB
+     * adapter's write claims make up for it; the MongoDB adapter has none).
+     */
+    atomicReplace: boolean;
+  },
+): void {
+  let client: MongoClient;
+  let db: Db;
+  let store: ReadModelStore;
+
+  // 2000-01-03 .. 2000-12-31 every 4th day, nothing in 2001..2019, then 2020-12-28 .. 2021-01-08 daily, 2023-06-01.
+  const early = Array.from({ length: 91 }, (_, i) => ({ d: day('2000-01-03', 4 * i), v: i }));
+  const turn = Array.from({ length: 12 }, (_, i) => ({ d: day('2020-12-28', i), v: 100 + i }));
+  const late = [{ d: '2023-06-01', v: 7 }];
+  // Weekly COT reports on Tuesdays, 2019-01-01 .. 2021-12-28 (157 of them).
+  const tuesdays = Array.from({ length: 157 }, (_, i) => day('2019-01-01', 7 * i));
+
+  beforeAll(async () => {
+    client = await new MongoClient(getTestInfra().mongoUrl).connect();
+    db = client.db(uniqueName(`port_${adapter}`));
+    store = open(db, { owner: 'contract' });
+    await insertAll(store, 'catalog', [
+      catalogDoc('WHEAT', 'agriculture'),
+      catalogDoc('CORN', 'agriculture'),
+      catalogDoc('GOLD', 'metals'),
+      catalogDoc('ORPHAN', 'agriculture', false),
+    ]);
+    await insertAll(store, 'series', [
+      seriesBucket('WHEAT', early, 'USD/bu'),
+      seriesBucket('WHEAT', turn.slice(0, 4)),
+      seriesBucket('WHEAT', turn.slice(4), 'USc/bu'),
+      seriesBucket('WHEAT', late),
+    ]);
+    await insertAll(
+      store,
+      'cot',
+      cotBuckets(
+        'WHEAT',
+        tuesdays.map((d, i) => report(d, i)),
+      ),
+    );
+  });
+
+  afterAll(async () => {
+    await db?.dropDatabase().catch(() => undefined);
+    await client?.close();
+  });
+
+  describe(`storage port contract: ${adapter} adapter`, () => {
+    it('serves from the adapter it was opened as, and answers ping', async () => {
+      expect(await store.adapter()).toBe(adapter);
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    it('reads the catalog: listed entries only, sorted by id, by category, summary fields; one entry without _meta', async () => {
+      const all = await store.catalogEntries();
+      expect(all.map((d) => d._id)).toEqual(['CORN', 'GOLD', 'WHEAT']);
+      expect(all[0]).toEqual({
+        _id: 'CORN',
+        id: 'CORN',
+        name: 'CORN name',
+        symbol: 'CO',
+        category: 'agriculture',
+        listed: true,
+      });
+      expect((await store.catalogEntries({ category: 'agriculture' })).map((d) => d._id)).toEqual(['CORN', 'WHEAT']);
+      expect(await store.catalogEntries({ category: 'energy' })).toEqual([]);
+      const gold = await store.catalogEntry('GOLD');
+      expect(gold).toMatchObject({ _id: 'GOLD', category: 'metals', series: { price: { frequency: 'daily' } } });
+      expect(gold).not.toHaveProperty('_meta');
+      expect(await store.catalogEntry('ORPHAN')).toBeNull();
+      expect(await store.catalogEntry('NOPE')).toBeNull();
+    });
+
+    it('loads documents by id, leaving missing ones out', async () => {
+      const series = await store.collection<SeriesBucketDoc>('series', COLLECTIONS.series);
+      expect(series.collection).toBe(COLLECTIONS.series);
+      const found = await series.load(['WHEAT:price:2021', 'WHEAT:price:1999', 'WHEAT:price:2023']);
+      expect(found.map((d) => d._id).sort()).toEqual(['WHEAT:price:2021', 'WHEAT:price:2023']);
+      expect(found.find((d) => d.year === 2021)).toEqual(seriesBucket('WHEAT', turn.slice(4), 'USc/bu'));
+      expect(await series.load([])).toEqual([]);
+      expect(await series.load(['NOPE:price:2020'])).toEqual([]);
+    });
+
+    it('reads a series range across years, ascending, with the unit of its earliest bucket that has one', async () => {
+      const q = { commodityId: 'WHEAT', type: 'price' as const, firstYear: 2000, lastYear: 2023 };
+      const r = await store.seriesRange({ ...q, startDate: '2020-12-30', endDate: '2021-01-02' });
+      expect(r.points.map((p) => p.d)).toEqual(['2020-12-30', '2020-12-31', '2021-01-01', '2021-01-02']);
+      expect(r.before).toEqual([]);
+    });
+
+    it('returns no points for an empty range, a range in a gap of years, and a commodity without data', async () => {
+      const q = { commodityId: 'WHEAT', type: 'price' as const, firstYear: 2000, lastYear: 2023 };
+      expect((await store.seriesRange({ ...q, startDate: '2000-01-04', endDate: '2000-01-06' })).points).toEqual([]);
+      const gap = await store.seriesRange({ ...q, startDate: '2005-01-01', endDate: '2019-12-31' });
+      expect(gap).toEqual({ points: [], before: [] });
+      const none = await store.seriesRange({
+        ...q,
+        commodityId: 'NOPE',
+        startDate: '2000-01-01',
+        endDate: '2023-12-31',
+      });
+      expect(none).toEqual({ points: [], before: [] });
+      // Outside the descriptor's years nothing is read, even where a bucket exists.
+      const clipped = await store.seriesRange({ ...q, lastYear: 2021, startDate: '2023-01-01', endDate: '2023-12-31' });
+      expect(clipped.points).toEqual([]);
+    });
+
+    it('carries the predecessor: the whole period of the last observation before start_date, across New Year and far in the past', async () => {
+      const q = { commodityId: 'WHEAT', type: 'price' as const, firstYear: 2000, lastYear: 2023 };
+      // Last before 2021-01-04 is Sunday 2021-01-03; its ISO week began Monday 2020-12-28, in the bucket of 2020.
+      const weekly = await store.seriesRange({
+        ...q,
+        startDate: '2021-01-04',
+        endDate: '2021-01-05',
+        predecessorPeriod: isoWeekStart,
+      });
+      expect(weekly.points.map((p) => p.d)).toEqual(['2021-01-04', '2021-01-05']);
+      expect(weekly.before.map((p) => p.d)).toEqual(turn.slice(0, 7).map((p) => p.d));
+      const monthly = await store.seriesRange({
+        ...q,
+        startDate: '2021-01-04',
+        endDate: '2021-01-05',
+        predecessorPeriod: monthStart,
+      });
+      expect(monthly.before.map((p) => p.d)).toEqual(['2021-01-01', '2021-01-02', '2021-01-03']);
+      const daily = await store.seriesRange({
+        ...q,
+        startDate: '2021-01-04',
+        endDate: '2021-01-05',
+        predecessorPeriod: (d) => d,
+      });
+      expect(daily.before).toEqual([{ d: '2021-01-03', v: 106 }]);
+      // Twenty years of nothing before 2020-12-28: the predecessor is December 2000's last week.
+      const far = await store.seriesRange({
+        ...q,
+        startDate: '2019-06-01',
+        endDate: '2020-12-28',
+        predecessorPeriod: isoWeekStart,
+      });
+      expect(far.points).toEqual([{ d: '2020-12-28', v: 100 }]);
+      const lastOf2000 = early.at(-1)!.d;
+      expect(far.before.map((p) => p.d)).toEqual(early.filter((p) => p.d >= isoWeekStart(lastOf2000)).map((p) => p.d));
+      expect(far.before.at(-1)!.d).toBe(lastOf2000);
+      // Before the first observation there is none.
+      const first = await store.seriesRange({
+        ...q,
+        startDate: '2000-01-03',
+        endDate: '2000-01-10',
+        predecessorPeriod: isoWeekStart,
+      });
+      expect(first.before).toEqual([]);
+      expect(first.points.map((p) => p.d)).toEqual(['2000-01-03', '2000-01-07']);
+      // A start far after the series' last year: the predecessor is its last observation.
+      const ahead = await store.seriesRange({
+        ...q,
+        startDate: '2030-01-01',
+        endDate: '2030-12-31',
+        predecessorPeriod: (d) => d,
+      });
+      expect(ahead).toMatchObject({ points: [], before: late });
+    });
+
+    it('gives the unit of the earliest bucket read that has one (with a predecessor, from the year before start_date)', async () => {
+      const q = { commodityId: 'WHEAT', type: 'price' as const, firstYear: 2000, lastYear: 2023 };
+      expect((await store.seriesRange({ ...q, startDate: '2020-12-30', endDate: '2021-01-02' })).unit).toBe('USc/bu');
+      expect((await store.seriesRange({ ...q, startDate: '2000-02-01', endDate: '2021-01-02' })).unit).toBe('USD/bu');
+      expect((await store.seriesRange({ ...q, startDate: '2023-01-01', endDate: '2023-12-31' })).unit).toBeUndefined();
+      const withPrevious = {
+        ...q,
+        startDate: '2001-03-01',
+        endDate: '2001-03-31',
+        predecessorPeriod: (d: string) => d,
+      };
+      expect((await store.seriesRange(withPrevious)).unit).toBe('USD/bu');
+    });
+
+    it('pages COT reports by date with a total, either order, across years, clipped to the descriptor', async () => {
+      const q = {
+        commodityId: 'WHEAT',
+        format: 'legacy' as const,
+        firstDate: tuesdays[0]!,
+        lastDate: tuesdays.at(-1)!,
+        sortOrder: 'asc' as const,
+        skip: 0,
+        limit: 5,
+      };
+      const asc = await store.cotPage(q);
+      expect(asc.total).toBe(157);
+      expect(asc.items.map((r) => r.report_date)).toEqual(tuesdays.slice(0, 5));
+      const expected: CotDoc = { ...report(tuesdays[0]!, 0), commodity_id: 'WHEAT', format: 'legacy' };
+      expect(asc.items[0]).toEqual(expected);
+      const desc = await store.cotPage({ ...q, sortOrder: 'desc', skip: 5, limit: 3 });
+      expect(desc.items.map((r) => r.report_date)).toEqual(tuesdays.slice(-8, -5).reverse());
+      // Across New Year 2020.
+      const across = await store.cotPage({ ...q, startDate: '2019-12-20', endDate: '2020-01-10', limit: 10 });
+      expect(across).toMatchObject({ total: 3 });
+      expect(across.items.map((r) => r.report_date)).toEqual(['2019-12-24', '2019-12-31', '2020-01-07']);
+      // The descriptor bounds the dates: reports after lastDate are not served.
+      const clipped = await store.cotPage({ ...q, lastDate: '2019-01-15', limit: 100 });
+      expect(clipped.total).toBe(3);
+    });
+
+    it('answers a COT page past the end with no items and the total, and a range with no reports with nothing', async () => {
+      const q = {
+        commodityId: 'WHEAT',
+        format: 'legacy' as const,
+        firstDate: tuesdays[0]!,
+        lastDate: tuesdays.at(-1)!,
+        sortOrder: 'desc' as const,
+        skip: 200,
+        limit: 50,
+      };
+      expect(await store.cotPage(q)).toEqual({ total: 157, items: [] });
+      expect(await store.cotPage({ ...q, skip: 150, limit: 50 })).toMatchObject({ total: 157 });
+      expect((await store.cotPage({ ...q, skip: 150, limit: 50 })).items).toHaveLength(7);
+      expect(await store.cotPage({ ...q, skip: 0, startDate: '2019-01-02', endDate: '2019-01-07' })).toEqual({
+        total: 0,
+        items: [],
+      });
+      expect(await store.cotPage({ ...q, skip: 0, startDate: '2022-01-01' })).toEqual({ total: 0, items: [] });
+      expect(await store.cotPage({ ...q, skip: 0, commodityId: 'NOPE' })).toEqual({ total: 0, items: [] });
+    });
+
+    it('reads the COT reports before a date: the latest ones, ascending, far back across years', async () => {
+      const q = { commodityId: 'WHEAT', format: 'legacy' as const, firstDate: tuesdays[0]! };
+      const three = await store.cotBefore({ ...q, before: '2020-01-08', count: 3 });
+      expect(three.map((r) => r.report_date)).toEqual(['2019-12-24', '2019-12-31', '2020-01-07']);
+      expect(three[0]).toMatchObject({ commodity_id: 'WHEAT', format: 'legacy', open_interest: 1_000 + 51 });
+      const many = await store.cotBefore({ ...q, before: '2021-12-29', count: 120 });
+      expect(many.map((r) => r.report_date)).toEqual(tuesdays.slice(-120));
+      expect(await store.cotBefore({ ...q, before: '2019-01-15', count: 10 })).toHaveLength(2);
+      expect(await store.cotBefore({ ...q, before: tuesdays[0]!, count: 10 })).toEqual([]);
+      expect(await store.cotBefore({ ...q, before: '2020-01-08', count: 0 })).toEqual([]);
+    });
+
+    it('compare-and-set: inserts if absent, replaces if still at the revision, refuses the rest', async () => {
+      const catalog = await store.collection<CatalogDoc>('catalog', COLLECTIONS.catalog);
+      const fresh = catalogDoc('CAS_A', 'softs');
+      expect(await catalog.compareAndSet([{ doc: fresh, rev: null }])).toEqual({ written: 1, conflicts: 0 });
+      // A second insert of the same id lost a race: a conflict.
+      expect(await catalog.compareAndSet([{ doc: fresh, rev: null }])).toEqual({ written: 0, conflicts: 1 });
+      const next = { ...fresh, name: 'renamed', _meta: meta(2) };
+      expect(await catalog.compareAndSet([{ doc: next, rev: 1 }])).toEqual({ written: 1, conflicts: 0 });
+      // From a stale read (revision 1 again): refused, nothing changes.
+      const stale = { ...fresh, name: 'stale', _meta: meta(2) };
+      expect(await catalog.compareAndSet([{ doc: stale, rev: 1 }])).toEqual({ written: 0, conflicts: 1 });
+      // A replace of a document that is gone: refused.
+      const ghost = { ...catalogDoc('CAS_GHOST', 'softs'), _meta: meta(2) };
+      expect(await catalog.compareAndSet([{ doc: ghost, rev: 1 }])).toEqual({ written: 0, conflicts: 1 });
+      expect(await catalog.load(['CAS_A'])).toEqual([next]);
+      expect(await catalog.compareAndSet([])).toEqual({ written: 0, conflicts: 0 });
+    });
+
+    it.skipIf(!server.atomicReplace)(
+      'compare-and-set between two writers: of two replaces from the same revision exactly one wins, every round',
+      async () => {
+        const a = await store.collection<CatalogDoc>('catalog', COLLECTIONS.catalog);
+        const b = await open(db, { owner: 'contract-b' }).collection<CatalogDoc>('catalog', COLLECTIONS.catalog);
+        await a.compareAndSet([{ doc: catalogDoc('CAS_RACE', 'softs'), rev: null }]);
+        for (let rev = 1; rev <= 8; rev++) {
+          const [ra, rb] = await Promise.all([
+            a.compareAndSet([
+              { doc: { ...catalogDoc('CAS_RACE', 'softs'), name: `a${rev}`, _meta: meta(rev + 1) }, rev },
+            ]),
+            b.compareAndSet([
+              { doc: { ...catalogDoc('CAS_RACE', 'softs'), name: `b${rev}`, _meta: meta(rev + 1) }, rev },
+            ]),
+          ]);
+          expect(ra.written + rb.written).toBe(1);
+          expect(ra.conflicts + rb.conflicts).toBe(1);
+          const [stored] = await a.load(['CAS_RACE']);
+          expect(stored!.name).toBe(ra.written === 1 ? `a${rev}` : `b${rev}`);
+          expect(stored!._meta.rev).toBe(rev + 1);
+        }
+      },
+    );
+
+    it('follows a rebuild: active() and the reads move to the collection the alias names, and the swap is announced', async () => {
+      let now = 0;
+      const swaps: string[] = [];
+      const s = open(db, { owner: 'alias', now: () => now, onCollectionSwap: (name) => swaps.push(name) });
+      expect((await s.active('catalog')).collection).toBe(COLLECTIONS.catalog);
+      expect((await s.catalogEntry('GOLD'))?.name).toBe('GOLD name');
+      const target = await s.collection<CatalogDoc>('catalog', 'catalog_rebuild_1');
+      await target.compareAndSet([{ doc: { ...catalogDoc('GOLD', 'metals'), name: 'Gold v2' }, rev: null }]);
+      await db
+        .collection(COLLECTIONS.aliases)
+        .insertOne({
+          _id: 'catalog' as never,
+          collection: 'catalog_rebuild_1',
+          swapped_at: '2024-01-01T00:00:00Z',
+          position: 1,
+        });
+      expect((await s.catalogEntry('GOLD'))?.name).toBe('GOLD name'); // cached for ALIAS_CACHE_MS
+      now += 60_000;
+      expect((await s.catalogEntry('GOLD'))?.name).toBe('Gold v2');
+      expect(swaps).toEqual(['catalog']);
+      expect((await s.active('catalog')).collection).toBe('catalog_rebuild_1');
+      expect(await s.drop('catalog_rebuild_1')).toBe(true);
+      const left = await db.listCollections({}, { nameOnly: true }).toArray();
+      expect(left.map((c) => c.name).filter((n) => n.startsWith('catalog_rebuild_1'))).toEqual([]);
+      await db.collection(COLLECTIONS.aliases).deleteOne({ _id: 'catalog' as never });
+    });
+  });
+
+  describe(`storage port contract: ${adapter} adapter, a server that stops answering`, () => {
+    it('ends reads, writes and ping by the deadline with StoreUnavailableError, and works again after', async () => {
+      const frozen = await startMongo();
+      const own = await new MongoClient(frozen.url, { socketTimeoutMS: 2_000 }).connect();
+      try {
+        const s = open(own.db('frozen'), { owner: 'frozen', timeoutMs: 300 });
+        const catalog = await s.collection<CatalogDoc>('catalog', COLLECTIONS.catalog);
+        await catalog.compareAndSet([{ doc: catalogDoc('FROZEN', 'softs'), rev: null }]);
+        expect(await s.catalogEntry('FROZEN')).not.toBeNull();
+        // Stopped, not dead: the connection stays open and nothing ever answers.
+        await frozen.kill('SIGSTOP');
+        const started = Date.now();
+        const read: unknown = await s.catalogEntry('FROZEN').catch((e: unknown) => e);
+        expect(read).toBeInstanceOf(StoreUnavailableError);
+        const page: unknown = await s
+          .cotPage({
+            commodityId: 'X',
+            format: 'legacy',
+            firstDate: '2020-01-01',
+            lastDate: '2020-12-31',
+            sortOrder: 'asc',
+            skip: 0,
+            limit: 1,
+          })
+          .catch((e: unknown) => e);
+        expect(page).toBeInstanceOf(StoreUnavailableError);
+        const write: unknown = await catalog
+          .compareAndSet([{ doc: { ...catalogDoc('FROZEN', 'softs'), _meta: meta(2) }, rev: 1 }])
+          .catch((e: unknown) => e);
+        expect(write).toBeInstanceOf(StoreUnavailableError);
+        expect(await catalog.load(['FROZEN']).catch((e: unknown) => e)).toBeInstanceOf(StoreUnavailableError);
+        await expect(s.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+        // A caller's own signal ends a write sooner, with the caller's reason.
+        const caller = new AbortController();
+        const why = new Error('watchdog');
+        const pending = catalog.load(['FROZEN'], { timeoutMs: 60_000, signal: caller.signal }).catch((e: unknown) => e);
+        caller.abort(why);
+        expect(await pending).toBe(why);
+        expect(Date.now() - started).toBeLessThan(5_000);
+        await frozen.kill('SIGCONT');
+        const again = open(own.db('frozen'), { owner: 'frozen-2', timeoutMs: 5_000 });
+        expect((await again.catalogEntry('FROZEN'))?.name).toBe('FROZEN name');
+      } finally {
+        await frozen.kill('SIGCONT').catch(() => undefined);
+        await own.close().catch(() => undefined);
+        await frozen.stop();
+      }
+    });
+  });
+}

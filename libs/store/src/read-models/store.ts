@@ -1,0 +1,120 @@
+import type { ReadModelName } from '@cds/read-models';
+import type { Db, Document } from 'mongodb';
+import { withDeadline } from '../deadline.ts';
+import { mapStoreError } from '../errors.ts';
+import type { Adapter } from './adapter.ts';
+import { createAliasResolver } from './aliases.ts';
+import { createFerretDbAdapter, type FerretDbOptions } from './ferretdb-adapter.ts';
+import { createMongoDbAdapter } from './mongodb-adapter.ts';
+import type { AdapterName, ReadModelCollection, ReadModelDoc, ReadModelStore, StoreCall } from './port.ts';
+import { runner } from './run.ts';
+
+export interface ReadModelStoreOptions {
+  /** Default deadline of each database operation (a call's `timeoutMs` overrides it). Default 20 s. */
+  timeoutMs?: number;
+  /** The writer's name (write claims record it): unique per process and read model. Default random. */
+  owner?: string;
+  /** Use this adapter whatever the server (tests). Default: FerretDB when buildInfo has `ferretdbVersion`, else MongoDB. */
+  adapter?: AdapterName;
+  /** Settings of the FerretDB adapter. */
+  ferretdb?: FerretDbOptions;
+  /** Called when a read model's alias points at another collection (a rebuild swapped it). */
+  onCollectionSwap?: (name: ReadModelName) => void;
+  /** Clock in ms, for the alias cache. */
+  now?: () => number;
+}
+
+/** True when the server is FerretDB (its buildInfo carries `ferretdbVersion`). */
+export async function isFerretDB(db: Db, call: StoreCall = {}): Promise<boolean> {
+  const info = await runner(20_000, call)('buildInfo', ({ signal }) =>
+    db.admin().command({ buildInfo: 1 }, { signal }),
+  );
+  return typeof info.ferretdbVersion === 'string';
+}
+
+/**
+ * The read models behind the port, on `db`. Connects nothing: the adapter is chosen on the first
+ * call (from `buildInfo`, or `adapter`), so a database that is down at start fails calls (503,
+ * readiness) rather than the process; a failed choice is tried again on the next call.
+ */
+export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): ReadModelStore {
+  const timeoutMs = opts.timeoutMs ?? 20_000;
+  const runFor = (call?: StoreCall) => runner(timeoutMs, call);
+  const resolve = createAliasResolver(db, opts.now ?? Date.now, (name) => opts.onCollectionSwap?.(name));
+  const owner = opts.owner ?? `store:${crypto.randomUUID()}`;
+  let chosen: Promise<Adapter> | undefined;
+  const indexed = new Set<string>();
+
+  function adapter(call?: StoreCall): Promise<Adapter> {
+    chosen ??= (async () => {
+      const flavour = opts.adapter ?? ((await isFerretDB(db, { timeoutMs, ...call })) ? 'ferretdb' : 'mongodb');
+      return flavour === 'ferretdb' ? createFerretDbAdapter(db, { ...opts.ferretdb, owner }) : createMongoDbAdapter(db);
+    })();
+    const pending = chosen;
+    pending.catch(() => {
+      if (chosen === pending) chosen = undefined;
+    });
+    return pending;
+  }
+
+  async function open<D extends ReadModelDoc>(
+    name: ReadModelName,
+    physical: string,
+    call?: StoreCall,
+  ): Promise<ReadModelCollection<D>> {
+    const a = await adapter(call);
+    if (!indexed.has(physical)) {
+      const coll = db.collection(physical);
+      for (const spec of a.indexes[name]) {
+        await runFor(call)(`create index ${spec.name}`, ({ maxTimeMS }) =>
+          coll.createIndex(spec.key, { name: spec.name, maxTimeMS, ...(spec.unique === true ? { unique: true } : {}) }),
+        );
+      }
+      indexed.add(physical);
+    }
+    return a.collection<D>(name, physical, runFor);
+  }
+
+  /** A read on the live collection of `name`, its failures mapped (StoreUnavailableError when transient). */
+  async function read<T>(
+    name: ReadModelName,
+    op: (a: Adapter, coll: ReturnType<Db['collection']>, run: ReturnType<typeof runFor>) => Promise<T>,
+  ): Promise<T> {
+    const run = runFor();
+    try {
+      const a = await adapter();
+      const physical = await resolve(name, { timeoutMs });
+      return await op(a, db.collection<Document>(physical), run);
+    } catch (err) {
+      throw mapStoreError(err);
+    }
+  }
+
+  return {
+    adapter: async (call) => (await adapter(call)).name,
+    active: async (name, call) => open(name, await resolve(name, { timeoutMs, ...call }), call),
+    collection: (name, physical, call) => open(name, physical, call),
+    async drop(physical, call) {
+      const a = await adapter(call);
+      const run = runFor(call);
+      const dropped = await run(`drop ${physical}`, () => db.collection(physical).drop()).catch(() => false);
+      for (const companion of a.companions(physical)) {
+        await run(`drop ${companion}`, () => db.collection(companion).drop()).catch(() => false);
+      }
+      indexed.delete(physical);
+      return dropped;
+    },
+    catalogEntries: (q = {}) => read('catalog', (a, coll, run) => a.catalogEntries(coll, q, run)),
+    catalogEntry: (id) => read('catalog', (a, coll, run) => a.catalogEntry(coll, id, run)),
+    seriesRange: (q) => read('series', (a, coll, run) => a.seriesRange(coll, q, run)),
+    cotPage: (q) => read('cot', (a, coll, run) => a.cotPage(coll, q, run)),
+    cotBefore: (q) => read('cot', (a, coll, run) => a.cotBefore(coll, q, run)),
+    async ping() {
+      try {
+        await withDeadline('ping', { timeoutMs }, ({ signal }) => db.command({ ping: 1 }, { signal }));
+      } catch (err) {
+        throw mapStoreError(err);
+      }
+    },
+  };
+}

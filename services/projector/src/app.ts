@@ -44,8 +44,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       .code(ready ? 200 : 503)
       .send({ status: ready ? 'ready' : 'not_ready', nats, mongo, projections: [...running], missing });
   });
-  app.get('/metrics', (_req, reply) =>
-    reply.header('content-type', 'text/plain; version=0.0.4').send(deps.metrics.render()),
+  app.get('/metrics', async (_req, reply) =>
+    reply.header('content-type', 'text/plain; version=0.0.4').send(await deps.metrics.render()),
   );
   return app;
 }

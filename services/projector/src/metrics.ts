@@ -1,4 +1,5 @@
 import type { ReadModelName } from '@cds/read-models';
+import { createMetrics, type Metrics } from '@cds/telemetry';
 import type { ApplyOutcome } from './runner/apply-event.ts';
 
 export interface ProjectionStats {
@@ -28,14 +29,45 @@ export interface ProjectionStats {
 
 type CountKey = Exclude<keyof ProjectionStats, 'events' | 'behindSinceMs'>;
 
-/** In-process counters per projection, rendered in the Prometheus text format on /metrics. */
+/** Counters and gauges per projection, read from the stats when /metrics is scraped (libs/telemetry). */
 export interface ProjectorMetrics {
   of(name: ReadModelName): ProjectionStats;
-  render(): string;
+  /** The Prometheus text exposition (libs/telemetry's `render`). */
+  render(): Promise<string>;
 }
 
-/** `nowMs` is the clock the lag is measured with. */
-export function createProjectorMetrics(nowMs: () => number = Date.now): ProjectorMetrics {
+/** The metrics read straight from a stats field: name (counters get `_total`), kind, help, field. */
+const FIELDS: readonly [string, 'counter' | 'gauge', string, CountKey][] = [
+  ['cds_projector_documents_written', 'counter', 'Read-model documents written.', 'documents'],
+  ['cds_projector_conflicts', 'counter', 'Compare-and-set conflicts (concurrent writers).', 'conflicts'],
+  ['cds_projector_parked', 'counter', 'Events parked on the dead-letter subject.', 'parked'],
+  ['cds_projector_stream_gaps', 'counter', 'Deleted stream messages detected between deliveries.', 'gaps'],
+  ['cds_projector_retries', 'counter', 'Transient failures retried in place.', 'retries'],
+  [
+    'cds_projector_stalls',
+    'counter',
+    'Stalls found by the watchdog (no progress while messages were pending).',
+    'stalls',
+  ],
+  [
+    'cds_projector_stall_recovery_failures',
+    'counter',
+    'Stalls the watchdog could not recover (/healthz fails).',
+    'stallRecoveryFailures',
+  ],
+  ['cds_projector_last_position', 'gauge', 'Stream sequence of the last handled event.', 'lastPosition'],
+  ['cds_projector_pending_messages', 'gauge', 'Messages the consumer has yet to handle (lag).', 'pending'],
+];
+
+/**
+ * The projector's metrics on a libs/telemetry meter, like every service's: the workers count into
+ * plain fields per projection (`of(name)`), and observable instruments report them when metrics
+ * are collected. `nowMs` is the clock the lag is measured with.
+ */
+export function createProjectorMetrics(
+  nowMs: () => number = Date.now,
+  metrics: Metrics = createMetrics('projector'),
+): ProjectorMetrics {
   const stats = new Map<ReadModelName, ProjectionStats>();
   const of = (name: ReadModelName): ProjectionStats => {
     let s = stats.get(name);
@@ -57,64 +89,33 @@ export function createProjectorMetrics(nowMs: () => number = Date.now): Projecto
     }
     return s;
   };
-  return {
-    of,
-    render() {
-      const lines: string[] = [];
-      const metric = (name: string, type: 'counter' | 'gauge', help: string, rows: [string, number][]) => {
-        lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-        for (const [labels, v] of rows) lines.push(`${name}{${labels}} ${v}`);
-      };
-      const all = [...stats.entries()];
-      metric(
-        'cds_projector_events_total',
-        'counter',
-        'Events handled, by outcome.',
-        all.flatMap(([p, s]) => [
-          [`projection="${p}",outcome="applied"`, s.events.applied] as [string, number],
-          [`projection="${p}",outcome="ignored"`, s.events.ignored] as [string, number],
-        ]),
-      );
-      const now = nowMs();
-      metric(
-        'cds_projector_lag_seconds',
-        'gauge',
-        'Age of the oldest stored event the projection has not applied yet (0: caught up).',
-        all.map(([p, s]) => [
-          `projection="${p}"`,
-          s.behindSinceMs === undefined ? 0 : Math.max(0, now - s.behindSinceMs) / 1000,
-        ]),
-      );
-      const simple: [string, 'counter' | 'gauge', string, CountKey][] = [
-        ['cds_projector_documents_written_total', 'counter', 'Read-model documents written.', 'documents'],
-        ['cds_projector_conflicts_total', 'counter', 'Compare-and-set conflicts (concurrent writers).', 'conflicts'],
-        ['cds_projector_parked_total', 'counter', 'Events parked on the dead-letter subject.', 'parked'],
-        ['cds_projector_stream_gaps_total', 'counter', 'Deleted stream messages detected between deliveries.', 'gaps'],
-        ['cds_projector_retries_total', 'counter', 'Transient failures retried in place.', 'retries'],
-        [
-          'cds_projector_stalls_total',
-          'counter',
-          'Stalls found by the watchdog (no progress while messages were pending).',
-          'stalls',
-        ],
-        [
-          'cds_projector_stall_recovery_failures_total',
-          'counter',
-          'Stalls the watchdog could not recover (/healthz fails).',
-          'stallRecoveryFailures',
-        ],
-        ['cds_projector_last_position', 'gauge', 'Stream sequence of the last handled event.', 'lastPosition'],
-        ['cds_projector_pending_messages', 'gauge', 'Messages the consumer has yet to handle (lag).', 'pending'],
-      ];
-      for (const [name, type, help, key] of simple) {
-        metric(
-          name,
-          type,
-          help,
-          all.map(([p, s]) => [`projection="${p}"`, s[key]]),
-        );
+  const { meter } = metrics;
+  meter
+    .createObservableCounter('cds_projector_events', { description: 'Events handled, by outcome.' })
+    .addCallback((result) => {
+      for (const [projection, s] of stats) {
+        result.observe(s.events.applied, { projection, outcome: 'applied' });
+        result.observe(s.events.ignored, { projection, outcome: 'ignored' });
       }
-      return `${lines.join('\n')}\n`;
-    },
-  };
+    });
+  meter
+    .createObservableGauge('cds_projector_lag_seconds', {
+      description: 'Age of the oldest stored event the projection has not applied yet (0: caught up).',
+    })
+    .addCallback((result) => {
+      const now = nowMs();
+      for (const [projection, s] of stats) {
+        result.observe(s.behindSinceMs === undefined ? 0 : Math.max(0, now - s.behindSinceMs) / 1000, { projection });
+      }
+    });
+  for (const [name, kind, description, key] of FIELDS) {
+    const instrument =
+      kind === 'counter'
+        ? meter.createObservableCounter(name, { description })
+        : meter.createObservableGauge(name, { description });
+    instrument.addCallback((result) => {
+      for (const [projection, s] of stats) result.observe(s[key], { projection });
+    });
+  }
+  return { of, render: () => metrics.render() };
 }

@@ -206,9 +206,9 @@ describe('/healthz when the watchdog cannot recover', () => {
       expect(body.stalled[0]!.stuck).toMatchObject({ phase: 'handling', durable });
       expect((body.stalled[0]!.stuck as { lastError?: string }).lastError).toMatch(/no answer from the database/);
       expect(s.retries).toBeGreaterThan(0);
-      const rendered = metrics.render();
-      expect(rendered).toContain('cds_projector_stalls_total{projection="series"} 1');
-      expect(rendered).toContain('cds_projector_stall_recovery_failures_total{projection="series"} 1');
+      const rendered = await metrics.render();
+      expect(rendered).toMatch(/^cds_projector_stalls_total\{projection="series"[^}]*\} 1$/m);
+      expect(rendered).toMatch(/^cds_projector_stall_recovery_failures_total\{projection="series"[^}]*\} 1$/m);
     } finally {
       await worker.stop();
       await app.close();

@@ -383,8 +383,8 @@ describe('faults under a steady load', () => {
   }, 600_000);
   // After NATS is killed with SIGKILL and restarted on the same data folder mid-backfill: the
   // gateways keep serving, the ingest completes, the admin API and every gateway apply new key
-  // events again (followStream, libs/messaging), and the projectors' pull loops reopen a pull whose
-  // iterator ended or whose request the new server never saw (services/projector pull-loop.ts).
+  // events again (consumeStream's ordered mode, libs/messaging), and the projectors' loops (its
+  // durable mode) reopen a pull whose iterator ended or whose request the new server never saw.
   // It runs last so the faults before it are judged on a healthy system.
   it('NATS killed mid-publish: gateways keep serving, the ingest retries, projectors and key streams resume', async () => {
     const nats = e2e.infra.servers.nats!;

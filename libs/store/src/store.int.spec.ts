@@ -1,13 +1,12 @@
 import { getTestInfra, startMongo, uniqueName, type MongoHandle } from '@cds/testkit';
 import type { CommandStartedEvent } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mapStoreError, StoreUnavailableError } from './errors.ts';
 import {
   createStore,
   ensureIndexes,
   isDatabaseUnavailable,
   isDuplicateKeyError,
-  mapStoreError,
-  StoreUnavailableError,
   type Store,
   withDeadline,
 } from './index.ts';
@@ -30,7 +29,6 @@ beforeAll(async () => {
   store = createStore({
     url: getTestInfra().mongoUrl,
     appName: 'store-int-spec',
-    queryTimeMs: 1_500,
     monitorCommands: true,
   });
   store.client.on('commandStarted', (e) => commands.push(e));
@@ -59,15 +57,15 @@ describe('basic CRUD on the MongoDB API', () => {
     await coll.insertMany([...rows('corn', 10), ...rows('wheat', 5)]);
 
     const page = await coll
-      .find({ commodity: 'corn', value: { $gte: 20 } }, store.withMaxTime())
+      .find({ commodity: 'corn', value: { $gte: 20 } }, { maxTimeMS: 1_500 })
       .sort({ date: -1 })
       .skip(2)
       .limit(3)
       .toArray();
     expect(page.map((r) => r.value)).toEqual([70, 60, 50]);
-    expect(await coll.countDocuments({ commodity: 'corn' }, store.withMaxTime())).toBe(10);
-    expect(await coll.countDocuments({}, store.withMaxTime({ limit: 7 }))).toBe(7);
-    expect(await coll.findOne({ _id: 'wheat:004' }, store.withMaxTime({ projection: { value: 1 } }))).toEqual({
+    expect(await coll.countDocuments({ commodity: 'corn' }, { maxTimeMS: 1_500 })).toBe(10);
+    expect(await coll.countDocuments({}, { limit: 7, maxTimeMS: 1_500 })).toBe(7);
+    expect(await coll.findOne({ _id: 'wheat:004' }, { projection: { value: 1 }, maxTimeMS: 1_500 })).toEqual({
       _id: 'wheat:004',
       value: 40,
     });
@@ -88,7 +86,7 @@ describe('basic CRUD on the MongoDB API', () => {
           { $group: { _id: '$commodity', total: { $sum: '$value' } } },
           { $sort: { _id: 1 } },
         ],
-        store.withMaxTime(),
+        { maxTimeMS: 1_500 },
       )
       .toArray();
     expect(totals).toEqual([
@@ -96,7 +94,7 @@ describe('basic CRUD on the MongoDB API', () => {
       { _id: 'soy', total: 10 },
     ]);
     const counted = await coll
-      .aggregate([{ $match: { commodity: 'corn' } }, { $count: 'n' }], store.withMaxTime())
+      .aggregate([{ $match: { commodity: 'corn' } }, { $count: 'n' }], { maxTimeMS: 1_500 })
       .toArray();
     expect(counted).toEqual([{ n: 4 }]);
   });
@@ -141,7 +139,7 @@ describe('database unavailable', () => {
 
     await own.kill('SIGKILL');
     const started = Date.now();
-    const err: unknown = await coll.findOne({}, s.withMaxTime()).catch((e: unknown) => e);
+    const err: unknown = await coll.findOne({}, { maxTimeMS: 2_000 }).catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(isDatabaseUnavailable(err)).toBe(true);
     const mapped = mapStoreError(err);
@@ -150,7 +148,7 @@ describe('database unavailable', () => {
     await expect(s.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
 
     await own.restart();
-    expect(await coll.findOne({ _id: 'k' }, s.withMaxTime())).toMatchObject({ value: 1 });
+    expect(await coll.findOne({ _id: 'k' }, { maxTimeMS: 2_000 })).toMatchObject({ value: 1 });
     await s.close();
   });
 

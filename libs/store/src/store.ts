@@ -5,7 +5,7 @@ export interface StoreOptions {
   url: string;
   /** Shown by the server in its logs and `currentOp`; use the service name. */
   appName: string;
-  /** Default `maxTimeMS` for reads made through `withMaxTime()`. Default 2 s. */
+  /** How long a caller waits for a connection when the pool is full (at least 2 s). Default 2 s. */
   queryTimeMs?: number;
   /** How long an operation waits for a usable server before failing. Default 3 s. */
   serverSelectionTimeoutMs?: number;
@@ -23,11 +23,8 @@ export interface StoreOptions {
 /** A MongoDB client with the project's defaults. */
 export interface Store {
   readonly client: MongoClient;
-  readonly queryTimeMs: number;
   /** The database `name`, or the one in the URL path. */
   db(name?: string): Db;
-  /** Adds `maxTimeMS` (default `queryTimeMs`) to operation options, so no query runs unbounded. */
-  withMaxTime<T extends object>(options?: T, ms?: number): T & { maxTimeMS: number };
   /** Runs `ping`; throws StoreUnavailableError when the server cannot be reached. For readiness probes. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -55,9 +52,7 @@ export function createStore(opts: StoreOptions): Store {
   });
   return {
     client,
-    queryTimeMs,
     db: (name) => client.db(name),
-    withMaxTime: <T extends object>(options?: T, ms = queryTimeMs) => ({ ...(options ?? ({} as T)), maxTimeMS: ms }),
     ping: async () => {
       try {
         await client.db('admin').command({ ping: 1 });

@@ -382,14 +382,12 @@ export function registerPortContract(
       expect((await s.catalogEntry('GOLD'))?.name).toBe('GOLD name');
       const target = await s.collection<CatalogDoc>('catalog', 'catalog_rebuild_1');
       await target.compareAndSet([{ doc: { ...catalogDoc('GOLD', 'metals'), name: 'Gold v2' }, rev: null }]);
-      await db
-        .collection(COLLECTIONS.aliases)
-        .insertOne({
-          _id: 'catalog' as never,
-          collection: 'catalog_rebuild_1',
-          swapped_at: '2024-01-01T00:00:00Z',
-          position: 1,
-        });
+      await db.collection(COLLECTIONS.aliases).insertOne({
+        _id: 'catalog' as never,
+        collection: 'catalog_rebuild_1',
+        swapped_at: '2024-01-01T00:00:00Z',
+        position: 1,
+      });
       expect((await s.catalogEntry('GOLD'))?.name).toBe('GOLD name'); // cached for ALIAS_CACHE_MS
       now += 60_000;
       expect((await s.catalogEntry('GOLD'))?.name).toBe('Gold v2');

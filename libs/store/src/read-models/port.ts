@@ -1,13 +1,5 @@
 import type { CotFormat, SeriesType } from '@cds/contracts';
-import type {
-  CatalogDoc,
-  CotBucketDoc,
-  CotDoc,
-  ProjectionMeta,
-  ReadModelName,
-  SeriesBucketDoc,
-  StoredPoint,
-} from '@cds/read-models';
+import type { CatalogDoc, CotDoc, ProjectionMeta, ReadModelName, StoredPoint } from '@cds/read-models';
 
 /**
  * The read models' storage port: the one way the projector (writes) and the query service (reads)
@@ -20,13 +12,6 @@ import type {
 export interface ReadModelDoc {
   _id: string;
   _meta: ProjectionMeta;
-}
-
-/** The document type of each read model. */
-export interface ReadModelDocs {
-  catalog: CatalogDoc;
-  series: SeriesBucketDoc;
-  cot: CotBucketDoc;
 }
 
 /** Deadline, cancellation and progress of the database operations of one call. */

@@ -1,8 +1,3 @@
-/** Escapes every regular-expression metacharacter so user text matches literally. */
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-}
-
 /** The list's search rule, for in-memory use: case-insensitive literal substring of name or symbol. */
 export function matchesSearch(
   doc: { name?: string | undefined; symbol?: string | undefined },

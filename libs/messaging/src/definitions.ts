@@ -9,7 +9,7 @@ export const EVENT_DUPLICATE_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** The dead-letter stream of the projector's parked events. */
 export const DEADLETTER_STREAM = 'CDS_DEADLETTER';
-export const DEADLETTER_SUBJECTS = 'cds.deadletter.>';
+const DEADLETTER_SUBJECTS = 'cds.deadletter.>';
 
 /**
  * Every JetStream stream the system creates, in one place: file storage, kept forever (limits
@@ -25,7 +25,7 @@ const STREAMS = {
   deadletter: { name: DEADLETTER_STREAM, subjects: [DEADLETTER_SUBJECTS], duplicateWindowMs: 120_000 },
 } as const satisfies Record<string, Omit<StreamSpec, 'replicas'>>;
 
-export type StreamName = keyof typeof STREAMS;
+type StreamName = keyof typeof STREAMS;
 
 /**
  * The spec of one of the system's streams. `replicas` is the deployment's (1 locally, 3 in

@@ -3,10 +3,10 @@ import { createContextKey, context, propagation, type TextMapPropagator } from '
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConsumeOptions } from './consume.ts';
 import {
   connectMessaging,
   PoisonMessageError,
-  type ConsumeOptions,
   type Messaging,
   type PulledMessage,
   type RunningConsumer,

@@ -32,10 +32,10 @@ export interface Messaging {
 }
 
 /** Longest wait for `close()` to drain before it closes the connection regardless. */
-export const DRAIN_TIMEOUT_MS = 5_000;
+const DRAIN_TIMEOUT_MS = 5_000;
 
 /** Wraps an open connection; the caller keeps ownership of `nc` unless it calls `close()`. */
-export async function createMessaging(nc: NatsConnection): Promise<Messaging> {
+async function createMessaging(nc: NatsConnection): Promise<Messaging> {
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
   return {

@@ -6,7 +6,7 @@ import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'p
  * key material anywhere in a logged object. URLs are cleaned separately (redactUrl), because the
  * key can sit inside a string.
  */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'headers.authorization',
@@ -54,7 +54,7 @@ interface RequestLike {
 }
 
 /** Request serializer for Fastify/pino: method, key-free URL and client address, never headers. */
-export function serializeRequest(req: RequestLike): Record<string, unknown> {
+function serializeRequest(req: RequestLike): Record<string, unknown> {
   return {
     method: req.method,
     url: req.url === undefined ? undefined : redactUrl(req.url),
@@ -71,7 +71,7 @@ export interface LoggerConfig {
 }
 
 /** Pino options shared by every service: JSON lines, redaction, trace ids from the active span. */
-export function loggerOptions(config: LoggerConfig): LoggerOptions {
+function loggerOptions(config: LoggerConfig): LoggerOptions {
   return {
     level: config.level ?? 'info',
     base: { service: config.name },

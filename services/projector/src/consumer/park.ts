@@ -10,7 +10,7 @@ import { withDeadline, type OperationDeadline } from '@cds/store';
 import type { Db } from 'mongodb';
 import { DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
 
-export function deadletterSubject(projection: ReadModelName): string {
+function deadletterSubject(projection: ReadModelName): string {
   return `cds.deadletter.${projection}`;
 }
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Creates the data stream as ingest does (libs/messaging's definition). */
-export async function ensureDataStream(messaging: Messaging): Promise<void> {
+async function ensureDataStream(messaging: Messaging): Promise<void> {
   await messaging.ensureStream(streamSpec('data', { replicas: 1 }));
 }
 

@@ -112,6 +112,13 @@ export function registerPortContract(
   const late = [{ d: '2023-06-01', v: 7 }];
   // Weekly COT reports on Tuesdays, 2019-01-01 .. 2021-12-28 (157 of them).
   const tuesdays = Array.from({ length: 157 }, (_, i) => day('2019-01-01', 7 * i));
+  const wheatSeries = { commodityId: 'WHEAT', type: 'price' as const, firstYear: 2000, lastYear: 2023 };
+  const wheatCot = {
+    commodityId: 'WHEAT',
+    format: 'legacy' as const,
+    firstDate: tuesdays[0]!,
+    lastDate: tuesdays.at(-1)!,
+  };
 
   beforeAll(async () => {
     client = await new MongoClient(getTestInfra().mongoUrl).connect();
@@ -181,14 +188,14 @@ export function registerPortContract(
     });
 
     it('reads a series range across years, ascending, with the unit of its earliest bucket that has one', async () => {
-      const q = { commodityId: 'WHEAT', type: 'price' as const, firstYear: 2000, lastYear: 2023 };
+      const q = wheatSeries;
       const r = await store.seriesRange({ ...q, startDate: '2020-12-30', endDate: '2021-01-02' });
       expect(r.points.map((p) => p.d)).toEqual(['2020-12-30', '2020-12-31', '2021-01-01', '2021-01-02']);
       expect(r.before).toEqual([]);
     });
 
     it('returns no points for an empty range, a range in a gap of years, and a commodity without data', async () => {
-      const q = { commodityId: 'WHEAT', type: 'price' as const, firstYear: 2000, lastYear: 2023 };
+      const q = wheatSeries;
       expect((await store.seriesRange({ ...q, startDate: '2000-01-04', endDate: '2000-01-06' })).points).toEqual([]);
       const gap = await store.seriesRange({ ...q, startDate: '2005-01-01', endDate: '2019-12-31' });
       expect(gap).toEqual({ points: [], before: [] });
@@ -205,7 +212,7 @@ export function registerPortContract(
     });
 
     it('carries the predecessor: the whole period of the last observation before start_date, across New Year and far in the past', async () => {
-      const q = { commodityId: 'WHEAT', type: 'price' as const, firstYear: 2000, lastYear: 2023 };
+      const q = wheatSeries;
       // Last before 2021-01-04 is Sunday 2021-01-03; its ISO week began Monday 2020-12-28, in the bucket of 2020.
       const weekly = await store.seriesRange({
         ...q,
@@ -260,7 +267,7 @@ export function registerPortContract(
     });
 
     it('gives the unit of the earliest bucket read that has one (with a predecessor, from the year before start_date)', async () => {
-      const q = { commodityId: 'WHEAT', type: 'price' as const, firstYear: 2000, lastYear: 2023 };
+      const q = wheatSeries;
       expect((await store.seriesRange({ ...q, startDate: '2020-12-30', endDate: '2021-01-02' })).unit).toBe('USc/bu');
       expect((await store.seriesRange({ ...q, startDate: '2000-02-01', endDate: '2021-01-02' })).unit).toBe('USD/bu');
       expect((await store.seriesRange({ ...q, startDate: '2023-01-01', endDate: '2023-12-31' })).unit).toBeUndefined();
@@ -274,15 +281,7 @@ export function registerPortContract(
     });
 
     it('pages COT reports by date with a total, either order, across years, clipped to the descriptor', async () => {
-      const q = {
-        commodityId: 'WHEAT',
-        format: 'legacy' as const,
-        firstDate: tuesdays[0]!,
-        lastDate: tuesdays.at(-1)!,
-        sortOrder: 'asc' as const,
-        skip: 0,
-        limit: 5,
-      };
+      const q = { ...wheatCot, sortOrder: 'asc' as const, skip: 0, limit: 5 };
       const asc = await store.cotPage(q);
       expect(asc.total).toBe(157);
       expect(asc.items.map((r) => r.report_date)).toEqual(tuesdays.slice(0, 5));
@@ -300,15 +299,7 @@ export function registerPortContract(
     });
 
     it('answers a COT page past the end with no items and the total, and a range with no reports with nothing', async () => {
-      const q = {
-        commodityId: 'WHEAT',
-        format: 'legacy' as const,
-        firstDate: tuesdays[0]!,
-        lastDate: tuesdays.at(-1)!,
-        sortOrder: 'desc' as const,
-        skip: 200,
-        limit: 50,
-      };
+      const q = { ...wheatCot, sortOrder: 'desc' as const, skip: 200, limit: 50 };
       expect(await store.cotPage(q)).toEqual({ total: 157, items: [] });
       expect(await store.cotPage({ ...q, skip: 150, limit: 50 })).toMatchObject({ total: 157 });
       expect((await store.cotPage({ ...q, skip: 150, limit: 50 })).items).toHaveLength(7);

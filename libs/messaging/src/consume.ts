@@ -740,18 +740,26 @@ export function schemaDecoder<T>(schema: SafeParser<T>): (payload: unknown) => {
 }
 
 /**
- * The watchdog of a follower: an ordered consume that must keep up (the gateway's key table, the
- * admin API's key model, the sync state), which has no liveness probe to restart it. When the
- * stream is ahead of it and nothing arrives for `stallMs`, its consumer is recreated after the
- * position, again every `stallMs` while that does not help (a stalled key follower would stop
- * applying revocations).
+ * The options of a follower: an ordered consume from the first message that must keep up (the
+ * gateway's key table and sync state, the admin API's key model) and has no liveness probe to
+ * restart it. When the stream is ahead of it and nothing arrives for `stallMs`, the watchdog
+ * recreates its consumer after the position, again every `stallMs` while that does not help (a
+ * stalled key follower would stop applying revocations). A message `decode` rejects is logged and
+ * skipped: the follower never applies what it cannot parse.
  */
-export function followerWatchdog(
-  logger: { warn(obj: object, msg: string): void },
+export function followOptions(
+  logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
   stream: string,
   stallMs = 3_000,
-): Pick<ConsumeOptions, 'onReopen' | 'watchdog'> {
+): Pick<ConsumeOptions, 'stream' | 'mode' | 'onPoison' | 'onReopen' | 'watchdog'> {
   return {
+    stream,
+    mode: { kind: 'ordered' },
+    onPoison: (err, m) =>
+      logger.error(
+        { stream, seq: m.seq, subject: m.subject, reason: err.message },
+        'message failed its schema; skipped',
+      ),
     onReopen: (reason) => logger.warn({ stream, reason }, 'stream follower reopening its consumer'),
     watchdog: {
       stallMs,

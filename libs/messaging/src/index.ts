@@ -2,7 +2,7 @@
 export { connectNats } from './connection.ts';
 export {
   consumeStream,
-  followerWatchdog,
+  followOptions,
   schemaDecoder,
   type AttemptContext,
   type PulledMessage,

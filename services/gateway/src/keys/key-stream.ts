@@ -1,5 +1,5 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { consumeStream, followerWatchdog, schemaDecoder } from '@cds/messaging';
+import { consumeStream, followOptions, schemaDecoder } from '@cds/messaging';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
 import type { Logger } from '@cds/telemetry';
@@ -44,15 +44,8 @@ export async function followKeyStream(opts: {
   const follower = await consumeStream<KeyEvent>(
     { nc: opts.nc, js, jsm },
     {
-      stream: KEYS_STREAM,
-      mode: { kind: 'ordered' },
+      ...followOptions(opts.logger, KEYS_STREAM),
       decode: schemaDecoder(KeyEvent),
-      ...followerWatchdog(opts.logger, KEYS_STREAM),
-      onPoison: (err, m) =>
-        opts.logger.error(
-          { seq: m.seq, subject: m.subject, reason: err.message },
-          'key event failed its schema; skipped',
-        ),
       handler: (batch) => {
         for (const m of batch) {
           if (m.value !== undefined) {

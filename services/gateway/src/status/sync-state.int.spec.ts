@@ -29,15 +29,11 @@ const status = (over: Partial<SourceSyncStatus> = {}): SourceSyncStatus => ({
   ...over,
 });
 
+const follow = () => followSyncState({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger, replicas: 1 });
+
 describe('the gateway follows the sync state bucket', () => {
   it('creates the bucket when no sync ran yet, then picks up every change live', async () => {
-    const follower = await followSyncState({
-      nc: messaging.nc,
-      js: messaging.js,
-      jsm: messaging.jsm,
-      logger,
-      replicas: 1,
-    });
+    const follower = await follow();
     const board = createStatusBoard(follower, { demo: false });
     try {
       // Created with ingest's settings (one value per key), so ingest's own create binds to it.
@@ -79,13 +75,7 @@ describe('the gateway follows the sync state bucket', () => {
   it('replays what is stored at start and keeps following across a NATS restart', async () => {
     const kv = await new Kvm(messaging.js).create(SYNC_BUCKET, { replicas: 1, history: 1 });
     await kv.put('nass', JSON.stringify(status({ source: 'nass', newest_data_date: '2026-09-01' })));
-    const follower = await followSyncState({
-      nc: messaging.nc,
-      js: messaging.js,
-      jsm: messaging.jsm,
-      logger,
-      replicas: 1,
-    });
+    const follower = await follow();
     try {
       await waitUntil(
         'replayed',

@@ -1,5 +1,5 @@
 import { SYNC_BUCKET, SYNC_SOURCE_NAMES, SourceSyncStatus, type SyncSourceName } from '@cds/contracts';
-import { consumeStream, followerWatchdog, type PulledMessage } from '@cds/messaging';
+import { consumeStream, followOptions, type PulledMessage } from '@cds/messaging';
 import type { Logger } from '@cds/telemetry';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -74,14 +74,11 @@ export async function followSyncState(opts: {
     opts.onChange?.(source, next);
   };
   // KV entries are not event envelopes (a delete has no payload): each is read by its operation
-  // here, not by the consumer's decode, so nothing is poison to it.
+  // here, without the consumer's decode.
   const follower = await consumeStream(
     { nc: opts.nc, js: opts.js, jsm: opts.jsm },
     {
-      stream,
-      mode: { kind: 'ordered' },
-      ...followerWatchdog(opts.logger, stream),
-      onPoison: () => undefined,
+      ...followOptions(opts.logger, stream),
       handler: (batch) => batch.forEach(apply),
     },
   );

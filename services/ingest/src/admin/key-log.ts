@@ -1,6 +1,6 @@
 import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
 import { JetStreamApiCodes, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { consumeStream, followerWatchdog, isJetStreamApiError, schemaDecoder } from '@cds/messaging';
+import { consumeStream, followOptions, isJetStreamApiError, schemaDecoder } from '@cds/messaging';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { applyKeyEvent, createKeysModel, type KeysModel } from './model.ts';
@@ -51,15 +51,8 @@ export async function startKeyLog(deps: {
   const follower = await consumeStream<KeyEvent>(
     { nc: deps.nc, js: deps.js, jsm: deps.jsm },
     {
-      stream,
-      mode: { kind: 'ordered' },
+      ...followOptions(deps.logger, stream),
       decode: schemaDecoder(KeyEvent),
-      ...followerWatchdog(deps.logger, stream),
-      onPoison: (err, m) =>
-        deps.logger.warn(
-          { seq: m.seq, subject: m.subject, reason: err.message },
-          'skipping a key event that fails its schema',
-        ),
       handler: (batch) => {
         for (const m of batch) {
           if (m.value !== undefined) applyKeyEvent(model, m.value, m.seq);

@@ -1,7 +1,10 @@
 import { METHODS } from 'node:http';
 import { errorBody, type ErrorCode } from '@cds/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, MethodNotAllowedError, NotFoundError } from './errors.ts';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { ApiError, InvalidParameterError, MethodNotAllowedError, NotFoundError } from './errors.ts';
+import { describeFirstIssue } from './params.ts';
 
 export interface ErrorHandlingOptions {
   /** Public base address used in doc_url, e.g. https://api.example.com (no /api/v1). */
@@ -39,6 +42,29 @@ export function sendApiError(reply: FastifyReply, error: ApiError, publicBaseUrl
 }
 
 /**
+ * The 400 of a request a zod schema refused through fastify-type-provider-zod's own validator (a
+ * route that does not use zodValidatorCompiler): its issues go through the same adapter.
+ */
+function fromZodValidation(
+  error: { validation: { keyword: string; instancePath: string; message: string; params: object }[] },
+  request: FastifyRequest,
+): ApiError {
+  const issues = error.validation.map(
+    (v) =>
+      ({
+        ...v.params,
+        code: v.keyword,
+        path: v.instancePath.split('/').slice(1),
+        message: v.message,
+      }) as unknown as z.core.$ZodIssue,
+  );
+  const part = (error as { validationContext?: string }).validationContext;
+  const input = part === 'params' ? request.params : part === 'querystring' ? request.query : undefined;
+  const { param, message } = describeFirstIssue(issues, (input ?? {}) as Record<string, unknown>);
+  return new InvalidParameterError(param, message);
+}
+
+/**
  * Installs the one error handler and the not-found handler of a service: every failure becomes the
  * contract's error body; unexpected errors are logged with the request context and answered as
  * internal_error without echoing internals (no stack, driver message or host name).
@@ -46,6 +72,7 @@ export function sendApiError(reply: FastifyReply, error: ApiError, publicBaseUrl
 export function registerErrorHandling(app: FastifyInstance, opts: ErrorHandlingOptions): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     let api: ApiError | undefined = error instanceof ApiError ? error : opts.classify?.(error);
+    if (api === undefined && hasZodFastifySchemaValidationErrors(error)) api = fromZodValidation(error, request);
     if (api === undefined && error instanceof Error && 'statusCode' in error) api = fromFastify(error as FastifyError);
     if (api === undefined) {
       request.log.error({ err: error }, 'unhandled error');

@@ -102,21 +102,20 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
     throw new Error(`zodValidatorCompiler validates the query string and path parameters, not ${httpPart}`);
   }
   const ignore = httpPart === 'querystring' ? ALWAYS_ALLOWED_QUERY_PARAMS : [];
-  const memo = new Map<string, unknown>();
+  const memo = new Map<string, { value: unknown }>();
   return (data) => {
     const raw = (data ?? {}) as Record<string, unknown>;
     const key = memoKey(raw);
-    if (key !== undefined) {
-      const known = memo.get(key);
-      if (known !== undefined) return { value: known };
-    }
+    const known = key === undefined ? undefined : memo.get(key);
+    if (known !== undefined) return known;
     const result = parseParams(schema, raw, { ignore });
     if (!result.ok) return { error: new InvalidParameterError(result.param, result.message) };
+    const valid = { value: result.value };
     if (key !== undefined) {
       if (memo.size >= MEMO_SIZE) memo.clear();
-      memo.set(key, result.value);
+      memo.set(key, valid);
     }
-    return { value: result.value };
+    return valid;
   };
 };
 

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
  */
 export interface CachedBody {
   readonly prefix: Buffer;
+  /** Always `"}}` (the end of request_id, meta and the body). */
   readonly suffix: Buffer;
   /** Size of the kept bytes, for the cache's byte bound. */
   readonly bytes: number;

@@ -8,6 +8,8 @@ export interface CacheEntry {
   /** Everything the answer depends on: the route and its effective parameters (see cacheKey). */
   key: string;
   tags: CacheTags;
+  /** What the key was made from, for the handler (request.cacheEntry), e.g. the effective request. */
+  input?: unknown;
 }
 
 /** A route's opt-in (`config: { cache }`), made by cacheRule. */
@@ -15,20 +17,55 @@ export interface CacheRule {
   entry(request: FastifyRequest): CacheEntry;
 }
 
+const NO_PARAMS = {};
+
+function hasOwnKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
 /**
  * The cache rule of a route: the entry of a request, computed after fastify validated its params
  * and query string, so `R` is the validated shape the route's schemas give (e.g.
  * `{ params: CommodityPathParams; query: SeriesQuery }`). It may throw an ApiError for a rule
  * beyond the schema (e.g. a date after a defaulted one).
+ *
+ * The entry is remembered per validated params and query (the validator hands out one object per
+ * distinct valid input), unless `varies` says it depends on more (e.g. the day, for date defaults):
+ * then `entry` runs on every request and does its own remembering.
  */
-export function cacheRule<R>(entry: (request: R) => CacheEntry): CacheRule {
-  return { entry: entry as unknown as CacheRule['entry'] };
+export function cacheRule<R>(entry: (request: R) => CacheEntry, opts: { varies?: boolean } = {}): CacheRule {
+  const compute = entry as unknown as (request: FastifyRequest) => CacheEntry;
+  if (opts.varies === true) return { entry: compute };
+  const known = new WeakMap<object, WeakMap<object, CacheEntry>>();
+  return {
+    entry(request) {
+      const { query, params } = request as { query: unknown; params: unknown };
+      if (typeof query !== 'object' || query === null || typeof params !== 'object' || params === null) {
+        return compute(request);
+      }
+      // A route without path parameters gets a fresh empty object per request: one key for all.
+      const at = hasOwnKeys(params) ? params : NO_PARAMS;
+      let byParams = known.get(query);
+      let found = byParams?.get(at);
+      if (found === undefined) {
+        found = compute(request);
+        if (byParams === undefined) known.set(query, (byParams = new WeakMap()));
+        byParams.set(at, found);
+      }
+      return found;
+    },
+  };
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Answers of this route go through the response cache (registerResponseCache). */
     cache?: CacheRule;
+  }
+  interface FastifyRequest {
+    /** On a cached route's miss, the entry its handler computes the body for. */
+    cacheEntry: CacheEntry | null;
   }
 }
 
@@ -43,25 +80,30 @@ export type CachedHandler = (request: FastifyRequest, reply: FastifyReply) => Pr
  * wraps their handlers: nothing runs per request but the wrapped handler).
  */
 export function registerResponseCache(app: FastifyInstance, cache: ResponseCache): void {
+  app.decorateRequest('cacheEntry', null);
   app.addHook('onRoute', (route) => {
     const rule = route.config?.cache;
     if (rule === undefined) return;
     const handler = route.handler as unknown as CachedHandler;
     route.handler = function cached(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-      const { key, tags } = rule.entry(request);
-      const hit = cache.get(key);
+      const entry = rule.entry(request);
+      const hit = cache.get(entry.key);
       if (hit !== undefined) return sendCachedBody(reply, hit);
+      request.cacheEntry = entry;
       return cache
-        .getOrCompute(key, tags, async () => serializeBody(await handler.call(this, request, reply)))
+        .getOrCompute(entry.key, entry.tags, async () => serializeBody(await handler.call(this, request, reply)))
         .then((body) => sendCachedBody(reply, body));
     };
   });
 }
 
-/** A cache key from a route name and its effective parameters (defaults applied), in a fixed order. */
+/**
+ * A cache key from a route name and its effective parameters (defaults applied), in the order the
+ * route lists them (always the same for one route; not sorted per request, as this runs on every hit).
+ */
 export function cacheKey(route: string, params: Record<string, string | number | undefined>): string {
   let key = route;
-  for (const name of Object.keys(params).sort()) {
+  for (const name in params) {
     const value = params[name];
     if (value !== undefined) key += `\n${name}=${value}`;
   }

@@ -26,6 +26,8 @@ export type CacheTags = readonly string[];
 
 interface Entry {
   key: string;
+  /** Position in the recency order (a counter): entries are kept in a Map in that order. */
+  seq: number;
   body: CachedBody;
   tags: CacheTags;
   expiresAt: number;
@@ -87,6 +89,10 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
   const inflight = new Map<string, Promise<CachedBody>>();
   let bytes = 0;
   let epoch = 0;
+  let seq = 0;
+  // A hit moves its entry to the recent end only when it is in the older half: the ones in the
+  // newer half are far from eviction, and a hit (the hot path) then costs one map lookup.
+  const moveAfter = Math.max(1, Math.floor(opts.maxEntries / 2));
   const counters = { hits: 0, misses: 0, invalidations: 0 };
 
   function remove(entry: Entry): void {
@@ -105,7 +111,7 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
     if (body.bytes > opts.maxBytes / 4) return;
     const old = entries.get(key);
     if (old !== undefined) remove(old);
-    const entry: Entry = { key, body, tags, expiresAt: now() + opts.ttlMs, valid: true };
+    const entry: Entry = { key, seq: ++seq, body, tags, expiresAt: now() + opts.ttlMs, valid: true };
     entries.set(key, entry);
     bytes += body.bytes;
     for (const tag of tags) {
@@ -128,8 +134,11 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
       return undefined;
     }
     counters.hits++;
-    entries.delete(key); // most recently used last
-    entries.set(key, entry);
+    if (seq - entry.seq >= moveAfter) {
+      entries.delete(key);
+      entries.set(key, entry);
+      entry.seq = ++seq;
+    }
     return entry.body;
   }
 

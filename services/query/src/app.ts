@@ -47,7 +47,6 @@ export interface QueryDeps {
  * handler, which only computes a body for a miss).
  */
 export function buildApp(deps: QueryDeps): FastifyInstance {
-  const clock = deps.clock ?? (() => new Date());
   const app = Fastify({
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
     logController: new LogController({
@@ -71,7 +70,7 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
   app.setValidatorCompiler(zodValidatorCompiler);
   registerResponseCache(app, deps.cache);
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const ctx: RouteContext = { repository: deps.repository, today: createUtcToday(clock) };
+  const ctx: RouteContext = { repository: deps.repository, today: createUtcToday(deps.clock ?? Date.now) };
   registerListRoute(routes, ctx);
   registerDetailRoute(routes, ctx);
   registerSeriesRoute(routes, ctx);

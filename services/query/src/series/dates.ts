@@ -16,12 +16,13 @@ export function utcDate(now: Date): string {
 }
 
 /** `today()` over a clock, formatting the date only when the UTC day changes (it runs on every request). */
-export function createUtcToday(clock: () => Date): () => string {
+export function createUtcToday(clock: () => Date | number): () => string {
   let day = '';
   let from = 0;
   let until = -1;
   return () => {
-    const ms = clock().getTime();
+    const now = clock();
+    const ms = typeof now === 'number' ? now : now.getTime();
     if (ms < from || ms >= until) {
       day = utcDate(new Date(ms));
       from = Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)));

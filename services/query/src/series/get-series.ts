@@ -137,7 +137,7 @@ function seriesEntry(r: SeriesRequest): CacheEntry {
     limit: r.limit,
     sort_order: r.sortOrder,
   });
-  return { key, tags: [r.slug] };
+  return { key, tags: [r.slug], input: r };
 }
 
 interface ValidatedSeries {
@@ -145,49 +145,31 @@ interface ValidatedSeries {
   query: SeriesQuery;
 }
 
-interface Resolved {
-  day: string;
-  request: SeriesRequest;
-  entry: CacheEntry;
-}
-
 /** GET /commodities/:slug/series. */
 export function registerSeriesRoute(app: QueryApp, ctx: RouteContext): void {
-  // The effective request and cache entry of a (query, slug) on a day. The validator hands out one
-  // object per distinct valid query string, so a repeated request resolves its date defaults once
-  // a day instead of on every hit.
-  const known = new WeakMap<SeriesQuery, Map<string, Resolved>>();
-  // What each request's key was made from, for its handler on a miss (the key and the answer must
-  // agree, also across midnight UTC).
-  const resolvedFor = new WeakMap<object, SeriesRequest>();
-  const resolve = ({ params: { slug }, query }: ValidatedSeries): Resolved => {
+  // The cache entry of a (query, slug) on a day. The validator hands out one object per distinct
+  // valid query string, so a repeated request resolves its date defaults once a day, not per hit.
+  type Known = Map<string, { day: string; entry: CacheEntry }>;
+  const known = new WeakMap<SeriesQuery, Known>();
+  const entryOf = ({ params: { slug }, query }: ValidatedSeries): CacheEntry => {
     const day = ctx.today();
     let bySlug = known.get(query);
     const hit = bySlug?.get(slug);
-    if (hit !== undefined && hit.day === day) return hit;
-    const request = resolveSeriesRequest(slug, query, day);
-    const resolved = { day, request, entry: seriesEntry(request) };
-    if (bySlug === undefined) known.set(query, (bySlug = new Map<string, Resolved>()));
+    if (hit !== undefined && hit.day === day) return hit.entry;
+    const entry = seriesEntry(resolveSeriesRequest(slug, query, day));
+    if (bySlug === undefined) known.set(query, (bySlug = new Map() as Known));
     // Bounded: a query string asked of many (even unknown) slugs starts over at 1024.
     if (bySlug.size >= 1024) bySlug.clear();
-    bySlug.set(slug, resolved);
-    return resolved;
+    bySlug.set(slug, { day, entry });
+    return entry;
   };
   app.get(
     ROUTES.series,
     {
       schema: { params: CommodityPathParams, querystring: SeriesQuery },
-      config: {
-        cache: cacheRule(
-          (request: ValidatedSeries) => {
-            const resolved = resolve(request);
-            resolvedFor.set(request, resolved.request);
-            return resolved.entry;
-          },
-          { varies: true },
-        ),
-      },
+      config: { cache: cacheRule(entryOf, { varies: true }) },
     },
-    (request) => buildSeriesBody(ctx, resolvedFor.get(request) ?? resolve(request).request),
+    // The effective request the key was made from: the key and the answer agree across midnight UTC.
+    (request) => buildSeriesBody(ctx, (request.cacheEntry ?? entryOf(request)).input as SeriesRequest),
   );
 }

@@ -40,6 +40,10 @@ export async function isFerretDB(db: Db, call: StoreCall = {}): Promise<boolean>
 export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): ReadModelStore {
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const runFor = (call?: StoreCall) => runner(timeoutMs, call);
+  const deadlineOf = (call: StoreCall = {}) => ({
+    timeoutMs: call.timeoutMs ?? timeoutMs,
+    ...(call.signal === undefined ? {} : { signal: call.signal }),
+  });
   const resolve = createAliasResolver(db, opts.now ?? Date.now, (name) => opts.onCollectionSwap?.(name));
   const owner = opts.owner ?? `store:${crypto.randomUUID()}`;
   let chosen: Promise<Adapter> | undefined;
@@ -47,7 +51,8 @@ export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): 
 
   function adapter(call?: StoreCall): Promise<Adapter> {
     chosen ??= (async () => {
-      const flavour = opts.adapter ?? ((await isFerretDB(db, { timeoutMs, ...call })) ? 'ferretdb' : 'mongodb');
+      const flavour =
+        opts.adapter ?? ((await isFerretDB(db, { ...call, ...deadlineOf(call) })) ? 'ferretdb' : 'mongodb');
       return flavour === 'ferretdb' ? createFerretDbAdapter(db, { ...opts.ferretdb, owner }) : createMongoDbAdapter(db);
     })();
     const pending = chosen;
@@ -83,7 +88,7 @@ export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): 
     const run = runFor();
     try {
       const a = await adapter();
-      const physical = await resolve(name, { timeoutMs });
+      const physical = await resolve(name, deadlineOf());
       return await op(a, db.collection<Document>(physical), run);
     } catch (err) {
       throw mapStoreError(err);
@@ -92,7 +97,7 @@ export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): 
 
   return {
     adapter: async (call) => (await adapter(call)).name,
-    active: async (name, call) => open(name, await resolve(name, { timeoutMs, ...call }), call),
+    active: async (name, call) => open(name, await resolve(name, deadlineOf(call)), call),
     collection: (name, physical, call) => open(name, physical, call),
     async drop(physical, call) {
       const a = await adapter(call);

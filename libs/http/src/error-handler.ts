@@ -1,6 +1,12 @@
 import { METHODS } from 'node:http';
 import { errorBody, type ErrorCode } from '@cds/contracts';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchemaValidationError,
+} from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { ApiError, InvalidParameterError, MethodNotAllowedError, NotFoundError } from './errors.ts';
@@ -46,7 +52,7 @@ export function sendApiError(reply: FastifyReply, error: ApiError, publicBaseUrl
  * route that does not use zodValidatorCompiler): its issues go through the same adapter.
  */
 function fromZodValidation(
-  error: { validation: { keyword: string; instancePath: string; message: string; params: object }[] },
+  error: { validation: readonly FastifySchemaValidationError[] },
   request: FastifyRequest,
 ): ApiError {
   const issues = error.validation.map(
@@ -55,7 +61,7 @@ function fromZodValidation(
         ...v.params,
         code: v.keyword,
         path: v.instancePath.split('/').slice(1),
-        message: v.message,
+        message: v.message ?? '',
       }) as unknown as z.core.$ZodIssue,
   );
   const part = (error as { validationContext?: string }).validationContext;

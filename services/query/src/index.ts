@@ -1,6 +1,11 @@
 export { buildApp, ROUTES, type QueryDeps } from './app.ts';
 export { QueryConfigSchema, type QueryConfig } from './config.ts';
-export { createResponseCache, type ResponseCache } from '@cds/response-cache';
+export {
+  createResponseCache,
+  subscribeInvalidations,
+  type Invalidation,
+  type ResponseCache,
+} from '@cds/response-cache';
 export { createMongoRepository, type MongoRepositoryOptions } from './repository/mongo-repository.ts';
 export { classifyMongoError } from './repository/mongo-errors.ts';
 export type {

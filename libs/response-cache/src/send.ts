@@ -9,14 +9,15 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * socket as they are: headers, body prefix, then the id and the closing bytes, which Node sends in
  * one writev. No per-request copy of the body (a year of daily points is ~30 KB) and no garbage
  * proportional to its size. The reply is hijacked for that, so the headers are written here:
- * `headers` (the caller's extra ones, e.g. the gateway's rate headers; the object is used up),
- * `x-request-id`, `content-type` and `content-length`. Headers set on the reply before are NOT
- * sent: pass them in `headers`. Fastify's onResponse hooks and request logging still run (they
+ * `headers` (the caller's extra ones, e.g. the gateway's security headers; the object is used up),
+ * the headers set on the reply so far, `x-request-id`, `content-type` and `content-length`. Fastify's onResponse hooks and request logging still run (they
  * hang on the raw response's finish). HEAD gets the headers only.
  */
 export function sendCachedBody(reply: FastifyReply, body: CachedBody, headers: OutgoingHttpHeaders = {}): void {
   const request = reply.request;
   const id = String(request.id);
+  const set = reply.getHeaders();
+  for (const name in set) headers[name] = set[name];
   headers['x-request-id'] = id;
   headers['content-type'] = JSON_TYPE;
   headers['content-length'] = body.prefix.length + id.length + body.suffix.length;

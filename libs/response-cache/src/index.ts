@@ -10,7 +10,6 @@ export {
   forwardedKey,
   LIST_TAG,
   type CacheTags,
-  type LegacyEntryOptions,
   type ResponseCache,
   type ResponseCacheOptions,
   type ResponseCacheStats,
@@ -25,5 +24,3 @@ export {
   type CachedHandler,
 } from './plugin.ts';
 export { subscribeInvalidations, type Invalidation } from './invalidation.ts';
-/** @deprecated Use cachedBodyFromUpstream (the gateway, until it switches). */
-export { cachedBodyFromUpstream as fromServedBody } from './cached-body.ts';

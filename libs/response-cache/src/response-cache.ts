@@ -54,20 +54,11 @@ export interface ResponseCache {
    */
   epoch(): number;
   /** Stores a body computed outside `getOrCompute` (see `epoch`); returns whether it was stored. */
-  put(key: string, body: CachedBody, tags: CacheTags | LegacyEntryOptions, sinceEpoch: number): boolean;
-  /** @deprecated The gateway's former lookup, until it uses `get(forwardedKey(path, day))`. */
-  lookupAlias(path: string, day: string): CachedBody | undefined;
+  put(key: string, body: CachedBody, tags: CacheTags, sinceEpoch: number): boolean;
   /** Drops every entry of a commodity and every list entry; returns how many were dropped. */
   invalidate(commodityId: string): number;
   clear(): void;
   stats(): ResponseCacheStats;
-}
-
-/** @deprecated The gateway's former `put` options: stored under forwardedKey(alias ?? key, day). */
-export interface LegacyEntryOptions {
-  tags: CacheTags;
-  day: string;
-  alias?: string | undefined;
 }
 
 /**
@@ -168,12 +159,9 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
 
     put(key, body, tags, sinceEpoch) {
       if (sinceEpoch !== epoch) return false;
-      if ('day' in tags) store(forwardedKey(tags.alias ?? key, tags.day), body, tags.tags);
-      else store(key, body, tags);
+      store(key, body, tags);
       return true;
     },
-
-    lookupAlias: (path, day) => get(forwardedKey(path, day)),
 
     invalidate(commodityId) {
       epoch++;

@@ -1,4 +1,4 @@
-import { DATA_STREAM, DATA_SUBJECTS, KEYS_STREAM, KEYS_SUBJECTS } from '@cds/contracts';
+import { DATA_STREAM, DATA_SUBJECTS, KEYS_STREAM, KEYS_SUBJECTS, SYNC_BUCKET } from '@cds/contracts';
 import type { StreamSpec } from './streams.ts';
 
 /**
@@ -40,4 +40,16 @@ export function streamSpec(which: StreamName, opts: { replicas: number; duplicat
     duplicateWindowMs: opts.duplicateWindowMs ?? def.duplicateWindowMs,
     storage: 'file',
   };
+}
+
+/**
+ * The sync state KV bucket (`CDS_SYNC_STATE`, stream `KV_CDS_SYNC_STATE`): the latest value per key,
+ * file storage. Ingest writes it; a gateway starting before any sync creates it with the same
+ * settings. Pass the result to `new Kvm(js).create(...)`.
+ */
+export function syncBucketSpec(opts: {
+  replicas: number;
+  bucket?: string;
+}): [bucket: string, options: { replicas: number; history: number }] {
+  return [opts.bucket ?? SYNC_BUCKET, { replicas: opts.replicas, history: 1 }];
 }

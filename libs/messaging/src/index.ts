@@ -9,7 +9,7 @@ export {
   type RunningConsumer,
   type StallReport,
 } from './consume.ts';
-export { DEADLETTER_STREAM, EVENT_DUPLICATE_WINDOW_MS, streamSpec } from './definitions.ts';
+export { DEADLETTER_STREAM, EVENT_DUPLICATE_WINDOW_MS, streamSpec, syncBucketSpec } from './definitions.ts';
 export { PoisonMessageError } from './errors.ts';
 export { connectMessaging, type Messaging } from './messaging.ts';
 export { encodeJson } from './publish.ts';

@@ -1,5 +1,5 @@
 import { SYNC_BUCKET, SYNC_SOURCE_NAMES, SourceSyncStatus, type SyncSourceName } from '@cds/contracts';
-import { consumeStream, followOptions, type PulledMessage } from '@cds/messaging';
+import { consumeStream, followOptions, syncBucketSpec, type PulledMessage } from '@cds/messaging';
 import type { Logger } from '@cds/telemetry';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -41,7 +41,7 @@ export async function followSyncState(opts: {
     () => true,
     () => false,
   );
-  if (!exists) await new Kvm(opts.js).create(bucket, { replicas: opts.replicas, history: 1 });
+  if (!exists) await new Kvm(opts.js).create(...syncBucketSpec({ bucket, replicas: opts.replicas }));
 
   const states = new Map<SyncSourceName, SourceSyncStatus>();
   let version = 0;

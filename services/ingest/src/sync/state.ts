@@ -1,6 +1,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { SYNC_BUCKET, SourceSyncStatus } from '@cds/contracts';
+import { syncBucketSpec } from '@cds/messaging';
 import { z } from 'zod';
 
 /**
@@ -50,7 +51,7 @@ export async function createKvSyncStore(
   js: JetStreamClient,
   opts: { bucket?: string; replicas: number },
 ): Promise<SyncStore & { kv: KV }> {
-  const kv = await new Kvm(js).create(opts.bucket ?? SYNC_BUCKET, { replicas: opts.replicas, history: 1 });
+  const kv = await new Kvm(js).create(...syncBucketSpec(opts));
   const get = async (key: string) => {
     const e = await kv.get(key);
     return e === null || e.operation !== 'PUT' ? undefined : e.value;

@@ -11,6 +11,11 @@ export interface RedisClientOptions {
   commandTimeoutMs?: number;
   /** Reconnections a queued command survives before it fails. Default 1. */
   maxRetriesPerRequest?: number;
+  /**
+   * Queue commands while disconnected (each still bounded by `commandTimeoutMs`). Default true;
+   * false fails them at once, for a caller with a fallback of its own (the gateway's rate limiter).
+   */
+  offlineQueue?: boolean;
   /** Connection errors (refused, reset) are reported here; commands fail on their own. */
   onError?: (err: Error) => void;
 }
@@ -30,7 +35,7 @@ export function createRedis(opts: RedisClientOptions): Redis {
     maxRetriesPerRequest: opts.maxRetriesPerRequest ?? 1,
     // Short, capped reconnect pauses: a restarted Redis is picked up within a second.
     retryStrategy: (times) => Math.min(times * 100, 1_000),
-    enableOfflineQueue: true,
+    enableOfflineQueue: opts.offlineQueue ?? true,
   });
   // Without a listener ioredis prints every reconnect failure to stderr.
   client.on('error', (err: Error) => opts.onError?.(err));

@@ -101,6 +101,26 @@ describe('a Redis that goes down', () => {
     expect(await redis.get('k')).toBe('1');
   });
 
+  it('without the offline queue, fails a command at once while disconnected', async () => {
+    const redis = createRedis({
+      url: own.url,
+      name: 'redis-no-queue-spec',
+      offlineQueue: false,
+      maxRetriesPerRequest: 0,
+    });
+    clients.push(redis);
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    expect(await redis.ping()).toBe('PONG');
+    await own.kill('SIGKILL');
+    await new Promise<void>((resolve) => (redis.status === 'ready' ? redis.once('close', () => resolve()) : resolve()));
+    const err: unknown = await redis.ping().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    // Refused without queueing (a queued command would wait for a reconnection or its timeout).
+    expect((err as Error).message).toMatch(/enableOfflineQueue/);
+    expect(isRedisUnavailable(err)).toBe(true);
+    await own.restart();
+  });
+
   it('does not classify a script error as unavailability', async () => {
     const redis = client(own.url, 'redis-error-spec');
     const broken = defineScript<number>(redis, { name: 'broken', lua: "return redis.call('NOPE')", numberOfKeys: 0 });

@@ -3,8 +3,8 @@ import openapiDocument from '@cds/contracts/openapi.json' with { type: 'json' };
 import { loadConfig } from '@cds/config';
 import { connectMessaging, streamSpec } from '@cds/messaging';
 import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
+import { createRedis } from '@cds/redis';
 import { createLogger, createMetrics, flushTelemetry } from '@cds/telemetry';
-import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
 import { GatewayConfig } from './config.ts';
@@ -44,16 +44,16 @@ try {
   });
   registerSourceMetrics(metrics.meter, syncState, nowMs);
 
-  const redis = new Redis(config.REDIS_URL, {
-    // The rate limiter batches one event-loop turn into one command itself (redis-limiter.ts).
-    enableAutoPipelining: false,
-    enableOfflineQueue: false,
-    commandTimeout: config.REDIS_TIMEOUT_MS,
+  // Bounded: a command fails after REDIS_TIMEOUT_MS, and at once while disconnected (no offline
+  // queue), so the failover limiter decides the request locally instead of waiting.
+  const redis = createRedis({
+    url: config.REDIS_URL,
+    name: 'gateway',
+    commandTimeoutMs: config.REDIS_TIMEOUT_MS,
     maxRetriesPerRequest: 0,
-    connectTimeout: 2_000,
-    retryStrategy: (times) => Math.min(times * 100, 1_000),
+    offlineQueue: false,
+    onError: (err) => logger.debug({ err: err.message }, 'redis connection error'),
   });
-  redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'redis connection error'));
   const fallbacks = metrics.meter.createCounter('cds_gateway_rate_limit_fallback', {
     description: 'Requests rate-limited by the local fallback while Redis was unavailable',
   });

@@ -1,6 +1,6 @@
 import { ALWAYS_ALLOWED_QUERY_PARAMS, PATH_PARAM_RULES } from '@cds/contracts';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { z } from 'zod';
+import { ZodObject, type z } from 'zod';
 import { InvalidParameterError } from './errors.ts';
 
 /**
@@ -80,7 +80,13 @@ const MEMO_SIZE = 1024;
  * The key of a parsed query string or path whose values are all strings (anything else is parsed
  * every time): names and values length-prefixed, so no two inputs share one.
  */
-function memoKey(data: Record<string, unknown>): string | undefined {
+function memoKey(data: Record<string, unknown>, single: string | undefined): string | undefined {
+  if (single !== undefined) {
+    // A path with one parameter: its value is the key, when it is the only one.
+    const value = data[single];
+    for (const name in data) if (name !== single) return undefined;
+    return typeof value === 'string' ? value : undefined;
+  }
   let key = '';
   for (const name in data) {
     const value = data[name];
@@ -103,9 +109,11 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
   }
   const ignore = httpPart === 'querystring' ? ALWAYS_ALLOWED_QUERY_PARAMS : [];
   const memo = new Map<string, { value: unknown }>();
+  const names = schema instanceof ZodObject ? Object.keys(schema.shape) : [];
+  const single = httpPart === 'params' && names.length === 1 ? names[0] : undefined;
   return (data) => {
     const raw = (data ?? {}) as Record<string, unknown>;
-    const key = memoKey(raw);
+    const key = memoKey(raw, single);
     const known = key === undefined ? undefined : memo.get(key);
     if (known !== undefined) return known;
     const result = parseParams(schema, raw, { ignore });

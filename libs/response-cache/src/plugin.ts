@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializeBody, type ResponseBody } from './cached-body.ts';
 import type { CacheTags, ResponseCache } from './response-cache.ts';
-import { sendCachedBody } from './send.ts';
+import { writeCachedBody } from './send.ts';
 
 /** Where a validated request's answer is kept and what drops it. */
 export interface CacheEntry {
@@ -88,11 +88,11 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
     route.handler = function cached(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
       const entry = rule.entry(request);
       const hit = cache.get(entry.key);
-      if (hit !== undefined) return sendCachedBody(reply, hit);
+      if (hit !== undefined) return writeCachedBody(reply, hit, {});
       request.cacheEntry = entry;
       return cache
         .getOrCompute(entry.key, entry.tags, async () => serializeBody(await handler.call(this, request, reply)))
-        .then((body) => sendCachedBody(reply, body));
+        .then((body) => writeCachedBody(reply, body, {}));
     };
   });
 }

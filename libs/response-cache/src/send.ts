@@ -10,14 +10,20 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * one writev. No per-request copy of the body (a year of daily points is ~30 KB) and no garbage
  * proportional to its size. The reply is hijacked for that, so the headers are written here:
  * `headers` (the caller's extra ones, e.g. the gateway's security headers; the object is used up),
- * the headers set on the reply so far, `x-request-id`, `content-type` and `content-length`. Fastify's onResponse hooks and request logging still run (they
- * hang on the raw response's finish). HEAD gets the headers only.
+ * the headers set on the reply so far, `x-request-id`, `content-type` and `content-length`.
+ * Fastify's onResponse hooks and request logging still run (they hang on the raw response's
+ * finish). HEAD gets the headers only.
  */
 export function sendCachedBody(reply: FastifyReply, body: CachedBody, headers: OutgoingHttpHeaders = {}): void {
-  const request = reply.request;
-  const id = String(request.id);
   const set = reply.getHeaders();
   for (const name in set) headers[name] = set[name];
+  writeCachedBody(reply, body, headers);
+}
+
+/** sendCachedBody for a reply nothing has set a header on (the query's routes): `headers` only. */
+export function writeCachedBody(reply: FastifyReply, body: CachedBody, headers: OutgoingHttpHeaders): void {
+  const request = reply.request;
+  const id = request.id;
   headers['x-request-id'] = id;
   headers['content-type'] = JSON_TYPE;
   headers['content-length'] = body.prefix.length + id.length + body.suffix.length;

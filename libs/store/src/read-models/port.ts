@@ -87,7 +87,10 @@ export interface SeriesRange {
   points: StoredPoint[];
   /** Observations before startDate, ascending: every one in the period of the last (empty without predecessorPeriod). */
   before: StoredPoint[];
-  /** The unit of the earliest bucket read that has one. */
+  /**
+   * The unit of the earliest bucket that has one, of the range's years (with predecessorPeriod,
+   * from the year before startDate).
+   */
   unit?: string | undefined;
 }
 

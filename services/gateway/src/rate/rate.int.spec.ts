@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFailoverRateLimiter } from './failover-limiter.ts';
 import { createMemoryRateLimiter } from './memory-limiter.ts';
 import { MAX_RATE_BATCH, createRedisRateLimiter, rateKey, usageKey } from './redis-limiter.ts';
-import type { RateDecision } from './windows.ts';
 
 // Each file gets its own Redis server, so killing it cannot disturb other specs.
 let server: ServerHandle;
@@ -22,18 +21,6 @@ const connect = () => {
   clients.push(r);
   return r;
 };
-/** Loaded-script calls Redis has run so far (the limiter's EVALSHA; EVAL only after a SCRIPT FLUSH). */
-const scriptCalls = async (r: Redis): Promise<number> =>
-  Number(/^cmdstat_evalsha:calls=(\d+)/m.exec(await r.info('commandstats'))?.[1] ?? 0);
-/** Keeps Redis busy (scripts run alone) for ARGV[1] ms. */
-const BUSY_LUA = `
-local t0 = redis.call('TIME')
-local start = t0[1] * 1000 + t0[2] / 1000
-repeat
-  local t = redis.call('TIME')
-until t[1] * 1000 + t[2] / 1000 - start >= tonumber(ARGV[1])
-return 1
-`;
 const ready = (r: Redis) =>
   new Promise<void>((resolve) => (r.status === 'ready' ? resolve() : r.once('ready', () => resolve())));
 
@@ -88,60 +75,6 @@ describe('Redis rate windows', () => {
     // 300 accounts, each asked once or twice (limit 2): every request admitted, counts 1 then 2.
     expect(many.every((d) => d.admitted && d.source === 'redis')).toBe(true);
     expect(many.filter((d) => d.minute.remaining === 0)).toHaveLength(MAX_RATE_BATCH * 2 + 7 - 300);
-  });
-
-  it('sends the requests that arrive while a call is out in one next call', async () => {
-    const r = connect();
-    await ready(r);
-    const limiter = createRedisRateLimiter(r, { keyPrefix: 'inflight:', maxInFlight: 1 });
-    const limits = { perMinute: 100, perDay: 1000 };
-    await limiter.take('acc_warm', limits);
-    const before = await scriptCalls(r);
-    // Another client keeps Redis busy for 150 ms, so the first call stays out while four groups of
-    // requests arrive, each in its own event-loop turn.
-    const busy = connect();
-    await ready(busy);
-    const blocking = busy.eval(BUSY_LUA, 0, 150).catch(() => undefined);
-    const first = limiter.take('acc_first', limits);
-    const behind: Promise<RateDecision>[] = [];
-    for (let group = 0; group < 4; group += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      for (let i = 0; i < 5; i += 1) behind.push(limiter.take(`acc_behind_${i}`, limits));
-    }
-    const decisions = await Promise.all([first, ...behind]);
-    await blocking;
-    expect(decisions.every((d) => d.admitted && d.source === 'redis')).toBe(true);
-    // Per account in arrival order: each of the five accounts counted 1..4.
-    expect(decisions.slice(1).map((d) => d.minute.remaining)).toEqual(
-      Array.from({ length: 20 }, (_, i) => 100 - 1 - Math.floor(i / 5)),
-    );
-    expect((await scriptCalls(r)) - before).toBe(2);
-  });
-
-  it('fails the requests waiting behind a failed call with it, without sending them', async () => {
-    const r = connect();
-    await ready(r);
-    const limiter = createRedisRateLimiter(r, { keyPrefix: 'failq:', maxInFlight: 1 });
-    const limits = { perMinute: 100, perDay: 1000 };
-    await limiter.take('acc_failq', limits);
-    await server.kill('SIGSTOP');
-    try {
-      const out = limiter.take('acc_failq', limits);
-      await new Promise((resolve) => setImmediate(resolve));
-      const waiting = Array.from({ length: 5 }, () => limiter.take('acc_failq', limits));
-      const results = await Promise.allSettled([out, ...waiting]);
-      expect(results.map((x) => x.status)).toEqual(Array(6).fill('rejected'));
-    } finally {
-      await server.kill('SIGCONT');
-    }
-    // Redis runs the call it had received once it runs again; the five behind it never reached it.
-    await ready(r);
-    const deadline = Date.now() + 5_000;
-    while ((await r.hget(rateKey('failq:', 'acc_failq'), 'mc')) !== '2' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(await r.hget(rateKey('failq:', 'acc_failq'), 'mc')).toBe('2');
-    expect((await limiter.take('acc_failq', limits)).minute.remaining).toBe(97);
   });
 
   it('takes window boundaries from the Redis clock, and the day window binds when it has fewer left', async () => {

@@ -86,65 +86,47 @@ interface Waiting {
 
 /**
  * The rate windows in Redis, and the per-day usage counts the dashboard reads, in the same script
- * call. Requests share calls: while `maxInFlight` calls are out, arriving requests wait for the
- * next one, and one call takes everything that waited (up to MAX_RATE_BATCH): one command, one
- * reply and one Lua invocation instead of one each, which is most of what the windows cost the
- * gateway. Under load a call thus takes the requests of a whole round trip, not of one event-loop
- * turn; at low load a request goes out at once. A failed call fails every request of its batch
- * and every one waiting behind it, so none waits longer than one command timeout (the failover
+ * call. The requests that arrive in one turn of the event loop (several under load) share one
+ * call: one command, one reply and one Lua invocation instead of one each, which is most of what
+ * the windows cost the gateway. A failed call fails every request of its batch (the failover
  * limiter then answers them, without counting usage).
  */
 export function createRedisRateLimiter(
   redis: Redis,
-  opts: { keyPrefix?: string; usageKeyPrefix?: string; maxInFlight?: number } = {},
+  opts: { keyPrefix?: string; usageKeyPrefix?: string } = {},
 ): RateLimiter {
   const prefix = opts.keyPrefix ?? 'cds:rl:';
   const usagePrefix = opts.usageKeyPrefix ?? 'cds:usage:';
-  const maxInFlight = opts.maxInFlight ?? 1;
   if (!('cdsRateWindows' in redis)) {
     redis.defineCommand('cdsRateWindows', { lua: RATE_WINDOW_SCRIPT });
   }
   const command = (redis as unknown as { cdsRateWindows: RateWindowCommand }).cdsRateWindows.bind(redis);
   const waiting: Waiting[] = [];
-  let inFlight = 0;
-  let scheduled = false;
-
-  const schedule = (): void => {
-    if (scheduled || inFlight >= maxInFlight || waiting.length === 0) return;
-    scheduled = true;
-    setImmediate(flush);
-  };
 
   const flush = (): void => {
-    scheduled = false;
     const batch = waiting.splice(0, MAX_RATE_BATCH);
-    inFlight += 1;
+    if (waiting.length > 0) setImmediate(flush);
     const args: (string | number)[] = [];
     for (const w of batch) args.push(rateKey(prefix, w.accountId), usageKey(usagePrefix, w.accountId));
     for (const w of batch) args.push(w.limits.perMinute, w.limits.perDay, w.keyId);
     command(2 * batch.length, ...args).then(
       (reply) => {
-        inFlight -= 1;
         const now = reply[reply.length - 1]!;
         for (const [i, w] of batch.entries()) {
           w.resolve(decide(reply[3 * i] === 1, reply[3 * i + 1]!, reply[3 * i + 2]!, now, w.limits, 'redis'));
         }
-        schedule();
       },
       (err: unknown) => {
-        inFlight -= 1;
         for (const w of batch) w.reject(err);
-        for (const w of waiting.splice(0)) w.reject(err);
       },
     );
-    schedule();
   };
 
   return {
     take(accountId: string, limits: RateLimits, keyId = ''): Promise<RateDecision> {
       return new Promise((resolve, reject) => {
+        if (waiting.length === 0) setImmediate(flush);
         waiting.push({ accountId, keyId, limits, resolve, reject });
-        schedule();
       });
     },
   };

@@ -50,16 +50,21 @@ export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): 
   const indexed = new Set<string>();
 
   function adapter(call?: StoreCall): Promise<Adapter> {
-    chosen ??= (async () => {
-      const flavour =
-        opts.adapter ?? ((await isFerretDB(db, { ...call, ...deadlineOf(call) })) ? 'ferretdb' : 'mongodb');
-      return flavour === 'ferretdb' ? createFerretDbAdapter(db, { ...opts.ferretdb, owner }) : createMongoDbAdapter(db);
-    })();
-    const pending = chosen;
-    pending.catch(() => {
-      if (chosen === pending) chosen = undefined;
-    });
-    return pending;
+    if (chosen === undefined) {
+      const pending = (async () => {
+        const flavour =
+          opts.adapter ?? ((await isFerretDB(db, { ...call, ...deadlineOf(call) })) ? 'ferretdb' : 'mongodb');
+        return flavour === 'ferretdb'
+          ? createFerretDbAdapter(db, { ...opts.ferretdb, owner })
+          : createMongoDbAdapter(db);
+      })();
+      chosen = pending;
+      // A failed choice (server down) is made again on the next call.
+      pending.catch(() => {
+        if (chosen === pending) chosen = undefined;
+      });
+    }
+    return chosen;
   }
 
   async function open<D extends ReadModelDoc>(

@@ -2,6 +2,7 @@ export * from './registry.ts';
 export * from './primitives.ts';
 export * from './resources.ts';
 export * from './params.ts';
+export * from './routes.ts';
 export * from './errors.ts';
 export * from './headers.ts';
 export * from './plans.ts';

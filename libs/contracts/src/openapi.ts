@@ -3,11 +3,11 @@ import { contractRegistry } from './registry.ts';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { RATE_LIMIT_HEADER_NAMES, RESPONSE_HEADERS } from './headers.ts';
 import { CommodityPathParams, CotQuery, ListCommoditiesQuery, SeriesQuery } from './params.ts';
+import { API_PREFIX } from './routes.ts';
 import './resources.ts';
 import './status.ts';
 
 export const API_VERSION = '1.0.0';
-export const API_PREFIX = '/api/v1';
 
 type JsonObject = Record<string, unknown>;
 

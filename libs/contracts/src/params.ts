@@ -176,14 +176,6 @@ export const ALWAYS_ALLOWED_QUERY_PARAMS = ['api_key'] as const;
 /** The detail takes no query parameters (besides the always-allowed ones). */
 export const CommodityDetailQuery = z.strictObject({});
 
-/** The query parameters each endpoint accepts besides ALWAYS_ALLOWED_QUERY_PARAMS, by route name. */
-export const QUERY_PARAMS_BY_ROUTE = {
-  list: Object.keys(ListCommoditiesQuery.shape),
-  detail: [],
-  series: Object.keys(SeriesQuery.shape),
-  cot: Object.keys(CotQuery.shape),
-} as const satisfies Record<string, readonly string[]>;
-
 /** What a malformed path parameter is told (the message of its 400), by name. */
 export const PATH_PARAM_RULES = {
   slug: 'a commodity id is UPPER_SNAKE_CASE, for example GOLD',

@@ -1,4 +1,4 @@
-import { API_PREFIX } from '@cds/contracts';
+import { ROUTE_PATHS } from '@cds/contracts';
 import type { ZodTypeProvider } from '@cds/http';
 import type {
   FastifyBaseLogger,
@@ -25,12 +25,8 @@ export type QueryApp = FastifyInstance<
   ZodTypeProvider
 >;
 
-export const ROUTES = {
-  list: `${API_PREFIX}/commodities`,
-  detail: `${API_PREFIX}/commodities/:slug`,
-  series: `${API_PREFIX}/commodities/:slug/series`,
-  cot: `${API_PREFIX}/commodities/:slug/cot`,
-} as const;
+/** The four data endpoints (the contract's paths). */
+export const ROUTES = ROUTE_PATHS;
 
 /** Pagination meta per DECISIONS.md: total_pages = ceil(total / per_page), 0 when total is 0. */
 export function paginationMeta(page: number, perPage: number, total: number) {

@@ -62,17 +62,6 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
 }
 
-/** Parses with `parseParams`; the first problem is thrown as a 400 naming its parameter. */
-export function parseParamsOrThrow<S extends z.ZodType>(
-  schema: S,
-  raw: Record<string, unknown>,
-  opts: { ignore?: readonly string[] } = {},
-): z.output<S> {
-  const result = parseParams(schema, raw, opts);
-  if (!result.ok) throw new InvalidParameterError(result.param, result.message);
-  return result.value;
-}
-
 /** Most distinct valid parameter sets remembered per schema (the map is emptied when full). */
 const MEMO_SIZE = 1024;
 

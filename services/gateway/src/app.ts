@@ -2,6 +2,7 @@ import { createRequestIdGenerator, registerReadOnlyRoutes } from '@cds/http';
 import type { ResponseCache } from '@cds/response-cache';
 import type { Metrics } from '@cds/telemetry';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { addApiAnswerHeaders } from './api/answer-headers.ts';
 import { decorateRequestState } from './api/request-state.ts';
 import { API_ROUTES } from './api/routes.ts';
 import { createAuthStep, type KeyLookup } from './auth/authenticate.ts';
@@ -98,7 +99,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   for (const route of API_ROUTES) {
     const plan = createPlanStep(route, { nowMs: deps.nowMs, today });
     const preHandler = cache === undefined ? [auth, windows, plan] : [auth, windows, plan, cache.lookup];
-    app.get(route.url, { preHandler }, forward);
+    app.get(route.url, { preHandler, onSend: addApiAnswerHeaders }, forward);
   }
 
   // Every public path answers a method it does not serve 405 with Allow, before authentication.

@@ -3,7 +3,6 @@ import { ApiError, UnauthorizedError } from '@cds/http';
 import type { preHandlerHookHandler } from 'fastify';
 import type { Principal } from '../keys/key-table.ts';
 import type { GatewayMetrics } from '../metrics.ts';
-import { API_HEADERS } from '../server/headers.ts';
 import { extractKey } from './extract-key.ts';
 import type { FailedAuthLimiter } from './failed-auth-limiter.ts';
 
@@ -24,7 +23,7 @@ export function createAuthStep(deps: {
   metrics?: GatewayMetrics | undefined;
 }): preHandlerHookHandler {
   const { keys, failedAuth, nowMs, metrics } = deps;
-  return function authenticate(request, reply, done) {
+  return function authenticate(request, _reply, done) {
     const extracted = extractKey(request.headers, request.raw.rawHeaders, request.query);
     const principal = extracted.ok && API_KEY_PATTERN.test(extracted.key) ? keys.lookup(extracted.key) : undefined;
     if (principal !== undefined) {
@@ -32,7 +31,6 @@ export function createAuthStep(deps: {
       done();
       return;
     }
-    reply.headers(API_HEADERS);
     const now = nowMs();
     const wait = failedAuth.blockedFor(request.ip, now);
     metrics?.authFailures.add([String(wait > 0)]);

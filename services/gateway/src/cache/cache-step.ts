@@ -6,6 +6,7 @@ import {
   type ResponseCache,
 } from '@cds/response-cache';
 import type { preHandlerHookHandler } from 'fastify';
+import { apiAnswerHeaders } from '../api/answer-headers.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { AnswerKeeper } from '../proxy/forward.ts';
 import type { UtcDay } from '../utc-day.ts';
@@ -40,7 +41,7 @@ export function createCacheStep(deps: {
       const hit = cache.get(key);
       if (hit !== undefined) {
         metrics?.cache.add(['hit']);
-        sendCachedBody(reply, hit, { ...securityHeaders });
+        sendCachedBody(reply, hit, Object.assign(apiAnswerHeaders(request), securityHeaders));
         return;
       }
       metrics?.cache.add(['miss']);

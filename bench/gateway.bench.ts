@@ -8,6 +8,10 @@
 //   node bench/gateway.bench.ts       (root script: npm run bench:gateway)
 //   BENCH_DURATION_S=3 BENCH_CONNECTIONS=32 BENCH_ROUNDS=4 BENCH_REVOCATIONS=30 (the defaults);
 //   BENCH_GATEWAY_NODE_ARGS adds Node flags to the gateways (for example --cpu-prof).
+//   BENCH_GATEWAY_BASE=<another checkout> adds a target `base`: that checkout's gateway against the
+//   same query service, Redis and NATS, loaded in every round with the others, for a before/after
+//   in one run (the checkout needs its node_modules; figures of separate runs on a shared machine
+//   differ more than most changes do).
 //
 // Every server runs in its own process (the gateways as the real services/gateway/src/main.ts), the
 // load generator in this one. Targets alternate back to back each round (order rotated), and the
@@ -115,7 +119,7 @@ async function forkRole(args: string[]): Promise<number> {
   return msg.port;
 }
 
-async function spawnGateway(env: Record<string, string>): Promise<number> {
+async function spawnGateway(env: Record<string, string>, cwd = process.cwd()): Promise<number> {
   const port = await findFreePort();
   // BENCH_GATEWAY_NODE_ARGS: extra Node flags for the gateways, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const extra = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
@@ -125,6 +129,7 @@ async function spawnGateway(env: Record<string, string>): Promise<number> {
     {
       env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
+      cwd,
     },
   );
   children.push(child);
@@ -337,35 +342,48 @@ async function main(): Promise<void> {
     const env = { NATS_URL: nats.url, REDIS_URL: redis.url, QUERY_URL: queryUrl };
     const gateways = [await spawnGateway(env), await spawnGateway(env), await spawnGateway(env)];
     const redisPid = redis.pid;
+    const baseDir = process.env.BENCH_GATEWAY_BASE;
     const targets = {
       bare: await forkRole(['--bare', body]),
       gateway: gateways[0]!,
       reference: await forkRole(['--reference', queryUrl, redis.url]),
       query: queryPort,
+      base: baseDir === undefined ? 0 : await spawnGateway(env, baseDir),
     };
-    costOf.set(targets.gateway, [pidByPort.get(targets.gateway), pidByPort.get(queryPort), redisPid]);
-    costOf.set(targets.reference, [pidByPort.get(targets.reference), pidByPort.get(queryPort), redisPid]);
+    for (const n of ['gateway', 'reference', 'base'] as const) {
+      costOf.set(targets[n], [pidByPort.get(targets[n]), pidByPort.get(queryPort), redisPid]);
+    }
     console.log(
       `one-year daily series: ${Buffer.byteLength(body)} B; ${ACCOUNTS} enterprise accounts; autocannon ${CONNECTIONS} connections, ` +
         `${DURATION_S} s per run, ${ROUNDS} rounds (order rotated)\n`,
     );
 
-    const names = ['bare', 'gateway', 'reference', 'query'] as const;
-    for (const n of names) await load(targets[n], 1, n !== 'bare' && n !== 'query');
-    const samples: Record<(typeof names)[number], Sample[]> = { bare: [], gateway: [], reference: [], query: [] };
+    type Name = 'bare' | 'gateway' | 'reference' | 'query' | 'base';
+    const keyed = (n: Name) => n !== 'bare' && n !== 'query';
+    const names: Name[] = [
+      'bare',
+      'gateway',
+      'reference',
+      'query',
+      ...(baseDir === undefined ? [] : ['base' as const]),
+    ];
+    for (const n of names) await load(targets[n], 1, keyed(n));
+    const samples: Record<Name, Sample[]> = { bare: [], gateway: [], reference: [], query: [], base: [] };
     const vsBare: number[] = [];
     const vsReference: number[] = [];
+    const vsBase: number[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
-      const got: Partial<Record<(typeof names)[number], Sample>> = {};
+      const got: Partial<Record<Name, Sample>> = {};
       for (const n of order) {
-        got[n] = await load(targets[n], DURATION_S, n === 'gateway' || n === 'reference');
+        got[n] = await load(targets[n], DURATION_S, keyed(n));
         samples[n].push(got[n]);
       }
       vsBare.push(got.gateway!.rps / got.bare!.rps);
       vsReference.push(got.gateway!.rps / got.reference!.rps);
+      if (got.base !== undefined) vsBase.push(got.gateway!.rps / got.base.rps);
     }
-    const col = (n: (typeof names)[number], f: (s: Sample) => number, digits: number, width: number) =>
+    const col = (n: Name, f: (s: Sample) => number, digits: number, width: number) =>
       median(samples[n].map(f)).toFixed(digits).padStart(width);
     console.log(
       'target      req/s (median)   p50 ms   p99 ms   errors   server CPU us/req (incl. query + Redis)   own process',
@@ -377,7 +395,7 @@ async function main(): Promise<void> {
           `${errors} ${col(n, (s) => s.cpuPerRequest, 1, 12)} ${col(n, (s) => s.ownCpuPerRequest, 1, 41)}`,
       );
     }
-    const cpu = (n: (typeof names)[number]) => median(samples[n].map((s) => s.cpuPerRequest));
+    const cpu = (n: Name) => median(samples[n].map((s) => s.cpuPerRequest));
     console.log(
       `\nserver CPU per request, bare / gateway: ${(cpu('bare') / cpu('gateway')).toFixed(2)}; ` +
         `reference / gateway: ${(cpu('reference') / cpu('gateway')).toFixed(2)} (capacity ratios, robust to other load)`,
@@ -386,10 +404,19 @@ async function main(): Promise<void> {
     const rr = median(vsReference);
     console.log(`\ngateway / bare fastify:      ${rb.toFixed(2)}  (target >= 0.75: ${rb >= 0.75 ? 'met' : 'NOT met'})`);
     console.log(`gateway / reference gateway: ${rr.toFixed(2)}  (target >= 1.00: ${rr >= 1 ? 'met' : 'NOT met'})`);
+    if (baseDir !== undefined) {
+      console.log(
+        `gateway / base (${baseDir}): ${median(vsBase).toFixed(3)} in req/s, ${(cpu('base') / cpu('gateway')).toFixed(3)} in CPU per request`,
+      );
+    }
 
     const direct = await latencies(queryPort, 4, 4000, false);
     const via = await latencies(gateways[0]!, 4, 4000, true);
     const added = pct(via, 50) - pct(direct, 50);
+    if (baseDir !== undefined) {
+      const viaBase = await latencies(targets.base, 4, 4000, true);
+      console.log(`\nbase added latency p50:      ${(pct(viaBase, 50) - pct(direct, 50)).toFixed(3)} ms`);
+    }
     console.log(
       `\nlatency at moderate load (4 sequential workers): query direct p50 ${pct(direct, 50).toFixed(3)} ms, ` +
         `via gateway p50 ${pct(via, 50).toFixed(3)} ms (p99 ${pct(direct, 99).toFixed(2)} / ${pct(via, 99).toFixed(2)} ms)`,

@@ -54,8 +54,9 @@ export interface GatewayDeps {
 /**
  * Builds the public gateway (it never listens: main.ts does): the hardened server, then every
  * keyed API route as the steps of spec/DECISIONS.md in order, each a preHandler hook that leaves
- * what it decided on the request: auth (request.principal) → rate windows (request.rateDecision,
- * rate headers) → plan rules and the slug (request.target) → response cache → proxy (the handler).
+ * what it decided on the request: auth (request.principal) → rate windows (request.rateDecision)
+ * → plan rules and the slug (request.target) → response cache → proxy (the handler). Every answer
+ * of these routes carries the API and rate headers (api/answer-headers.ts).
  */
 export function buildApp(deps: GatewayDeps): FastifyInstance {
   const securityHeaders = securityHeadersFor(deps.hsts ?? false);

@@ -1,4 +1,4 @@
-import { getTestInfra, startMongo, uniqueName, type MongoHandle } from '@cds/testkit';
+import { getTestInfra, startMongo, uniqueName, waitUntil, type MongoHandle } from '@cds/testkit';
 import type { CommandStartedEvent } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mapStoreError, StoreUnavailableError } from './errors.ts';
@@ -187,6 +187,27 @@ describe('database unavailable', () => {
       await frozen.kill('SIGCONT').catch(() => undefined);
       await s.close();
       await frozen.stop();
+    }
+  });
+
+  it('serves once a server that was down when the store was created is up (the driver alone stays closed)', async () => {
+    const late = await startMongo();
+    await late.kill('SIGKILL');
+    const s = createStore({ url: late.url, appName: 'store-late-spec', serverSelectionTimeoutMs: 300 });
+    try {
+      // Down: the first operations fail as unavailable, promptly (their implicit connects fail too).
+      await expect(s.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(s.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await late.restart();
+      // Up: the background connect opens the client again; a plain MongoClient here would answer
+      // MongoTopologyClosedError for ever.
+      await waitUntil('the store after a late start', () => s.ping(), 20_000);
+      const coll = s.db(dbName).collection<Row>('late');
+      await coll.insertOne({ _id: 'l', commodity: 'corn', date: '2024-01-01', value: 3 });
+      expect(await coll.findOne({ _id: 'l' })).toMatchObject({ value: 3 });
+    } finally {
+      await s.close();
+      await late.stop();
     }
   });
 

@@ -30,10 +30,19 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** First and largest wait between two connection attempts while the server has never answered. */
+const CONNECT_RETRY_MS = { first: 250, max: 5_000 } as const;
+
 /**
- * Creates a Store without connecting. The driver connects on first use; with the short server
- * selection timeout an operation fails in seconds when MongoDB is down, instead of queueing for
- * the driver's default 30 s, so services can answer 503 promptly.
+ * Creates a Store and connects in the background, so a service may start before its database.
+ * With the short server selection timeout an operation fails in seconds while MongoDB is down
+ * (a 503), instead of queueing for the driver's default 30 s.
+ *
+ * The driver's own "connect on first use" is not enough: when that first implicit connect fails,
+ * the client's topology stays closed and every later operation fails with MongoTopologyClosedError,
+ * even after the server is up (driver 7.9, reproduced in store.int.spec.ts); only an explicit
+ * `connect()` opens it again. So until one succeeds, `connect()` is retried with backoff (and the
+ * operations meanwhile fail as unavailable). Once connected, the driver's monitors handle outages.
  */
 export function createStore(opts: StoreOptions): Store {
   const queryTimeMs = opts.queryTimeMs ?? 2_000;
@@ -50,6 +59,22 @@ export function createStore(opts: StoreOptions): Store {
     retryWrites: false,
     monitorCommands: opts.monitorCommands ?? false,
   });
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connectUntilUp = (waitMs: number): void => {
+    client.connect().then(
+      () => {
+        // A close() that raced this attempt must not leave a connected client behind.
+        if (closed) void client.close().catch(() => undefined);
+      },
+      () => {
+        if (closed) return;
+        retry = setTimeout(() => connectUntilUp(Math.min(waitMs * 2, CONNECT_RETRY_MS.max)), waitMs);
+        retry.unref();
+      },
+    );
+  };
+  connectUntilUp(CONNECT_RETRY_MS.first);
   return {
     client,
     db: (name) => client.db(name),
@@ -60,7 +85,11 @@ export function createStore(opts: StoreOptions): Store {
         throw mapStoreError(err);
       }
     },
-    close: () => client.close(),
+    close: () => {
+      closed = true;
+      clearTimeout(retry);
+      return client.close();
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { loadConfig } from '@cds/config';
 import { connectNats } from '@cds/messaging';
 import { createLogger, createMetrics, flushTelemetry } from '@cds/telemetry';
-import { MongoClient } from 'mongodb';
+import { createStore } from '@cds/store';
 import { buildApp } from './app.ts';
 import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
 import { QueryConfigSchema } from './config.ts';
@@ -12,10 +12,13 @@ async function main(): Promise<void> {
   const logger = createLogger({ name: 'query', level: config.LOG_LEVEL });
   const metrics = createMetrics('query');
 
-  const mongo = new MongoClient(config.MONGODB_URL, {
-    serverSelectionTimeoutMS: config.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
-    connectTimeoutMS: config.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
+  // Connects in the background and keeps trying until MongoDB answers (libs/store createStore): a
+  // down MongoDB at start only makes /readyz fail (and the data routes 503) until it is up.
+  const mongo = createStore({
+    url: config.MONGODB_URL,
     appName: 'cds-query',
+    serverSelectionTimeoutMs: config.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
+    queryTimeMs: config.QUERY_MAX_TIME_MS,
   });
   const cache = createResponseCache({
     maxEntries: config.CACHE_MAX_ENTRIES,
@@ -64,7 +67,6 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
-  // The driver connects lazily; a down MongoDB at start only makes /readyz fail, not the process.
   await app.listen({ host: '0.0.0.0', port: config.PORT });
 }
 

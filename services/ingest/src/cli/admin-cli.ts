@@ -1,7 +1,6 @@
 import { PLAN_NAMES } from '@cds/contracts';
-import { parseArgs } from 'node:util';
 import { resolveAddresses } from './addresses.ts';
-import { UsageError } from './args.ts';
+import { parseCommandLine, readCommand, UsageError } from './args.ts';
 import type { CliIo } from './run-ingest.ts';
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
@@ -37,31 +36,23 @@ function need(value: string | undefined, flag: string): string {
 
 /** Parses the admin CLI's arguments into the admin API request it stands for. */
 export function parseAdminArgs(argv: readonly string[]): AdminCommand {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        name: { type: 'string' },
-        plan: { type: 'string' },
-        account: { type: 'string' },
-        key: { type: 'string' },
-        label: { type: 'string' },
-        'admin-url': { type: 'string' },
-        'admin-token': { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const { values: v, positionals } = parsed;
-  if (v.help === true || positionals[0] === 'help') return { command: 'help' };
-  const [command, ...extra] = positionals;
-  if (command === undefined) throw new UsageError('missing command');
-  if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
+  const parsed = parseCommandLine(
+    argv,
+    {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      account: { type: 'string' },
+      key: { type: 'string' },
+      label: { type: 'string' },
+      'admin-url': { type: 'string' },
+      'admin-token': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    'missing command',
+  );
+  if (!('values' in parsed)) return { command: 'help' };
+  const { command, values: v } = parsed;
   const account = () => encodeURIComponent(need(v.account, 'account'));
   let request: AdminRequest;
   switch (command) {
@@ -144,18 +135,8 @@ export function formatAdminResult(command: string, body: Json): string {
 /** The admin CLI: one HTTP request to the admin API. Exit 0 on success, 1 on an API or network error, 2 on usage. */
 export async function runAdminCli(argv: readonly string[], io: CliIo, fetchFn: typeof fetch = fetch): Promise<number> {
   const say = (text: string) => io.stderr.write(`${text}\n`);
-  let cmd: AdminCommand;
-  try {
-    cmd = parseAdminArgs(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    say(`error: ${err.message}\n\n${ADMIN_USAGE}`);
-    return 2;
-  }
-  if (!('request' in cmd)) {
-    io.stdout.write(`${ADMIN_USAGE}\n`);
-    return 0;
-  }
+  const cmd = readCommand(parseAdminArgs, argv, ADMIN_USAGE, io);
+  if (typeof cmd === 'number') return cmd;
   let addresses;
   try {
     addresses = resolveAddresses(

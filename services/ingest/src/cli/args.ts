@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SOURCE_NAMES, type SourceName } from '../sources/types.ts';
 
 export const INGEST_USAGE = `Usage: npm run ingest -- <command> [options]
@@ -75,39 +75,83 @@ function isSource(s: string): s is SourceName {
   return (SOURCE_NAMES as readonly string[]).includes(s);
 }
 
-/** Parses the ingest CLI's arguments (after `npm run ingest --`); throws UsageError. */
-export function parseIngestArgs(argv: readonly string[]): IngestCommand {
-  let parsed;
+type CommandOptions = NonNullable<ParseArgsConfig['options']>;
+type ParseArgsResult<O extends CommandOptions> = ReturnType<
+  typeof parseArgs<{ args: string[]; allowPositionals: true; strict: true; options: O }>
+>;
+
+/**
+ * The part every CLI here shares: node's parseArgs (strict, positionals allowed) with its errors as
+ * UsageError, `-h`/`--help`/`help` as the help command, and exactly one positional, the command.
+ */
+export function parseCommandLine<const O extends CommandOptions>(
+  argv: readonly string[],
+  options: O,
+  missingCommand: string,
+): { command: 'help' } | { command: string; values: ParseArgsResult<O>['values'] } {
+  let parsed: ParseArgsResult<O>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        source: { type: 'string' },
-        file: { type: 'string' },
-        demo: { type: 'boolean' },
-        years: { type: 'string' },
-        seed: { type: 'string' },
-        today: { type: 'string' },
-        without: { type: 'string' },
-        since: { type: 'string' },
-        commodity: { type: 'string' },
-        series: { type: 'string' },
-        'nats-url': { type: 'string' },
-        'no-ledger': { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const { values: v, positionals } = parsed;
-  if (v.help === true || positionals[0] === 'help') return { command: 'help' };
+  const { values, positionals } = parsed;
+  if ((values as { help?: unknown }).help === true || positionals[0] === 'help') return { command: 'help' };
   const [command, ...extra] = positionals;
-  if (command === undefined) throw new UsageError('missing command (backfill, fetch or sync)');
+  if (command === undefined) throw new UsageError(missingCommand);
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
+  return { command, values };
+}
+
+/**
+ * A CLI's first step: its command parsed by `parse`, or the exit code when there is nothing to run:
+ * 2 after a UsageError (printed to stderr with the usage text), 0 after printing the usage for help.
+ */
+export function readCommand<T extends { command: string }>(
+  parse: (argv: readonly string[]) => T,
+  argv: readonly string[],
+  usage: string,
+  io: { stdout: { write(text: string): unknown }; stderr: { write(text: string): unknown } },
+): Exclude<T, { command: 'help' }> | number {
+  let cmd: T;
+  try {
+    cmd = parse(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.stderr.write(`error: ${err.message}\n\n${usage}\n`);
+    return 2;
+  }
+  if (cmd.command === 'help') {
+    io.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  return cmd as Exclude<T, { command: 'help' }>;
+}
+
+/** Parses the ingest CLI's arguments (after `npm run ingest --`); throws UsageError. */
+export function parseIngestArgs(argv: readonly string[]): IngestCommand {
+  const parsed = parseCommandLine(
+    argv,
+    {
+      source: { type: 'string' },
+      file: { type: 'string' },
+      demo: { type: 'boolean' },
+      years: { type: 'string' },
+      seed: { type: 'string' },
+      today: { type: 'string' },
+      without: { type: 'string' },
+      since: { type: 'string' },
+      commodity: { type: 'string' },
+      series: { type: 'string' },
+      'nats-url': { type: 'string' },
+      'no-ledger': { type: 'boolean' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    'missing command (backfill, fetch or sync)',
+  );
+  if (!('values' in parsed)) return { command: 'help' };
+  const { command, values: v } = parsed;
   if (command !== 'backfill' && command !== 'fetch' && command !== 'sync')
     throw new UsageError(`unknown command ${command}`);
   const common: CommonOptions = {

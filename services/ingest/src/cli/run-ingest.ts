@@ -1,8 +1,8 @@
-import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { IngestEnv } from '../config.ts';
 import { COMMODITIES } from '../catalog/index.ts';
 import { runIngest, type IngestSummary } from '../publish/pipeline.ts';
-import { INGEST_USAGE, parseIngestArgs, UsageError } from './args.ts';
+import { traced } from '../publish/traced.ts';
+import { INGEST_USAGE, parseIngestArgs, readCommand, UsageError } from './args.ts';
 import { resolveAddresses } from './addresses.ts';
 import { createProgressReporter, type ProgressOutput } from './progress.ts';
 import { openSource, SourceOpenError } from './sources.ts';
@@ -23,18 +23,8 @@ export interface CliIo {
  */
 export async function runIngestCli(argv: readonly string[], io: CliIo): Promise<number> {
   const say = (text: string) => io.stderr.write(`${text}\n`);
-  let cmd;
-  try {
-    cmd = parseIngestArgs(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    say(`error: ${err.message}\n\n${INGEST_USAGE}`);
-    return 2;
-  }
-  if (cmd.command === 'help') {
-    io.stdout.write(`${INGEST_USAGE}\n`);
-    return 0;
-  }
+  const cmd = readCommand(parseIngestArgs, argv, INGEST_USAGE, io);
+  if (typeof cmd === 'number') return cmd;
   const envParsed = IngestEnv.safeParse(io.env);
   if (!envParsed.success) {
     say(`error: bad environment: ${envParsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
@@ -87,37 +77,28 @@ export async function runIngestCli(argv: readonly string[], io: CliIo): Promise<
       let summary: IngestSummary;
       try {
         // One trace per run: every publish is a child span, and the projectors continue it.
-        summary = await trace
-          .getTracer('@cds/ingest')
-          .startActiveSpan(
-            `ingest ${cmd.command}`,
-            { attributes: { 'cds.ingest.source': opened.label } },
-            async (span) => {
-              try {
-                const result = await runIngest({
-                  items: opened.items,
-                  publisher,
-                  catalog: COMMODITIES.map((c) => c.entry),
-                  source: opened.label,
-                  batcher: { budget: settings.BATCH_BUDGET },
-                  ...(progress !== undefined ? { onProgress: (p) => progress.update(p) } : {}),
-                  progressEvery: 2_000,
-                });
-                span.setAttributes({
-                  'cds.ingest.records_read': result.recordsRead,
-                  'cds.ingest.rejected': result.rejected,
-                  'cds.ingest.events_published': result.eventsPublished,
-                  'cds.ingest.duplicates_skipped': result.duplicatesSkipped,
-                });
-                return result;
-              } catch (err) {
-                span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-                throw err;
-              } finally {
-                span.end();
-              }
-            },
-          );
+        summary = await traced(
+          `ingest ${cmd.command}`,
+          { attributes: { 'cds.ingest.source': opened.label } },
+          async (span) => {
+            const result = await runIngest({
+              items: opened.items,
+              publisher,
+              catalog: COMMODITIES.map((c) => c.entry),
+              source: opened.label,
+              batcher: { budget: settings.BATCH_BUDGET },
+              ...(progress !== undefined ? { onProgress: (p) => progress.update(p) } : {}),
+              progressEvery: 2_000,
+            });
+            span.setAttributes({
+              'cds.ingest.records_read': result.recordsRead,
+              'cds.ingest.rejected': result.rejected,
+              'cds.ingest.events_published': result.eventsPublished,
+              'cds.ingest.duplicates_skipped': result.duplicatesSkipped,
+            });
+            return result;
+          },
+        );
       } finally {
         progress?.done();
       }

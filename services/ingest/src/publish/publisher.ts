@@ -1,10 +1,11 @@
 import { injectTraceContext } from '@cds/messaging';
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as createHeaders } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PreparedEvent } from './events.ts';
 import type { Ledger } from './ledger.ts';
+import { traced } from './traced.ts';
 
 export interface PublisherOptions {
   js: JetStreamClient;
@@ -84,10 +85,9 @@ export function createPublisher(opts: PublisherOptions): Publisher {
     if (stats.inFlight === 0) for (const w of idleWaiters.splice(0)) w();
   };
 
-  const tracer = trace.getTracer('@cds/ingest');
   /** One producer span per event (all its attempts); its context travels in the message headers. */
   const deliver = (prepared: PreparedEvent): Promise<'published' | 'duplicate'> =>
-    tracer.startActiveSpan(
+    traced(
       `send ${prepared.subject}`,
       {
         kind: SpanKind.PRODUCER,
@@ -99,16 +99,9 @@ export function createPublisher(opts: PublisherOptions): Publisher {
         },
       },
       async (span) => {
-        try {
-          const outcome = await deliverOnce(prepared);
-          span.setAttribute('cds.publish.outcome', outcome);
-          return outcome;
-        } catch (err) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-          throw err;
-        } finally {
-          span.end();
-        }
+        const outcome = await deliverOnce(prepared);
+        span.setAttribute('cds.publish.outcome', outcome);
+        return outcome;
       },
     );
 

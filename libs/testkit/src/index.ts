@@ -18,6 +18,7 @@ export {
 export { uniqueName } from './names.ts';
 export { findFreePort, findFreePorts, isPortOpen } from './ports.ts';
 export { probeMongo, probeNats, probeRedis } from './probes.ts';
+export { runNodeScript, type RunScriptOptions, type ScriptRun } from './run-script.ts';
 export type { TestInfraContext } from './provided-context.ts';
 export { startMongo, startNats, startRedis } from './servers.ts';
 export { getTestInfra } from './spec-context.ts';

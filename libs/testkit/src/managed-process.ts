@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { waitUntil } from './wait.ts';
 
 /** How to run one server binary and how to tell it is ready to serve. */
 export interface ManagedProcessOptions {
@@ -122,29 +123,18 @@ export function createManagedProcess(opts: ManagedProcessOptions): ManagedProces
       });
     });
 
-  const waitReady = async (): Promise<void> => {
-    const deadline = Date.now() + readyTimeoutMs;
-    let lastError: unknown;
-    let delay = 50;
-    while (Date.now() < deadline) {
-      if (child === undefined) {
-        throw new ServerStartError(`${opts.name} ${exitInfo ?? 'exited'} before it was ready: ${describe()}`);
-      }
-      try {
-        await opts.probe();
-        return;
-      } catch (err) {
-        lastError = err;
-      }
-      await sleep(delay);
-      delay = Math.min(delay * 2, 500);
-    }
-    const reason = lastError instanceof Error ? lastError.message : String(lastError);
-    throw new ServerStartError(
-      `${opts.name} did not answer within ${readyTimeoutMs} ms (last probe error: ${reason}): ${describe()}`,
-      { cause: lastError },
-    );
-  };
+  const waitReady = (): Promise<void> =>
+    waitUntil(opts.name, opts.probe, readyTimeoutMs, {
+      giveUp: () =>
+        child === undefined
+          ? new ServerStartError(`${opts.name} ${exitInfo ?? 'exited'} before it was ready: ${describe()}`)
+          : undefined,
+      timeoutError: (reason, lastError) =>
+        new ServerStartError(
+          `${opts.name} did not answer within ${readyTimeoutMs} ms (last probe error: ${reason}): ${describe()}`,
+          { cause: lastError },
+        ),
+    });
 
   const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
     const proc = child;

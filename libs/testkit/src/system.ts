@@ -220,31 +220,24 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     });
     started.push(admin);
     await waitForReady(`${admin.url}/readyz`, { service: admin, timeoutMs });
-    const projectors: ServiceProcess[] = [];
-    const queries: ServiceProcess[] = [];
-    const projectorCount = opts.projectors ?? 1;
+    /** `count` replicas of a service that needs only the common environment, started one after another. */
+    const replicas = async (service: 'projector' | 'query', count: number): Promise<ServiceProcess[]> => {
+      const list: ServiceProcess[] = [];
+      for (let i = 0; i < count; i += 1) {
+        const proc = await startServiceProcess({
+          ...base,
+          service,
+          name: numbered(service, i, count),
+          env: envFor(service),
+        });
+        list.push(proc);
+        started.push(proc);
+      }
+      return list;
+    };
     const queryCount = opts.queries ?? 1;
-    for (let i = 0; i < projectorCount; i += 1) {
-      projectors.push(
-        await startServiceProcess({
-          ...base,
-          service: 'projector',
-          name: numbered('projector', i, projectorCount),
-          env: envFor('projector'),
-        }),
-      );
-    }
-    for (let i = 0; i < queryCount; i += 1) {
-      queries.push(
-        await startServiceProcess({
-          ...base,
-          service: 'query',
-          name: numbered('query', i, queryCount),
-          env: envFor('query'),
-        }),
-      );
-    }
-    started.push(...projectors, ...queries);
+    const projectors = await replicas('projector', opts.projectors ?? 1);
+    const queries = await replicas('query', queryCount);
     const gateways: ServiceProcess[] = [];
     for (let i = 0; i < gatewayCount; i += 1) {
       const gw = await startServiceProcess({

@@ -1,4 +1,4 @@
-import { findFreePort, startNats, type NatsHandle } from '@cds/testkit';
+import { findFreePort, runNodeScript, startNats, type NatsHandle } from '@cds/testkit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,24 +17,9 @@ const adminMain = join(here, '..', 'admin-main.ts');
 let nats: NatsHandle;
 let dir: string;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(script: string, args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', script, ...args], {
-      env: { PATH: process.env.PATH ?? '', CDS_LOCAL_ENV: join(dir, 'no-local.json'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+function run(script: string, args: string[], env: Record<string, string>) {
+  return runNodeScript(script, args, {
+    env: { PATH: process.env.PATH ?? '', CDS_LOCAL_ENV: join(dir, 'no-local.json'), ...env },
   });
 }
 

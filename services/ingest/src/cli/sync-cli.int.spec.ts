@@ -1,5 +1,4 @@
-import { startNats, type NatsHandle } from '@cds/testkit';
-import { spawn } from 'node:child_process';
+import { runNodeScript, startNats, type NatsHandle } from '@cds/testkit';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,28 +14,19 @@ let nats: NatsHandle;
 const sources = new SourceServer();
 
 function sync(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', cli, 'sync', ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        CDS_LOCAL_ENV: '/nonexistent/local.json',
-        NATS_URL: nats.url,
-        CFTC_API_URL: sources.baseUrl,
-        EIA_API_URL: sources.baseUrl,
-        NASS_API_URL: sources.baseUrl,
-        EIA_API_KEY: 'eia-test-key',
-        NASS_API_KEY: 'nass-test-key',
-        SOURCE_REQUEST_INTERVAL_MS: '0',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  return runNodeScript(cli, ['sync', ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      CDS_LOCAL_ENV: '/nonexistent/local.json',
+      NATS_URL: nats.url,
+      CFTC_API_URL: sources.baseUrl,
+      EIA_API_URL: sources.baseUrl,
+      NASS_API_URL: sources.baseUrl,
+      EIA_API_KEY: 'eia-test-key',
+      NASS_API_KEY: 'nass-test-key',
+      SOURCE_REQUEST_INTERVAL_MS: '0',
+      ...env,
+    },
   });
 }
 

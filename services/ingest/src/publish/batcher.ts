@@ -2,22 +2,13 @@ import {
   MAX_POINTS_PER_EVENT,
   MAX_REPORTS_PER_EVENT,
   type DisaggregatedCotRecord,
-  type Frequency,
   type LegacyCotRecord,
   type SeriesPointRecord,
-  type SeriesType,
 } from '@cds/contracts';
-import type { CotItem, SeriesItem } from '../sources/types.ts';
+import type { CotItem, SeriesItem, SeriesKey } from '../sources/types.ts';
 
-/** A batch of series points of one commodity, series type, frequency, unit and period (YYYY). */
-export interface SeriesBatch {
-  kind: 'series';
-  commodity_id: string;
-  series_type: SeriesType;
-  frequency: Frequency;
-  unit?: string;
-  /** Provenance of every point (`eia:RWTC`, `nass:<data item>`, `demo`). */
-  source?: string;
+/** A batch of the points of one series (SeriesKey) and period (YYYY). */
+export interface SeriesBatch extends SeriesKey {
   period: string;
   /** Sorted by date, one point per date. */
   points: SeriesPointRecord[];
@@ -104,23 +95,14 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
         points: records as SeriesPointRecord[],
       };
     }
-    return it.format === 'legacy'
-      ? {
-          kind: 'cot',
-          commodity_id: it.commodity_id,
-          format: 'legacy',
-          ...(it.source !== undefined ? { source: it.source } : {}),
-          period: g.period,
-          reports: records as LegacyCotRecord[],
-        }
-      : {
-          kind: 'cot',
-          commodity_id: it.commodity_id,
-          format: 'disaggregated',
-          ...(it.source !== undefined ? { source: it.source } : {}),
-          period: g.period,
-          reports: records as DisaggregatedCotRecord[],
-        };
+    return {
+      kind: 'cot',
+      commodity_id: it.commodity_id,
+      format: it.format,
+      ...(it.source !== undefined ? { source: it.source } : {}),
+      period: g.period,
+      reports: records,
+    } as CotBatch;
   };
 
   const take = (key: string, g: Group): Batch => {

@@ -14,7 +14,8 @@ import type {
  */
 export type SourceItem = SeriesItem | CotItem | RejectedItem;
 
-export interface SeriesItem {
+/** What tells one series of points from another: commodity, type, frequency, unit and provenance. */
+export interface SeriesKey {
   kind: 'series';
   commodity_id: string;
   series_type: SeriesType;
@@ -22,6 +23,9 @@ export interface SeriesItem {
   unit?: string;
   /** Provenance published with the point's batch: `eia:<series id>`, `nass:<data item>`, `demo`. */
   source?: string;
+}
+
+export interface SeriesItem extends SeriesKey {
   point: SeriesPointRecord;
 }
 

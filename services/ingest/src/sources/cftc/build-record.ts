@@ -1,7 +1,7 @@
 import type { CotFormat } from '@cds/contracts';
 import type { CatalogIndex } from '../../catalog/index.ts';
 import type { CotItem, RejectedItem } from '../types.ts';
-import { disaggregatedCotItem, legacyCotItem, rejected } from '../common/records.ts';
+import { cotItem, rejected } from '../common/records.ts';
 import { countSkip, type ParseStats } from '../common/stats.ts';
 import { isoDatePrefix, readInt } from '../common/values.ts';
 import { COMMON_FIELDS, positionFields } from './fields.ts';
@@ -49,9 +49,7 @@ export function buildCotItem(
   if (problems !== undefined) return rejected(ctx.file, ctx.line, problems.join('; '), ctx.stats);
 
   const where = { file: ctx.file, line: ctx.line, ...(ctx.stats ? { stats: ctx.stats } : {}) };
-  return format === 'legacy'
-    ? legacyCotItem(commodity.entry.id, record, where, `cftc:legacy:${code}`)
-    : disaggregatedCotItem(commodity.entry.id, record, where, `cftc:disaggregated:${code}`);
+  return cotItem(format, commodity.entry.id, record, where, `cftc:${format}:${code}`);
 }
 
 /** Each position field split once into its group and side ('commercial.long' → commercial, long). */

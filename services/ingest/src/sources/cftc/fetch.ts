@@ -1,9 +1,8 @@
 import type { CotFormat } from '@cds/contracts';
 import { CATALOG } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
-import { createHttpClient, type HttpClientOptions } from '../common/http.ts';
-import type { ParseOptions } from '../common/records.ts';
-import { createParseStats, type ParseStats } from '../common/stats.ts';
+import { createHttpClient, type SourceFetchOptions } from '../common/http.ts';
+import { createParseStats } from '../common/stats.ts';
 import { parseCftcSocrataJson } from './parse-socrata.ts';
 
 /** Socrata dataset ids of the CFTC public reporting environment (futures only). */
@@ -12,7 +11,7 @@ export const CFTC_DATASETS: Readonly<Record<CotFormat, string>> = {
   disaggregated: '72hh-3qpy',
 };
 
-export interface CftcFetchOptions extends Partial<Omit<HttpClientOptions, 'source'>> {
+export interface CftcFetchOptions extends SourceFetchOptions {
   format: CotFormat;
   /** Contract market codes (default: every code in the catalog). */
   codes?: readonly string[];
@@ -21,10 +20,7 @@ export interface CftcFetchOptions extends Partial<Omit<HttpClientOptions, 'sourc
   to?: string;
   /** Socrata app token (optional; raises the API's own throttling limits). */
   appToken?: string;
-  baseUrl?: string;
   pageSize?: number;
-  catalog?: ParseOptions['catalog'];
-  stats?: ParseStats;
 }
 
 export function cftcQueryUrl(o: CftcFetchOptions, codes: readonly string[], offset: number, limit: number): URL {

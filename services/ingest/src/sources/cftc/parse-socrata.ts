@@ -1,9 +1,8 @@
 import type { CotFormat } from '@cds/contracts';
 import { CATALOG } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
-import { normalizeHeader } from '../common/csv.ts';
-import { streamJsonArrayObjects } from '../common/json.ts';
-import { rejected, type ParseOptions } from '../common/records.ts';
+import { byHeaderName, readJsonRows } from '../common/json.ts';
+import type { ParseOptions } from '../common/records.ts';
 import type { TextInput } from '../common/text.ts';
 import { allFields, buildCotItem } from './build-record.ts';
 
@@ -22,16 +21,13 @@ export async function* parseCftcSocrataJson(input: TextInput, options: CotSocrat
   const { file, stats, format } = options;
   const catalog = options.catalog ?? CATALOG;
   const fields = allFields(format);
-  const offset = options.offset ?? 0;
-  for await (const el of streamJsonArrayObjects(input, null)) {
-    const line = offset + el.index + 1;
-    if ('error' in el) {
-      yield rejected(file, line, el.error, stats);
+  for await (const row of readJsonRows(input, null, options)) {
+    if (row.kind === 'rejected') {
+      yield row;
       continue;
     }
-    if (stats) stats.rows++;
-    const byName = new Map<string, unknown>();
-    for (const [k, v] of Object.entries(el.value)) byName.set(normalizeHeader(k), v);
+    const { line } = row;
+    const byName = byHeaderName(row.value);
     const resolved = new Map<string, string | undefined>();
     for (const [field, aliases] of fields) {
       const hit = aliases.find((a) => byName.has(a));

@@ -1,3 +1,6 @@
+import type { RejectedItem } from '../types.ts';
+import { rejected } from './records.ts';
+import type { ParseStats } from './stats.ts';
 import { readLineBatches, type TextInput } from './text.ts';
 
 /** One CSV record and the 1-based line it starts on. */
@@ -9,57 +12,35 @@ export interface CsvRecord {
 /** A quoted field may span lines; beyond this many characters the record is given up as malformed. */
 const MAX_RECORD_CHARS = 1_000_000;
 
+function identityPick(length: number): Int32Array {
+  const pick = new Int32Array(length);
+  for (let i = 1; i < length; i++) pick[i] = i;
+  return pick;
+}
+
+/** pick[i] = i: scanCsvRecord with it copies every field of a record of up to 4,095 characters. */
+const EVERY_COLUMN = identityPick(4096);
+
 /**
  * Parses one CSV record (RFC 4180: quoted fields may hold commas, doubled quotes and newlines).
  * Returns undefined when a quoted field is still open at the end of `text`.
  */
 export function parseCsvRecord(text: string): string[] | undefined {
   if (text.indexOf('"') === -1) return text.split(',');
-  const fields: string[] = [];
-  let i = 0;
-  const n = text.length;
-  for (;;) {
-    if (text.charCodeAt(i) === 34) {
-      // quoted field
-      let value = '';
-      let j = i + 1;
-      for (;;) {
-        const q = text.indexOf('"', j);
-        if (q === -1) return undefined;
-        value += text.slice(j, q);
-        if (text.charCodeAt(q + 1) === 34) {
-          value += '"';
-          j = q + 2;
-          continue;
-        }
-        j = q + 1;
-        break;
-      }
-      // tolerate stray characters between the closing quote and the delimiter (kept verbatim)
-      const comma = text.indexOf(',', j);
-      const end = comma === -1 ? n : comma;
-      if (end > j) value += text.slice(j, end);
-      fields.push(value);
-      if (comma === -1) return fields;
-      i = comma + 1;
-    } else {
-      const comma = text.indexOf(',', i);
-      if (comma === -1) {
-        fields.push(text.slice(i));
-        return fields;
-      }
-      fields.push(text.slice(i, comma));
-      i = comma + 1;
-    }
-    if (i === n) {
-      fields.push('');
-      return fields;
-    }
+  // scanCsvRecord picking every column: a record has at most one field more than it has characters
+  // (and than it has commas, counted for the rare record too long for the shared table)
+  let everyColumn = EVERY_COLUMN;
+  if (text.length >= EVERY_COLUMN.length) {
+    let fields = 1;
+    for (let c = text.indexOf(','); c !== -1; c = text.indexOf(',', c + 1)) fields++;
+    everyColumn = identityPick(fields);
   }
+  const out: string[] = [];
+  return scanCsvRecord(text, everyColumn, out) === -1 ? undefined : out;
 }
 
 /**
- * Scans one CSV record with the rules of parseCsvRecord but copies only the columns `pick`
+ * Scans one CSV record (RFC 4180, as parseCsvRecord reads it) but copies only the columns `pick`
  * selects (`out[pick[i]]` = field i when `pick[i] >= 0`; columns past `pick` are skipped), so a
  * 129-column row costs one search per field and a string only for the fields read. Returns the
  * number of fields, or -1 when a quoted field is still open at the end of `text`.
@@ -86,6 +67,7 @@ export function scanCsvRecord(text: string, pick: Int32Array, out: string[]): nu
         j = q + 1;
         break;
       }
+      // tolerate stray characters between the closing quote and the delimiter (kept verbatim)
       const comma = text.indexOf(',', j);
       const end = comma === -1 ? n : comma;
       if (slot >= 0) out[slot] = end > j ? value + text.slice(j, end) : value;
@@ -186,4 +168,42 @@ export function normalizeHeader(name: string): string {
     .replace(/%/g, 'pct')
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
+}
+
+/** A data row of a CSV table and the 1-based line it starts on. */
+export interface CsvRow {
+  kind: 'row';
+  fields: string[];
+  line: number;
+}
+
+/**
+ * A CSV source with a header row: `header` reads the header (cells folded by normalizeHeader) and
+ * returns why it is not the expected one, if it is not (then that is the last thing yielded, as a
+ * rejection); then every row, counted in `stats.rows`. A record that does not parse comes as its
+ * rejection; a file with no record at all as one rejection at line 1.
+ */
+export async function* readCsvTable(
+  input: TextInput,
+  options: { file: string; stats?: ParseStats | undefined },
+  header: (names: string[]) => string | undefined,
+): AsyncGenerator<CsvRow | RejectedItem> {
+  const { file, stats } = options;
+  let headerRead = false;
+  for await (const rec of readCsvRecords(input)) {
+    if (rec.error) {
+      yield rejected(file, rec.line, rec.error, stats);
+      continue;
+    }
+    if (!headerRead) {
+      headerRead = true;
+      const wrong = header(rec.fields.map(normalizeHeader));
+      if (wrong === undefined) continue;
+      yield rejected(file, rec.line, wrong, stats);
+      return;
+    }
+    if (stats) stats.rows++;
+    yield { kind: 'row', fields: rec.fields, line: rec.line };
+  }
+  if (!headerRead) yield rejected(file, 1, 'empty file: no header row', stats);
 }

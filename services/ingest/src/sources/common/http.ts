@@ -1,3 +1,6 @@
+import type { CatalogIndex } from '../../catalog/index.ts';
+import type { ParseStats } from './stats.ts';
+
 /** Raised when a source request fails for good: non-retryable status, or retries exhausted. */
 export class SourceFetchError extends Error {
   override readonly name = 'SourceFetchError';
@@ -29,6 +32,14 @@ export interface HttpClientOptions {
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
   random?: () => number;
+}
+
+/** What every source's fetcher takes beside its own query: client settings, address, catalog, counters. */
+export interface SourceFetchOptions extends Partial<Omit<HttpClientOptions, 'source'>> {
+  /** The source's address (tests point it at a local server). */
+  baseUrl?: string;
+  catalog?: CatalogIndex;
+  stats?: ParseStats;
 }
 
 export interface HttpClient {

@@ -1,3 +1,7 @@
+import type { RejectedItem } from '../types.ts';
+import { normalizeHeader } from './csv.ts';
+import { rejected } from './records.ts';
+import type { ParseStats } from './stats.ts';
 import type { TextInput } from './text.ts';
 
 export type JsonElement = { index: number; value: Record<string, unknown> } | { index: number; error: string };
@@ -115,4 +119,39 @@ function parseElement(text: string, index: number): JsonElement {
   } catch (err) {
     return { index, error: `invalid JSON element: ${(err as Error).message}` };
   }
+}
+
+/** One object of a JSON source's array and its 1-based number, the `line` of its rejections. */
+export interface JsonRow {
+  kind: 'row';
+  line: number;
+  value: Record<string, unknown>;
+}
+
+/**
+ * The rows of a JSON source (the array streamJsonArrayObjects finds), numbered from `offset` + 1
+ * (the page's place in the whole result) and counted in `stats.rows`; an element that does not
+ * parse comes as its rejection.
+ */
+export async function* readJsonRows(
+  input: TextInput,
+  arrayKey: string | null,
+  options: { file: string; stats?: ParseStats | undefined; offset?: number | undefined },
+): AsyncGenerator<JsonRow | RejectedItem> {
+  const { file, stats } = options;
+  const offset = options.offset ?? 0;
+  for await (const el of streamJsonArrayObjects(input, arrayKey)) {
+    const line = offset + el.index + 1;
+    if ('error' in el) {
+      yield rejected(file, line, el.error, stats);
+      continue;
+    }
+    if (stats) stats.rows++;
+    yield { kind: 'row', line, value: el.value };
+  }
+}
+
+/** A JSON row's values by normalizeHeader of their names, so JSON and CSV spellings line up. */
+export function byHeaderName(row: Record<string, unknown>): Map<string, unknown> {
+  return new Map(Object.entries(row).map(([k, v]) => [normalizeHeader(k), v]));
 }

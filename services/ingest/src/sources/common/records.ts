@@ -1,4 +1,4 @@
-import type { Frequency, SeriesType } from '@cds/contracts';
+import type { CotFormat, Frequency, SeriesType } from '@cds/contracts';
 import { fastDisaggregatedCotRecord, fastLegacyCotRecord, fastSeriesPointRecord } from '../../validation/index.ts';
 import type { CatalogIndex } from '../../catalog/index.ts';
 import type { CotItem, RejectedItem, SeriesItem } from '../types.ts';
@@ -54,40 +54,27 @@ export function seriesItem(
   };
 }
 
-/** Validates a legacy COT record; `source` is its provenance, e.g. `cftc:legacy:067651`. */
-export function legacyCotItem(
-  commodity_id: string,
-  record: unknown,
-  where: { file: string; line: number; stats?: ParseStats },
-  source?: string,
-): CotItem | RejectedItem {
-  const parsed = fastLegacyCotRecord.safeParse(record);
-  if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
-  if (where.stats) where.stats.emitted++;
-  return {
-    kind: 'cot',
-    commodity_id,
-    format: 'legacy',
-    ...(source !== undefined ? { source } : {}),
-    record: parsed.data,
-  };
-}
+const COT_RECORDS = { legacy: fastLegacyCotRecord, disaggregated: fastDisaggregatedCotRecord } as const;
 
-/** Validates a disaggregated COT record. */
-export function disaggregatedCotItem(
+/**
+ * Validates a COT record of `format` (LegacyCotRecord or DisaggregatedCotRecord, compiled, see
+ * validation/); `source` is its provenance, e.g. `cftc:legacy:067651`.
+ */
+export function cotItem(
+  format: CotFormat,
   commodity_id: string,
   record: unknown,
   where: { file: string; line: number; stats?: ParseStats },
   source?: string,
 ): CotItem | RejectedItem {
-  const parsed = fastDisaggregatedCotRecord.safeParse(record);
+  const parsed = COT_RECORDS[format].safeParse(record);
   if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
   if (where.stats) where.stats.emitted++;
   return {
     kind: 'cot',
     commodity_id,
-    format: 'disaggregated',
+    format,
     ...(source !== undefined ? { source } : {}),
     record: parsed.data,
-  };
+  } as CotItem;
 }

@@ -1,7 +1,7 @@
 import type { Frequency, SeriesType } from '@cds/contracts';
 import { CATALOG, type CatalogIndex, type CommodityDefinition } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
-import { disaggregatedCotItem, legacyCotItem, seriesItem } from '../common/records.ts';
+import { cotItem, seriesItem } from '../common/records.ts';
 import { cotReportDateOfWeek, endOfEasternDay, lastReleasedCotDate } from './cot-dates.ts';
 import { createRandom, hashSeed } from './prng.ts';
 
@@ -243,11 +243,11 @@ function* commodityItems(
       };
       where.line = ++line;
       yield validate
-        ? legacyCotItem(id, legacy, where, DEMO_SOURCE)
+        ? cotItem('legacy', id, legacy, where, DEMO_SOURCE)
         : { kind: 'cot', commodity_id: id, format: 'legacy', source: DEMO_SOURCE, record: legacy };
       where.line = ++line;
       yield validate
-        ? disaggregatedCotItem(id, disaggregated, where, DEMO_SOURCE)
+        ? cotItem('disaggregated', id, disaggregated, where, DEMO_SOURCE)
         : { kind: 'cot', commodity_id: id, format: 'disaggregated', source: DEMO_SOURCE, record: disaggregated };
     }
   }

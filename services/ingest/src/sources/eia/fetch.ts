@@ -1,12 +1,11 @@
 import { CATALOG } from '../../catalog/index.ts';
 import type { EiaSeriesMapping } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
-import { createHttpClient, type HttpClientOptions } from '../common/http.ts';
-import type { ParseOptions } from '../common/records.ts';
-import { createParseStats, type ParseStats } from '../common/stats.ts';
+import { createHttpClient, type SourceFetchOptions } from '../common/http.ts';
+import { createParseStats } from '../common/stats.ts';
 import { parseEiaApiJson } from './parse-api.ts';
 
-export interface EiaFetchOptions extends Partial<Omit<HttpClientOptions, 'source'>> {
+export interface EiaFetchOptions extends SourceFetchOptions {
   /** API key (from config: EIA_API_KEY). */
   apiKey: string;
   /** Series ids (default: every EIA series in the catalog). */
@@ -14,11 +13,8 @@ export interface EiaFetchOptions extends Partial<Omit<HttpClientOptions, 'source
   /** Period range, YYYY-MM-DD (YYYY-MM for monthly series). */
   start?: string;
   end?: string;
-  baseUrl?: string;
   /** Rows per request; the API returns at most 5,000. */
   pageSize?: number;
-  catalog?: ParseOptions['catalog'];
-  stats?: ParseStats;
 }
 
 export function eiaQueryUrl(o: EiaFetchOptions, s: EiaSeriesMapping, offset: number, length: number): URL {

@@ -1,6 +1,6 @@
 import { CATALOG, normalizeEiaSeriesId } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
-import { streamJsonArrayObjects } from '../common/json.ts';
+import { readJsonRows } from '../common/json.ts';
 import { rejected, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import type { TextInput } from '../common/text.ts';
@@ -22,15 +22,12 @@ export interface EiaApiOptions extends ParseOptions {
 export async function* parseEiaApiJson(input: TextInput, options: EiaApiOptions): AsyncGenerator<SourceItem> {
   const { file, stats } = options;
   const catalog = options.catalog ?? CATALOG;
-  const offset = options.offset ?? 0;
-  for await (const el of streamJsonArrayObjects(input, 'data')) {
-    const line = offset + el.index + 1;
-    if ('error' in el) {
-      yield rejected(file, line, el.error, stats);
+  for await (const r of readJsonRows(input, 'data', options)) {
+    if (r.kind === 'rejected') {
+      yield r;
       continue;
     }
-    if (stats) stats.rows++;
-    const row = el.value;
+    const { line, value: row } = r;
     const rawSeries = typeof row.series === 'string' ? row.series : options.series;
     if (!rawSeries) {
       yield rejected(file, line, 'row has no "series" and no series option was given', stats);

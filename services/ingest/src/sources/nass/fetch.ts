@@ -1,12 +1,11 @@
 import { CATALOG } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
-import { createHttpClient, SourceFetchError, type HttpClientOptions } from '../common/http.ts';
-import type { ParseOptions } from '../common/records.ts';
-import { createParseStats, type ParseStats } from '../common/stats.ts';
+import { createHttpClient, SourceFetchError, type SourceFetchOptions } from '../common/http.ts';
+import { createParseStats } from '../common/stats.ts';
 import type { NassFilter } from './map-row.ts';
 import { parseNassJson } from './parse.ts';
 
-export interface NassFetchOptions extends Partial<Omit<HttpClientOptions, 'source'>> {
+export interface NassFetchOptions extends SourceFetchOptions {
   /** Quick Stats API key (from config: NASS_API_KEY). */
   apiKey: string;
   /** Catalog commodity ids (default: every commodity with a NASS mapping). */
@@ -15,9 +14,6 @@ export interface NassFetchOptions extends Partial<Omit<HttpClientOptions, 'sourc
   fromYear?: number;
   toYear?: number;
   filter?: NassFilter;
-  baseUrl?: string;
-  catalog?: ParseOptions['catalog'];
-  stats?: ParseStats;
 }
 
 export function nassQueryUrl(o: NassFetchOptions, shortDesc: string): URL {

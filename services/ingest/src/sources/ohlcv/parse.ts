@@ -1,6 +1,6 @@
 import { CATALOG } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
-import { normalizeHeader, readCsvRecords } from '../common/csv.ts';
+import { readCsvTable } from '../common/csv.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import type { TextInput } from '../common/text.ts';
@@ -29,29 +29,20 @@ export async function* parseOhlcvCsv(input: TextInput, options: OhlcvOptions): A
   }
   const id = commodity.entry.id;
   const where = (line: number) => ({ file, line, ...(stats ? { stats } : {}) });
-  let index: Map<string, number> | undefined;
-  for await (const rec of readCsvRecords(input)) {
-    if (rec.error) {
-      yield rejected(file, rec.line, rec.error, stats);
+  const index = new Map<string, number>();
+  const readHeader = (header: string[]): string | undefined => {
+    for (const c of COLUMNS) index.set(c, header.indexOf(c));
+    const missing = COLUMNS.filter((c) => index.get(c) === -1);
+    return missing.length > 0
+      ? `header lacks ${missing.join(', ')} (expected Date,Open,High,Low,Close,Volume)`
+      : undefined;
+  };
+  for await (const rec of readCsvTable(input, options, readHeader)) {
+    if (rec.kind === 'rejected') {
+      yield rec;
       continue;
     }
-    if (!index) {
-      const header = rec.fields.map(normalizeHeader);
-      index = new Map(COLUMNS.map((c) => [c, header.indexOf(c)]));
-      const missing = COLUMNS.filter((c) => index!.get(c) === -1);
-      if (missing.length > 0) {
-        yield rejected(
-          file,
-          rec.line,
-          `header lacks ${missing.join(', ')} (expected Date,Open,High,Low,Close,Volume)`,
-          stats,
-        );
-        return;
-      }
-      continue;
-    }
-    if (stats) stats.rows++;
-    const get = (c: string) => rec.fields[index!.get(c)!];
+    const get = (c: string) => rec.fields[index.get(c)!];
     const rawDate = get('date') ?? '';
     const date = isoDatePrefix(rawDate) ?? usDateToIso(rawDate);
     if (!date) {
@@ -92,5 +83,4 @@ export async function* parseOhlcvCsv(input: TextInput, options: OhlcvOptions): A
     if (price.kind === 'series')
       yield seriesItem(id, 'volume', 'daily', 'contracts', { date, value: volume }, where(rec.line));
   }
-  if (!index) yield rejected(file, 1, 'empty file: no header row', stats);
 }

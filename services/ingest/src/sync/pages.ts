@@ -56,6 +56,34 @@ export async function getCheckedPage<T>(
   }
 }
 
+/** A body fetched by fetchPages and the offset of its first row in the whole result. */
+export interface PageBody {
+  body: string;
+  offset: number;
+}
+
+/**
+ * Pages through a paged source: GETs `url(offset)` from offset 0, each page checked by
+ * getCheckedPage with `check(body, offset)`, then asks `next(page, offset)` for the next offset
+ * (undefined: that was the last page). Returns the bodies in order; parsing them is the caller's.
+ */
+export async function fetchPages<P extends { body: string }>(
+  client: HttpClient,
+  url: (offset: number) => URL,
+  check: (body: string, offset: number) => P,
+  next: (page: P, offset: number) => number | undefined,
+  retry?: PageRetry,
+): Promise<PageBody[]> {
+  const bodies: PageBody[] = [];
+  for (let offset: number | undefined = 0; offset !== undefined;) {
+    const at: number = offset;
+    const page = await getCheckedPage(client, url(at), (body) => check(body, at), retry);
+    bodies.push({ body: page.body, offset: at });
+    offset = next(page, at);
+  }
+  return bodies;
+}
+
 /** JSON.parse that calls a truncated or malformed body what it is. */
 export function parseJsonBody(body: string, what: string): unknown {
   try {

@@ -11,6 +11,7 @@ import { nassQueryUrl } from '../sources/nass/fetch.ts';
 import { parseNassJson } from '../sources/nass/parse.ts';
 import type { SourceItem } from '../sources/types.ts';
 import {
+  fetchPages,
   getCheckedPage,
   IncompletePageError,
   parseJsonBody,
@@ -82,45 +83,44 @@ function eiaTask(commodityId: string, s: EiaSeriesMapping): SeriesTask {
         since,
       }),
     async fetch(from, ctx) {
-      if (!ctx.apiKey) throw new Error('EIA_API_KEY is not set');
+      const apiKey = ctx.apiKey;
+      if (!apiKey) throw new Error('EIA_API_KEY is not set');
       const pageSize = Math.min(ctx.pageSize ?? EIA_MAX_PAGE, EIA_MAX_PAGE);
-      const bodies: { body: string; offset: number }[] = [];
       let total: number | undefined;
-      for (let offset = 0; ;) {
-        const url = eiaQueryUrl(
-          { apiKey: ctx.apiKey, start: from, ...(ctx.baseUrl !== undefined ? { baseUrl: ctx.baseUrl } : {}) },
-          s,
-          offset,
-          pageSize,
-        );
-        const page = await getCheckedPage(
-          ctx.client,
-          url,
-          (body) => {
-            const doc = parseJsonBody(body, `${what} offset ${offset}`) as {
-              response?: { total?: unknown; data?: unknown };
-            };
-            const data = doc.response?.data;
-            const pageTotal = Number(doc.response?.total);
-            if (!Array.isArray(data) || doc.response?.total === undefined || !Number.isInteger(pageTotal))
-              throw new SchemaChangeError(`${what}: the answer has no response.data array with a response.total`);
-            requireFields(data, ['period', 'value'], what);
-            if (total !== undefined && pageTotal !== total)
-              throw new IncompletePageError(`${what}: total changed from ${total} to ${pageTotal} while paging`);
-            const expected = expectedEiaRows(pageTotal, offset, pageSize);
-            if (data.length !== expected)
-              throw new IncompletePageError(
-                `${what}: page at offset ${offset} has ${data.length} rows, expected ${expected} of ${pageTotal}`,
-              );
-            return { body, rows: data.length, total: pageTotal };
-          },
-          ctx.retry,
-        );
-        total = page.total;
-        bodies.push({ body: page.body, offset });
-        offset += page.rows;
-        if (page.rows === 0 || offset >= total) break;
-      }
+      const bodies = await fetchPages(
+        ctx.client,
+        (offset) =>
+          eiaQueryUrl(
+            { apiKey, start: from, ...(ctx.baseUrl !== undefined ? { baseUrl: ctx.baseUrl } : {}) },
+            s,
+            offset,
+            pageSize,
+          ),
+        (body, offset) => {
+          const doc = parseJsonBody(body, `${what} offset ${offset}`) as {
+            response?: { total?: unknown; data?: unknown };
+          };
+          const data = doc.response?.data;
+          const pageTotal = Number(doc.response?.total);
+          if (!Array.isArray(data) || doc.response?.total === undefined || !Number.isInteger(pageTotal))
+            throw new SchemaChangeError(`${what}: the answer has no response.data array with a response.total`);
+          requireFields(data, ['period', 'value'], what);
+          if (total !== undefined && pageTotal !== total)
+            throw new IncompletePageError(`${what}: total changed from ${total} to ${pageTotal} while paging`);
+          const expected = expectedEiaRows(pageTotal, offset, pageSize);
+          if (data.length !== expected)
+            throw new IncompletePageError(
+              `${what}: page at offset ${offset} has ${data.length} rows, expected ${expected} of ${pageTotal}`,
+            );
+          return { body, rows: data.length, total: pageTotal };
+        },
+        (page, offset) => {
+          total = page.total;
+          const after = offset + page.rows;
+          return page.rows === 0 || after >= total ? undefined : after;
+        },
+        ctx.retry,
+      );
       const items: SourceItem[] = [];
       for (const { body, offset } of bodies)
         await collect(
@@ -244,30 +244,26 @@ function cftcTask(commodityId: string, codes: readonly string[], format: CotForm
     async fetch(from, ctx) {
       const pageSize = ctx.pageSize ?? 5000;
       const items: SourceItem[] = [];
-      const bodies: { body: string; offset: number }[] = [];
-      for (let offset = 0; ; offset += pageSize) {
-        const url = cftcQueryUrl(
-          { format, from, ...(ctx.baseUrl !== undefined ? { baseUrl: ctx.baseUrl } : {}) },
-          codes,
-          offset,
-          pageSize,
-        );
-        const page = await getCheckedPage(
-          ctx.client,
-          url,
-          (body) => {
-            const rows = parseJsonBody(body, `${what} offset ${offset}`);
-            if (!Array.isArray(rows)) throw new SchemaChangeError(`${what}: the answer is not a JSON array of rows`);
-            requireFields(rows, required, what);
-            if (rows.length > pageSize)
-              throw new IncompletePageError(`${what}: ${rows.length} rows on a page of ${pageSize}`);
-            return { body, rows: rows.length };
-          },
-          ctx.retry,
-        );
-        bodies.push({ body: page.body, offset });
-        if (page.rows < pageSize) break;
-      }
+      const bodies = await fetchPages(
+        ctx.client,
+        (offset) =>
+          cftcQueryUrl(
+            { format, from, ...(ctx.baseUrl !== undefined ? { baseUrl: ctx.baseUrl } : {}) },
+            codes,
+            offset,
+            pageSize,
+          ),
+        (body, offset) => {
+          const rows = parseJsonBody(body, `${what} offset ${offset}`);
+          if (!Array.isArray(rows)) throw new SchemaChangeError(`${what}: the answer is not a JSON array of rows`);
+          requireFields(rows, required, what);
+          if (rows.length > pageSize)
+            throw new IncompletePageError(`${what}: ${rows.length} rows on a page of ${pageSize}`);
+          return { body, rows: rows.length };
+        },
+        (page, offset) => (page.rows < pageSize ? undefined : offset + pageSize),
+        ctx.retry,
+      );
       for (const { body, offset } of bodies)
         await collect(
           parseCftcSocrataJson([body], {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { Category, CommodityId, Frequency, IsoDate, SeriesType, Sha256Hex, Unit } from './primitives.ts';
+import { CommodityId, commodityHeadFields, Frequency, IsoDate, SeriesType, Sha256Hex } from './primitives.ts';
 import { Plan } from './plans.ts';
 
 /** JetStream streams: data events and key-lifecycle events. */
@@ -46,12 +46,7 @@ export const CatalogIdentifiers = z.strictObject({
 export type CatalogIdentifiers = z.infer<typeof CatalogIdentifiers>;
 
 export const CatalogEntry = z.strictObject({
-  id: CommodityId,
-  name: z.string().min(1).max(200),
-  symbol: z.string().min(1).max(20).optional(),
-  category: Category,
-  exchange: z.string().min(1).max(20).optional(),
-  unit: Unit.optional(),
+  ...commodityHeadFields,
   description: z.string().max(4000).optional(),
   contract_size: z.string().max(200).optional(),
   tick_size: z.number().positive().optional(),

@@ -78,6 +78,19 @@ export const Unit = documented(
   },
 );
 
+/**
+ * The fields that name and classify a commodity: the head of the catalog event's entry, and the whole
+ * of the API's summary of it, so that what the catalog accepts the listing can always answer.
+ */
+export const commodityHeadFields = {
+  id: CommodityId,
+  name: z.string().min(1).max(200),
+  symbol: z.string().min(1).max(20).optional(),
+  category: Category,
+  exchange: z.string().min(1).max(20).optional(),
+  unit: Unit.optional(),
+};
+
 export const RequestId = documented(z.string().min(1).max(128), {
   id: 'RequestId',
   description: 'Unique request identifier for support and debugging; also sent as X-Request-Id.',

@@ -2,14 +2,13 @@ import { z } from 'zod';
 import { documented } from './registry.ts';
 import {
   AvailableSeriesType,
-  Category,
   CommodityId,
+  commodityHeadFields,
   Frequency,
   IsoDate,
   RequestId,
   SeriesType,
   Transform,
-  Unit,
 } from './primitives.ts';
 
 const nonNegativeInt = z.int().min(0);
@@ -58,17 +57,10 @@ export const CommodityIdentifiers = documented(
   },
 );
 
-export const CommoditySummary = documented(
-  z.object({
-    id: CommodityId,
-    name: z.string().min(1).max(200),
-    symbol: z.string().min(1).max(20).optional(),
-    category: Category,
-    exchange: z.string().min(1).max(20).optional(),
-    unit: Unit.optional(),
-  }),
-  { id: 'CommoditySummary', description: 'A commodity as listed by GET /commodities.' },
-);
+export const CommoditySummary = documented(z.object(commodityHeadFields), {
+  id: 'CommoditySummary',
+  description: 'A commodity as listed by GET /commodities.',
+});
 
 export const SeriesDescriptor = documented(
   z

@@ -47,6 +47,14 @@ export const ERROR_CODES = {
     title: 'Method not allowed',
     description: 'The API is read-only: every operation is GET (HEAD and OPTIONS are answered too).',
   },
+  not_acceptable: {
+    status: 406,
+    title: 'Not acceptable',
+    description:
+      'The Accept header allows no format the endpoint serves. The list, series and COT endpoints serve ' +
+      'application/json (the default) and text/csv; every other endpoint serves application/json. A missing ' +
+      'Accept, `*/*` or one without a readable element gets JSON. Errors are always application/json.',
+  },
   payload_too_large: {
     status: 413,
     title: 'Request too large',

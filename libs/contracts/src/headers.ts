@@ -22,7 +22,27 @@ export const RESPONSE_HEADERS = {
   'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying (429 only), at least 1.' },
   'Cache-Control': {
     type: 'string',
-    description: 'How long the answer may be cached: `public, max-age=60` on GET /status, `no-store` on keyed answers.',
+    description:
+      'How long the answer may be cached: `public, max-age=60` on GET /status; on a data 200 or 304 ' +
+      '`private, max-age=N`, N never past the next scheduled update of the data (at most 3600); `no-store` on errors.',
+  },
+  ETag: {
+    type: 'string',
+    description:
+      'Strong entity tag of the answer (without its request id); the JSON and CSV forms have different tags. ' +
+      'Send it back in If-None-Match.',
+  },
+  'Last-Modified': {
+    type: 'string',
+    description:
+      'When the data of the answer was last ingested (HTTP-date), when known. Send it back in If-Modified-Since.',
+    optional: true,
+  },
+  Vary: { type: 'string', description: '`Accept`: the answer depends on the Accept header (JSON or CSV).' },
+  'Content-Disposition': {
+    type: 'string',
+    description: 'CSV answers only: `attachment; filename="<name>.csv"`, a name saying what the file holds.',
+    optional: true,
   },
 } as const;
 

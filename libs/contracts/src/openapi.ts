@@ -94,6 +94,35 @@ const COMMON_ERRORS: ErrorCode[] = [
   'service_unavailable',
 ];
 
+/**
+ * The preconditions of a conditional GET (RFC 9110 §13.1). Accept is not a parameter: OpenAPI
+ * ignores a header parameter named Accept (3.1 §4.8.12.1); the 200's media types and the 406 say it.
+ */
+const conditionalParameters: JsonObject[] = [
+  {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description:
+      'ETags of copies you hold (a comma-separated list, `W/` tags compared weakly, or `*`): 304 when one matches ' +
+      'the current answer. A value that is not an entity-tag list matches nothing. Takes precedence over ' +
+      'If-Modified-Since.',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'If-Modified-Since',
+    in: 'header',
+    required: false,
+    description:
+      'An HTTP-date: 304 when the data was not ingested after it (to the second). Ignored when If-None-Match is ' +
+      'sent, when it is not an HTTP-date, or when it lies in the future.',
+    schema: { type: 'string' },
+  },
+];
+
+/** The headers of a data 200 and 304 besides the rate limit headers. */
+const VALIDATOR_HEADERS = ['ETag', 'Last-Modified', 'Cache-Control', 'Vary'] as const;
+
 function operation(opts: {
   operationId: string;
   summary: string;
@@ -102,21 +131,49 @@ function operation(opts: {
   parameters: JsonObject[];
   responseRef: string;
   errors: ErrorCode[];
+  /** The CSV form's columns, when the endpoint serves `text/csv`. */
+  csv?: string;
 }): JsonObject {
+  const csv = opts.csv;
   return {
     get: {
       operationId: opts.operationId,
       summary: opts.summary,
-      description: opts.description,
+      description:
+        `${opts.description} ` +
+        (csv === undefined
+          ? 'Served as application/json only (Accept must allow it, else 406).'
+          : 'Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, ' +
+            'streamed; errors stay JSON). An Accept that allows neither is 406.') +
+        ' Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is ' +
+        'current; a 304 does not count against the rate windows.',
       tags: [opts.tag],
-      parameters: opts.parameters,
+      parameters: [...opts.parameters, ...conditionalParameters],
       responses: {
         '200': {
-          description: 'OK',
-          headers: headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES]),
-          content: { 'application/json': { schema: { $ref: `${COMPONENT_REF}${opts.responseRef}` } } },
+          description:
+            csv === undefined
+              ? 'OK'
+              : `OK. As CSV: one row per item of \`data\` (meta is not part of it), columns ${csv}; numbers as the ` +
+                'JSON prints them, an absent or null value as an empty field.',
+          headers: headerRefs([
+            'X-Request-Id',
+            ...RATE_LIMIT_HEADER_NAMES,
+            ...VALIDATOR_HEADERS,
+            ...(csv === undefined ? [] : ['Content-Disposition']),
+          ]),
+          content: {
+            'application/json': { schema: { $ref: `${COMPONENT_REF}${opts.responseRef}` } },
+            ...(csv === undefined ? {} : { 'text/csv': { schema: { type: 'string' } } }),
+          },
         },
-        ...errorResponses([...opts.errors, ...COMMON_ERRORS], true),
+        '304': {
+          description:
+            'Not modified: the precondition matched, your copy is current. No body; not counted against the rate ' +
+            'windows (the rate limit headers show them after the give-back).',
+          headers: headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, ...VALIDATOR_HEADERS]),
+        },
+        ...errorResponses([...opts.errors, 'not_acceptable', ...COMMON_ERRORS], true),
       },
     },
   };
@@ -169,7 +226,10 @@ export function buildOpenApiDocument(): JsonObject {
         'Every request needs an API key (except GET /status); access is metered per plan. An address that sends more than 30 requests ' +
         'a minute without a valid key is answered 429 to them until the minute passes. Every path answers a ' +
         'method other than GET, HEAD and OPTIONS 405 (Allow: GET, HEAD, OPTIONS), a request target longer than ' +
-        '4,096 characters 414, and a GET with a body 413. Errors are documented at /docs/errors.',
+        '4,096 characters 414, and a GET with a body 413. Errors are documented at /docs/errors. Data answers carry ' +
+        'a strong ETag, Last-Modified and `Cache-Control: private, max-age=N` (never past the next scheduled update ' +
+        'of the data); If-None-Match / If-Modified-Since are answered 304 without a body, and a 304 does not count ' +
+        'against the rate windows. The list, series and COT endpoints also serve CSV (`Accept: text/csv`).',
     },
     servers: [{ url: API_PREFIX, description: 'Relative to the host that serves this document.' }],
     security: [{ bearerAuth: [] }, { apiKeyQuery: [] }],
@@ -188,6 +248,7 @@ export function buildOpenApiDocument(): JsonObject {
         parameters: queryParameters(ListCommoditiesQuery),
         responseRef: 'CommodityListResponse',
         errors: ['invalid_parameter'],
+        csv: 'id, name, symbol, category, exchange, unit (file name `commodities[-<category>][-page-<n>].csv`)',
       }),
       '/commodities/{slug}': operation({
         operationId: 'getCommodity',
@@ -208,6 +269,9 @@ export function buildOpenApiDocument(): JsonObject {
         parameters: [slugParameter, ...queryParameters(SeriesQuery)],
         responseRef: 'SeriesResponse',
         errors: ['invalid_parameter', 'historical_limit', 'not_found'],
+        csv:
+          'date, value, and for an untransformed price series open, high, low, close, volume (file name ' +
+          '`<slug>-series-<type>[-<frequency>][-<transform>]-<start>_<end>.csv`)',
       }),
       '/commodities/{slug}/cot': operation({
         operationId: 'getCotReports',
@@ -219,6 +283,11 @@ export function buildOpenApiDocument(): JsonObject {
         parameters: [slugParameter, ...queryParameters(CotQuery)],
         responseRef: 'CotResponse',
         errors: ['invalid_parameter', 'forbidden', 'not_found'],
+        csv:
+          'report_date, commodity, format, exchange, open_interest, each trader group flattened (`<group>_long`, ' +
+          '`<group>_short`, `<group>_spreading` where the group has it, `<group>_net`), the included analytics ' +
+          '(`changes_open_interest`, `changes_<group>_<field>`, `pct_of_oi_<group>_<field>`, `cot_index_<group>`), ' +
+          'then source, last_updated (file name `<slug>-cot-<format>[-<start>_<end>][-page-<n>].csv`)',
       }),
       '/status': statusOperation,
     },
@@ -241,7 +310,11 @@ export function buildOpenApiDocument(): JsonObject {
       headers: Object.fromEntries(
         Object.entries(RESPONSE_HEADERS).map(([name, h]) => [
           name,
-          { description: h.description, schema: { type: h.type, ...(h.type === 'integer' ? { minimum: 0 } : {}) } },
+          {
+            description: h.description,
+            ...('optional' in h ? { required: false } : {}),
+            schema: { type: h.type, ...(h.type === 'integer' ? { minimum: 0 } : {}) },
+          },
         ]),
       ),
     },

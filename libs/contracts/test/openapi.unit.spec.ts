@@ -53,7 +53,8 @@ describe('the OpenAPI document', () => {
     const paths = committed.paths as Record<string, { get: { responses: Record<string, { headers?: object }> } }>;
     const statuses = (p: string) => Object.keys(paths[p]!.get.responses).sort();
     // 413 and 414 (a GET with a body, a target over 4,096 characters) are answered on every path.
-    const common = ['401', '413', '414', '429', '500', '503'];
+    // 304 (a matching If-None-Match / If-Modified-Since) and 406 (an Accept allowing no format served) too.
+    const common = ['304', '401', '406', '413', '414', '429', '500', '503'];
     expect(statuses('/commodities')).toEqual(['200', '400', ...common].sort());
     expect(statuses('/commodities/{slug}')).toEqual(['200', '400', '404', ...common].sort());
     expect(statuses('/commodities/{slug}/series')).toEqual(['200', '400', '403', '404', ...common].sort());
@@ -91,6 +92,9 @@ describe('the OpenAPI document', () => {
       'transform',
       'limit',
       'sort_order',
+      // the preconditions of a conditional request (issue #13), on every data endpoint
+      'If-None-Match',
+      'If-Modified-Since',
     ]);
     expect(series.find((p) => p.name === 'type')!.required).toBe(true);
     expect(series.find((p) => p.name === 'limit')!.schema).toMatchObject({
@@ -131,6 +135,10 @@ describe('createOpenApiResponseValidator', () => {
     'x-ratelimit-reset': '1700000000',
     'ratelimit-policy': '"minute";q=100;w=60',
     ratelimit: '"minute";r=99;t=10',
+    // the validators and freshness of every data 200 (issue #13)
+    etag: '"abc"',
+    'cache-control': 'private, max-age=60',
+    vary: 'Accept',
   };
   const body = { data: [legacyReport()], meta: { page: 1, per_page: 25, total: 1, total_pages: 1, request_id: 'r1' } };
 

@@ -79,6 +79,13 @@ export class RateLimitedError extends ApiError {
   }
 }
 
+export class NotAcceptableError extends ApiError {
+  override readonly name = 'NotAcceptableError';
+  constructor(message: string) {
+    super('not_acceptable', message);
+  }
+}
+
 export class ServiceUnavailableError extends ApiError {
   override readonly name = 'ServiceUnavailableError';
   constructor(message = 'A backing service is unavailable; retry shortly.', cause?: unknown) {

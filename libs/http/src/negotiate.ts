@@ -99,6 +99,8 @@ export function parseAccept(value: string | readonly string[] | undefined): Medi
     .filter((r): r is MediaRange => r !== undefined);
 }
 
+const ALL_FORMATS: readonly DataFormat[] = ['json', 'csv'];
+
 const OFFERS: readonly { format: DataFormat; type: string; subtype: string }[] = [
   { format: 'json', type: 'application', subtype: 'json' },
   { format: 'csv', type: 'text', subtype: 'csv' },
@@ -139,19 +141,29 @@ function weightOf(ranges: readonly MediaRange[], offer: { type: string; subtype:
  * weight, JSON on a tie; undefined when Accept allows neither (→ 406). A missing or empty Accept,
  * or one with no well-formed element, is JSON. `text/*` reaches CSV only, `application/*` JSON only.
  */
-export function negotiate(accept: string | readonly string[] | undefined): DataFormat | undefined {
+export function negotiate(
+  accept: string | readonly string[] | undefined,
+  /** The formats the endpoint serves (default both); e.g. `['json']` for an endpoint without CSV. */
+  formats: readonly DataFormat[] = ALL_FORMATS,
+): DataFormat | undefined {
   const ranges = parseAccept(accept);
-  if (ranges.length === 0) return 'json';
+  if (ranges.length === 0) return formats.includes('json') ? 'json' : formats[0];
   let chosen: DataFormat | undefined;
   let chosenQ = 0;
   for (const offer of OFFERS) {
+    if (!formats.includes(offer.format)) continue;
     const q = weightOf(ranges, offer);
     if (q > chosenQ) [chosen, chosenQ] = [offer.format, q];
   }
   return chosen;
 }
 
-/** The message of the 406 answer (see the report of issue #13 for the error code to add). */
+/** The message of the 406 answer (error code `not_acceptable`) of an endpoint serving JSON and CSV. */
 export const NOT_ACCEPTABLE_MESSAGE =
   'The Accept header allows neither application/json nor text/csv (UTF-8): send Accept: application/json, ' +
   'Accept: text/csv, or no Accept header for JSON.';
+
+/** The message of the 406 answer of an endpoint serving JSON only. */
+export const NOT_ACCEPTABLE_JSON_ONLY_MESSAGE =
+  'The Accept header does not allow application/json (UTF-8), the only format of this endpoint: send ' +
+  'Accept: application/json or no Accept header.';

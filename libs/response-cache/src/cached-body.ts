@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { formatHttpDate, strongEtag } from '@cds/http';
 
 /**
  * A serialized response body with a hole where the request id goes. Every JSON answer of the API
@@ -14,42 +15,114 @@ export interface CachedBody {
   readonly bytes: number;
   /** Strong content hash (SHA-256, base64url) of the body without its request id: the ETag to be. */
   readonly hash: string;
-  /** When the data of the answer last changed (meta.last_updated, RFC 3339), when the answer says. */
+  /** When the data of the answer last changed (RFC 3339 or an HTTP-date, as given), when known. */
   readonly lastModified: string | undefined;
+  /** The strong ETag of the JSON form: strongEtag(hash, 'json'). The CSV form's is strongEtag(hash, 'csv'). */
+  readonly etag: string;
+  /** Last-Modified as sent (an IMF-fixdate) and as an instant, when known. */
+  readonly lastModifiedHeader: string | undefined;
+  readonly lastModifiedAt: Date | undefined;
+  /** The Cache-Control of a 200 or 304 at `nowMs`: `private, max-age=<seconds>` (see Freshness.maxAge), or no-store without one. */
+  cacheControl(nowMs: number): string;
+}
+
+/** What the freshness headers of an answer come from; not part of the body. */
+export interface Freshness {
+  /** When the answer's data last changed: RFC 3339 (a last_updated) or an HTTP-date (an upstream's Last-Modified). */
+  lastModified?: string | undefined;
+  /** Seconds a client may keep the answer at `nowMs`; none: `Cache-Control: no-store`. */
+  maxAge?: ((nowMs: number) => number) | undefined;
 }
 
 /** A JSON answer before its request id is known: `meta` is its last member, without request_id. */
 export interface ResponseBody {
   data: unknown;
   meta: Record<string, unknown> & { request_id?: never };
+  /**
+   * Not sent: what the answer's Last-Modified and max-age come from (the list's newest
+   * last_updated, the sources of the data). Without it Last-Modified is meta.last_updated.
+   */
+  freshness?: { lastModified?: string | undefined; sources?: readonly (string | undefined)[] } | undefined;
+}
+
+/** Cache-Control header values, computed at most once a second per entry (max-age has whole seconds). */
+function cacheControlOf(maxAge: ((nowMs: number) => number) | undefined): (nowMs: number) => string {
+  if (maxAge === undefined) return () => 'no-store';
+  let second = NaN;
+  let value = '';
+  return (nowMs) => {
+    const s = Math.floor(nowMs / 1000);
+    if (s !== second) {
+      second = s;
+      value = `private, max-age=${Math.max(0, Math.floor(maxAge(nowMs)))}`;
+    }
+    return value;
+  };
+}
+
+function instantOf(text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined;
+  const at = new Date(text);
+  const y = at.getUTCFullYear();
+  return Number.isFinite(at.getTime()) && y >= 1000 && y <= 9999 ? at : undefined;
 }
 
 const ID_MEMBER = '"request_id":"';
 const SUFFIX = Buffer.from('"}}');
 
-function cached(prefix: Buffer, lastModified: string | undefined): CachedBody {
+function cached(prefix: Buffer, freshness: Freshness): CachedBody {
   const hash = createHash('sha256').update(prefix).update(SUFFIX).digest('base64url');
-  return { prefix, suffix: SUFFIX, bytes: prefix.length + SUFFIX.length, hash, lastModified };
+  const lastModifiedAt = instantOf(freshness.lastModified);
+  return {
+    prefix,
+    suffix: SUFFIX,
+    bytes: prefix.length + SUFFIX.length,
+    hash,
+    lastModified: freshness.lastModified,
+    etag: strongEtag(hash, 'json'),
+    lastModifiedHeader: lastModifiedAt === undefined ? undefined : formatHttpDate(lastModifiedAt),
+    lastModifiedAt,
+    cacheControl: cacheControlOf(freshness.maxAge),
+  };
 }
 
-/** Serializes an answer once, with the request id left out (added at send time). */
-export function serializeBody(body: ResponseBody): CachedBody {
+/**
+ * Serializes an answer once, with the request id left out (added at send time). `maxAgeOf` gives
+ * the max-age of the answer's sources (body.freshness.sources) at a time.
+ */
+export function serializeBody(
+  body: ResponseBody,
+  maxAgeOf?: (sources: readonly (string | undefined)[], nowMs: number) => number,
+): CachedBody {
   const json = JSON.stringify({ data: body.data, meta: { ...body.meta, request_id: '' } });
-  const lastUpdated = body.meta.last_updated;
-  return cached(Buffer.from(json.slice(0, -3)), typeof lastUpdated === 'string' ? lastUpdated : undefined);
+  const lastUpdated = body.freshness?.lastModified ?? body.meta.last_updated;
+  const sources = body.freshness?.sources ?? [];
+  return cached(Buffer.from(json.slice(0, -3)), {
+    lastModified: typeof lastUpdated === 'string' ? lastUpdated : undefined,
+    maxAge: maxAgeOf === undefined ? undefined : (nowMs) => maxAgeOf(sources, nowMs),
+  });
 }
 
 /**
  * The cached form of an answer another service already served with `requestId` as its last member
  * (`…"request_id":"<id>"}}`), or undefined when it does not end that way (then it is not kept).
- * The gateway keeps the query service's answers this way.
+ * The gateway keeps the query service's answers this way, with the freshness its headers gave
+ * (Last-Modified, and a max-age counted down from when it arrived); without a lastModified, the
+ * body's meta.last_updated. The same bytes give the same hash, so the same ETag, as upstream's.
  */
-export function cachedBodyFromUpstream(served: Buffer, requestId: string): CachedBody | undefined {
+export function cachedBodyFromUpstream(
+  served: Buffer,
+  requestId: string,
+  freshness: Freshness = {},
+): CachedBody | undefined {
   const tail = `${requestId}"}}`;
   const cut = served.length - tail.length;
   if (cut <= ID_MEMBER.length || served.toString('latin1', cut) !== tail) return undefined;
   if (served.toString('latin1', cut - ID_MEMBER.length, cut) !== ID_MEMBER) return undefined;
-  return cached(served.subarray(0, cut), lastUpdatedOf(served));
+  return cached(served.subarray(0, cut), {
+    lastModified: freshness.lastModified ?? lastUpdatedOf(served),
+    maxAge: freshness.maxAge,
+  });
 }
 
 /** meta.last_updated of a served answer: meta is its last member, so the last `"meta":{` opens it. */

@@ -3,6 +3,7 @@ export {
   serializeBody,
   withRequestId,
   type CachedBody,
+  type Freshness,
   type ResponseBody,
 } from './cached-body.ts';
 export {
@@ -14,13 +15,16 @@ export {
   type ResponseCacheOptions,
   type ResponseCacheStats,
 } from './response-cache.ts';
-export { sendCachedBody } from './send.ts';
+export { isConditional, notModified, sendCachedBody, type CsvForm } from './send.ts';
 export {
   cacheKey,
   cacheRule,
+  createNegotiator,
+  JSON_OR_CSV,
   registerResponseCache,
   type CacheEntry,
   type CacheRule,
   type CachedHandler,
+  type ResponseCacheOptions as ResponseCachePluginOptions,
 } from './plugin.ts';
 export { subscribeInvalidations, type Invalidation } from './invalidation.ts';

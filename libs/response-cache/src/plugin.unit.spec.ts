@@ -1,3 +1,4 @@
+import { registerErrorHandling } from '@cds/http';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { cachedBodyFromUpstream } from './cached-body.ts';
@@ -107,5 +108,131 @@ describe('sendCachedBody (the gateway way: an upstream answer under a forwarded 
     expect(res.body).toBe('{"data":[1],"meta":{"count":1,"request_id":"req_gw"}}');
     expect(res.headers['x-ratelimit-limit']).toBe('100');
     expect(res.headers['x-request-id']).toBe('req_gw');
+  });
+});
+
+describe('validators, conditional requests and the CSV form (one cached body)', () => {
+  const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
+  const columns = [
+    { name: 'date', path: ['date'] },
+    { name: 'value', path: ['value'] },
+  ];
+
+  function buildRows() {
+    const cache = createResponseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60_000 });
+    const app = Fastify();
+    registerErrorHandling(app, { publicBaseUrl: 'https://api.example.com' });
+    registerResponseCache(app, cache, {
+      nowMs: () => NOW,
+      maxAgeOf: (sources) => (sources.includes('eia') ? 120 : 60),
+    });
+    const calls = { computed: 0 };
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ date: `d${i}`, value: i / 3 }));
+    app.get(
+      '/rows/:n',
+      {
+        config: {
+          cache: cacheRule(({ params }: { params: { n: string } }) => ({ key: `rows ${params.n}`, tags: ['R'] }), {
+            csv: ({ params }) => ({ columns, contentDisposition: `attachment; filename="rows-${params.n}.csv"` }),
+          }),
+        },
+      },
+      (request) => {
+        calls.computed++;
+        const n = Number((request.params as { n: string }).n);
+        return Promise.resolve({
+          data: rows(n),
+          meta: { count: n },
+          freshness: { lastModified: '2026-11-20T21:00:00.900Z', sources: ['eia'] },
+        });
+      },
+    );
+    app.get('/one', { config: { cache: cacheRule(() => ({ key: 'one', tags: ['R'] })) } }, () =>
+      Promise.resolve({
+        data: { id: 'X' },
+        meta: {},
+      }),
+    );
+    return { app, calls };
+  }
+
+  it('sends a strong ETag, Last-Modified, Cache-Control and Vary, and answers a matching precondition 304', async () => {
+    const { app, calls } = buildRows();
+    const first = await app.inject('/rows/3');
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(first.headers['last-modified']).toBe('Fri, 20 Nov 2026 21:00:00 GMT');
+    expect(first.headers['cache-control']).toBe('private, max-age=120');
+    expect(first.headers.vary).toBe('Accept');
+    // Another request id, the same tag: the tag is of the body without its request id.
+    expect((await app.inject('/rows/3')).headers.etag).toBe(etag);
+    for (const inm of [etag, `"other", ${etag}`, `W/${etag}`, '*']) {
+      const res = await app.inject({ url: '/rows/3', headers: { 'if-none-match': inm } });
+      expect(res.statusCode, inm).toBe(304);
+      expect(res.body).toBe('');
+      expect(res.headers.etag).toBe(etag);
+      expect(res.headers['cache-control']).toBe('private, max-age=120');
+      expect(res.headers.vary).toBe('Accept');
+      expect(res.headers['x-request-id']).toBeDefined();
+    }
+    for (const inm of ['"other"', 'garbage', `${etag.slice(1, -1)}`]) {
+      expect((await app.inject({ url: '/rows/3', headers: { 'if-none-match': inm } })).statusCode, inm).toBe(200);
+    }
+    const ims = (value: string, inm?: string) =>
+      app.inject({ url: '/rows/3', headers: { 'if-modified-since': value, ...(inm ? { 'if-none-match': inm } : {}) } });
+    expect((await ims('Fri, 20 Nov 2026 21:00:00 GMT')).statusCode).toBe(304);
+    expect((await ims('Fri, 20 Nov 2026 20:59:59 GMT')).statusCode).toBe(200);
+    expect((await ims('yesterday')).statusCode).toBe(200);
+    expect((await ims('Sat, 24 Nov 2046 12:00:00 GMT')).statusCode).toBe(200); // in the future: ignored
+    expect((await ims('Fri, 20 Nov 2026 21:00:00 GMT', '"other"')).statusCode).toBe(200); // If-None-Match wins
+    const head = await app.inject({ method: 'HEAD', url: '/rows/3', headers: { 'if-none-match': etag } });
+    expect(head.statusCode).toBe(304);
+    expect(calls.computed).toBe(1);
+  });
+
+  it('serves the CSV form from the same cached body, streamed, with its own ETag and a file name', async () => {
+    const { app, calls } = buildRows();
+    const json = await app.inject('/rows/1000');
+    const csv = await app.inject({ url: '/rows/1000', headers: { accept: 'text/csv' } });
+    expect(calls.computed).toBe(1);
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
+    expect(csv.headers['content-disposition']).toBe('attachment; filename="rows-1000.csv"');
+    expect(csv.headers['content-length']).toBeUndefined();
+    expect(csv.headers.etag).not.toBe(json.headers.etag);
+    expect(csv.headers['last-modified']).toBe(json.headers['last-modified']);
+    expect(csv.headers.vary).toBe('Accept');
+    const lines = csv.body.split('\r\n');
+    expect(lines[0]).toBe('date,value');
+    expect(lines[2]).toBe(`d1,${JSON.stringify(1 / 3)}`);
+    expect(lines).toHaveLength(1002); // header, 1000 rows, the empty string after the last CRLF
+    const again = await app.inject({
+      url: '/rows/1000',
+      headers: { accept: 'text/csv', 'if-none-match': csv.headers.etag as string },
+    });
+    expect(again.statusCode).toBe(304);
+    // The JSON tag does not match the CSV form, nor the CSV tag the JSON form.
+    const cross = await app.inject({
+      url: '/rows/1000',
+      headers: { accept: 'text/csv', 'if-none-match': json.headers.etag as string },
+    });
+    expect(cross.statusCode).toBe(200);
+    const head = await app.inject({ method: 'HEAD', url: '/rows/1000', headers: { accept: 'text/csv' } });
+    expect([head.statusCode, head.body, head.headers.etag]).toEqual([200, '', csv.headers.etag]);
+  });
+
+  it('answers 406 in the error shape when Accept allows no format the route serves', async () => {
+    const { app, calls } = buildRows();
+    const png = await app.inject({ url: '/rows/2', headers: { accept: 'image/png' } });
+    expect(png.statusCode).toBe(406);
+    expect(png.headers['content-type']).toMatch(/^application\/json/);
+    expect(png.json().error.code).toBe('not_acceptable');
+    const csvOnly = await app.inject({ url: '/one', headers: { accept: 'text/csv' } });
+    expect(csvOnly.statusCode).toBe(406);
+    expect(csvOnly.json().error.message).toMatch(/only format of this endpoint/);
+    expect(
+      (await app.inject({ url: '/one', headers: { accept: 'text/csv, application/json;q=0.1' } })).statusCode,
+    ).toBe(200);
+    expect(calls.computed).toBe(0);
   });
 });

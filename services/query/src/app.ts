@@ -6,6 +6,7 @@ import {
   zodValidatorCompiler,
   type ZodTypeProvider,
 } from '@cds/http';
+import { maxAgeSecondsOf } from '@cds/schedule';
 import type { Metrics } from '@cds/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerResponseCache, type ResponseCache } from '@cds/response-cache';
@@ -59,16 +60,22 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
   }) as unknown as FastifyInstance;
 
   registerErrorHandling(app, { publicBaseUrl: deps.publicBaseUrl, classify: classifyMongoError });
-  // Cached answers write x-request-id themselves (sendCachedBody); every other answer gets it here.
+  // Cached answers write x-request-id themselves (sendCachedBody); every other answer gets it here,
+  // and an error is never cacheable.
   app.addHook('onSend', (request, reply, _payload, done) => {
     reply.header('x-request-id', request.id);
+    if (reply.statusCode >= 400) reply.header('cache-control', 'no-store');
     done();
   });
 
   if (deps.metrics !== undefined) registerMetrics(app, deps.metrics, deps.cache);
 
   app.setValidatorCompiler(zodValidatorCompiler);
-  registerResponseCache(app, deps.cache);
+  const { clock } = deps;
+  registerResponseCache(app, deps.cache, {
+    nowMs: clock === undefined ? Date.now : () => clock().getTime(),
+    maxAgeOf: (sources, nowMs) => maxAgeSecondsOf(sources, new Date(nowMs)),
+  });
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const ctx: RouteContext = { repository: deps.repository, today: createUtcToday(deps.clock ?? Date.now) };
   registerListRoute(routes, ctx);

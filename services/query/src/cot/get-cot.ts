@@ -1,4 +1,11 @@
-import { CommodityPathParams, CotQuery, type CotReport } from '@cds/contracts';
+import {
+  CommodityPathParams,
+  contentDisposition,
+  CotQuery,
+  cotCsvColumns,
+  csvFileName,
+  type CotReport,
+} from '@cds/contracts';
 import { NotFoundError } from '@cds/http';
 import type { CotDoc, StoredGroup } from '@cds/read-models';
 import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
@@ -52,6 +59,11 @@ export function toCotReport(doc: CotDoc): CotReport {
   };
 }
 
+interface ValidatedCot {
+  params: CommodityPathParams;
+  query: CotQuery;
+}
+
 /**
  * GET /commodities/:slug/cot: reports of one format sorted by report_date (desc by default),
  * inclusive optional date bounds, paged. A commodity without that format is a 404 on format.
@@ -62,22 +74,39 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
     {
       schema: { params: CommodityPathParams, querystring: CotQuery },
       config: {
-        cache: cacheRule(({ params: { slug }, query: q }: { params: CommodityPathParams; query: CotQuery }) => ({
-          key: cacheKey('cot', {
-            slug,
-            format: q.format,
-            start_date: q.start_date,
-            end_date: q.end_date,
-            sort_order: q.sort_order,
-            page: q.page,
-            per_page: q.per_page,
-            // Only with include: without it the key (and the answer) stays what it was. index_weeks
-            // changes nothing without cot_index, so it keys only then.
-            include: q.include?.join(','),
-            index_weeks: q.include?.includes('cot_index') === true ? q.index_weeks : undefined,
+        cache: cacheRule(
+          ({ params: { slug }, query: q }: ValidatedCot) => ({
+            key: cacheKey('cot', {
+              slug,
+              format: q.format,
+              start_date: q.start_date,
+              end_date: q.end_date,
+              sort_order: q.sort_order,
+              page: q.page,
+              per_page: q.per_page,
+              // Only with include: without it the key (and the answer) stays what it was. index_weeks
+              // changes nothing without cot_index, so it keys only then.
+              include: q.include?.join(','),
+              index_weeks: q.include?.includes('cot_index') === true ? q.index_weeks : undefined,
+            }),
+            tags: [slug],
           }),
-          tags: [slug],
-        })),
+          {
+            csv: ({ params: { slug }, query: q }) => ({
+              columns: cotCsvColumns({ format: q.format, include: q.include }),
+              contentDisposition: contentDisposition(
+                csvFileName({
+                  endpoint: 'cot',
+                  commodity: slug,
+                  format: q.format,
+                  start_date: q.start_date,
+                  end_date: q.end_date,
+                  page: q.page,
+                }),
+              ),
+            }),
+          },
+        ),
       },
     },
     async ({ params: { slug }, query: q }): Promise<ResponseBody> => {
@@ -112,7 +141,13 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
         });
         data = withAnalytics(data, history.map(toCotReport), include, q.index_weeks);
       }
-      return { data, meta: paginationMeta(q.page, q.per_page, page.total) };
+      // Last-Modified: the newest ingest of the commodity's reports of this format (as the series'
+      // meta.last_updated), never older than any report or predecessor the answer was made from.
+      return {
+        data,
+        meta: paginationMeta(q.page, q.per_page, page.total),
+        freshness: { lastModified: descriptor.last_updated, sources: [descriptor.source] },
+      };
     },
   );
 }

@@ -54,6 +54,27 @@ export function toDetail(doc: CatalogDoc): CommodityDetail {
   return out;
 }
 
+/**
+ * What the freshness headers of an answer about these catalog entries come from: the newest
+ * last_updated of their series (Last-Modified) and the sources of their series (max-age).
+ */
+export function catalogFreshness(docs: readonly Pick<CatalogDoc, 'series'>[]): {
+  lastModified: string | undefined;
+  sources: (string | undefined)[];
+} {
+  let lastModified: string | undefined;
+  const sources: (string | undefined)[] = [];
+  for (const doc of docs) {
+    for (const d of Object.values(doc.series ?? {})) {
+      if (d.last_updated !== undefined && (lastModified === undefined || d.last_updated > lastModified)) {
+        lastModified = d.last_updated;
+      }
+      if (!sources.includes(d.source)) sources.push(d.source);
+    }
+  }
+  return { lastModified, sources };
+}
+
 /** A commodity the catalog does not list is a 404 on slug. */
 export async function requireCommodity(ctx: RouteContext, slug: string): Promise<CatalogDoc> {
   const doc = await ctx.repository.getCommodity(slug);
@@ -74,9 +95,9 @@ export function registerDetailRoute(app: QueryApp, ctx: RouteContext): void {
         })),
       },
     },
-    async ({ params }): Promise<ResponseBody> => ({
-      data: toDetail(await requireCommodity(ctx, params.slug)),
-      meta: {},
-    }),
+    async ({ params }): Promise<ResponseBody> => {
+      const doc = await requireCommodity(ctx, params.slug);
+      return { data: toDetail(doc), meta: {}, freshness: catalogFreshness([doc]) };
+    },
   );
 }

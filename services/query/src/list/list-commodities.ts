@@ -1,6 +1,13 @@
-import { ListCommoditiesQuery, type CommoditySummary } from '@cds/contracts';
+import {
+  contentDisposition,
+  csvFileName,
+  listCsvColumns,
+  ListCommoditiesQuery,
+  type CommoditySummary,
+} from '@cds/contracts';
 import type { CatalogDoc } from '@cds/read-models';
 import { cacheKey, cacheRule, LIST_TAG, type ResponseBody } from '@cds/response-cache';
+import { catalogFreshness } from '../detail/get-commodity.ts';
 import { paginationMeta, ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
 
 /** The summary fields of a catalog document, in the contract's order. */
@@ -27,16 +34,26 @@ export function registerListRoute(app: QueryApp, ctx: RouteContext): void {
     {
       schema: { querystring: ListCommoditiesQuery },
       config: {
-        cache: cacheRule(({ query: q }: { query: ListCommoditiesQuery }) => ({
-          key: cacheKey('list', {
-            category: q.category,
-            search: searchOf(q),
-            sort_order: q.sort_order,
-            page: q.page,
-            per_page: q.per_page,
+        cache: cacheRule(
+          ({ query: q }: { query: ListCommoditiesQuery }) => ({
+            key: cacheKey('list', {
+              category: q.category,
+              search: searchOf(q),
+              sort_order: q.sort_order,
+              page: q.page,
+              per_page: q.per_page,
+            }),
+            tags: [LIST_TAG],
           }),
-          tags: [LIST_TAG],
-        })),
+          {
+            csv: ({ query: q }) => ({
+              columns: listCsvColumns(),
+              contentDisposition: contentDisposition(
+                csvFileName({ endpoint: 'list', category: q.category, page: q.page }),
+              ),
+            }),
+          },
+        ),
       },
     },
     async ({ query: q }): Promise<ResponseBody> => {
@@ -47,7 +64,11 @@ export function registerListRoute(app: QueryApp, ctx: RouteContext): void {
         skip: (q.page - 1) * q.per_page,
         limit: q.per_page,
       });
-      return { data: page.items.map(toSummary), meta: paginationMeta(q.page, q.per_page, page.total) };
+      return {
+        data: page.items.map(toSummary),
+        meta: paginationMeta(q.page, q.per_page, page.total),
+        freshness: catalogFreshness(page.items),
+      };
     },
   );
 }

@@ -1,6 +1,9 @@
 import {
   addMonths,
   CommodityPathParams,
+  contentDisposition,
+  csvFileName,
+  seriesCsvColumns,
   SeriesQuery,
   type Frequency,
   type SeriesMeta,
@@ -122,7 +125,25 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Prom
     // the newest data was ingested, whatever range was asked for
     ...provenanceOf(descriptor),
   };
-  return { data, meta };
+  return { data, meta, freshness: { sources: [descriptor.source] } };
+}
+
+/** The CSV form of a series request: its columns and a file name with the resolved dates. */
+function seriesCsv(r: SeriesRequest) {
+  return {
+    columns: seriesCsvColumns({ type: r.type, transform: r.transform }),
+    contentDisposition: contentDisposition(
+      csvFileName({
+        endpoint: 'series',
+        commodity: r.slug,
+        type: r.type,
+        frequency: r.frequency,
+        transform: r.transform,
+        start_date: r.startDate,
+        end_date: r.endDate,
+      }),
+    ),
+  };
 }
 
 /** The cache entry of a validated request: its effective parameters, dates included. */
@@ -167,7 +188,9 @@ export function registerSeriesRoute(app: QueryApp, ctx: RouteContext): void {
     ROUTES.series,
     {
       schema: { params: CommodityPathParams, querystring: SeriesQuery },
-      config: { cache: cacheRule(entryOf, { varies: true }) },
+      config: {
+        cache: cacheRule(entryOf, { varies: true, csv: (_request, entry) => seriesCsv(entry.input as SeriesRequest) }),
+      },
     },
     // The effective request the key was made from: the key and the answer agree across midnight UTC.
     (request) => buildSeriesBody(ctx, (request.cacheEntry ?? entryOf(request)).input as SeriesRequest),

@@ -12,6 +12,7 @@ import { createGatewayMetrics, registerRequestMetrics } from './metrics.ts';
 import { createPlanStep } from './plans/plan-step.ts';
 import { createForwardHandler } from './proxy/forward.ts';
 import type { QueryClient } from './proxy/query-client.ts';
+import { createGiveBack } from './rate/give-back.ts';
 import { createRateStep } from './rate/rate-step.ts';
 import type { RateLimiter } from './rate/windows.ts';
 import { registerDocsRoutes } from './routes/docs.ts';
@@ -85,6 +86,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     metrics,
   });
   const windows = createRateStep({ rateLimiter: deps.rateLimiter, metrics });
+  const giveBack = createGiveBack(deps.rateLimiter);
   const cache =
     deps.cache === undefined
       ? undefined
@@ -94,9 +96,10 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
           today,
           securityHeaders,
           maxCachedBytes: deps.maxCachedBytes ?? 1024 * 1024,
+          giveBack,
           metrics,
         });
-  const forward = createForwardHandler({ query: deps.query, keeper: cache?.keeper });
+  const forward = createForwardHandler({ query: deps.query, keeper: cache?.keeper, giveBack });
   for (const route of API_ROUTES) {
     const plan = createPlanStep(route, { nowMs: deps.nowMs, today });
     const preHandler = cache === undefined ? [auth, windows, plan] : [auth, windows, plan, cache.lookup];

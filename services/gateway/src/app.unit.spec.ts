@@ -91,6 +91,10 @@ function harness(opts: { failedAuth?: FailedAuthLimiter; cache?: ResponseCache; 
         headers: {
           'content-type': 'application/json; charset=utf-8',
           'content-length': String(Buffer.byteLength(body)),
+          // The validators and freshness the query service sends with every data 200.
+          etag: '"query-etag"',
+          'cache-control': 'private, max-age=60',
+          vary: 'Accept',
         },
         body: Readable.from([Buffer.from(body)]),
       });

@@ -11,8 +11,14 @@ export function apiAnswerHeaders(request: FastifyRequest): Record<string, string
   return d === null ? { ...API_HEADERS } : { ...API_HEADERS, ...rateLimitHeaders(d.minute, d.day, d.now) };
 }
 
-/** Puts them on every answer Fastify sends for an API route (errors included); a cache hit passes them itself. */
+/**
+ * Puts them on every answer Fastify sends for an API route (errors included); a cache hit passes
+ * them itself. A 200 or 304 keeps the Cache-Control the query service gave it (private, max-age);
+ * an error is no-store.
+ */
 export const addApiAnswerHeaders: onSendHookHandler = (request, reply, payload, done) => {
+  const cacheControl = reply.statusCode < 400 ? reply.getHeader('cache-control') : undefined;
   reply.headers(apiAnswerHeaders(request));
+  if (cacheControl !== undefined) reply.header('cache-control', cacheControl);
   done(null, payload);
 };

@@ -9,7 +9,11 @@ export interface UpstreamResponse {
 }
 
 export interface QueryClient {
-  get(path: string, requestId: string): Promise<UpstreamResponse>;
+  /**
+   * GET `path` with the request id, and from the client's request headers (`from`) the ones the
+   * answer depends on: Accept (application/json when absent), If-None-Match, If-Modified-Since.
+   */
+  get(path: string, requestId: string, from?: IncomingHttpHeaders): Promise<UpstreamResponse>;
   close(): Promise<void>;
 }
 
@@ -28,12 +32,16 @@ export function createQueryClient(opts: { url: string; connections?: number; tim
     bodyTimeout: timeout,
   });
   return {
-    async get(path, requestId) {
-      const res = await pool.request({
-        method: 'GET',
-        path,
-        headers: { 'x-request-id': requestId, accept: 'application/json' },
-      });
+    async get(path, requestId, from = {}) {
+      const headers: Record<string, string> = {
+        'x-request-id': requestId,
+        accept: typeof from.accept === 'string' ? from.accept : 'application/json',
+      };
+      const inm = from['if-none-match'];
+      if (typeof inm === 'string') headers['if-none-match'] = inm;
+      const ims = from['if-modified-since'];
+      if (typeof ims === 'string') headers['if-modified-since'] = ims;
+      const res = await pool.request({ method: 'GET', path, headers });
       return { statusCode: res.statusCode, headers: res.headers, body: res.body };
     },
     close: () => pool.close(),

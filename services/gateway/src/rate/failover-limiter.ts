@@ -51,5 +51,16 @@ export function createFailoverRateLimiter(opts: {
         return fallback(accountId, limits);
       }
     },
+    // To the limiter that counted it. A failed give-back leaves the request counted: the 304
+    // then shows the windows as the take left them.
+    async giveBack(accountId, limits, taken) {
+      if (taken.source === 'memory') return opts.fallback.giveBack(accountId, limits, taken);
+      try {
+        return await opts.primary.giveBack(accountId, limits, taken);
+      } catch (err) {
+        opts.logger.warn({ err }, 'rate window give-back failed: the request stays counted');
+        return taken;
+      }
+    },
   };
 }

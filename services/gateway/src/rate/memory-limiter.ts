@@ -45,5 +45,15 @@ export function createMemoryRateLimiter(opts: { nowMs: () => number; maxAccounts
       }
       return Promise.resolve(decide(admitted, c.minuteCount, c.dayCount, now, limits, 'memory'));
     },
+    giveBack(accountId: string, limits: RateLimits, taken: RateDecision): Promise<RateDecision> {
+      const now = Math.floor(opts.nowMs() / 1000);
+      const c = counts.get(accountId);
+      if (c === undefined) return Promise.resolve(decide(true, 0, 0, now, limits, 'memory'));
+      if (c.minute === Math.floor(taken.now / MINUTE) && c.minuteCount > 0) c.minuteCount -= 1;
+      if (c.day === Math.floor(taken.now / DAY) && c.dayCount > 0) c.dayCount -= 1;
+      const minuteCount = c.minute === Math.floor(now / MINUTE) ? c.minuteCount : 0;
+      const dayCount = c.day === Math.floor(now / DAY) ? c.dayCount : 0;
+      return Promise.resolve(decide(true, minuteCount, dayCount, now, limits, 'memory'));
+    },
   };
 }

@@ -257,3 +257,69 @@ describe('per-day usage, counted in the same script call', () => {
     ]);
   });
 });
+
+describe('giving back a request (a 304 does not count)', () => {
+  const limits = { perMinute: 5, perDay: 10 };
+
+  it('decrements exactly the minute, day and usage counts the take incremented, and reports the windows after it', async () => {
+    const r = connect();
+    await ready(r);
+    const limiter = createRedisRateLimiter(r, { keyPrefix: 'gb:', usageKeyPrefix: 'gbu:' });
+    await limiter.take('acc_gb', limits, 'key_1');
+    const taken = await limiter.take('acc_gb', limits, 'key_1');
+    expect(taken.minute.remaining).toBe(3);
+    const after = await limiter.giveBack('acc_gb', limits, taken);
+    expect([after.minute.remaining, after.day.remaining, after.admitted]).toEqual([4, 9, true]);
+    expect(await r.hmget(rateKey('gb:', 'acc_gb'), 'mc', 'dc')).toEqual(['1', '1']);
+    const day = String(Math.floor(taken.now / 86_400));
+    const usage = await r.hgetall(usageKey('gbu:', 'acc_gb'));
+    // The day's usage follows the day count; the key was used, so its last-used day stays.
+    expect(usage).toEqual({ [day]: '1', 'k:key_1': day });
+    // Taking again counts from there: the windows are as if the given-back request never came.
+    expect((await limiter.take('acc_gb', limits, 'key_1')).minute.remaining).toBe(3);
+  });
+
+  it('gives nothing back to a window that reset since the take, and never goes below zero', async () => {
+    const r = connect();
+    await ready(r);
+    const limiter = createRedisRateLimiter(r, { keyPrefix: 'gbr:', usageKeyPrefix: 'gbru:' });
+    const taken = await limiter.take('acc_gbr', limits);
+    // The same request as if taken in the previous minute and day: nothing of it is in today's counts.
+    const old = { ...taken, now: taken.now - 86_400 };
+    const after = await limiter.giveBack('acc_gbr', limits, old);
+    expect([after.minute.remaining, after.day.remaining]).toEqual([4, 9]);
+    expect(await r.hmget(rateKey('gbr:', 'acc_gbr'), 'mc', 'dc')).toEqual(['1', '1']);
+    await limiter.giveBack('acc_gbr', limits, taken);
+    const twice = await limiter.giveBack('acc_gbr', limits, taken);
+    expect([twice.minute.remaining, twice.day.remaining]).toEqual([5, 10]);
+    expect(await r.hmget(rateKey('gbr:', 'acc_gbr'), 'mc', 'dc')).toEqual(['0', '0']);
+  });
+
+  it('the memory limiter gives back the same way, and the failover limiter to the limiter that counted', async () => {
+    let nowMs = Date.UTC(2026, 10, 24, 12, 0, 30);
+    const memory = createMemoryRateLimiter({ nowMs: () => nowMs });
+    await memory.take('acc_m', limits);
+    const taken = await memory.take('acc_m', limits);
+    expect(taken.minute.remaining).toBe(3);
+    const after = await memory.giveBack('acc_m', limits, taken);
+    expect([after.minute.remaining, after.day.remaining]).toEqual([4, 9]);
+    nowMs += 60_000; // the next minute: the minute count reset, the day's is still given back
+    const next = await memory.take('acc_m', limits);
+    const back = await memory.giveBack('acc_m', limits, taken);
+    expect([next.minute.remaining, next.day.remaining]).toEqual([4, 8]);
+    expect([back.minute.remaining, back.day.remaining]).toEqual([4, 9]);
+
+    const failover = createFailoverRateLimiter({
+      primary: {
+        take: () => Promise.reject(new Error('down')),
+        giveBack: () => Promise.reject(new Error('must not be asked')),
+      },
+      fallback: memory,
+      logger: createLogger({ name: 'rate-int-spec', level: 'silent' }),
+      nowMs: () => nowMs,
+    });
+    const byMemory = await failover.take('acc_f', limits);
+    expect(byMemory.source).toBe('memory');
+    expect((await failover.giveBack('acc_f', limits, byMemory)).minute.remaining).toBe(5);
+  });
+});

@@ -1,5 +1,5 @@
 import type { Redis } from '@cds/redis';
-import { decide, type RateDecision, type RateLimiter, type RateLimits } from './windows.ts';
+import { DAY, MINUTE, decide, type RateDecision, type RateLimiter, type RateLimits } from './windows.ts';
 
 /**
  * Both windows of each account in one hash per account: the minute and day indexes and their
@@ -62,7 +62,41 @@ out[#out + 1] = now
 return out
 `;
 
+/**
+ * Gives back one admitted request (a 304): KEYS[1], KEYS[2] = the account's window and usage
+ * hashes, ARGV[1], ARGV[2] = the minute and day indexes the take counted it in. The minute count
+ * goes down only while the hash still holds that minute, the day count and the usage field of
+ * that day only while it holds that day (a window that reset since has nothing of it to give back);
+ * the usage field is set to the day count again, as the take sets it. The key's last-used day
+ * stays (the key was used). Returns { minute count, day count, now } as they are after it, for
+ * the current minute and day (0 for a window that reset since the take).
+ */
+export const RATE_GIVE_BACK_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1])
+local minute = tonumber(ARGV[1])
+local day = tonumber(ARGV[2])
+local v = redis.call('HMGET', KEYS[1], 'm', 'mc', 'd', 'dc')
+local m = tonumber(v[1])
+local mc = tonumber(v[2]) or 0
+local d = tonumber(v[3])
+local dc = tonumber(v[4]) or 0
+if m == minute and mc > 0 then
+  mc = mc - 1
+  redis.call('HSET', KEYS[1], 'mc', mc)
+end
+if d == day and dc > 0 then
+  dc = dc - 1
+  redis.call('HSET', KEYS[1], 'dc', dc)
+  if redis.call('HEXISTS', KEYS[2], day) == 1 then redis.call('HSET', KEYS[2], day, dc) end
+end
+if m ~= math.floor(now / 60) then mc = 0 end
+if d ~= math.floor(now / 86400) then dc = 0 end
+return { mc, dc, now }
+`;
+
 type RateWindowCommand = (numberOfKeys: number, ...keysThenArgs: (string | number)[]) => Promise<number[]>;
+type GiveBackCommand = (key: string, usage: string, minute: number, day: number) => Promise<number[]>;
 
 /** Most requests whose windows go to Redis in one call. */
 export const MAX_RATE_BATCH = 256;
@@ -100,7 +134,11 @@ export function createRedisRateLimiter(
   if (!('cdsRateWindows' in redis)) {
     redis.defineCommand('cdsRateWindows', { lua: RATE_WINDOW_SCRIPT });
   }
+  if (!('cdsRateGiveBack' in redis)) {
+    redis.defineCommand('cdsRateGiveBack', { numberOfKeys: 2, lua: RATE_GIVE_BACK_SCRIPT });
+  }
   const command = (redis as unknown as { cdsRateWindows: RateWindowCommand }).cdsRateWindows.bind(redis);
+  const giveBackCommand = (redis as unknown as { cdsRateGiveBack: GiveBackCommand }).cdsRateGiveBack.bind(redis);
   const waiting: Waiting[] = [];
 
   const flush = (): void => {
@@ -128,6 +166,15 @@ export function createRedisRateLimiter(
         if (waiting.length === 0) setImmediate(flush);
         waiting.push({ accountId, keyId, limits, resolve, reject });
       });
+    },
+    async giveBack(accountId, limits, taken) {
+      const [mc, dc, now] = await giveBackCommand(
+        rateKey(prefix, accountId),
+        usageKey(usagePrefix, accountId),
+        Math.floor(taken.now / MINUTE),
+        Math.floor(taken.now / DAY),
+      );
+      return decide(true, mc!, dc!, now!, limits, 'redis');
     },
   };
 }

@@ -29,6 +29,13 @@ export interface RateLimiter {
    * usage count by the Redis limiter; the in-memory fallback counts no usage.
    */
   take(accountId: string, limits: RateLimits, keyId?: string): Promise<RateDecision>;
+  /**
+   * Gives back the request `taken` admitted (a 304 does not count against the windows): the
+   * minute and day counts, and the day's usage count, that the take incremented go down by one,
+   * each only while its window is still the one the take counted in. Resolves to the windows as
+   * they are after the give-back (for the 304's rate headers).
+   */
+  giveBack(accountId: string, limits: RateLimits, taken: RateDecision): Promise<RateDecision>;
 }
 
 /**

@@ -6,7 +6,8 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-resource-policy': 'cross-origin',
   'access-control-allow-origin': '*',
   'access-control-expose-headers':
-    'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit, Retry-After',
+    'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit, ' +
+    'Retry-After, ETag, Last-Modified, Content-Disposition',
 };
 
 /** The security headers, with Strict-Transport-Security when served over TLS by the ingress. */
@@ -16,7 +17,10 @@ export function securityHeaders(hsts: boolean): Readonly<Record<string, string>>
     : SECURITY_HEADERS;
 }
 
-/** Headers of every answer on a keyed API route: never stored by a cache, never rendered as a page. */
+/**
+ * Headers of every answer on a keyed API route: never rendered as a page, and not stored by a
+ * cache unless the query service's 200 or 304 says for how long (`private, max-age`).
+ */
 export const API_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",

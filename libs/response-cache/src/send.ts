@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { Readable } from 'node:stream';
 import { csvChunks, type CsvColumn } from '@cds/contracts';
 import { DATA_CONTENT_TYPES, evaluateConditional, strongEtag } from '@cds/http';
 import type { FastifyReply } from 'fastify';
@@ -136,11 +135,23 @@ export function writeCsvBody(reply: FastifyReply, body: CachedBody, form: CsvFor
     res.end();
     return;
   }
-  const stream = Readable.from(csvChunks(form.columns, rows));
-  stream.on('error', (err) => {
-    reply.log.error({ err }, 'CSV stream failed');
-    res.destroy(err);
-  });
-  res.on('close', () => stream.destroy());
-  stream.pipe(res);
+  // The chunks are written as the socket takes them (waiting for 'drain' when it is full), so at
+  // most one chunk of CSV text is in memory beyond what the socket buffers.
+  const chunks = csvChunks(form.columns, rows);
+  const pump = (): void => {
+    try {
+      for (let next = chunks.next(); !next.done; next = chunks.next()) {
+        if (!res.write(next.value)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+    } catch (err) {
+      reply.log.error({ err }, 'CSV answer failed');
+      res.destroy(err as Error);
+      return;
+    }
+    res.end();
+  };
+  pump();
 }

@@ -276,7 +276,15 @@ describe('giving back a request (a 304 does not count)', () => {
     // The day's usage follows the day count; the key was used, so its last-used day stays.
     expect(usage).toEqual({ [day]: '1', 'k:key_1': day });
     // Taking again counts from there: the windows are as if the given-back request never came.
-    expect((await limiter.take('acc_gb', limits, 'key_1')).minute.remaining).toBe(3);
+    const again = await limiter.take('acc_gb', limits, 'key_1');
+    expect(again.minute.remaining).toBe(3);
+    // Give-backs of one event-loop turn go in one call, decided in order.
+    const both = await Promise.all([
+      limiter.giveBack('acc_gb', limits, again),
+      limiter.giveBack('acc_gb', limits, taken),
+    ]);
+    expect(both.map((d) => d.minute.remaining)).toEqual([4, 5]);
+    expect(await r.hmget(rateKey('gb:', 'acc_gb'), 'mc', 'dc')).toEqual(['0', '0']);
   });
 
   it('gives nothing back to a window that reset since the take, and never goes below zero', async () => {

@@ -63,40 +63,48 @@ return out
 `;
 
 /**
- * Gives back one admitted request (a 304): KEYS[1], KEYS[2] = the account's window and usage
- * hashes, ARGV[1], ARGV[2] = the minute and day indexes the take counted it in. The minute count
- * goes down only while the hash still holds that minute, the day count and the usage field of
- * that day only while it holds that day (a window that reset since has nothing of it to give back);
- * the usage field is set to the day count again, as the take sets it. The key's last-used day
- * stays (the key was used). Returns { minute count, day count, now } as they are after it, for
- * the current minute and day (0 for a window that reset since the take).
+ * Gives back admitted requests (304s), a batch per call like the take: KEYS[2i-1], KEYS[2i] =
+ * request i's window and usage hashes, ARGV[2i-1], ARGV[2i] = the minute and day indexes its take
+ * counted it in. The minute count goes down only while the hash still holds that minute, the day
+ * count and that day's usage field only while it holds that day (a window that reset since has
+ * nothing of it to give back); the usage field is set to the day count again, as the take sets it.
+ * The key's last-used day stays (the key was used). Returns { minute count_1, day count_1, ...,
+ * now }, each as it is after the give-back for the current minute and day (0 for a window that
+ * reset since the take).
  */
 export const RATE_GIVE_BACK_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1])
-local minute = tonumber(ARGV[1])
-local day = tonumber(ARGV[2])
-local v = redis.call('HMGET', KEYS[1], 'm', 'mc', 'd', 'dc')
-local m = tonumber(v[1])
-local mc = tonumber(v[2]) or 0
-local d = tonumber(v[3])
-local dc = tonumber(v[4]) or 0
-if m == minute and mc > 0 then
-  mc = mc - 1
-  redis.call('HSET', KEYS[1], 'mc', mc)
+local out = {}
+for i = 1, #KEYS / 2 do
+  local key = KEYS[2 * i - 1]
+  local minute = tonumber(ARGV[2 * i - 1])
+  local day = tonumber(ARGV[2 * i])
+  local v = redis.call('HMGET', key, 'm', 'mc', 'd', 'dc')
+  local m = tonumber(v[1])
+  local mc = tonumber(v[2]) or 0
+  local d = tonumber(v[3])
+  local dc = tonumber(v[4]) or 0
+  if m == minute and mc > 0 then
+    mc = mc - 1
+    redis.call('HSET', key, 'mc', mc)
+  end
+  if d == day and dc > 0 then
+    dc = dc - 1
+    redis.call('HSET', key, 'dc', dc)
+    local usage = KEYS[2 * i]
+    if redis.call('HEXISTS', usage, day) == 1 then redis.call('HSET', usage, day, dc) end
+  end
+  if m ~= math.floor(now / 60) then mc = 0 end
+  if d ~= math.floor(now / 86400) then dc = 0 end
+  out[#out + 1] = mc
+  out[#out + 1] = dc
 end
-if d == day and dc > 0 then
-  dc = dc - 1
-  redis.call('HSET', KEYS[1], 'dc', dc)
-  if redis.call('HEXISTS', KEYS[2], day) == 1 then redis.call('HSET', KEYS[2], day, dc) end
-end
-if m ~= math.floor(now / 60) then mc = 0 end
-if d ~= math.floor(now / 86400) then dc = 0 end
-return { mc, dc, now }
+out[#out + 1] = now
+return out
 `;
 
-type RateWindowCommand = (numberOfKeys: number, ...keysThenArgs: (string | number)[]) => Promise<number[]>;
-type GiveBackCommand = (key: string, usage: string, minute: number, day: number) => Promise<number[]>;
+type ScriptCommand = (numberOfKeys: number, ...keysThenArgs: (string | number)[]) => Promise<number[]>;
 
 /** Most requests whose windows go to Redis in one call. */
 export const MAX_RATE_BATCH = 256;
@@ -110,20 +118,33 @@ export function usageKey(prefix: string, accountId: string): string {
   return `${prefix}{${accountId}}`;
 }
 
-interface Waiting {
-  accountId: string;
-  keyId: string;
-  limits: RateLimits;
+interface Waiting<T> {
+  item: T;
   resolve: (d: RateDecision) => void;
   reject: (err: unknown) => void;
+}
+
+/** One request's part of a script call: its account (the keys) and its limits (the decision). */
+interface Item {
+  accountId: string;
+  limits: RateLimits;
+}
+
+interface Take extends Item {
+  keyId: string;
+}
+
+interface GiveBack extends Item {
+  taken: RateDecision;
 }
 
 /**
  * The rate windows in Redis, and the per-day usage counts the dashboard reads, in the same script
  * call. The requests that arrive in one turn of the event loop (several under load) share one
  * call: one command, one reply and one Lua invocation instead of one each, which is most of what
- * the windows cost the gateway. A failed call fails every request of its batch (the failover
- * limiter then answers them, without counting usage).
+ * the windows cost the gateway. Give-backs (304s) are batched the same way in their own script. A
+ * failed call fails every request of its batch (the failover limiter then answers them, without
+ * counting usage).
  */
 export function createRedisRateLimiter(
   redis: Redis,
@@ -135,46 +156,57 @@ export function createRedisRateLimiter(
     redis.defineCommand('cdsRateWindows', { lua: RATE_WINDOW_SCRIPT });
   }
   if (!('cdsRateGiveBack' in redis)) {
-    redis.defineCommand('cdsRateGiveBack', { numberOfKeys: 2, lua: RATE_GIVE_BACK_SCRIPT });
+    redis.defineCommand('cdsRateGiveBack', { lua: RATE_GIVE_BACK_SCRIPT });
   }
-  const command = (redis as unknown as { cdsRateWindows: RateWindowCommand }).cdsRateWindows.bind(redis);
-  const giveBackCommand = (redis as unknown as { cdsRateGiveBack: GiveBackCommand }).cdsRateGiveBack.bind(redis);
-  const waiting: Waiting[] = [];
+  const scripts = redis as unknown as { cdsRateWindows: ScriptCommand; cdsRateGiveBack: ScriptCommand };
 
-  const flush = (): void => {
-    const batch = waiting.splice(0, MAX_RATE_BATCH);
-    if (waiting.length > 0) setImmediate(flush);
-    const args: (string | number)[] = [];
-    for (const w of batch) args.push(rateKey(prefix, w.accountId), usageKey(usagePrefix, w.accountId));
-    for (const w of batch) args.push(w.limits.perMinute, w.limits.perDay, w.keyId);
-    command(2 * batch.length, ...args).then(
-      (reply) => {
-        const now = reply[reply.length - 1]!;
-        for (const [i, w] of batch.entries()) {
-          w.resolve(decide(reply[3 * i] === 1, reply[3 * i + 1]!, reply[3 * i + 2]!, now, w.limits, 'redis'));
-        }
-      },
-      (err: unknown) => {
-        for (const w of batch) w.reject(err);
-      },
-    );
-  };
+  /**
+   * Calls of one script that arrive in one turn of the event loop go to Redis together (at most
+   * MAX_RATE_BATCH a call; more go in the next turn): KEYS are each item's window and usage
+   * hashes, ARGV what `pushArgs` adds per item, and `decisionOf` reads item i's answer.
+   */
+  function batched<T extends Item>(
+    command: ScriptCommand,
+    pushArgs: (args: (string | number)[], item: T) => void,
+    decisionOf: (reply: number[], i: number, item: T, now: number) => RateDecision,
+  ): (item: T) => Promise<RateDecision> {
+    const waiting: Waiting<T>[] = [];
+    const flush = (): void => {
+      const batch = waiting.splice(0, MAX_RATE_BATCH);
+      if (waiting.length > 0) setImmediate(flush);
+      const args: (string | number)[] = [];
+      for (const { item } of batch) args.push(rateKey(prefix, item.accountId), usageKey(usagePrefix, item.accountId));
+      for (const { item } of batch) pushArgs(args, item);
+      command.call(redis, 2 * batch.length, ...args).then(
+        (reply) => {
+          const now = reply[reply.length - 1]!;
+          for (const [i, w] of batch.entries()) w.resolve(decisionOf(reply, i, w.item, now));
+        },
+        (err: unknown) => {
+          for (const w of batch) w.reject(err);
+        },
+      );
+    };
+    return (item) =>
+      new Promise((resolve, reject) => {
+        if (waiting.length === 0) setImmediate(flush);
+        waiting.push({ item, resolve, reject });
+      });
+  }
+
+  const take = batched<Take>(
+    scripts.cdsRateWindows,
+    (args, t) => args.push(t.limits.perMinute, t.limits.perDay, t.keyId),
+    (reply, i, t, now) => decide(reply[3 * i] === 1, reply[3 * i + 1]!, reply[3 * i + 2]!, now, t.limits, 'redis'),
+  );
+  const giveBack = batched<GiveBack>(
+    scripts.cdsRateGiveBack,
+    (args, g) => args.push(Math.floor(g.taken.now / MINUTE), Math.floor(g.taken.now / DAY)),
+    (reply, i, g, now) => decide(true, reply[2 * i]!, reply[2 * i + 1]!, now, g.limits, 'redis'),
+  );
 
   return {
-    take(accountId: string, limits: RateLimits, keyId = ''): Promise<RateDecision> {
-      return new Promise((resolve, reject) => {
-        if (waiting.length === 0) setImmediate(flush);
-        waiting.push({ accountId, keyId, limits, resolve, reject });
-      });
-    },
-    async giveBack(accountId, limits, taken) {
-      const [mc, dc, now] = await giveBackCommand(
-        rateKey(prefix, accountId),
-        usageKey(usagePrefix, accountId),
-        Math.floor(taken.now / MINUTE),
-        Math.floor(taken.now / DAY),
-      );
-      return decide(true, mc!, dc!, now!, limits, 'redis');
-    },
+    take: (accountId, limits, keyId = '') => take({ accountId, keyId, limits }),
+    giveBack: (accountId, limits, taken) => giveBack({ accountId, limits, taken }),
   };
 }

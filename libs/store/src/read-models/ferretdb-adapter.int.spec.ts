@@ -2,7 +2,7 @@ import { COLLECTIONS, type SeriesBucketDoc } from '@cds/read-models';
 import { getTestInfra, uniqueName } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerPortContract } from './port.contract.ts';
+import { registerPortContract } from './testing/port.contract.ts';
 import { createReadModelStore } from './store.ts';
 
 // The FerretDB adapter on the run's MongoDB API server (FerretDB on machines without mongod;

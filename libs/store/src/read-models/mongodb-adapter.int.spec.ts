@@ -3,7 +3,7 @@ import { getTestInfra, uniqueName } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDEXES } from './mongodb-adapter.ts';
-import { registerPortContract } from './port.contract.ts';
+import { registerPortContract } from './testing/port.contract.ts';
 import { createReadModelStore, isFerretDB } from './store.ts';
 
 // The MongoDB adapter, forced, on the run's MongoDB API server. Without mongod on the machine that

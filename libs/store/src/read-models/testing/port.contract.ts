@@ -3,9 +3,9 @@ import { COLLECTIONS, cotBucketId, seriesBucketId } from '@cds/read-models';
 import { getTestInfra, startMongo, uniqueName } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../errors.ts';
-import type { ReadModelDoc, ReadModelStore } from './port.ts';
-import type { ReadModelStoreOptions } from './store.ts';
+import { StoreUnavailableError } from '../../errors.ts';
+import type { ReadModelDoc, ReadModelStore } from '../port.ts';
+import type { ReadModelStoreOptions } from '../store.ts';
 
 /** Opens the adapter under test on `db` (the store options a case needs added). */
 export type OpenStore = (db: Db, opts?: ReadModelStoreOptions) => ReadModelStore;

@@ -15,7 +15,7 @@ export {
   type ResponseCacheOptions,
   type ResponseCacheStats,
 } from './response-cache.ts';
-export { isConditional, notModified, sendCachedBody, type CsvForm } from './send.ts';
+export { isConditional, notModified, sendCachedBody, sendNotModified, type CsvForm } from './send.ts';
 export {
   cacheKey,
   cacheRule,

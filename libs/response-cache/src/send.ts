@@ -65,6 +65,23 @@ export function sendCachedBody(
   writeCachedBody(reply, body, headers, nowMs);
 }
 
+/**
+ * The 304 of a cached body whose precondition the caller already found matching (notModified):
+ * `headers` and the ones set on the reply, `x-request-id`, the validators and freshness headers.
+ */
+export function sendNotModified(
+  reply: FastifyReply,
+  body: CachedBody,
+  headers: OutgoingHttpHeaders,
+  nowMs: number = Date.now(),
+): void {
+  const set = reply.getHeaders();
+  for (const name in set) headers[name] = set[name];
+  headers['x-request-id'] = reply.request.id;
+  setValidators(headers, body, nowMs, body.etag);
+  writeNotModified(reply, headers);
+}
+
 /** sendCachedBody for a reply nothing has set a header on (the query's routes): `headers` only. */
 export function writeCachedBody(
   reply: FastifyReply,

@@ -7,6 +7,7 @@ import {
   forwardedKey,
   notModified,
   sendCachedBody,
+  sendNotModified,
   type ResponseCache,
 } from '@cds/response-cache';
 import type { FastifyRequest, preHandlerHookHandler } from 'fastify';
@@ -70,7 +71,7 @@ export function createCacheStep(deps: {
         metrics?.cache.add(['hit']);
         if (notModified(request.headers, hit, now)) {
           void giveBack(request).then(() =>
-            sendCachedBody(reply, hit, Object.assign(apiAnswerHeaders(request), securityHeaders), nowMs()),
+            sendNotModified(reply, hit, Object.assign(apiAnswerHeaders(request), securityHeaders), now),
           );
           return;
         }

@@ -4,6 +4,10 @@
 //      @fastify/rate-limit on Redis + @fastify/reply-from) in front of the same query service;
 //   2. the latency the gateway adds over calling the query service directly, at moderate load;
 //   3. revocation propagation: from publishing key.revoked to the first 401 on each of 3 replicas.
+// Two more loads of the same gateway, printed beside the others: `gw 304`, every request with
+// If-None-Match of the current ETag (answered 304 from the gateway's cache, the request given back
+// to the rate windows), and `gw csv`, every request with Accept: text/csv (streamed through from the
+// query service, which derives it from its cached JSON).
 //
 //   node bench/gateway.bench.ts       (root script: npm run bench:gateway)
 //   BENCH_DURATION_S=3 BENCH_CONNECTIONS=32 BENCH_ROUNDS=4 BENCH_REVOCATIONS=30 (the defaults);
@@ -224,8 +228,15 @@ interface Sample {
 /** Processes whose CPU a target's request costs, by target port. */
 const costOf = new Map<number, (number | undefined)[]>();
 
+/** A load's extra request headers and the status class its answers should have. */
+interface Variant {
+  headers: Record<string, string>;
+  expect: '2xx' | '3xx';
+}
+const PLAIN: Variant = { headers: {}, expect: '2xx' };
+
 let nextKey = 0;
-async function load(port: number, duration: number, withKeys: boolean): Promise<Sample> {
+async function load(port: number, duration: number, withKeys: boolean, variant: Variant = PLAIN): Promise<Sample> {
   const pids = costOf.get(port) ?? [pidByPort.get(port)];
   const cpu0 = pids.reduce<number>((a, p) => a + cpuMicros(p), 0);
   const own0 = cpuMicros(pidByPort.get(port));
@@ -240,7 +251,7 @@ async function load(port: number, duration: number, withKeys: boolean): Promise<
         setupRequest: (req) => {
           if (!withKeys) return req;
           nextKey = (nextKey + 1) % (ACCOUNTS - REVOCATIONS);
-          return { ...req, headers: { authorization: `Bearer ${keyOf(nextKey)}` } };
+          return { ...req, headers: { ...variant.headers, authorization: `Bearer ${keyOf(nextKey)}` } };
         },
       },
     ],
@@ -251,7 +262,7 @@ async function load(port: number, duration: number, withKeys: boolean): Promise<
     rps: r.requests.total / r.duration,
     p50: r.latency.p50,
     p99: r.latency.p99,
-    errors: r.errors + r.non2xx + r.timeouts,
+    errors: r.errors + r.timeouts + (variant.expect === '2xx' ? r.non2xx : r.requests.total - r['3xx']),
     cpuPerRequest: cpu / Math.max(1, r.requests.total),
     ownCpuPerRequest: own / Math.max(1, r.requests.total),
   };
@@ -358,17 +369,38 @@ async function main(): Promise<void> {
         `${DURATION_S} s per run, ${ROUNDS} rounds (order rotated)\n`,
     );
 
-    type Name = 'bare' | 'gateway' | 'reference' | 'query' | 'base';
+    const etag = (
+      await fetch(`http://127.0.0.1:${gateways[0]}${PATH}`, {
+        headers: { authorization: `Bearer ${keyOf(0)}` },
+      })
+    ).headers.get('etag');
+    if (etag === null) throw new Error('the gateway sent no ETag');
+    type Name = 'bare' | 'gateway' | 'reference' | 'query' | 'base' | 'gw 304' | 'gw csv';
     const keyed = (n: Name) => n !== 'bare' && n !== 'query';
+    const variants: Partial<Record<Name, Variant>> = {
+      'gw 304': { headers: { 'if-none-match': etag }, expect: '3xx' },
+      'gw csv': { headers: { accept: 'text/csv' }, expect: '2xx' },
+    };
+    const port = (n: Name) => (n === 'gw 304' || n === 'gw csv' ? targets.gateway : targets[n]);
     const names: Name[] = [
       'bare',
       'gateway',
       'reference',
       'query',
       ...(baseDir === undefined ? [] : ['base' as const]),
+      'gw 304',
+      'gw csv',
     ];
-    for (const n of names) await load(targets[n], 1, keyed(n));
-    const samples: Record<Name, Sample[]> = { bare: [], gateway: [], reference: [], query: [], base: [] };
+    for (const n of names) await load(port(n), 1, keyed(n), variants[n]);
+    const samples: Record<Name, Sample[]> = {
+      bare: [],
+      gateway: [],
+      reference: [],
+      query: [],
+      base: [],
+      'gw 304': [],
+      'gw csv': [],
+    };
     const vsBare: number[] = [];
     const vsReference: number[] = [];
     const vsBase: number[] = [];
@@ -376,7 +408,7 @@ async function main(): Promise<void> {
       const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
       const got: Partial<Record<Name, Sample>> = {};
       for (const n of order) {
-        got[n] = await load(targets[n], DURATION_S, keyed(n));
+        got[n] = await load(port(n), DURATION_S, keyed(n), variants[n]);
         samples[n].push(got[n]);
       }
       vsBare.push(got.gateway!.rps / got.bare!.rps);

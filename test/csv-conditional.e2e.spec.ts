@@ -98,13 +98,7 @@ beforeAll(async () => {
   ({ key, accountId } = await e2e.account('enterprise'));
 
   const events: DataEvent[] = [
-    event('catalog.commodity.upserted', {
-      id: 'GOLD',
-      name: 'Gold',
-      symbol: 'GC',
-      category: 'metals',
-      unit: 'USD/troy oz',
-    }),
+    event('catalog.commodity.upserted', { id: 'GOLD', name: 'Gold', category: 'metals', unit: 'USD/troy oz' }),
     event('catalog.commodity.upserted', { id: 'SILVER', name: 'Silver, "fine"', symbol: 'SI', category: 'metals' }),
     series(
       'GOLD',

@@ -70,9 +70,14 @@ export function createCacheStep(deps: {
       if (hit !== undefined) {
         metrics?.cache.add(['hit']);
         if (notModified(request.headers, hit, now)) {
-          void giveBack(request).then(() =>
-            sendNotModified(reply, hit, Object.assign(apiAnswerHeaders(request), securityHeaders), now),
-          );
+          // giveBack never rejects (a failed give-back is logged); a write that throws after it must
+          // not become an unhandled rejection (which ends the process): the connection is closed.
+          void giveBack(request)
+            .then(() => sendNotModified(reply, hit, Object.assign(apiAnswerHeaders(request), securityHeaders), now))
+            .catch((err: unknown) => {
+              request.log.error({ err }, 'writing a 304 from the cache failed');
+              reply.raw.destroy();
+            });
           return;
         }
         sendCachedBody(reply, hit, Object.assign(apiAnswerHeaders(request), securityHeaders), now);

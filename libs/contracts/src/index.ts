@@ -11,3 +11,4 @@ export * from './admin.ts';
 export * from './status.ts';
 export * from './openapi.ts';
 export * from './csv.ts';
+export * from './notifications.ts';

@@ -1,4 +1,13 @@
-import { DATA_STREAM, DATA_SUBJECTS, KEYS_STREAM, KEYS_SUBJECTS, SYNC_BUCKET } from '@cds/contracts';
+import {
+  CHANGES_RETENTION_MS,
+  CHANGES_STREAM,
+  CHANGES_SUBJECTS,
+  DATA_STREAM,
+  DATA_SUBJECTS,
+  KEYS_STREAM,
+  KEYS_SUBJECTS,
+  SYNC_BUCKET,
+} from '@cds/contracts';
 import type { StreamSpec } from './streams.ts';
 
 /**
@@ -18,11 +27,20 @@ const DEADLETTER_SUBJECTS = 'cds.deadletter.>';
  * - `keys`: account and key events (the admin API publishes; the gateway and the admin API follow it).
  * - `deadletter`: events a projection parked; the message id is `<projection>:<sequence>`, so
  *   parking one again within the window (a retry after a partial failure) stores nothing.
+ * - `changes`: change notifications (the projector records them; the gateway streams them as SSE,
+ *   the notifier delivers webhooks). Kept `CHANGES_RETENTION_MS` (the SSE resume window); the
+ *   message id is the notification id, so a change recorded again after a redelivery is stored once.
  */
 const STREAMS = {
   data: { name: DATA_STREAM, subjects: [DATA_SUBJECTS], duplicateWindowMs: EVENT_DUPLICATE_WINDOW_MS },
   keys: { name: KEYS_STREAM, subjects: [KEYS_SUBJECTS], duplicateWindowMs: EVENT_DUPLICATE_WINDOW_MS },
   deadletter: { name: DEADLETTER_STREAM, subjects: [DEADLETTER_SUBJECTS], duplicateWindowMs: 120_000 },
+  changes: {
+    name: CHANGES_STREAM,
+    subjects: [CHANGES_SUBJECTS],
+    duplicateWindowMs: EVENT_DUPLICATE_WINDOW_MS,
+    maxAgeMs: CHANGES_RETENTION_MS,
+  },
 } as const satisfies Record<string, Omit<StreamSpec, 'replicas'>>;
 
 type StreamName = keyof typeof STREAMS;
@@ -38,6 +56,7 @@ export function streamSpec(which: StreamName, opts: { replicas: number; duplicat
     subjects: [...def.subjects],
     replicas: opts.replicas,
     duplicateWindowMs: opts.duplicateWindowMs ?? def.duplicateWindowMs,
+    ...('maxAgeMs' in def ? { maxAgeMs: def.maxAgeMs } : {}),
     storage: 'file',
   };
 }

@@ -10,7 +10,7 @@ import { createCookies } from './http/cookies.ts';
 import { registerHardening } from './http/hardening.ts';
 import { createWeb } from './http/web.ts';
 import { createKeyRows, registerKeyRoutes } from './keys/index.ts';
-import type { Mailer } from './mail/mailer.ts';
+import type { Mailer } from '@cds/mail';
 import { registerPlanRoutes } from './plan/routes.ts';
 import { registerCsrfGuard } from './security/csrf-guard.ts';
 import type { PasswordHasher } from './security/password.ts';

@@ -7,7 +7,7 @@ import { createAdminClient } from './admin/admin-client.ts';
 import { buildApp } from './app.ts';
 import { DashboardConfig } from './config.ts';
 import { loadExplorer } from './explorer-mount.ts';
-import { createFileMailer, createSmtpMailer } from './mail/mailer.ts';
+import { createFileMailer, createSmtpMailer } from '@cds/mail';
 import { createPasswordHasher } from './security/password.ts';
 import { createThrottle } from './security/throttle.ts';
 import { createSessionStore } from './sessions/session-store.ts';

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient, type AdminClient } from '../src/admin/admin-client.ts';
 import { buildApp } from '../src/app.ts';
 import { loadExplorer } from '../src/explorer-mount.ts';
-import { createSmtpMailer, type Mailer } from '../src/mail/mailer.ts';
+import { createSmtpMailer, type Mailer } from '@cds/mail';
 import { createPasswordHasher } from '../src/security/password.ts';
 import { createThrottle } from '../src/security/throttle.ts';
 import { createSessionStore } from '../src/sessions/session-store.ts';

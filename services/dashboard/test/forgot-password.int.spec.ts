@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../src/admin/admin-client.ts';
 import { buildApp } from '../src/app.ts';
-import { createSmtpMailer, type Mailer } from '../src/mail/mailer.ts';
+import { createSmtpMailer, type Mailer } from '@cds/mail';
 import { createPasswordHasher } from '../src/security/password.ts';
 import { createThrottle } from '../src/security/throttle.ts';
 import { createSessionStore } from '../src/sessions/session-store.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Mailer } from '../mail/mailer.ts';
+import type { Mailer } from '@cds/mail';
 import { registerAccountPageRoutes } from './delete-account.ts';
 import type { AccountDeps } from './deps.ts';
 import { registerLoginRoutes } from './login.ts';

@@ -1,4 +1,4 @@
-import type { Mailer } from '../mail/mailer.ts';
+import type { Mailer } from '@cds/mail';
 import type { User, UserStore } from '../users/user-store.ts';
 
 /** The mails of the account pages; their links point at the dashboard's public URL. */

@@ -4,7 +4,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { AdminUnavailableError } from '../admin/admin-client.ts';
-import { MailError } from '../mail/mailer.ts';
+import { MailError } from '@cds/mail';
 import { errorPage } from '../pages/app-pages.ts';
 import { scrub } from '../security/scrub.ts';
 import { PageError } from './page-error.ts';

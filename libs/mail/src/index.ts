@@ -1,0 +1,1 @@
+export { createFileMailer, createSmtpMailer, MailError, type Mail, type Mailer } from './mailer.ts';

@@ -1,0 +1,38 @@
+export { classifyAddress, type AddressClass } from './address.ts';
+export { retryDelayMs, type RetryPolicy } from './backoff.ts';
+export {
+  createWebhookStore,
+  type ClaimedDelivery,
+  type RecordedAttempt,
+  type SigningEndpoint,
+  type WebhookQueue,
+  type WebhookStore,
+  type WebhookStoreOptions,
+} from './mongo-store.ts';
+export {
+  checkWebhookUrl,
+  createOutboundClient,
+  RefusedAddressError,
+  type OutboundClient,
+  type OutboundOptions,
+  type PostResult,
+  type Resolver,
+  type UrlCheck,
+} from './outbound.ts';
+export {
+  newSigningSecret,
+  SIGNATURE_HEADER,
+  SIGNATURE_TOLERANCE_SECONDS,
+  signDelivery,
+  verifySignature,
+  type SignatureCheck,
+} from './signature.ts';
+export type {
+  Delivery,
+  DeliveryAttempt,
+  DeliveryStatus,
+  EndpointId,
+  EndpointInput,
+  WebhookAdmin,
+  WebhookEndpoint,
+} from './store.ts';

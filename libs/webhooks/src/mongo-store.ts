@@ -1,0 +1,547 @@
+import { randomBytes } from 'node:crypto';
+import {
+  API_PREFIX,
+  MAX_WEBHOOK_ENDPOINTS,
+  type Notification,
+  type NotificationTopic,
+} from '@cds/contracts';
+import { ensureIndexes, isDuplicateKeyError, withDeadline } from '@cds/store';
+import type { Collection, Db, Filter } from 'mongodb';
+import { retryDelayMs, type RetryPolicy } from './backoff.ts';
+import { newSigningSecret } from './signature.ts';
+import type {
+  Delivery,
+  DeliveryAttempt,
+  EndpointId,
+  EndpointInput,
+  WebhookAdmin,
+  WebhookEndpoint,
+} from './store.ts';
+
+/** An endpoint as the notifier needs it: with its signing secret. */
+export interface SigningEndpoint extends WebhookEndpoint {
+  secret: string;
+}
+
+/** A delivery this process holds the lease of (`lease` is the claim's generation). */
+export interface ClaimedDelivery {
+  delivery: Delivery;
+  /** null: the endpoint was deleted since the delivery was enqueued. */
+  endpoint: SigningEndpoint | null;
+  lease: number;
+}
+
+export interface RecordedAttempt {
+  delivery: Delivery;
+  /** True once, for the failure that disabled the endpoint (its owner is to be told). */
+  endpointDisabled: boolean;
+  endpoint: WebhookEndpoint | null;
+}
+
+/** The notifier's side of the store: matching, idempotent enqueue, leased claims, attempts. */
+export interface WebhookQueue {
+  /** Enabled endpoints whose filters take a change of `topic` for `commodity`. */
+  matchingEndpoints(change: { commodity: string; topic: NotificationTopic }): Promise<WebhookEndpoint[]>;
+  /** One delivery per endpoint (`<endpoint>:<event id>`); enqueuing again changes nothing. Returns how many are new. */
+  enqueue(endpoints: readonly WebhookEndpoint[], notification: Notification): Promise<number>;
+  /**
+   * Leases up to `limit` due deliveries (pending and due, or held by a lease that expired) to this
+   * process for `leaseMs`. Two claimants never hold one delivery at once.
+   */
+  claimDue(limit: number): Promise<ClaimedDelivery[]>;
+  /** Records an attempt of a held delivery: history, next attempt (backoff) or final status, endpoint health. */
+  recordAttempt(claim: ClaimedDelivery, attempt: DeliveryAttempt): Promise<RecordedAttempt | 'lease_lost'>;
+  /** Gives a held delivery back untouched, due at once (shutdown). */
+  release(claim: ClaimedDelivery): Promise<void>;
+  /** Ends a held delivery as failed without an attempt (its endpoint is gone or disabled). */
+  abandon(claim: ClaimedDelivery): Promise<void>;
+  /** When the oldest delivery that is due now became due (null: none is due). */
+  oldestDueAt(): Promise<Date | null>;
+}
+
+export type WebhookStore = WebhookAdmin & WebhookQueue;
+
+export interface WebhookStoreOptions {
+  db: Db;
+  /** ms since the epoch. */
+  clock?: () => number;
+  /** Deadline of every database call. Default 5 s. */
+  operationTimeoutMs?: number;
+  retry: RetryPolicy;
+  /** How long a delivery is retried (WEBHOOK_RETRY_FOR_MS, 24 h). */
+  retryForMs: number;
+  /** An endpoint failing this long is disabled at its next failure (WEBHOOK_DISABLE_AFTER_MS, 3 days). */
+  disableAfterMs: number;
+  /** How long a claim holds a delivery; past it, another notifier may take it over. Default 60 s. */
+  leaseMs?: number;
+  /** Names this process's leases (the lease documents and `lease_owner`). */
+  owner?: string;
+  /** Prefixes the URL of test notifications. Default http://localhost:8080. */
+  publicOrigin?: string;
+  random?: () => number;
+}
+
+interface EndpointDoc extends Omit<WebhookEndpoint, 'id'> {
+  _id: EndpointId;
+  secret: string;
+}
+
+interface DeliveryDoc extends Omit<Delivery, 'id'> {
+  _id: string;
+  /** Generation of the last claim (0: never claimed). */
+  lease: number;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  /** Failed attempts since the delivery was created or re-sent (the backoff exponent). */
+  streak: number;
+}
+
+/**
+ * A claim document: its unique `_id` makes "the claim of generation N of delivery X", or "the
+ * disabling of endpoint E for the failing run that began at T", one insert that only one process
+ * wins, on MongoDB and on FerretDB alike (FerretDB 1.x evaluates an update's filter apart from the
+ * write, so a filtered update alone is no compare-and-set).
+ */
+interface ClaimDoc {
+  _id: string;
+  account_id: string;
+  endpoint_id: string;
+  delivery_id: string | null;
+  owner: string;
+  at: Date;
+}
+
+const HISTORY_LENGTH = 10;
+const DEFAULT_LIST_LIMIT = 50;
+const MAX_LIST_LIMIT = 200;
+
+function toEndpoint(doc: EndpointDoc): WebhookEndpoint {
+  const { _id, secret: _secret, ...rest } = doc;
+  return { id: _id, ...rest };
+}
+
+function toSigningEndpoint(doc: EndpointDoc): SigningEndpoint {
+  const { _id, ...rest } = doc;
+  return { id: _id, ...rest };
+}
+
+function toDelivery(doc: DeliveryDoc): Delivery {
+  const { _id, lease: _l, lease_owner: _o, lease_until: _u, streak: _s, ...rest } = doc;
+  return { id: _id, ...rest };
+}
+
+function filterAccepts(endpoint: WebhookEndpoint, commodity: string, topic: NotificationTopic): boolean {
+  return (
+    endpoint.enabled &&
+    (endpoint.commodities === null || endpoint.commodities.includes(commodity)) &&
+    (endpoint.types === null || endpoint.types.includes(topic))
+  );
+}
+
+/**
+ * The webhook store over MongoDB (or FerretDB): the dashboard's `WebhookAdmin` and the notifier's
+ * `WebhookQueue` on three collections of one database (`endpoints`, `deliveries`, `claims`).
+ * Every call has a deadline (`withDeadline`); writes are idempotent so a retried call is harmless.
+ */
+export async function createWebhookStore(opts: WebhookStoreOptions): Promise<WebhookStore> {
+  const clock = opts.clock ?? Date.now;
+  const timeoutMs = opts.operationTimeoutMs ?? 5_000;
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const owner = opts.owner ?? `notifier-${randomBytes(4).toString('hex')}`;
+  const random = opts.random ?? Math.random;
+  const publicOrigin = opts.publicOrigin ?? 'http://localhost:8080';
+  const endpoints: Collection<EndpointDoc> = opts.db.collection<EndpointDoc>('endpoints');
+  const deliveries: Collection<DeliveryDoc> = opts.db.collection<DeliveryDoc>('deliveries');
+  const claims: Collection<ClaimDoc> = opts.db.collection<ClaimDoc>('claims');
+  const run = <T>(what: string, op: Parameters<typeof withDeadline<T>>[2]) => withDeadline(what, { timeoutMs }, op);
+
+  await run('ensure webhook indexes', async () => {
+    await ensureIndexes(endpoints, [
+      { name: 'account', key: { account_id: 1 } },
+      { name: 'enabled', key: { enabled: 1 } },
+    ]);
+    await ensureIndexes(deliveries, [
+      { name: 'due', key: { status: 1, next_attempt_at: 1 } },
+      { name: 'endpoint_newest', key: { endpoint_id: 1, created_at: -1 } },
+      { name: 'account', key: { account_id: 1 } },
+    ]);
+    await ensureIndexes(claims, [
+      { name: 'delivery', key: { delivery_id: 1 } },
+      { name: 'endpoint', key: { endpoint_id: 1 } },
+      { name: 'account', key: { account_id: 1 } },
+    ]);
+  });
+
+  const now = () => new Date(clock());
+
+  /** Inserts a claim; false when another process holds it already. */
+  const takeClaim = async (doc: ClaimDoc): Promise<boolean> => {
+    try {
+      await run('insert a claim', ({ maxTimeMS }) => claims.insertOne(doc, { maxTimeMS }));
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false;
+      throw err;
+    }
+  };
+
+  const findEndpoint = (accountId: string, id: EndpointId) =>
+    run('read an endpoint', (o) => endpoints.findOne({ _id: id, account_id: accountId }, o));
+
+  const dueFilter = (at: Date): Filter<DeliveryDoc> => ({
+    $or: [
+      { status: 'pending', next_attempt_at: { $lte: at } },
+      { status: 'delivering', lease_until: { $lte: at } },
+    ],
+  });
+
+  const newDelivery = (endpoint: WebhookEndpoint, notification: Notification, at: Date): DeliveryDoc => ({
+    _id: `${endpoint.id}:${notification.id}`,
+    endpoint_id: endpoint.id,
+    account_id: endpoint.account_id,
+    event_id: notification.id,
+    event_type: notification.type,
+    notification,
+    status: 'pending',
+    attempts: 0,
+    created_at: at,
+    next_attempt_at: at,
+    give_up_at: new Date(at.getTime() + opts.retryForMs),
+    last_attempt: null,
+    history: [],
+    lease: 0,
+    lease_owner: null,
+    lease_until: null,
+    streak: 0,
+  });
+
+  /** Inserts a delivery; false when it exists already (the same endpoint and event). */
+  const insertDelivery = async (doc: DeliveryDoc): Promise<boolean> => {
+    try {
+      await run('enqueue a delivery', ({ maxTimeMS }) => deliveries.insertOne(doc, { maxTimeMS }));
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false;
+      throw err;
+    }
+  };
+
+  /** After a failed attempt: starts the failing run, or disables the endpoint once it has lasted `disableAfterMs`. */
+  const trackFailure = async (endpointId: string, at: Date): Promise<{ disabled: boolean }> => {
+    const endpoint = await run('read the endpoint of a failure', (o) => endpoints.findOne({ _id: endpointId }, o));
+    if (endpoint === null) return { disabled: false };
+    if (endpoint.failing_since === null) {
+      await run('mark an endpoint failing', ({ maxTimeMS }) =>
+        endpoints.updateOne({ _id: endpointId, failing_since: null }, { $set: { failing_since: at } }, { maxTimeMS }),
+      );
+      return { disabled: false };
+    }
+    if (!endpoint.enabled || at.getTime() - endpoint.failing_since.getTime() < opts.disableAfterMs) {
+      return { disabled: false };
+    }
+    const won = await takeClaim({
+      _id: `disable:${endpointId}:${endpoint.failing_since.getTime()}`,
+      account_id: endpoint.account_id,
+      endpoint_id: endpointId,
+      delivery_id: null,
+      owner,
+      at,
+    });
+    if (!won) return { disabled: false };
+    await run('disable a failing endpoint', ({ maxTimeMS }) =>
+      endpoints.updateOne(
+        { _id: endpointId },
+        { $set: { enabled: false, disabled_reason: 'failing', updated_at: at } },
+        { maxTimeMS },
+      ),
+    );
+    return { disabled: true };
+  };
+
+  const store: WebhookStore = {
+    // --- WebhookAdmin ---
+    async createEndpoint(accountId, contactEmail, input) {
+      const count = await run('count endpoints', (o) => endpoints.countDocuments({ account_id: accountId }, o));
+      if (count >= MAX_WEBHOOK_ENDPOINTS) return 'limit_reached';
+      const secret = newSigningSecret();
+      const at = now();
+      const doc: EndpointDoc = {
+        _id: `whk_${randomBytes(12).toString('hex')}`,
+        account_id: accountId,
+        url: input.url,
+        commodities: input.commodities,
+        types: input.types,
+        enabled: input.enabled,
+        disabled_reason: input.enabled ? null : 'owner',
+        contact_email: contactEmail,
+        secret,
+        secret_hint: secret.slice(-4),
+        created_at: at,
+        updated_at: at,
+        failing_since: null,
+        last_success_at: null,
+      };
+      await run('create an endpoint', ({ maxTimeMS }) => endpoints.insertOne(doc, { maxTimeMS }));
+      return { endpoint: toEndpoint(doc), secret };
+    },
+    async listEndpoints(accountId) {
+      const docs = await run('list endpoints', (o) =>
+        endpoints.find({ account_id: accountId }, o).sort({ created_at: 1 }).toArray(),
+      );
+      return docs.map(toEndpoint);
+    },
+    async getEndpoint(accountId, id) {
+      const doc = await findEndpoint(accountId, id);
+      return doc === null ? null : toEndpoint(doc);
+    },
+    async updateEndpoint(accountId, id, input) {
+      const doc = await findEndpoint(accountId, id);
+      if (doc === null) return null;
+      const at = now();
+      const enabling = input.enabled && !doc.enabled;
+      const set: Partial<EndpointDoc> = {
+        url: input.url,
+        commodities: input.commodities,
+        types: input.types,
+        enabled: input.enabled,
+        updated_at: at,
+        ...(enabling ? { disabled_reason: null, failing_since: null } : {}),
+        ...(!input.enabled && doc.enabled ? { disabled_reason: 'owner' as const } : {}),
+      };
+      await run('update an endpoint', ({ maxTimeMS }) =>
+        endpoints.updateOne({ _id: id, account_id: accountId }, { $set: set }, { maxTimeMS }),
+      );
+      return toEndpoint({ ...doc, ...set });
+    },
+    async rotateSecret(accountId, id) {
+      const doc = await findEndpoint(accountId, id);
+      if (doc === null) return null;
+      const secret = newSigningSecret();
+      await run('rotate a secret', ({ maxTimeMS }) =>
+        endpoints.updateOne(
+          { _id: id, account_id: accountId },
+          { $set: { secret, secret_hint: secret.slice(-4), updated_at: now() } },
+          { maxTimeMS },
+        ),
+      );
+      return secret;
+    },
+    async deleteEndpoint(accountId, id) {
+      const deleted = await run('delete an endpoint', ({ maxTimeMS }) =>
+        endpoints.deleteOne({ _id: id, account_id: accountId }, { maxTimeMS }),
+      );
+      if (deleted.deletedCount === 0) return false;
+      await run('delete its deliveries', ({ maxTimeMS }) => deliveries.deleteMany({ endpoint_id: id }, { maxTimeMS }));
+      await run('delete its claims', ({ maxTimeMS }) => claims.deleteMany({ endpoint_id: id }, { maxTimeMS }));
+      return true;
+    },
+    async listDeliveries(accountId, id, limit = DEFAULT_LIST_LIMIT) {
+      const n = Math.max(1, Math.min(MAX_LIST_LIMIT, Math.floor(limit)));
+      const docs = await run('list deliveries', (o) =>
+        deliveries
+          .find({ endpoint_id: id, account_id: accountId }, o)
+          .sort({ created_at: -1, _id: -1 })
+          .limit(n)
+          .toArray(),
+      );
+      return docs.map(toDelivery);
+    },
+    async resendDelivery(accountId, deliveryId) {
+      const doc = await run('read a delivery', (o) => deliveries.findOne({ _id: deliveryId, account_id: accountId }, o));
+      if (doc === null) return null;
+      const at = now();
+      const inFlight = doc.status === 'delivering' && doc.lease_until !== null && doc.lease_until > at;
+      // In flight: only the retry window moves (making it due now would let a second sender take it).
+      const set: Partial<DeliveryDoc> = inFlight
+        ? { give_up_at: new Date(at.getTime() + opts.retryForMs) }
+        : {
+            status: 'pending',
+            next_attempt_at: at,
+            give_up_at: new Date(at.getTime() + opts.retryForMs),
+            streak: 0,
+            lease_owner: null,
+            lease_until: null,
+          };
+      await run('re-send a delivery', ({ maxTimeMS }) =>
+        deliveries.updateOne({ _id: deliveryId, account_id: accountId }, { $set: set }, { maxTimeMS }),
+      );
+      return toDelivery({ ...doc, ...set });
+    },
+    async sendTestEvent(accountId, id) {
+      const endpoint = await findEndpoint(accountId, id);
+      if (endpoint === null) return null;
+      const at = now();
+      const day = at.toISOString().slice(0, 10);
+      const commodity = endpoint.commodities?.[0] ?? 'GOLD';
+      const notification: Notification = {
+        id: `evt_${randomBytes(16).toString('hex')}`,
+        type: 'series.updated',
+        test: true,
+        data: {
+          commodity,
+          topic: 'price',
+          series_type: 'price',
+          first_date: day,
+          newest_date: day,
+          landed_at: at.toISOString(),
+          url: new URL(
+            `${API_PREFIX}/commodities/${commodity}/series?type=price&start_date=${day}&end_date=${day}`,
+            publicOrigin,
+          ).toString(),
+        },
+      };
+      const doc = newDelivery(toEndpoint(endpoint), notification, at);
+      await insertDelivery(doc);
+      return toDelivery(doc);
+    },
+    async deleteAccount(accountId) {
+      await run('delete the account endpoints', ({ maxTimeMS }) =>
+        endpoints.deleteMany({ account_id: accountId }, { maxTimeMS }),
+      );
+      await run('delete the account deliveries', ({ maxTimeMS }) =>
+        deliveries.deleteMany({ account_id: accountId }, { maxTimeMS }),
+      );
+      await run('delete the account claims', ({ maxTimeMS }) =>
+        claims.deleteMany({ account_id: accountId }, { maxTimeMS }),
+      );
+    },
+
+    // --- WebhookQueue ---
+    async matchingEndpoints({ commodity, topic }) {
+      const docs = await run('match endpoints', (o) =>
+        endpoints
+          .find(
+            {
+              enabled: true,
+              $and: [
+                { $or: [{ commodities: null }, { commodities: commodity }] },
+                { $or: [{ types: null }, { types: topic }] },
+              ],
+            },
+            o,
+          )
+          .toArray(),
+      );
+      return docs.map(toEndpoint).filter((e) => filterAccepts(e, commodity, topic));
+    },
+    async enqueue(targets, notification) {
+      const at = now();
+      const inserted = await Promise.all(targets.map((e) => insertDelivery(newDelivery(e, notification, at))));
+      return inserted.filter(Boolean).length;
+    },
+    async claimDue(limit) {
+      if (limit <= 0) return [];
+      const at = now();
+      const candidates = await run('find due deliveries', (o) =>
+        deliveries.find(dueFilter(at), o).sort({ next_attempt_at: 1 }).limit(limit).toArray(),
+      );
+      const held: { doc: DeliveryDoc; lease: number }[] = [];
+      for (const doc of candidates) {
+        const lease = doc.lease + 1;
+        const won = await takeClaim({
+          _id: `${doc._id}#${lease}`,
+          account_id: doc.account_id,
+          endpoint_id: doc.endpoint_id,
+          delivery_id: doc._id,
+          owner,
+          at,
+        });
+        if (!won) continue;
+        const set = { status: 'delivering' as const, lease, lease_owner: owner, lease_until: new Date(at.getTime() + leaseMs) };
+        const updated = await run('lease a delivery', ({ maxTimeMS }) =>
+          deliveries.updateOne({ _id: doc._id, lease: doc.lease, status: doc.status }, { $set: set }, { maxTimeMS }),
+        );
+        if (updated.matchedCount === 1) held.push({ doc: { ...doc, ...set }, lease });
+      }
+      if (held.length === 0) return [];
+      const ids = [...new Set(held.map((h) => h.doc.endpoint_id))];
+      const found = await run('read the endpoints of claimed deliveries', (o) =>
+        endpoints.find({ _id: { $in: ids } }, o).toArray(),
+      );
+      const byId = new Map(found.map((e) => [e._id, e]));
+      return held.map(({ doc, lease }) => {
+        const endpoint = byId.get(doc.endpoint_id);
+        return { delivery: toDelivery(doc), endpoint: endpoint === undefined ? null : toSigningEndpoint(endpoint), lease };
+      });
+    },
+    async recordAttempt(claim, attempt) {
+      const at = now();
+      const doc = await run('read a leased delivery', (o) => deliveries.findOne({ _id: claim.delivery.id }, o));
+      if (doc === null || doc.lease !== claim.lease) return 'lease_lost';
+      const attempts = doc.attempts + 1;
+      const history = [attempt, ...doc.history].slice(0, HISTORY_LENGTH);
+      let set: Partial<DeliveryDoc>;
+      if (attempt.outcome === 'delivered') {
+        set = { status: 'delivered', next_attempt_at: null, streak: 0 };
+      } else if (at >= doc.give_up_at) {
+        set = { status: 'failed', next_attempt_at: null, streak: doc.streak + 1 };
+      } else {
+        const streak = doc.streak + 1;
+        const next = Math.min(at.getTime() + retryDelayMs(streak, opts.retry, random), doc.give_up_at.getTime());
+        set = { status: 'pending', next_attempt_at: new Date(next), streak };
+      }
+      set = { ...set, attempts, history, last_attempt: attempt, lease_owner: null, lease_until: null };
+      const updated = await run('record an attempt', ({ maxTimeMS }) =>
+        deliveries.updateOne({ _id: doc._id, lease: claim.lease }, { $set: set }, { maxTimeMS }),
+      );
+      if (updated.matchedCount === 0) return 'lease_lost';
+      if (set.status === 'delivered' || set.status === 'failed') {
+        await run('drop the claims of a finished delivery', ({ maxTimeMS }) =>
+          claims.deleteMany({ delivery_id: doc._id }, { maxTimeMS }),
+        );
+      }
+      let disabled = false;
+      if (attempt.outcome === 'delivered') {
+        await run('mark an endpoint healthy', ({ maxTimeMS }) =>
+          endpoints.updateOne(
+            { _id: doc.endpoint_id },
+            { $set: { failing_since: null, last_success_at: at } },
+            { maxTimeMS },
+          ),
+        );
+      } else {
+        disabled = (await trackFailure(doc.endpoint_id, at)).disabled;
+      }
+      const endpoint = await run('read an endpoint', (o) => endpoints.findOne({ _id: doc.endpoint_id }, o));
+      return {
+        delivery: toDelivery({ ...doc, ...set }),
+        endpointDisabled: disabled,
+        endpoint: endpoint === null ? null : toEndpoint(endpoint),
+      };
+    },
+    async release(claim) {
+      await run('release a delivery', ({ maxTimeMS }) =>
+        deliveries.updateOne(
+          { _id: claim.delivery.id, lease: claim.lease, status: 'delivering' },
+          { $set: { status: 'pending', lease_owner: null, lease_until: null } },
+          { maxTimeMS },
+        ),
+      );
+    },
+    async abandon(claim) {
+      await run('abandon a delivery', ({ maxTimeMS }) =>
+        deliveries.updateOne(
+          { _id: claim.delivery.id, lease: claim.lease },
+          { $set: { status: 'failed', next_attempt_at: null, lease_owner: null, lease_until: null } },
+          { maxTimeMS },
+        ),
+      );
+      await run('drop the claims of a finished delivery', ({ maxTimeMS }) =>
+        claims.deleteMany({ delivery_id: claim.delivery.id }, { maxTimeMS }),
+      );
+    },
+    async oldestDueAt() {
+      const at = now();
+      const [oldest] = await run('find the oldest due delivery', (o) =>
+        deliveries
+          .find(dueFilter(at), { ...o, projection: { next_attempt_at: 1, lease_until: 1, status: 1 } })
+          .sort({ next_attempt_at: 1 })
+          .limit(1)
+          .toArray(),
+      );
+      if (oldest === undefined) return null;
+      return oldest.status === 'delivering' ? oldest.lease_until : oldest.next_attempt_at;
+    },
+  };
+  return store;
+}

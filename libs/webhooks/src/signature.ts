@@ -1,0 +1,66 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** The signature header of a delivery (docs/notifications.md). */
+export const SIGNATURE_HEADER = 'CDS-Signature';
+/** How far a receiver lets `t` stray from its clock, in seconds (replays older than this are refused). */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/** A new signing secret: `whsec_` and 32 random bytes in base64url. The HMAC key is the whole string. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+function hmacHex(secret: string, timestamp: number, body: string | Uint8Array): string {
+  const mac = createHmac('sha256', Buffer.from(secret, 'utf8'));
+  mac.update(`${timestamp}.`);
+  mac.update(body);
+  return mac.digest('hex');
+}
+
+/** The `CDS-Signature` value of a delivery: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. */
+export function signDelivery(secret: string, body: string | Uint8Array, nowSeconds: number): string {
+  const t = Math.floor(nowSeconds);
+  return `t=${t},v1=${hmacHex(secret, t, body)}`;
+}
+
+export type SignatureCheck =
+  | { ok: true; timestamp: number }
+  | { ok: false; reason: 'malformed' | 'stale' | 'mismatch'; message: string };
+
+/**
+ * What a receiver does with a delivery: parses `t=…,v1=…` (several `v1` entries allowed), refuses a
+ * `t` more than `toleranceSeconds` from its clock (a replay), and compares the HMAC of
+ * `"<t>.<raw body>"` in constant time. The body must be the bytes received, before any JSON parsing.
+ */
+export function verifySignature(
+  secret: string,
+  header: string | undefined,
+  body: string | Uint8Array,
+  nowSeconds: number,
+  toleranceSeconds = SIGNATURE_TOLERANCE_SECONDS,
+): SignatureCheck {
+  if (header === undefined || header.length > 1_000) {
+    return { ok: false, reason: 'malformed', message: 'no usable CDS-Signature header' };
+  }
+  let timestamp: number | undefined;
+  const candidates: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
+    else if (key === 'v1' && /^[0-9a-f]{64}$/.test(value)) candidates.push(value);
+  }
+  if (timestamp === undefined || candidates.length === 0) {
+    return { ok: false, reason: 'malformed', message: 'CDS-Signature needs t=<unix seconds> and v1=<64 hex digits>' };
+  }
+  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) {
+    return { ok: false, reason: 'stale', message: `t is more than ${toleranceSeconds} s from this clock` };
+  }
+  const expected = Buffer.from(hmacHex(secret, timestamp, body), 'hex');
+  const matched = candidates.some((c) => timingSafeEqual(Buffer.from(c, 'hex'), expected));
+  return matched
+    ? { ok: true, timestamp }
+    : { ok: false, reason: 'mismatch', message: 'no v1 signature matches the body with this secret' };
+}

@@ -1,0 +1,197 @@
+import type { Mailer } from '@cds/mail';
+import { signDelivery, type ClaimedDelivery, type OutboundClient, type WebhookQueue } from '@cds/webhooks';
+import type { Logger } from 'pino';
+import type { NotifierMetrics } from '../metrics.ts';
+import { endpointDisabledMail } from './mails.ts';
+
+export const USER_AGENT = 'CommodityDataService-Webhooks/1';
+
+export interface DeliveryLoopDeps {
+  queue: WebhookQueue;
+  client: Pick<OutboundClient, 'post'>;
+  mailer: Pick<Mailer, 'send'>;
+  logger: Logger;
+  metrics: NotifierMetrics;
+  /** ms since the epoch (signatures, queue age). */
+  clock: () => number;
+  /** The dashboard's public URL with its prefix (links in mails). */
+  dashboardUrl: string;
+  /** Deliveries sent at once (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  /** How often due deliveries are looked for when nothing wakes the loop (WEBHOOK_POLL_MS). */
+  pollMs: number;
+}
+
+export interface DeliveryLoop {
+  /** Looks for due deliveries now (after an enqueue). */
+  wake(): void;
+  /** How many deliveries this process is sending now. */
+  inFlight(): number;
+  /** The last claim round failed (the database is unreachable): for /readyz. */
+  healthy(): boolean;
+  /** Stops claiming, lets the deliveries in flight finish (each is bounded by its timeout), releases any left. */
+  stop(opts?: { graceMs?: number }): Promise<void>;
+}
+
+/** The headers of one attempt (docs/notifications.md). */
+export function deliveryHeaders(claim: ClaimedDelivery, secret: string, body: string, nowMs: number) {
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'cds-event-id': claim.delivery.event_id,
+    'cds-event-type': claim.delivery.event_type,
+    'cds-delivery-attempt': String(claim.delivery.attempts + 1),
+    'cds-signature': signDelivery(secret, body, Math.floor(nowMs / 1000)),
+  };
+}
+
+/**
+ * The delivery loop: claims due deliveries (leases, so replicas share the work and a killed
+ * process's deliveries come back when their lease ends), at most `concurrency` at once, POSTs each
+ * signed, and records the attempt (backoff, give-up, endpoint health). An endpoint the store
+ * disables for failing gets one mail to its contact address.
+ */
+export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
+  const { queue, logger, metrics } = deps;
+  const inflight = new Map<string, { claim: ClaimedDelivery; done: Promise<void> }>();
+  let stopped = false;
+  let lastRoundOk = true;
+  let wakeUp: (() => void) | undefined;
+  let woken = false;
+  const wake = () => {
+    woken = true;
+    wakeUp?.();
+  };
+  /** Sleeps until woken, a slot frees after a full round, or `ms`. */
+  const idle = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken || stopped) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = done;
+    });
+
+  const deliver = async (claim: ClaimedDelivery): Promise<void> => {
+    const { delivery, endpoint } = claim;
+    const log = logger.child({ delivery: delivery.id, endpoint: delivery.endpoint_id });
+    if (endpoint === null || !endpoint.enabled) {
+      // Deleted or disabled since it was enqueued: nothing to send to (its owner may re-send it).
+      await queue.abandon(claim);
+      metrics.deliveries.add(['abandoned']);
+      log.info({ reason: endpoint === null ? 'endpoint deleted' : 'endpoint disabled' }, 'delivery abandoned');
+      return;
+    }
+    const body = JSON.stringify(delivery.notification);
+    const headers = deliveryHeaders(claim, endpoint.secret, body, deps.clock());
+    const result = await deps.client.post(endpoint.url, body, headers);
+    const { finalUrl: _finalUrl, ...attempt } = result;
+    metrics.attempts.add([attempt.outcome]);
+    const recorded = await queue.recordAttempt(claim, attempt);
+    if (recorded === 'lease_lost') {
+      log.warn({ outcome: attempt.outcome }, 'lease lost before the attempt was recorded (another notifier took it over)');
+      return;
+    }
+    const status = recorded.delivery.status;
+    if (status === 'delivered' || status === 'failed') metrics.deliveries.add([status]);
+    log[attempt.outcome === 'delivered' ? 'debug' : 'info'](
+      {
+        outcome: attempt.outcome,
+        status_code: attempt.status_code,
+        error: attempt.error,
+        attempt: recorded.delivery.attempts,
+        next_attempt_at: recorded.delivery.next_attempt_at,
+        status,
+      },
+      'delivery attempt',
+    );
+    if (recorded.endpointDisabled && recorded.endpoint !== null) {
+      metrics.endpointsDisabled.add([]);
+      log.warn({ url: recorded.endpoint.url }, 'endpoint disabled after failing; telling its owner');
+      try {
+        await deps.mailer.send(endpointDisabledMail(recorded.endpoint, deps.dashboardUrl));
+      } catch (err) {
+        log.error({ err }, 'could not send the "endpoint disabled" mail');
+      }
+    }
+  };
+
+  const track = (claim: ClaimedDelivery) => {
+    const done = deliver(claim)
+      .catch((err: unknown) =>
+        // The lease runs out and the delivery is taken again: at least once.
+        logger.error({ err, delivery: claim.delivery.id }, 'delivery failed unexpectedly; it will be retried'),
+      )
+      .finally(() => {
+        inflight.delete(claim.delivery.id);
+        metrics.setInFlight(inflight.size);
+        wake();
+      });
+    inflight.set(claim.delivery.id, { claim, done });
+    metrics.setInFlight(inflight.size);
+  };
+
+  const loop = (async () => {
+    while (!stopped) {
+      woken = false;
+      const free = deps.concurrency - inflight.size;
+      let full = false;
+      if (free > 0) {
+        try {
+          const claims = await queue.claimDue(free);
+          lastRoundOk = true;
+          for (const claim of claims) {
+            if (stopped) {
+              await queue.release(claim).catch(() => undefined);
+              continue;
+            }
+            track(claim);
+          }
+          full = claims.length === free;
+        } catch (err) {
+          lastRoundOk = false;
+          logger.warn({ err }, 'claiming due deliveries failed; retrying');
+        }
+      }
+      // A full round may have left more due: claim again as soon as a slot frees (track wakes).
+      if (!full || inflight.size >= deps.concurrency) await idle(deps.pollMs);
+    }
+  })();
+
+  const ageTimer = setInterval(
+    () => {
+      queue.oldestDueAt().then(
+        (at) => metrics.setQueueAge(at === null ? null : at.getTime(), deps.clock()),
+        () => undefined,
+      );
+    },
+    Math.max(1_000, Math.min(deps.pollMs * 5, 15_000)),
+  );
+  ageTimer.unref();
+
+  return {
+    wake,
+    inFlight: () => inflight.size,
+    healthy: () => lastRoundOk,
+    async stop(opts = {}) {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(ageTimer);
+      wake();
+      await loop;
+      const pending = [...inflight.values()];
+      const graceMs = opts.graceMs ?? 15_000;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(pending.map((p) => p.done)),
+        new Promise((r) => (timer = setTimeout(r, graceMs))),
+      ]);
+      clearTimeout(timer);
+      // Anything still in flight is given back due now (another replica, or the next start, sends it).
+      await Promise.allSettled([...inflight.values()].map((p) => queue.release(p.claim)));
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createFileMailer, createSmtpMailer } from '@cds/mail';
+import { connectMessaging, type RunningConsumer } from '@cds/messaging';
+import { createStore } from '@cds/store';
+import { createLogger } from '@cds/telemetry';
+import { createOutboundClient, createWebhookStore, type WebhookStore } from '@cds/webhooks';
+import { buildApp } from './app.ts';
+import { loadNotifierConfig } from './config.ts';
+import { startDeliveryLoop, type DeliveryLoop } from './delivery/delivery-loop.ts';
+import { startChangeIntake } from './intake/change-intake.ts';
+import { createNotifierMetrics } from './metrics.ts';
+
+async function main(): Promise<void> {
+  const config = loadNotifierConfig(process.env);
+  const logger = createLogger({ name: 'notifier', level: config.LOG_LEVEL });
+  const metrics = createNotifierMetrics();
+  const clock = () => Date.now();
+  const messaging = await connectMessaging({ servers: config.NATS_URL, name: 'notifier' });
+  const mongo = createStore({
+    url: config.MONGODB_URL,
+    appName: 'notifier',
+    queryTimeMs: config.MONGODB_OPERATION_TIMEOUT_MS,
+    socketTimeoutMs: config.MONGODB_OPERATION_TIMEOUT_MS + 1_000,
+  });
+  const mailer =
+    config.SMTP_URL !== undefined
+      ? createSmtpMailer({ url: config.SMTP_URL, from: config.MAIL_FROM, timeoutMs: config.MAIL_TIMEOUT_MS })
+      : createFileMailer({ dir: resolve(config.MAIL_DIR), from: config.MAIL_FROM, timeoutMs: config.MAIL_TIMEOUT_MS, clock });
+  const client = createOutboundClient({
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+  });
+  let intake: RunningConsumer | undefined;
+  let delivery: DeliveryLoop | undefined;
+  const app = buildApp({
+    logger,
+    metrics,
+    natsConnected: () => !messaging.nc.isClosed(),
+    mongoPing: () => mongo.ping().then(() => true),
+    intakeRunning: () => intake !== undefined,
+    deliveryHealthy: () => delivery?.healthy() === true,
+  });
+  const stopping = new AbortController();
+  const shutdown = async (signal: string) => {
+    if (stopping.signal.aborted) return;
+    stopping.abort();
+    logger.info({ signal }, 'shutting down');
+    // Stop taking changes first (the batch in hand is enqueued and acked), then let the deliveries
+    // in flight finish (each within WEBHOOK_TIMEOUT_MS) and give back any that do not.
+    await intake?.stop();
+    await delivery?.stop({ graceMs: config.WEBHOOK_TIMEOUT_MS + 2_000 });
+    await client.close().catch(() => undefined);
+    await app.close();
+    mailer.close();
+    await messaging.close();
+    await mongo.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  await app.listen({ host: config.HOST, port: config.PORT });
+
+  // The store needs its database (indexes): wait for it rather than fail the start.
+  let store: WebhookStore | undefined;
+  for (let attempt = 1; store === undefined && !stopping.signal.aborted; attempt++) {
+    try {
+      store = await createWebhookStore({
+        db: mongo.db(config.WEBHOOKS_DB),
+        clock,
+        operationTimeoutMs: config.MONGODB_OPERATION_TIMEOUT_MS,
+        retry: { baseMs: config.WEBHOOK_RETRY_BASE_MS, maxMs: config.WEBHOOK_RETRY_MAX_MS },
+        retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+        disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+        // A lease outlives the longest attempt with room to record it.
+        leaseMs: config.WEBHOOK_TIMEOUT_MS * 2 + config.MONGODB_OPERATION_TIMEOUT_MS * 4,
+        publicOrigin: config.PUBLIC_API_ORIGIN,
+      });
+    } catch (err) {
+      logger.warn({ err, attempt }, 'webhook store not reachable yet; retrying');
+      await sleep(Math.min(10_000, 500 * attempt));
+    }
+  }
+  if (store === undefined) return;
+  delivery = startDeliveryLoop({
+    queue: store,
+    client,
+    mailer,
+    logger,
+    metrics,
+    clock,
+    dashboardUrl: config.DASHBOARD_URL,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    pollMs: config.WEBHOOK_POLL_MS,
+  });
+  const loop = delivery;
+  for (let attempt = 1; intake === undefined && !stopping.signal.aborted; attempt++) {
+    try {
+      intake = await startChangeIntake({
+        messaging,
+        queue: store,
+        logger,
+        metrics,
+        publicOrigin: config.PUBLIC_API_ORIGIN,
+        replicas: config.NATS_REPLICAS,
+        onEnqueued: () => loop.wake(),
+      });
+    } catch (err) {
+      logger.warn({ err, attempt }, 'cannot consume CDS_CHANGES yet; retrying');
+      await sleep(Math.min(10_000, 500 * attempt));
+    }
+  }
+  // A consumer that dies for good (deleted, retries exhausted) takes the process down so the
+  // orchestrator restarts it.
+  intake?.done.catch((err: unknown) => {
+    logger.fatal({ err }, 'change intake failed');
+    process.exit(1);
+  });
+  logger.info({ port: config.PORT, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }, 'notifier running');
+}
+
+main().catch((err: unknown) => {
+  console.error('notifier failed to start:', err);
+  process.exit(1);
+});

@@ -1,6 +1,10 @@
 // Query-service throughput against a bare fastify server sending the same bytes, measured in the
 // same run: a one-year daily price series and one COT page, plus the series with the response
-// cache off (every request reads MongoDB and serializes) for context.
+// cache off (every request reads MongoDB and serializes) for context. Two bare servers: `bare`
+// sends the body with fastify's default headers only (the figure issue #15 set its target on,
+// before issue #13 gave every answer ETag, Last-Modified, Cache-Control and Vary), `bare_headers`
+// sends the query's whole answer (the same headers and body bytes, a fixed request id of the same
+// length), so query / bare_headers is what the query service costs beyond writing its answer.
 //
 //   node bench/query.bench.ts            (root script: npm run bench:query)
 //   BENCH_DURATION_S=3 BENCH_CONNECTIONS=16 BENCH_ROUNDS=8 node bench/query.bench.ts  (the defaults)
@@ -27,7 +31,8 @@ const SCENARIOS = {
   cot: `/api/v1/commodities/${SLUG}/cot`,
 } as const;
 type Scenario = keyof typeof SCENARIOS;
-type Target = 'bare' | 'query' | 'query_nocache';
+type Target = 'bare' | 'bare_headers' | 'query' | 'query_nocache';
+const PAIRED = ['bare', 'bare_headers', 'query'] as const;
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -51,10 +56,16 @@ async function serve(mongoUrl: string, dbName: string): Promise<void> {
   const uncached = buildApp({ ...common, cache: createResponseCache({ maxEntries: 1, maxBytes: 1, ttlMs: 1 }) });
 
   const bodies = {} as Record<Scenario, Buffer>;
+  const answerHeaders = {} as Record<Scenario, Record<string, string>>;
   for (const [name, url] of Object.entries(SCENARIOS) as [Scenario, string][]) {
     const res = await query.inject(url);
     if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
     bodies[name] = res.rawPayload;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (typeof v === 'string' && !['content-length', 'date', 'connection', 'keep-alive'].includes(k)) headers[k] = v;
+    }
+    answerHeaders[name] = headers;
   }
   const bare = Fastify();
   const sendBytes = (bytes: Buffer) => (_req: unknown, reply: FastifyReply) => {
@@ -62,11 +73,22 @@ async function serve(mongoUrl: string, dbName: string): Promise<void> {
   };
   bare.get('/api/v1/commodities/:slug/series', sendBytes(bodies.series));
   bare.get('/api/v1/commodities/:slug/cot', sendBytes(bodies.cot));
+  const bareHeaders = Fastify();
+  const sendAnswer = (bytes: Buffer, headers: Record<string, string>) => (_req: unknown, reply: FastifyReply) => {
+    void reply.headers(headers).send(bytes);
+  };
+  bareHeaders.get('/api/v1/commodities/:slug/series', sendAnswer(bodies.series, answerHeaders.series));
+  bareHeaders.get('/api/v1/commodities/:slug/cot', sendAnswer(bodies.cot, answerHeaders.cot));
 
   const listen = async (app: { listen: (o: { host: string; port: number }) => Promise<string> }) =>
     Number(new URL(await app.listen({ host: '127.0.0.1', port: 0 })).port);
   const msg: ServeMessage = {
-    ports: { bare: await listen(bare), query: await listen(query), query_nocache: await listen(uncached) },
+    ports: {
+      bare: await listen(bare),
+      bare_headers: await listen(bareHeaders),
+      query: await listen(query),
+      query_nocache: await listen(uncached),
+    },
     bytes: { series: bodies.series.length, cot: bodies.cot.length },
   };
   process.send?.(msg);
@@ -76,7 +98,7 @@ async function serve(mongoUrl: string, dbName: string): Promise<void> {
     if (m === 'cpu') process.send?.({ cpu: process.cpuUsage() });
   });
   process.on('disconnect', () => {
-    void Promise.all([bare.close(), query.close(), uncached.close()]).finally(() => {
+    void Promise.all([bare.close(), bareHeaders.close(), query.close(), uncached.close()]).finally(() => {
       void client.close().finally(() => process.exit(0));
     });
   });
@@ -167,15 +189,17 @@ async function main(): Promise<void> {
     console.log(`bodies: series ${msg.bytes.series} B, cot ${msg.bytes.cot} B`);
     console.log(
       `autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} rounds; ` +
-        'bare and query alternate back to back (order swapped each round)\n',
+        'bare, bare_headers and query run back to back (order reversed each round)\n',
     );
 
     for (const scenario of ['series', 'cot'] as const) {
-      for (const target of ['bare', 'query'] as const) await run(msg.ports[target], SCENARIOS[scenario], 2); // warm-up
+      for (const target of PAIRED) await run(msg.ports[target], SCENARIOS[scenario], 2); // warm-up
     }
     const samples = new Map<string, Sample[]>();
     const ratios: Record<Scenario, number[]> = { series: [], cot: [] };
     const cpuRatios: Record<Scenario, number[]> = { series: [], cot: [] };
+    const headerRatios: Record<Scenario, number[]> = { series: [], cot: [] };
+    const headerCpuRatios: Record<Scenario, number[]> = { series: [], cot: [] };
     const server = child;
     const cpu = async (): Promise<number> => {
       server.send('cpu');
@@ -190,7 +214,7 @@ async function main(): Promise<void> {
     const add = (key: string, s: Sample) => samples.set(key, [...(samples.get(key) ?? []), s]);
     for (let round = 0; round < ROUNDS; round++) {
       for (const scenario of ['series', 'cot'] as const) {
-        const order: Target[] = round % 2 === 0 ? ['bare', 'query'] : ['query', 'bare'];
+        const order: readonly Target[] = round % 2 === 0 ? PAIRED : [...PAIRED].reverse();
         const pair: Partial<Record<Target, Sample>> = {};
         for (const target of order) {
           const s = await measured(msg.ports[target], SCENARIOS[scenario]);
@@ -199,6 +223,8 @@ async function main(): Promise<void> {
         }
         ratios[scenario].push(pair.query!.rps / pair.bare!.rps);
         cpuRatios[scenario].push(pair.bare!.cpuUs / pair.query!.cpuUs);
+        headerRatios[scenario].push(pair.query!.rps / pair.bare_headers!.rps);
+        headerCpuRatios[scenario].push(pair.bare_headers!.cpuUs / pair.query!.cpuUs);
       }
     }
     add('series/query_nocache', await measured(msg.ports.query_nocache, SCENARIOS.series));
@@ -230,6 +256,12 @@ async function main(): Promise<void> {
       console.log(
         `  server CPU efficiency ${scenario}: bare CPU/req / query CPU/req = ${median(cpuRatios[scenario]).toFixed(3)} ` +
           '(the throughput ratio when the server, not the load generator, is the bottleneck)',
+      );
+      const hs = headerRatios[scenario];
+      console.log(
+        `ratio ${scenario}: query / bare_headers (the same answer, headers included) = ${median(hs).toFixed(3)} ` +
+          `(min ${Math.min(...hs).toFixed(3)}, max ${Math.max(...hs).toFixed(3)}); CPU efficiency ` +
+          median(headerCpuRatios[scenario]).toFixed(3),
       );
     }
     const nocache = median(samples.get('series/query_nocache')!.map((s) => s.rps));

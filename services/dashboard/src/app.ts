@@ -1,5 +1,6 @@
 import { createRequestIdGenerator, lazyChildLoggerFactory } from '@cds/http';
 import type { Metrics } from '@cds/telemetry';
+import type { WebhookAdmin } from '@cds/webhooks';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerAccountRoutes } from './accounts/index.ts';
 import type { AdminClient } from './admin/admin-client.ts';
@@ -21,6 +22,7 @@ import type { SessionStore } from './sessions/session-store.ts';
 import type { UsageReader } from './usage/usage-reader.ts';
 import { registerUsageRoutes } from './usage/routes.ts';
 import type { UserStore } from './users/user-store.ts';
+import { noCatalog, registerWebhookRoutes, type CommodityCatalog, type WebhookUrlCheck } from './webhooks/index.ts';
 
 export type { ExplorerMount } from './explorer/page.ts';
 
@@ -37,6 +39,12 @@ export interface DashboardDeps {
   admin: AdminClient;
   usage: UsageReader;
   passwords: PasswordHasher;
+  /** Webhook endpoints and their deliveries (libs/webhooks, the notifier's database). */
+  webhooks: WebhookAdmin;
+  /** Checks a webhook URL's address when it is saved (createWebhookUrlCheck). */
+  checkWebhookUrl: WebhookUrlCheck;
+  /** The commodity catalog the webhook form checks ids against; absent: their shape only (the page says so). */
+  catalog?: CommodityCatalog;
   /** Keys the CSRF tokens (≥ 32 characters). */
   sessionSecret: string;
   /** Lifetime of the session cookie (the absolute session limit). */
@@ -92,6 +100,14 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
   registerKeyRoutes(app, { ...deps, web, keyRows });
   registerPlanRoutes(app, { web, admin: deps.admin });
   registerUsageRoutes(app, { web, admin: deps.admin, usage: deps.usage });
+  registerWebhookRoutes(app, {
+    web,
+    webhooks: deps.webhooks,
+    admin: deps.admin,
+    catalog: deps.catalog ?? noCatalog,
+    checkUrl: deps.checkWebhookUrl,
+    rules,
+  });
   await registerExplorerPage(app, { web, explorer: deps.explorer, publicApiUrl: deps.publicApiUrl });
   return app;
 }

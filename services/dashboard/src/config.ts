@@ -34,6 +34,33 @@ export const DashboardConfig = z.object({
   USAGE_KEY_PREFIX: z.string().min(1).default('cds:usage:'),
   /** Prefix of the dashboard's own Redis keys (sessions, throttles). */
   DASHBOARD_KEY_PREFIX: z.string().min(1).default('cds:dash:'),
+  /** The webhook store's database (shared with the notifier, on MONGODB_URL). */
+  WEBHOOKS_DB: z.string().min(1).default('cds_webhooks'),
+  /**
+   * `host:port` pairs exempt from the private-address refusal of webhook URLs, comma-separated: for
+   * tests and local receivers only (the chart never sets it).
+   */
+  WEBHOOK_ALLOW_PRIVATE: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  /**
+   * The query service (cluster-internal), whose commodity list the webhook form checks ids against;
+   * unset: ids are checked for their shape only, and the page says so.
+   */
+  QUERY_URL: urlVar(['http:', 'https:']).optional(),
+  /** Deadline of one catalog read (every page of it) and of resolving a webhook URL's host. */
+  CATALOG_TIMEOUT_MS: positiveIntVar.default(3_000),
+  /** The notifier's retry settings (same variables, same defaults): a re-send starts a fresh run of them. */
+  WEBHOOK_RETRY_BASE_MS: positiveIntVar.default(30_000),
+  WEBHOOK_RETRY_MAX_MS: positiveIntVar.default(3_600_000),
+  WEBHOOK_RETRY_FOR_MS: positiveIntVar.default(86_400_000),
+  WEBHOOK_DISABLE_AFTER_MS: positiveIntVar.default(259_200_000),
   /** Proxy hops (the ingress) whose X-Forwarded-For is trusted for the client address. */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 });

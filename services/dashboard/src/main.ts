@@ -3,6 +3,7 @@ import { loadConfig } from '@cds/config';
 import { createRedis } from '@cds/redis';
 import { connectStore } from '@cds/store';
 import { createLogger, createMetrics, flushTelemetry } from '@cds/telemetry';
+import { createWebhookStore } from '@cds/webhooks';
 import { createAdminClient } from './admin/admin-client.ts';
 import { buildApp } from './app.ts';
 import { DashboardConfig } from './config.ts';
@@ -13,6 +14,7 @@ import { createThrottle } from './security/throttle.ts';
 import { createSessionStore } from './sessions/session-store.ts';
 import { createUsageReader } from './usage/usage-reader.ts';
 import { createUserStore } from './users/user-store.ts';
+import { createCommodityCatalog, createWebhookUrlCheck } from './webhooks/index.ts';
 
 const config = loadConfig(DashboardConfig, process.env);
 const logger = createLogger({ name: 'dashboard', level: config.LOG_LEVEL });
@@ -42,6 +44,27 @@ try {
     timeoutMs: config.ADMIN_TIMEOUT_MS,
   });
   const explorer = loadExplorer();
+  // The dashboard manages endpoints and reads deliveries; the notifier delivers. The retry
+  // settings are the notifier's defaults: a re-send here gives a delivery a fresh run of them.
+  const webhooks = await createWebhookStore({
+    db: store.db(config.WEBHOOKS_DB),
+    clock,
+    retry: { baseMs: config.WEBHOOK_RETRY_BASE_MS, maxMs: config.WEBHOOK_RETRY_MAX_MS },
+    retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    publicOrigin: new URL(config.PUBLIC_API_URL).origin,
+  });
+  const catalog =
+    config.QUERY_URL === undefined
+      ? undefined
+      : createCommodityCatalog({
+          queryUrl: config.QUERY_URL,
+          timeoutMs: config.CATALOG_TIMEOUT_MS,
+          ttlMs: 60_000,
+          clock,
+          onError: (err) =>
+            logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'catalog read failed'),
+        });
 
   const app = await buildApp({
     logger,
@@ -59,6 +82,12 @@ try {
     admin,
     usage: createUsageReader({ redis, ratePrefix: config.RATE_KEY_PREFIX, usagePrefix: config.USAGE_KEY_PREFIX }),
     passwords: createPasswordHasher(),
+    webhooks,
+    checkWebhookUrl: createWebhookUrlCheck({
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: config.CATALOG_TIMEOUT_MS,
+    }),
+    ...(catalog !== undefined ? { catalog } : {}),
     sessionSecret: config.SESSION_SECRET,
     sessionMaxAgeSeconds: config.SESSION_ABSOLUTE_SECONDS,
     cookieSecure: config.COOKIE_SECURE,

@@ -23,8 +23,11 @@ import { createPasswordHasher } from '../src/security/password.ts';
 import { createThrottle } from '../src/security/throttle.ts';
 import { createSessionStore } from '../src/sessions/session-store.ts';
 import { linkIn, startSmtpListener, type SmtpListener } from '../src/testing/index.ts';
+import { InjectBrowser, pageText } from '../src/testing/inject-browser.ts';
 import { createUsageReader } from '../src/usage/usage-reader.ts';
 import { createUserStore, type UserStore } from '../src/users/user-store.ts';
+import { createWebhookUrlCheck } from '../src/webhooks/index.ts';
+import { createWebhookStore, type WebhookStore } from '@cds/webhooks';
 
 // Real servers: Redis and FerretDB/MongoDB from the testkit, a private NATS with the ingest admin
 // API as its own process (the dashboard sends it the key commands), and an SMTP listener here.
@@ -42,6 +45,7 @@ let store: Store;
 let redis: Redis;
 let users: UserStore;
 let mailer: Mailer;
+let webhooks: WebhookStore;
 let app: FastifyInstance;
 let now = Date.now();
 let dbName = '';
@@ -65,6 +69,13 @@ beforeAll(async () => {
   admin = createAdminClient({ url: adminProcess.url, token: ADMIN_TOKEN, timeoutMs: 5_000 });
   mailer = createSmtpMailer({ url: smtp.url, from: 'CDS <no-reply@example.test>', timeoutMs: 5_000 });
   await waitForReady(`${adminProcess.url}/readyz`, { service: adminProcess, timeoutMs: 60_000 });
+  webhooks = await createWebhookStore({
+    db: store.db(uniqueName('webhooks')),
+    clock: () => now,
+    retry: { baseMs: 30_000, maxMs: 3_600_000 },
+    retryForMs: 86_400_000,
+    disableAfterMs: 259_200_000,
+  });
   app = await buildApp({
     logger: createLogger({ name: 'dashboard-int', level: 'silent' }),
     clock: () => now,
@@ -81,6 +92,8 @@ beforeAll(async () => {
     admin,
     usage: createUsageReader({ redis, ratePrefix, usagePrefix }),
     passwords: createPasswordHasher({ N: 2 ** 14, r: 8, p: 1 }),
+    webhooks,
+    checkWebhookUrl: createWebhookUrlCheck({ allowPrivate: ['127.0.0.1:9443'], timeoutMs: 3_000 }),
     sessionSecret: SECRET,
     sessionMaxAgeSeconds: 12 * 3600,
     cookieSecure: true,
@@ -101,49 +114,14 @@ afterAll(async () => {
   await store?.close();
 });
 
-/** A browser-like client: a cookie jar and the CSRF token of the last page. */
-class Browser {
-  cookies = new Map<string, string>();
-  csrf = '';
-  ip: string;
-  constructor(ip = '10.0.0.1') {
-    this.ip = ip;
-  }
-  private absorb(res: LightMyRequestResponse) {
-    for (const c of res.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {
-      if (c.value === '' || c.maxAge === 0 || (c.expires !== undefined && c.expires.getTime() <= Date.now()))
-        this.cookies.delete(c.name);
-      else this.cookies.set(c.name, c.value);
-    }
-    const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
-    if (token !== undefined) this.csrf = token;
-    return res;
-  }
-  private get cookieHeader() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-  async get(url: string) {
-    return this.absorb(
-      await app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader }, remoteAddress: this.ip }),
-    );
-  }
-  async post(url: string, fields: Record<string, string>, opts: { csrf?: string | null } = {}) {
-    const form = new URLSearchParams(fields);
-    const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
-    if (csrf !== null) form.set('_csrf', csrf);
-    return this.absorb(
-      await app.inject({
-        method: 'POST',
-        url,
-        payload: form.toString(),
-        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader },
-        remoteAddress: this.ip,
-      }),
-    );
+/** A browser-like client against this spec's app. */
+class Browser extends InjectBrowser {
+  constructor(ip?: string) {
+    super(() => app, ip);
   }
 }
 
-const text = (res: LightMyRequestResponse) => res.body.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+const text = pageText;
 
 async function signUpAndVerify(email: string, ip: string): Promise<Browser> {
   const b = new Browser(ip);
@@ -528,17 +506,32 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     await b.post('/dashboard/keys', { label: 'two' });
     const user = (await users.byEmail(victim))!;
     expect(await admin.listKeys(user.account_id!)).toHaveLength(2);
+    await b.get('/dashboard/webhooks/new');
+    const hook = await b.post('/dashboard/webhooks', {
+      url: 'https://127.0.0.1:9443/hooks',
+      commodities: 'all',
+      types_mode: 'all',
+      enabled: 'on',
+    });
+    expect(hook.statusCode).toBe(200);
+    const [endpoint] = await webhooks.listEndpoints(user.account_id!);
+    expect(endpoint).toBeDefined();
+    await webhooks.sendTestEvent(user.account_id!, endpoint!.id);
     await b.get('/dashboard/account');
     const wrong = await b.post('/dashboard/account/delete', { password: 'not my password!!' });
     expect(wrong.statusCode).toBe(401);
     expect(await users.byEmail(victim)).not.toBeNull();
     expect((await admin.listKeys(user.account_id!)).every((k) => k.status === 'active')).toBe(true);
+    expect(await webhooks.listEndpoints(user.account_id!)).toHaveLength(1);
     const res = await b.post('/dashboard/account/delete', { password: PASSWORD });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/dashboard/login?notice=deleted');
     expect(await users.byEmail(victim)).toBeNull();
     expect(await users.byId(user._id)).toBeNull();
     expect((await admin.listKeys(user.account_id!)).every((k) => k.status === 'revoked')).toBe(true);
+    // Its webhook endpoints and their deliveries are erased with it.
+    expect(await webhooks.listEndpoints(user.account_id!)).toEqual([]);
+    expect(await webhooks.listDeliveries(user.account_id!, endpoint!.id)).toEqual([]);
     expect((await b.get('/dashboard/keys')).statusCode).toBe(303);
     expect((await logIn(new Browser('10.0.10.2'), victim)).statusCode).toBe(401);
     // The notice is one of the page's own texts; any other value shows none (not Object.prototype's members).

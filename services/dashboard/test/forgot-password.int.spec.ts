@@ -3,6 +3,7 @@ import { createLogger } from '@cds/telemetry';
 import { createRedis, type Redis } from '@cds/redis';
 import { connectStore, type Store } from '@cds/store';
 import { getTestInfra, uniqueName } from '@cds/testkit';
+import { createWebhookStore } from '@cds/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../src/admin/admin-client.ts';
@@ -13,6 +14,7 @@ import { createThrottle } from '../src/security/throttle.ts';
 import { createSessionStore } from '../src/sessions/session-store.ts';
 import { createUsageReader } from '../src/usage/usage-reader.ts';
 import { createUserStore, type UserStore } from '../src/users/user-store.ts';
+import { createWebhookUrlCheck } from '../src/webhooks/index.ts';
 
 // The forgot-password form must not tell known addresses from unknown ones, even when the mail
 // server is down: here SMTP points at a port nobody listens on (a real refused connection).
@@ -65,6 +67,14 @@ beforeAll(async () => {
     }),
     usage: createUsageReader({ redis, ratePrefix: `${prefix}rl:`, usagePrefix: `${prefix}usage:` }),
     passwords: createPasswordHasher({ N: 2 ** 10, r: 8, p: 1 }),
+    // Not used by these pages either.
+    webhooks: await createWebhookStore({
+      db: store.db(uniqueName('forgot-webhooks')),
+      retry: { baseMs: 30_000, maxMs: 3_600_000 },
+      retryForMs: 86_400_000,
+      disableAfterMs: 259_200_000,
+    }),
+    checkWebhookUrl: createWebhookUrlCheck({ allowPrivate: [], timeoutMs: 1_000 }),
     sessionSecret: SECRET,
     sessionMaxAgeSeconds: 3600,
     cookieSecure: true,

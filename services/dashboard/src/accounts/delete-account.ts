@@ -5,10 +5,13 @@ import { PREFIX } from '../pages/layout.ts';
 import type { AccountDeps } from './deps.ts';
 import { leaveToLogin } from './login.ts';
 
-/** The account page and the deletion behind the password: keys revoked first, then the user and sessions. */
+/**
+ * The account page and the deletion behind the password: keys revoked first, then the webhooks
+ * erased, then the user and sessions (a failure before the user is deleted leaves it to retry).
+ */
 export function registerAccountPageRoutes(
   app: FastifyInstance,
-  deps: Pick<AccountDeps, 'web' | 'cookies' | 'users' | 'sessions' | 'passwords' | 'admin' | 'rules'>,
+  deps: Pick<AccountDeps, 'web' | 'cookies' | 'users' | 'sessions' | 'passwords' | 'admin' | 'rules' | 'webhooks'>,
 ): void {
   const { web, admin } = deps;
 
@@ -47,6 +50,7 @@ export function registerAccountPageRoutes(
         if (!(err instanceof AdminRejectedError)) throw err;
       }
     }
+    await deps.webhooks.deleteAccount(user.account_id);
     await deps.users.delete(user._id);
     await deps.sessions.destroyAllForUser(user._id);
     return leaveToLogin(deps, reply, 'deleted');

@@ -1,3 +1,4 @@
+import type { WebhookAdmin } from '@cds/webhooks';
 import type { AdminClient } from '../admin/admin-client.ts';
 import type { Cookies } from '../http/cookies.ts';
 import type { Web } from '../http/web.ts';
@@ -17,4 +18,5 @@ export interface AccountDeps {
   admin: AdminClient;
   mails: AccountMails;
   rules: ThrottleRules;
+  webhooks: WebhookAdmin;
 }

@@ -357,7 +357,8 @@ export function accountPage(s: {
     <section class="card danger-zone" aria-labelledby="delete-title">
       <h2 id="delete-title">Delete my account</h2>
       <p>
-        This revokes every key of the account at once and erases your e-mail address and password. It cannot be undone.
+        This revokes every key of the account at once, deletes its webhook endpoints with their delivery log, and erases
+        your e-mail address and password. It cannot be undone.
       </p>
       ${notice('error', s.error)}
       <form method="post" action="${PREFIX}/account/delete" class="inline-form">

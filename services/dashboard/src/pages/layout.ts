@@ -18,6 +18,7 @@ const NAV = [
   ['keys', 'API keys'],
   ['usage', 'Usage'],
   ['plan', 'Plan'],
+  ['webhooks', 'Webhooks'],
   ['explorer', 'Data explorer'],
   ['account', 'Account'],
 ] as const;

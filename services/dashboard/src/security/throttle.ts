@@ -6,7 +6,7 @@ export interface ThrottleRule {
   windowSeconds: number;
 }
 
-/** The throttles (docs/dashboard-security.md): per client address and per e-mail address. */
+/** The throttles (docs/dashboard-security.md): per client address, per e-mail address, per account. */
 export interface ThrottleRules {
   signupPerIp: ThrottleRule;
   signupPerAddress: ThrottleRule;
@@ -14,6 +14,10 @@ export interface ThrottleRules {
   loginPerAddress: ThrottleRule;
   resetPerIp: ThrottleRule;
   resetPerAddress: ThrottleRule;
+  /** Webhook endpoints created or saved (each save resolves the URL's host and may read the catalog). */
+  webhookSavePerAccount: ThrottleRule;
+  /** Test events and re-sends (each makes the notifier POST to the endpoint). */
+  webhookSendPerAccount: ThrottleRule;
 }
 
 export const DEFAULT_THROTTLES: Readonly<ThrottleRules> = {
@@ -23,6 +27,8 @@ export const DEFAULT_THROTTLES: Readonly<ThrottleRules> = {
   loginPerAddress: { limit: 10, windowSeconds: 900 },
   resetPerIp: { limit: 10, windowSeconds: 600 },
   resetPerAddress: { limit: 3, windowSeconds: 3600 },
+  webhookSavePerAccount: { limit: 30, windowSeconds: 600 },
+  webhookSendPerAccount: { limit: 30, windowSeconds: 600 },
 };
 
 export interface ThrottleDecision {

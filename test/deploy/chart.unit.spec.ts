@@ -1,9 +1,11 @@
 // CI checks of charts/commodity-data without a cluster: helm lint --strict, helm template for every
 // values set in ci/, every object validated against the Kubernetes API schemas, and policy assertions
 // over the rendered objects (limits, probes, non-root, pinned images, Services, NetworkPolicies...).
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { BlockList, isIPv4 } from 'node:net';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { SYNC_SCHEDULES } from '@cds/ingest/schedule';
 import {
   chartDir,
@@ -24,6 +26,64 @@ const valuesFiles = readdirSync(path.join(chartDir, 'ci'))
   .sort();
 const release = 'cds-test';
 const namespace = 'commodity';
+/** Addresses a webhook must never reach: private, loopback, link-local (the cloud metadata service), CGNAT, unique-local... */
+const NON_PUBLIC_SAMPLES = [
+  '10.0.0.1',
+  '10.255.255.254',
+  '172.16.0.1',
+  '172.31.255.1',
+  '192.168.1.10',
+  '127.0.0.1',
+  '127.8.9.10',
+  '169.254.169.254',
+  '100.64.0.1',
+  '100.127.255.254',
+  '0.0.0.0',
+  '::1',
+  '::',
+  'fe80::1',
+  'fd00::1',
+  'fc00::abcd',
+  '::ffff:10.0.0.1',
+  '::ffff:169.254.169.254',
+  '64:ff9b::a9fe:a9fe',
+];
+/** Public addresses (documentation ranges are not public, so these are real-world ones). */
+const PUBLIC_SAMPLES = ['8.8.8.8', '1.1.1.1', '93.184.215.14', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e'];
+
+type EgressPeer = {
+  ipBlock?: { cidr: string; except?: string[] };
+  namespaceSelector?: LabelSelector;
+  podSelector?: LabelSelector;
+};
+type EgressRule = { to?: EgressPeer[]; ports: { port: number | string; protocol: string }[] };
+
+/** Whether `address` lies in one of `cidrs` of its own family (node:net BlockList does the arithmetic). */
+function inCidrs(address: string, cidrs: readonly string[]): boolean {
+  const family = isIPv4(address) ? 'ipv4' : 'ipv6';
+  const list = new BlockList();
+  for (const cidr of cidrs) {
+    const [base, bits] = cidr.split('/') as [string, string];
+    if ((isIPv4(base) ? 'ipv4' : 'ipv6') === family) list.addSubnet(base, Number(bits), family);
+  }
+  return list.check(address, family);
+}
+
+/**
+ * NetworkPolicy egress semantics for one TCP connection: some rule names the port and either has no
+ * `to` (any address) or a peer admitting the address. A selector peer is taken to admit it (pods and
+ * namespaces have cluster addresses, which are private ones): conservative for "never reachable" checks.
+ */
+function egressAllows(rules: readonly EgressRule[], address: string, port: number): boolean {
+  return rules.some((r) => {
+    if (!r.ports.some((p) => p.port === port && p.protocol === 'TCP')) return false;
+    if (r.to === undefined) return true;
+    return r.to.some((peer) =>
+      peer.ipBlock ? inCidrs(address, [peer.ipBlock.cidr]) && !inCidrs(address, peer.ipBlock.except ?? []) : true,
+    );
+  });
+}
+
 const pinnedImage = /^[a-z0-9.:/_-]+(@sha256:[a-f0-9]{64}|:(?!latest$)[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})$/;
 
 describe('helm (installed by scripts/bootstrap.sh)', () => {
@@ -223,13 +283,39 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
   });
 
   it('exposes only the API and its docs: /metrics, /healthz and /readyz are not routed from outside', () => {
-    for (const ing of byKind('Ingress')) {
-      for (const rule of ing.spec.rules) {
-        const paths = rule.http.paths.map((p: { path: string }) => p.path);
-        for (const internal of ['/metrics', '/healthz', '/readyz', '/']) expect(paths).not.toContain(internal);
-        expect(paths).toEqual(expect.arrayContaining(['/api', '/docs']));
-      }
+    const paths = byKind('Ingress').flatMap((ing) =>
+      ing.spec.rules.flatMap((rule: { http: { paths: { path: string }[] } }) => rule.http.paths.map((p) => p.path)),
+    );
+    if (paths.length === 0) return;
+    for (const internal of ['/metrics', '/healthz', '/readyz', '/']) expect(paths).not.toContain(internal);
+    expect(paths).toEqual(expect.arrayContaining(['/api', '/docs']));
+    for (const p of paths) expect(['/api', '/docs', '/dashboard', '/api/v1/events']).toContain(p);
+  });
+
+  it('streams /api/v1/events through an Ingress of its own that neither buffers nor times out a stream', () => {
+    const ingresses = byKind('Ingress');
+    if (ingresses.length === 0) return;
+    const events = ingresses.filter((ing) =>
+      ing.spec.rules.some((r: { http: { paths: { path: string }[] } }) =>
+        r.http.paths.some((p) => p.path === '/api/v1/events'),
+      ),
+    );
+    expect(events.length).toBe(1);
+    const ing = events[0]!;
+    expect(ing.spec.rules[0].http.paths).toHaveLength(1);
+    const a = ing.metadata.annotations as Record<string, string>;
+    expect(a['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
+    expect(Number(a['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThanOrEqual(3600);
+    expect(Number(a['nginx.ingress.kubernetes.io/proxy-send-timeout'])).toBeGreaterThanOrEqual(3600);
+    // Only that path: the rest of the API keeps the controller's buffering and timeouts.
+    for (const other of ingresses.filter((i) => i !== ing)) {
+      const oa = (other.metadata.annotations ?? {}) as Record<string, string>;
+      expect(oa['nginx.ingress.kubernetes.io/proxy-buffering']).toBeUndefined();
+      expect(oa['nginx.ingress.kubernetes.io/proxy-read-timeout']).toBeUndefined();
     }
+    // cert-manager issues the host's certificate once, from the main Ingress.
+    expect(Object.keys(a).filter((k) => k.includes('cert-manager.io/'))).toEqual([]);
+    expect(ing.spec.tls).toEqual(ingresses.find((i) => i !== ing)!.spec.tls);
   });
 
   it('keeps secrets out of the chart: no Secret objects, no secret-looking values in ConfigMaps or env', () => {
@@ -354,10 +440,53 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
         for (const r of rules) expect(r.ports.length).toBeGreaterThan(0);
         expect(rules.length).toBe(5);
       }
-      // The other workloads' egress stays open (NATS, MongoDB, Redis, the data sources).
-      for (const pod of pods.filter((p) => p.labels['app.kubernetes.io/component'] !== 'dashboard')) {
+      // The other workloads' egress stays open (NATS, MongoDB, Redis, the data sources); the notifier's is below.
+      const limited = ['dashboard', 'notifier'];
+      for (const pod of pods.filter((p) => !limited.includes(p.labels['app.kubernetes.io/component']!))) {
         for (const np of policies().filter((n) => selectorMatches(n.spec.podSelector, pod.labels)))
           expect(np.spec.policyTypes).not.toContain('Egress');
+      }
+    });
+
+    it("limit the notifier's egress to DNS, NATS, MongoDB, SMTP and public addresses on 443 (+ extra ports)", () => {
+      if (policies().length === 0) return;
+      const notifiers = podsOf('notifier');
+      if (notifiers.length === 0) return;
+      const values = parse(readFileSync(path.join(chartDir, valuesFile), 'utf8')) as {
+        networkPolicy?: { notifierEgress?: { webhookExtraPorts?: number[] } };
+      };
+      const extraPorts = values.networkPolicy?.notifierEgress?.webhookExtraPorts ?? [];
+      for (const n of notifiers) {
+        const selecting = policies().filter((np) => selectorMatches(np.spec.podSelector, n.labels));
+        const egress = selecting.filter((np) => np.spec.policyTypes.includes('Egress'));
+        expect(egress.length).toBe(1);
+        const rules = egress[0]!.spec.egress as EgressRule[];
+        for (const r of rules) expect(r.ports.length).toBeGreaterThan(0);
+        const reach = (address: string, port: number) => egressAllows(rules, address, port);
+        // Infrastructure: DNS anywhere, NATS, MongoDB and SMTP (in-cluster addresses are private ones).
+        for (const port of [53, 4222, 27017]) expect(reach('10.96.0.10', port), `10.96.0.10:${port}`).toBe(true);
+        // Webhook receivers: public addresses on 443 and the extra ports, and nothing else.
+        for (const address of PUBLIC_SAMPLES) {
+          expect(reach(address, 443), `${address}:443`).toBe(true);
+          for (const port of extraPorts) expect(reach(address, port), `${address}:${port}`).toBe(true);
+          for (const port of [80, 8080, 6379, 22]) expect(reach(address, port), `${address}:${port}`).toBe(false);
+        }
+        for (const address of NON_PUBLIC_SAMPLES) {
+          for (const port of [443, 80, 8080, ...extraPorts])
+            expect(reach(address, port), `${address}:${port} must stay unreachable`).toBe(false);
+        }
+        // The webhook rule itself: everything but the non-public ranges, in both families.
+        const webhook = rules.find((r) => r.ports.some((p) => p.port === 443))!;
+        const blocks = (webhook.to ?? []).map((p) => p.ipBlock);
+        expect(blocks.map((b) => b?.cidr).sort()).toEqual(['0.0.0.0/0', '::/0']);
+        for (const address of NON_PUBLIC_SAMPLES) {
+          const family = isIPv4(address) ? '0.0.0.0/0' : '::/0';
+          const block = blocks.find((b) => b?.cidr === family)!;
+          expect(inCidrs(address, block.except ?? []), `${address} must be in an except range`).toBe(true);
+        }
+        // Ingress: from the metrics scraper only (nobody when metrics scraping is off).
+        const peers = allowedPeers(n.labels)!;
+        for (const peer of peers) expect(metricsPeer(peer)).toBe(true);
       }
     });
   });
@@ -417,9 +546,16 @@ describe('chart specifics per value set', () => {
     const objects = renderChart('ci/default-values.yaml', release, namespace);
     const deployments = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
     expect(deployments.sort()).toEqual(
-      ['dashboard', 'gateway', 'ingest', 'projector-catalog', 'projector-cot', 'projector-series', 'query'].map(
-        (n) => `cds-test-commodity-data-${n}`,
-      ),
+      [
+        'dashboard',
+        'gateway',
+        'ingest',
+        'notifier',
+        'projector-catalog',
+        'projector-cot',
+        'projector-series',
+        'query',
+      ].map((n) => `cds-test-commodity-data-${n}`),
     );
     for (const p of ['catalog', 'series', 'cot']) {
       expect(env(objects, `cds-test-commodity-data-projector-${p}`)).toContainEqual({ name: 'PROJECTIONS', value: p });
@@ -492,6 +628,60 @@ describe('chart specifics per value set', () => {
     // Ingest's long-running process is its admin API.
     const admin = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'cds-test-commodity-data-ingest')!;
     expect(admin.spec.template.spec.containers[0].command).toContain('services/ingest/src/admin-main.ts');
+    // The dashboard manages webhook endpoints in the notifier's database; it never gets the private-address exemption.
+    expect(d).toContainEqual({ name: 'WEBHOOKS_DB', value: 'cds_webhooks' });
+    expect(d.some((e) => e.name === 'WEBHOOK_ALLOW_PRIVATE')).toBe(false);
+    // No alert rules unless asked for.
+    expect(objects.some((o) => o.kind === 'PrometheusRule')).toBe(false);
+  });
+
+  it('defaults: the notifier as its own Deployment, metrics Service, PDB and NetworkPolicy, configured by env', () => {
+    const objects = renderChart('ci/default-values.yaml', release, namespace);
+    const name = 'cds-test-commodity-data-notifier';
+    const of = (kind: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+    for (const kind of ['Deployment', 'Service', 'PodDisruptionBudget', 'NetworkPolicy'])
+      expect(of(kind), `${kind} ${name}`).toBeDefined();
+    expect(of('HorizontalPodAutoscaler')).toBeUndefined();
+    const dep = of('Deployment')!;
+    expect(dep.spec.replicas).toBe(2);
+    const c = dep.spec.template.spec.containers[0];
+    expect(c.command).toEqual(['node', '--disable-warning=ExperimentalWarning', 'services/notifier/src/main.ts']);
+    expect(c.image).toBe('commodity-data/notifier:0.1.0');
+    expect(c.ports).toEqual([{ name: 'http', containerPort: 8085, protocol: 'TCP' }]);
+    expect(c.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    expect(c.resources).toEqual({ requests: { cpu: '50m', memory: '128Mi' }, limits: { cpu: '1', memory: '384Mi' } });
+    expect(dep.spec.template.metadata.annotations).toMatchObject({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': '8085',
+      'prometheus.io/path': '/metrics',
+    });
+    expect(of('Service')!.spec.ports).toEqual([{ name: 'metrics', port: 8085, targetPort: 'http', protocol: 'TCP' }]);
+    const e = env(objects, name);
+    expect(e).toEqual(
+      expect.arrayContaining([
+        { name: 'PORT', value: '8085' },
+        { name: 'NATS_REPLICAS', value: '1' },
+        { name: 'WEBHOOKS_DB', value: 'cds_webhooks' },
+        { name: 'PUBLIC_API_ORIGIN', value: 'https://cds.example.com' },
+        { name: 'DASHBOARD_URL', value: 'https://cds.example.com/dashboard' },
+        { name: 'MAIL_FROM', value: 'no-reply@cds.example.com' },
+        { name: 'WEBHOOK_TIMEOUT_MS', value: '10000' },
+        { name: 'WEBHOOK_MAX_RESPONSE_BYTES', value: '65536' },
+        { name: 'WEBHOOK_RETRY_BASE_MS', value: '30000' },
+        { name: 'WEBHOOK_RETRY_MAX_MS', value: '3600000' },
+        { name: 'WEBHOOK_RETRY_FOR_MS', value: '86400000' },
+        { name: 'WEBHOOK_DISABLE_AFTER_MS', value: '259200000' },
+        { name: 'WEBHOOK_CONCURRENCY', value: '16' },
+        { name: 'WEBHOOK_POLL_MS', value: '1000' },
+      ]),
+    );
+    expect(e.find((v) => v.name === 'SMTP_URL')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'commodity-data-secrets',
+      key: 'smtp-url',
+    });
+    expect(e.some((v) => v.name === 'MAIL_DIR' || v.name === 'WEBHOOK_ALLOW_PRIVATE')).toBe(false);
+    const cm = objects.find((o) => o.kind === 'ConfigMap')!;
+    expect(cm.data).toMatchObject({ NATS_URL: 'nats://nats:4222', MONGODB_URL: expect.any(String), LOG_LEVEL: 'info' });
   });
 
   it('production: digests, JetStream replicas 3, infrastructure URLs from Secrets, metrics scraping allowed', () => {
@@ -541,6 +731,71 @@ describe('chart specifics per value set', () => {
       to: [{ ipBlock: { cidr: '203.0.113.0/24' } }],
     });
     expect(objects.some((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'cds-projector')).toBe(true);
+    // The notifier: credentials by reference, its own origins, peers of its infrastructure.
+    const notifier = env(objects, 'cds-notifier');
+    expect(notifier.find((e) => e.name === 'NATS_URL')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'cds-infra',
+      key: 'nats-url',
+    });
+    expect(notifier.find((e) => e.name === 'SMTP_URL')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'cds-app',
+      key: 'smtp-url',
+    });
+    expect(notifier).toEqual(
+      expect.arrayContaining([
+        { name: 'NATS_REPLICAS', value: '3' },
+        { name: 'PUBLIC_API_ORIGIN', value: 'https://api.commodities.example.com' },
+        { name: 'DASHBOARD_URL', value: 'https://commodities.example.com/dashboard' },
+        { name: 'WEBHOOK_CONCURRENCY', value: '32' },
+      ]),
+    );
+    const notifierNp = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'cds-notifier')!;
+    expect(notifierNp.spec.egress).toContainEqual({
+      ports: [{ port: 4222, protocol: 'TCP' }],
+      to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'nats' } } }],
+    });
+    expect(notifierNp.spec.ingress).toEqual([
+      {
+        from: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+            podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+          },
+        ],
+        ports: [{ port: 'http', protocol: 'TCP' }],
+      },
+    ]);
+  });
+
+  it('production: the alert rules of notifications, on metrics the notifier and the gateways export', () => {
+    const objects = renderChart('ci/production-values.yaml', release, namespace);
+    const rules = objects.filter((o) => o.kind === 'PrometheusRule');
+    expect(rules).toHaveLength(1);
+    const rule = rules[0]!;
+    expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(rule.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack', team: 'platform' });
+    const alerts = (rule.spec.groups as { rules: { alert: string; expr: string; for: string; labels: object }[] }[])
+      .flatMap((g) => g.rules)
+      .map((r) => [r.alert, r] as const);
+    const byName = Object.fromEntries(alerts);
+    expect(Object.keys(byName).sort()).toEqual([
+      'CdsNotifierChangesBehind',
+      'CdsSseSlowConsumerClosesRising',
+      'CdsWebhookFailureRatioHigh',
+      'CdsWebhookQueueAgeHigh',
+    ]);
+    expect(byName.CdsWebhookQueueAgeHigh!.expr).toBe('max(cds_notifier_queue_age_seconds) > 300');
+    expect(byName.CdsWebhookFailureRatioHigh!.expr).toMatch(
+      /cds_notifier_attempts_total\{outcome!="delivered"\}\[15m\][\s\S]*\/ sum\(rate\(cds_notifier_attempts_total\[15m\]\)\) > 0\.5$/,
+    );
+    expect(byName.CdsNotifierChangesBehind!.expr).toBe('max(cds_notifier_pending_messages) > 100');
+    expect(byName.CdsSseSlowConsumerClosesRising!.expr).toContain(
+      'cds_gateway_sse_streams_closed_total{reason="slow_consumer"}',
+    );
+    for (const [, r] of alerts) {
+      expect(r.for).toMatch(/^\d+m$/);
+      expect(r.labels).toEqual({ severity: 'warning' });
+    }
   });
 
   it('minimal: no Ingress, NetworkPolicy, HPA, PDB or CronJob; fixed single replicas', () => {
@@ -554,5 +809,9 @@ describe('chart specifics per value set', () => {
     expect(dash.find((e) => e.name === 'SMTP_URL')?.valueFrom?.secretKeyRef.optional).toBe(true);
     expect(dash).toContainEqual({ name: 'MAIL_DIR', value: '/tmp/mail' });
     expect(dash).toContainEqual({ name: 'TRUST_PROXY_HOPS', value: '0' });
+    const notifier = env(objects, 'cds-test-commodity-data-notifier');
+    expect(notifier.find((e) => e.name === 'SMTP_URL')?.valueFrom?.secretKeyRef.optional).toBe(true);
+    expect(notifier).toContainEqual({ name: 'MAIL_DIR', value: '/tmp/mail' });
+    expect(kinds.has('PrometheusRule')).toBe(false);
   });
 });

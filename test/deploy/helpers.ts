@@ -93,8 +93,45 @@ function modelFor(apiVersion: string, kind: string): { new (data: unknown): { va
   return typeof ctor === 'function' ? (ctor as { new (data: unknown): { validate(): void } }) : undefined;
 }
 
+/**
+ * The prometheus-operator's PrometheusRule (a CRD kubernetes-models does not bundle), checked against
+ * the shape of its `spec` (monitoring.coreos.com/v1): named groups of rules, each an `alert` or a
+ * `record` with an `expr`, an optional `for` duration and string labels and annotations.
+ */
+function validatePrometheusRule(obj: K8sObject): string[] {
+  const at = `PrometheusRule ${obj.metadata?.name}`;
+  const problems: string[] = [];
+  const isStringMap = (m: unknown) =>
+    m === undefined || (typeof m === 'object' && m !== null && Object.values(m).every((v) => typeof v === 'string'));
+  const groups: unknown = obj.spec?.groups;
+  if (!Array.isArray(groups) || groups.length === 0) return [`${at}: spec.groups must be a non-empty list`];
+  const names = new Set<string>();
+  for (const g of groups) {
+    if (typeof g?.name !== 'string' || g.name === '') problems.push(`${at}: a group without a name`);
+    else if (names.has(g.name)) problems.push(`${at}: group ${g.name} twice`);
+    else names.add(g.name);
+    if (!Array.isArray(g?.rules) || g.rules.length === 0) problems.push(`${at}: group ${g?.name} has no rules`);
+    for (const r of (g?.rules ?? []) as any[]) {
+      const id = r?.alert ?? r?.record;
+      if ((r?.alert === undefined) === (r?.record === undefined))
+        problems.push(`${at}: a rule of ${g?.name} needs exactly one of alert and record`);
+      if (typeof r?.expr !== 'string' || r.expr.trim() === '') problems.push(`${at}: ${id} has no expr`);
+      if (r?.for !== undefined && !/^(\d+(ms|s|m|h|d|w|y))+$/.test(r.for))
+        problems.push(`${at}: ${id} has a bad for: ${r.for}`);
+      if (!isStringMap(r?.labels) || !isStringMap(r?.annotations))
+        problems.push(`${at}: ${id} labels and annotations must be strings`);
+      const known = ['alert', 'record', 'expr', 'for', 'keep_firing_for', 'labels', 'annotations'];
+      for (const k of Object.keys(r ?? {}))
+        if (!known.includes(k)) problems.push(`${at}: ${id} has unknown field ${k}`);
+    }
+  }
+  return problems;
+}
+
 /** Validates one object against the Kubernetes OpenAPI schema of its apiVersion and kind; returns the problems. */
 export function validateObject(obj: K8sObject): string[] {
+  if (obj.apiVersion === 'monitoring.coreos.com/v1' && obj.kind === 'PrometheusRule')
+    return validatePrometheusRule(obj);
   const Model = modelFor(obj.apiVersion, obj.kind);
   if (!Model) return [`${obj.kind} ${obj.metadata?.name}: no Kubernetes schema for ${obj.apiVersion} ${obj.kind}`];
   try {

@@ -3,6 +3,11 @@ Shared building blocks: the list of workloads, images, environment, pod-level se
 Every kind's template ranges over "commodity-data.workloads" instead of copying a file per service.
 */}}
 
+{{/* Every service of the chart, in rendering order (a JSON array, for fromJsonArray). */}}
+{{- define "commodity-data.serviceNames" -}}
+["gateway","query","ingest","projector","dashboard","notifier"]
+{{- end -}}
+
 {{/*
 The workloads to run, as YAML {workloads: [...]}: one per enabled service, except the projector,
 which has one per enabled projection. Each entry: name (object-name suffix), component (the service),
@@ -10,7 +15,7 @@ projection (projector only), replicaCount.
 */}}
 {{- define "commodity-data.workloads" -}}
 workloads:
-{{- range $svcName := list "gateway" "query" "ingest" "projector" "dashboard" }}
+{{- range $svcName := include "commodity-data.serviceNames" $ | fromJsonArray }}
 {{- $svc := index $.Values.services $svcName }}
 {{- if $svc.enabled }}
 {{- if eq $svcName "projector" }}
@@ -61,6 +66,25 @@ appVersion by default). Usage: include "commodity-data.image" (dict "ctx" $ "svc
 {{- else -}}
 {{- printf "%s://%s" (ternary "https" "http" .Values.ingress.tls.enabled) .Values.ingress.hostname -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+Address ranges the notifier's egress policy leaves out of "the internet" (a JSON object {ipv4, ipv6}):
+private (RFC 1918), loopback, link-local (169.254.169.254 is the cloud metadata service), CGNAT
+(100.64/10), "this network", benchmarking, multicast and reserved IPv4; IPv6 loopback, unspecified,
+IPv4-mapped and NAT64 (both reach IPv4 addresses), unique-local (fc00::/7), link-local, site-local and
+multicast. Keep in step with libs/webhooks/src/address.ts, which refuses the same before connecting.
+*/}}
+{{- define "commodity-data.nonPublicRanges" -}}
+{{- dict
+  "ipv4" (list "0.0.0.0/8" "10.0.0.0/8" "100.64.0.0/10" "127.0.0.0/8" "169.254.0.0/16" "172.16.0.0/12" "192.0.0.0/24" "192.168.0.0/16" "198.18.0.0/15" "224.0.0.0/4" "240.0.0.0/4")
+  "ipv6" (list "::/128" "::1/128" "::ffff:0:0/96" "64:ff9b::/96" "fc00::/7" "fe80::/10" "fec0::/10" "ff00::/8")
+  | toJson -}}
+{{- end -}}
+
+{{/* The origin prefixed to notification URLs (the notifier's PUBLIC_API_ORIGIN), without a trailing slash. */}}
+{{- define "commodity-data.publicApiOrigin" -}}
+{{- trimSuffix "/" (default (include "commodity-data.publicBaseUrl" .) .Values.services.notifier.publicApiOrigin) -}}
 {{- end -}}
 
 {{/* The in-cluster URL of the ingest admin API, for the dashboard's ADMIN_URL. */}}
@@ -123,18 +147,43 @@ Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projecti
   value: {{ hasPrefix "https://" $public | quote }}
 - name: TRUST_PROXY_HOPS
   value: {{ ternary $v.ingress.trustProxyHops 0 $v.ingress.enabled | quote }}
-- name: MAIL_FROM
-  value: {{ default (printf "no-reply@%s" $v.ingress.hostname) $svc.mail.from | quote }}
-{{- if not $svc.mail.smtpRequired }}
-- name: MAIL_DIR
-  value: /tmp/mail
-{{- end }}
+{{- include "commodity-data.mailEnv" (dict "ctx" .ctx "svc" $svc) }}
+- name: WEBHOOKS_DB
+  value: {{ $svc.webhooksDatabase | quote }}
 {{ include "commodity-data.secretEnv" (list "ADMIN_TOKEN" $s.existingSecret $s.keys.adminToken false) }}
 {{ include "commodity-data.secretEnv" (list "SESSION_SECRET" $s.existingSecret $s.keys.sessionSecret false) }}
-{{ include "commodity-data.secretEnv" (list "SMTP_URL" $s.existingSecret $s.keys.smtpUrl (not $svc.mail.smtpRequired)) }}
 {{- if $v.redis.existingSecret }}
 {{ include "commodity-data.secretEnv" (list "REDIS_URL" $v.redis.existingSecret $v.redis.existingSecretKey false) }}
 {{- end }}
+{{- end }}
+{{- if eq .component "notifier" }}
+{{- $public := include "commodity-data.publicApiOrigin" .ctx }}
+{{- $wh := $svc.webhooks }}
+- name: NATS_REPLICAS
+  value: {{ $v.nats.jetstreamReplicas | quote }}
+- name: WEBHOOKS_DB
+  value: {{ $svc.database | quote }}
+- name: PUBLIC_API_ORIGIN
+  value: {{ $public | quote }}
+- name: DASHBOARD_URL
+  value: {{ default (printf "%s/dashboard" $public) $svc.dashboardUrl | quote }}
+{{- include "commodity-data.mailEnv" (dict "ctx" .ctx "svc" $svc) }}
+- name: WEBHOOK_TIMEOUT_MS
+  value: {{ int64 $wh.timeoutMs | toString | quote }}
+- name: WEBHOOK_MAX_RESPONSE_BYTES
+  value: {{ int64 $wh.maxResponseBytes | toString | quote }}
+- name: WEBHOOK_RETRY_BASE_MS
+  value: {{ int64 $wh.retryBaseMs | toString | quote }}
+- name: WEBHOOK_RETRY_MAX_MS
+  value: {{ int64 $wh.retryMaxMs | toString | quote }}
+- name: WEBHOOK_RETRY_FOR_MS
+  value: {{ int64 $wh.retryForMs | toString | quote }}
+- name: WEBHOOK_DISABLE_AFTER_MS
+  value: {{ int64 $wh.disableAfterMs | toString | quote }}
+- name: WEBHOOK_CONCURRENCY
+  value: {{ int64 $wh.concurrency | toString | quote }}
+- name: WEBHOOK_POLL_MS
+  value: {{ int64 $wh.pollMs | toString | quote }}
 {{- end }}
 {{- if eq .component "projector" }}
 - name: PROJECTIONS
@@ -153,6 +202,23 @@ Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projecti
 - name: {{ $name }}
   value: {{ toString $value | quote }}
 {{- end }}
+{{- end -}}
+
+{{/*
+The mail settings of a component that sends mail (the dashboard, the notifier): sender, SMTP URL by
+Secret reference (optional when `mail.smtpRequired` is false, then mails go to files under /tmp/mail).
+Usage: include "commodity-data.mailEnv" (dict "ctx" $ "svc" $serviceValues); starts with a newline.
+*/}}
+{{- define "commodity-data.mailEnv" -}}
+{{- $v := .ctx.Values }}
+{{- $s := $v.secrets }}
+- name: MAIL_FROM
+  value: {{ default (printf "no-reply@%s" $v.ingress.hostname) .svc.mail.from | quote }}
+{{- if not .svc.mail.smtpRequired }}
+- name: MAIL_DIR
+  value: /tmp/mail
+{{- end }}
+{{ include "commodity-data.secretEnv" (list "SMTP_URL" $s.existingSecret $s.keys.smtpUrl (not .svc.mail.smtpRequired)) }}
 {{- end -}}
 
 {{/* Pod-level settings shared by Deployments and CronJobs. Usage: include "commodity-data.podCommon" $ */}}

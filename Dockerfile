@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 # One image per service, all from this file at the repository root (services import libs/):
 #   docker build --build-arg SERVICE=gateway -t commodity-data/gateway:0.1.0 .
-# SERVICE is one of ingest, projector, query, gateway, dashboard. TypeScript runs natively on Node 24 (type
-# stripping), so there is no compile step: the image holds the workspace sources and production deps.
+# SERVICE is one of ingest, projector, query, gateway, dashboard, notifier. TypeScript runs natively on
+# Node 24 (type stripping), so there is no compile step: the image holds the workspace sources and
+# production deps.
 # The base is pinned by version and digest (node 24.21.0 = .nvmrc, Debian bookworm slim).
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6
 
@@ -37,7 +38,8 @@ RUN test -n "${SERVICE}" && entry="services/${SERVICE}/src/main.ts" \
   && if [ "${SERVICE}" = ingest ]; then entry="services/ingest/src/admin-main.ts"; fi \
   && test -f "${entry}" && ln -s "${entry}" main.ts
 USER 1000:1000
-EXPOSE 8080 8081 8082 8083
+# gateway 8080, query 8081, projector 8082, ingest admin API 8083, dashboard 8084, notifier 8085 (health, metrics)
+EXPOSE 8080 8081 8082 8083 8084 8085
 # The chart sets the command explicitly; this default runs the service the image was built for.
 ENTRYPOINT ["node", "--disable-warning=ExperimentalWarning"]
 CMD ["main.ts"]

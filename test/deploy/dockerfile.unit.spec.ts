@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { readText, repoRoot, requireTool, run } from './helpers.ts';
 
 const dockerfile = readText('Dockerfile');
@@ -105,6 +106,24 @@ describe('Dockerfile', () => {
       }
     }
     expect(runtime.size).toBeGreaterThan(4);
+    // The workspaces of change notifications are in the image: the notifier and the libraries it runs on.
+    expect([...runtime]).toEqual(expect.arrayContaining(['services/notifier', 'libs/webhooks', 'libs/mail']));
     expect(missing).toEqual([]);
+  });
+
+  it('builds every service the chart deploys: its entry point exists and its port is exposed', () => {
+    const values = parse(readText('charts/commodity-data/values.yaml')) as {
+      services: Record<string, { port: number }>;
+    };
+    const exposed = instructions
+      .filter((l) => l.startsWith('EXPOSE '))
+      .flatMap((l) => l.slice(7).trim().split(/\s+/))
+      .map(Number);
+    expect(Object.keys(values.services)).toContain('notifier');
+    for (const [service, { port }] of Object.entries(values.services)) {
+      const entry = service === 'ingest' ? 'services/ingest/src/admin-main.ts' : `services/${service}/src/main.ts`;
+      expect(existsSync(path.join(repoRoot, entry)), entry).toBe(true);
+      expect(exposed, `${service} port`).toContain(port);
+    }
   });
 });

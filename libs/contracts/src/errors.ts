@@ -75,6 +75,14 @@ export const ERROR_CODES = {
       'An address that sent too many requests with a missing or invalid key (30 a minute) is also answered 429 ' +
       'to such requests until its minute passes.',
   },
+  slow_consumer: {
+    status: 503,
+    title: 'Slow consumer',
+    description:
+      'Only as the final `error` event of the server-sent event stream (GET /events): the client read too slowly ' +
+      'and the events waiting for it passed the bound the server keeps per stream. Reconnect with Last-Event-ID ' +
+      'to receive what followed.',
+  },
   internal_error: {
     status: 500,
     title: 'Internal error',

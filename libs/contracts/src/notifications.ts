@@ -155,6 +155,18 @@ function csvList<T extends string>(allowed: readonly T[] | ((v: string) => boole
 
 export const MAX_EVENT_FILTER_COMMODITIES = 100;
 
+/** `GET /api/v1/events`: the server-sent event stream of change notifications. */
+export const EVENTS_PATH = `${API_PREFIX}/events`;
+
+/**
+ * The `id:` of an event received on `/events` (a `CDS_CHANGES` stream sequence), sent back as the
+ * `Last-Event-ID` header (or the `last_event_id` parameter) to resume after it.
+ */
+export const LastEventId = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,14})$/, 'must be the id of an event received: a non-negative integer')
+  .transform(Number);
+
 /**
  * `GET /api/v1/events` query parameters. A commodity id of the right shape that the catalog does
  * not know is a 400 naming `commodities` too (the gateway checks it against the catalog).
@@ -180,6 +192,12 @@ export const EventsQuery = documented(
           'type the plan may read. Asking for a COT format the plan does not include is a 403.',
         type: 'string',
       }),
+    last_event_id: LastEventId.optional().meta({
+      description:
+        'Resume after this event id, for clients that cannot send the Last-Event-ID header (the header wins when ' +
+        'both are sent).',
+      type: 'string',
+    }),
   }),
   { title: 'EventsQuery' },
 );

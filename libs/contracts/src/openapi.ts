@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { contractRegistry } from './registry.ts';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { RATE_LIMIT_HEADER_NAMES, RESPONSE_HEADERS } from './headers.ts';
+import { EventsQuery, SSE_STREAMS_PER_PLAN } from './notifications.ts';
 import { CommodityPathParams, CotQuery, ListCommoditiesQuery, SeriesQuery } from './params.ts';
 import { API_PREFIX } from './routes.ts';
 import './resources.ts';
@@ -205,6 +206,70 @@ const statusOperation: JsonObject = {
   },
 };
 
+const streamLimits = Object.entries(SSE_STREAMS_PER_PLAN)
+  .map(([plan, n]) => `${plan} ${n}`)
+  .join(', ');
+
+/**
+ * GET /events: server-sent change notifications. The 200 is a stream that does not end by itself,
+ * so the operation describes its events in words; each `data:` is a `Notification` (components).
+ */
+const eventsOperation: JsonObject = {
+  get: {
+    operationId: 'streamEvents',
+    summary: 'Change notifications (server-sent events)',
+    description:
+      'A `text/event-stream` that tells you when data changed: one event each time new series points or COT ' +
+      'reports become readable through the API, filtered by `commodities` and `types`. Opening a stream counts as ' +
+      'one request against the rate windows. Concurrent streams per account are limited by plan (' +
+      `${streamLimits}); one more is 429. After the headers: \`retry: 3000\`, then events and a \`: keep-alive\` ` +
+      'comment every 15 s. Each event is `id: <id>`, `event: series.updated` or `cot.updated`, `data: <Notification ' +
+      'JSON>` (components: Notification). Reconnect with `Last-Event-ID: <the last id you received>` (or ' +
+      '`last_event_id`) to receive every change after it that the server still keeps (the last 7 days at most); ' +
+      'when it no longer keeps all of them the stream starts with `event: resync` (refetch what you follow). The ' +
+      'server ends a stream with a final `event: error` whose data is the error body: `unauthorized` (the key was ' +
+      'revoked), `forbidden` (the plan changed and no longer reads a COT format you asked for), `rate_limited` ' +
+      '(the plan changed and allows fewer streams: the newest end) or `slow_consumer` (the client read too slowly: ' +
+      'reconnect with Last-Event-ID).',
+    tags: ['notifications'],
+    parameters: [
+      ...queryParameters(EventsQuery),
+      {
+        name: 'Last-Event-ID',
+        in: 'header',
+        required: false,
+        description:
+          'The id of the last event you received: the stream starts with the changes after it. A value that is not ' +
+          'a non-negative integer is a 400. Wins over `last_event_id`.',
+        schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,14})$' },
+      },
+    ],
+    responses: {
+      '200': {
+        description:
+          'The event stream (never a JSON body). Events: `series.updated` and `cot.updated` (data: Notification), ' +
+          '`resync` (data: `{message, last_event_id}`), and a final `error` (data: ErrorBody) when the server ends ' +
+          'the stream.',
+        headers: {
+          ...headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, 'Cache-Control']),
+          'X-Accel-Buffering': {
+            description: '`no`: proxies must pass each event on at once.',
+            schema: { type: 'string' },
+          },
+        },
+        content: {
+          'text/event-stream': {
+            schema: { type: 'string' },
+            example:
+              'retry: 3000\n\nid: 1042\nevent: series.updated\ndata: {"id":"evt_…","type":"series.updated","data":{…}}\n\n',
+          },
+        },
+      },
+      ...errorResponses(['invalid_parameter', 'forbidden', ...COMMON_ERRORS], true),
+    },
+  },
+};
+
 /** Builds the OpenAPI 3.1 document of the public API from the zod contracts. */
 export function buildOpenApiDocument(): JsonObject {
   const components = z.toJSONSchema(contractRegistry, {
@@ -238,6 +303,7 @@ export function buildOpenApiDocument(): JsonObject {
       { name: 'series', description: 'Time series per commodity.' },
       { name: 'positioning', description: 'Commitments of Traders reports per commodity.' },
       { name: 'status', description: 'Freshness of the official sources (public).' },
+      { name: 'notifications', description: 'Change notifications as server-sent events.' },
     ],
     paths: {
       '/commodities': operation({
@@ -289,6 +355,7 @@ export function buildOpenApiDocument(): JsonObject {
           '(`changes_open_interest`, `changes_<group>_<field>`, `pct_of_oi_<group>_<field>`, `cot_index_<group>`), ' +
           'then source, last_updated (file name `<slug>-cot-<format>[-<start>_<end>][-page-<n>].csv`)',
       }),
+      '/events': eventsOperation,
       '/status': statusOperation,
     },
     components: {

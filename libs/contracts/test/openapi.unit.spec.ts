@@ -23,7 +23,7 @@ describe('the OpenAPI document', () => {
     expect(validator.version).toBe('3.1');
   });
 
-  it('has version 1.0.0, the /api/v1 prefix, both key schemes and the five GET paths', () => {
+  it('has version 1.0.0, the /api/v1 prefix, both key schemes and the six GET paths', () => {
     expect((committed.info as { version: string }).version).toBe('1.0.0');
     expect(committed.servers).toEqual([expect.objectContaining({ url: '/api/v1' })]);
     const schemes = (committed.components as { securitySchemes: Record<string, unknown> }).securitySchemes;
@@ -34,8 +34,28 @@ describe('the OpenAPI document', () => {
       '/commodities/{slug}',
       '/commodities/{slug}/cot',
       '/commodities/{slug}/series',
+      '/events',
       '/status',
     ]);
+  });
+
+  it('documents /events as a text/event-stream with its filters, Last-Event-ID and its refusals', () => {
+    const op = (committed.paths as Record<string, { get: Record<string, unknown> }>)['/events']!.get;
+    const params = op.parameters as { name: string; in: string; required: boolean }[];
+    expect(params.map((p) => `${p.in}:${p.name}`)).toEqual([
+      'query:commodities',
+      'query:types',
+      'query:last_event_id',
+      'header:Last-Event-ID',
+    ]);
+    expect(params.every((p) => !p.required)).toBe(true);
+    const responses = op.responses as Record<string, { headers: object; content?: Record<string, unknown> }>;
+    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '413', '414', '429', '500', '503']);
+    expect(Object.keys(responses['200']!.content!)).toEqual(['text/event-stream']);
+    expect(Object.keys(responses['200']!.headers)).toEqual(
+      expect.arrayContaining(['X-RateLimit-Limit', 'X-Accel-Buffering', 'Cache-Control']),
+    );
+    expect(op.description).toMatch(/slow_consumer/);
   });
 
   it('documents /status as public: no security, no key or window errors, cacheable', () => {

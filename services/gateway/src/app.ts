@@ -1,3 +1,4 @@
+import { EVENTS_PATH } from '@cds/contracts';
 import { createRequestIdGenerator, registerReadOnlyRoutes } from '@cds/http';
 import type { ResponseCache } from '@cds/response-cache';
 import type { Metrics } from '@cds/telemetry';
@@ -8,7 +9,11 @@ import { API_ROUTES } from './api/routes.ts';
 import { createAuthStep, type KeyLookup } from './auth/authenticate.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
 import { createCacheStep } from './cache/cache-step.ts';
-import { createGatewayMetrics, registerRequestMetrics } from './metrics.ts';
+import { createCatalogCheck } from './events/catalog-check.ts';
+import { registerEventsRoute } from './events/events-route.ts';
+import type { EventHub } from './events/hub.ts';
+import type { StreamSlots } from './events/stream-slots.ts';
+import { createGatewayMetrics, createSseMetrics, registerRequestMetrics } from './metrics.ts';
 import { createPlanStep } from './plans/plan-step.ts';
 import { createForwardHandler } from './proxy/forward.ts';
 import type { QueryClient } from './proxy/query-client.ts';
@@ -50,6 +55,18 @@ export interface GatewayDeps {
   trustProxyHops?: number;
   /** Source freshness for GET /status, from memory (the followed sync state); without it /status is 503. */
   status?: StatusBoard;
+  /** GET /api/v1/events (server-sent change notifications); without it the path is 404. */
+  events?: {
+    hub: EventHub;
+    slots: StreamSlots;
+    /** The change follower has caught up (streams are 503 until then). */
+    isReady: () => boolean;
+    /** This process, in the account's stream slots. */
+    replicaId: string;
+    /** Known commodity ids are kept this long, and read from the query service within the timeout. */
+    catalogTtlMs?: number;
+    catalogTimeoutMs?: number;
+  };
 }
 
 /**
@@ -106,7 +123,42 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     app.get(route.url, { preHandler, onSend: addApiAnswerHeaders }, forward);
   }
 
+  if (deps.events !== undefined) {
+    const ev = deps.events;
+    if (metrics !== undefined && deps.metrics !== undefined) {
+      ev.hub.metrics = createSseMetrics(
+        deps.metrics,
+        metrics,
+        () => ev.hub.size,
+        () => ev.hub.ring.size,
+      );
+    }
+    registerEventsRoute(app, {
+      auth,
+      windows,
+      hub: ev.hub,
+      slots: ev.slots,
+      isReady: ev.isReady,
+      replicaId: ev.replicaId,
+      catalog: createCatalogCheck({
+        query: deps.query,
+        nowMs: deps.nowMs,
+        ttlMs: ev.catalogTtlMs ?? 10_000,
+        timeoutMs: ev.catalogTimeoutMs ?? 2_000,
+      }),
+      securityHeaders,
+      nowMs: deps.nowMs,
+    });
+    // Shutdown: the streams end first (Fastify's close waits for open connections).
+    app.addHook('preClose', async () => ev.hub.closeAll());
+  }
+
   // Every public path answers a method it does not serve 405 with Allow, before authentication.
-  registerReadOnlyRoutes(app, [...API_ROUTES.map((r) => r.url), STATUS_URL, ...docsUrls]);
+  registerReadOnlyRoutes(app, [
+    ...API_ROUTES.map((r) => r.url),
+    ...(deps.events === undefined ? [] : [EVENTS_PATH]),
+    STATUS_URL,
+    ...docsUrls,
+  ]);
   return app;
 }

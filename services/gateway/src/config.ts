@@ -28,5 +28,16 @@ export const GatewayConfig = z.object({
   JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** This deployment serves generated demo data (`npm start` sets it): GET /status says so (`demo: true`). */
   DEMO_DATA: boolVar.default(false),
+  /** GET /api/v1/events: a comment on every stream this often (stream slots expire after three). */
+  SSE_HEARTBEAT_MS: positiveIntVar.default(15_000),
+  /** A stream whose unsent bytes pass this is ended as a slow consumer. */
+  SSE_MAX_UNSENT_BYTES: positiveIntVar.default(256 * 1024),
+  /** Changes kept in memory for Last-Event-ID (count-bounded; ~0.5 KB each). */
+  SSE_RING_SIZE: positiveIntVar.default(10_000),
+  /** Known commodity ids (to check `commodities`) are kept this long, and read within the timeout. */
+  SSE_CATALOG_TTL_MS: positiveIntVar.default(10_000),
+  SSE_CATALOG_TIMEOUT_MS: positiveIntVar.default(2_000),
+  /** The sorted sets of open streams per account. */
+  SSE_SLOT_KEY_PREFIX: z.string().min(1).default('cds:sse:'),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { KEYS_STREAM } from '@cds/contracts';
 import openapiDocument from '@cds/contracts/openapi.json' with { type: 'json' };
 import { loadConfig } from '@cds/config';
@@ -7,6 +8,10 @@ import { createRedis } from '@cds/redis';
 import { createLogger, createMetrics, flushTelemetry } from '@cds/telemetry';
 import { buildApp } from './app.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
+import { followChanges } from './events/change-follower.ts';
+import { EventHub } from './events/hub.ts';
+import { ChangeRing } from './events/ring.ts';
+import { createRedisStreamSlots, createStreamSlots } from './events/stream-slots.ts';
 import { GatewayConfig } from './config.ts';
 import { followKeyStream } from './keys/key-stream.ts';
 import { KeyTable } from './keys/key-table.ts';
@@ -33,17 +38,7 @@ try {
     await messaging.ensureStream(streamSpec('keys', { replicas: config.JETSTREAM_REPLICAS }));
   }
   const table = new KeyTable();
-  const follower = await followKeyStream({ nc: messaging.nc, table, logger });
-  // Source freshness for GET /status and the cds_source_* gauges, followed live from ingest's KV.
-  const syncState = await followSyncState({
-    nc: messaging.nc,
-    js: messaging.js,
-    jsm: messaging.jsm,
-    logger,
-    replicas: config.JETSTREAM_REPLICAS,
-  });
-  registerSourceMetrics(metrics.meter, syncState, nowMs);
-
+  // Redis is created before the followers: the SSE hub (fed by both) takes its stream slots there.
   // Bounded: a command fails after REDIS_TIMEOUT_MS, and at once while disconnected (no offline
   // queue), so the failover limiter decides the request locally instead of waiting.
   const redis = createRedis({
@@ -54,6 +49,38 @@ try {
     offlineQueue: false,
     onError: (err) => logger.debug({ err: err.message }, 'redis connection error'),
   });
+  const slotFallbacks = metrics.meter.createCounter('cds_gateway_sse_slot_fallback', {
+    description: 'SSE stream slots decided by this replica alone while Redis was unavailable',
+  });
+  const slots = createStreamSlots({
+    redis: createRedisStreamSlots(redis, { keyPrefix: config.SSE_SLOT_KEY_PREFIX, ttlMs: 3 * config.SSE_HEARTBEAT_MS }),
+    logger,
+    onFallback: () => slotFallbacks.add(1),
+  });
+  const hub = new EventHub({
+    ring: new ChangeRing(config.SSE_RING_SIZE),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    maxUnsentBytes: config.SSE_MAX_UNSENT_BYTES,
+    heartbeatMs: config.SSE_HEARTBEAT_MS,
+    slots,
+    logger,
+  });
+  // The projector records changes there; whoever starts first creates it (idempotent).
+  await messaging.ensureStream(streamSpec('changes', { replicas: config.JETSTREAM_REPLICAS }));
+  const changes = await followChanges({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, hub, logger });
+  hub.startHeartbeat();
+  // Revocations and plan changes reach the open streams as the key table applies them.
+  const follower = await followKeyStream({ nc: messaging.nc, table, logger, onEvent: (e) => hub.onKeyEvent(e) });
+  // Source freshness for GET /status and the cds_source_* gauges, followed live from ingest's KV.
+  const syncState = await followSyncState({
+    nc: messaging.nc,
+    js: messaging.js,
+    jsm: messaging.jsm,
+    logger,
+    replicas: config.JETSTREAM_REPLICAS,
+  });
+  registerSourceMetrics(metrics.meter, syncState, nowMs);
+
   const fallbacks = metrics.meter.createCounter('cds_gateway_rate_limit_fallback', {
     description: 'Requests rate-limited by the local fallback while Redis was unavailable',
   });
@@ -84,7 +111,7 @@ try {
   });
 
   const app = buildApp({
-    keys: { lookup: (key) => table.lookup(key), isReady: () => follower.isCaughtUp() },
+    keys: { lookup: (key) => table.lookup(key), isReady: () => follower.isCaughtUp() && changes.isCaughtUp() },
     rateLimiter,
     query,
     ...(cache === undefined ? {} : { cache }),
@@ -97,6 +124,14 @@ try {
     hsts: config.HSTS,
     trustProxyHops: config.TRUST_PROXY_HOPS,
     status: createStatusBoard(syncState, { demo: config.DEMO_DATA }),
+    events: {
+      hub,
+      slots,
+      isReady: () => changes.isCaughtUp(),
+      replicaId: randomBytes(4).toString('hex'),
+      catalogTtlMs: config.SSE_CATALOG_TTL_MS,
+      catalogTimeoutMs: config.SSE_CATALOG_TIMEOUT_MS,
+    },
   });
 
   const shutdown = async (signal: string) => {
@@ -104,6 +139,7 @@ try {
     await app.close();
     await Promise.allSettled([
       follower.stop(),
+      changes.stop(),
       syncState.stop(),
       invalidation?.close(),
       query.close(),

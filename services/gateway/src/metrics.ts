@@ -25,6 +25,36 @@ export function createGatewayMetrics(metrics: Metrics) {
       description: 'Response cache lookups, by result (hit, miss)',
       labels: ['result'],
     }),
+    sseEvents: createLabeledCounter(m, 'cds_gateway_sse_events_sent', {
+      description: 'Server-sent change events written to streams (one per stream and event)',
+      labels: [],
+    }),
+    sseClosed: createLabeledCounter(m, 'cds_gateway_sse_streams_closed', {
+      description:
+        'Server-sent event streams ended, by reason (client, unauthorized, forbidden, stream_limit, slow_consumer, shutdown)',
+      labels: ['reason'],
+    }),
+  };
+}
+
+/** The open SSE streams (a gauge read at collection) and what the hub counts. */
+export function createSseMetrics(
+  metrics: Metrics,
+  gateway: GatewayMetrics,
+  openStreams: () => number,
+  kept: () => number,
+) {
+  metrics.meter
+    .createObservableGauge('cds_gateway_sse_streams', { description: 'Server-sent event streams open on this replica' })
+    .addCallback((r) => r.observe(openStreams()));
+  metrics.meter
+    .createObservableGauge('cds_gateway_sse_ring_changes', {
+      description: 'Changes kept for Last-Event-ID resumption on this replica (SSE_RING_SIZE at most)',
+    })
+    .addCallback((r) => r.observe(kept()));
+  return {
+    eventsSent: (n: number) => gateway.sseEvents.add([], n),
+    closed: (reason: string) => gateway.sseClosed.add([reason]),
   };
 }
 

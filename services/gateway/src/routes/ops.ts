@@ -29,7 +29,7 @@ export function registerPreflight(app: FastifyInstance): void {
     reply
       .code(204)
       .header('access-control-allow-methods', 'GET, HEAD, OPTIONS')
-      .header('access-control-allow-headers', 'Authorization, Content-Type')
+      .header('access-control-allow-headers', 'Authorization, Content-Type, Last-Event-ID')
       .header('access-control-max-age', '600')
       .send();
   });

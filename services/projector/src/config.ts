@@ -32,6 +32,11 @@ export const ProjectorConfig = z
     /** Replicas of the dead-letter stream (1 locally, 3 in production). */
     DEADLETTER_REPLICAS: positiveIntVar.default(1),
     /**
+     * Replicas of `CDS_CHANGES`, the change records the series and cot projections publish (the
+     * chart's `nats.jetstreamReplicas`, as the gateway reads it for `CDS_KEYS`).
+     */
+    JETSTREAM_REPLICAS: positiveIntVar.default(1),
+    /**
      * Deadline of every database operation (client-side, and `maxTimeMS` where the server honours
      * it); a batch whose operation misses it is retried in place.
      */

@@ -8,6 +8,9 @@ describe('loadProjectorConfig', () => {
     expect(c.MONGODB_OPERATION_TIMEOUT_MS).toBe(20_000);
     expect(c.STALL_TIMEOUT_MS).toBe(60_000);
     expect(loadProjectorConfig({ STALL_TIMEOUT_MS: '90000' }).STALL_TIMEOUT_MS).toBe(90_000);
+    // CDS_CHANGES replicas: the chart's JETSTREAM_REPLICAS.
+    expect(c.JETSTREAM_REPLICAS).toBe(1);
+    expect(loadProjectorConfig({ JETSTREAM_REPLICAS: '3' }).JETSTREAM_REPLICAS).toBe(3);
   });
 
   it('refuses a stall time that a slow but answering operation could reach', () => {

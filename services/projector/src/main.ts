@@ -66,6 +66,7 @@ async function main(): Promise<void> {
             ackWaitMs: config.ACK_WAIT_MS,
             operationTimeoutMs: config.MONGODB_OPERATION_TIMEOUT_MS,
             stallMs: config.STALL_TIMEOUT_MS,
+            changesReplicas: config.JETSTREAM_REPLICAS,
           }),
         );
         break;

@@ -17,6 +17,13 @@ export interface ProjectionStats {
   stalls: number;
   /** Stalls still there after the watchdog's recovery (/healthz then fails). */
   stallRecoveryFailures: number;
+  /**
+   * Change records `CDS_CHANGES` acknowledged, by topic: `stored` now, or `duplicate` (it had the
+   * id already: a record published again by a retry or a redelivery, stored once).
+   */
+  changeRecords: Record<'stored' | 'duplicate', Map<string, number>>;
+  /** Change record publishes that failed (their batch was retried in place). */
+  changeFailures: number;
   lastPosition: number;
   /** Messages left for the consumer after the last handled one (0: caught up). */
   pending: number;
@@ -27,7 +34,7 @@ export interface ProjectionStats {
   behindSinceMs: number | undefined;
 }
 
-type CountKey = Exclude<keyof ProjectionStats, 'events' | 'behindSinceMs'>;
+type CountKey = Exclude<keyof ProjectionStats, 'events' | 'behindSinceMs' | 'changeRecords'>;
 
 /** Counters and gauges per projection, read from the stats when /metrics is scraped (libs/telemetry). */
 export interface ProjectorMetrics {
@@ -55,6 +62,12 @@ const FIELDS: readonly [string, 'counter' | 'gauge', string, CountKey][] = [
     'Stalls the watchdog could not recover (/healthz fails).',
     'stallRecoveryFailures',
   ],
+  [
+    'cds_projector_change_record_failures',
+    'counter',
+    'Change record publishes on CDS_CHANGES that failed (the batch is retried).',
+    'changeFailures',
+  ],
   ['cds_projector_last_position', 'gauge', 'Stream sequence of the last handled event.', 'lastPosition'],
   ['cds_projector_pending_messages', 'gauge', 'Messages the consumer has yet to handle (lag).', 'pending'],
 ];
@@ -81,6 +94,8 @@ export function createProjectorMetrics(
         retries: 0,
         stalls: 0,
         stallRecoveryFailures: 0,
+        changeRecords: { stored: new Map(), duplicate: new Map() },
+        changeFailures: 0,
         lastPosition: 0,
         pending: 0,
         behindSinceMs: undefined,
@@ -96,6 +111,17 @@ export function createProjectorMetrics(
       for (const [projection, s] of stats) {
         result.observe(s.events.applied, { projection, outcome: 'applied' });
         result.observe(s.events.ignored, { projection, outcome: 'ignored' });
+      }
+    });
+  meter
+    .createObservableCounter('cds_projector_change_records', {
+      description: 'Change records acknowledged by CDS_CHANGES, by topic and outcome (stored, duplicate).',
+    })
+    .addCallback((result) => {
+      for (const [projection, s] of stats) {
+        for (const outcome of ['stored', 'duplicate'] as const) {
+          for (const [topic, n] of s.changeRecords[outcome]) result.observe(n, { projection, topic, outcome });
+        }
       }
     });
   meter

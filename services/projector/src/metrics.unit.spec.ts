@@ -23,6 +23,18 @@ describe('createProjectorMetrics', () => {
     expect(text).toMatch(/^cds_projector_events_total\{projection="series",outcome="applied"[^}]*\} 3$/m);
     expect(value(text, 'cds_projector_parked_total', 'series')).toBe(1);
 
+    series.changeRecords.stored.set('price', 2);
+    series.changeRecords.duplicate.set('price', 1);
+    series.changeFailures += 1;
+    text = await metrics.render();
+    expect(text).toMatch(
+      /^cds_projector_change_records_total\{projection="series",topic="price",outcome="stored"[^}]*\} 2$/m,
+    );
+    expect(text).toMatch(
+      /^cds_projector_change_records_total\{projection="series",topic="price",outcome="duplicate"[^}]*\} 1$/m,
+    );
+    expect(value(text, 'cds_projector_change_record_failures_total', 'series')).toBe(1);
+
     now += 1_000;
     expect(value(await metrics.render(), 'cds_projector_lag_seconds', 'series')).toBe(3.5);
     series.behindSinceMs = undefined;

@@ -1,6 +1,7 @@
-import { DataEvent, DATA_STREAM } from '@cds/contracts';
+import { DataEvent, DATA_STREAM, type ChangeRecord } from '@cds/contracts';
 import {
   schemaDecoder,
+  streamSpec,
   type AttemptContext,
   type Messaging,
   type PoisonMessageError,
@@ -16,6 +17,12 @@ import type { ProjectorMetrics } from '../metrics.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
 import { applyEvents, createDocCache, DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
 import { randomUUID } from 'node:crypto';
+import {
+  changeRecordOf,
+  ChangeRecordsNotStoredError,
+  DEFAULT_CHANGE_PUBLISH_TIMEOUT_MS,
+  publishChangeRecords,
+} from './change-records.ts';
 import { createGapDetector } from './gap-detector.ts';
 import { parkedEventOf, parkEvent } from './park.ts';
 
@@ -46,6 +53,10 @@ export interface ProjectionWorkerOptions {
   stallMs?: number;
   /** FerretDB: most update statements per command. Default FERRETDB_UPDATES_PER_COMMAND (libs/store). */
   maxUpdatesPerCommand?: number;
+  /** Replicas of `CDS_CHANGES`, which a recording projection (series, cot) ensures at start. Default 1. */
+  changesReplicas?: number;
+  /** Deadline of each change record's publish (the stream's acknowledgement). Default 5 s. */
+  changePublishTimeoutMs?: number;
 }
 
 /** The worker's watchdog state, for /healthz. */
@@ -75,6 +86,16 @@ export const decodeDataEvent = schemaDecoder(DataEvent);
  * after the write, transient errors retried in place (`consumeStream`, libs/messaging), events
  * failing their schema parked and termed, sequence gaps counted, and a `projected` notification
  * published on core NATS after every applied event.
+ *
+ * A projection with `changeOf` (series, cot) also records every change on `CDS_CHANGES`: after the
+ * write and before the handler returns (so before the ack), one `ChangeRecord` per event that
+ * changed the read model or that a stored document already reflects (`reflected`: applied by an
+ * attempt whose records may not have reached the stream), published with JetStream and awaited.
+ * A failed publish fails the attempt, which is retried in place; the record ids are stable, so what
+ * an earlier attempt stored is stored once. A reflected event counts only while the stream may
+ * still hold its record, within `CDS_CHANGES`' duplicate window of the event's storage: an older
+ * one (a new durable replaying history over an existing read model) would notify an old change
+ * again as new.
  */
 export async function startProjectionWorker<D extends ProjectedDoc>(
   deps: ProjectionWorkerDeps,
@@ -90,6 +111,13 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   const operationTimeoutMs = opts.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
   const stallMs = opts.stallMs ?? 60_000;
   const deadline = { timeoutMs: operationTimeoutMs };
+
+  const recordsChanges = projection.changeOf !== undefined;
+  const changesSpec = streamSpec('changes', { replicas: opts.changesReplicas ?? 1 });
+  const changePublishTimeoutMs = opts.changePublishTimeoutMs ?? DEFAULT_CHANGE_PUBLISH_TIMEOUT_MS;
+  if (recordsChanges) await messaging.ensureStream(changesSpec);
+  // A publish failed: the next attempt makes sure the stream is there (created or aligned) first.
+  let ensureChangesStream = false;
 
   const info = await messaging.ensureConsumer({
     stream,
@@ -120,11 +148,13 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
 
   const handler = async (batch: PulledMessage<DataEvent>[], attempt: AttemptContext): Promise<void> => {
     const limits = { timeoutMs: operationTimeoutMs, signal: attempt.signal, onAnswer: attempt.progress };
-    const events: { event: DataEvent; position: number }[] = [];
+    const events: { event: DataEvent; position: number; storedAtMs: number }[] = [];
     let prev = lastSeq;
     stats.behindSinceMs ??= batch[0]!.storedAtMs;
     // Poison (not JSON, failing the schema) is parked and termed by the loop after this batch.
-    for (const msg of batch) if (msg.value !== undefined) events.push({ event: msg.value, position: msg.seq });
+    for (const msg of batch) {
+      if (msg.value !== undefined) events.push({ event: msg.value, position: msg.seq, storedAtMs: msg.storedAtMs });
+    }
     for (const msg of batch) {
       const lost = await gaps.check(prev, msg.seq);
       attempt.signal.throwIfAborted();
@@ -155,12 +185,55 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
       for (const [commodity, position] of notify) {
         messaging.nc.publish(projectedSubject(projection.name, commodity), JSON.stringify({ position }));
       }
+      // After the announcements (the caches drop the old answers before a notified client asks).
+      if (recordsChanges) await recordChanges(events, res, attempt);
     }
     lastSeq = Math.max(lastSeq, prev);
     stats.lastPosition = lastSeq;
     stats.pending = batch.at(-1)!.pending;
     // The next unapplied event is newer than the last of this batch: its time bounds the lag.
     stats.behindSinceMs = stats.pending === 0 ? undefined : batch.at(-1)!.storedAtMs;
+  };
+
+  // The change records of a batch's events that changed the read model now (`changedBy`) or did
+  // before (`reflected`, within the duplicate window), published and awaited; throws unless all stored.
+  const recordChanges = async (
+    events: readonly { event: DataEvent; position: number; storedAtMs: number }[],
+    res: { changedBy: ReadonlySet<number>; reflected: ReadonlySet<number> },
+    attempt: AttemptContext,
+  ): Promise<void> => {
+    const landedAt = deps.clock();
+    const changes = new Map<string, ChangeRecord>();
+    for (const { event, position, storedAtMs } of events) {
+      const applied =
+        res.changedBy.has(position) ||
+        (res.reflected.has(position) && landedAt.getTime() - storedAtMs < changesSpec.duplicateWindowMs);
+      if (!applied) continue;
+      const record = changeRecordOf(projection, event, landedAt);
+      if (record !== undefined && !changes.has(record.id)) changes.set(record.id, record);
+    }
+    if (changes.size === 0) return;
+    if (ensureChangesStream) {
+      await messaging.ensureStream(changesSpec);
+      ensureChangesStream = false;
+      attempt.signal.throwIfAborted();
+    }
+    const out = await publishChangeRecords(messaging, [...changes.values()], changePublishTimeoutMs);
+    attempt.progress();
+    for (const outcome of ['stored', 'duplicate'] as const) {
+      const counts = stats.changeRecords[outcome];
+      for (const r of out[outcome]) counts.set(r.topic, (counts.get(r.topic) ?? 0) + 1);
+    }
+    if (out.failed.length > 0) {
+      stats.changeFailures += out.failed.length;
+      ensureChangesStream = true;
+      const [first] = out.failed;
+      throw new ChangeRecordsNotStoredError(
+        `${out.failed.length} of ${changes.size} change records not stored on ${changesSpec.name} (first ${first!.record.id}): ${String(first!.err)}`,
+        { cause: first!.err },
+      );
+    }
+    log.debug({ stored: out.stored.length, duplicate: out.duplicate.length }, 'change records published');
   };
 
   const onPoison = async (err: PoisonMessageError, msg: PulledMessage): Promise<void> => {

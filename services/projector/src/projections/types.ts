@@ -1,4 +1,4 @@
-import type { DataEvent } from '@cds/contracts';
+import { ROUTE_PATHS, type ChangeRecord, type DataEvent } from '@cds/contracts';
 import type { ProjectionMeta, ReadModelName } from '@cds/read-models';
 
 /** Every read-model document carries its id and where it was last written from. */
@@ -8,6 +8,9 @@ export interface ProjectedDoc {
 }
 
 export type DataEventType = DataEvent['type'];
+
+/** What a change record (`ChangeRecord`, libs/contracts) says of one event, but its id and when it landed. */
+export type EventChange = Omit<ChangeRecord, 'id' | 'landed_at'>;
 
 /**
  * A projection is data plus a pure reducer (STYLE.md §4): no I/O, clock or randomness.
@@ -34,6 +37,28 @@ export interface Projection<D extends ProjectedDoc = ProjectedDoc> {
   initial(id: string): D;
   /** The next document; never mutates `doc`. */
   evolve(doc: D, event: DataEvent, position: number): D;
+  /**
+   * Projections whose changes are notified (series, cot): what an event changed, for the change
+   * record the worker publishes on `CDS_CHANGES` when the event changed (or had changed) this
+   * read model. Undefined for an event without dates. Absent: the projection records nothing.
+   */
+  changeOf?(event: DataEvent): EventChange | undefined;
+}
+
+/** The public request (relative to the API origin) of a commodity's series or COT answer with `query`. */
+export function readPath(route: 'series' | 'cot', commodity: string, query: Record<string, string>): string {
+  return `${ROUTE_PATHS[route].replace(':slug', commodity)}?${new URLSearchParams(query).toString()}`;
+}
+
+/** The earliest and latest of ISO dates (`YYYY-MM-DD` order as text), or undefined when there are none. */
+export function dateRange(dates: Iterable<string>): { first: string; newest: string } | undefined {
+  let first: string | undefined;
+  let newest: string | undefined;
+  for (const d of dates) {
+    if (first === undefined || d < first) first = d;
+    if (newest === undefined || d > newest) newest = d;
+  }
+  return first === undefined || newest === undefined ? undefined : { first, newest };
 }
 
 export function commodityOf(event: DataEvent): string {

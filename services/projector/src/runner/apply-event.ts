@@ -27,6 +27,13 @@ export interface PositionedEvent {
 export interface BatchApplyResult extends ApplyResult {
   /** Positions of the events that changed at least one document. */
   changedBy: Set<number>;
+  /**
+   * Positions of the events a stored document already reflects: the document's `_meta.parts` holds
+   * the event's position (or, in a projection without parts, its `_meta.position` is the event's).
+   * An event applied by an earlier attempt (a crash between the write and the ack, a retried batch)
+   * folds to nothing, so it is missing from `changedBy`; this is how the caller still knows it.
+   */
+  reflected: Set<number>;
 }
 
 /**
@@ -67,16 +74,31 @@ function withoutRev<D extends ProjectedDoc>(doc: D): D {
   return { ...doc, _meta: meta };
 }
 
-/** The fold: each touched document through its events in stream order, as compare-and-set writes of the changed ones. */
+/** The positions a stored document holds: its part positions, or its position when it keeps no parts. */
+function heldPositions(doc: ProjectedDoc): Set<number> {
+  const { parts, position } = doc._meta;
+  return new Set(parts === undefined ? [position] : Object.values(parts));
+}
+
+/**
+ * The fold: each touched document through its events in stream order, as compare-and-set writes of
+ * the changed ones; with the positions of the events that changed something (`changedBy`) and of
+ * those the stored documents already reflect (`reflected`, see BatchApplyResult).
+ */
 export function fold<D extends ProjectedDoc>(
   projection: Projection<D>,
   touched: ReadonlyMap<string, readonly PositionedEvent[]>,
   stored: ReadonlyMap<string, D>,
-): { writes: CasWrite<D>[]; changedBy: Set<number> } {
+): { writes: CasWrite<D>[]; changedBy: Set<number>; reflected: Set<number> } {
   const writes: CasWrite<D>[] = [];
   const changedBy = new Set<number>();
+  const reflected = new Set<number>();
   for (const [id, list] of touched) {
     const current = stored.get(id);
+    if (current !== undefined) {
+      const held = heldPositions(current);
+      for (const { position } of list) if (held.has(position)) reflected.add(position);
+    }
     const base = current === undefined ? projection.initial(id) : withoutRev(current);
     let next = base;
     for (const { event, position } of list) {
@@ -88,7 +110,7 @@ export function fold<D extends ProjectedDoc>(
     const rev = current === undefined ? null : current._meta.rev;
     writes.push({ doc: { ...next, _meta: { ...next._meta, rev: (rev ?? 0) + 1 } }, rev });
   }
-  return { writes, changedBy };
+  return { writes, changedBy, reflected };
 }
 
 /**
@@ -113,7 +135,9 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
       list.push(pe);
     }
   }
-  if (touched.size === 0) return { outcome: 'ignored', written: 0, conflicts: 0, changedBy: new Set() };
+  if (touched.size === 0) {
+    return { outcome: 'ignored', written: 0, conflicts: 0, changedBy: new Set(), reflected: new Set() };
+  }
   const stored = new Map<string, D>();
   const missing: string[] = [];
   for (const id of touched.keys()) {
@@ -125,8 +149,8 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
     stored.set(doc._id, doc);
     cache?.set(doc._id, doc);
   }
-  const { writes, changedBy } = fold(projection, touched, stored);
-  if (writes.length === 0) return { outcome: 'ignored', written: 0, conflicts: 0, changedBy };
+  const { writes, changedBy, reflected } = fold(projection, touched, stored);
+  if (writes.length === 0) return { outcome: 'ignored', written: 0, conflicts: 0, changedBy, reflected };
   const { written, conflicts } = await target.compareAndSet(writes, call);
   if (cache !== undefined) {
     // All written: what we wrote is what is stored. Otherwise some of these are stale: drop them all.
@@ -135,7 +159,7 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
       else cache.delete(doc._id);
     }
   }
-  return { outcome: conflicts > 0 ? 'conflict' : 'applied', written, conflicts, changedBy };
+  return { outcome: conflicts > 0 ? 'conflict' : 'applied', written, conflicts, changedBy, reflected };
 }
 
 /** `applyEventsOnce` for one event. */
@@ -191,15 +215,18 @@ export async function applyEvents<D extends ProjectedDoc>(
   let conflicts = 0;
   let written = 0;
   const changedBy = new Set<number>();
+  // A position any loaded version of a document held was applied: kept across attempts.
+  const reflected = new Set<number>();
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const res = await applyEventsOnce(target, projection, events, opts.cache, opts.limits);
     conflicts += res.conflicts;
     written += res.written;
+    for (const p of res.reflected) reflected.add(p);
     if (res.outcome !== 'conflict') {
       // Positions that changed something in a written attempt (a conflicting attempt's changes
       // for the documents it did write are folded again as no-ops, so count them from the first).
       for (const p of res.changedBy) changedBy.add(p);
-      return { outcome: written > 0 ? 'applied' : res.outcome, written, conflicts, changedBy };
+      return { outcome: written > 0 ? 'applied' : res.outcome, written, conflicts, changedBy, reflected };
     }
     for (const p of res.changedBy) changedBy.add(p);
     // Someone else holds the documents: give them a moment to finish before folding again.

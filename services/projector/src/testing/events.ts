@@ -56,23 +56,62 @@ export function seriesRecorded(
 export function cotRecorded(
   commodityId: string,
   reports: [date: string, openInterest: number][],
-  opts: { source?: string; envelopeSource?: string; occurredAt?: string; contractCode?: string } = {},
+  opts: {
+    source?: string;
+    envelopeSource?: string;
+    occurredAt?: string;
+    contractCode?: string;
+    /** Default legacy. */
+    format?: 'legacy' | 'disaggregated';
+  } = {},
 ): CotReportsRecorded {
-  return {
-    id: deterministicEventId('cot.reports.recorded', commodityId, JSON.stringify(reports), opts.source ?? ''),
-    type: 'cot.reports.recorded',
-    version: 1,
+  const format = opts.format ?? 'legacy';
+  const base = (report_date: string, open_interest: number) => ({
+    report_date,
+    ...(opts.contractCode !== undefined ? { contract_code: opts.contractCode } : {}),
+    open_interest,
+  });
+  const envelope = {
+    // The legacy id has no format in it (as before the option): only disaggregated ids name theirs.
+    id: deterministicEventId(
+      'cot.reports.recorded',
+      commodityId,
+      JSON.stringify(reports),
+      opts.source ?? '',
+      ...(format === 'legacy' ? [] : [format]),
+    ),
+    type: 'cot.reports.recorded' as const,
+    version: 1 as const,
     occurred_at: opts.occurredAt ?? at,
     source: opts.envelopeSource ?? 'test',
+  };
+  const source = opts.source !== undefined ? { source: opts.source } : {};
+  if (format === 'disaggregated') {
+    return {
+      ...envelope,
+      data: {
+        commodity_id: commodityId,
+        format,
+        ...source,
+        reports: reports.map(([date, oi]) => ({
+          ...base(date, oi),
+          producer_merchant: { long: oi, short: 1 },
+          swap_dealer: { long: 2, short: 3, spreading: 4 },
+          managed_money: { long: 5, short: 6, spreading: 7 },
+          other_reportable: { long: 8, short: 9, spreading: 10 },
+        })),
+      },
+    };
+  }
+  return {
+    ...envelope,
     data: {
       commodity_id: commodityId,
-      format: 'legacy',
-      ...(opts.source !== undefined ? { source: opts.source } : {}),
-      reports: reports.map(([report_date, open_interest]) => ({
-        report_date,
-        ...(opts.contractCode !== undefined ? { contract_code: opts.contractCode } : {}),
-        open_interest,
-        commercial: { long: open_interest, short: 1 },
+      format,
+      ...source,
+      reports: reports.map(([date, oi]) => ({
+        ...base(date, oi),
+        commercial: { long: oi, short: 1 },
         non_commercial: { long: 2, short: 3, spreading: 4 },
         non_reportable: { long: 5, short: 6 },
       })),

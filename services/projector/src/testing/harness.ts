@@ -1,4 +1,4 @@
-import { subjectFor, type DataEvent } from '@cds/contracts';
+import { CHANGES_STREAM, ChangeRecord, subjectFor, type DataEvent } from '@cds/contracts';
 import { connectMessaging, streamSpec, type Messaging } from '@cds/messaging';
 import { getTestInfra, startNats } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
@@ -42,6 +42,26 @@ export async function publishEvents(messaging: Messaging, events: readonly DataE
   const seqs: number[] = [];
   for (const e of events) seqs.push((await messaging.publish(subjectFor(e), e, { msgID: e.id })).seq);
   return seqs;
+}
+
+/** A message of `CDS_CHANGES` as stored: subject, `Nats-Msg-Id`, and the record (parsed with its contract). */
+export interface StoredChange {
+  seq: number;
+  subject: string;
+  msgId: string | undefined;
+  record: ChangeRecord;
+}
+
+/** The change records `CDS_CHANGES` holds whose subject ends with `.<commodity>`, in stream order. */
+export async function readChanges(messaging: Messaging, commodity: string): Promise<StoredChange[]> {
+  const { state } = await messaging.jsm.streams.info(CHANGES_STREAM);
+  const out: StoredChange[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const m = await messaging.jsm.streams.getMessage(CHANGES_STREAM, { seq }).catch(() => null);
+    if (m === null || !m.subject.endsWith(`.${commodity}`)) continue;
+    out.push({ seq, subject: m.subject, msgId: m.header?.get('Nats-Msg-Id'), record: ChangeRecord.parse(m.json()) });
+  }
+  return out;
 }
 
 /**

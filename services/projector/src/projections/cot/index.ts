@@ -1,6 +1,6 @@
 import type { CotReportsBatch, DataEvent } from '@cds/contracts';
 import { cotBucketId, type CotBucketDoc, type StoredCotReport, type StoredGroup } from '@cds/read-models';
-import { commodityOf, cotReportSource, nextMeta, type Projection } from '../types.ts';
+import { commodityOf, cotReportSource, dateRange, nextMeta, readPath, type Projection } from '../types.ts';
 
 type Report = CotReportsBatch['reports'][number];
 
@@ -59,6 +59,21 @@ export const cotProjection: Projection<CotBucketDoc> = {
     return [...years].sort().map((y) => cotBucketId(event.data.commodity_id, event.data.format, y));
   },
   commodityOf,
+  changeOf(event) {
+    if (event.type !== 'cot.reports.recorded') return undefined;
+    const { commodity_id: commodity, format, reports } = event.data;
+    const range = dateRange((reports as readonly Report[]).map((r) => r.report_date));
+    if (range === undefined) return undefined;
+    return {
+      type: 'cot.updated',
+      commodity,
+      topic: `cot_${format}`,
+      format,
+      first_date: range.first,
+      newest_date: range.newest,
+      path: readPath('cot', commodity, { format, start_date: range.first, end_date: range.newest }),
+    };
+  },
   initial(id) {
     // `${commodity}:${format}:${year}`; commodity ids are UPPER_SNAKE_CASE, so ':' only separates.
     const [commodityId = '', format = 'legacy', year = '0'] = id.split(':');

@@ -1,6 +1,6 @@
 import type { DataEvent, SeriesPointRecord } from '@cds/contracts';
 import { seriesBucketId, type SeriesBucketDoc, type StoredPoint } from '@cds/read-models';
-import { commodityOf, laterInstant, nextMeta, sourceOf, type Projection } from '../types.ts';
+import { commodityOf, dateRange, laterInstant, nextMeta, readPath, sourceOf, type Projection } from '../types.ts';
 
 /** Part key of the bucket attributes (frequency, unit); point parts are keyed by date. */
 const ATTRS = 'attrs';
@@ -38,6 +38,21 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
     return [...years].sort().map((y) => seriesBucketId(event.data.commodity_id, event.data.series_type, y));
   },
   commodityOf,
+  changeOf(event) {
+    if (event.type !== 'series.points.recorded') return undefined;
+    const { commodity_id: commodity, series_type: type, points } = event.data;
+    const range = dateRange(points.map((p) => p.date));
+    if (range === undefined) return undefined;
+    return {
+      type: 'series.updated',
+      commodity,
+      topic: type,
+      series_type: type,
+      first_date: range.first,
+      newest_date: range.newest,
+      path: readPath('series', commodity, { type, start_date: range.first, end_date: range.newest }),
+    };
+  },
   initial(id) {
     // `${commodity}:${type}:${year}`; commodity ids are UPPER_SNAKE_CASE, so ':' only separates.
     const [commodityId = '', type = '', year = '0'] = id.split(':');

@@ -56,6 +56,8 @@ export interface E2EOptions {
   serviceEnv?: SystemOptions['serviceEnv'];
   /** Also start the developer dashboard (see SystemOptions.dashboard). */
   dashboard?: SystemOptions['dashboard'];
+  /** Also start the webhook notifier (see SystemOptions.notifier). */
+  notifier?: SystemOptions['notifier'];
 }
 
 export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
@@ -73,6 +75,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       projectors: opts.projectors ?? 1,
       ...(opts.serviceEnv !== undefined ? { serviceEnv: opts.serviceEnv } : {}),
       ...(opts.dashboard !== undefined ? { dashboard: opts.dashboard } : {}),
+      ...(opts.notifier !== undefined ? { notifier: opts.notifier } : {}),
       env: { LOG_LEVEL: 'warn' },
     });
   } catch (err) {

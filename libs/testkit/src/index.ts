@@ -30,6 +30,7 @@ export {
   startSystem,
   waitForReady,
   type DashboardOptions,
+  type NotifierOptions,
   type RunningSystem,
   type ServiceProcess,
   type StartServiceOptions,

@@ -16,6 +16,7 @@ const ENTRYPOINTS: Record<StartServiceOptions['service'], string> = {
   query: 'services/query/src/main.ts',
   gateway: 'services/gateway/src/main.ts',
   dashboard: 'services/dashboard/src/main.ts',
+  notifier: 'services/notifier/src/main.ts',
 };
 
 /** A service of this repository running as its own process (see ENTRYPOINTS). */
@@ -36,7 +37,7 @@ export interface ServiceProcess {
 
 export interface StartServiceOptions {
   /** Folder under services/ (its process: ENTRYPOINTS). */
-  service: 'ingest' | 'projector' | 'query' | 'gateway' | 'dashboard';
+  service: 'ingest' | 'projector' | 'query' | 'gateway' | 'dashboard' | 'notifier';
   /** Name in logs and messages (e.g. gateway-2). Default: the service. */
   name?: string;
   env: Record<string, string>;
@@ -149,6 +150,25 @@ export interface SystemOptions {
   readyTimeoutMs?: number;
   /** Also start the developer dashboard (opt-in); see DashboardOptions. */
   dashboard?: DashboardOptions;
+  /** Also start the webhook notifier (opt-in); see NotifierOptions. */
+  notifier?: NotifierOptions;
+}
+
+/** The notifier process of startSystem (its mail goes like the dashboard's: `smtpUrl`, else files in `mailDir`). */
+export interface NotifierOptions {
+  /** The webhook store's database. Default `cds_webhooks` (the dashboard's default too). */
+  webhooksDb?: string;
+  /** `host:port` pairs exempt from the private-address refusal (WEBHOOK_ALLOW_PRIVATE): local test receivers. */
+  allowPrivate?: readonly string[];
+  /** A PEM file of extra trusted CAs for the notifier process (NODE_EXTRA_CA_CERTS): a test receiver's certificate. */
+  extraCaCerts?: string;
+  smtpUrl?: string;
+  /** Default `.cds/mail` under the repository. */
+  mailDir?: string;
+  /** Preferred port (npm start uses 8085 when free). */
+  port?: number;
+  /** Extra environment, e.g. WEBHOOK_RETRY_BASE_MS for a retry test. */
+  env?: Record<string, string>;
 }
 
 /** The dashboard process of startSystem: mail goes to `smtpUrl` when given, else to files in `mailDir`. */
@@ -180,6 +200,13 @@ export interface RunningSystem {
   dashboard?: ServiceProcess;
   /** Its public URL including the /dashboard prefix. */
   dashboardUrl?: string;
+  /** The notifier, when SystemOptions.notifier was given (the current process after a restart). */
+  notifier?: ServiceProcess;
+  /**
+   * Starts the notifier again (after a test killed it) with the same settings and waits until it is
+   * ready; `notifier` then names the new process. Only when SystemOptions.notifier was given.
+   */
+  restartNotifier?: () => Promise<ServiceProcess>;
   /** Every process, for fault tests and shutdown. */
   all(): ServiceProcess[];
   stop(): Promise<void>;
@@ -188,7 +215,8 @@ export interface RunningSystem {
 /**
  * Starts the whole application on given infrastructure: the ingest admin API, the projector (all
  * projections), the query service and N gateways, each its own process, and waits until each is
- * ready; with `dashboard`, also the developer dashboard. Used by `npm start` and the end-to-end suites.
+ * ready; with `dashboard`, also the developer dashboard, and with `notifier` the webhook notifier. Used by
+ * `npm start` and the end-to-end suites.
  */
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const adminToken = randomBytes(24).toString('hex');
@@ -265,6 +293,8 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
           REDIS_URL: opts.redisUrl,
           ADMIN_URL: admin.url,
           ADMIN_TOKEN: adminToken,
+          // The webhook form checks commodity ids against the query service's catalog.
+          QUERY_URL: queries[0]!.url,
           PUBLIC_API_URL: `http://localhost:${firstGatewayPort}/api/v1`,
           PUBLIC_BASE_URL: `http://localhost:${port}/dashboard`,
           SESSION_SECRET: randomBytes(32).toString('hex'),
@@ -278,13 +308,53 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       });
       started.push(dashboard);
     }
+    let notifier: ServiceProcess | undefined;
+    let startNotifier: (() => Promise<ServiceProcess>) | undefined;
+    if (opts.notifier !== undefined) {
+      const o = opts.notifier;
+      const port = o.port !== undefined && (await portIsFree(o.port)) ? o.port : await findFreePort();
+      const env = {
+        ...opts.env,
+        NATS_URL: opts.natsUrl,
+        MONGODB_URL: opts.mongoUrl,
+        WEBHOOKS_DB: o.webhooksDb ?? 'cds_webhooks',
+        PUBLIC_API_ORIGIN: `http://localhost:${firstGatewayPort}`,
+        ...(dashboard !== undefined ? { DASHBOARD_URL: `http://localhost:${dashboard.port}/dashboard` } : {}),
+        ...(o.smtpUrl !== undefined
+          ? { SMTP_URL: o.smtpUrl }
+          : { MAIL_DIR: o.mailDir ?? join(REPO_ROOT, '.cds', 'mail') }),
+        WEBHOOK_ALLOW_PRIVATE: (o.allowPrivate ?? []).join(','),
+        ...(o.extraCaCerts !== undefined ? { NODE_EXTRA_CA_CERTS: o.extraCaCerts } : {}),
+        ...o.env,
+        ...opts.serviceEnv?.notifier,
+      };
+      startNotifier = async () => {
+        const proc = await startServiceProcess({ ...base, service: 'notifier', port, env });
+        started.push(proc);
+        return proc;
+      };
+      notifier = await startNotifier();
+    }
     await Promise.all(
-      [...projectors, ...queries, ...gateways, ...(dashboard ? [dashboard] : [])].map((svc) =>
-        waitForReady(`${svc.url}/readyz`, { service: svc, timeoutMs }),
+      [...projectors, ...queries, ...gateways, ...(dashboard ? [dashboard] : []), ...(notifier ? [notifier] : [])].map(
+        (svc) => waitForReady(`${svc.url}/readyz`, { service: svc, timeoutMs }),
       ),
     );
-    return {
+    const system: RunningSystem = {
       ...(dashboard !== undefined ? { dashboard, dashboardUrl: `http://localhost:${dashboard.port}/dashboard` } : {}),
+      ...(notifier !== undefined && startNotifier !== undefined
+        ? {
+            notifier,
+            restartNotifier: async () => {
+              const previous = system.notifier;
+              if (previous !== undefined && !previous.exited()) await previous.stop();
+              const proc = await startNotifier();
+              await waitForReady(`${proc.url}/readyz`, { service: proc, timeoutMs });
+              system.notifier = proc;
+              return proc;
+            },
+          }
+        : {}),
       admin,
       adminToken,
       projector: projectors[0]!,
@@ -297,6 +367,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
         await Promise.all([...started].reverse().map((s) => s.stop()));
       },
     };
+    return system;
   } catch (err) {
     await Promise.all(started.map((s) => s.stop()));
     throw err;

@@ -46,7 +46,7 @@ const V4_TABLE = V4_RANGES.map(([base, bits, cls]) => {
 });
 
 function classifyV4Int(n: number): AddressClass {
-  for (const r of V4_TABLE) if (((n & r.mask) >>> 0) === r.net) return r.cls;
+  for (const r of V4_TABLE) if ((n & r.mask) >>> 0 === r.net) return r.cls;
   return 'public';
 }
 

@@ -6,7 +6,9 @@ const policy = { baseMs: 30_000, maxMs: 3_600_000 };
 describe('retry backoff', () => {
   it('doubles from the base up to the cap, jitter adding at most a quarter', () => {
     const low = Array.from({ length: 10 }, (_, i) => retryDelayMs(i + 1, policy, () => 0));
-    expect(low).toEqual([30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_920_000, 3_600_000, 3_600_000, 3_600_000]);
+    expect(low).toEqual([
+      30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_920_000, 3_600_000, 3_600_000, 3_600_000,
+    ]);
     const high = Array.from({ length: 4 }, (_, i) => retryDelayMs(i + 1, policy, () => 0.999_999));
     expect(high).toEqual([37_500, 75_000, 150_000, 300_000]);
   });

@@ -1,22 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import {
-  API_PREFIX,
-  MAX_WEBHOOK_ENDPOINTS,
-  type Notification,
-  type NotificationTopic,
-} from '@cds/contracts';
+import { API_PREFIX, MAX_WEBHOOK_ENDPOINTS, type Notification, type NotificationTopic } from '@cds/contracts';
 import { ensureIndexes, isDuplicateKeyError, withDeadline } from '@cds/store';
 import type { Collection, Db, Filter } from 'mongodb';
 import { retryDelayMs, type RetryPolicy } from './backoff.ts';
 import { newSigningSecret } from './signature.ts';
-import type {
-  Delivery,
-  DeliveryAttempt,
-  EndpointId,
-  EndpointInput,
-  WebhookAdmin,
-  WebhookEndpoint,
-} from './store.ts';
+import type { Delivery, DeliveryAttempt, EndpointId, WebhookAdmin, WebhookEndpoint } from './store.ts';
 
 /** An endpoint as the notifier needs it: with its signing secret. */
 export interface SigningEndpoint extends WebhookEndpoint {
@@ -347,7 +335,9 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
       return docs.map(toDelivery);
     },
     async resendDelivery(accountId, deliveryId) {
-      const doc = await run('read a delivery', (o) => deliveries.findOne({ _id: deliveryId, account_id: accountId }, o));
+      const doc = await run('read a delivery', (o) =>
+        deliveries.findOne({ _id: deliveryId, account_id: accountId }, o),
+      );
       if (doc === null) return null;
       const at = now();
       const inFlight = doc.status === 'delivering' && doc.lease_until !== null && doc.lease_until > at;
@@ -447,7 +437,12 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
           at,
         });
         if (!won) continue;
-        const set = { status: 'delivering' as const, lease, lease_owner: owner, lease_until: new Date(at.getTime() + leaseMs) };
+        const set = {
+          status: 'delivering' as const,
+          lease,
+          lease_owner: owner,
+          lease_until: new Date(at.getTime() + leaseMs),
+        };
         const updated = await run('lease a delivery', ({ maxTimeMS }) =>
           deliveries.updateOne({ _id: doc._id, lease: doc.lease, status: doc.status }, { $set: set }, { maxTimeMS }),
         );
@@ -461,7 +456,11 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
       const byId = new Map(found.map((e) => [e._id, e]));
       return held.map(({ doc, lease }) => {
         const endpoint = byId.get(doc.endpoint_id);
-        return { delivery: toDelivery(doc), endpoint: endpoint === undefined ? null : toSigningEndpoint(endpoint), lease };
+        return {
+          delivery: toDelivery(doc),
+          endpoint: endpoint === undefined ? null : toSigningEndpoint(endpoint),
+          lease,
+        };
       });
     },
     async recordAttempt(claim, attempt) {

@@ -1,8 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import type { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import { classifyAddress } from './address.ts';
 import type { DeliveryAttempt } from './store.ts';
@@ -67,7 +65,10 @@ function hostPort(url: URL): string {
 }
 
 /** The URL rules that need no DNS: https, no credentials, a host, no `localhost`, an IP literal that is public. */
-function checkUrlShape(raw: string | URL, allow: ReadonlySet<string>): { ok: true; url: URL; exempt: boolean } | { ok: false; message: string } {
+function checkUrlShape(
+  raw: string | URL,
+  allow: ReadonlySet<string>,
+): { ok: true; url: URL; exempt: boolean } | { ok: false; message: string } {
   let url: URL;
   try {
     url = typeof raw === 'string' ? new URL(raw) : raw;
@@ -76,7 +77,8 @@ function checkUrlShape(raw: string | URL, allow: ReadonlySet<string>): { ok: tru
   }
   if (url.protocol === 'http:') return { ok: false, message: 'must use https:// (plain http is refused)' };
   if (url.protocol !== 'https:') return { ok: false, message: `must be an https:// URL, not ${url.protocol}` };
-  if (url.username !== '' || url.password !== '') return { ok: false, message: 'must not contain credentials (user:password@)' };
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, message: 'must not contain credentials (user:password@)' };
   if (url.hostname === '') return { ok: false, message: 'has no host' };
   const exempt = allow.has(hostPort(url));
   if (exempt) return { ok: true, url, exempt };
@@ -174,16 +176,19 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
       ...tlsOptions,
       allowH2: false,
       timeout: opts.timeoutMs,
-      lookup: lookup as never,
+      lookup,
     });
     connect(connectOpts, (err, socket) => {
       if (err !== null) return callback(err, null);
       // The peer actually reached (an IP literal skips lookup; belt and braces for the rest).
-      const peer = (socket as Socket | TLSSocket).remoteAddress ?? '';
+      const peer = socket.remoteAddress ?? '';
       const cls = classifyAddress(peer);
       if (!exempt && cls !== 'public') {
         socket.destroy();
-        return callback(new RefusedAddressError(`${connectOpts.hostname} connected to ${peer}, a ${cls} address`), null);
+        return callback(
+          new RefusedAddressError(`${connectOpts.hostname} connected to ${peer}, a ${cls} address`),
+          null,
+        );
       }
       callback(null, socket);
     });
@@ -206,7 +211,12 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
     const at = new Date();
     const deadline = AbortSignal.timeout(opts.timeoutMs);
     const signal = outer === undefined ? deadline : AbortSignal.any([deadline, outer]);
-    const result = (outcome: DeliveryAttempt['outcome'], statusCode: number | null, error: string | null, finalUrl: string): PostResult => ({
+    const result = (
+      outcome: DeliveryAttempt['outcome'],
+      statusCode: number | null,
+      error: string | null,
+      finalUrl: string,
+    ): PostResult => ({
       at,
       outcome,
       status_code: statusCode,
@@ -217,7 +227,8 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
     let current = rawUrl;
     for (let hop = 0; ; hop += 1) {
       const shape = checkUrlShape(current, allow);
-      if (!shape.ok) return result('refused_address', null, `${hop === 0 ? 'URL' : 'redirect target'} ${shape.message}`, current);
+      if (!shape.ok)
+        return result('refused_address', null, `${hop === 0 ? 'URL' : 'redirect target'} ${shape.message}`, current);
       if (!shape.exempt) {
         // Resolve before connecting so a refusal is reported as such (the lookup checks again at connect).
         const resolved = await resolveChecked(shape.url.hostname, resolver);
@@ -250,7 +261,8 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
         return failure(err, signal, deadline, current);
       }
       if (REDIRECTS.has(statusCode) && location !== undefined) {
-        if (hop >= maxRedirects) return result('http_error', statusCode, `more than ${maxRedirects} redirects`, current);
+        if (hop >= maxRedirects)
+          return result('http_error', statusCode, `more than ${maxRedirects} redirects`, current);
         try {
           current = new URL(location, shape.url).toString();
         } catch {
@@ -265,9 +277,11 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
     function failure(err: unknown, sig: AbortSignal, dl: AbortSignal, url: string): PostResult {
       const refused = findCause(err, (e) => e instanceof RefusedAddressError);
       if (refused !== undefined) return result('refused_address', null, refused.message, url);
-      if (dl.aborted || (sig.aborted && dl.aborted)) return result('timeout', null, `no complete answer within ${opts.timeoutMs} ms`, url);
+      if (dl.aborted || (sig.aborted && dl.aborted))
+        return result('timeout', null, `no complete answer within ${opts.timeoutMs} ms`, url);
       const code = (err as { code?: string }).code ?? '';
-      if (/TIMEOUT/.test(code)) return result('timeout', null, `no complete answer within ${opts.timeoutMs} ms (${code})`, url);
+      if (/TIMEOUT/.test(code))
+        return result('timeout', null, `no complete answer within ${opts.timeoutMs} ms (${code})`, url);
       if (sig.aborted) return result('network_error', null, 'aborted (shutting down)', url);
       const message = err instanceof Error ? err.message : String(err);
       return result('network_error', null, `${code === '' ? '' : `${code}: `}${message}`, url);

@@ -24,8 +24,7 @@ export function signDelivery(secret: string, body: string | Uint8Array, nowSecon
 }
 
 export type SignatureCheck =
-  | { ok: true; timestamp: number }
-  | { ok: false; reason: 'malformed' | 'stale' | 'mismatch'; message: string };
+  { ok: true; timestamp: number } | { ok: false; reason: 'malformed' | 'stale' | 'mismatch'; message: string };
 
 /**
  * What a receiver does with a delivery: parses `t=…,v1=…` (several `v1` entries allowed), refuses a

@@ -19,7 +19,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({ loggerInstance: logger, disableRequestLogging: true });
   // Liveness: the process answers. A dependency down is /readyz's business; a consumer that dies
   // for good ends the process (main.ts).
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', () => Promise.resolve({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     const nats = deps.natsConnected();
     const mongo = await deps.mongoPing().catch(() => false);

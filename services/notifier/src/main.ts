@@ -26,21 +26,27 @@ async function main(): Promise<void> {
   const mailer =
     config.SMTP_URL !== undefined
       ? createSmtpMailer({ url: config.SMTP_URL, from: config.MAIL_FROM, timeoutMs: config.MAIL_TIMEOUT_MS })
-      : createFileMailer({ dir: resolve(config.MAIL_DIR), from: config.MAIL_FROM, timeoutMs: config.MAIL_TIMEOUT_MS, clock });
+      : createFileMailer({
+          dir: resolve(config.MAIL_DIR),
+          from: config.MAIL_FROM,
+          timeoutMs: config.MAIL_TIMEOUT_MS,
+          clock,
+        });
   const client = createOutboundClient({
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
   });
   let intake: RunningConsumer | undefined;
-  let delivery: DeliveryLoop | undefined;
+  /** Set once the store is reachable (the probes read it before). */
+  const running: { delivery?: DeliveryLoop } = {};
   const app = buildApp({
     logger,
     metrics,
     natsConnected: () => !messaging.nc.isClosed(),
     mongoPing: () => mongo.ping().then(() => true),
     intakeRunning: () => intake !== undefined,
-    deliveryHealthy: () => delivery?.healthy() === true,
+    deliveryHealthy: () => running.delivery?.healthy() === true,
   });
   const stopping = new AbortController();
   const shutdown = async (signal: string) => {
@@ -50,7 +56,7 @@ async function main(): Promise<void> {
     // Stop taking changes first (the batch in hand is enqueued and acked), then let the deliveries
     // in flight finish (each within WEBHOOK_TIMEOUT_MS) and give back any that do not.
     await intake?.stop();
-    await delivery?.stop({ graceMs: config.WEBHOOK_TIMEOUT_MS + 2_000 });
+    await running.delivery?.stop({ graceMs: config.WEBHOOK_TIMEOUT_MS + 2_000 });
     await client.close().catch(() => undefined);
     await app.close();
     mailer.close();
@@ -83,7 +89,7 @@ async function main(): Promise<void> {
     }
   }
   if (store === undefined) return;
-  delivery = startDeliveryLoop({
+  const loop = startDeliveryLoop({
     queue: store,
     client,
     mailer,
@@ -94,7 +100,7 @@ async function main(): Promise<void> {
     concurrency: config.WEBHOOK_CONCURRENCY,
     pollMs: config.WEBHOOK_POLL_MS,
   });
-  const loop = delivery;
+  running.delivery = loop;
   for (let attempt = 1; intake === undefined && !stopping.signal.aborted; attempt++) {
     try {
       intake = await startChangeIntake({

@@ -92,7 +92,10 @@ export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     metrics.attempts.add([attempt.outcome]);
     const recorded = await queue.recordAttempt(claim, attempt);
     if (recorded === 'lease_lost') {
-      log.warn({ outcome: attempt.outcome }, 'lease lost before the attempt was recorded (another notifier took it over)');
+      log.warn(
+        { outcome: attempt.outcome },
+        'lease lost before the attempt was recorded (another notifier took it over)',
+      );
       return;
     }
     const status = recorded.delivery.status;

@@ -70,7 +70,10 @@ export async function startChangeIntake(deps: ChangeIntakeDeps): Promise<Running
     },
     onPoison: (err, msg) => {
       metrics.changes.add(['poison']);
-      logger.error({ seq: msg.seq, subject: msg.subject, reason: err.message }, 'change record failed its schema; skipped');
+      logger.error(
+        { seq: msg.seq, subject: msg.subject, reason: err.message },
+        'change record failed its schema; skipped',
+      );
     },
     onError: (err, batch, n) =>
       logger.warn({ err, firstSeq: batch[0]?.seq, attempt: n }, 'enqueuing changes failed; retrying in place'),

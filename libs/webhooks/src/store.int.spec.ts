@@ -1,0 +1,321 @@
+// The webhook store against the test infrastructure's database (FerretDB unless told otherwise):
+// idempotent enqueue, leases that expire, backoff, the 24 h give-up and the 3-day disable, on an
+// injected clock.
+import { MAX_WEBHOOK_ENDPOINTS, type Notification } from '@cds/contracts';
+import { connectStore, type Store } from '@cds/store';
+import { getTestInfra, uniqueName } from '@cds/testkit';
+import type { Db } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookStore, type WebhookStore } from './mongo-store.ts';
+import type { DeliveryAttempt } from './store.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const T0 = Date.parse('2026-11-02T12:00:00Z');
+let mongo: Store;
+let now = T0;
+const clock = () => now;
+
+const retry = { baseMs: 1_000, maxMs: 60_000 };
+
+async function storeOn(db: Db, owner: string, leaseMs = 30_000): Promise<WebhookStore> {
+  return createWebhookStore({
+    db,
+    clock,
+    retry,
+    retryForMs: DAY,
+    disableAfterMs: 3 * DAY,
+    leaseMs,
+    owner,
+    random: () => 0,
+    publicOrigin: 'https://api.example.com',
+  });
+}
+
+let n = 0;
+function notification(commodity = 'GOLD'): Notification {
+  n += 1;
+  return {
+    id: `evt_${n.toString(16).padStart(32, '0')}`,
+    type: 'series.updated',
+    data: {
+      commodity,
+      topic: 'price',
+      series_type: 'price',
+      first_date: '2026-11-02',
+      newest_date: '2026-11-02',
+      landed_at: new Date(now).toISOString(),
+      url: `https://api.example.com/api/v1/commodities/${commodity}/series?type=price`,
+    },
+  };
+}
+
+const failure = (outcome: DeliveryAttempt['outcome'] = 'http_error'): DeliveryAttempt => ({
+  at: new Date(now),
+  outcome,
+  status_code: outcome === 'http_error' ? 500 : null,
+  error: 'HTTP 500',
+  duration_ms: 12,
+});
+const success = (): DeliveryAttempt => ({
+  at: new Date(now),
+  outcome: 'delivered',
+  status_code: 204,
+  error: null,
+  duration_ms: 8,
+});
+
+const input = { url: 'https://hooks.example.com/cds', commodities: null, types: null, enabled: true };
+
+beforeAll(async () => {
+  mongo = await connectStore({ url: getTestInfra().mongoUrl, appName: 'webhooks-int' });
+}, 60_000);
+
+afterAll(async () => {
+  await mongo?.close();
+});
+
+describe('webhook store: endpoints', () => {
+  it('creates endpoints with a secret shown once, up to the limit, scoped to their account', async () => {
+    now = T0;
+    const store = await storeOn(mongo.db(uniqueName('wh_endpoints')), 'a');
+    const created = await store.createEndpoint('acc_1', 'owner@example.com', input);
+    if (created === 'limit_reached') throw new Error('limit');
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(created.endpoint).toMatchObject({
+      account_id: 'acc_1',
+      enabled: true,
+      disabled_reason: null,
+      secret_hint: created.secret.slice(-4),
+      failing_since: null,
+    });
+    expect(created.endpoint.id).toMatch(/^whk_[0-9a-f]{24}$/);
+    expect(JSON.stringify(await store.listEndpoints('acc_1'))).not.toContain(created.secret);
+    expect(await store.getEndpoint('acc_2', created.endpoint.id)).toBeNull();
+    expect(await store.rotateSecret('acc_2', created.endpoint.id)).toBeNull();
+    expect(await store.deleteEndpoint('acc_2', created.endpoint.id)).toBe(false);
+    for (let i = 1; i < MAX_WEBHOOK_ENDPOINTS; i += 1) {
+      expect(await store.createEndpoint('acc_1', 'owner@example.com', input)).not.toBe('limit_reached');
+    }
+    expect(await store.createEndpoint('acc_1', 'owner@example.com', input)).toBe('limit_reached');
+    expect(await store.createEndpoint('acc_2', 'other@example.com', input)).not.toBe('limit_reached');
+    const rotated = await store.rotateSecret('acc_1', created.endpoint.id);
+    expect(rotated).not.toBe(created.secret);
+    expect((await store.getEndpoint('acc_1', created.endpoint.id))?.secret_hint).toBe(rotated!.slice(-4));
+    await store.deleteAccount('acc_1');
+    expect(await store.listEndpoints('acc_1')).toEqual([]);
+    expect(await store.listEndpoints('acc_2')).toHaveLength(1);
+  });
+
+  it('matches enabled endpoints on their commodity and topic filters', async () => {
+    const store = await storeOn(mongo.db(uniqueName('wh_match')), 'a');
+    const make = async (commodities: string[] | null, types: ('price' | 'cot_legacy')[] | null, enabled = true) => {
+      const r = await store.createEndpoint('acc_m', 'm@example.com', { ...input, commodities, types, enabled });
+      if (r === 'limit_reached') throw new Error('limit');
+      return r.endpoint.id;
+    };
+    const all = await make(null, null);
+    const gold = await make(['GOLD', 'CORN'], null);
+    const cot = await make(null, ['cot_legacy']);
+    const goldPrice = await make(['GOLD'], ['price']);
+    await make(null, null, false);
+    const ids = async (commodity: string, topic: 'price' | 'cot_legacy' | 'stocks') =>
+      (await store.matchingEndpoints({ commodity, topic })).map((e) => e.id).sort();
+    expect(await ids('GOLD', 'price')).toEqual([all, gold, goldPrice].sort());
+    expect(await ids('CORN', 'cot_legacy')).toEqual([all, gold, cot].sort());
+    expect(await ids('WHEAT', 'stocks')).toEqual([all]);
+  });
+});
+
+describe('webhook store: deliveries', () => {
+  it('enqueues one delivery per endpoint and event; enqueuing again changes nothing', async () => {
+    now = T0;
+    const store = await storeOn(mongo.db(uniqueName('wh_enqueue')), 'a');
+    const r = await store.createEndpoint('acc_e', 'e@example.com', input);
+    if (r === 'limit_reached') throw new Error('limit');
+    const event = notification();
+    expect(await store.enqueue([r.endpoint], event)).toBe(1);
+    now += 5_000;
+    expect(await store.enqueue([r.endpoint], event)).toBe(0);
+    const list = await store.listDeliveries('acc_e', r.endpoint.id);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({
+      id: `${r.endpoint.id}:${event.id}`,
+      status: 'pending',
+      attempts: 0,
+      notification: event,
+      created_at: new Date(T0),
+      give_up_at: new Date(T0 + DAY),
+    });
+    expect(await store.listDeliveries('acc_other', r.endpoint.id)).toEqual([]);
+  });
+
+  it('leases a delivery to one claimant; a lease that expires makes it due again, and the old holder cannot record', async () => {
+    now = T0;
+    const db = mongo.db(uniqueName('wh_lease'));
+    const a = await storeOn(db, 'a', 30_000);
+    const b = await storeOn(db, 'b', 30_000);
+    const r = await a.createEndpoint('acc_l', 'l@example.com', input);
+    if (r === 'limit_reached') throw new Error('limit');
+    await a.enqueue([r.endpoint], notification());
+    const [held] = await a.claimDue(10);
+    expect(held).toBeDefined();
+    expect(held!.endpoint?.secret).toMatch(/^whsec_/);
+    expect(held!.delivery.status).toBe('delivering');
+    expect(await b.claimDue(10)).toEqual([]);
+    now += 29_000;
+    expect(await b.claimDue(10)).toEqual([]);
+    // The holder was killed: its lease runs out and another notifier takes the delivery over.
+    now += 2_000;
+    expect(await a.oldestDueAt()).toEqual(new Date(T0 + 30_000));
+    const [taken] = await b.claimDue(10);
+    expect(taken?.delivery.id).toBe(held!.delivery.id);
+    expect(taken!.lease).toBe(held!.lease + 1);
+    expect(await a.recordAttempt(held!, success())).toBe('lease_lost');
+    const recorded = await b.recordAttempt(taken!, success());
+    expect(recorded).toMatchObject({ delivery: { status: 'delivered', attempts: 1 }, endpointDisabled: false });
+    expect(await a.claimDue(10)).toEqual([]);
+    expect(await a.oldestDueAt()).toBeNull();
+  });
+
+  it('never hands one delivery to two claimants racing for it', async () => {
+    now = T0;
+    const db = mongo.db(uniqueName('wh_race'));
+    const a = await storeOn(db, 'a');
+    const b = await storeOn(db, 'b');
+    const r = await a.createEndpoint('acc_r', 'r@example.com', input);
+    if (r === 'limit_reached') throw new Error('limit');
+    for (let i = 0; i < 12; i += 1) await a.enqueue([r.endpoint], notification());
+    const [fromA, fromB] = await Promise.all([a.claimDue(12), b.claimDue(12)]);
+    const idsA = fromA.map((c) => c.delivery.id);
+    const idsB = fromB.map((c) => c.delivery.id);
+    expect(idsA.filter((id) => idsB.includes(id))).toEqual([]);
+    const rest = await a.claimDue(12);
+    expect(new Set([...idsA, ...idsB, ...rest.map((c) => c.delivery.id)]).size).toBe(12);
+  });
+
+  it('retries with doubling waits, keeps the last 10 attempts, and gives up once the 24 h have passed', async () => {
+    now = T0;
+    const store = await storeOn(mongo.db(uniqueName('wh_backoff')), 'a');
+    const r = await store.createEndpoint('acc_b', 'b@example.com', input);
+    if (r === 'limit_reached') throw new Error('limit');
+    await store.enqueue([r.endpoint], notification());
+    const gaps: number[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const [claim] = await store.claimDue(1);
+      expect(claim, `attempt ${i + 1} is due`).toBeDefined();
+      const rec = await store.recordAttempt(claim!, failure());
+      if (rec === 'lease_lost') throw new Error('lease lost');
+      gaps.push(rec.delivery.next_attempt_at!.getTime() - now);
+      expect(await store.claimDue(1)).toEqual([]);
+      now = rec.delivery.next_attempt_at!.getTime();
+    }
+    expect(gaps).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000]);
+    const [latest] = await store.listDeliveries('acc_b', r.endpoint.id);
+    expect(latest).toMatchObject({ attempts: 12, status: 'pending' });
+    expect(latest!.history).toHaveLength(10);
+    expect(latest!.history[0]!.at.getTime()).toBeGreaterThan(latest!.history[1]!.at.getTime());
+    // Late in the run the next attempt is the give-up time itself, and a failure then is final.
+    now = T0 + DAY - 10_000;
+    const [late] = await store.claimDue(1);
+    const lateRec = await store.recordAttempt(late!, failure('timeout'));
+    if (lateRec === 'lease_lost') throw new Error('lease lost');
+    expect(lateRec.delivery.next_attempt_at).toEqual(new Date(T0 + DAY));
+    now = T0 + DAY;
+    const [last] = await store.claimDue(1);
+    const final = await store.recordAttempt(last!, failure());
+    if (final === 'lease_lost') throw new Error('lease lost');
+    expect(final.delivery).toMatchObject({ status: 'failed', next_attempt_at: null, attempts: 14 });
+    now += DAY;
+    expect(await store.claimDue(5)).toEqual([]);
+    // A re-send gives it a fresh run, due now, the backoff starting over.
+    const resent = await store.resendDelivery('acc_b', final.delivery.id);
+    expect(resent).toMatchObject({
+      status: 'pending',
+      next_attempt_at: new Date(now),
+      give_up_at: new Date(now + DAY),
+    });
+    expect(await store.resendDelivery('acc_other', final.delivery.id)).toBeNull();
+    const [again] = await store.claimDue(1);
+    const againRec = await store.recordAttempt(again!, failure());
+    if (againRec === 'lease_lost') throw new Error('lease lost');
+    expect(againRec.delivery.next_attempt_at!.getTime() - now).toBe(1_000);
+  });
+
+  it('gives a released delivery back due at once', async () => {
+    now = T0;
+    const store = await storeOn(mongo.db(uniqueName('wh_release')), 'a');
+    const r = await store.createEndpoint('acc_x', 'x@example.com', input);
+    if (r === 'limit_reached') throw new Error('limit');
+    await store.enqueue([r.endpoint], notification());
+    const [held] = await store.claimDue(1);
+    await store.release(held!);
+    const [again] = await store.claimDue(1);
+    expect(again?.delivery.id).toBe(held!.delivery.id);
+    expect(again!.delivery.attempts).toBe(0);
+  });
+
+  it('marks an endpoint failing, clears it on a success, and disables it (once) after 3 days of failures', async () => {
+    now = T0;
+    const store = await storeOn(mongo.db(uniqueName('wh_disable')), 'a');
+    const r = await store.createEndpoint('acc_d', 'd@example.com', input);
+    if (r === 'limit_reached') throw new Error('limit');
+    const id = r.endpoint.id;
+    /** One attempt of a fresh delivery. */
+    const attempt = async (result: DeliveryAttempt) => {
+      await store.enqueue([r.endpoint], notification());
+      const [claim] = await store.claimDue(1);
+      const rec = await store.recordAttempt(claim!, result);
+      if (rec === 'lease_lost') throw new Error('lease lost');
+      return rec;
+    };
+    const first = await attempt(failure());
+    expect(first.endpointDisabled).toBe(false);
+    expect((await store.getEndpoint('acc_d', id))?.failing_since).toEqual(new Date(T0));
+    now += DAY;
+    await store.claimDue(100).then((cs) => Promise.all(cs.map((c) => store.abandon(c))));
+    await attempt(success());
+    expect(await store.getEndpoint('acc_d', id)).toMatchObject({
+      failing_since: null,
+      last_success_at: new Date(now),
+    });
+    const runStart = now;
+    await attempt(failure());
+    now = runStart + 3 * DAY - 1;
+    await store.claimDue(100).then((cs) => Promise.all(cs.map((c) => store.abandon(c))));
+    expect((await attempt(failure('timeout'))).endpointDisabled).toBe(false);
+    now = runStart + 3 * DAY;
+    await store.claimDue(100).then((cs) => Promise.all(cs.map((c) => store.abandon(c))));
+    const disabling = await attempt(failure('network_error'));
+    expect(disabling.endpointDisabled).toBe(true);
+    expect(disabling.endpoint).toMatchObject({
+      enabled: false,
+      disabled_reason: 'failing',
+      contact_email: 'd@example.com',
+    });
+    expect(await store.matchingEndpoints({ commodity: 'GOLD', topic: 'price' })).toEqual([]);
+    // Its queued deliveries are not sent while it is disabled; the claim shows the endpoint disabled.
+    await store.enqueue([r.endpoint], notification());
+    const [queued] = await store.claimDue(1);
+    expect(queued?.endpoint?.enabled).toBe(false);
+    expect((await store.recordAttempt(queued!, failure())) as unknown).toMatchObject({ endpointDisabled: false });
+    // Enabling it again clears the failing run and the reason.
+    const enabled = await store.updateEndpoint('acc_d', id, input);
+    expect(enabled).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+  });
+
+  it('sends a test event due now, and deleting an endpoint deletes its deliveries', async () => {
+    now = T0;
+    const store = await storeOn(mongo.db(uniqueName('wh_test_event')), 'a');
+    const r = await store.createEndpoint('acc_t', 't@example.com', { ...input, commodities: ['CORN'] });
+    if (r === 'limit_reached') throw new Error('limit');
+    const test = await store.sendTestEvent('acc_t', r.endpoint.id);
+    expect(test).toMatchObject({ status: 'pending', next_attempt_at: new Date(T0) });
+    expect(test!.notification).toMatchObject({ test: true, type: 'series.updated', data: { commodity: 'CORN' } });
+    expect(test!.notification.data.url).toMatch(/^https:\/\/api\.example\.com\/api\/v1\/commodities\/CORN\/series\?/);
+    expect(await store.sendTestEvent('acc_other', r.endpoint.id)).toBeNull();
+    expect(await store.claimDue(5)).toHaveLength(1);
+    expect(await store.deleteEndpoint('acc_t', r.endpoint.id)).toBe(true);
+    expect(await store.listDeliveries('acc_t', r.endpoint.id)).toEqual([]);
+  });
+});

@@ -58,6 +58,7 @@ let app: FastifyInstance;
 let shapeOnlyApp: FastifyInstance;
 const now = Date.now();
 const prefix = `${uniqueName('wh')}:`;
+const webhooksDb = uniqueName('webhooks');
 
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -87,7 +88,7 @@ beforeAll(async () => {
   users = await createUserStore({ db: store.db(uniqueName('whusers')), clock: () => now });
   admin = createAdminClient({ url: adminProcess.url, token: ADMIN_TOKEN, timeoutMs: 5_000 });
   webhooks = await createWebhookStore({
-    db: store.db(uniqueName('webhooks')),
+    db: store.db(webhooksDb),
     retry: { baseMs: 30_000, maxMs: 3_600_000 },
     retryForMs: 86_400_000,
     disableAfterMs: 259_200_000,
@@ -420,11 +421,22 @@ describe('webhook pages against the real webhook store, admin API, query service
     expect(limited.headers['retry-after']).toMatch(/^\d+$/);
   });
 
-  it('disables and enables; a disabled endpoint says why', async () => {
+  it('disables and enables; a disabled endpoint says why and sends nothing', async () => {
     const off = await ada.post(`/dashboard/webhooks/${endpointId}/disable`, {});
     expect(off.headers.location).toBe(`/dashboard/webhooks/${endpointId}?notice=disabled`);
     expect((await webhooks.getEndpoint(adaAccount, endpointId))?.enabled).toBe(false);
     expect(text(await ada.get('/dashboard/webhooks'))).toContain('Disabled by you');
+    const page = await ada.get(`/dashboard/webhooks/${endpointId}`);
+    expect(page.body).toMatch(/disabled aria-describedby="test-disabled"\s*>\s*Send test event/);
+    expect(text(page)).toContain('Enable the endpoint to send a test event or re-send.');
+    const before = (await webhooks.listDeliveries(adaAccount, endpointId)).length;
+    const test = await ada.post(`/dashboard/webhooks/${endpointId}/test`, {});
+    expect(test.statusCode).toBe(409);
+    expect(text(test)).toContain('This endpoint is disabled: enable it first');
+    const [delivery] = await webhooks.listDeliveries(adaAccount, endpointId);
+    const resend = await ada.post(`/dashboard/webhooks/${endpointId}/deliveries/${delivery!.event_id}/resend`, {});
+    expect(resend.statusCode).toBe(409);
+    expect((await webhooks.listDeliveries(adaAccount, endpointId)).length).toBe(before);
     const on = await ada.post(`/dashboard/webhooks/${endpointId}/enable`, {});
     expect(on.statusCode).toBe(303);
     const endpoint = await webhooks.getEndpoint(adaAccount, endpointId);
@@ -444,8 +456,10 @@ describe('webhook pages against the real webhook store, admin API, query service
     expect((await ada.post(`/dashboard/webhooks/${endpointId}/rotate`, {}, { csrf: null })).statusCode).toBe(403);
   });
 
+  let eve: Browser;
+  let eveAccount = '';
   it("answers another account's endpoint like an unknown one (404) on every page and form", async () => {
-    const { b: eve } = await member('eve@example.test', 'business', '10.1.0.9');
+    ({ b: eve, accountId: eveAccount } = await member('eve@example.test', 'business', '10.1.0.9'));
     await eve.get('/dashboard/webhooks');
     for (const path of ['', '/edit', '/rotate', '/delete']) {
       expect((await eve.get(`/dashboard/webhooks/${endpointId}${path}`)).statusCode).toBe(404);
@@ -465,6 +479,53 @@ describe('webhook pages against the real webhook store, admin API, query service
       form({ types_mode: 'some', types: ['cot_disaggregated', 'cot_legacy'] }),
     );
     expect(created.statusCode).toBe(200);
+  });
+
+  it('shows an endpoint the notifier disabled after 3 days of failures, and why', async () => {
+    const [endpoint] = await webhooks.listEndpoints(eveAccount);
+    const fail = (at: Date) => ({
+      at,
+      outcome: 'timeout' as const,
+      status_code: null,
+      error: 'no answer in 10 s',
+      duration_ms: 10_000,
+    });
+    /** Claims the due deliveries as the notifier does and gives back those of other endpoints. */
+    const claimOwn = async (queue: WebhookStore) => {
+      const claims = await queue.claimDue(50);
+      for (const c of claims) if (c.delivery.endpoint_id !== endpoint!.id) await queue.release(c);
+      return claims.filter((c) => c.delivery.endpoint_id === endpoint!.id);
+    };
+    await webhooks.sendTestEvent(eveAccount, endpoint!.id);
+    const [first] = await claimOwn(webhooks);
+    await webhooks.recordAttempt(first!, fail(new Date()));
+    // The same store 4 days later (the notifier's clock): the next failure disables the endpoint.
+    const later = await createWebhookStore({
+      db: store.db(webhooksDb),
+      clock: () => Date.now() + 4 * 86_400_000,
+      retry: { baseMs: 30_000, maxMs: 3_600_000 },
+      retryForMs: 86_400_000,
+      disableAfterMs: 259_200_000,
+    });
+    await webhooks.sendTestEvent(eveAccount, endpoint!.id);
+    const claims = await claimOwn(later);
+    expect(claims.length).toBeGreaterThan(0);
+    const outcome = await later.recordAttempt(claims[0]!, fail(new Date(Date.now() + 4 * 86_400_000)));
+    expect(outcome).toMatchObject({ endpointDisabled: true });
+    const list = await eve.get('/dashboard/webhooks');
+    expect(text(list)).toContain('Disabled: failing for 3 days');
+    const page = await eve.get(`/dashboard/webhooks/${endpoint!.id}`);
+    expect(text(page)).toMatch(
+      /The notifier disabled this endpoint after its deliveries failed for 3 days \(failing since \d{4}-/,
+    );
+    expect(text(page)).toContain('no answer in 10 s');
+    // Enabling clears the failure.
+    expect((await eve.post(`/dashboard/webhooks/${endpoint!.id}/enable`, {})).statusCode).toBe(303);
+    expect(await webhooks.getEndpoint(eveAccount, endpoint!.id)).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+      failing_since: null,
+    });
   });
 
   it('stops at 10 endpoints with a clear message', async () => {

@@ -278,13 +278,14 @@ function deliveryState(d: Delivery): SafeHtml {
 
 function lastResult(d: Delivery): SafeHtml {
   const a = d.last_attempt;
+  if (a === null && d.status === 'failed') return html`<span class="muted">not sent: the endpoint was disabled</span>`;
   if (a === null) return html`<span class="muted">not tried yet</span>`;
   const code = a.status_code === null ? '' : `HTTP ${a.status_code}`;
   const text = [code, a.error ?? ''].filter((p) => p !== '').join(' · ');
   return html`<span class="${a.outcome === 'delivered' ? '' : 'bad-text'}">${text || a.outcome}</span>`;
 }
 
-function deliveriesTable(endpointId: string, deliveries: Delivery[], csrf: string): SafeHtml {
+function deliveriesTable(endpointId: string, deliveries: Delivery[], csrf: string, enabled: boolean): SafeHtml {
   if (deliveries.length === 0) {
     return html`<div class="empty">
       <p><strong>No deliveries yet.</strong></p>
@@ -323,7 +324,14 @@ function deliveriesTable(endpointId: string, deliveries: Delivery[], csrf: strin
               <td class="actions">
                 <form method="post" action="${BASE}/${endpointId}/deliveries/${d.event_id}/resend">
                   ${csrfField(csrf)}
-                  <button type="submit" class="button ghost small" aria-label="Re-send ${d.event_id}">Re-send</button>
+                  <button
+                    type="submit"
+                    class="button ghost small"
+                    aria-label="Re-send ${d.event_id}"
+                    ${enabled ? '' : html`disabled title="Enable the endpoint to re-send"`}
+                  >
+                    Re-send
+                  </button>
                 </form>
               </td>
             </tr>`,
@@ -351,7 +359,7 @@ export function endpointPage(s: EndpointPageState): SafeHtml {
       : html`<p class="notice error" role="status">
           The notifier disabled this endpoint after its deliveries failed for 3
           days${e.failing_since === null ? '' : html` (failing since ${when(e.failing_since)})`}. Fix your receiver,
-          send a test event, then enable it again.
+          then enable it and send a test event to check.
         </p>`;
   return html`<div class="page-head">
       <h1 class="url-title"><span class="sr-only">Endpoint </span><span class="mono">${e.url}</span></h1>
@@ -398,11 +406,18 @@ export function endpointPage(s: EndpointPageState): SafeHtml {
           <a class="button ghost small" href="${BASE}/${e.id}">Refresh</a>
           <form method="post" action="${BASE}/${e.id}/test">
             ${csrfField(s.csrf)}
-            <button type="submit" class="button primary small">Send test event</button>
+            <button
+              type="submit"
+              class="button primary small"
+              ${e.enabled ? '' : html`disabled aria-describedby="test-disabled"`}
+            >
+              Send test event
+            </button>
           </form>
         </div>
       </div>
-      ${deliveriesTable(e.id, s.deliveries, s.csrf)}
+      ${e.enabled ? '' : html`<p class="hint" id="test-disabled">Enable the endpoint to send a test event or re-send.</p>`}
+      ${deliveriesTable(e.id, s.deliveries, s.csrf, e.enabled)}
       <p class="hint">
         A re-send delivers the same event again (same <code>CDS-Event-Id</code>), retried for a fresh 24 hours.
       </p>
@@ -419,7 +434,7 @@ export function deleteEndpointPage(s: { csrf: string; endpoint: WebhookEndpoint 
     </p>
     <form method="post" action="${BASE}/${e.id}/delete" class="row">
       ${csrfField(s.csrf)}
-      <button type="submit" class="button danger">Delete ${e.url}</button>
+      <button type="submit" class="button danger break">Delete ${e.url}</button>
       <a class="button ghost" href="${BASE}/${e.id}">Cancel</a>
     </form>
   </section>`;

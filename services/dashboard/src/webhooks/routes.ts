@@ -84,16 +84,17 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     request: FastifyRequest,
     reply: FastifyReply,
     endpoint: WebhookEndpoint,
-    extra: Partial<EndpointPageState> = {},
+    extra: Partial<EndpointPageState> & { status?: number } = {},
   ) => {
     const user = web.requireUser(request);
     const deliveries = await webhooks.listDeliveries(user.account_id, endpoint.id, DELIVERIES_SHOWN);
+    const { status = 200, ...state } = extra;
     return web.page(
       reply,
       request,
       'Webhook endpoint',
-      endpointPage({ csrf: web.csrfOf(request), endpoint, deliveries, ...extra }),
-      { active: 'webhooks' },
+      endpointPage({ csrf: web.csrfOf(request), endpoint, deliveries, ...state }),
+      { status, active: 'webhooks' },
     );
   };
 
@@ -269,9 +270,17 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     return web.redirect(reply, '/webhooks', { notice: 'deleted' });
   });
 
+  /** The notifier does not deliver to a disabled endpoint (it ends such deliveries unsent). */
+  const refuseDisabled = (request: FastifyRequest, reply: FastifyReply, endpoint: WebhookEndpoint) =>
+    renderEndpoint(request, reply, endpoint, {
+      error: 'This endpoint is disabled: enable it first, then send a test event or re-send.',
+      status: 409,
+    });
+
   app.post(`${BASE}/:id/test`, async (request, reply) => {
     const user = web.requireUser(request);
     const endpoint = await own(user, idOf(request));
+    if (!endpoint.enabled) return refuseDisabled(request, reply, endpoint);
     await web.throttled('webhook-send', user.account_id, rules.webhookSendPerAccount);
     if ((await webhooks.sendTestEvent(user.account_id, endpoint.id)) === null) throw noSuchEndpoint();
     return web.redirect(reply, `/webhooks/${endpoint.id}`, { notice: 'test' });
@@ -283,6 +292,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     const eventId = (request.params as { eventId: string }).eventId;
     const none = () => new PageError(404, 'No such delivery', 'This endpoint has no such delivery.');
     if (!EVENT_ID.test(eventId)) throw none();
+    if (!endpoint.enabled) return refuseDisabled(request, reply, endpoint);
     await web.throttled('webhook-send', user.account_id, rules.webhookSendPerAccount);
     if ((await webhooks.resendDelivery(user.account_id, `${endpoint.id}:${eventId}`)) === null) throw none();
     return web.redirect(reply, `/webhooks/${endpoint.id}`, { notice: 'resent' });

@@ -3,8 +3,9 @@
 // the data (real COT reports when the CFTC's public reporting API answers, real EIA and NASS data when
 // EIA_API_KEY / NASS_API_KEY are set, demo data marked `source: "demo"` for the rest), creates one demo account and key per plan, waits until the API answers with data,
 // prints the base URL and the keys, starts the developer dashboard with one demo user per plan
-// (mails written to .cds/mail/), and stops everything cleanly on Ctrl-C. Service logs go to
-// .cds/logs/; the addresses go to .cds/local.json for `npm run ingest` and `npm run admin`.
+// (mails written to .cds/mail/) and the webhook notifier, and stops everything cleanly on Ctrl-C.
+// Service logs go to .cds/logs/; the addresses go to .cds/local.json for `npm run ingest` and
+// `npm run admin`.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -163,13 +164,18 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
 
+  const allowPrivate = (process.env.WEBHOOK_ALLOW_PRIVATE ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+
   say('starting NATS (JetStream), Redis and the MongoDB API server…');
   // A fresh system every time: the demo data is regenerated up to today, so nothing is kept.
   rmSync(join(STATE, 'data'), { recursive: true, force: true });
   infra = await startInfra({ dir: join(STATE, 'data') });
   say(`infrastructure up: ${infra.natsUrl} ${infra.redisUrl} ${infra.mongoUrl}`);
 
-  say('starting the ingest admin API, projector, query, gateway and dashboard (logs in .cds/logs/)…');
+  say('starting the ingest admin API, projector, query, gateway, dashboard and notifier (logs in .cds/logs/)…');
   system = await startSystem({
     natsUrl: infra.natsUrl,
     redisUrl: infra.redisUrl,
@@ -178,8 +184,15 @@ async function main(): Promise<void> {
     logDir: LOGS,
     readyTimeoutMs: READY_TIMEOUT_MS,
     dashboard: { port: Number(process.env.DASHBOARD_PORT ?? 8084), mailDir: MAIL_DIR },
+    // Webhook deliveries (docs/notifications.md); its "endpoint disabled" mails go to .cds/mail/ too.
+    // WEBHOOK_ALLOW_PRIVATE (`host:port,...`) lets the dashboard save, and the notifier call, a
+    // receiver on this machine or network: local trials only, never set in a cluster.
+    notifier: { port: Number(process.env.NOTIFIER_PORT ?? 8085), mailDir: MAIL_DIR, allowPrivate },
     // Futures prices are always generated here (no free official source): GET /status says `demo: true`.
-    serviceEnv: { gateway: { DEMO_DATA: 'true' } },
+    serviceEnv: {
+      gateway: { DEMO_DATA: 'true' },
+      ...(allowPrivate.length > 0 ? { dashboard: { WEBHOOK_ALLOW_PRIVATE: allowPrivate.join(',') } } : {}),
+    },
     onUnexpectedExit: (svc, code, signal) => {
       say(
         `${svc.name} exited unexpectedly (${signal ?? `code ${String(code)}`}); its last log lines:\n${svc.tail(20)}`,
@@ -256,7 +269,9 @@ async function main(): Promise<void> {
       PLANS.map((p) => `    ${pad(p)} ${keys[p]}`).join('\n') +
       `\n\n  Try:\n` +
       `    curl -H "Authorization: Bearer ${keys.business}" \\\n` +
-      `      "${gatewayUrl}/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&limit=5&sort_order=desc"\n\n` +
+      `      "${gatewayUrl}/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&limit=5&sort_order=desc"\n` +
+      `  Follow change notifications as new data lands (docs/notifications.md):\n` +
+      `    curl -N -H "Authorization: Bearer ${keys.business}" "${gatewayUrl}/api/v1/events"\n\n` +
       `  Data (meta.source and each series' source in the commodity detail say which):\n` +
       sources.map((l) => `    ${l}`).join('\n') +
       `\n\n` +

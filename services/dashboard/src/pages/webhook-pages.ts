@@ -258,7 +258,7 @@ function secretPanel(secret: string, rotated: boolean): SafeHtml {
       Every delivery carries <code>CDS-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code>: the HMAC-SHA256, keyed
       with this whole secret, of <code>&lt;t&gt;.&lt;raw body&gt;</code>. Refuse a <code>t</code> more than 5 minutes
       from your clock, compare in constant time, and deduplicate on <code>CDS-Event-Id</code>. Verification code for
-      Node and Python: <code>${DOCS}</code>.
+      Node and Python: <code>${DOCS}</code>, “The signature”.
     </p>
   </section>`;
 }

@@ -788,7 +788,9 @@ describe('chart specifics per value set', () => {
     expect(byName.CdsWebhookFailureRatioHigh!.expr).toMatch(
       /cds_notifier_attempts_total\{outcome!="delivered"\}\[15m\][\s\S]*\/ sum\(rate\(cds_notifier_attempts_total\[15m\]\)\) > 0\.5$/,
     );
-    expect(byName.CdsNotifierChangesBehind!.expr).toBe('max(cds_notifier_pending_messages) > 100');
+    expect(byName.CdsNotifierChangesBehind!.expr).toMatch(/^max\(cds_notifier_pending_messages\) > 100\nor \(/);
+    expect(byName.CdsNotifierChangesBehind!.expr).toContain('cds_projector_change_records_total{outcome="stored"}');
+    expect(byName.CdsNotifierChangesBehind!.expr).toContain('cds_notifier_changes_total[15m]');
     expect(byName.CdsSseSlowConsumerClosesRising!.expr).toContain(
       'cds_gateway_sse_streams_closed_total{reason="slow_consumer"}',
     );

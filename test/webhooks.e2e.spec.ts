@@ -35,8 +35,13 @@ let holding = true;
 /** Answers given to /flaky so far, per event id. */
 const flakyAnswers = new Map<string, number>();
 
-async function register(path: string, commodities: string[] | null, types: ('price' | 'stocks')[] | null) {
-  const created = await webhooks.createEndpoint(accountId, 'owner@example.com', {
+async function register(
+  path: string,
+  commodities: string[] | null,
+  types: ('price' | 'stocks')[] | null,
+  account = accountId,
+) {
+  const created = await webhooks.createEndpoint(account, 'owner@example.com', {
     url: `${receiver.origin}${path}`,
     commodities,
     types,
@@ -239,4 +244,45 @@ describe('webhooks end to end', () => {
     expect(metrics).toMatch(/cds_notifier_deliveries_total\{[^}]*outcome="delivered"[^}]*\} [1-9]/);
     expect(metrics).toMatch(/cds_notifier_queue_age_seconds/);
   }, 60_000);
+  it('tells an endpoint only of the COT formats its account plan reads (the plans come from the key stream)', async () => {
+    const free = await e2e.account('free');
+    const paying = await e2e.account('professional');
+    const freeHook = await register('/plan-free', null, null, free.accountId);
+    const paidHook = await register('/plan-paid', null, null, paying.accountId);
+    const run = await e2e.ingest([
+      'backfill',
+      '--source',
+      'cftc-legacy',
+      '--file',
+      join(FIXTURES, 'cftc_legacy_fut_annual_2025_excerpt.txt'),
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const cotIds = async () => {
+      const info = await messaging.jsm.streams.info(CHANGES_STREAM);
+      const ids: string[] = [];
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+        const msg = await messaging.jsm.streams.getMessage(CHANGES_STREAM, { seq }).catch(() => undefined);
+        if (msg === undefined || msg === null) continue;
+        const record = ChangeRecord.parse(msg.json());
+        if (record.topic === 'cot_legacy') ids.push(record.id);
+      }
+      return ids;
+    };
+    await eventually(
+      'every legacy COT change delivered to the professional account',
+      async () => {
+        const expected = await cotIds();
+        const got = new Set(
+          (await webhooks.listDeliveries(paying.accountId, paidHook.endpoint.id, 200))
+            .filter((d) => d.status === 'delivered')
+            .map((d) => d.event_id),
+        );
+        return expected.length > 0 && expected.every((id) => got.has(id));
+      },
+      90_000,
+    );
+    const freeDeliveries = await webhooks.listDeliveries(free.accountId, freeHook.endpoint.id, 200);
+    expect(freeDeliveries.filter((d) => d.notification.data.topic === 'cot_legacy')).toEqual([]);
+    expect(receiver.requests.filter((r) => pathOf(r) === '/plan-free' && r.body.includes('cot_legacy'))).toEqual([]);
+  }, 120_000);
 });

@@ -8,6 +8,7 @@ import { createOutboundClient, createWebhookStore, type WebhookStore } from '@cd
 import { buildApp } from './app.ts';
 import { loadNotifierConfig } from './config.ts';
 import { startDeliveryLoop, type DeliveryLoop } from './delivery/delivery-loop.ts';
+import { followAccountPlans, type AccountPlans } from './intake/account-plans.ts';
 import { startChangeIntake } from './intake/change-intake.ts';
 import { createNotifierMetrics } from './metrics.ts';
 
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
   });
   let intake: RunningConsumer | undefined;
+  let plans: AccountPlans | undefined;
   /** Set once the store is reachable (the probes read it before). */
   const running: { delivery?: DeliveryLoop } = {};
   const app = buildApp({
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
     // Stop taking changes first (the batch in hand is enqueued and acked), then let the deliveries
     // in flight finish (each within WEBHOOK_TIMEOUT_MS) and give back any that do not.
     await intake?.stop();
+    await plans?.stop();
     await running.delivery?.stop({ graceMs: config.WEBHOOK_TIMEOUT_MS + 2_000 });
     await client.close().catch(() => undefined);
     await app.close();
@@ -101,6 +104,18 @@ async function main(): Promise<void> {
     pollMs: config.WEBHOOK_POLL_MS,
   });
   running.delivery = loop;
+  // The plans first: a change must not reach an endpoint whose plan is not known yet.
+  for (let attempt = 1; plans === undefined && !stopping.signal.aborted; attempt++) {
+    try {
+      plans = await followAccountPlans({ messaging, logger });
+      await plans.caughtUp;
+    } catch (err) {
+      logger.warn({ err, attempt }, 'cannot follow CDS_KEYS yet; retrying');
+      await sleep(Math.min(10_000, 500 * attempt));
+    }
+  }
+  const accounts = plans;
+  if (accounts === undefined) return;
   for (let attempt = 1; intake === undefined && !stopping.signal.aborted; attempt++) {
     try {
       intake = await startChangeIntake({
@@ -109,6 +124,7 @@ async function main(): Promise<void> {
         logger,
         metrics,
         publicOrigin: config.PUBLIC_API_ORIGIN,
+        planOf: (accountId) => accounts.planOf(accountId),
         replicas: config.NATS_REPLICAS,
         onEnqueued: () => loop.wake(),
       });

@@ -1,7 +1,7 @@
 // The intake against a NATS server of its own (CDS_CHANGES has a fixed name) and the test database:
 // each change enqueues one delivery per matching endpoint before it is acked, a change seen again
 // enqueues nothing more, a failing enqueue is retried in place (nothing lost), poison is skipped.
-import { changesSubject, type ChangeRecord } from '@cds/contracts';
+import { changesSubject, type ChangeRecord, type Plan } from '@cds/contracts';
 import { connectMessaging, type Messaging, type RunningConsumer } from '@cds/messaging';
 import { connectStore, type Store } from '@cds/store';
 import { createLogger } from '@cds/telemetry';
@@ -19,6 +19,11 @@ let intake: RunningConsumer | undefined;
 const logger = createLogger({ name: 'intake-int', level: 'silent' });
 const metrics = createNotifierMetrics();
 let wakes = 0;
+/** Account plans as the key stream would give them (acc_j and unknown accounts: free). */
+const plans = new Map<string, Plan>([
+  ['acc_i', 'professional'],
+  ['acc_f', 'free'],
+]);
 /** Enqueue calls that fail before reaching the store (a database outage). */
 let failNextEnqueues = 0;
 
@@ -76,6 +81,7 @@ beforeAll(async () => {
     logger,
     metrics,
     publicOrigin: 'https://api.example.com',
+    planOf: (accountId) => plans.get(accountId),
     replicas: 1,
     onEnqueued: () => (wakes += 1),
     ackWaitMs: 5_000,
@@ -90,6 +96,37 @@ afterAll(async () => {
 });
 
 describe('change intake', () => {
+  it('tells an endpoint only of topics its account plan may read', async () => {
+    const endpoint = async (accountId: string) => {
+      const r = await store.createEndpoint(accountId, 'p@example.com', {
+        url: 'https://hooks.example.com/p',
+        commodities: ['SILVER'],
+        types: null,
+        enabled: true,
+      });
+      if (r === 'limit_reached') throw new Error('limit');
+      return r.endpoint.id;
+    };
+    const free = await endpoint('acc_f');
+    const unknown = await endpoint('acc_unknown');
+    const professional = await endpoint('acc_i');
+    const cotChange = change('SILVER', 'cot_legacy');
+    await publish(cotChange, changesSubject('cot_legacy', 'SILVER'), cotChange.id);
+    const priceChange = change('SILVER', 'price');
+    await publish(priceChange, changesSubject('price', 'SILVER'), priceChange.id);
+    const events = async (accountId: string, id: string) =>
+      (await store.listDeliveries(accountId, id)).map((d) => d.event_id).sort();
+    // The price change comes after the COT one: once all three have it, the COT one was decided.
+    await until('price change enqueued for all three', async () =>
+      (await Promise.all([events('acc_f', free), events('acc_unknown', unknown), events('acc_i', professional)])).every(
+        (ids) => ids.includes(priceChange.id),
+      ),
+    );
+    expect(await events('acc_f', free)).toEqual([priceChange.id]);
+    expect(await events('acc_unknown', unknown)).toEqual([priceChange.id]);
+    expect(await events('acc_i', professional)).toEqual([cotChange.id, priceChange.id].sort());
+  });
+
   it('enqueues one delivery per matching endpoint, with the public URL; a change seen again adds nothing', async () => {
     const make = async (commodities: string[] | null, types: ('price' | 'cot_legacy')[] | null) => {
       const r = await store.createEndpoint('acc_i', 'i@example.com', {

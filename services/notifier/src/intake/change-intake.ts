@@ -1,4 +1,4 @@
-import { CHANGES_STREAM, ChangeRecord, toNotification } from '@cds/contracts';
+import { CHANGES_STREAM, ChangeRecord, PLANS, toNotification, topicAllowed, type Plan } from '@cds/contracts';
 import { schemaDecoder, streamSpec, type Messaging, type RunningConsumer } from '@cds/messaging';
 import type { WebhookQueue } from '@cds/webhooks';
 import type { Logger } from 'pino';
@@ -14,6 +14,11 @@ export interface ChangeIntakeDeps {
   metrics: NotifierMetrics;
   /** Prefixes each notification's `url` (PUBLIC_API_ORIGIN). */
   publicOrigin: string;
+  /**
+   * The plan of an endpoint's account (the key stream): an endpoint hears only of topics its plan
+   * may read. An account the stream does not know gets the free plan's topics.
+   */
+  planOf: (accountId: string) => Plan | undefined;
   /** Replicas of CDS_CHANGES if the notifier creates it. */
   replicas: number;
   /** Told after a change enqueued deliveries (the delivery loop claims them at once). */
@@ -23,7 +28,8 @@ export interface ChangeIntakeDeps {
 
 /**
  * Reads every ChangeRecord of CDS_CHANGES through the durable consumer `notifier` and enqueues one
- * delivery per matching endpoint before the message is acked: a notifier that dies before the
+ * delivery per matching endpoint (its filters, and the topics its account's plan may read) before
+ * the message is acked: a notifier that dies before the
  * enqueue gets the change again, and enqueuing it again changes nothing (idempotent ids). Order
  * does not matter here (each delivery is independent), so the consumer lets many messages be in
  * flight. A record failing its schema is logged and termed (never retried forever).
@@ -52,7 +58,9 @@ export async function startChangeIntake(deps: ChangeIntakeDeps): Promise<Running
       for (const msg of batch) {
         if (msg.value === undefined) continue;
         const change = msg.value;
-        const endpoints = await deps.queue.matchingEndpoints({ commodity: change.commodity, topic: change.topic });
+        const endpoints = (
+          await deps.queue.matchingEndpoints({ commodity: change.commodity, topic: change.topic })
+        ).filter((e) => topicAllowed(PLANS[deps.planOf(e.account_id) ?? 'free'], change.topic));
         attempt.progress();
         if (endpoints.length === 0) {
           metrics.changes.add(['no_endpoint']);

@@ -17,7 +17,10 @@ export interface OutboundOptions {
   allowPrivate?: readonly string[];
   /** Default: the system resolver. Tests inject one. */
   resolver?: Resolver;
-  /** Extra trusted CA certificates (PEM); the process's NODE_EXTRA_CA_CERTS apply without it. */
+  /**
+   * Trusted CA certificates (PEM) replacing the default roots: tests only. The service leaves it
+   * unset, so the system roots plus NODE_EXTRA_CA_CERTS apply.
+   */
   ca?: string | readonly string[];
   /** Redirects followed (each target checked like the first). Default 3. */
   maxRedirects?: number;
@@ -153,7 +156,10 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
   const tlsOptions = opts.ca === undefined ? {} : { ca: typeof opts.ca === 'string' ? [opts.ca] : [...opts.ca] };
 
   const connector: buildConnector.connector = (connectOpts, callback) => {
-    const exempt = allow.has(`${connectOpts.hostname}:${connectOpts.port || '443'}`);
+    const port = connectOpts.port || '443';
+    const bare = connectOpts.hostname.replace(/^\[|\]$/g, '');
+    // WEBHOOK_ALLOW_PRIVATE spells IPv6 hosts in brackets, as URLs do.
+    const exempt = allow.has(`${bare}:${port}`) || allow.has(`[${bare}]:${port}`);
     const lookup = (
       hostname: string,
       lookupOpts: { all?: boolean },

@@ -316,6 +316,31 @@ describe('webhook pages against the real webhook store, admin API, query service
     expect(text(list)).toMatch(/Enabled — never/);
   });
 
+  it("answers 403 to every form of an endpoint without its CSRF token or with another visitor's, changing nothing", async () => {
+    const before = await webhooks.getEndpoint(adaAccount, endpointId);
+    const deliveries = (await webhooks.listDeliveries(adaAccount, endpointId)).length;
+    const other = new Browser('10.1.0.3');
+    await other.get('/dashboard/login');
+    const paths = [
+      '',
+      '/enable',
+      '/disable',
+      '/rotate',
+      '/delete',
+      '/test',
+      `/deliveries/evt_${'a'.repeat(32)}/resend`,
+    ];
+    for (const path of paths) {
+      for (const csrf of [null, other.csrf, 'A'.repeat(43)]) {
+        const res = await ada.post(`/dashboard/webhooks/${endpointId}${path}`, form({ commodities: 'GOLD' }), { csrf });
+        expect(res.statusCode, `${path} ${String(csrf)}`).toBe(403);
+        expect(text(res)).toContain('This form has expired');
+      }
+    }
+    expect(await webhooks.getEndpoint(adaAccount, endpointId)).toEqual(before);
+    expect((await webhooks.listDeliveries(adaAccount, endpointId)).length).toBe(deliveries);
+  });
+
   it('edits the filters; bad input on the edit form is refused like on the create form', async () => {
     const page = await ada.get(`/dashboard/webhooks/${endpointId}/edit`);
     expect(page.statusCode).toBe(200);

@@ -16,6 +16,8 @@ export interface NotifierMetrics {
   setQueueAge(oldestDueAtMs: number | null, nowMs: number): void;
   /** Deliveries being sent by this process now. */
   setInFlight(n: number): void;
+  /** Messages left for the CDS_CHANGES consumer after the last handled one (0: caught up). */
+  setPending(n: number): void;
   render(): Promise<string>;
 }
 
@@ -24,6 +26,7 @@ export function createNotifierMetrics(): NotifierMetrics {
   const { meter } = metrics;
   let queueAgeSeconds = 0;
   let inFlight = 0;
+  let pending = 0;
   meter
     .createObservableGauge('cds_notifier_queue_age_seconds', {
       description: 'Age of the oldest delivery that is due and not yet sent (0: none waiting).',
@@ -32,6 +35,11 @@ export function createNotifierMetrics(): NotifierMetrics {
   meter
     .createObservableGauge('cds_notifier_in_flight', { description: 'Deliveries this process is sending now.' })
     .addCallback((r) => r.observe(inFlight));
+  meter
+    .createObservableGauge('cds_notifier_pending_messages', {
+      description: 'Change notifications the CDS_CHANGES consumer has yet to handle (lag).',
+    })
+    .addCallback((r) => r.observe(pending));
   return {
     changes: createLabeledCounter(meter, 'cds_notifier_changes', {
       description: 'Changes read from CDS_CHANGES, by result.',
@@ -55,6 +63,7 @@ export function createNotifierMetrics(): NotifierMetrics {
     }),
     setQueueAge: (oldest, now) => (queueAgeSeconds = oldest === null ? 0 : Math.max(0, (now - oldest) / 1000)),
     setInFlight: (n) => (inFlight = n),
+    setPending: (n) => (pending = n),
     render: () => metrics.render(),
   };
 }

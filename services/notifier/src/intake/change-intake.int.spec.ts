@@ -176,6 +176,7 @@ describe('change intake', () => {
     expect(failNextEnqueues).toBe(0);
     const text = await metrics.render();
     expect(text).toMatch(/cds_notifier_changes_total\{[^}]*result="poison"[^}]*\} 1/);
+    expect(text).toMatch(/cds_notifier_pending_messages(\{[^}]*\})? 0/);
     // Everything was acked: nothing pending for the consumer.
     await until('consumer caught up', async () => {
       const info = await messaging.jsm.consumers.info('CDS_CHANGES', 'notifier');

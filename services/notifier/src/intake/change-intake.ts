@@ -74,6 +74,7 @@ export async function startChangeIntake(deps: ChangeIntakeDeps): Promise<Running
         if (added > 0) woke = true;
         logger.debug({ event: change.id, endpoints: endpoints.length, added }, 'change enqueued');
       }
+      metrics.setPending(batch.at(-1)?.pending ?? 0);
       if (woke) deps.onEnqueued();
     },
     onPoison: (err, msg) => {

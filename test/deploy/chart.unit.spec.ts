@@ -389,17 +389,22 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       }
     });
 
-    it('admit only the gateway to query', () => {
+    it('admit only the gateway and the dashboard (catalog checks of webhook filters) to query', () => {
       if (policies().length === 0) return;
       const pods = podTemplates(objects);
       for (const q of podsOf('query')) {
         const peers = allowedPeers(q.labels)!.filter((p) => !metricsPeer(p));
         expect(peers.length).toBeGreaterThan(0);
+        const components = new Set<string>();
         for (const peer of peers) {
           expect(peer.namespaceSelector).toBeUndefined();
+          expect(peer.ipBlock).toBeUndefined();
           const admitted = pods.filter((p) => selectorMatches(peer.podSelector, p.labels));
-          expect(new Set(admitted.map((p) => p.labels['app.kubernetes.io/component']))).toEqual(new Set(['gateway']));
+          expect(admitted.length).toBeGreaterThan(0);
+          for (const p of admitted) components.add(p.labels['app.kubernetes.io/component']!);
         }
+        const expected = podsOf('dashboard').length > 0 ? ['dashboard', 'gateway'] : ['gateway'];
+        expect([...components].sort()).toEqual(expected);
       }
     });
 
@@ -413,7 +418,7 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       }
     });
 
-    it("limit the dashboard's egress to DNS, the ingest admin API, MongoDB, Redis and SMTP", () => {
+    it("limit the dashboard's egress to DNS, the ingest admin API, query, MongoDB, Redis and SMTP", () => {
       if (policies().length === 0) return;
       const dashboards = podsOf('dashboard');
       if (dashboards.length === 0) return;
@@ -436,9 +441,18 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
           const admitted = pods.filter((p) => selectorMatches(peer.podSelector, p.labels));
           expect(new Set(admitted.map((p) => p.labels['app.kubernetes.io/component']))).toEqual(new Set(['ingest']));
         }
+        // Query (the catalog, for webhook filters): only the query pods, on their port.
+        const queryPort = byKind('Service').find((svc) => svc.spec.selector['app.kubernetes.io/component'] === 'query')
+          ?.spec.ports[0].port;
+        const toQuery = rules.filter((r) => r.ports.some((p) => p.port === queryPort));
+        expect(toQuery.length).toBe(1);
+        for (const peer of toQuery[0]!.to!) {
+          const admitted = pods.filter((p) => selectorMatches(peer.podSelector, p.labels));
+          expect(new Set(admitted.map((p) => p.labels['app.kubernetes.io/component']))).toEqual(new Set(['query']));
+        }
         // Nothing else: every rule names its ports.
         for (const r of rules) expect(r.ports.length).toBeGreaterThan(0);
-        expect(rules.length).toBe(5);
+        expect(rules.length).toBe(6);
       }
       // The other workloads' egress stays open (NATS, MongoDB, Redis, the data sources); the notifier's is below.
       const limited = ['dashboard', 'notifier'];
@@ -629,7 +643,17 @@ describe('chart specifics per value set', () => {
     const admin = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'cds-test-commodity-data-ingest')!;
     expect(admin.spec.template.spec.containers[0].command).toContain('services/ingest/src/admin-main.ts');
     // The dashboard manages webhook endpoints in the notifier's database; it never gets the private-address exemption.
-    expect(d).toContainEqual({ name: 'WEBHOOKS_DB', value: 'cds_webhooks' });
+    expect(d).toEqual(
+      expect.arrayContaining([
+        { name: 'WEBHOOKS_DB', value: 'cds_webhooks' },
+        { name: 'QUERY_URL', value: 'http://cds-test-commodity-data-query:8081' },
+        // The notifier's retry settings: a re-send recorded by the dashboard starts the same run of retries.
+        { name: 'WEBHOOK_RETRY_BASE_MS', value: '30000' },
+        { name: 'WEBHOOK_RETRY_MAX_MS', value: '3600000' },
+        { name: 'WEBHOOK_RETRY_FOR_MS', value: '86400000' },
+        { name: 'WEBHOOK_DISABLE_AFTER_MS', value: '259200000' },
+      ]),
+    );
     expect(d.some((e) => e.name === 'WEBHOOK_ALLOW_PRIVATE')).toBe(false);
     // No alert rules unless asked for.
     expect(objects.some((o) => o.kind === 'PrometheusRule')).toBe(false);

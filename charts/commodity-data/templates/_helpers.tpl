@@ -150,6 +150,21 @@ Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projecti
 {{- include "commodity-data.mailEnv" (dict "ctx" .ctx "svc" $svc) }}
 - name: WEBHOOKS_DB
   value: {{ $svc.webhooksDatabase | quote }}
+{{- /* A re-send or test event starts a run of the notifier's retries: the dashboard records it with the same settings. */}}
+{{- $wh := $v.services.notifier.webhooks }}
+- name: WEBHOOK_RETRY_BASE_MS
+  value: {{ int64 $wh.retryBaseMs | toString | quote }}
+- name: WEBHOOK_RETRY_MAX_MS
+  value: {{ int64 $wh.retryMaxMs | toString | quote }}
+- name: WEBHOOK_RETRY_FOR_MS
+  value: {{ int64 $wh.retryForMs | toString | quote }}
+- name: WEBHOOK_DISABLE_AFTER_MS
+  value: {{ int64 $wh.disableAfterMs | toString | quote }}
+{{- if $v.services.query.enabled }}
+{{- /* The webhook form checks commodity ids against the catalog (by shape only without it). */}}
+- name: QUERY_URL
+  value: {{ include "commodity-data.queryUrl" .ctx | quote }}
+{{- end }}
 {{ include "commodity-data.secretEnv" (list "ADMIN_TOKEN" $s.existingSecret $s.keys.adminToken false) }}
 {{ include "commodity-data.secretEnv" (list "SESSION_SECRET" $s.existingSecret $s.keys.sessionSecret false) }}
 {{- if $v.redis.existingSecret }}

@@ -66,6 +66,8 @@ export interface GatewayDeps {
     /** Known commodity ids are kept this long, and read from the query service within the timeout. */
     catalogTtlMs?: number;
     catalogTimeoutMs?: number;
+    /** A stream ended by the server is destroyed if its client has not taken the rest within this. */
+    endGraceMs?: number;
   };
 }
 
@@ -148,6 +150,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       }),
       securityHeaders,
       nowMs: deps.nowMs,
+      ...(ev.endGraceMs === undefined ? {} : { endGraceMs: ev.endGraceMs }),
     });
     // Shutdown: the streams end first (Fastify's close waits for open connections).
     app.addHook('preClose', async () => ev.hub.closeAll());

@@ -30,8 +30,17 @@ export const GatewayConfig = z.object({
   DEMO_DATA: boolVar.default(false),
   /** GET /api/v1/events: a comment on every stream this often (stream slots expire after three). */
   SSE_HEARTBEAT_MS: positiveIntVar.default(15_000),
-  /** A stream whose unsent bytes pass this is ended as a slow consumer. */
+  /**
+   * A stream whose unsent bytes pass this is written no more until its client takes them (its
+   * changes wait in the ring); one that has not within SSE_SLOW_GRACE_MS is ended as a slow consumer.
+   */
   SSE_MAX_UNSENT_BYTES: positiveIntVar.default(256 * 1024),
+  SSE_SLOW_GRACE_MS: positiveIntVar.default(10_000),
+  /**
+   * A stream the server ended (with its final event) is destroyed if its client has not taken the
+   * rest within this: a client that never reads holds at most the bound plus one event this long.
+   */
+  SSE_END_GRACE_MS: positiveIntVar.default(5_000),
   /** Changes kept in memory for Last-Event-ID (count-bounded; ~0.5 KB each). */
   SSE_RING_SIZE: positiveIntVar.default(10_000),
   /** Known commodity ids (to check `commodities`) are kept this long, and read within the timeout. */

@@ -61,6 +61,7 @@ try {
     ring: new ChangeRing(config.SSE_RING_SIZE),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     maxUnsentBytes: config.SSE_MAX_UNSENT_BYTES,
+    slowGraceMs: config.SSE_SLOW_GRACE_MS,
     heartbeatMs: config.SSE_HEARTBEAT_MS,
     slots,
     logger,
@@ -131,6 +132,7 @@ try {
       replicaId: randomBytes(4).toString('hex'),
       catalogTtlMs: config.SSE_CATALOG_TTL_MS,
       catalogTimeoutMs: config.SSE_CATALOG_TIMEOUT_MS,
+      endGraceMs: config.SSE_END_GRACE_MS,
     },
   });
 

@@ -160,7 +160,7 @@ function openStream(request: FastifyRequest, reply: FastifyReply, deps: EventsRo
     commodities: events.commodities,
     lastEventId: events.lastEventId,
     member: events.member,
-    sink: responseSink(res, deps.endGraceMs ?? 2_000),
+    sink: responseSink(res, deps.endGraceMs ?? 5_000),
   });
   res.once('close', () => stream.close());
   // Gone before the stream was attached: 'close' has already been emitted.
@@ -175,7 +175,9 @@ function responseSink(res: ServerResponse, endGraceMs: number): StreamSink {
     },
     unsent: () => res.writableLength,
     onDrain: (fn) => {
-      res.once('drain', fn);
+      // 'drain' comes only after a write that found the buffer full; otherwise there is room now.
+      if (res.writableNeedDrain) res.once('drain', fn);
+      else setImmediate(fn);
     },
     end: (last) => {
       if (res.writableEnded || res.destroyed) return;

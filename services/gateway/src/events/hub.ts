@@ -56,8 +56,13 @@ interface HubStream {
   readonly sink: StreamSink;
   /** The last sequence this stream has passed (sent, or filtered out). */
   cursor: number;
-  /** False while the backlog after Last-Event-ID is being written (new changes wait in the ring). */
+  /**
+   * False while the stream is written from the ring as the client takes it: the backlog after
+   * Last-Event-ID, or after its unsent bytes passed the bound (new changes wait in the ring).
+   */
   live: boolean;
+  /** Running while the hub waits for the client to take its bytes: at its end the stream is cut. */
+  stall: NodeJS.Timeout | undefined;
   closed: boolean;
 }
 
@@ -65,8 +70,12 @@ export interface HubOptions {
   ring: ChangeRing;
   /** The gateway's public origin: notification URLs and error doc_url links. */
   publicBaseUrl: string;
-  /** A stream whose unsent bytes pass this is cut off as a slow consumer. */
+  /**
+   * A stream whose unsent bytes pass this is written no more (its changes wait in the ring) until
+   * the client takes them; one that has not within `slowGraceMs` is cut off as a slow consumer.
+   */
   maxUnsentBytes: number;
+  slowGraceMs: number;
   heartbeatMs: number;
   slots: StreamSlots;
   logger: Logger;
@@ -85,9 +94,12 @@ const BACKLOG_HIGH_WATER = 64 * 1024;
  *
  * The hub also ends streams: a revoked key's (`unauthorized`), a stream asking for a COT format
  * its account's new plan lacks (`forbidden`), streams over the new plan's limit (newest first,
- * `rate_limited`), and a client whose unsent bytes pass `maxUnsentBytes` (`slow_consumer`), each
- * with a final `event: error` carrying the API's error body. Memory per stream is bounded by that
- * limit: the hub never queues changes per stream.
+ * `rate_limited`), and a slow client (`slow_consumer`), each with a final `event: error` carrying
+ * the API's error body. A stream whose unsent bytes pass `maxUnsentBytes` is written no more: its
+ * changes stay in the shared ring and it catches up from there once the client has taken its bytes
+ * (a burst is no reason to cut a healthy client); one that has not taken them within `slowGraceMs`,
+ * or that the ring has moved past, is cut. So memory per stream is bounded by `maxUnsentBytes` plus
+ * one event: the hub never queues changes per stream.
  */
 export class EventHub {
   readonly #opts: HubOptions;
@@ -129,8 +141,8 @@ export class EventHub {
     let sent = 0;
     for (const s of this.#streams) {
       if (!s.live) {
-        // Its backlog is still being written: it reads this change from the ring, unless the ring
-        // has moved past where the client is (it reads too slowly to catch up).
+        // Written from the ring as the client takes its bytes: it reads this change there, unless
+        // the ring has moved past where the client is (it reads too slowly to catch up).
         if (!this.#opts.ring.canResume(s.cursor)) this.#slow(s);
         continue;
       }
@@ -139,7 +151,12 @@ export class EventHub {
       if (!matches(s.filter, entry)) continue;
       s.sink.write(entry.frame);
       sent += 1;
-      if (s.sink.unsent() > this.#opts.maxUnsentBytes) this.#slow(s);
+      if (s.sink.unsent() > this.#opts.maxUnsentBytes) {
+        // A burst the client has not taken yet: no more writes until it has (bounded memory);
+        // it catches up from the ring, or is cut if it does not within the grace.
+        s.live = false;
+        this.#waitForDrain(s);
+      }
     }
     if (sent > 0) this.#metrics?.eventsSent(sent);
   }
@@ -163,6 +180,7 @@ export class EventHub {
       sink: args.sink,
       cursor: ring.lastSeq,
       live: true,
+      stall: undefined,
       closed: false,
     };
     this.#streams.add(s);
@@ -185,7 +203,18 @@ export class EventHub {
     return { close: () => this.clientClosed(s) };
   }
 
-  /** Writes a resuming stream's backlog from the ring, as much as the client takes, then makes it live. */
+  /** Waits for the client to take what it was sent, then writes on from the ring; cuts it if it does not in time. */
+  #waitForDrain(s: HubStream): void {
+    s.stall ??= setTimeout(() => this.#slow(s), this.#opts.slowGraceMs);
+    s.stall.unref?.();
+    s.sink.onDrain(() => {
+      clearTimeout(s.stall);
+      s.stall = undefined;
+      this.#pump(s);
+    });
+  }
+
+  /** Writes a stream from the ring after its cursor (the backlog, or a burst it fell behind in), then makes it live. */
   #pump(s: HubStream): void {
     if (s.closed) return;
     const ring = this.#opts.ring;
@@ -202,7 +231,7 @@ export class EventHub {
       sent += 1;
       if (s.sink.unsent() >= this.#backlogHighWater && i + 1 < ring.size) {
         this.#metrics?.eventsSent(sent);
-        s.sink.onDrain(() => this.#pump(s));
+        this.#waitForDrain(s);
         return;
       }
     }
@@ -220,8 +249,8 @@ export class EventHub {
   /** Every heartbeat: a comment on every stream (and the slow-consumer check), and the slots refreshed. */
   heartbeat(): Promise<void> {
     for (const s of [...this.#streams]) {
-      s.sink.write(HEARTBEAT_FRAME);
-      if (s.sink.unsent() > this.#opts.maxUnsentBytes || !this.#opts.ring.canResume(s.cursor)) this.#slow(s);
+      if (!this.#opts.ring.canResume(s.cursor)) this.#slow(s);
+      else if (s.stall === undefined) s.sink.write(HEARTBEAT_FRAME);
     }
     return this.#opts.slots.refresh([...this.#streams].map((s) => ({ accountId: s.accountId, member: s.member })));
   }
@@ -294,7 +323,8 @@ export class EventHub {
       s,
       'slow_consumer',
       'slow_consumer',
-      `The stream was closed because the client read too slowly (more than ${this.#opts.maxUnsentBytes} bytes waiting). ` +
+      `The stream was closed because the client read too slowly (it did not take the events sent to it within ` +
+        `${this.#opts.slowGraceMs} ms). ` +
         'Reconnect with Last-Event-ID to receive what followed.',
     );
   }
@@ -314,6 +344,8 @@ export class EventHub {
 
   #remove(s: HubStream, release = true): void {
     s.closed = true;
+    clearTimeout(s.stall);
+    s.stall = undefined;
     this.#streams.delete(s);
     unindex(this.#byKey, s.keyId, s);
     unindex(this.#byAccount, s.accountId, s);

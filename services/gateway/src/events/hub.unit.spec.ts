@@ -1,6 +1,6 @@
 import type { ChangeRecord, KeyEvent, NotificationTopic, Plan } from '@cds/contracts';
 import { createLogger } from '@cds/telemetry';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { excessSlots, matches, slotForbiddenUnder, slotMember, topicsFor } from './filter.ts';
 import { EventHub, type CloseReason, type StreamSink } from './hub.ts';
 import { ChangeRing } from './ring.ts';
@@ -72,6 +72,7 @@ function setup(opts: { capacity?: number; maxUnsent?: number; covered?: number }
     ring: new ChangeRing(opts.capacity ?? 100, opts.covered ?? 0),
     publicBaseUrl: ORIGIN,
     maxUnsentBytes: opts.maxUnsent ?? 256 * 1024,
+    slowGraceMs: 10_000,
     heartbeatMs: 15_000,
     slots,
     logger,
@@ -236,20 +237,56 @@ describe('event hub', () => {
     expect(old.sink.ids()).toEqual([7]);
   });
 
-  it('cuts a client that does not read with a final slow_consumer event, holding no more than the bound', async () => {
+  it('stops writing to a client past the bound, catches it up from the ring once it reads, none missed', async () => {
     const { hub, open, closed } = setup({ maxUnsent: 4 * 1024 });
-    const stuck = await open({});
-    stuck.sink.reading = false;
-    const reader = await open({});
-    for (let seq = 1; seq <= 100; seq += 1) hub.publish(seq, change(seq));
-    expect(stuck.sink.ended).toMatch(/^event: error\n/);
-    const [body] = stuck.sink.events('error') as { error: { code: string; message: string } }[];
-    expect(body!.error.code).toBe('slow_consumer');
-    expect(body!.error.message).toContain('Last-Event-ID');
-    expect(stuck.sink.pending).toBeLessThan(4 * 1024 + 1024);
-    expect(reader.sink.ids()).toHaveLength(100);
-    expect(closed).toEqual(['slow_consumer']);
-    expect(hub.size).toBe(1);
+    const burst = await open({});
+    burst.sink.reading = false;
+    for (let seq = 1; seq <= 50; seq += 1) hub.publish(seq, change(seq));
+    const written = burst.sink.ids().length;
+    expect(written).toBeLessThan(50);
+    expect(burst.sink.pending).toBeLessThan(4 * 1024 + 1024);
+    burst.sink.reading = true;
+    burst.sink.drain();
+    for (let seq = 51; seq <= 60; seq += 1) hub.publish(seq, change(seq));
+    expect(burst.sink.ids()).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(closed).toEqual([]);
+  });
+
+  describe('with a clock', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('cuts a client that does not take its bytes within the grace, with a final slow_consumer event', async () => {
+      vi.useFakeTimers();
+      const { hub, open, closed } = setup({ maxUnsent: 4 * 1024 });
+      const stuck = await open({});
+      stuck.sink.reading = false;
+      const reader = await open({});
+      for (let seq = 1; seq <= 100; seq += 1) hub.publish(seq, change(seq));
+      expect(stuck.sink.ended).toBeUndefined();
+      // Held: the bound plus one event at most, however many changes come.
+      expect(stuck.sink.pending).toBeLessThan(4 * 1024 + 1024);
+      vi.advanceTimersByTime(9_999);
+      expect(stuck.sink.ended).toBeUndefined();
+      vi.advanceTimersByTime(1);
+      expect(stuck.sink.ended).toMatch(/^event: error\n/);
+      const [body] = stuck.sink.events('error') as { error: { code: string; message: string } }[];
+      expect(body!.error.code).toBe('slow_consumer');
+      expect(body!.error.message).toContain('Last-Event-ID');
+      expect(reader.sink.ids()).toHaveLength(100);
+      expect(closed).toEqual(['slow_consumer']);
+      expect(hub.size).toBe(1);
+    });
+
+    it('cuts a paused client the ring has moved past, at once', async () => {
+      vi.useFakeTimers();
+      const { hub, open, closed } = setup({ maxUnsent: 2 * 1024, capacity: 20 });
+      const stuck = await open({});
+      stuck.sink.reading = false;
+      for (let seq = 1; seq <= 30; seq += 1) hub.publish(seq, change(seq));
+      expect(closed).toEqual(['slow_consumer']);
+    });
   });
 
   it('ends a revoked key streams with a final unauthorized event, and only those', async () => {

@@ -1,8 +1,9 @@
 // CI checks of charts/commodity-data without a cluster: helm lint --strict, helm template for every
 // values set in ci/, every object validated against the Kubernetes API schemas, and policy assertions
 // over the rendered objects (limits, probes, non-root, pinned images, Services, NetworkPolicies...).
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { BlockList, isIPv4 } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -503,6 +504,46 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
         for (const peer of peers) expect(metricsPeer(peer)).toBe(true);
       }
     });
+  });
+
+  it('renders NOTES.txt with the values it names (helm template skips it: rendered here as a YAML document)', () => {
+    const copy = mkdtempSync(path.join(tmpdir(), 'cds-chart-'));
+    try {
+      cpSync(chartDir, copy, { recursive: true });
+      const notes = readFileSync(path.join(copy, 'templates/NOTES.txt'), 'utf8');
+      const wrapped = `notes: |\n${notes.replace(/^/gm, '  ')}`;
+      writeFileSync(path.join(copy, 'templates/notes-check.yaml'), wrapped);
+      const r = run(requireTool('helm'), [
+        'template',
+        release,
+        copy,
+        '--namespace',
+        namespace,
+        '--kube-version',
+        kubeVersion,
+        '--values',
+        path.join(chartDir, valuesFile),
+        '--show-only',
+        'templates/notes-check.yaml',
+      ]);
+      expect(r.status, r.stderr).toBe(0);
+      const text = (parse(r.stdout) as { notes: string }).notes;
+      // (helm prints a missing value as nothing, so each line that names one is checked for its content)
+      expect(text).toMatch(/The API is served at https?:\/\/[a-z0-9.-]+\/api\/v1 through|No Ingress is rendered/);
+      expect(text).toContain('-notifier');
+      const mailers = objects.filter(
+        (o) =>
+          o.kind === 'Deployment' &&
+          o.spec.template.spec.containers[0].env.some(
+            (e: { name: string; valueFrom?: { secretKeyRef?: { optional?: boolean } } }) =>
+              e.name === 'SMTP_URL' && e.valueFrom?.secretKeyRef?.optional !== true,
+          ),
+      );
+      if (mailers.length > 0) expect(text).toMatch(/with key "smtp-url" \(the SMTP relay of the /);
+      else expect(text).not.toContain('smtp-url');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('schedules ingest runs of the ingest CLI that never restart in place', () => {

@@ -24,7 +24,7 @@ export interface SseClient {
   /** Resolves when the server ended the response (or the connection closed). */
   readonly ended: Promise<void>;
   isEnded(): boolean;
-  /** The change events (series.updated, cot.updated) received. */
+  /** The change events (series.updated, cot.updated) received (the client's own array: do not change it). */
   changes(): SseEvent[];
   /** Waits until `probe` holds over the events received, or fails after `timeoutMs`. */
   waitFor(label: string, probe: (events: SseEvent[]) => boolean, timeoutMs?: number): Promise<void>;
@@ -47,6 +47,7 @@ export function openSse(
       let ended = false;
       const waiters = new Set<() => void>();
       let endResolve: () => void = () => {};
+      const changeEvents: SseEvent[] = [];
       const client: SseClient = {
         status: res.statusCode ?? 0,
         headers: res.headers,
@@ -57,7 +58,7 @@ export function openSse(
         raw: () => all,
         ended: new Promise<void>((r) => (endResolve = r)),
         isEnded: () => ended,
-        changes: () => client.events.filter((e) => e.event === 'series.updated' || e.event === 'cot.updated'),
+        changes: () => changeEvents,
         waitFor(label, probe, timeoutMs = 10_000) {
           return new Promise<void>((ok, fail) => {
             const check = () => {
@@ -123,7 +124,11 @@ export function openSse(
               isEvent = true;
             } else if (field === 'retry') client.retry = Number(value);
           }
-          if (isEvent) client.events.push({ id, event, data: data.join('\n'), at: Date.now() });
+          if (isEvent) {
+            const e = { id, event, data: data.join('\n'), at: Date.now() };
+            client.events.push(e);
+            if (event === 'series.updated' || event === 'cot.updated') changeEvents.push(e);
+          }
         }
         for (const w of [...waiters]) w();
       });

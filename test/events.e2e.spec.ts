@@ -25,7 +25,7 @@ const keys: Record<'free' | 'professional' | 'business' | 'enterprise', string> 
   enterprise: '',
 };
 
-const eventsUrl = (query = '') => `${e2e.gatewayUrl()}/api/v1/events${query}`;
+const eventsUrl = (query = '', replica = 0) => `${e2e.gatewayUrl(replica)}/api/v1/events${query}`;
 async function stream(query: string, key: string, lastEventId?: string): Promise<SseClient> {
   const c = await openSse(eventsUrl(query), { key, ...(lastEventId === undefined ? {} : { lastEventId }) });
   open.push(c);
@@ -87,6 +87,7 @@ async function metric(name: string, label = ''): Promise<number> {
 
 beforeAll(async () => {
   e2e = await startE2E({
+    gateways: 2,
     serviceEnv: {
       gateway: { SSE_MAX_UNSENT_BYTES: String(MAX_UNSENT), SSE_SLOW_GRACE_MS: '1000', SSE_END_GRACE_MS: '20000' },
     },
@@ -237,11 +238,12 @@ describe('GET /api/v1/events', () => {
     free.close();
   });
 
-  it('limits concurrent streams per account by plan (429 naming the limit), across the close of one', async () => {
+  it('limits concurrent streams per account by plan across replicas (429 naming the limit), until one closes', async () => {
     const { key } = await e2e.account('free');
     const first = await stream('', key);
     expect(first.status).toBe(200);
-    const second = await openSse(eventsUrl(), { key });
+    // The second replica counts the first one's stream (Redis).
+    const second = await openSse(eventsUrl('', 1), { key });
     expect(second.status).toBe(429);
     const error = await refusal(second);
     expect(error.code).toBe('rate_limited');
@@ -347,5 +349,19 @@ describe('GET /api/v1/events', () => {
     console.log(`slow client: ${events} of ${records.length} events reached it before the cut`);
     expect(events).toBeLessThan(records.length);
     expect(reader.isEnded()).toBe(false);
+  });
+
+  it('ends its streams cleanly when the gateway shuts down (clients reconnect elsewhere with Last-Event-ID)', async () => {
+    const c = await openSse(eventsUrl('', 1), { key: keys.business });
+    open.push(c);
+    await c.waitFor('retry line', () => c.retry === 3000);
+    const gateway = e2e.system.gateways[1]!;
+    const stopped = Date.now();
+    await gateway.stop(10_000);
+    await c.ended;
+    expect(c.comments).toContain('the server is shutting down; reconnect with Last-Event-ID');
+    // SIGTERM to exit: the open stream did not hold the server's close for its grace period.
+    expect(Date.now() - stopped).toBeLessThan(5_000);
+    expect(c.raw().endsWith('\n\n')).toBe(true);
   });
 });

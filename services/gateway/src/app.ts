@@ -138,6 +138,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     registerEventsRoute(app, {
       auth,
       windows,
+      keys: deps.keys,
       hub: ev.hub,
       slots: ev.slots,
       isReady: ev.isReady,

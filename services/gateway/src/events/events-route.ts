@@ -7,9 +7,11 @@ import {
   SSE_STREAMS_PER_PLAN,
   type NotificationTopic,
 } from '@cds/contracts';
-import { ApiError, InvalidParameterError, ServiceUnavailableError, parseParams } from '@cds/http';
+import { ApiError, InvalidParameterError, ServiceUnavailableError, UnauthorizedError, parseParams } from '@cds/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { addApiAnswerHeaders, apiAnswerHeaders } from '../api/answer-headers.ts';
+import type { KeyLookup } from '../auth/authenticate.ts';
+import { extractKey } from '../auth/extract-key.ts';
 import type { CatalogCheck } from './catalog-check.ts';
 import { forbiddenTopicMessage, slotMember, topicsFor } from './filter.ts';
 import type { EventHub, StreamSink } from './hub.ts';
@@ -35,6 +37,8 @@ export interface EventsRouteDeps {
   /** The auth and rate-window steps of the other keyed routes (one request counted per stream opened). */
   auth: preHandlerHookHandler;
   windows: preHandlerHookHandler;
+  /** The key table, looked up again as the stream opens (a revocation or plan change during the checks). */
+  keys: KeyLookup;
   hub: EventHub;
   catalog: CatalogCheck;
   slots: StreamSlots;
@@ -133,6 +137,22 @@ async function decide(
 
 function openStream(request: FastifyRequest, reply: FastifyReply, deps: EventsRouteDeps): void {
   const events = request.events!;
+  // The checks above awaited the catalog and Redis: the key table may have moved since the auth
+  // step (the hub acts on key events for open streams only), so the stream opens on what it says now.
+  const extracted = extractKey(request.headers, request.raw.rawHeaders, request.query);
+  const principal = extracted.ok ? deps.keys.lookup(extracted.key) : undefined;
+  let refusal: ApiError | undefined;
+  if (principal === undefined) {
+    refusal = new UnauthorizedError('The API key is not valid: it is malformed, unknown or revoked.');
+  } else if (!topicsFor(principal.plan, events.requested).ok) {
+    refusal = new ApiError('forbidden', 'Your plan changed: it does not include a type you asked for.', {
+      param: 'types',
+    });
+  }
+  if (principal === undefined || refusal !== undefined) {
+    if (events.member !== undefined) void deps.slots.release(request.principal!.accountId, events.member);
+    throw refusal ?? new UnauthorizedError();
+  }
   const headers = {
     ...deps.securityHeaders,
     'x-request-id': String(request.id),
@@ -155,7 +175,7 @@ function openStream(request: FastifyRequest, reply: FastifyReply, deps: EventsRo
   res.writeHead(200, headers);
   const stream = deps.hub.open({
     requestId: String(request.id),
-    principal: request.principal!,
+    principal,
     requested: events.requested,
     commodities: events.commodities,
     lastEventId: events.lastEventId,

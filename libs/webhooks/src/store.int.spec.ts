@@ -176,6 +176,11 @@ describe('webhook store: deliveries', () => {
     expect(recorded).toMatchObject({ delivery: { status: 'delivered', attempts: 1 }, endpointDisabled: false });
     expect(await a.claimDue(10)).toEqual([]);
     expect(await a.oldestDueAt()).toBeNull();
+    // Its two claims go in a sweep once two leases have passed, not before.
+    expect(await a.sweepClaims()).toBe(0);
+    now += 61_000;
+    expect(await a.sweepClaims()).toBe(2);
+    expect(await db.collection('claims').countDocuments({})).toBe(0);
   });
 
   it('never hands one delivery to two claimants racing for it', async () => {

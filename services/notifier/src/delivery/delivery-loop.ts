@@ -62,18 +62,23 @@ export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     woken = true;
     wakeUp?.();
   };
-  /** Sleeps until woken, a slot frees after a full round, or `ms`. */
+  /** Sleeps until woken (an enqueue, a slot freed) or `ms`; true when the time ran out. */
   const idle = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || stopped) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
+    new Promise<boolean>((resolve) => {
+      if (woken || stopped) return resolve(false);
+      const timer = setTimeout(() => done(true), ms);
+      function done(timedOut: boolean) {
         clearTimeout(timer);
         wakeUp = undefined;
-        resolve();
+        resolve(timedOut);
       }
-      wakeUp = done;
+      wakeUp = () => done(false);
     });
+  /**
+   * Slots claimed together while deliveries are in flight: each claim round reads the due
+   * deliveries (a scan on FerretDB), so refilling one slot at a time would cost a round per delivery.
+   */
+  const batchMin = Math.max(1, Math.floor(deps.concurrency / 4));
 
   const deliver = async (claim: ClaimedDelivery): Promise<void> => {
     const { delivery, endpoint } = claim;
@@ -138,11 +143,13 @@ export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   };
 
   const loop = (async () => {
+    let timedOut = true;
     while (!stopped) {
       woken = false;
       const free = deps.concurrency - inflight.size;
       let full = false;
-      if (free > 0) {
+      // Claim when a batch of slots is free, when nothing is in flight, or at each poll.
+      if (free > 0 && (free >= batchMin || inflight.size === 0 || timedOut)) {
         try {
           const claims = await queue.claimDue(free);
           lastRoundOk = true;
@@ -160,16 +167,21 @@ export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         }
       }
       // A full round may have left more due: claim again as soon as a slot frees (track wakes).
-      if (!full || inflight.size >= deps.concurrency) await idle(deps.pollMs);
+      timedOut = !full || free < batchMin ? await idle(deps.pollMs) : false;
     }
   })();
 
+  let ticks = 0;
   const ageTimer = setInterval(
     () => {
       queue.oldestDueAt().then(
         (at) => metrics.setQueueAge(at === null ? null : at.getTime(), deps.clock()),
         () => undefined,
       );
+      // Old lease claims go in one sweep now and then rather than one write per delivery.
+      if (++ticks % 12 === 0) {
+        queue.sweepClaims().catch((err: unknown) => logger.warn({ err }, 'sweeping old lease claims failed'));
+      }
     },
     Math.max(1_000, Math.min(deps.pollMs * 5, 15_000)),
   );

@@ -185,6 +185,12 @@ describe('GET /api/v1/events', () => {
     expect(gold.changes().map((e) => e.id)).toEqual(goldMissed.map((e) => e.id));
     back.close();
     gold.close();
+    // An id past the end of the stream (a stream recreated since): resync first.
+    const ahead = await stream('', keys.enterprise, '999999999');
+    await ahead.waitFor('resync', (events) => events.length > 0);
+    expect(ahead.events[0]!.event).toBe('resync');
+    expect(ahead.events[0]!.id).toBe(witness.changes().at(-1)!.id);
+    ahead.close();
   });
 
   it('refuses bad filters and ids with a 400 naming the parameter', async () => {

@@ -61,6 +61,8 @@ export interface GatewayDeps {
     slots: StreamSlots;
     /** The change follower has caught up (streams are 503 until then). */
     isReady: () => boolean;
+    /** The changes stream's last sequence (a Last-Event-ID past it gets a resync). */
+    streamLastSeq?: () => Promise<number | undefined>;
     /** This process, in the account's stream slots. */
     replicaId: string;
     /** Known commodity ids are kept this long, and read from the query service within the timeout. */
@@ -142,6 +144,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       hub: ev.hub,
       slots: ev.slots,
       isReady: ev.isReady,
+      ...(ev.streamLastSeq === undefined ? {} : { streamLastSeq: ev.streamLastSeq }),
       replicaId: ev.replicaId,
       catalog: createCatalogCheck({
         query: deps.query,

@@ -129,6 +129,7 @@ try {
       hub,
       slots,
       isReady: () => changes.isCaughtUp(),
+      streamLastSeq: () => changes.streamLastSeq(),
       replicaId: randomBytes(4).toString('hex'),
       catalogTtlMs: config.SSE_CATALOG_TTL_MS,
       catalogTimeoutMs: config.SSE_CATALOG_TIMEOUT_MS,

@@ -9,6 +9,8 @@ export interface ChangeFollower {
   /** Resolves once every change present at start is in the ring (streams are served from then on). */
   readonly caughtUp: Promise<void>;
   isCaughtUp(): boolean;
+  /** The stream's last sequence as NATS says now, within 2 s; undefined when it does not answer. */
+  streamLastSeq(): Promise<number | undefined>;
   stop(): Promise<void>;
 }
 
@@ -52,5 +54,20 @@ export async function followChanges(opts: {
       },
     },
   );
-  return { caughtUp, isCaughtUp: () => caught, stop: () => follower.stop() };
+  const streamLastSeq = async (): Promise<number | undefined> => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 2_000)));
+    try {
+      return await Promise.race([
+        opts.jsm.streams.info(CHANGES_STREAM).then(
+          (info) => info.state.last_seq,
+          () => undefined,
+        ),
+        deadline,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return { caughtUp, isCaughtUp: () => caught, streamLastSeq, stop: () => follower.stop() };
 }

@@ -24,6 +24,8 @@ export interface EventsRequest {
   lastEventId: number | undefined;
   /** The slot taken (GET only). */
   member: string | undefined;
+  /** `lastEventId` is past the end of the changes stream. */
+  pastStreamEnd: boolean;
 }
 
 declare module 'fastify' {
@@ -44,6 +46,11 @@ export interface EventsRouteDeps {
   slots: StreamSlots;
   /** Whether the hub holds the changes stream (its follower caught up): until then streams are 503. */
   isReady: () => boolean;
+  /**
+   * The changes stream's last sequence now (asked of NATS with a deadline), for a Last-Event-ID ahead
+   * of this replica: past it, the stream was recreated and the client gets a resync. Undefined: not known.
+   */
+  streamLastSeq?: () => Promise<number | undefined>;
   securityHeaders: Readonly<Record<string, string>>;
   /** This process in stream slots (several replicas share the account's set). */
   replicaId: string;
@@ -119,6 +126,11 @@ async function decide(
   if (!deps.isReady()) {
     throw new ServiceUnavailableError('The notification stream is starting on this server; retry shortly.');
   }
+  let pastStreamEnd = false;
+  if (lastEventId !== undefined && lastEventId > deps.hub.ring.lastSeq && deps.streamLastSeq !== undefined) {
+    const last = await deps.streamLastSeq();
+    pastStreamEnd = last !== undefined && lastEventId > last;
+  }
   let member: string | undefined;
   if (request.method === 'GET') {
     member = slotMember(deps.nowMs(), deps.replicaId, nextStream(), requested);
@@ -132,7 +144,7 @@ async function decide(
       );
     }
   }
-  return { requested, commodities, lastEventId, member };
+  return { requested, commodities, lastEventId, member, pastStreamEnd };
 }
 
 function openStream(request: FastifyRequest, reply: FastifyReply, deps: EventsRouteDeps): void {
@@ -179,6 +191,7 @@ function openStream(request: FastifyRequest, reply: FastifyReply, deps: EventsRo
     requested: events.requested,
     commodities: events.commodities,
     lastEventId: events.lastEventId,
+    pastStreamEnd: events.pastStreamEnd,
     member: events.member,
     sink: responseSink(res, deps.endGraceMs ?? 5_000),
   });

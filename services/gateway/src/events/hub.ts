@@ -40,6 +40,11 @@ export interface OpenStreamArgs {
   commodities: readonly string[] | undefined;
   /** Resume after this sequence (Last-Event-ID); undefined: from now on. */
   lastEventId: number | undefined;
+  /**
+   * `lastEventId` is past the stream's last sequence (checked by the route when it is ahead of this
+   * replica): the stream was recreated since, so the client may have missed anything (resync).
+   */
+  pastStreamEnd?: boolean;
   /** The stream's slot in the account's set (filter.ts slotMember). */
   member: string;
   sink: StreamSink;
@@ -189,7 +194,7 @@ export class EventHub {
     s.sink.write(RETRY_FRAME);
     const after = args.lastEventId;
     if (after !== undefined) {
-      if (!ring.canResume(after)) {
+      if (!ring.canResume(after) || args.pastStreamEnd === true) {
         s.sink.write(resyncFrame(ring.lastSeq, after));
       } else if (after < ring.lastSeq) {
         s.cursor = after;

@@ -233,8 +233,33 @@ describe('event hub', () => {
     expect(old.sink.ids()).toEqual([]);
     const ok = await open({ after: 3 });
     expect(ok.sink.ids()).toEqual([4, 5, 6]);
+    // Ahead of this replica: only what comes after it (another replica served it further).
+    const ahead = await open({ after: 7 });
+    expect(ahead.sink.chunks).toEqual(['retry: 3000\n\n']);
     hub.publish(7, change(7));
     expect(old.sink.ids()).toEqual([7]);
+    expect(ahead.sink.ids()).toEqual([]);
+    hub.publish(8, change(8));
+    expect(ahead.sink.ids()).toEqual([8]);
+  });
+
+  it('sends resync for an id past the end of the stream (recreated since)', () => {
+    const { hub } = setup();
+    hub.publish(1, change(1));
+    const sink = new RecordingSink();
+    hub.open({
+      requestId: 'r',
+      principal: { keyId: 'k', accountId: 'a', plan: 'enterprise' },
+      requested: undefined,
+      commodities: undefined,
+      lastEventId: 1042,
+      pastStreamEnd: true,
+      member: 'm',
+      sink,
+    });
+    expect(sink.chunks[1]).toMatch(/^id: 1\nevent: resync\n/);
+    hub.publish(2, change(2));
+    expect(sink.ids()).toEqual([2]);
   });
 
   it('stops writing to a client past the bound, catches it up from the ring once it reads, none missed', async () => {

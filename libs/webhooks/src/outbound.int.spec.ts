@@ -178,6 +178,39 @@ describe('outbound client: refusals', () => {
   });
 });
 
+describe('checkWebhookUrl', () => {
+  it('accepts a public name and an exempted host:port, and says why it refuses', async () => {
+    const publicResolver: Resolver = () => Promise.resolve([{ address: '2606:4700:4700::1111', family: 6 }]);
+    expect(await checkWebhookUrl('https://hooks.example.com/cds', { resolver: publicResolver })).toMatchObject({
+      ok: true,
+    });
+    expect(
+      await checkWebhookUrl(`${allowed.origin}/hook`, { allowPrivate: [`127.0.0.1:${allowed.port}`] }),
+    ).toMatchObject({ ok: true });
+    // The exemption is for that port only, and never for plain http.
+    expect(
+      await checkWebhookUrl(`https://127.0.0.1:${forbidden.port}/`, { allowPrivate: [`127.0.0.1:${allowed.port}`] }),
+    ).toEqual({
+      ok: false,
+      message: '127.0.0.1 is a loopback address',
+    });
+    expect(
+      await checkWebhookUrl(`http://127.0.0.1:${allowed.port}/`, { allowPrivate: [`127.0.0.1:${allowed.port}`] }),
+    ).toEqual({
+      ok: false,
+      message: 'must use https:// (plain http is refused)',
+    });
+    expect(await checkWebhookUrl('not a url')).toEqual({ ok: false, message: 'not a valid URL' });
+    const slow: Resolver = () => new Promise(() => undefined);
+    const started = Date.now();
+    expect(await checkWebhookUrl('https://slow.example.test/', { resolver: slow, timeoutMs: 200 })).toEqual({
+      ok: false,
+      message: 'slow.example.test does not resolve (ETIMEOUT)',
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
 describe('outbound client: deliveries and bad receivers', () => {
   it('POSTs the body and headers to an exempted receiver, by IP and by name (SNI and Host the name)', async () => {
     const before = allowed.requests.length;

@@ -11,15 +11,21 @@ export interface AppDeps {
   intakeRunning: () => boolean;
   /** The delivery loop is running and its last claim round reached the database. */
   deliveryHealthy: () => boolean;
+  /** The intake's stall, if its watchdog found one (libs/messaging `RunningConsumer.stall`). */
+  intakeStall: () => { sinceMs: number; recoveryFailed: boolean } | undefined;
 }
 
 /** Probes and metrics of the notifier; never listens (main.ts does). */
 export function buildApp(deps: AppDeps): FastifyInstance {
   const logger: FastifyBaseLogger = deps.logger.child({ component: 'http' });
   const app = Fastify({ loggerInstance: logger, disableRequestLogging: true });
-  // Liveness: the process answers. A dependency down is /readyz's business; a consumer that dies
-  // for good ends the process (main.ts).
-  app.get('/healthz', () => Promise.resolve({ status: 'ok' }));
+  // Liveness: fails only when the intake's watchdog could not recover a stall (Kubernetes restarts
+  // the pod). A dependency down is /readyz's business; a consumer that dies ends the process.
+  app.get('/healthz', (_req, reply) => {
+    const stall = deps.intakeStall();
+    if (stall?.recoveryFailed !== true) return reply.send({ status: 'ok' });
+    return reply.code(503).send({ status: 'stalled', since: new Date(stall.sinceMs).toISOString() });
+  });
   app.get('/readyz', async (_req, reply) => {
     const nats = deps.natsConnected();
     const mongo = await deps.mongoPing().catch(() => false);

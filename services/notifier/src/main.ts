@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     mongoPing: () => mongo.ping().then(() => true),
     intakeRunning: () => intake !== undefined,
     deliveryHealthy: () => running.delivery?.healthy() === true,
+    intakeStall: () => intake?.stall(),
   });
   const stopping = new AbortController();
   const shutdown = async (signal: string) => {

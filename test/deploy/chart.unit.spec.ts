@@ -725,7 +725,7 @@ describe('chart specifics per value set', () => {
     expect(e).toEqual(
       expect.arrayContaining([
         { name: 'PORT', value: '8085' },
-        { name: 'NATS_REPLICAS', value: '1' },
+        { name: 'JETSTREAM_REPLICAS', value: '1' },
         { name: 'WEBHOOKS_DB', value: 'cds_webhooks' },
         { name: 'PUBLIC_API_ORIGIN', value: 'https://cds.example.com' },
         { name: 'DASHBOARD_URL', value: 'https://cds.example.com/dashboard' },
@@ -808,7 +808,7 @@ describe('chart specifics per value set', () => {
     });
     expect(notifier).toEqual(
       expect.arrayContaining([
-        { name: 'NATS_REPLICAS', value: '3' },
+        { name: 'JETSTREAM_REPLICAS', value: '3' },
         { name: 'PUBLIC_API_ORIGIN', value: 'https://api.commodities.example.com' },
         { name: 'DASHBOARD_URL', value: 'https://commodities.example.com/dashboard' },
         { name: 'WEBHOOK_CONCURRENCY', value: '32' },

@@ -174,7 +174,7 @@ Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projecti
 {{- if eq .component "notifier" }}
 {{- $public := include "commodity-data.publicApiOrigin" .ctx }}
 {{- $wh := $svc.webhooks }}
-- name: NATS_REPLICAS
+- name: JETSTREAM_REPLICAS
   value: {{ $v.nats.jetstreamReplicas | quote }}
 - name: WEBHOOKS_DB
   value: {{ $svc.database | quote }}

@@ -2,6 +2,7 @@ export { classifyAddress, type AddressClass } from './address.ts';
 export { retryDelayMs, type RetryPolicy } from './backoff.ts';
 export {
   createWebhookStore,
+  DELIVERY_RETENTION_MS,
   type ClaimedDelivery,
   type RecordedAttempt,
   type SigningEndpoint,

@@ -53,7 +53,15 @@ export interface WebhookQueue {
    * of an old generation is still stopped by the lease check of its update). Returns how many.
    */
   sweepClaims(): Promise<number>;
+  /**
+   * Deletes finished deliveries (delivered or failed) created more than DELIVERY_RETENTION_MS ago,
+   * so the log the dashboard shows and the collection the due query reads stay bounded. Returns how many.
+   */
+  sweepDeliveries(): Promise<number>;
 }
+
+/** How long a finished delivery stays in the log (docs/notifications.md). */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 export type WebhookStore = WebhookAdmin & WebhookQueue;
 
@@ -579,6 +587,13 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
       const before = new Date(clock() - 2 * leaseMs);
       const swept = await run('sweep old lease claims', ({ maxTimeMS }) =>
         claims.deleteMany({ delivery_id: { $ne: null }, at: { $lt: before } }, { maxTimeMS }),
+      );
+      return swept.deletedCount;
+    },
+    async sweepDeliveries() {
+      const before = new Date(clock() - DELIVERY_RETENTION_MS);
+      const swept = await run('sweep old deliveries', ({ maxTimeMS }) =>
+        deliveries.deleteMany({ status: { $in: ['delivered', 'failed'] }, created_at: { $lt: before } }, { maxTimeMS }),
       );
       return swept.deletedCount;
     },

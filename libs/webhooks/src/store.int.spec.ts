@@ -6,7 +6,7 @@ import { connectStore, type Store } from '@cds/store';
 import { getTestInfra, uniqueName } from '@cds/testkit';
 import type { Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhookStore, type WebhookStore } from './mongo-store.ts';
+import { createWebhookStore, DELIVERY_RETENTION_MS, type WebhookStore } from './mongo-store.ts';
 import type { DeliveryAttempt } from './store.ts';
 
 const HOUR = 3_600_000;
@@ -181,6 +181,12 @@ describe('webhook store: deliveries', () => {
     now += 61_000;
     expect(await a.sweepClaims()).toBe(2);
     expect(await db.collection('claims').countDocuments({})).toBe(0);
+    // The delivered delivery stays in the log for DELIVERY_RETENTION_MS after it was created, then goes.
+    expect(await a.sweepDeliveries()).toBe(0);
+    expect(await a.listDeliveries('acc_l', r.endpoint.id)).toHaveLength(1);
+    now = T0 + DELIVERY_RETENTION_MS + 1;
+    expect(await a.sweepDeliveries()).toBe(1);
+    expect(await a.listDeliveries('acc_l', r.endpoint.id)).toEqual([]);
   });
 
   it('never hands one delivery to two claimants racing for it', async () => {

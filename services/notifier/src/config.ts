@@ -20,7 +20,7 @@ export const NotifierConfig = z
     LOG_LEVEL: infraVars.LOG_LEVEL,
     NATS_URL: infraVars.NATS_URL,
     /** Replicas of CDS_CHANGES when the notifier is the first to create it (1 locally, 3 in production). */
-    NATS_REPLICAS: positiveIntVar.default(1),
+    JETSTREAM_REPLICAS: positiveIntVar.default(1),
     MONGODB_URL: infraVars.MONGODB_URL,
     /** The webhook store's database (shared with the dashboard). */
     WEBHOOKS_DB: z

@@ -126,7 +126,7 @@ async function main(): Promise<void> {
         metrics,
         publicOrigin: config.PUBLIC_API_ORIGIN,
         planOf: (accountId) => accounts.planOf(accountId),
-        replicas: config.NATS_REPLICAS,
+        replicas: config.JETSTREAM_REPLICAS,
         onEnqueued: () => loop.wake(),
       });
     } catch (err) {

@@ -182,6 +182,10 @@ export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       if (++ticks % 12 === 0) {
         queue.sweepClaims().catch((err: unknown) => logger.warn({ err }, 'sweeping old lease claims failed'));
       }
+      // Finished deliveries past their retention: about once an hour at the default poll.
+      if (ticks % 720 === 1) {
+        queue.sweepDeliveries().catch((err: unknown) => logger.warn({ err }, 'sweeping old deliveries failed'));
+      }
     },
     Math.max(1_000, Math.min(deps.pollMs * 5, 15_000)),
   );

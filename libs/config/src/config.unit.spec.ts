@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, boolVar, infraVars, loadConfig, portVar, urlVar } from './index.ts';
+import { ConfigError, boolVar, hostPortListVar, infraVars, loadConfig, portVar, urlVar } from './index.ts';
 
 const schema = z.object({ ...infraVars, PORT: portVar.default(8080), DEBUG: boolVar.default(false) });
 
@@ -28,5 +28,16 @@ describe('loadConfig', () => {
   });
   it('urlVar rejects non-URLs', () => {
     expect(urlVar(['mongodb:']).safeParse('not a url').success).toBe(false);
+  });
+  it('hostPortListVar: host:port entries, blanks dropped, anything else named', () => {
+    expect(hostPortListVar.parse(undefined)).toEqual([]);
+    expect(hostPortListVar.parse(' 127.0.0.1:8443, ,[::1]:9000,receiver.test:443 ')).toEqual([
+      '127.0.0.1:8443',
+      '[::1]:9000',
+      'receiver.test:443',
+    ]);
+    for (const bad of ['127.0.0.1', 'https://a.test:443', '::1:80', 'a.test:port']) {
+      expect(hostPortListVar.safeParse(bad).success, bad).toBe(false);
+    }
   });
 });

@@ -51,3 +51,27 @@ export const infraVars = {
   REDIS_URL: urlVar(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
+
+/**
+ * A comma-separated list of `host:port` (an IPv6 host in brackets), blanks dropped; empty by
+ * default. WEBHOOK_ALLOW_PRIVATE of the dashboard and the notifier.
+ */
+export const hostPortListVar = z
+  .string()
+  .default('')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  )
+  .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'each entry must be host:port')));
+
+/** Outgoing mail, as the dashboard and the notifier take it (libs/mail `createMailer`). */
+export const mailVars = {
+  /** smtp:// or smtps:// with credentials; unset writes mails as files under MAIL_DIR. */
+  SMTP_URL: urlVar(['smtp:', 'smtps:']).optional(),
+  MAIL_DIR: z.string().min(1).default('.cds/mail'),
+  MAIL_FROM: z.string().min(3).default('Commodity Data Service <no-reply@localhost>'),
+  MAIL_TIMEOUT_MS: positiveIntVar.default(10_000),
+};

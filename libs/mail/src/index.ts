@@ -1,1 +1,1 @@
-export { createFileMailer, createSmtpMailer, MailError, type Mail, type Mailer } from './mailer.ts';
+export { createFileMailer, createMailer, createSmtpMailer, MailError, type Mail, type Mailer } from './mailer.ts';

@@ -89,3 +89,19 @@ export function createFileMailer(opts: { dir: string; from: string; timeoutMs: n
     close: () => undefined,
   };
 }
+
+/**
+ * The mailer a service's mail settings ask for (`mailVars` of libs/config): SMTP when `smtpUrl` is
+ * set, else one file per mail under `dir`.
+ */
+export function createMailer(opts: {
+  smtpUrl: string | undefined;
+  dir: string;
+  from: string;
+  timeoutMs: number;
+  clock: () => number;
+}): Mailer {
+  return opts.smtpUrl !== undefined
+    ? createSmtpMailer({ url: opts.smtpUrl, from: opts.from, timeoutMs: opts.timeoutMs })
+    : createFileMailer({ dir: opts.dir, from: opts.from, timeoutMs: opts.timeoutMs, clock: opts.clock });
+}

@@ -1,4 +1,4 @@
-import { boolVar, infraVars, portVar, positiveIntVar, urlVar } from '@cds/config';
+import { boolVar, hostPortListVar, infraVars, mailVars, portVar, positiveIntVar, urlVar } from '@cds/config';
 import { z } from 'zod';
 
 /** The dashboard process (main.ts): environment variables, parsed once by loadConfig. */
@@ -25,11 +25,7 @@ export const DashboardConfig = z.object({
   SESSION_IDLE_SECONDS: positiveIntVar.default(30 * 60),
   /** …and at the latest this long after log-in. */
   SESSION_ABSOLUTE_SECONDS: positiveIntVar.default(12 * 60 * 60),
-  /** smtp:// or smtps:// with credentials; unset writes mails as files under MAIL_DIR. */
-  SMTP_URL: urlVar(['smtp:', 'smtps:']).optional(),
-  MAIL_DIR: z.string().min(1).default('.cds/mail'),
-  MAIL_FROM: z.string().min(3).default('Commodity Data Service <no-reply@localhost>'),
-  MAIL_TIMEOUT_MS: positiveIntVar.default(10_000),
+  ...mailVars,
   RATE_KEY_PREFIX: z.string().min(1).default('cds:rl:'),
   USAGE_KEY_PREFIX: z.string().min(1).default('cds:usage:'),
   /** Prefix of the dashboard's own Redis keys (sessions, throttles). */
@@ -40,15 +36,7 @@ export const DashboardConfig = z.object({
    * `host:port` pairs exempt from the private-address refusal of webhook URLs, comma-separated: for
    * tests and local receivers only (the chart never sets it).
    */
-  WEBHOOK_ALLOW_PRIVATE: z
-    .string()
-    .default('')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== ''),
-    ),
+  WEBHOOK_ALLOW_PRIVATE: hostPortListVar,
   /**
    * The query service (cluster-internal), whose commodity list the webhook form checks ids against;
    * unset: ids are checked for their shape only, and the page says so.

@@ -8,7 +8,7 @@ import { createAdminClient } from './admin/admin-client.ts';
 import { buildApp } from './app.ts';
 import { DashboardConfig } from './config.ts';
 import { loadExplorer } from './explorer-mount.ts';
-import { createFileMailer, createSmtpMailer } from '@cds/mail';
+import { createMailer } from '@cds/mail';
 import { createPasswordHasher } from './security/password.ts';
 import { createThrottle } from './security/throttle.ts';
 import { createSessionStore } from './sessions/session-store.ts';
@@ -29,15 +29,13 @@ try {
     onError: (err) => logger.debug({ err: err.message }, 'redis connection error'),
   });
   const users = await createUserStore({ db: store.db(config.MONGODB_DB), clock });
-  const mailer =
-    config.SMTP_URL !== undefined
-      ? createSmtpMailer({ url: config.SMTP_URL, from: config.MAIL_FROM, timeoutMs: config.MAIL_TIMEOUT_MS })
-      : createFileMailer({
-          dir: resolve(config.MAIL_DIR),
-          from: config.MAIL_FROM,
-          timeoutMs: config.MAIL_TIMEOUT_MS,
-          clock,
-        });
+  const mailer = createMailer({
+    smtpUrl: config.SMTP_URL,
+    dir: resolve(config.MAIL_DIR),
+    from: config.MAIL_FROM,
+    timeoutMs: config.MAIL_TIMEOUT_MS,
+    clock,
+  });
   const admin = createAdminClient({
     url: config.ADMIN_URL,
     token: config.ADMIN_TOKEN,

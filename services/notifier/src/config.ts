@@ -1,16 +1,5 @@
-import { infraVars, loadConfig, portVar, positiveIntVar, urlVar } from '@cds/config';
+import { hostPortListVar, infraVars, loadConfig, mailVars, portVar, positiveIntVar, urlVar } from '@cds/config';
 import { z } from 'zod';
-
-const hostPortList = z
-  .string()
-  .default('')
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== ''),
-  )
-  .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'each entry must be host:port')));
 
 /** The notifier process (main.ts): environment variables, parsed once by loadConfig. */
 export const NotifierConfig = z
@@ -33,10 +22,7 @@ export const NotifierConfig = z
     PUBLIC_API_ORIGIN: urlVar(['http:', 'https:']).default('http://localhost:8080'),
     /** The dashboard (with its /dashboard prefix), for the link in the "endpoint disabled" mail. */
     DASHBOARD_URL: urlVar(['http:', 'https:']).default('http://localhost:8084/dashboard'),
-    SMTP_URL: urlVar(['smtp:', 'smtps:']).optional(),
-    MAIL_DIR: z.string().min(1).default('.cds/mail'),
-    MAIL_FROM: z.string().min(3).default('Commodity Data Service <no-reply@localhost>'),
-    MAIL_TIMEOUT_MS: positiveIntVar.default(10_000),
+    ...mailVars,
     /** Whole deadline of one delivery POST (connect, headers, body, redirects). */
     WEBHOOK_TIMEOUT_MS: positiveIntVar.default(10_000),
     WEBHOOK_MAX_RESPONSE_BYTES: positiveIntVar.default(65_536),
@@ -47,7 +33,7 @@ export const NotifierConfig = z
     WEBHOOK_CONCURRENCY: positiveIntVar.max(256).default(16),
     WEBHOOK_POLL_MS: positiveIntVar.default(1_000),
     /** `host:port` pairs exempt from the private-address refusal: tests and local receivers only. */
-    WEBHOOK_ALLOW_PRIVATE: hostPortList,
+    WEBHOOK_ALLOW_PRIVATE: hostPortListVar,
   })
   .refine((c) => c.WEBHOOK_RETRY_MAX_MS >= c.WEBHOOK_RETRY_BASE_MS, {
     path: ['WEBHOOK_RETRY_MAX_MS'],

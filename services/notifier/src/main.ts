@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createFileMailer, createSmtpMailer } from '@cds/mail';
+import { createMailer } from '@cds/mail';
 import { connectMessaging, type RunningConsumer } from '@cds/messaging';
 import { createStore } from '@cds/store';
 import { createLogger } from '@cds/telemetry';
@@ -24,15 +24,13 @@ async function main(): Promise<void> {
     queryTimeMs: config.MONGODB_OPERATION_TIMEOUT_MS,
     socketTimeoutMs: config.MONGODB_OPERATION_TIMEOUT_MS + 1_000,
   });
-  const mailer =
-    config.SMTP_URL !== undefined
-      ? createSmtpMailer({ url: config.SMTP_URL, from: config.MAIL_FROM, timeoutMs: config.MAIL_TIMEOUT_MS })
-      : createFileMailer({
-          dir: resolve(config.MAIL_DIR),
-          from: config.MAIL_FROM,
-          timeoutMs: config.MAIL_TIMEOUT_MS,
-          clock,
-        });
+  const mailer = createMailer({
+    smtpUrl: config.SMTP_URL,
+    dir: resolve(config.MAIL_DIR),
+    from: config.MAIL_FROM,
+    timeoutMs: config.MAIL_TIMEOUT_MS,
+    clock,
+  });
   const client = createOutboundClient({
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,

@@ -769,3 +769,66 @@ export function followOptions(
     },
   };
 }
+
+/** A stream followed from its first message and kept live (`followStream`). */
+export interface StreamFollower extends RunningConsumer {
+  /** Resolves once every message present at start has been handled. */
+  readonly caughtUp: Promise<void>;
+  isCaughtUp(): boolean;
+}
+
+/**
+ * Follows a whole stream with an ordered consume (`followOptions`: skip what `decode` rejects,
+ * reopen, watchdog) from its first message, handing each decoded value to `apply` in stream order,
+ * and tells when it has caught up: when it has handled everything up to the stream's last sequence
+ * as it was at start (an empty stream, never written or purged, has nothing to wait for). The one
+ * way the gateway's key table, its change notifications and the notifier's account plans follow
+ * their streams. Throws when the stream does not exist.
+ */
+export async function followStream<T>(
+  clients: { nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager },
+  opts: {
+    stream: string;
+    decode: (payload: unknown) => { value: T } | { reason: string };
+    apply: (value: T, seq: number) => void;
+    logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+    /** Called once, when caught up, with the sequence reached. */
+    onCaughtUp?: (seq: number) => void;
+    /** Messages before this sequence are gone (retention), read from the stream at start. */
+    onFirstSeq?: (firstSeq: number) => void;
+  },
+): Promise<StreamFollower> {
+  const { state } = await clients.jsm.streams.info(opts.stream);
+  opts.onFirstSeq?.(state.messages === 0 ? state.last_seq + 1 : state.first_seq);
+  const target = state.messages === 0 ? 0 : state.last_seq;
+  let caught = target === 0;
+  let resolveCaughtUp: () => void = () => undefined;
+  const caughtUp = new Promise<void>((resolve) => {
+    resolveCaughtUp = resolve;
+    if (caught) resolve();
+  });
+  if (caught) opts.onCaughtUp?.(0);
+  const consumer = await consumeStream<T>(clients, {
+    ...followOptions(opts.logger, opts.stream),
+    decode: opts.decode,
+    handler: (batch) => {
+      for (const m of batch) {
+        if (m.value !== undefined) opts.apply(m.value, m.seq);
+        if (!caught && (m.seq >= target || m.pending === 0)) {
+          caught = true;
+          resolveCaughtUp();
+          opts.onCaughtUp?.(m.seq);
+        }
+      }
+    },
+  });
+  return {
+    caughtUp,
+    isCaughtUp: () => caught,
+    stop: () => consumer.stop(),
+    done: consumer.done,
+    position: () => consumer.position(),
+    reopens: () => consumer.reopens(),
+    stall: () => consumer.stall(),
+  };
+}

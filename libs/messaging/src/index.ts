@@ -3,6 +3,8 @@ export { connectNats } from './connection.ts';
 export {
   consumeStream,
   followOptions,
+  followStream,
+  type StreamFollower,
   schemaDecoder,
   type AttemptContext,
   type PulledMessage,

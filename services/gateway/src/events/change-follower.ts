@@ -1,5 +1,5 @@
 import { CHANGES_STREAM, ChangeRecord } from '@cds/contracts';
-import { consumeStream, followOptions, schemaDecoder } from '@cds/messaging';
+import { followStream, schemaDecoder } from '@cds/messaging';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '@cds/telemetry';
@@ -27,31 +27,17 @@ export async function followChanges(opts: {
   hub: EventHub;
   logger: Logger;
 }): Promise<ChangeFollower> {
-  const { state } = await opts.jsm.streams.info(CHANGES_STREAM);
-  // Messages before first_seq are gone (retention): a Last-Event-ID before it cannot be resumed.
-  opts.hub.ring.startAt(state.messages === 0 ? state.last_seq + 1 : state.first_seq);
-  const target = state.messages === 0 ? 0 : state.last_seq;
-  let caught = target === 0;
-  let resolveCaughtUp: () => void = () => {};
-  const caughtUp = new Promise<void>((resolve) => {
-    resolveCaughtUp = resolve;
-    if (caught) resolve();
-  });
-  const follower = await consumeStream<ChangeRecord>(
+  const follower = await followStream<ChangeRecord>(
     { nc: opts.nc, js: opts.js, jsm: opts.jsm },
     {
-      ...followOptions(opts.logger, CHANGES_STREAM),
+      stream: CHANGES_STREAM,
       decode: schemaDecoder(ChangeRecord),
-      handler: (batch) => {
-        for (const m of batch) {
-          if (m.value !== undefined) opts.hub.publish(m.seq, m.value);
-          if (!caught && (m.seq >= target || m.pending === 0)) {
-            caught = true;
-            resolveCaughtUp();
-            opts.logger.info({ position: m.seq, kept: opts.hub.ring.size }, 'change notifications caught up');
-          }
-        }
-      },
+      logger: opts.logger,
+      // Messages before first_seq are gone (retention): a Last-Event-ID before it cannot be resumed.
+      onFirstSeq: (firstSeq) => opts.hub.ring.startAt(firstSeq),
+      apply: (change, seq) => opts.hub.publish(seq, change),
+      onCaughtUp: (position) =>
+        opts.logger.info({ position, kept: opts.hub.ring.size }, 'change notifications caught up'),
     },
   );
   const streamLastSeq = async (): Promise<number | undefined> => {
@@ -69,5 +55,10 @@ export async function followChanges(opts: {
       clearTimeout(timer);
     }
   };
-  return { caughtUp, isCaughtUp: () => caught, streamLastSeq, stop: () => follower.stop() };
+  return {
+    caughtUp: follower.caughtUp,
+    isCaughtUp: () => follower.isCaughtUp(),
+    streamLastSeq,
+    stop: () => follower.stop(),
+  };
 }

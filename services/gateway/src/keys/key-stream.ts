@@ -1,5 +1,5 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { consumeStream, followOptions, schemaDecoder } from '@cds/messaging';
+import { followStream, schemaDecoder } from '@cds/messaging';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
 import type { Logger } from '@cds/telemetry';
@@ -28,43 +28,25 @@ export async function followKeyStream(opts: {
 }): Promise<KeyStreamFollower> {
   const js = jetstream(opts.nc);
   const jsm = await jetstreamManager(opts.nc);
-  // Caught up = applied everything up to the stream's last sequence as it was when we started.
-  // An empty stream (never written, or purged: last_seq stays) has nothing to wait for.
-  const { state } = await jsm.streams.info(KEYS_STREAM);
-  const target = state.messages === 0 ? 0 : state.last_seq;
-  let caught = target === 0;
-  let resolveCaughtUp: () => void = () => {};
-  const caughtUp = new Promise<void>((resolve) => {
-    resolveCaughtUp = resolve;
-    if (caught) resolve();
-  });
-
   // An ordered follow with the follower watchdog keeps the table live through reconnects and NATS
   // restarts (a stalled follower would silently stop applying revocations).
-  const follower = await consumeStream<KeyEvent>(
+  const follower = await followStream<KeyEvent>(
     { nc: opts.nc, js, jsm },
     {
-      ...followOptions(opts.logger, KEYS_STREAM),
+      stream: KEYS_STREAM,
       decode: schemaDecoder(KeyEvent),
-      handler: (batch) => {
-        for (const m of batch) {
-          if (m.value !== undefined) {
-            opts.table.apply(m.value);
-            opts.onEvent?.(m.value);
-          }
-          if (!caught && (m.seq >= target || m.pending === 0)) {
-            caught = true;
-            resolveCaughtUp();
-            opts.logger.info({ position: m.seq, activeKeys: opts.table.activeKeys }, 'key table caught up');
-          }
-        }
+      logger: opts.logger,
+      apply: (event) => {
+        opts.table.apply(event);
+        opts.onEvent?.(event);
       },
+      onCaughtUp: (position) =>
+        opts.logger.info({ position, activeKeys: opts.table.activeKeys }, 'key table caught up'),
     },
   );
-
   return {
-    caughtUp,
-    isCaughtUp: () => caught,
+    caughtUp: follower.caughtUp,
+    isCaughtUp: () => follower.isCaughtUp(),
     position: () => follower.position(),
     stop: () => follower.stop(),
   };

@@ -1,5 +1,5 @@
 import { KEYS_STREAM, KeyEvent, type Plan } from '@cds/contracts';
-import { followOptions, schemaDecoder, type Messaging } from '@cds/messaging';
+import { followStream, schemaDecoder, type Messaging } from '@cds/messaging';
 import type { Logger } from 'pino';
 
 /** The plan of each account, from the key stream. */
@@ -21,35 +21,21 @@ export interface AccountPlans {
 export async function followAccountPlans(deps: { messaging: Messaging; logger: Logger }): Promise<AccountPlans> {
   const { messaging, logger } = deps;
   const plans = new Map<string, Plan>();
-  const { state } = await messaging.jsm.streams.info(KEYS_STREAM);
-  const target = state.messages === 0 ? 0 : state.last_seq;
-  let caught = target === 0;
-  let resolveCaughtUp: () => void = () => undefined;
-  const caughtUp = new Promise<void>((resolve) => {
-    resolveCaughtUp = resolve;
-    if (caught) resolve();
-  });
-  const follower = await messaging.consume<KeyEvent>({
-    ...followOptions(logger, KEYS_STREAM),
+  const follower = await followStream<KeyEvent>(messaging, {
+    stream: KEYS_STREAM,
     decode: schemaDecoder(KeyEvent),
-    handler: (batch) => {
-      for (const m of batch) {
-        const event = m.value;
-        if (event?.type === 'account.created' || event?.type === 'account.plan_changed') {
-          plans.set(event.data.account_id, event.data.plan);
-        }
-        if (!caught && (m.seq >= target || m.pending === 0)) {
-          caught = true;
-          resolveCaughtUp();
-          logger.info({ position: m.seq, accounts: plans.size }, 'account plans caught up');
-        }
+    logger,
+    apply: (event) => {
+      if (event.type === 'account.created' || event.type === 'account.plan_changed') {
+        plans.set(event.data.account_id, event.data.plan);
       }
     },
+    onCaughtUp: (position) => logger.info({ position, accounts: plans.size }, 'account plans caught up'),
   });
   return {
     planOf: (accountId) => plans.get(accountId),
-    isCaughtUp: () => caught,
-    caughtUp,
+    isCaughtUp: () => follower.isCaughtUp(),
+    caughtUp: follower.caughtUp,
     stop: () => follower.stop(),
   };
 }

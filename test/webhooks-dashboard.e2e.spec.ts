@@ -4,9 +4,11 @@
 // input first) → the signing secret shown once → "send test event" → the notifier's signed
 // delivery reaches a real HTTPS receiver in this process (self-signed certificate trusted by the
 // notifier; its host:port exempted by WEBHOOK_ALLOW_PRIVATE for the dashboard and the notifier) and
-// shows as delivered in the log → re-send (same event id) → disable → delete. A screenshot of every
-// page goes to test/artifacts/webhooks/.
+// shows as delivered in the log → re-send (same event id) → the notifier killed mid-delivery and
+// restarted (the same event id arrives again, and the log shows it delivered) → disable → delete.
+// A screenshot of every page goes to test/artifacts/webhooks/.
 import { mkdirSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { linkIn, startSmtpListener, type SmtpListener } from '@cds/dashboard/testing';
 import { REPO_ROOT } from '@cds/testkit';
@@ -34,15 +36,30 @@ let dash: string;
 let browser: Browser;
 let page: Page;
 const browserErrors: string[] = [];
+/** When set, the receiver holds the next request unanswered (in `held`): a delivery in flight. */
+let holdNext = false;
+const held: ServerResponse[] = [];
 
 beforeAll(async () => {
   smtp = await startSmtpListener();
   cert = await createSelfSignedCertificate();
-  receiver = await startHttpsReceiver(cert);
+  receiver = await startHttpsReceiver(cert, (_req, res) => {
+    if (holdNext) {
+      holdNext = false;
+      return void held.push(res);
+    }
+    res.writeHead(204).end();
+  });
   const exempt = `127.0.0.1:${receiver.port}`;
   e2e = await startE2E({
     dashboard: { smtpUrl: smtp.url, env: { WEBHOOK_ALLOW_PRIVATE: exempt } },
-    notifier: { allowPrivate: [exempt], extraCaCerts: cert.certFile, env: { WEBHOOK_POLL_MS: '200' } },
+    notifier: {
+      allowPrivate: [exempt],
+      extraCaCerts: cert.certFile,
+      // The notifier's lease is 2 × WEBHOOK_TIMEOUT_MS + 4 × MONGODB_OPERATION_TIMEOUT_MS (main.ts):
+      // 14 s here rather than 40 s, so the delivery of a killed notifier is taken over sooner.
+      env: { WEBHOOK_POLL_MS: '200', WEBHOOK_TIMEOUT_MS: '3000', MONGODB_OPERATION_TIMEOUT_MS: '2000' },
+    },
   });
   dash = e2e.system.dashboardUrl!;
   // Any ingest publishes the catalog, which the webhook form checks commodity ids against.
@@ -70,6 +87,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  for (const res of held.splice(0)) res.destroy();
   await browser?.close();
   await e2e?.stop();
   await receiver?.stop();
@@ -201,6 +219,54 @@ describe('webhook pages in a browser, with the notifier delivering', () => {
     await untilRow(testEventId, /Delivered/);
     await shot('08-resent');
   });
+
+  it('kills the notifier mid-delivery: after the restart the same event arrives again and the log shows it delivered', async () => {
+    holdNext = true;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText('Test event queued').waitFor();
+    // The log is newest first: the top row is the event just queued.
+    const killedId = /evt_[0-9a-f]{32}/.exec(await page.locator('table.deliveries tbody tr').first().innerText())?.[0];
+    expect(killedId).toBeDefined();
+    expect(killedId).not.toBe(testEventId);
+    // The receiver holds it unanswered: the delivery is in flight when the notifier dies.
+    await receiver.waitFor(1, (r) => r.headers['cds-event-id'] === killedId);
+    expect(held.length).toBe(1);
+    const killed = e2e.system.notifier!;
+    killed.signal('SIGKILL');
+    await eventually('notifier gone', () => Promise.resolve(killed.exited()), 10_000);
+
+    await page.getByRole('link', { name: 'Refresh' }).click();
+    await page.getByText('Test event queued').waitFor({ state: 'detached' });
+    const row = page.getByRole('row', { name: new RegExp(killedId!) });
+    const before = await row.innerText();
+    expect(before).toMatch(/Delivering/);
+    expect(before).not.toMatch(/Delivered/);
+
+    for (const res of held.splice(0)) res.destroy();
+    await e2e.system.restartNotifier!();
+    // The lease of the killed notifier runs out and the new one sends the same event again.
+    const [, again] = await receiver.waitFor(2, (r) => r.headers['cds-event-id'] === killedId, 60_000);
+    const check = verifySignature(secret, again!.headers['cds-signature'] as string, again!.body, Date.now() / 1000);
+    expect(check.ok).toBe(true);
+    expect((JSON.parse(again!.body) as { id: string }).id).toBe(killedId);
+
+    await untilRow(killedId!, /Delivered[\s\S]*HTTP 204/);
+    const cells = row.getByRole('cell');
+    expect(/evt_[0-9a-f]{32}/.exec(await cells.nth(1).innerText())?.[0]).toBe(killedId);
+    // The attempt cut off by the kill is never recorded (the store counts an attempt when its result
+    // is written), so the log shows the one that answered, though the receiver got the event twice.
+    const attempts = Number(await cells.nth(3).innerText());
+    const sent = receiver.requests.filter((r) => r.headers['cds-event-id'] === killedId);
+    console.info(
+      'after the kill: attempts shown',
+      attempts,
+      'CDS-Delivery-Attempt headers',
+      JSON.stringify(sent.map((r) => r.headers['cds-delivery-attempt'])),
+    );
+    expect(attempts).toBeGreaterThanOrEqual(1);
+    expect(sent.length).toBeGreaterThanOrEqual(2);
+    await shot('08b-after-kill');
+  }, 120_000);
 
   it('edits the filters, and rotates the secret: the next delivery is signed with the new one only', async () => {
     await page.getByRole('link', { name: 'Edit' }).click();

@@ -1,5 +1,5 @@
 import { API_PREFIX } from '@cds/contracts';
-import { ServiceUnavailableError } from '@cds/http';
+import { createCatalogIds, ServiceUnavailableError } from '@cds/http';
 import type { QueryClient } from '../proxy/query-client.ts';
 
 export interface CatalogCheck {
@@ -8,13 +8,11 @@ export interface CatalogCheck {
 }
 
 const PAGE = 100;
-/** Pages read at most (10,000 commodities): a catalog answer claiming more is not trusted. */
-const MAX_PAGES = 100;
 
 /**
  * Checks `/events?commodities=` against the catalog through the query service (its list endpoint,
- * every page), within `timeoutMs` for the whole read. The known ids are kept `ttlMs` (a new
- * commodity is accepted at most that much later); concurrent checks share one read.
+ * every page, `createCatalogIds` of libs/http: one deadline for the whole read, the ids kept
+ * `ttlMs`, concurrent checks sharing one read).
  */
 export function createCatalogCheck(opts: {
   query: QueryClient;
@@ -22,68 +20,44 @@ export function createCatalogCheck(opts: {
   ttlMs: number;
   nowMs: () => number;
 }): CatalogCheck {
-  let known: { ids: ReadonlySet<string>; at: number } | undefined;
-  let reading: Promise<ReadonlySet<string>> | undefined;
-
-  const readPage = async (page: number, requestId: string, signal: AbortSignal) => {
-    const res = await opts.query.get(`${API_PREFIX}/commodities?per_page=${PAGE}&page=${page}`, requestId);
-    const chunks: Buffer[] = [];
-    const abort = () => res.body.destroy();
-    signal.addEventListener('abort', abort, { once: true });
-    try {
-      for await (const chunk of res.body) chunks.push(chunk as Buffer);
-    } finally {
-      signal.removeEventListener('abort', abort);
-    }
-    if (res.statusCode !== 200) throw new Error(`catalog list answered ${res.statusCode}`);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-      data: { id: string }[];
-      meta: { total_pages: number };
-    };
-    return { ids: body.data.map((c) => c.id), pages: body.meta.total_pages };
-  };
-
-  const readAll = async (requestId: string): Promise<ReadonlySet<string>> => {
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new Error(`no catalog answer within ${opts.timeoutMs} ms`));
-      }, opts.timeoutMs);
-    });
-    const read = async () => {
-      const ids = new Set<string>();
-      const first = await readPage(1, requestId, controller.signal);
-      for (const id of first.ids) ids.add(id);
-      for (let page = 2; page <= Math.min(first.pages, MAX_PAGES); page += 1) {
-        for (const id of (await readPage(page, requestId, controller.signal)).ids) ids.add(id);
+  let requestId = '';
+  const catalog = createCatalogIds({
+    timeoutMs: opts.timeoutMs,
+    ttlMs: opts.ttlMs,
+    nowMs: opts.nowMs,
+    readPage: async (page, signal) => {
+      const res = await opts.query.get(`${API_PREFIX}/commodities?per_page=${PAGE}&page=${page}`, requestId);
+      const chunks: Buffer[] = [];
+      const abort = () => res.body.destroy();
+      signal.addEventListener('abort', abort, { once: true });
+      try {
+        for await (const chunk of res.body) chunks.push(chunk as Buffer);
+      } finally {
+        signal.removeEventListener('abort', abort);
       }
-      return ids;
-    };
-    try {
-      return await Promise.race([read(), deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+      if (res.statusCode !== 200) throw new Error(`catalog list answered ${res.statusCode}`);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        data: { id: string }[];
+        meta: { total_pages: number };
+      };
+      return { ids: body.data.map((c) => c.id), totalPages: body.meta.total_pages };
+    },
+  });
 
   return {
-    async firstUnknown(ids, requestId) {
-      const now = opts.nowMs();
-      if (known === undefined || now - known.at > opts.ttlMs) {
-        reading ??= readAll(requestId).finally(() => (reading = undefined));
-        try {
-          known = { ids: await reading, at: now };
-        } catch (err) {
-          throw new ServiceUnavailableError(
-            'The commodity catalog could not be read to check `commodities`; retry shortly.',
-            err,
-          );
-        }
+    async firstUnknown(ids, id) {
+      // The read (when one is needed) carries the id of the request that started it.
+      requestId = id;
+      let known: ReadonlySet<string>;
+      try {
+        known = await catalog.current();
+      } catch (err) {
+        throw new ServiceUnavailableError(
+          'The commodity catalog could not be read to check `commodities`; retry shortly.',
+          err,
+        );
       }
-      const set = known.ids;
-      return ids.find((id) => !set.has(id));
+      return ids.find((c) => !known.has(c));
     },
   };
 }

@@ -477,8 +477,11 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
             at,
           });
           if (!won) return undefined;
+          // The attempt counts from its start: one cut short (a notifier killed mid-POST) is counted
+          // too, and the next one is told by its CDS-Delivery-Attempt. release/abandon take it back.
           const set = {
             status: 'delivering' as const,
+            attempts: doc.attempts + 1,
             lease,
             lease_owner: owner,
             lease_until: new Date(at.getTime() + leaseMs),
@@ -514,7 +517,7 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
       if (at > claim.leaseUntil) return 'lease_lost';
       const doc = await run('read a leased delivery', (o) => deliveries.findOne({ _id: claim.delivery.id }, o));
       if (doc === null || doc.lease !== claim.lease) return 'lease_lost';
-      const attempts = doc.attempts + 1;
+      const attempts = doc.attempts;
       const history = [attempt, ...doc.history].slice(0, HISTORY_LENGTH);
       let set: Partial<DeliveryDoc>;
       if (attempt.outcome === 'delivered') {
@@ -568,7 +571,14 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
       await run('release a delivery', ({ maxTimeMS }) =>
         deliveries.updateOne(
           { _id: claim.delivery.id },
-          { $set: { status: 'pending', lease_owner: null, lease_until: null } },
+          {
+            $set: {
+              status: 'pending',
+              attempts: Math.max(0, claim.delivery.attempts - 1),
+              lease_owner: null,
+              lease_until: null,
+            },
+          },
           { maxTimeMS },
         ),
       );
@@ -578,7 +588,15 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
       await run('abandon a delivery', ({ maxTimeMS }) =>
         deliveries.updateOne(
           { _id: claim.delivery.id },
-          { $set: { status: 'failed', next_attempt_at: null, lease_owner: null, lease_until: null } },
+          {
+            $set: {
+              status: 'failed',
+              attempts: Math.max(0, claim.delivery.attempts - 1),
+              next_attempt_at: null,
+              lease_owner: null,
+              lease_until: null,
+            },
+          },
           { maxTimeMS },
         ),
       );

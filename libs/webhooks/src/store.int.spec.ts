@@ -173,7 +173,8 @@ describe('webhook store: deliveries', () => {
     expect(taken!.lease).toBe(held!.lease + 1);
     expect(await a.recordAttempt(held!, success())).toBe('lease_lost');
     const recorded = await b.recordAttempt(taken!, success());
-    expect(recorded).toMatchObject({ delivery: { status: 'delivered', attempts: 1 }, endpointDisabled: false });
+    // The attempt the killed holder started counts: this one is the second.
+    expect(recorded).toMatchObject({ delivery: { status: 'delivered', attempts: 2 }, endpointDisabled: false });
     expect(await a.claimDue(10)).toEqual([]);
     expect(await a.oldestDueAt()).toBeNull();
     // Its two claims go in a sweep once two leases have passed, not before.
@@ -263,7 +264,8 @@ describe('webhook store: deliveries', () => {
     await store.release(held!);
     const [again] = await store.claimDue(1);
     expect(again?.delivery.id).toBe(held!.delivery.id);
-    expect(again!.delivery.attempts).toBe(0);
+    // The released claim made no attempt: the new one is the first.
+    expect(again!.delivery.attempts).toBe(1);
   });
 
   it('marks an endpoint failing, clears it on a success, and disables it (once) after 3 days of failures', async () => {

@@ -55,6 +55,7 @@ export interface Delivery {
   /** The signed body's content. */
   notification: Notification;
   status: DeliveryStatus;
+  /** Attempts started (one cut short, by a notifier killed mid-POST, counts too). */
   attempts: number;
   created_at: Date;
   next_attempt_at: Date | null;

@@ -40,7 +40,7 @@ export function deliveryHeaders(claim: ClaimedDelivery, secret: string, body: st
     'user-agent': USER_AGENT,
     'cds-event-id': claim.delivery.event_id,
     'cds-event-type': claim.delivery.event_type,
-    'cds-delivery-attempt': String(claim.delivery.attempts + 1),
+    'cds-delivery-attempt': String(claim.delivery.attempts),
     'cds-signature': signDelivery(secret, body, Math.floor(nowMs / 1000)),
   };
 }

@@ -122,6 +122,22 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       if (acc.status !== 201) throw new Error(`create account: ${acc.status} ${JSON.stringify(acc.body)}`);
       const key = await e2e.admin<{ key_id: string; key: string }>('POST', `/accounts/${acc.body.account_id}/keys`, {});
       if (key.status !== 201) throw new Error(`create key: ${key.status} ${JSON.stringify(key.body)}`);
+      // Every gateway replica learns the key from CDS_KEYS a few milliseconds later: wait for it, with a
+      // request that does not count (If-None-Match: * is a 304, given back to the windows; an unknown
+      // key is a 401, which never counts), so a spec's first request cannot race the key follower.
+      for (let replica = 0; replica < system.gateways.length; replica += 1) {
+        await eventually(
+          `key of a new ${plan} account known on gateway ${replica}`,
+          async () => {
+            const res = await fetch(`${gatewayUrl(replica)}/api/v1/commodities`, {
+              headers: { authorization: `Bearer ${key.body.key}`, 'if-none-match': '*' },
+            });
+            await res.arrayBuffer();
+            return res.status !== 401;
+          },
+          5_000,
+        );
+      }
       return { accountId: acc.body.account_id, keyId: key.body.key_id, key: key.body.key };
     },
     ingest(args) {

@@ -107,9 +107,9 @@ interface DeliveryDoc extends Omit<Delivery, 'id'> {
  * filter would be slow and still no compare-and-set. What a filter would guard is checked on the
  * document just read, and exclusion comes from the claims below and the lease's end.
  *
- * A claim document: its unique `_id` makes "the claim of generation N of delivery X", or "the
- * disabling of endpoint E for the failing run that began at T", one insert that only one process
- * wins, on MongoDB and on FerretDB alike (FerretDB 1.x evaluates an update's filter apart from the
+ * A claim document: its unique `_id` makes "the claim of generation N of delivery X", "the
+ * disabling of endpoint E for the failing run that began at T", or "place N of account A's
+ * endpoints" one insert that only one process wins, on MongoDB and on FerretDB alike (FerretDB 1.x evaluates an update's filter apart from the
  * write, so a filtered update alone is no compare-and-set).
  */
 interface ClaimDoc {
@@ -125,6 +125,8 @@ const HISTORY_LENGTH = 10;
 /** How stale a healthy endpoint's `last_success_at` may get before a success writes it again. */
 const SUCCESS_REFRESH_MS = 60_000;
 
+/** The claim of place `n` of an account's endpoints. */
+const endpointPlaceId = (accountId: string, n: number) => `${accountId}#endpoint-place-${n}`;
 /** The claim of generation `lease` of a delivery. */
 const claimIdOf = (deliveryId: string, lease: number) => `${deliveryId}#${lease}`;
 const DEFAULT_LIST_LIMIT = 50;
@@ -292,8 +294,24 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
       if (count >= MAX_WEBHOOK_ENDPOINTS) return 'limit_reached';
       const secret = newSigningSecret();
       const at = now();
+      const id = `whk_${randomBytes(12).toString('hex')}`;
+      // One of the account's MAX_WEBHOOK_ENDPOINTS places, taken by a claim with a unique id (freed
+      // with the endpoint's claims when it is deleted): creates racing past the count above cannot
+      // go over the limit.
+      let placed = false;
+      for (let n = 0; n < MAX_WEBHOOK_ENDPOINTS && !placed; n += 1) {
+        placed = await takeClaim({
+          _id: endpointPlaceId(accountId, n),
+          account_id: accountId,
+          endpoint_id: id,
+          delivery_id: null,
+          owner,
+          at,
+        });
+      }
+      if (!placed) return 'limit_reached';
       const doc: EndpointDoc = {
-        _id: `whk_${randomBytes(12).toString('hex')}`,
+        _id: id,
         account_id: accountId,
         url: input.url,
         commodities: input.commodities,

@@ -99,6 +99,18 @@ describe('webhook store: endpoints', () => {
     }
     expect(await store.createEndpoint('acc_1', 'owner@example.com', input)).toBe('limit_reached');
     expect(await store.createEndpoint('acc_2', 'other@example.com', input)).not.toBe('limit_reached');
+    // Creates racing past the count: the limit still holds, and the free places are all taken.
+    for (let i = 0; i < 5; i += 1) await store.createEndpoint('acc_race', 'race@example.com', input);
+    const raced = await Promise.all(
+      Array.from({ length: 8 }, () => store.createEndpoint('acc_race', 'race@example.com', input)),
+    );
+    expect(raced.filter((r) => r !== 'limit_reached')).toHaveLength(MAX_WEBHOOK_ENDPOINTS - 5);
+    expect(await store.listEndpoints('acc_race')).toHaveLength(MAX_WEBHOOK_ENDPOINTS);
+    // Deleting one gives its place back.
+    const [first] = await store.listEndpoints('acc_race');
+    expect(await store.deleteEndpoint('acc_race', first!.id)).toBe(true);
+    expect(await store.createEndpoint('acc_race', 'race@example.com', input)).not.toBe('limit_reached');
+    expect(await store.createEndpoint('acc_race', 'race@example.com', input)).toBe('limit_reached');
     const rotated = await store.rotateSecret('acc_1', created.endpoint.id);
     expect(rotated).not.toBe(created.secret);
     expect((await store.getEndpoint('acc_1', created.endpoint.id))?.secret_hint).toBe(rotated!.slice(-4));
@@ -181,7 +193,8 @@ describe('webhook store: deliveries', () => {
     expect(await a.sweepClaims()).toBe(0);
     now += 61_000;
     expect(await a.sweepClaims()).toBe(2);
-    expect(await db.collection('claims').countDocuments({})).toBe(0);
+    // (The endpoint's place claim stays while the endpoint does.)
+    expect(await db.collection('claims').countDocuments({ delivery_id: { $ne: null } })).toBe(0);
     // The delivered delivery stays in the log for DELIVERY_RETENTION_MS after it was created, then goes.
     expect(await a.sweepDeliveries()).toBe(0);
     expect(await a.listDeliveries('acc_l', r.endpoint.id)).toHaveLength(1);

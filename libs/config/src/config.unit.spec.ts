@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, boolVar, hostPortListVar, infraVars, loadConfig, portVar, urlVar } from './index.ts';
+import { ConfigError, boolVar, hostPortListVar, infraVars, keepTrying, loadConfig, portVar, urlVar } from './index.ts';
 
 const schema = z.object({ ...infraVars, PORT: portVar.default(8080), DEBUG: boolVar.default(false) });
 
@@ -39,5 +39,29 @@ describe('loadConfig', () => {
     for (const bad of ['127.0.0.1', 'https://a.test:443', '::1:80', 'a.test:port']) {
       expect(hostPortListVar.safeParse(bad).success, bad).toBe(false);
     }
+  });
+  it('keepTrying: tries again after a failure, logging it, until it succeeds; stops when aborted', async () => {
+    const warnings: object[] = [];
+    const logger = { warn: (obj: object) => void warnings.push(obj) };
+    let calls = 0;
+    const value = await keepTrying(
+      'not yet',
+      () => (++calls < 2 ? Promise.reject(new Error('down')) : Promise.resolve('up')),
+      { signal: new AbortController().signal, logger, context: { part: 'x' } },
+    );
+    expect(value).toBe('up');
+    expect(calls).toBe(2);
+    expect(warnings).toEqual([expect.objectContaining({ part: 'x', attempt: 1 })]);
+    // Aborted while waiting to try again: undefined at once, no further attempt.
+    const stop = new AbortController();
+    let tries = 0;
+    const pending = keepTrying('never', () => (tries++, Promise.reject(new Error('down'))), {
+      signal: stop.signal,
+      logger,
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    stop.abort();
+    expect(await pending).toBeUndefined();
+    expect(tries).toBe(1);
   });
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 
 /** Thrown when the environment does not satisfy a service's config schema; lists every problem. */
@@ -75,3 +76,29 @@ export const mailVars = {
   MAIL_FROM: z.string().min(3).default('Commodity Data Service <no-reply@localhost>'),
   MAIL_TIMEOUT_MS: positiveIntVar.default(10_000),
 };
+
+/**
+ * A service's start against a dependency that may not be there yet (a stream another service
+ * creates, a database still starting): `attempt` again after 0.5 s, 1 s, 1.5 s ... (at most 10 s
+ * apart), each failure logged as a warning with `what`, until it succeeds (its value) or `signal`
+ * aborts (undefined: the process is shutting down).
+ */
+export async function keepTrying<T>(
+  what: string,
+  attempt: () => Promise<T>,
+  opts: { signal: AbortSignal; logger: { warn(obj: object, msg: string): void }; context?: object },
+): Promise<T | undefined> {
+  for (let n = 1; !opts.signal.aborted; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      opts.logger.warn({ err, ...opts.context, attempt: n }, `${what}; retrying`);
+      try {
+        await sleep(Math.min(10_000, 500 * n), undefined, { signal: opts.signal });
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}

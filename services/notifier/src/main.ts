@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { keepTrying } from '@cds/config';
 import { createMailer } from '@cds/mail';
 import { connectMessaging, type RunningConsumer } from '@cds/messaging';
 import { createStore } from '@cds/store';
 import { createLogger } from '@cds/telemetry';
-import { createOutboundClient, createWebhookStore, type WebhookStore } from '@cds/webhooks';
+import { createOutboundClient, createWebhookStore } from '@cds/webhooks';
 import { buildApp } from './app.ts';
 import { loadNotifierConfig } from './config.ts';
 import { startDeliveryLoop, type DeliveryLoop } from './delivery/delivery-loop.ts';
@@ -36,18 +36,16 @@ async function main(): Promise<void> {
     maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
   });
-  let intake: RunningConsumer | undefined;
-  let plans: AccountPlans | undefined;
   /** Set once the store is reachable (the probes read it before). */
-  const running: { delivery?: DeliveryLoop } = {};
+  const running: { delivery?: DeliveryLoop; plans?: AccountPlans; intake?: RunningConsumer } = {};
   const app = buildApp({
     logger,
     metrics,
     natsConnected: () => !messaging.nc.isClosed(),
     mongoPing: () => mongo.ping().then(() => true),
-    intakeRunning: () => intake !== undefined,
+    intakeRunning: () => running.intake !== undefined,
     deliveryHealthy: () => running.delivery?.healthy() === true,
-    intakeStall: () => intake?.stall(),
+    intakeStall: () => running.intake?.stall(),
   });
   const stopping = new AbortController();
   const shutdown = async (signal: string) => {
@@ -56,8 +54,8 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     // Stop taking changes first (the batch in hand is enqueued and acked), then let the deliveries
     // in flight finish (each within WEBHOOK_TIMEOUT_MS) and give back any that do not.
-    await intake?.stop();
-    await plans?.stop();
+    await running.intake?.stop();
+    await running.plans?.stop();
     await running.delivery?.stop({ graceMs: config.WEBHOOK_TIMEOUT_MS + 2_000 });
     await client.close().catch(() => undefined);
     await app.close();
@@ -70,11 +68,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   await app.listen({ host: config.HOST, port: config.PORT });
 
-  // The store needs its database (indexes): wait for it rather than fail the start.
-  let store: WebhookStore | undefined;
-  for (let attempt = 1; store === undefined && !stopping.signal.aborted; attempt++) {
-    try {
-      store = await createWebhookStore({
+  // The store needs its database (indexes), the plans and the changes their streams: wait for them
+  // rather than fail the start.
+  const retrying = { signal: stopping.signal, logger };
+  const store = await keepTrying(
+    'webhook store not reachable yet',
+    () =>
+      createWebhookStore({
         db: mongo.db(config.WEBHOOKS_DB),
         clock,
         operationTimeoutMs: config.MONGODB_OPERATION_TIMEOUT_MS,
@@ -84,12 +84,9 @@ async function main(): Promise<void> {
         // A lease outlives the longest attempt with room to record it.
         leaseMs: config.WEBHOOK_TIMEOUT_MS * 2 + config.MONGODB_OPERATION_TIMEOUT_MS * 4,
         publicOrigin: config.PUBLIC_API_ORIGIN,
-      });
-    } catch (err) {
-      logger.warn({ err, attempt }, 'webhook store not reachable yet; retrying');
-      await sleep(Math.min(10_000, 500 * attempt));
-    }
-  }
+      }),
+    retrying,
+  );
   if (store === undefined) return;
   const loop = startDeliveryLoop({
     queue: store,
@@ -104,20 +101,21 @@ async function main(): Promise<void> {
   });
   running.delivery = loop;
   // The plans first: a change must not reach an endpoint whose plan is not known yet.
-  for (let attempt = 1; plans === undefined && !stopping.signal.aborted; attempt++) {
-    try {
-      plans = await followAccountPlans({ messaging, logger });
-      await plans.caughtUp;
-    } catch (err) {
-      logger.warn({ err, attempt }, 'cannot follow CDS_KEYS yet; retrying');
-      await sleep(Math.min(10_000, 500 * attempt));
-    }
-  }
-  const accounts = plans;
+  const accounts = await keepTrying(
+    'cannot follow CDS_KEYS yet',
+    async () => {
+      const followed = await followAccountPlans({ messaging, logger });
+      await followed.caughtUp;
+      return followed;
+    },
+    retrying,
+  );
   if (accounts === undefined) return;
-  for (let attempt = 1; intake === undefined && !stopping.signal.aborted; attempt++) {
-    try {
-      intake = await startChangeIntake({
+  running.plans = accounts;
+  const intake = await keepTrying(
+    'cannot consume CDS_CHANGES yet',
+    () =>
+      startChangeIntake({
         messaging,
         queue: store,
         logger,
@@ -126,15 +124,14 @@ async function main(): Promise<void> {
         planOf: (accountId) => accounts.planOf(accountId),
         replicas: config.JETSTREAM_REPLICAS,
         onEnqueued: () => loop.wake(),
-      });
-    } catch (err) {
-      logger.warn({ err, attempt }, 'cannot consume CDS_CHANGES yet; retrying');
-      await sleep(Math.min(10_000, 500 * attempt));
-    }
-  }
+      }),
+    retrying,
+  );
+  if (intake === undefined) return;
+  running.intake = intake;
   // A consumer that dies for good (deleted, retries exhausted) takes the process down so the
   // orchestrator restarts it.
-  intake?.done.catch((err: unknown) => {
+  intake.done.catch((err: unknown) => {
     logger.fatal({ err }, 'change intake failed');
     process.exit(1);
   });

@@ -1,7 +1,7 @@
 import { DATA_STREAM } from '@cds/contracts';
 import { connectMessaging } from '@cds/messaging';
 import { createStore } from '@cds/store';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { keepTrying } from '@cds/config';
 import { createLogger } from '@cds/telemetry';
 import { buildApp } from './app.ts';
 import { loadProjectorConfig } from './config.ts';
@@ -58,23 +58,20 @@ async function main(): Promise<void> {
   const deps = { messaging, db, logger, metrics, clock: () => new Date() };
   for (const name of config.PROJECTIONS) {
     // The data stream belongs to ingest: wait for it rather than create it with other settings.
-    for (let attempt = 1; !stopping.signal.aborted; attempt++) {
-      try {
+    const worker = await keepTrying(
+      'cannot start projection yet',
+      async () => {
         await messaging.jsm.streams.info(DATA_STREAM);
-        workers.push(
-          await startProjectionWorker(deps, PROJECTIONS[name], {
-            ackWaitMs: config.ACK_WAIT_MS,
-            operationTimeoutMs: config.MONGODB_OPERATION_TIMEOUT_MS,
-            stallMs: config.STALL_TIMEOUT_MS,
-            changesReplicas: config.JETSTREAM_REPLICAS,
-          }),
-        );
-        break;
-      } catch (err) {
-        logger.warn({ err, projection: name, attempt }, 'cannot start projection yet; retrying');
-        await sleep(Math.min(10_000, 500 * attempt));
-      }
-    }
+        return startProjectionWorker(deps, PROJECTIONS[name], {
+          ackWaitMs: config.ACK_WAIT_MS,
+          operationTimeoutMs: config.MONGODB_OPERATION_TIMEOUT_MS,
+          stallMs: config.STALL_TIMEOUT_MS,
+          changesReplicas: config.JETSTREAM_REPLICAS,
+        });
+      },
+      { signal: stopping.signal, logger, context: { projection: name } },
+    );
+    if (worker !== undefined) workers.push(worker);
   }
   // A worker whose consumer dies (deleted, connection closed for good) takes the process down so
   // the orchestrator restarts it.

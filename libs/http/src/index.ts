@@ -4,5 +4,6 @@ export * from './request-id.ts';
 export * from './catalog-ids.ts';
 export * from './lazy-child-logger.ts';
 export * from './params.ts';
+export * from './query-string.ts';
 export * from './conditional.ts';
 export * from './negotiate.ts';

@@ -1,4 +1,5 @@
 import {
+  createQueryStringParser,
   createRequestIdGenerator,
   registerErrorHandling,
   registerReadOnlyRoutes,
@@ -57,6 +58,8 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
     genReqId: createRequestIdResolver(deps.requestIds ?? createRequestIdGenerator()),
     requestIdHeader: false,
     bodyLimit: 1024,
+    // A repeated query string is parsed once and validated once (see zodValidatorCompiler).
+    routerOptions: { querystringParser: createQueryStringParser() },
   }) as unknown as FastifyInstance;
 
   registerErrorHandling(app, { publicBaseUrl: deps.publicBaseUrl, classify: classifyMongoError });

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import {
   ApiError,
   InvalidParameterError,
+  createQueryStringParser,
   lazyChildLoggerFactory,
   registerErrorHandling,
   sendApiError,
@@ -48,7 +49,8 @@ export function createHardenedServer(opts: HardenedServerOptions): FastifyInstan
     bodyLimit: 1024,
     // As long as the longest URL accepted, so an over-long slug gets the route's own 400 (after
     // authentication, with the rate-limit headers) rather than a router error.
-    routerOptions: { maxParamLength: maxUrlLength },
+    // The query-string parser remembers the few query strings clients repeat (never one with a key).
+    routerOptions: { maxParamLength: maxUrlLength, querystringParser: createQueryStringParser() },
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
     requestTimeout: 30_000,

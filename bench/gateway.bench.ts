@@ -1,7 +1,9 @@
 // The public gateway, measured in one run against real NATS, Redis and FerretDB (or mongod):
 //   1. throughput on a one-year daily price series, as a ratio to a bare fastify server sending the
-//      same bytes, and to a reference gateway assembled from off-the-shelf plugins (fastify +
-//      @fastify/rate-limit on Redis + @fastify/reply-from) in front of the same query service;
+//      same bytes (`bare`: the body with fastify's default headers; `bare_headers`: the gateway's
+//      whole answer, its ~16 headers included, so gateway / bare_headers is what the gateway costs
+//      beyond writing its answer), and to a reference gateway assembled from off-the-shelf plugins
+//      (fastify + @fastify/rate-limit on Redis + @fastify/reply-from) in front of the same query service;
 //   2. the latency the gateway adds over calling the query service directly, at moderate load;
 //   3. revocation propagation: from publishing key.revoked to the first 401 on each of 3 replicas.
 // Two more loads of the same gateway, printed beside the others: `gw 304`, every request with
@@ -80,11 +82,13 @@ async function serveQuery(mongoUrl: string, db: string): Promise<void> {
   process.send?.({ port });
 }
 
-async function serveBare(body: string): Promise<void> {
+/** Sends the body; with `headers` (JSON), the gateway's whole answer: the same headers and bytes. */
+async function serveBare(body: string, headers?: string): Promise<void> {
   const bytes = Buffer.from(body);
+  const answer = headers === undefined ? { 'content-type': 'application/json; charset=utf-8' } : JSON.parse(headers);
   const app = Fastify();
   app.get('/api/v1/commodities/:slug/series', (_req, reply) => {
-    void reply.header('content-type', 'application/json; charset=utf-8').send(bytes);
+    void reply.headers(answer).send(bytes);
   });
   const port = Number(new URL(await app.listen({ host: '127.0.0.1', port: 0 })).port);
   process.send?.({ port });
@@ -338,7 +342,7 @@ async function revocations(messaging: Messaging, ports: number[]): Promise<numbe
 async function main(): Promise<void> {
   const role = process.argv[2];
   if (role === '--query') return serveQuery(process.argv[3]!, process.argv[4]!);
-  if (role === '--bare') return serveBare(process.argv[3]!);
+  if (role === '--bare') return serveBare(process.argv[3]!, process.argv[4]);
   if (role === '--reference') return serveReference(process.argv[3]!, process.argv[4]!);
 
   const [nats, redis, mongo] = await Promise.all([startNats(), startRedis(), startMongo()]);
@@ -354,8 +358,20 @@ async function main(): Promise<void> {
     const gateways = [await spawnGateway(env), await spawnGateway(env), await spawnGateway(env)];
     const redisPid = redis.pid;
     const baseDir = process.env.BENCH_GATEWAY_BASE;
+    // The gateway's answer as sent (its body is the query's with the gateway's request id, of the
+    // same length), for a bare server that writes exactly that: headers and bytes.
+    const sample = await fetch(`http://127.0.0.1:${gateways[0]}${PATH}`, {
+      headers: { authorization: `Bearer ${keyOf(0)}` },
+    });
+    const answerBody = await sample.text();
+    const answerHeaders: Record<string, string> = {};
+    sample.headers.forEach((v, k) => {
+      if (!['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k))
+        answerHeaders[k] = v;
+    });
     const targets = {
       bare: await forkRole(['--bare', body]),
+      bare_headers: await forkRole(['--bare', answerBody, JSON.stringify(answerHeaders)]),
       gateway: gateways[0]!,
       reference: await forkRole(['--reference', queryUrl, redis.url]),
       query: queryPort,
@@ -369,31 +385,34 @@ async function main(): Promise<void> {
         `${DURATION_S} s per run, ${ROUNDS} rounds (order rotated)\n`,
     );
 
-    const etag = (
-      await fetch(`http://127.0.0.1:${gateways[0]}${PATH}`, {
-        headers: { authorization: `Bearer ${keyOf(0)}` },
-      })
-    ).headers.get('etag');
-    if (etag === null) throw new Error('the gateway sent no ETag');
-    type Name = 'bare' | 'gateway' | 'reference' | 'query' | 'base' | 'gw 304' | 'gw csv';
-    const keyed = (n: Name) => n !== 'bare' && n !== 'query';
+    const etag = answerHeaders.etag;
+    if (etag === undefined) throw new Error('the gateway sent no ETag');
+    type Name = 'bare' | 'bare_headers' | 'gateway' | 'reference' | 'query' | 'base' | 'gw 304' | 'gw csv';
+    const keyed = (n: Name) => n !== 'bare' && n !== 'bare_headers' && n !== 'query';
     const variants: Partial<Record<Name, Variant>> = {
       'gw 304': { headers: { 'if-none-match': etag }, expect: '3xx' },
       'gw csv': { headers: { accept: 'text/csv' }, expect: '2xx' },
     };
     const port = (n: Name) => (n === 'gw 304' || n === 'gw csv' ? targets.gateway : targets[n]);
-    const names: Name[] = [
-      'bare',
-      'gateway',
-      'reference',
-      'query',
-      ...(baseDir === undefined ? [] : ['base' as const]),
-      'gw 304',
-      'gw csv',
-    ];
+    // BENCH_TARGETS=bare,gateway loads only those (e.g. to profile one path); the ratios need bare,
+    // gateway and reference.
+    const only = process.env.BENCH_TARGETS?.split(',');
+    const names = (
+      [
+        'bare',
+        'bare_headers',
+        'gateway',
+        'reference',
+        'query',
+        ...(baseDir === undefined ? [] : ['base' as const]),
+        'gw 304',
+        'gw csv',
+      ] satisfies Name[]
+    ).filter((n) => only === undefined || only.includes(n));
     for (const n of names) await load(port(n), 1, keyed(n), variants[n]);
     const samples: Record<Name, Sample[]> = {
       bare: [],
+      bare_headers: [],
       gateway: [],
       reference: [],
       query: [],
@@ -402,6 +421,7 @@ async function main(): Promise<void> {
       'gw csv': [],
     };
     const vsBare: number[] = [];
+    const vsBareHeaders: number[] = [];
     const vsReference: number[] = [];
     const vsBase: number[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -411,9 +431,11 @@ async function main(): Promise<void> {
         got[n] = await load(port(n), DURATION_S, keyed(n), variants[n]);
         samples[n].push(got[n]);
       }
-      vsBare.push(got.gateway!.rps / got.bare!.rps);
-      vsReference.push(got.gateway!.rps / got.reference!.rps);
-      if (got.base !== undefined) vsBase.push(got.gateway!.rps / got.base.rps);
+      const gw = got.gateway?.rps ?? NaN;
+      if (got.bare !== undefined) vsBare.push(gw / got.bare.rps);
+      if (got.bare_headers !== undefined) vsBareHeaders.push(gw / got.bare_headers.rps);
+      if (got.reference !== undefined) vsReference.push(gw / got.reference.rps);
+      if (got.base !== undefined) vsBase.push(gw / got.base.rps);
     }
     const col = (n: Name, f: (s: Sample) => number, digits: number, width: number) =>
       median(samples[n].map(f)).toFixed(digits).padStart(width);
@@ -428,15 +450,27 @@ async function main(): Promise<void> {
       );
     }
     const cpu = (n: Name) => median(samples[n].map((s) => s.cpuPerRequest));
-    console.log(
-      `\nserver CPU per request, bare / gateway: ${(cpu('bare') / cpu('gateway')).toFixed(2)}; ` +
-        `reference / gateway: ${(cpu('reference') / cpu('gateway')).toFixed(2)} (capacity ratios, robust to other load)`,
-    );
     const rb = median(vsBare);
     const rr = median(vsReference);
-    console.log(`\ngateway / bare fastify:      ${rb.toFixed(2)}  (target >= 0.75: ${rb >= 0.75 ? 'met' : 'NOT met'})`);
-    console.log(`gateway / reference gateway: ${rr.toFixed(2)}  (target >= 1.00: ${rr >= 1 ? 'met' : 'NOT met'})`);
-    if (baseDir !== undefined) {
+    if (vsBare.length > 0 && vsReference.length > 0)
+      console.log(
+        `\nserver CPU per request, bare / gateway: ${(cpu('bare') / cpu('gateway')).toFixed(2)}; ` +
+          `reference / gateway: ${(cpu('reference') / cpu('gateway')).toFixed(2)} (capacity ratios, robust to other load)`,
+      );
+    if (vsBare.length > 0) {
+      console.log(
+        `\ngateway / bare fastify:      ${rb.toFixed(2)}  (target >= 0.75: ${rb >= 0.75 ? 'met' : 'NOT met'})`,
+      );
+    }
+    if (vsBareHeaders.length > 0) {
+      console.log(
+        `gateway / bare_headers:      ${median(vsBareHeaders).toFixed(2)}  (the bare server writing the gateway's ` +
+          `whole answer: its ${Object.keys(answerHeaders).length} headers and the same bytes)`,
+      );
+    }
+    if (vsReference.length > 0)
+      console.log(`gateway / reference gateway: ${rr.toFixed(2)}  (target >= 1.00: ${rr >= 1 ? 'met' : 'NOT met'})`);
+    if (vsBase.length > 0) {
       console.log(
         `gateway / base (${baseDir}): ${median(vsBase).toFixed(3)} in req/s, ${(cpu('base') / cpu('gateway')).toFixed(3)} in CPU per request`,
       );

@@ -8,6 +8,9 @@
 //
 //   node bench/query.bench.ts            (root script: npm run bench:query)
 //   BENCH_DURATION_S=3 BENCH_CONNECTIONS=16 BENCH_ROUNDS=8 node bench/query.bench.ts  (the defaults)
+//   BENCH_QUERY_BASE=<another checkout> adds a target `base`: that checkout's query service (its own
+//   bench serving, in its own process) on the same database, loaded in every round with the others,
+//   for a before/after in one run (the checkout needs its node_modules).
 //
 // The servers run in a child process (one event loop, as a deployed replica), autocannon in this
 // one, so the load generator does not share the servers' event loop. Bare and query run back to back
@@ -32,7 +35,14 @@ const SCENARIOS = {
 } as const;
 type Scenario = keyof typeof SCENARIOS;
 type Target = 'bare' | 'bare_headers' | 'query' | 'query_nocache';
-const PAIRED = ['bare', 'bare_headers', 'query'] as const;
+const BASE_DIR = process.env.BENCH_QUERY_BASE;
+type Loaded = 'bare' | 'bare_headers' | 'query' | 'base';
+const PAIRED: readonly Loaded[] = [
+  'bare',
+  'bare_headers',
+  'query',
+  ...(BASE_DIR === undefined ? [] : ['base' as const]),
+];
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -181,11 +191,23 @@ async function main(): Promise<void> {
 
   const mongo = await startMongo();
   let child: ChildProcess | undefined;
+  let baseChild: ChildProcess | undefined;
   try {
     const dbName = uniqueName('bench_query');
     await load(mongo.url, dbName);
     child = fork(process.argv[1]!, ['--serve', mongo.url, dbName], { stdio: 'inherit' });
     const [msg] = (await once(child, 'message')) as [ServeMessage];
+    const ports: Record<Loaded, number> = { ...msg.ports, base: 0 };
+    const processOf: Record<Loaded, ChildProcess> = { bare: child, bare_headers: child, query: child, base: child };
+    if (BASE_DIR !== undefined) {
+      baseChild = fork(`${BASE_DIR}/bench/query.bench.ts`, ['--serve', mongo.url, dbName], {
+        stdio: 'inherit',
+        cwd: BASE_DIR,
+      });
+      const [baseMsg] = (await once(baseChild, 'message')) as [ServeMessage];
+      ports.base = baseMsg.ports.query;
+      processOf.base = baseChild;
+    }
     console.log(`bodies: series ${msg.bytes.series} B, cot ${msg.bytes.cot} B`);
     console.log(
       `autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} rounds; ` +
@@ -193,31 +215,32 @@ async function main(): Promise<void> {
     );
 
     for (const scenario of ['series', 'cot'] as const) {
-      for (const target of PAIRED) await run(msg.ports[target], SCENARIOS[scenario], 2); // warm-up
+      for (const target of PAIRED) await run(ports[target], SCENARIOS[scenario], 2); // warm-up
     }
     const samples = new Map<string, Sample[]>();
     const ratios: Record<Scenario, number[]> = { series: [], cot: [] };
     const cpuRatios: Record<Scenario, number[]> = { series: [], cot: [] };
     const headerRatios: Record<Scenario, number[]> = { series: [], cot: [] };
     const headerCpuRatios: Record<Scenario, number[]> = { series: [], cot: [] };
-    const server = child;
-    const cpu = async (): Promise<number> => {
+    const baseRatios: Record<Scenario, number[]> = { series: [], cot: [] };
+    const baseCpuRatios: Record<Scenario, number[]> = { series: [], cot: [] };
+    const cpu = async (server: ChildProcess): Promise<number> => {
       server.send('cpu');
       const [m] = (await once(server, 'message')) as [{ cpu: NodeJS.CpuUsage }];
       return m.cpu.user + m.cpu.system;
     };
-    const measured = async (port: number, path: string): Promise<Sample> => {
-      const before = await cpu();
+    const measured = async (port: number, path: string, server: ChildProcess = child!): Promise<Sample> => {
+      const before = await cpu(server);
       const result = await run(port, path, DURATION_S);
-      return sample(result, (await cpu()) - before);
+      return sample(result, (await cpu(server)) - before);
     };
     const add = (key: string, s: Sample) => samples.set(key, [...(samples.get(key) ?? []), s]);
     for (let round = 0; round < ROUNDS; round++) {
       for (const scenario of ['series', 'cot'] as const) {
-        const order: readonly Target[] = round % 2 === 0 ? PAIRED : [...PAIRED].reverse();
-        const pair: Partial<Record<Target, Sample>> = {};
+        const order: readonly Loaded[] = round % 2 === 0 ? PAIRED : [...PAIRED].reverse();
+        const pair: Partial<Record<Loaded, Sample>> = {};
         for (const target of order) {
-          const s = await measured(msg.ports[target], SCENARIOS[scenario]);
+          const s = await measured(ports[target], SCENARIOS[scenario], processOf[target]);
           pair[target] = s;
           add(`${scenario}/${target}`, s);
         }
@@ -225,6 +248,10 @@ async function main(): Promise<void> {
         cpuRatios[scenario].push(pair.bare!.cpuUs / pair.query!.cpuUs);
         headerRatios[scenario].push(pair.query!.rps / pair.bare_headers!.rps);
         headerCpuRatios[scenario].push(pair.bare_headers!.cpuUs / pair.query!.cpuUs);
+        if (pair.base !== undefined) {
+          baseRatios[scenario].push(pair.query!.rps / pair.base.rps);
+          baseCpuRatios[scenario].push(pair.base.cpuUs / pair.query!.cpuUs);
+        }
       }
     }
     add('series/query_nocache', await measured(msg.ports.query_nocache, SCENARIOS.series));
@@ -263,6 +290,12 @@ async function main(): Promise<void> {
           `(min ${Math.min(...hs).toFixed(3)}, max ${Math.max(...hs).toFixed(3)}); CPU efficiency ` +
           median(headerCpuRatios[scenario]).toFixed(3),
       );
+      if (BASE_DIR !== undefined) {
+        console.log(
+          `ratio ${scenario}: query / base (${BASE_DIR}) = ${median(baseRatios[scenario]).toFixed(3)} in req/s, ` +
+            `${median(baseCpuRatios[scenario]).toFixed(3)} in CPU per request (base CPU/req / query CPU/req)`,
+        );
+      }
     }
     const nocache = median(samples.get('series/query_nocache')!.map((s) => s.rps));
     const bare = median(samples.get('series/bare')!.map((s) => s.rps));
@@ -270,8 +303,10 @@ async function main(): Promise<void> {
     const errors = [...samples.values()].flat().reduce((n, s) => n + s.errors, 0);
     if (errors > 0) process.exitCode = 1;
   } finally {
-    child?.disconnect();
-    if (child !== undefined && child.exitCode === null) await once(child, 'exit');
+    for (const c of [child, baseChild]) {
+      c?.disconnect();
+      if (c !== undefined && c.exitCode === null) await once(c, 'exit');
+    }
     await mongo.stop();
   }
 }

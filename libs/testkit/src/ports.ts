@@ -1,26 +1,66 @@
+import { readFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 
+/** The lowest port findFreePort hands out (below it: well-known and commonly configured ports). */
+const LOWEST = 10_000;
+/** Random candidates tried below the ephemeral range before falling back to the kernel's choice. */
+const TRIES = 50;
+
 /**
- * Finds a TCP port that is free right now on `host`, by letting the kernel pick one (port 0)
- * and closing the listener again. Another process could take it before we use it; callers that
- * spawn a server retry on "address in use" instead of trusting the answer forever.
+ * The first port of the kernel's ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range,
+ * 32768 by default), or undefined where it cannot be read.
  */
-export function findFreePort(host = '127.0.0.1'): Promise<number> {
+function ephemeralLow(): number | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > LOWEST + 1000 ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const EPHEMERAL_LOW = ephemeralLow();
+
+/** Listens on `port` (0: the kernel picks) exclusively and closes again; the port, or undefined if taken. */
+function tryPort(port: number, host: string): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen({ port: 0, host, exclusive: true }, () => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(undefined) : reject(err),
+    );
+    server.listen({ port, host, exclusive: true }, () => {
       const address = server.address();
       if (address === null || typeof address === 'string') {
         server.close();
-        reject(new Error(`could not read the port the kernel assigned on ${host}`));
+        reject(new Error(`could not read the port listened on at ${host}`));
         return;
       }
-      const { port } = address;
-      server.close((err) => (err ? reject(err) : resolve(port)));
+      server.close((err) => (err ? reject(err) : resolve(address.port)));
     });
   });
+}
+
+/**
+ * Finds a TCP port that is free right now on `host`. Where the kernel's ephemeral range is known
+ * (Linux), a random port below it: the kernel never hands such a port to an outgoing connection
+ * or to a listener on port 0, so the services a test starts next (connecting to NATS, MongoDB and
+ * Redis as they come up) cannot take it before the server meant for it listens. A port from the
+ * ephemeral range, as the kernel's own pick gave, was taken that way now and then (EADDRINUSE on a
+ * service's start). Elsewhere, or when no candidate is free, the kernel picks (port 0). Another
+ * findFreePort caller could still choose the same port; callers that spawn a server retry on
+ * "address in use" where it matters.
+ */
+export async function findFreePort(host = '127.0.0.1'): Promise<number> {
+  if (EPHEMERAL_LOW !== undefined) {
+    for (let i = 0; i < TRIES; i += 1) {
+      const candidate = LOWEST + Math.floor(Math.random() * (EPHEMERAL_LOW - LOWEST));
+      const port = await tryPort(candidate, host);
+      if (port !== undefined) return port;
+    }
+  }
+  const port = await tryPort(0, host);
+  if (port === undefined) throw new Error(`no free port on ${host}`);
+  return port;
 }
 
 /** Finds `count` distinct free ports (distinct within this call). */

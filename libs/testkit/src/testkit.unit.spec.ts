@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, symlink, writeFile, chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,12 @@ describe('findFreePort', () => {
   it('returns distinct ports', async () => {
     const ports = await findFreePorts(5);
     expect(new Set(ports).size).toBe(5);
+  });
+
+  it('hands out ports below the kernel ephemeral range, which outgoing connections never take', async () => {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]);
+    const ports = await findFreePorts(20);
+    expect(ports.filter((p) => p < 10_000 || p >= low)).toEqual([]);
   });
 });
 

@@ -1,1 +1,9 @@
-export { createFileMailer, createMailer, createSmtpMailer, MailError, type Mail, type Mailer } from './mailer.ts';
+export {
+  createFileMailer,
+  createMailer,
+  createSmtpMailer,
+  MailError,
+  type Mail,
+  type Mailer,
+  type MailSettings,
+} from './mailer.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import nodemailer from 'nodemailer';
 
 export interface Mail {
@@ -90,18 +90,21 @@ export function createFileMailer(opts: { dir: string; from: string; timeoutMs: n
   };
 }
 
+/** A service's mail settings, as `mailVars` of libs/config reads them from the environment. */
+export interface MailSettings {
+  SMTP_URL?: string | undefined;
+  MAIL_DIR: string;
+  MAIL_FROM: string;
+  MAIL_TIMEOUT_MS: number;
+}
+
 /**
- * The mailer a service's mail settings ask for (`mailVars` of libs/config): SMTP when `smtpUrl` is
- * set, else one file per mail under `dir`.
+ * The mailer a service's mail settings ask for: SMTP when SMTP_URL is set, else one file per mail
+ * under MAIL_DIR (resolved against the working directory).
  */
-export function createMailer(opts: {
-  smtpUrl: string | undefined;
-  dir: string;
-  from: string;
-  timeoutMs: number;
-  clock: () => number;
-}): Mailer {
-  return opts.smtpUrl !== undefined
-    ? createSmtpMailer({ url: opts.smtpUrl, from: opts.from, timeoutMs: opts.timeoutMs })
-    : createFileMailer({ dir: opts.dir, from: opts.from, timeoutMs: opts.timeoutMs, clock: opts.clock });
+export function createMailer(settings: MailSettings, clock: () => number): Mailer {
+  const { MAIL_FROM: from, MAIL_TIMEOUT_MS: timeoutMs } = settings;
+  return settings.SMTP_URL !== undefined
+    ? createSmtpMailer({ url: settings.SMTP_URL, from, timeoutMs })
+    : createFileMailer({ dir: resolve(settings.MAIL_DIR), from, timeoutMs, clock });
 }

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { loadConfig } from '@cds/config';
 import { createRedis } from '@cds/redis';
 import { connectStore } from '@cds/store';
@@ -29,13 +28,7 @@ try {
     onError: (err) => logger.debug({ err: err.message }, 'redis connection error'),
   });
   const users = await createUserStore({ db: store.db(config.MONGODB_DB), clock });
-  const mailer = createMailer({
-    smtpUrl: config.SMTP_URL,
-    dir: resolve(config.MAIL_DIR),
-    from: config.MAIL_FROM,
-    timeoutMs: config.MAIL_TIMEOUT_MS,
-    clock,
-  });
+  const mailer = createMailer(config, clock);
   const admin = createAdminClient({
     url: config.ADMIN_URL,
     token: config.ADMIN_TOKEN,

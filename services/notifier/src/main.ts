@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { keepTrying } from '@cds/config';
 import { createMailer } from '@cds/mail';
 import { connectMessaging, type RunningConsumer } from '@cds/messaging';
@@ -24,13 +23,7 @@ async function main(): Promise<void> {
     queryTimeMs: config.MONGODB_OPERATION_TIMEOUT_MS,
     socketTimeoutMs: config.MONGODB_OPERATION_TIMEOUT_MS + 1_000,
   });
-  const mailer = createMailer({
-    smtpUrl: config.SMTP_URL,
-    dir: resolve(config.MAIL_DIR),
-    from: config.MAIL_FROM,
-    timeoutMs: config.MAIL_TIMEOUT_MS,
-    clock,
-  });
+  const mailer = createMailer(config, clock);
   const client = createOutboundClient({
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,

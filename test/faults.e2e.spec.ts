@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { DATA_STREAM } from '@cds/contracts';
-import { REPO_ROOT, startServiceProcess, type ServiceProcess } from '@cds/testkit';
+import { REPO_ROOT, startServiceProcess, waitForProcessState, type ServiceProcess } from '@cds/testkit';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, eventually, startE2E, type E2E } from './support/harness.ts';
@@ -79,12 +79,33 @@ function expectClean(report: LoadReport, allowed: string[]): void {
 const fallbackCount = (e: E2E) => fallbacksOf(e.system.gateways.map((g) => g.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The ingest CLI as a child we can kill. */
-function spawnIngest(args: string[]): { child: ChildProcess; result: Promise<{ code: number | null; out: string }> } {
+interface IngestChild {
+  child: ChildProcess;
+  result: Promise<{ code: number | null; out: string }>;
+}
+
+/** Publishes in flight at once for a run that stops itself: a few in flight, most still to send. */
+const STOPPED_RUN_WINDOW = 16;
+
+/**
+ * The ingest CLI as a child we can kill. With `stopAfter` it stops itself (SIGSTOP) once that many
+ * events are stored anew, with `STOPPED_RUN_WINDOW` publishes in flight and the rest of its events
+ * not yet sent (INGEST_STOP_AFTER and PUBLISH_WINDOW, docs/ingest.md).
+ */
+function spawnIngest(args: string[], stopAfter?: number): IngestChild {
   const child = spawn(
     process.execPath,
     ['--disable-warning=ExperimentalWarning', 'services/ingest/src/cli.ts', ...args, '--nats-url', e2e.infra.natsUrl],
-    { cwd: REPO_ROOT, env: { ...process.env, CDS_LOCAL_ENV: '/nonexistent' } },
+    {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        CDS_LOCAL_ENV: '/nonexistent',
+        ...(stopAfter !== undefined
+          ? { INGEST_STOP_AFTER: String(stopAfter), PUBLISH_WINDOW: String(STOPPED_RUN_WINDOW) }
+          : {}),
+      },
+    },
   );
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -95,13 +116,18 @@ function spawnIngest(args: string[]): { child: ChildProcess; result: Promise<{ c
   return { child, result };
 }
 
-/** Waits until the data stream holds at least `n` messages (polling the server). */
-async function streamReaches(n: number, timeoutMs = 60_000): Promise<void> {
-  await eventually(
-    `stream reaches ${n}`,
-    async () => (await dataStreamState(probes.messaging)).messages >= n,
-    timeoutMs,
+/**
+ * Waits until a `spawnIngest(…, stopAfter)` child has stopped itself mid-publish. No poll can miss
+ * it: the process waits, stopped, however long the test takes to look. Fails with the child's
+ * output when it exited instead (it never stored that many events anew).
+ */
+async function stoppedMidPublish(ingest: IngestChild, timeoutMs = 120_000): Promise<void> {
+  const exited = ingest.result.then((r) => `exited with ${r.code} before stopping itself:\n${r.out}`);
+  const stopped = waitForProcessState(ingest.child.pid!, (state) => state === 'T', timeoutMs).then((ok) =>
+    ok ? undefined : `not stopped within ${timeoutMs} ms`,
   );
+  const failure = await Promise.race([stopped, exited]);
+  if (failure !== undefined) throw new Error(`the ingest was to stop itself mid-publish but ${failure}`);
 }
 
 beforeAll(async () => {
@@ -192,8 +218,8 @@ describe('faults under a steady load', () => {
   it('the ingest killed mid-publish, then the projector killed mid-batch: rerun and restart, nothing lost or doubled', async () => {
     const base = (await dataStreamState(probes.messaging)).messages;
     const args = ['backfill', '--demo', '--years', String(DEMO_YEARS)];
-    const first = spawnIngest(args);
-    await streamReaches(base + 40, 120_000);
+    const first = spawnIngest(args, 40);
+    await stoppedMidPublish(first);
     first.child.kill('SIGKILL');
     const killed = await first.result;
     expect(killed.code).toBeNull();
@@ -211,19 +237,29 @@ describe('faults under a steady load', () => {
       20_000,
     );
     const partial = settled - base;
+    // Killed mid-publish: what it had stored is between the stop and the stop plus its window.
+    expect(partial).toBeGreaterThanOrEqual(40);
+    expect(partial).toBeLessThanOrEqual(40 + STOPPED_RUN_WINDOW);
+    // The projector is stopped (SIGSTOP) while the rerun publishes, so it has a backlog when it is
+    // killed below, whatever the machine's speed: the rerun's events wait for it, and a pull it had
+    // open when stopped holds messages delivered and never acknowledged.
+    projector.signal('SIGSTOP');
+    expect(await waitForProcessState(projector.child.pid!, (state) => state === 'T')).toBe(true);
     const second = spawnIngest(args);
     const done = await second.result;
     expect(done.code, done.out).toBe(0);
     const c = ingestCounts(done.out);
     // The rerun found what the killed run had stored (ledger or duplicate window) and stored the rest once.
     expect(c.duplicates).toBeGreaterThanOrEqual(partial);
+    expect(c.published).toBeGreaterThan(0);
     expectedEvents += partial + c.published;
     expect((await dataStreamState(probes.messaging)).messages).toBe(expectedEvents + injected);
     figures.ingestKilled = { storedBeforeKill: partial, rerun: c };
 
-    // The projector has a backlog now: kill it mid-batch and start it again with the same settings.
+    // The projector has a backlog now: kill it (stopped) and start it again with the same settings.
     const run = load(FAULT_MS + 2_000);
     const series = await probes.messaging.jsm.consumers.info(DATA_STREAM, 'projector-series');
+    expect(series.num_pending + series.num_ack_pending).toBeGreaterThan(0);
     projector.signal('SIGKILL');
     await eventually('projector gone', () => Promise.resolve(projector.exited()), 10_000);
     projector = await startServiceProcess({
@@ -389,11 +425,14 @@ describe('faults under a steady load', () => {
   it('NATS killed mid-publish: gateways keep serving, the ingest retries, projectors and key streams resume', async () => {
     const nats = e2e.infra.servers.nats!;
     const base = (await dataStreamState(probes.messaging)).messages;
+    // New facts (another demo seed): the ingest is publishing when NATS dies. It stops itself
+    // mid-publish; NATS is killed under it; then it runs on against the dead server and retries.
+    const ingest = spawnIngest(['backfill', '--demo', '--years', String(DEMO_YEARS), '--seed', 'faults'], 30);
+    await stoppedMidPublish(ingest);
+    // The load covers the whole outage, however long the ingest took to get here.
     const run = load(FAULT_MS + 4_000);
-    // New facts (another demo seed): the ingest is publishing when NATS dies.
-    const ingest = spawnIngest(['backfill', '--demo', '--years', String(DEMO_YEARS), '--seed', 'faults']);
-    await streamReaches(base + 30, 120_000);
     await nats.kill('SIGKILL');
+    ingest.child.kill('SIGCONT');
     await sleep(FAULT_MS);
     const restartAt = Date.now();
     await nats.restart();

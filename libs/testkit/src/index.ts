@@ -12,6 +12,7 @@ export {
 export {
   createManagedProcess,
   ServerStartError,
+  waitForProcessState,
   type ManagedProcess,
   type ManagedProcessOptions,
 } from './managed-process.ts';

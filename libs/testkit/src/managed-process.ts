@@ -200,14 +200,22 @@ function threadStates(pid: number): string[] | undefined {
 }
 
 /**
- * Waits until every thread's state satisfies `ok`, at most `timeoutMs` (then returns: the caller's
- * assertions decide). A group stop reaches each thread of a multi-threaded server (Go) on its own.
+ * Waits until every thread's state satisfies `ok`, at most `timeoutMs`. Resolves true when they all
+ * do, false at the deadline or when the process is gone (or /proc unreadable: not Linux); callers
+ * that only need "frozen means frozen" ignore the answer and let their assertions decide. A group
+ * stop reaches each thread of a multi-threaded process (Go, Node.js) on its own.
  */
-async function waitForProcessState(pid: number, ok: (state: string) => boolean, timeoutMs = 2_000): Promise<void> {
+export async function waitForProcessState(
+  pid: number,
+  ok: (state: string) => boolean,
+  timeoutMs = 2_000,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const states = threadStates(pid);
-    if (states === undefined || states.every(ok) || Date.now() > deadline) return;
+    if (states === undefined) return false;
+    if (states.every(ok)) return true;
+    if (Date.now() > deadline) return false;
     await sleep(5);
   }
 }

@@ -29,6 +29,12 @@ export const IngestEnv = z.object({
   BATCH_BUDGET: positiveIntVar.default(50_000),
   /** Consult and record the KV ledger of published batch ids (see docs/decisions.md). */
   INGEST_LEDGER: boolVar.default(true),
+  /**
+   * Fault tests only: once this many events are stored anew, the process stops itself (SIGSTOP)
+   * with its other publishes still in flight, so a test can kill it mid-publish on any machine,
+   * however fast or loaded. Unset (the default): never.
+   */
+  INGEST_STOP_AFTER: positiveIntVar.optional(),
   /** sync: the sources' API addresses (default: the official ones; tests point them at a local server). */
   CFTC_API_URL: z.url().optional(),
   EIA_API_URL: z.url().optional(),

@@ -41,6 +41,8 @@ export async function withPublishing(
     });
     const ledger = opts.ledger ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS }) : undefined;
     let retriesReported = 0;
+    let stored = 0;
+    const stopAfter = settings.INGEST_STOP_AFTER;
     const newPublisher = () =>
       createPublisher({
         js: messaging.js,
@@ -51,6 +53,13 @@ export async function withPublishing(
           if (retriesReported++ % 100 === 0)
             say(`\nwarning: publish failed, retrying with the same ids: ${(err as Error).message}`);
         },
+        ...(stopAfter !== undefined
+          ? {
+              onSettled: (_event, outcome) => {
+                if (outcome === 'published' && ++stored === stopAfter) stopSelf(stored);
+              },
+            }
+          : {}),
       });
     return await work({ messaging, newPublisher });
   } catch (err) {
@@ -59,4 +68,10 @@ export async function withPublishing(
   } finally {
     await messaging.close().catch(() => undefined);
   }
+}
+
+/** INGEST_STOP_AFTER: says where it stops (for the test's log), then stops the whole process until SIGCONT. */
+function stopSelf(stored: number): void {
+  process.stderr.write(`\nINGEST_STOP_AFTER: ${stored} events stored; stopping (SIGSTOP) with publishes in flight\n`);
+  process.kill(process.pid, 'SIGSTOP');
 }

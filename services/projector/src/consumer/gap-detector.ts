@@ -7,15 +7,18 @@ export interface GapDetector {
 }
 
 /**
- * A consumer that sees the whole stream has a gap whenever the sequence jumps. A filtered consumer
- * skips other subjects' sequences normally, so a jump is only a gap when the stream reports the
- * skipped sequences deleted (or purged below its first sequence); the deleted list is refreshed
- * at most every `refreshMs`, so a deletion newer than that may go unnoticed until the next jump.
+ * A jump in the delivered sequences is a gap only when the stream no longer holds the skipped
+ * sequences: reported deleted, or purged below its first sequence. A jump alone proves nothing,
+ * even for a consumer of the whole stream: a filtered consumer skips other subjects' sequences, and
+ * any durable restarted with messages delivered but unacknowledged (a projector killed mid-batch)
+ * gets the messages after those first and the unacknowledged ones again once their ack wait runs
+ * out, so its first delivery after the restart jumps past messages that are still there. The
+ * deleted list is refreshed at most every `refreshMs`, so a deletion newer than that may go
+ * unnoticed until the next jump.
  */
 export function createGapDetector(opts: {
   jsm: JetStreamManager;
   stream: string;
-  wholeStream: boolean;
   refreshMs?: number;
   now?: () => number;
 }): GapDetector {
@@ -25,7 +28,6 @@ export function createGapDetector(opts: {
   return {
     async check(prev, seq) {
       if (prev <= 0 || seq <= prev + 1) return 0;
-      if (opts.wholeStream) return seq - prev - 1;
       if (state === undefined || now() - state.at >= refreshMs) {
         const info = await opts.jsm.streams.info(opts.stream, { deleted_details: true });
         state = { at: now(), firstSeq: info.state.first_seq, deleted: info.state.deleted ?? [] };

@@ -126,12 +126,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     ackWaitMs,
     maxAckPending: 1_000,
   });
-  const streamInfo = await messaging.jsm.streams.info(stream);
-  const gaps = createGapDetector({
-    jsm: messaging.jsm,
-    stream,
-    wholeStream: streamInfo.config.subjects.length === 1 && streamInfo.config.subjects[0] === projection.filterSubject,
-  });
+  const gaps = createGapDetector({ jsm: messaging.jsm, stream });
   let lastSeq = info.ack_floor.stream_seq;
   // Highest sequence already checked for gaps (a retried batch is not counted twice).
   let gapCheckedTo = lastSeq;

@@ -7,11 +7,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { linkIn, startSmtpListener, type SmtpListener } from '@cds/dashboard/testing';
+import { connectMessaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
+import { waitForProjections } from './support/projections.ts';
 
 const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts', 'dashboard');
 const IDLE_SECONDS = 8;
@@ -35,8 +37,18 @@ beforeAll(async () => {
     dashboard: { smtpUrl: smtp.url, env: { SESSION_IDLE_SECONDS: String(IDLE_SECONDS) } },
   });
   dash = e2e.system.dashboardUrl!;
-  // The explorer test needs data; load it while the account flows run.
+  // The explorer test needs data. Load it and let every projection catch up before any test runs:
+  // an ingest still running would share the machine with the timed revocation (1 s), and a
+  // projection still applying would serve the explorer part of a series.
   backfill = e2e.ingest(['backfill', '--demo', '--years', '1']);
+  const loaded = await backfill;
+  expect(loaded.code, loaded.stderr).toBe(0);
+  const messaging = await connectMessaging({ servers: e2e.infra.natsUrl, name: 'dashboard-e2e' });
+  try {
+    await waitForProjections(messaging, 120_000);
+  } finally {
+    await messaging.close();
+  }
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   page = await context.newPage();
@@ -46,7 +58,7 @@ beforeAll(async () => {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) browserErrors.push(m.text());
   });
   mkdirSync(ARTIFACTS, { recursive: true });
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();

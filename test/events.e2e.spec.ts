@@ -10,6 +10,7 @@ import { CHANGES_STREAM, ErrorBody, Notification, changesSubject, type ChangeRec
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, eventually, startE2E, type E2E } from './support/harness.ts';
+import { waitForProjections } from './support/projections.ts';
 import { openSse, type SseClient, type SseEvent } from './support/sse.ts';
 
 /** Small, so a client that never reads passes it with a few MB of events (the default is 256 KiB). */
@@ -74,6 +75,21 @@ async function publishChanges(records: readonly ChangeRecord[]): Promise<void> {
     ),
   );
 }
+/**
+ * Waits until the projector has recorded the change of every event ingested so far (it stores a
+ * batch's change records before it acknowledges the batch, so caught-up projections mean they are
+ * all on CDS_CHANGES), then until each of `clients` has received the last of them (an SSE id is
+ * the CDS_CHANGES sequence; each client's filter must match that change). Returns its sequence.
+ */
+async function allChangesReceived(clients: readonly SseClient[], timeoutMs = 60_000): Promise<number> {
+  await waitForProjections(messaging, timeoutMs);
+  const last = (await messaging.jsm.streams.info(CHANGES_STREAM)).state.last_seq;
+  expect(last).toBeGreaterThan(0);
+  for (const c of clients) {
+    await c.waitFor(`change ${last}`, (events) => events.some((e) => e.id === String(last)), timeoutMs);
+  }
+  return last;
+}
 async function metric(name: string, label = ''): Promise<number> {
   const text = await (await fetch(`${e2e.gatewayUrl()}/metrics`)).text();
   let sum = 0;
@@ -105,6 +121,12 @@ beforeAll(async () => {
     });
     return r.status === 200 && r.json.data.length > 0;
   });
+  // Its change records are on CDS_CHANGES, and the first gateway has followed them: a stream
+  // opened there from now on starts after them (the first test's streams see only what follows).
+  const probe = await openSse(eventsUrl(), { key: keys.enterprise, lastEventId: '0' });
+  open.push(probe);
+  await allChangesReceived([probe]);
+  probe.close();
 }, 300_000);
 
 afterAll(async () => {
@@ -146,7 +168,8 @@ describe('GET /api/v1/events', () => {
     const fetched = await e2e.get(`${url.pathname}${url.search}`, { key: keys.enterprise });
     expect(fetched.status).toBe(200);
     expect(fetched.json.data.length).toBeGreaterThan(0);
-    await sleep(500);
+    // Every change of the file recorded and received by both (all of them WTI stocks).
+    await allChangesReceived([witness, wti]);
     expect(wti.changes().map((e) => e.id)).toEqual(witness.changes().map((e) => e.id));
     expect(gold.changes()).toEqual([]);
     stocksLastId = witness.changes().at(-1)!.id!;
@@ -161,15 +184,8 @@ describe('GET /api/v1/events', () => {
     away.close();
     await ingest('cftc-legacy', 'cftc_legacy_fut_annual_2025_excerpt.txt');
     await witness.waitFor('COT changes', () => witness.changes().some((e) => e.event === 'cot.updated'), 60_000);
-    // Let the whole file land (several commodities) before reconnecting.
-    let count = -1;
-    await eventually('no more COT changes', async () => {
-      const now = witness.changes().length;
-      const settled = now === count;
-      count = now;
-      await sleep(1_500);
-      return settled;
-    });
+    // The whole file landed (several commodities) and reached the witness before reconnecting.
+    await allChangesReceived([witness]);
     const missed = witness.changes().slice(before);
     expect(missed.length).toBeGreaterThan(1);
     const back = await stream('', keys.enterprise, stocksLastId);
@@ -238,7 +254,14 @@ describe('GET /api/v1/events', () => {
     expect((await refusal(pro)).message).toContain('cot_disaggregated');
     // A free stream without types resumes past the COT changes the witness saw: it gets none of them.
     const free = await stream('', keys.free, '0');
-    await sleep(500);
+    // The newest series change on the stream (nothing was recorded since the witness got it):
+    // once the free stream has it, it has its whole backlog (sent in stream order).
+    const lastSeries = witness.changes().findLast((e) => e.event === 'series.updated');
+    expect(lastSeries).toBeDefined();
+    expect(witness.changes().at(-1)!.id).toBe(
+      String((await messaging.jsm.streams.info(CHANGES_STREAM)).state.last_seq),
+    );
+    await free.waitFor('its backlog', (events) => events.some((e) => e.id === lastSeries!.id));
     expect(free.changes().length).toBeGreaterThan(0);
     expect(free.changes().every((e) => e.event === 'series.updated')).toBe(true);
     free.close();

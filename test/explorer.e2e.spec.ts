@@ -9,9 +9,11 @@ import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './support/browser.ts';
+import { connectMessaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
+import { waitForProjections } from './support/projections.ts';
 
 /** The explorer module's interface (services/dashboard/src/explorer/index.ts). */
 interface ExplorerModule {
@@ -57,6 +59,13 @@ beforeAll(async () => {
     },
     120_000,
   );
+  // Some points are served; the tests compare whole series with the API: wait for all of them.
+  const messaging = await connectMessaging({ servers: e2e.infra.natsUrl, name: 'explorer-e2e' });
+  try {
+    await waitForProjections(messaging, 120_000);
+  } finally {
+    await messaging.close();
+  }
 
   const apiBaseUrl = `${e2e.gatewayUrl()}/api/v1`;
   const { head, body } = renderExplorer({ apiBaseUrl, assetPrefix: ASSETS });

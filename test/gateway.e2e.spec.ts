@@ -3,8 +3,10 @@
 // Every API answer is checked against the OpenAPI document by the harness.
 import { join } from 'node:path';
 import { ERROR_CODE_LIST } from '@cds/contracts';
+import { connectMessaging } from '@cds/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, eventually, startE2E, type E2E } from './support/harness.ts';
+import { waitForProjections } from './support/projections.ts';
 
 let e2e: E2E;
 const keys: Record<string, string> = {};
@@ -42,6 +44,13 @@ beforeAll(async () => {
     },
     180_000,
   );
+  // Some prices are served; the tests read whole series and every projection: wait for all of them.
+  const messaging = await connectMessaging({ servers: e2e.infra.natsUrl, name: 'gateway-e2e' });
+  try {
+    await waitForProjections(messaging, 120_000);
+  } finally {
+    await messaging.close();
+  }
 }, 300_000);
 
 afterAll(async () => {

@@ -6,10 +6,12 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { DATA_STREAM } from '@cds/contracts';
 import { connectMessaging } from '@cds/messaging';
 import { REPO_ROOT, startInfra, startSystem, type Infra, type RunningSystem } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, eventually } from './support/harness.ts';
+import { dataStreamState } from './support/projections.ts';
 
 interface ExportedSpan {
   service: string;
@@ -179,6 +181,17 @@ function ancestors(span: ExportedSpan): ExportedSpan[] {
   return chain;
 }
 
+/** True when every ancestor of the span inside its trace was exported (see `ancestors`). */
+function parentsExported(span: ExportedSpan): boolean {
+  const byId = new Map(traceOf(span.traceId).map((s) => [s.spanId, s]));
+  for (let p = span.parentSpanId; p !== undefined;) {
+    const parent = byId.get(p);
+    if (parent === undefined) return false;
+    p = parent.parentSpanId;
+  }
+  return true;
+}
+
 /** Waits until the spans received so far satisfy `check`. */
 const until = (label: string, check: () => boolean, timeoutMs: number) =>
   eventually(label, () => Promise.resolve(check()), timeoutMs);
@@ -308,7 +321,21 @@ describe('traces', () => {
       () => {
         const root = ingestRoot();
         spans = root === undefined ? [] : traceOf(root.traceId);
-        return spans.some((s) => s.service === 'projector' && s.kind === 5);
+        // Spans export in batches of their own: wait for every span asserted below (the apply
+        // spans of both projections, a database write, and each write's whole chain of parents).
+        const groups = new Set(
+          spans
+            .filter((s) => s.service === 'projector' && s.kind === 5)
+            .map((s) => attr(s, 'messaging.consumer.group.name')),
+        );
+        const writes = spans.filter((s) => s.service === 'projector' && isMongo(s));
+        return (
+          spans.some((s) => s.service === 'ingest' && s.kind === 4) &&
+          groups.has('projector-series') &&
+          groups.has('projector-catalog') &&
+          writes.length > 0 &&
+          writes.every(parentsExported)
+        );
       },
       20_000,
     );
@@ -400,18 +427,30 @@ describe('metrics', () => {
       join(FIXTURES, 'eia_wcestus1_crude_stocks_weekly_2024_excerpt.csv'),
     ]);
     expect(run.code, run.stderr).toBe(0);
+    // The worker counts an applied event before it records the changes (a NATS round trip) and
+    // only then sets its position and pending count: wait for the position of the last stored
+    // event (a series point: the ingest publishes the catalog first), the value written last.
+    const messaging = await connectMessaging({ servers: infra.natsUrl, name: 'observability-position' });
+    let lastSeq: number;
+    try {
+      lastSeq = (await dataStreamState(messaging)).lastSeq;
+      const last = await messaging.jsm.streams.getMessage(DATA_STREAM, { seq: lastSeq });
+      expect(last?.subject).toMatch(/^cds\.data\.series\./);
+    } finally {
+      await messaging.close();
+    }
+    expect(lastSeq).toBeGreaterThan(position(before));
     let after = '';
     await eventually(
       'series projection caught up with the new events',
       async () => {
         after = await scrape(system.projector.url);
-        return (
-          applied(after) > applied(before) &&
-          sample(after, 'cds_projector_pending_messages', { projection: 'series' }) === 0
-        );
+        return position(after) >= lastSeq;
       },
       30_000,
     );
+    expect(applied(after)).toBeGreaterThan(applied(before));
+    expect(sample(after, 'cds_projector_pending_messages', { projection: 'series' })).toBe(0);
     expect(position(after)).toBeGreaterThan(position(before));
     expect(sample(after, 'cds_projector_documents_written_total', { projection: 'series' })).toBeGreaterThan(
       sample(before, 'cds_projector_documents_written_total', { projection: 'series' }),

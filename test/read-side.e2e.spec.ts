@@ -9,6 +9,7 @@ import { connectMessaging, type Messaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
+import { waitForProjections } from './support/projections.ts';
 
 let e2e: E2E;
 let messaging: Messaging;
@@ -113,6 +114,8 @@ beforeAll(async () => {
     },
     120_000,
   );
+  // The checks above read the catalog and the prices; the volume and stocks series are asserted too.
+  await waitForProjections(messaging, 60_000);
 }, 240_000);
 
 afterAll(async () => {
@@ -288,6 +291,8 @@ describe('provenance (issue #12)', () => {
       },
       120_000,
     );
+    // That is the catalog's view; the COT reports and the series below come from other projections.
+    await waitForProjections(messaging, 120_000);
 
     // every answer below is validated against the OpenAPI document by the harness
     const wti = (await e2e.get('/api/v1/commodities/CRUDE_OIL_WTI', { key })).json.data;

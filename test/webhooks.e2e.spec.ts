@@ -2,6 +2,7 @@
 // notifier -> a real HTTPS receiver (node:https, a certificate made for the test and trusted by
 // the notifier through NODE_EXTRA_CA_CERTS; 127.0.0.1 exempted by WEBHOOK_ALLOW_PRIVATE). Endpoints
 // are registered and deliveries read through the WebhookAdmin port, as the dashboard does.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { CHANGES_STREAM, ChangeRecord, Notification } from '@cds/contracts';
@@ -89,6 +90,8 @@ beforeAll(async () => {
       allowPrivate: [`127.0.0.1:${receiver.port}`],
       extraCaCerts: cert.certFile,
       env: {
+        // Info: the retry test reads each failed attempt's next_attempt_at from the log.
+        LOG_LEVEL: 'info',
         WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS),
         WEBHOOK_RETRY_MAX_MS: '5000',
         WEBHOOK_POLL_MS: '100',
@@ -231,14 +234,33 @@ describe('webhooks end to end', () => {
     const requests = receiver.requests.filter((r) => pathOf(r) === '/flaky');
     expect(requests.map((r) => header(r, 'cds-delivery-attempt'))).toEqual(['1', '2', '3', '4']);
     expect(new Set(requests.map((r) => header(r, 'cds-event-id')))).toEqual(new Set([test!.event_id]));
-    // Each wait at least doubles (base 400 ms, jitter only adds): the gaps between attempts grow.
+    // The k-th wait (k from 0) is drawn from [base * 2^k, 1.25 * base * 2^k] (jitter only adds a
+    // quarter at most); the bands do not overlap, so the waits grow. Both ends are checked without
+    // comparing measured durations with each other: polls and database calls only lengthen a gap
+    // between attempts (an attempt starts after its due time, due at least the wait after the one
+    // before started), and only shorten the wait read from the notifier's log (its next_attempt_at
+    // less the time of the line, logged after the wait was chosen).
     const times = [...delivery!.history].reverse().map((a) => a.at.getTime());
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    expect(gaps).toHaveLength(3);
     expect(gaps[0]).toBeGreaterThanOrEqual(RETRY_BASE_MS);
-    expect(gaps[1]).toBeGreaterThan(gaps[0]!);
-    expect(gaps[2]).toBeGreaterThan(gaps[1]!);
+    expect(gaps[1]).toBeGreaterThanOrEqual(2 * RETRY_BASE_MS);
     expect(gaps[2]).toBeGreaterThanOrEqual(4 * RETRY_BASE_MS);
     console.info('webhook retry gaps (ms)', JSON.stringify(gaps));
+    let logged: { attempt: number; waitAtMostMs: number }[] = [];
+    await eventually('the three failed attempts in the notifier log', () => {
+      logged = readFileSync(e2e.system.notifier!.log, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"delivery attempt"') && line.includes(delivery!.id))
+        .map((line) => JSON.parse(line) as { attempt: number; time: string; next_attempt_at: string | null })
+        .filter((l) => l.next_attempt_at !== null)
+        .map((l) => ({ attempt: l.attempt, waitAtMostMs: Date.parse(l.next_attempt_at!) - Date.parse(l.time) }));
+      return Promise.resolve(logged.length >= 3);
+    });
+    expect(logged.map((l) => l.attempt)).toEqual([1, 2, 3]);
+    for (const { attempt, waitAtMostMs } of logged) {
+      expect(waitAtMostMs).toBeLessThanOrEqual(1.25 * RETRY_BASE_MS * 2 ** (attempt - 1));
+    }
     const metrics = await (await fetch(`${e2e.system.notifier!.url}/metrics`)).text();
     expect(metrics).toMatch(/cds_notifier_attempts_total\{[^}]*outcome="http_error"[^}]*\} [3-9]/);
     expect(metrics).toMatch(/cds_notifier_deliveries_total\{[^}]*outcome="delivered"[^}]*\} [1-9]/);

@@ -1,4 +1,4 @@
-import { startMongo, type MongoHandle } from '@cds/testkit';
+import { startMongo, waitUntil, type MongoHandle } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../errors.ts';
@@ -22,7 +22,24 @@ describe('createReadModelStore: choosing the adapter', () => {
       expect(down).toBeInstanceOf(StoreUnavailableError);
       await expect(store.adapter()).rejects.toBeDefined();
       await server.restart();
-      expect(await store.catalogEntries()).toEqual([]);
+      // The driver finds the server again on its own schedule (a monitor check, then a 500 ms
+      // server selection): retry while the store still says unavailable; any other error fails.
+      let entries: unknown;
+      let fatal: unknown;
+      await waitUntil(
+        'a read from the restarted server',
+        async () => {
+          try {
+            entries = await store.catalogEntries();
+          } catch (e) {
+            if (!(e instanceof StoreUnavailableError)) fatal = e;
+            throw e;
+          }
+        },
+        20_000,
+        { giveUp: () => (fatal === undefined ? undefined : (fatal as Error)) },
+      );
+      expect(entries).toEqual([]);
       const expected = (await isFerretDB(client.db('admin'))) ? 'ferretdb' : 'mongodb';
       expect(await store.adapter()).toBe(expected);
     } finally {

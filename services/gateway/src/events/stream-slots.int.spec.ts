@@ -61,18 +61,22 @@ describe('SSE stream slots in Redis', () => {
   it('drops slots not refreshed within their lifetime (a replica that died), keeps refreshed ones', async () => {
     const r = connect();
     await ready(r);
-    const slots = createRedisStreamSlots(r, { keyPrefix: 'ttl:', ttlMs: 300 });
+    // Refreshed every 250 ms, 'alive' survives a stall of over a second; 'dead' has certainly
+    // expired once the refreshes have taken longer than its lifetime (sleeps only ever run long).
+    const ttlMs = 1_500;
+    const refreshEveryMs = 250;
+    const slots = createRedisStreamSlots(r, { keyPrefix: 'ttl:', ttlMs });
     expect((await slots.acquire('acc', 'dead', 2)).admitted).toBe(true);
     expect((await slots.acquire('acc', 'alive', 2)).admitted).toBe(true);
     expect((await slots.acquire('acc', 'third', 2)).admitted).toBe(false);
-    for (let i = 0; i < 4; i += 1) {
-      await sleep(120);
+    for (let i = 0; i * refreshEveryMs <= ttlMs + refreshEveryMs; i += 1) {
+      await sleep(refreshEveryMs);
       await slots.refresh([{ accountId: 'acc', member: 'alive' }]);
     }
     expect(await slots.members('acc')).toEqual(['alive']);
     expect((await slots.acquire('acc', 'third', 2)).admitted).toBe(true);
     // The set itself expires with its last slot.
-    await sleep(400);
+    await sleep(ttlMs + 500);
     expect(await r.exists(slotKey('ttl:', 'acc'))).toBe(0);
   });
 

@@ -1,14 +1,14 @@
 import { DATA_STREAM, DataEvent } from '@cds/contracts';
 import { connectMessaging, type Messaging } from '@cds/messaging';
-import { startNats, type NatsHandle } from '@cds/testkit';
+import { startNats, waitUntil, type NatsHandle } from '@cds/testkit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SeriesItem, SourceItem } from '../sources/types.ts';
 import { createBatcher, type Batch } from './batcher.ts';
 import { prepareBatchEvent } from './events.ts';
 import { createKvLedger } from './ledger.ts';
-import { runIngest } from './pipeline.ts';
-import { createPublisher } from './publisher.ts';
+import { runIngest, type IngestSummary } from './pipeline.ts';
+import { createPublisher, type Publisher } from './publisher.ts';
 import { ensureEventStreams } from './streams.ts';
 
 // Each test owns a NATS server: the data stream's subjects (cds.data.>) are fixed.
@@ -86,11 +86,12 @@ async function storedIds(m: Messaging): Promise<string[]> {
   return ids;
 }
 
-async function ingest(
+/** Starts one ingest; `publisher` is there while it runs (its stats move as it goes). */
+async function startIngest(
   m: Messaging,
   input: Iterable<SourceItem> | AsyncIterable<SourceItem>,
   opts: { ledger?: boolean; budget?: number } = {},
-) {
+): Promise<{ publisher: Publisher; run: Promise<IngestSummary> }> {
   const ledger = opts.ledger === false ? undefined : await createKvLedger(m.js, { replicas: 1 });
   const publisher = createPublisher({
     js: m.js,
@@ -100,14 +101,23 @@ async function ingest(
     retryMaxDelayMs: 500,
     ...(ledger !== undefined ? { ledger } : {}),
   });
-  const summary = await runIngest({
+  const run = runIngest({
     items: input,
     publisher,
     source: 'synthetic.csv',
     catalog: [{ id: 'TEST_0', name: 'Test zero', category: 'energy' }],
     batcher: { budget: opts.budget ?? 5_000 },
   });
-  return { summary, publisher };
+  return { publisher, run };
+}
+
+async function ingest(
+  m: Messaging,
+  input: Iterable<SourceItem> | AsyncIterable<SourceItem>,
+  opts: { ledger?: boolean; budget?: number } = {},
+) {
+  const { publisher, run } = await startIngest(m, input, opts);
+  return { summary: await run, publisher };
 }
 
 describe('re-ingest', () => {
@@ -169,33 +179,45 @@ describe('NATS restart during a backfill', () => {
     const expected = expectedIds(input, budget);
     expect(expected.size).toBeGreaterThan(1_000);
 
-    let restarted = false;
-    let publishedAtRestart = 0;
-    async function* slow(): AsyncGenerator<SourceItem> {
+    // The source stops halfway until the test lets it go on: NATS is killed while it waits, so
+    // the second half is published into a dead server (retries), whatever the machine's speed.
+    let reachGate!: () => void;
+    const gateReached = new Promise<void>((resolve) => (reachGate = resolve));
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const half = Math.floor(input.length / 2);
+    async function* gated(): AsyncGenerator<SourceItem> {
       let n = 0;
       for (const it of input) {
+        if (n++ === half) {
+          reachGate();
+          await gate;
+        }
         yield it;
-        if (++n % 200 === 0) await sleep(1);
       }
     }
-    const run = ingest(m, slow(), { budget });
-    let finished = false;
-    void run.finally(() => (finished = true)).catch(() => undefined);
-    const restarter = (async () => {
-      while (!restarted && !finished) {
-        await sleep(20);
-        // restart once a good share has been published
-        const published = (await m.jsm.streams.info(DATA_STREAM).catch(() => undefined))?.state.messages ?? 0;
-        if (published > expected.size / 4) {
-          publishedAtRestart = published;
-          restarted = true;
-          await handle.restart();
-        }
-      }
-    })();
-    const { summary, publisher } = await run;
-    await restarter;
-    expect(restarted).toBe(true);
+    const { publisher, run } = await startIngest(m, gated(), { budget });
+    run.catch(() => undefined);
+    const endedEarly = run.then(() => 'the ingest ended before reaching the gate');
+    expect(await Promise.race([gateReached.then(() => 'gated'), endedEarly])).toBe('gated');
+    const publishedAtRestart = (await m.jsm.streams.info(DATA_STREAM)).state.messages;
+    const retriesBeforeKill = publisher.stats.retries;
+    const pidBeforeKill = handle.pid;
+    await handle.kill('SIGKILL');
+    openGate();
+    await waitUntil(
+      'a publish to fail against the killed server',
+      () => {
+        if (publisher.stats.retries <= retriesBeforeKill) throw new Error(`retries ${publisher.stats.retries}`);
+        return Promise.resolve();
+      },
+      30_000,
+    );
+    await handle.restart();
+    const summary = await run;
+    // Restarted mid-run: a new server process, killed with publishes to come.
+    expect(handle.pid).toBeTypeOf('number');
+    expect(handle.pid).not.toBe(pidBeforeKill);
     expect(publishedAtRestart).toBeLessThan(expected.size);
     expect(publisher.stats.retries).toBeGreaterThan(0);
 

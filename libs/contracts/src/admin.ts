@@ -5,6 +5,18 @@ import { Plan } from './plans.ts';
 // The answers of the internal admin API (services/ingest, never exposed by the ingress): the one
 // definition its server returns and its clients (the dashboard) parse. Not in the public OpenAPI document.
 
+/**
+ * The body of `POST /admin/v1/accounts`. With `account_id` (a caller-chosen id, e.g. derived from a
+ * dashboard user) creation is idempotent: the first call creates the account (201), any later one
+ * answers the existing account (200), its name and plan unchanged, even when calls race.
+ */
+export const AdminCreateAccount = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  plan: Plan,
+  account_id: AccountId.optional(),
+});
+export type AdminCreateAccount = z.infer<typeof AdminCreateAccount>;
+
 /** An account as the admin API shows it. */
 export const AdminAccount = z.object({
   account_id: AccountId,

@@ -215,9 +215,21 @@ export const AccountCreated = envelope(
   'account.created',
   z.strictObject({ account_id: AccountId, name: z.string().min(1).max(200), plan: Plan }),
 );
+/**
+ * The key stream keeps one message per subject (an account's or a key's latest event), so the
+ * events that replace an earlier one on their subject carry what a reader needs of it: the
+ * account's name and creation time here, the key's label and creation time in `key.revoked`.
+ * Optional: events stored before the stream was compacted lack them (readers fall back).
+ */
 export const AccountPlanChanged = envelope(
   'account.plan_changed',
-  z.strictObject({ account_id: AccountId, plan: Plan, previous_plan: Plan }),
+  z.strictObject({
+    account_id: AccountId,
+    plan: Plan,
+    previous_plan: Plan,
+    name: z.string().min(1).max(200).optional(),
+    created_at: z.iso.datetime({ offset: true }).optional(),
+  }),
 );
 /** Carries the SHA-256 of the key, never the key itself. */
 export const KeyCreated = envelope(
@@ -232,7 +244,13 @@ export const KeyCreated = envelope(
 );
 export const KeyRevoked = envelope(
   'key.revoked',
-  z.strictObject({ key_id: KeyId, account_id: AccountId, key_hash: Sha256Hex }),
+  z.strictObject({
+    key_id: KeyId,
+    account_id: AccountId,
+    key_hash: Sha256Hex,
+    label: z.string().max(200).optional(),
+    created_at: z.iso.datetime({ offset: true }).optional(),
+  }),
 );
 
 export const KeyEvent = z.discriminatedUnion('type', [AccountCreated, AccountPlanChanged, KeyCreated, KeyRevoked]);
@@ -243,6 +261,11 @@ export type KeyRevoked = z.infer<typeof KeyRevoked>;
 export type KeyEvent = z.infer<typeof KeyEvent>;
 
 export type AnyEvent = DataEvent | KeyEvent;
+
+/** The subject of a key's events (its creation, then its revocation). */
+export function keySubject(keyId: string): string {
+  return `cds.keys.key.${keyId}`;
+}
 
 /** The subject an event is published on; it carries the commodity or account id so consumers can filter. */
 export function subjectFor(event: AnyEvent): string {
@@ -258,7 +281,7 @@ export function subjectFor(event: AnyEvent): string {
       return `cds.keys.account.${event.data.account_id}`;
     case 'key.created':
     case 'key.revoked':
-      return `cds.keys.key.${event.data.key_id}`;
+      return keySubject(event.data.key_id);
   }
 }
 

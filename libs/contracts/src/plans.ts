@@ -11,14 +11,48 @@ export interface PlanRules {
   historyMonths: number | null;
   cotLegacy: boolean;
   cotDisaggregated: boolean;
+  /**
+   * Active (unrevoked) keys an account may hold at once: past it the admin API refuses a new key
+   * (403 forbidden) until one is revoked. Bounds what one account can add to every gateway's key
+   * table (docs/dashboard-security.md).
+   */
+  maxActiveKeys: number;
 }
 
 /** The plan table of spec/DECISIONS.md. */
 export const PLANS: Readonly<Record<Plan, Readonly<PlanRules>>> = {
-  free: { perMinute: 10, perDay: 1_000, historyMonths: 12, cotLegacy: false, cotDisaggregated: false },
-  professional: { perMinute: 100, perDay: 100_000, historyMonths: null, cotLegacy: true, cotDisaggregated: false },
-  business: { perMinute: 500, perDay: 500_000, historyMonths: null, cotLegacy: true, cotDisaggregated: true },
-  enterprise: { perMinute: 1_000, perDay: 1_000_000, historyMonths: null, cotLegacy: true, cotDisaggregated: true },
+  free: {
+    perMinute: 10,
+    perDay: 1_000,
+    historyMonths: 12,
+    cotLegacy: false,
+    cotDisaggregated: false,
+    maxActiveKeys: 10,
+  },
+  professional: {
+    perMinute: 100,
+    perDay: 100_000,
+    historyMonths: null,
+    cotLegacy: true,
+    cotDisaggregated: false,
+    maxActiveKeys: 50,
+  },
+  business: {
+    perMinute: 500,
+    perDay: 500_000,
+    historyMonths: null,
+    cotLegacy: true,
+    cotDisaggregated: true,
+    maxActiveKeys: 50,
+  },
+  enterprise: {
+    perMinute: 1_000,
+    perDay: 1_000_000,
+    historyMonths: null,
+    cotLegacy: true,
+    cotDisaggregated: true,
+    maxActiveKeys: 50,
+  },
 };
 
 /**

@@ -9,7 +9,10 @@ describe('plans', () => {
       historyMonths: 12,
       cotLegacy: false,
       cotDisaggregated: false,
+      // Not in the spec's table: the cap on active keys (docs/decisions.md, "Keys: bounded per account").
+      maxActiveKeys: 10,
     });
+    for (const plan of ['professional', 'business', 'enterprise'] as const) expect(PLANS[plan].maxActiveKeys).toBe(50);
     expect(PLANS.professional).toMatchObject({
       perMinute: 100,
       perDay: 100000,

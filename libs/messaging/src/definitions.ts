@@ -16,6 +16,16 @@ import type { StreamSpec } from './streams.ts';
  */
 export const EVENT_DUPLICATE_WINDOW_MS = 24 * 60 * 60 * 1000;
 
+/** Messages the keys stream keeps per subject: the latest event of each account and each key. */
+export const KEYS_PER_SUBJECT = 1;
+
+/**
+ * How long a revoked key's revocation stays on the keys stream (then the admin API purges its
+ * subject): every gateway applied it long before, and a gateway replaying from the start needs
+ * nothing of a key whose creation is gone. The dashboard lists revoked keys this long.
+ */
+export const REVOKED_KEY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
 /** The dead-letter stream of the projector's parked events. */
 export const DEADLETTER_STREAM = 'CDS_DEADLETTER';
 const DEADLETTER_SUBJECTS = 'cds.deadletter.>';
@@ -25,6 +35,10 @@ const DEADLETTER_SUBJECTS = 'cds.deadletter.>';
  * retention without limits), deduplicating. `ensureStream(streamSpec(...))` creates or aligns one.
  * - `data`: the data events (ingest publishes, the projector consumes).
  * - `keys`: account and key events (the admin API publishes; the gateway and the admin API follow it).
+ *   Compacted by subject: one message per account (`cds.keys.account.<id>`) and per key
+ *   (`cds.keys.key.<id>`), the latest, so the stream grows with accounts and keys, not with their
+ *   history: a revocation replaces its key's creation, and a replay never sees a revoked key's
+ *   hash. The admin API purges the revocations themselves after `REVOKED_KEY_RETENTION_MS`.
  * - `deadletter`: events a projection parked; the message id is `<projection>:<sequence>`, so
  *   parking one again within the window (a retry after a partial failure) stores nothing.
  * - `changes`: change notifications (the projector records them; the gateway streams them as SSE,
@@ -33,7 +47,12 @@ const DEADLETTER_SUBJECTS = 'cds.deadletter.>';
  */
 const STREAMS = {
   data: { name: DATA_STREAM, subjects: [DATA_SUBJECTS], duplicateWindowMs: EVENT_DUPLICATE_WINDOW_MS },
-  keys: { name: KEYS_STREAM, subjects: [KEYS_SUBJECTS], duplicateWindowMs: EVENT_DUPLICATE_WINDOW_MS },
+  keys: {
+    name: KEYS_STREAM,
+    subjects: [KEYS_SUBJECTS],
+    duplicateWindowMs: EVENT_DUPLICATE_WINDOW_MS,
+    maxMsgsPerSubject: KEYS_PER_SUBJECT,
+  },
   deadletter: { name: DEADLETTER_STREAM, subjects: [DEADLETTER_SUBJECTS], duplicateWindowMs: 120_000 },
   changes: {
     name: CHANGES_STREAM,
@@ -57,6 +76,7 @@ export function streamSpec(which: StreamName, opts: { replicas: number; duplicat
     replicas: opts.replicas,
     duplicateWindowMs: opts.duplicateWindowMs ?? def.duplicateWindowMs,
     ...('maxAgeMs' in def ? { maxAgeMs: def.maxAgeMs } : {}),
+    ...('maxMsgsPerSubject' in def ? { maxMsgsPerSubject: def.maxMsgsPerSubject } : {}),
     storage: 'file',
   };
 }

@@ -11,9 +11,16 @@ export {
   type RunningConsumer,
   type StallReport,
 } from './consume.ts';
-export { DEADLETTER_STREAM, EVENT_DUPLICATE_WINDOW_MS, streamSpec, syncBucketSpec } from './definitions.ts';
+export {
+  DEADLETTER_STREAM,
+  EVENT_DUPLICATE_WINDOW_MS,
+  KEYS_PER_SUBJECT,
+  REVOKED_KEY_RETENTION_MS,
+  streamSpec,
+  syncBucketSpec,
+} from './definitions.ts';
 export { PoisonMessageError } from './errors.ts';
 export { connectMessaging, type Messaging } from './messaging.ts';
 export { encodeJson } from './publish.ts';
-export { isJetStreamApiError } from './streams.ts';
+export { compactStream, isJetStreamApiError } from './streams.ts';
 export { injectTraceContext } from './trace-context.ts';

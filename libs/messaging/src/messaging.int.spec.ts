@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsumeOptions } from './consume.ts';
 import {
+  compactStream,
   connectMessaging,
   PoisonMessageError,
   type Messaging,
@@ -88,6 +89,46 @@ describe('ensureStream', () => {
     expect(
       (await messaging.ensureStream({ ...spec, maxAgeMs: 3_600_000, subjects: [`${name}_X.>`, `${name}.>`] })).action,
     ).toBe('unchanged');
+  });
+
+  it('adds a per-subject limit to a stream holding history; compactStream trims what it already held', async () => {
+    const name = `${prefix}_COMPACT`.toUpperCase();
+    const spec = { name, subjects: [`${name}.>`], replicas: 1, duplicateWindowMs: 30_000 };
+    await messaging.ensureStream(spec);
+    const publish = (subject: string, body: string) =>
+      messaging.js.publish(`${name}.${subject}`, new TextEncoder().encode(body));
+    for (const [subject, body] of [
+      ['a', 'created'],
+      ['a', 'revoked'],
+      ['b', 'created'],
+      ['c', 'created'],
+      ['c', 'changed'],
+      ['c', 'changed again'],
+    ] as const) {
+      await publish(subject, body);
+    }
+    const limited = await messaging.ensureStream({ ...spec, maxMsgsPerSubject: 1 });
+    expect(limited.action).toBe('updated');
+    expect(limited.info.config.max_msgs_per_subject).toBe(1);
+    expect((await messaging.ensureStream({ ...spec, maxMsgsPerSubject: 1 })).action).toBe('unchanged');
+    const latest = () =>
+      Promise.all(
+        ['a', 'b', 'c'].map(async (s) =>
+          new TextDecoder().decode(
+            (await messaging.jsm.streams.getMessage(name, { last_by_subj: `${name}.${s}` }))!.data,
+          ),
+        ),
+      );
+    // The limit holds for what arrives: a new message on `b` replaces the one it held.
+    await publish('b', 'revoked');
+    expect((await messaging.jsm.streams.info(name, { subjects_filter: `${name}.b` })).state.subjects).toEqual({
+      [`${name}.b`]: 1,
+    });
+    // What the stream held before the limit is trimmed by compactStream: `a` and `c`, to their latest.
+    expect(await compactStream(messaging.jsm, name, 1)).toBeLessThanOrEqual(2);
+    expect((await messaging.jsm.streams.info(name)).state.messages).toBe(3);
+    expect(await latest()).toEqual(['revoked', 'revoked', 'changed again']);
+    expect(await compactStream(messaging.jsm, name, 1)).toBe(0);
   });
 });
 

@@ -22,6 +22,11 @@ export interface StreamSpec {
   duplicateWindowMs: number;
   /** Default `file`: events are the source of truth. */
   storage?: 'file' | 'memory';
+  /**
+   * Messages kept per subject (JetStream's `max_msgs_per_subject`): a new message on a full subject
+   * removes its oldest. Omit to keep every message (no limit).
+   */
+  maxMsgsPerSubject?: number;
 }
 
 export interface EnsureStreamResult {
@@ -47,6 +52,7 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
 export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<EnsureStreamResult> {
   const storage = spec.storage === 'memory' ? StorageType.Memory : StorageType.File;
   const maxAge = spec.maxAgeMs === undefined ? 0 : nanos(spec.maxAgeMs);
+  const maxMsgsPerSubject = spec.maxMsgsPerSubject ?? -1;
   if (spec.maxAgeMs !== undefined && spec.duplicateWindowMs > spec.maxAgeMs) {
     throw new MessagingSetupError(`stream ${spec.name}: duplicateWindowMs must not exceed maxAgeMs`);
   }
@@ -68,6 +74,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
       storage,
       retention: RetentionPolicy.Limits,
       discard: DiscardPolicy.Old,
+      max_msgs_per_subject: maxMsgsPerSubject,
     };
     try {
       return { info: await jsm.streams.add(config), action: 'created' };
@@ -86,6 +93,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
     sameSet(current.subjects ?? [], spec.subjects) &&
     current.num_replicas === spec.replicas &&
     current.max_age === maxAge &&
+    (current.max_msgs_per_subject ?? -1) === maxMsgsPerSubject &&
     millis(current.duplicate_window) === spec.duplicateWindowMs;
   if (unchanged) return { info: existing, action: 'unchanged' };
   try {
@@ -94,10 +102,29 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
       subjects: spec.subjects,
       num_replicas: spec.replicas,
       max_age: maxAge,
+      max_msgs_per_subject: maxMsgsPerSubject,
       duplicate_window: nanos(spec.duplicateWindowMs),
     });
     return { info, action: 'updated' };
   } catch (err) {
     throw new MessagingSetupError(`could not update stream ${spec.name}: ${String(err)}`, { cause: err });
   }
+}
+
+/**
+ * Trims every subject of a stream that holds more than `keep` messages down to its latest `keep`,
+ * and resolves with how many subjects it trimmed. A stream's per-subject limit (`maxMsgsPerSubject`)
+ * applies as new messages arrive; the history stored before the limit was set stays until this runs
+ * (nats-server 2.9 does not trim it when the limit is added). One stream-info request listing the
+ * subjects (paged by the client), then one purge per subject over the limit.
+ */
+export async function compactStream(jsm: JetStreamManager, name: string, keep: number): Promise<number> {
+  const info = await jsm.streams.info(name, { subjects_filter: '>' });
+  let trimmed = 0;
+  for (const [subject, count] of Object.entries(info.state.subjects ?? {})) {
+    if (count <= keep) continue;
+    await jsm.streams.purge(name, { filter: subject, keep });
+    trimmed++;
+  }
+  return trimmed;
 }

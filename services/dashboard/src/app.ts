@@ -97,7 +97,7 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
     onUsageError: (err) =>
       deps.logger.warn({ err: scrub(err instanceof Error ? err.message : String(err)) }, 'usage read failed'),
   });
-  registerKeyRoutes(app, { ...deps, web, keyRows });
+  registerKeyRoutes(app, { ...deps, web, keyRows, rules });
   registerPlanRoutes(app, { web, admin: deps.admin });
   registerUsageRoutes(app, { web, admin: deps.admin, usage: deps.usage });
   registerWebhookRoutes(app, {

@@ -15,6 +15,7 @@ import { createRedisStreamSlots, createStreamSlots } from './events/stream-slots
 import { GatewayConfig } from './config.ts';
 import { followKeyStream } from './keys/key-stream.ts';
 import { KeyTable } from './keys/key-table.ts';
+import { registerKeyTableMetrics } from './metrics.ts';
 import { createQueryClient } from './proxy/query-client.ts';
 import { createFailoverRateLimiter } from './rate/failover-limiter.ts';
 import { createMemoryRateLimiter } from './rate/memory-limiter.ts';
@@ -38,6 +39,7 @@ try {
     await messaging.ensureStream(streamSpec('keys', { replicas: config.JETSTREAM_REPLICAS }));
   }
   const table = new KeyTable();
+  registerKeyTableMetrics(metrics, table);
   // Redis is created before the followers: the SSE hub (fed by both) takes its stream slots there.
   // Bounded: a command fails after REDIS_TIMEOUT_MS, and at once while disconnected (no offline
   // queue), so the failover limiter decides the request locally instead of waiting.
@@ -63,6 +65,8 @@ try {
     maxUnsentBytes: config.SSE_MAX_UNSENT_BYTES,
     slowGraceMs: config.SSE_SLOW_GRACE_MS,
     heartbeatMs: config.SSE_HEARTBEAT_MS,
+    maxStreams: config.SSE_MAX_STREAMS,
+    maxStreamsPerClient: config.SSE_MAX_STREAMS_PER_CLIENT,
     slots,
     logger,
   });

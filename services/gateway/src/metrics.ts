@@ -58,6 +58,16 @@ export function createSseMetrics(
   };
 }
 
+/** The key table's size, read at collection: what every replica holds in memory for the key stream. */
+export function registerKeyTableMetrics(metrics: Metrics, table: { activeKeys: number; accounts: number }): void {
+  metrics.meter
+    .createObservableGauge('cds_gateway_active_keys', { description: 'Active API keys in this replica’s key table' })
+    .addCallback((r) => r.observe(table.activeKeys));
+  metrics.meter
+    .createObservableGauge('cds_gateway_key_accounts', { description: 'Accounts in this replica’s key table' })
+    .addCallback((r) => r.observe(table.accounts));
+}
+
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 
 /** Counts and times every answer, by route pattern ('unmatched' for unknown paths) and status. */

@@ -5,10 +5,11 @@ import { createLogger, flushTelemetry } from '@cds/telemetry';
 import { buildApp } from './admin/app.ts';
 import { createKeyCommands } from './admin/commands.ts';
 import { startKeyLog, type KeyLog } from './admin/key-log.ts';
+import { startRevokedKeyRetention } from './admin/revoked-retention.ts';
 import { AdminConfig } from './config.ts';
 import { ensureEventStreams } from './publish/streams.ts';
 
-// The admin API process: replays the keys stream, serves /admin/v1 on 0.0.0.0:PORT.
+// The admin API process: replays the keys stream, serves /admin/v1 on HOST:PORT.
 async function main(): Promise<void> {
   let config: AdminConfig;
   try {
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
     log = await startKeyLog({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger, stream: KEYS_STREAM });
     const m = messaging;
     const l = log;
+    const retention = startRevokedKeyRetention({ jsm: m.jsm, model: l.model, logger, ready: () => l.ready });
     const app = buildApp({
       commands: createKeyCommands({ js: m.js, log: l }),
       adminToken: config.ADMIN_TOKEN,
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
       isReady: () => !m.nc.isClosed() && l.ready,
       logger,
     });
-    await app.listen({ host: '0.0.0.0', port: config.PORT });
+    await app.listen({ host: config.HOST, port: config.PORT });
     let closing = false;
     const shutdown = (signal: string) => {
       if (closing) return;
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
       logger.info({ signal }, 'shutting down');
       void (async () => {
         await app.close().catch(() => undefined);
+        retention.stop();
         await l.stop().catch(() => undefined);
         await m.close().catch(() => undefined);
         await flushTelemetry();

@@ -1,6 +1,8 @@
+import { PLANS } from '@cds/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminRejectedError, type AdminClient } from '../admin/admin-client.ts';
 import type { Web } from '../http/web.ts';
+import type { ThrottleRules } from '../security/throttle.ts';
 import { keysPage, revokeConfirmPage, rotatePage, type KeysPageState } from '../pages/app-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import type { UserStore } from '../users/user-store.ts';
@@ -11,9 +13,16 @@ const LABEL_MAX = 100;
 /** The keys page: list, create (shown once), the rotation guide, and revocation behind a confirmation. */
 export function registerKeyRoutes(
   app: FastifyInstance,
-  deps: { web: Web; keyRows: KeyRows; admin: AdminClient; users: UserStore; publicApiUrl: string },
+  deps: {
+    web: Web;
+    keyRows: KeyRows;
+    admin: AdminClient;
+    users: UserStore;
+    publicApiUrl: string;
+    rules: Pick<ThrottleRules, 'keyCreatePerAccount' | 'keyRevokePerAccount'>;
+  },
 ): void {
-  const { web, keyRows, admin } = deps;
+  const { web, keyRows, admin, rules } = deps;
   const keyIdOf = (request: FastifyRequest) => (request.params as { keyId: string }).keyId;
 
   const renderKeys = async (
@@ -44,7 +53,20 @@ export function registerKeyRoutes(
     if ([...label].length > LABEL_MAX) {
       return renderKeys(request, reply, { label, labelError: `Use at most ${LABEL_MAX} characters.` }, 400);
     }
-    const created = await admin.createKey(user.account_id, label === '' ? undefined : label);
+    await web.throttled('key-create', user.account_id, rules.keyCreatePerAccount);
+    let created;
+    try {
+      created = await admin.createKey(user.account_id, label === '' ? undefined : label);
+    } catch (err) {
+      // Past the plan's cap on active keys the admin API answers 403.
+      if (err instanceof AdminRejectedError && err.status === 403) {
+        const { plan } = await admin.getAccount(user.account_id);
+        const limit = PLANS[plan].maxActiveKeys;
+        const error = `You have ${limit} active keys, the most the ${plan} plan allows. Revoke one before creating another.`;
+        return renderKeys(request, reply, { label, error }, 403);
+      }
+      throw err;
+    }
     const last4 = created.key.slice(-4);
     await deps.users.addKeyHint(user._id, created.key_id, last4);
     user.key_hints = { ...user.key_hints, [created.key_id]: last4 };
@@ -78,8 +100,10 @@ export function registerKeyRoutes(
     });
   });
   app.post(`${PREFIX}/keys/:keyId/revoke`, async (request, reply) => {
-    const key = await keyRows.own(web.requireUser(request), keyIdOf(request));
+    const user = web.requireUser(request);
+    const key = await keyRows.own(user, keyIdOf(request));
     if (key.status !== 'active') return alreadyRevoked(request, reply, key.key_id);
+    await web.throttled('key-revoke', user.account_id, rules.keyRevokePerAccount);
     try {
       await admin.revokeKey(key.key_id);
     } catch (err) {

@@ -18,6 +18,15 @@ export interface ThrottleRules {
   webhookSavePerAccount: ThrottleRule;
   /** Test events and re-sends (each makes the notifier POST to the endpoint). */
   webhookSendPerAccount: ThrottleRule;
+  /** API keys created (each is an event every gateway replays; the plan also caps active keys). */
+  keyCreatePerAccount: ThrottleRule;
+  /** API keys revoked (with creation, what a create-revoke loop would churn). */
+  keyRevokePerAccount: ThrottleRule;
+  /**
+   * Wrong passwords given by a signed-in user (changing the password, deleting the account): its
+   * own bucket, so failed log-ins for the address by others never block it.
+   */
+  accountPasswordPerUser: ThrottleRule;
 }
 
 export const DEFAULT_THROTTLES: Readonly<ThrottleRules> = {
@@ -29,12 +38,21 @@ export const DEFAULT_THROTTLES: Readonly<ThrottleRules> = {
   resetPerAddress: { limit: 3, windowSeconds: 3600 },
   webhookSavePerAccount: { limit: 30, windowSeconds: 600 },
   webhookSendPerAccount: { limit: 30, windowSeconds: 600 },
+  keyCreatePerAccount: { limit: 20, windowSeconds: 3600 },
+  keyRevokePerAccount: { limit: 20, windowSeconds: 3600 },
+  accountPasswordPerUser: { limit: 10, windowSeconds: 900 },
 };
 
 export interface ThrottleDecision {
   allowed: boolean;
   /** Seconds until the window ends (for Retry-After). */
   retryAfter: number;
+  /**
+   * Takes this attempt back out of its window, for throttles that count only failures: an attempt
+   * holds its place while it runs (so parallel ones cannot overshoot the limit) and gives it back
+   * when it did not fail.
+   */
+  refund(): Promise<void>;
 }
 
 export interface Throttle {
@@ -55,7 +73,19 @@ export function createThrottle(deps: { redis: Redis; prefix: string; secret: str
         .expire(key, rule.windowSeconds + 1)
         .exec();
       const count = Number(result?.[0]?.[1] ?? 0);
-      return { allowed: count <= rule.limit, retryAfter: (window + 1) * rule.windowSeconds - nowS };
+      return {
+        allowed: count <= rule.limit,
+        retryAfter: (window + 1) * rule.windowSeconds - nowS,
+        // The same window's key, even if the next window has begun meanwhile; the EXPIRE keeps a
+        // key that had already expired from lingering.
+        refund: async () => {
+          await deps.redis
+            .multi()
+            .decr(key)
+            .expire(key, rule.windowSeconds + 1)
+            .exec();
+        },
+      };
     },
   };
 }

@@ -1,5 +1,5 @@
-import { KEYS_STREAM, KEYS_SUBJECTS, subjectFor, type KeyEvent } from '@cds/contracts';
-import { connectMessaging, type Messaging } from '@cds/messaging';
+import { KEYS_STREAM, subjectFor, type KeyEvent } from '@cds/contracts';
+import { connectMessaging, streamSpec, type Messaging } from '@cds/messaging';
 import { createLogger } from '@cds/telemetry';
 import { startNats, waitUntil, type ServerHandle } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,12 +27,8 @@ const key = (i: number) => i.toString(16).padStart(40, '0');
 beforeAll(async () => {
   nats = await startNats();
   messaging = await connectMessaging({ servers: nats.url, name: 'key-stream-spec' });
-  await messaging.ensureStream({
-    name: KEYS_STREAM,
-    subjects: [KEYS_SUBJECTS],
-    replicas: 1,
-    duplicateWindowMs: 60_000,
-  });
+  // The keys stream as the system defines it: compacted to one message per subject.
+  await messaging.ensureStream(streamSpec('keys', { replicas: 1, duplicateWindowMs: 60_000 }));
 });
 afterAll(async () => {
   await messaging.close();
@@ -74,6 +70,43 @@ describe('followKeyStream', () => {
       5_000,
     );
     await follower.stop();
+  });
+
+  it('holds only active keys after create/revoke churn; a replay of the compacted stream gives the same table', async () => {
+    await messaging.jsm.streams.purge(KEYS_STREAM);
+    const account = 'acc_0000000c';
+    await publish('account.created', { account_id: account, name: 'Churn', plan: 'free' });
+    const table = new KeyTable();
+    const live = await followKeyStream({ nc: messaging.nc, table, logger });
+    await live.caughtUp;
+    // 300 keys created, 280 of them revoked again: a create-revoke loop.
+    const churn = (i: number) => ({
+      key_id: `key_c${String(i).padStart(7, '0')}`,
+      account_id: account,
+      key_hash: hashKey(key(1_000 + i)),
+    });
+    let last = 0;
+    for (let i = 0; i < 300; i += 1) {
+      last = (await publish('key.created', { ...churn(i), plan: 'free' })).seq;
+      if (i >= 20) last = (await publish('key.revoked', churn(i))).seq;
+    }
+    await waitUntil(
+      'live table applied the churn',
+      () =>
+        table.activeKeys === 20 && live.position() >= last ? Promise.resolve() : Promise.reject(new Error('not yet')),
+      10_000,
+    );
+    expect(table.accounts).toBe(1);
+    // The stream kept one message per subject: the account and each key (its creation or its revocation).
+    const info = await messaging.jsm.streams.info(KEYS_STREAM);
+    expect(info.state.messages).toBe(1 + 300);
+    const replayed = new KeyTable();
+    const late = await followKeyStream({ nc: messaging.nc, table: replayed, logger });
+    await late.caughtUp;
+    expect([replayed.activeKeys, replayed.accounts]).toEqual([20, 1]);
+    for (const i of [0, 19]) expect(replayed.lookup(key(1_000 + i))).toMatchObject({ accountId: account });
+    for (const i of [20, 299]) expect(replayed.lookup(key(1_000 + i))).toBeUndefined();
+    await Promise.all([live.stop(), late.stop()]);
   });
 
   it('is ready at once on an empty stream', async () => {

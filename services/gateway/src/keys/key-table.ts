@@ -20,12 +20,14 @@ export function hashKey(key: string): string {
 
 /**
  * The gateway's in-memory view of accounts and keys, folded from the key-lifecycle events. Only
- * active keys are held (by hash); a revoked key is removed and never comes back. The plan is read
- * from the account at lookup time, so a plan change applies to every key of the account at once.
+ * active keys are held (by hash): a revocation removes its key and leaves nothing behind, so the
+ * table is proportional to the active keys (plus one plan per account). No revoked key can come
+ * back: the keys stream keeps one message per key subject, so a revocation replaces its key's
+ * creation and a replay never sees the two out of order. The plan is read from the account at
+ * lookup time, so a plan change applies to every key of the account at once.
  */
 export class KeyTable {
   readonly #keysByHash = new Map<string, KeyEntry>();
-  readonly #revoked = new Set<string>();
   readonly #plans = new Map<string, Plan>();
 
   apply(event: KeyEvent): void {
@@ -37,12 +39,10 @@ export class KeyTable {
         this.#plans.set(event.data.account_id, event.data.plan);
         return;
       case 'key.created':
-        if (this.#revoked.has(event.data.key_hash)) return;
         if (!this.#plans.has(event.data.account_id)) this.#plans.set(event.data.account_id, event.data.plan);
         this.#keysByHash.set(event.data.key_hash, { keyId: event.data.key_id, accountId: event.data.account_id });
         return;
       case 'key.revoked':
-        this.#revoked.add(event.data.key_hash);
         this.#keysByHash.delete(event.data.key_hash);
         return;
     }
@@ -63,5 +63,10 @@ export class KeyTable {
 
   get activeKeys(): number {
     return this.#keysByHash.size;
+  }
+
+  /** Accounts whose plan the table holds. */
+  get accounts(): number {
+    return this.#plans.size;
   }
 }

@@ -1,5 +1,5 @@
 import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
-import { connectMessaging, type Messaging } from '@cds/messaging';
+import { connectMessaging, streamSpec, type Messaging } from '@cds/messaging';
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { buildApp } from './app.ts';
 import { ensureEventStreams } from '../publish/streams.ts';
 import { createKeyCommands } from './commands.ts';
 import { startKeyLog, type KeyLog } from './key-log.ts';
+import { startRevokedKeyRetention } from './revoked-retention.ts';
 
 // A private NATS server: the keys stream has fixed subjects (cds.keys.>), so it cannot share one.
 const TOKEN = 'admin-token-for-tests-0123456789';
@@ -31,12 +32,13 @@ async function makeApp() {
 const auth = { authorization: `Bearer ${TOKEN}` };
 let app: Awaited<ReturnType<typeof makeApp>>['app'];
 
+/** The events the keys stream holds now (compacted: the latest per subject). */
 async function keyEvents(): Promise<KeyEvent[]> {
   const out: KeyEvent[] = [];
   const info = await messaging.jsm.streams.info(KEYS_STREAM);
-  for (let seq = 1; seq <= info.state.last_seq; seq++) {
-    const m = await messaging.jsm.streams.getMessage(KEYS_STREAM, { seq });
-    out.push(KeyEvent.parse(m!.json()));
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+    const m = await messaging.jsm.streams.getMessage(KEYS_STREAM, { seq }).catch(() => null);
+    if (m !== null) out.push(KeyEvent.parse(m.json()));
   }
   return out;
 }
@@ -136,7 +138,10 @@ describe('admin API', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ account_id: accountId, plan: 'business', previous_plan: 'free' });
     const changed = (await keyEvents()).filter((e) => e.type === 'account.plan_changed');
-    expect(changed.map((e) => e.data)).toEqual([{ account_id: accountId, plan: 'business', previous_plan: 'free' }]);
+    // It carries the account's name and creation time: it replaces account.created on the subject.
+    expect(changed.map((e) => e.data)).toEqual([
+      { account_id: accountId, plan: 'business', previous_plan: 'free', name: 'Acme', created_at: expect.any(String) },
+    ]);
   });
 
   it('revokes a key once; a second revoke is refused', async () => {
@@ -175,6 +180,175 @@ describe('admin API', () => {
     const revocations = (await keyEvents()).filter((e) => e.type === 'key.revoked' && e.data.key_id === id);
     expect(revocations).toHaveLength(1);
     await other.close();
+  });
+});
+
+describe('bounded keys (security review #1)', () => {
+  const createKeys = (account: string, n: number) =>
+    Promise.all(
+      Array.from({ length: n }, () =>
+        app.inject({ method: 'POST', url: `/admin/v1/accounts/${account}/keys`, headers: auth }),
+      ),
+    );
+  const newAccount = async (plan: string) =>
+    (
+      await app.inject({ method: 'POST', url: '/admin/v1/accounts', headers: auth, payload: { name: 'Capped', plan } })
+    ).json().account_id as string;
+
+  it('caps active keys per account by plan, even for racing creates; a revocation frees a place', async () => {
+    const free = await newAccount('free');
+    // 15 creates at once on a free account (10 places): exactly 10 keys, the rest a clear 403.
+    const results = await createKeys(free, 15);
+    const statuses = results.map((r) => r.statusCode).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+    const refused = results.filter((r) => r.statusCode !== 201);
+    expect(refused).toHaveLength(5);
+    for (const r of refused) {
+      expectError(r, 403, 'forbidden');
+      expect(r.json().error.message).toContain('10 active keys');
+    }
+    const keys = (await app.inject({ method: 'GET', url: `/admin/v1/accounts/${free}/keys`, headers: auth })).json()
+      .keys as { key_id: string }[];
+    expect(keys).toHaveLength(10);
+    await app.inject({ method: 'POST', url: `/admin/v1/keys/${keys[0]!.key_id}/revoke`, headers: auth });
+    const [again, past] = await createKeys(free, 2);
+    expect([again!.statusCode, past!.statusCode].sort()).toEqual([201, 403]);
+
+    // A paid plan holds 50.
+    const paid = await newAccount('professional');
+    const paidResults = await createKeys(paid, 52);
+    expect(paidResults.filter((r) => r.statusCode === 201)).toHaveLength(50);
+  });
+
+  it('keeps one message per account and per key: a revocation replaces its key, a plan change its account', async () => {
+    const account = await newAccount('free');
+    const created = await createKeys(account, 3);
+    const ids = created.map((r) => r.json().key_id as string);
+    await app.inject({
+      method: 'POST',
+      url: `/admin/v1/keys/${ids[0]!}/revoke`,
+      headers: auth,
+    });
+    await app.inject({
+      method: 'PUT',
+      url: `/admin/v1/accounts/${account}/plan`,
+      headers: auth,
+      payload: { plan: 'business' },
+    });
+    const mine = (await keyEvents()).filter(
+      (e) => ('account_id' in e.data ? e.data.account_id : undefined) === account,
+    );
+    expect(mine.map((e) => e.type).sort()).toEqual([
+      'account.plan_changed',
+      'key.created',
+      'key.created',
+      'key.revoked',
+    ]);
+    const revoked = mine.find((e) => e.type === 'key.revoked')!;
+    expect(revoked.data).toMatchObject({ key_id: ids[0], created_at: expect.any(String) });
+    expect(mine.find((e) => e.type === 'account.plan_changed')!.data).toMatchObject({ name: 'Capped' });
+
+    // A replica replaying the compacted stream knows everything it knew before.
+    const { app: other, log } = await makeApp();
+    await log.catchUp();
+    const res = (await other.inject({ method: 'GET', url: `/admin/v1/accounts/${account}`, headers: auth })).json();
+    const before = (await app.inject({ method: 'GET', url: `/admin/v1/accounts/${account}`, headers: auth })).json();
+    expect(res).toEqual(before);
+    expect(res).toMatchObject({ name: 'Capped', plan: 'business' });
+    expect(res.keys.map((k: { status: string }) => k.status)).toEqual(['revoked', 'active', 'active']);
+    await other.close();
+  });
+
+  it('purges revocations past their retention; active keys and recent revocations stay', async () => {
+    const account = await newAccount('free');
+    const ids = (await createKeys(account, 3)).map((r) => r.json().key_id as string);
+    for (const id of ids.slice(0, 2)) {
+      await app.inject({ method: 'POST', url: `/admin/v1/keys/${id}/revoke`, headers: auth });
+    }
+    const { log } = await makeApp();
+    await log.catchUp();
+    const revokedAt = Date.parse(log.model.keys.get(ids[1]!)!.revoked_at!);
+    const retention = startRevokedKeyRetention({
+      jsm: messaging.jsm,
+      model: log.model,
+      logger: { info: () => undefined, error: () => undefined },
+      ready: () => log.ready,
+      retentionMs: 60_000,
+      // An hour after the revocations: both are past the minute's retention.
+      now: () => revokedAt + 3_600_000,
+    });
+    try {
+      const purged = await retention.sweep();
+      expect(purged).toBeGreaterThanOrEqual(2);
+    } finally {
+      retention.stop();
+    }
+    const left = (await keyEvents()).filter((e) => 'key_id' in e.data && ids.includes(e.data.key_id));
+    expect(left.map((e) => [e.type, 'key_id' in e.data ? e.data.key_id : ''])).toEqual([['key.created', ids[2]]]);
+    expect([...log.model.keys.keys()].filter((id) => ids.includes(id))).toEqual([ids[2]]);
+  });
+});
+
+describe('upgrading a keys stream with history', () => {
+  it('trims what the stream held before the per-subject limit at the first sweep; replicas see the same', async () => {
+    const spec = streamSpec('keys', { replicas: 1, duplicateWindowMs: 120_000 });
+    const { maxMsgsPerSubject: _limit, ...unlimited } = spec;
+    // Before the upgrade: no limit, so a revoked key and a changed account keep their whole history.
+    await messaging.ensureStream(unlimited);
+    const created = await app.inject({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      headers: auth,
+      payload: { name: 'Old', plan: 'free' },
+    });
+    const account = created.json().account_id as string;
+    const keys = await Promise.all(
+      [1, 2].map(() => app.inject({ method: 'POST', url: `/admin/v1/accounts/${account}/keys`, headers: auth })),
+    );
+    const revokedId = keys[0]!.json().key_id as string;
+    await app.inject({ method: 'POST', url: `/admin/v1/keys/${revokedId}/revoke`, headers: auth });
+    await app.inject({
+      method: 'PUT',
+      url: `/admin/v1/accounts/${account}/plan`,
+      headers: auth,
+      payload: { plan: 'business' },
+    });
+    const mine = async () =>
+      (await keyEvents())
+        .filter((e) => e.data.account_id === account)
+        .map((e) => e.type)
+        .sort();
+    expect(await mine()).toEqual([
+      'account.created',
+      'account.plan_changed',
+      'key.created',
+      'key.created',
+      'key.revoked',
+    ]);
+    // The upgrade sets the limit; the admin API's first sweep trims the history.
+    await messaging.ensureStream(spec);
+    const { app: other, log } = await makeApp();
+    await log.catchUp();
+    const before = (await other.inject({ method: 'GET', url: `/admin/v1/accounts/${account}`, headers: auth })).json();
+    const upkeep = startRevokedKeyRetention({
+      jsm: messaging.jsm,
+      model: log.model,
+      logger: { info: () => undefined, error: () => undefined },
+      ready: () => log.ready,
+    });
+    try {
+      await upkeep.sweep();
+    } finally {
+      upkeep.stop();
+    }
+    expect(await mine()).toEqual(['account.plan_changed', 'key.created', 'key.revoked']);
+    // A replica replaying the trimmed stream answers as the one that saw the whole history.
+    const { app: late, log: lateLog } = await makeApp();
+    await lateLog.catchUp();
+    expect((await late.inject({ method: 'GET', url: `/admin/v1/accounts/${account}`, headers: auth })).json()).toEqual(
+      before,
+    );
+    await Promise.all([other.close(), late.close()]);
   });
 });
 
@@ -277,5 +451,120 @@ describe('admin API errors', () => {
   it('answers /healthz and /readyz', async () => {
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' });
+  });
+});
+
+describe('idempotent account creation (POST /admin/v1/accounts with account_id)', () => {
+  const create = (target: typeof app, payload: object) =>
+    target.inject({ method: 'POST', url: '/admin/v1/accounts', headers: auth, payload });
+  const lastSeq = async () => (await messaging.jsm.streams.info(KEYS_STREAM)).state.last_seq;
+
+  it('10 parallel creates with one account_id, on two replicas: one account.created, one 201, every answer the same account', async () => {
+    const { app: other, log } = await makeApp();
+    await log.catchUp();
+    const accountId = 'acc_dashboardusr0001';
+    const before = await lastSeq();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        create(i % 2 === 0 ? app : other, { name: `User ${i}`, plan: 'free', account_id: accountId }),
+      ),
+    );
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    const bodies = results.map((r) => r.json());
+    const winner = bodies[results.findIndex((r) => r.statusCode === 201)];
+    expect(winner).toMatchObject({ account_id: accountId, plan: 'free', created_at: expect.any(String) });
+    for (const b of bodies) expect(b).toEqual(winner);
+    // One message stored for the ten calls, and it is the account's creation.
+    expect((await lastSeq()) - before).toBe(1);
+    const created = (await keyEvents()).filter((e) => e.type === 'account.created' && e.data.account_id === accountId);
+    expect(created).toHaveLength(1);
+    expect(created[0]!.data).toMatchObject({ name: winner.name });
+    await other.close();
+  });
+
+  it('a later create with the same account_id answers the existing account 200, its name and plan unchanged', async () => {
+    const accountId = 'acc_dashboardusr0002';
+    const first = await create(app, { name: 'First', plan: 'professional', account_id: accountId });
+    expect(first.statusCode).toBe(201);
+    const before = await lastSeq();
+    const again = await create(app, { name: 'Second', plan: 'free', account_id: accountId });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual(first.json());
+    expect(again.json()).toMatchObject({ name: 'First', plan: 'professional' });
+    expect(await lastSeq()).toBe(before);
+    // After a plan change (which replaces account.created on the subject) too.
+    await app.inject({
+      method: 'PUT',
+      url: `/admin/v1/accounts/${accountId}/plan`,
+      headers: auth,
+      payload: { plan: 'business' },
+    });
+    const later = await create(app, { name: 'Third', plan: 'free', account_id: accountId });
+    expect(later.statusCode).toBe(200);
+    expect(later.json()).toMatchObject({ account_id: accountId, name: 'First', plan: 'business' });
+    // Without account_id every call creates a new account, as before.
+    const [a, b] = await Promise.all([
+      create(app, { name: 'x', plan: 'free' }),
+      create(app, { name: 'x', plan: 'free' }),
+    ]);
+    expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
+    expect(a.json().account_id).not.toBe(b.json().account_id);
+  });
+
+  it('refuses a malformed account_id 400 naming it', async () => {
+    for (const account_id of ['acc_', 'ACC_0123456789', 'acc_0123456789-x', 'key_0123456789', 42]) {
+      expectError(await create(app, { name: 'x', plan: 'free', account_id }), 400, 'invalid_parameter', 'account_id');
+    }
+  });
+});
+
+describe('wrong admin tokens are throttled per client address (security review #3)', () => {
+  it('answers 429 with Retry-After after 10 failures in a minute, even to the right token, only from that address', async () => {
+    const log = await startKeyLog({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger: silent });
+    logs.push(log);
+    let now = Date.parse('2026-11-27T12:00:00Z');
+    const throttled = buildApp({
+      commands: createKeyCommands({ js: messaging.js, log }),
+      adminToken: TOKEN,
+      publicBaseUrl: 'https://api.example.test',
+      isReady: () => log.ready,
+      nowMs: () => now,
+    });
+    await throttled.ready();
+    await log.catchUp();
+    const url = '/admin/v1/accounts/acc_00000000000000000000';
+    const get = (remoteAddress: string, authorization?: string) =>
+      throttled.inject({
+        method: 'GET',
+        url,
+        remoteAddress,
+        headers: authorization === undefined ? {} : { authorization },
+      });
+    try {
+      // Ten failures, wrong or missing tokens, within the minute: each a 401.
+      for (let i = 0; i < 10; i++) {
+        now += 1_000;
+        expectError(await get('10.1.0.7', i % 3 === 0 ? undefined : `Bearer guess-${i}`), 401, 'unauthorized');
+      }
+      now += 1_000;
+      const blocked = await get('10.1.0.7', 'Bearer guess-10');
+      expectError(blocked, 429, 'rate_limited');
+      // The window started at the first failure (t+1 s) and ends a minute later (now t+11 s).
+      expect(blocked.headers['retry-after']).toBe('50');
+      // The right token does not pass from that address either: guessing cannot go on there.
+      expectError(await get('10.1.0.7', `Bearer ${TOKEN}`), 429, 'rate_limited');
+      // Other addresses are not affected.
+      expectError(await get('10.1.0.8', `Bearer ${TOKEN}`), 404, 'not_found', 'account_id');
+      // The minute over, the address may try again.
+      now += 50_000;
+      expectError(await get('10.1.0.7', `Bearer ${TOKEN}`), 404, 'not_found', 'account_id');
+      expectError(await get('10.1.0.7', 'Bearer guess-11'), 401, 'unauthorized');
+      // The probes stay open to all.
+      expect((await throttled.inject({ method: 'GET', url: '/healthz', remoteAddress: '10.1.0.7' })).statusCode).toBe(
+        200,
+      );
+    } finally {
+      await throttled.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { type ApiError, createRequestIdGenerator, InvalidParameterError, registerErrorHandling } from '@cds/http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { KeyCommands } from './commands.ts';
-import { registerAdminRoutes } from './routes.ts';
+import { type AdminAuthThrottle, registerAdminRoutes } from './routes.ts';
 
 export interface AppDeps {
   commands: KeyCommands;
@@ -13,6 +13,10 @@ export interface AppDeps {
   logger?: FastifyBaseLogger | boolean;
   /** Largest accepted request body. Default 16 KiB. */
   bodyLimit?: number;
+  /** Failed authentications per client address (default: 10 a minute, then 429 until the minute ends). */
+  authThrottle?: AdminAuthThrottle;
+  /** Wall clock of the throttle. */
+  nowMs?: () => number;
 }
 
 /** Fastify's body-parsing failures, as invalid_parameter naming the body. */
@@ -28,7 +32,8 @@ function classify(error: unknown): ApiError | undefined {
 
 /**
  * The admin API of the ingest service: account and key commands under /admin/v1 (behind the admin
- * bearer token; meant for the cluster network only), plus /healthz and /readyz.
+ * bearer token, wrong tokens throttled per client address; meant for the cluster network only, the
+ * chart admits only the dashboard's and ingest's pods), plus /healthz and /readyz.
  */
 export function buildApp(deps: AppDeps): FastifyInstance {
   const common = {
@@ -45,6 +50,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.get('/readyz', (_request, reply) =>
     deps.isReady() ? { status: 'ready' } : reply.code(503).send({ status: 'not_ready' }),
   );
-  registerAdminRoutes(app, { commands: deps.commands, adminToken: deps.adminToken });
+  registerAdminRoutes(app, {
+    commands: deps.commands,
+    adminToken: deps.adminToken,
+    throttle: deps.authThrottle,
+    nowMs: deps.nowMs,
+  });
   return app;
 }

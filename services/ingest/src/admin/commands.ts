@@ -9,13 +9,14 @@ import {
   type KeyCreated,
   type KeyRevoked,
   type Plan,
+  PLANS,
 } from '@cds/contracts';
-import { InvalidParameterError, NotFoundError, ServiceUnavailableError } from '@cds/http';
+import { ForbiddenError, InvalidParameterError, NotFoundError, ServiceUnavailableError } from '@cds/http';
 import { encodeJson, injectTraceContext, isJetStreamApiError } from '@cds/messaging';
 import { JetStreamApiCodes, type JetStreamClient } from '@nats-io/jetstream';
 import { headers as createHeaders } from '@nats-io/transport-node';
 import type { KeyLog } from './key-log.ts';
-import { keyMetadata, keysOf, type AccountState, type KeyMetadata } from './model.ts';
+import { activeKeyCount, keyMetadata, keysOf, type AccountState, type KeyMetadata } from './model.ts';
 
 /** An account as the admin API answers it (the contract its clients parse). */
 export type AccountView = AdminAccount;
@@ -24,7 +25,15 @@ export type AccountView = AdminAccount;
 export type CreatedKey = AdminCreatedKey;
 
 export interface KeyCommands {
-  createAccount(input: { name: string; plan: Plan }): Promise<AccountView>;
+  /**
+   * Creates an account; with `account_id`, idempotently: an account that exists already is
+   * answered as it is (`created: false`), also to the losers of a race to create it.
+   */
+  createAccount(input: {
+    name: string;
+    plan: Plan;
+    account_id?: string | undefined;
+  }): Promise<{ account: AccountView; created: boolean }>;
   getAccount(accountId: string): AccountView & { keys: KeyMetadata[] };
   createKey(accountId: string, input: { label?: string | undefined }): Promise<CreatedKey>;
   listKeys(accountId: string): KeyMetadata[];
@@ -115,44 +124,72 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
 
   const envelope = (occurredAt: string) => ({ version: 1 as const, occurred_at: occurredAt, source: 'admin-api' });
 
+  // Key creations of one account run one after another in this process, so two concurrent ones
+  // cannot both pass the active-key cap (the tail of each account's chain; dropped once idle).
+  const keyQueues = new Map<string, Promise<unknown>>();
+  const oneAtATime = <T>(accountId: string, run: () => Promise<T>): Promise<T> => {
+    const previous = keyQueues.get(accountId) ?? Promise.resolve();
+    const next = previous.then(run, run);
+    const tail = next.catch(() => undefined);
+    keyQueues.set(accountId, tail);
+    void tail.then(() => {
+      if (keyQueues.get(accountId) === tail) keyQueues.delete(accountId);
+    });
+    return next;
+  };
+
   return {
-    createAccount: (input) =>
-      execute(async () => {
-        const accountId = newId('acc');
+    createAccount: (input) => {
+      const accountId = input.account_id ?? newId('acc');
+      return execute(async () => {
+        const existing = model.accounts.get(accountId);
+        if (existing !== undefined) return { account: view(existing), created: false };
+        // The id is new to every attempt: a racing creation of the same account must meet the
+        // subject-sequence check (the loser catches up, then finds the account above), never the
+        // stream's duplicate window, whose ack would pass the loser off as the creator.
         const event: AccountCreated = {
-          id: `account.created:${accountId}`,
+          id: `account.created:${accountId}:${random(8).toString('hex')}`,
           type: 'account.created',
           ...envelope(clock().toISOString()),
           data: { account_id: accountId, name: input.name, plan: input.plan },
         };
         await publish(event, 0);
-        return view(account(accountId));
-      }),
+        return { account: view(account(accountId)), created: true };
+      });
+    },
 
     getAccount: (accountId) => ({ ...view(account(accountId)), keys: keysOf(model, accountId) }),
 
     createKey: (accountId, input) =>
-      execute(async () => {
-        const owner = account(accountId);
-        const key = random(20).toString('hex');
-        const keyId = newId('key');
-        const event: KeyCreated = {
-          id: `key.created:${keyId}`,
-          type: 'key.created',
-          ...envelope(clock().toISOString()),
-          data: {
-            key_id: keyId,
-            account_id: owner.account_id,
-            key_hash: hashKey(key),
-            plan: owner.plan,
-            ...(input.label !== undefined ? { label: input.label } : {}),
-          },
-        };
-        await publish(event, 0);
-        const stored = model.keys.get(keyId);
-        if (stored === undefined) throw new ServiceUnavailableError('The key was stored but is not visible yet.');
-        return { ...keyMetadata(stored), key };
-      }),
+      oneAtATime(accountId, () =>
+        execute(async () => {
+          const owner = account(accountId);
+          const limit = PLANS[owner.plan].maxActiveKeys;
+          if (activeKeyCount(model, accountId) >= limit) {
+            throw new ForbiddenError(
+              `Account ${accountId} already has ${limit} active keys, the most its plan (${owner.plan}) allows: revoke one first.`,
+            );
+          }
+          const key = random(20).toString('hex');
+          const keyId = newId('key');
+          const event: KeyCreated = {
+            id: `key.created:${keyId}`,
+            type: 'key.created',
+            ...envelope(clock().toISOString()),
+            data: {
+              key_id: keyId,
+              account_id: owner.account_id,
+              key_hash: hashKey(key),
+              plan: owner.plan,
+              ...(input.label !== undefined ? { label: input.label } : {}),
+            },
+          };
+          await publish(event, 0);
+          const stored = model.keys.get(keyId);
+          if (stored === undefined) throw new ServiceUnavailableError('The key was stored but is not visible yet.');
+          return { ...keyMetadata(stored), key };
+        }),
+      ),
 
     listKeys: (accountId) => {
       account(accountId);
@@ -170,7 +207,13 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
           id: `key.revoked:${keyId}`,
           type: 'key.revoked',
           ...envelope(clock().toISOString()),
-          data: { key_id: keyId, account_id: key.account_id, key_hash: key.key_hash },
+          data: {
+            key_id: keyId,
+            account_id: key.account_id,
+            key_hash: key.key_hash,
+            ...(key.label !== undefined ? { label: key.label } : {}),
+            created_at: key.created_at,
+          },
         };
         await publish(event, key.seq);
         return keyMetadata(model.keys.get(keyId) ?? key);
@@ -185,7 +228,13 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
           id: `account.plan_changed:${accountId}:${random(8).toString('hex')}`,
           type: 'account.plan_changed',
           ...envelope(clock().toISOString()),
-          data: { account_id: accountId, plan, previous_plan: previous },
+          data: {
+            account_id: accountId,
+            plan,
+            previous_plan: previous,
+            name: current.name,
+            created_at: current.created_at,
+          },
         };
         await publish(event, current.seq);
         return { ...view(account(accountId)), previous_plan: previous };

@@ -47,7 +47,18 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
     }
     case 'account.plan_changed': {
       const account = model.accounts.get(event.data.account_id);
-      if (account === undefined) return;
+      if (account === undefined) {
+        // Its creation was compacted away (one message per subject): the change carries the rest.
+        // One stored before the stream was compacted may lack them: the id names it, the change dates it.
+        model.accounts.set(event.data.account_id, {
+          account_id: event.data.account_id,
+          name: event.data.name ?? event.data.account_id,
+          plan: event.data.plan,
+          created_at: event.data.created_at ?? event.occurred_at,
+          seq,
+        });
+        return;
+      }
       account.plan = event.data.plan;
       account.seq = seq;
       return;
@@ -66,7 +77,20 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
     }
     case 'key.revoked': {
       const key = model.keys.get(event.data.key_id);
-      if (key === undefined || key.revoked_at !== undefined) return;
+      if (key === undefined) {
+        // Its creation was compacted away: the revocation carries the key's label and creation time.
+        model.keys.set(event.data.key_id, {
+          key_id: event.data.key_id,
+          account_id: event.data.account_id,
+          key_hash: event.data.key_hash,
+          ...(event.data.label !== undefined ? { label: event.data.label } : {}),
+          created_at: event.data.created_at ?? event.occurred_at,
+          revoked_at: event.occurred_at,
+          seq,
+        });
+        return;
+      }
+      if (key.revoked_at !== undefined) return;
       key.revoked_at = event.occurred_at;
       key.seq = seq;
       return;
@@ -88,7 +112,20 @@ export function keyMetadata(key: KeyState): KeyMetadata {
   };
 }
 
-/** An account's keys in creation order (Map insertion order). */
+/**
+ * An account's keys in creation order: by creation time (the stream's order is not creation order
+ * once a revocation has replaced its key's creation), ties in the order applied.
+ */
 export function keysOf(model: KeysModel, accountId: string): KeyMetadata[] {
-  return [...model.keys.values()].filter((k) => k.account_id === accountId).map(keyMetadata);
+  return [...model.keys.values()]
+    .filter((k) => k.account_id === accountId)
+    .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at))
+    .map(keyMetadata);
+}
+
+/** How many of an account's keys are active (not revoked). */
+export function activeKeyCount(model: KeysModel, accountId: string): number {
+  let n = 0;
+  for (const k of model.keys.values()) if (k.account_id === accountId && k.revoked_at === undefined) n++;
+  return n;
 }

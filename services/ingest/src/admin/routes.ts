@@ -1,11 +1,11 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { AccountId, KeyId, Plan } from '@cds/contracts';
-import { InvalidParameterError, NotFoundError, UnauthorizedError } from '@cds/http';
+import { AccountId, AdminCreateAccount, KeyId, Plan } from '@cds/contracts';
+import { ApiError, InvalidParameterError, NotFoundError, UnauthorizedError } from '@cds/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { KeyCommands } from './commands.ts';
 
-export const CreateAccountBody = z.strictObject({ name: z.string().trim().min(1).max(200), plan: Plan });
+export const CreateAccountBody = AdminCreateAccount;
 export const CreateKeyBody = z.strictObject({ label: z.string().max(200).optional() }).optional();
 export const SetPlanBody = z.strictObject({ plan: Plan });
 
@@ -39,10 +39,58 @@ export function createAdminAuth(adminToken: string): (request: FastifyRequest) =
   };
 }
 
-/** The admin routes under /admin/v1, every one behind the admin token. */
-export function registerAdminRoutes(app: FastifyInstance, deps: { commands: KeyCommands; adminToken: string }): void {
+/**
+ * Failed admin authentications (no token, or a wrong one) per client address: past `maxFailures`
+ * within `windowMs` of the first, every request from that address is refused (429 with
+ * Retry-After) until the window ends, the right token included, so guessing cannot go on there;
+ * other addresses are not affected. Addresses are counted whole: the callers are pods, and pods of
+ * one node may share an IPv6 /64. Per process, bounded in memory.
+ */
+export class AdminAuthThrottle {
+  readonly #failures = new Map<string, { count: number; windowStart: number }>();
+  readonly #maxFailures: number;
+  readonly #windowMs: number;
+  readonly #maxClients: number;
+
+  constructor(opts: { maxFailures?: number; windowMs?: number; maxClients?: number } = {}) {
+    this.#maxFailures = opts.maxFailures ?? 10;
+    this.#windowMs = opts.windowMs ?? 60_000;
+    this.#maxClients = opts.maxClients ?? 10_000;
+  }
+
+  /** Seconds the address must wait, or 0 when it may try. */
+  blockedFor(address: string, nowMs: number): number {
+    const entry = this.#failures.get(address);
+    if (entry === undefined || nowMs - entry.windowStart >= this.#windowMs) return 0;
+    if (entry.count < this.#maxFailures) return 0;
+    return Math.max(1, Math.ceil((entry.windowStart + this.#windowMs - nowMs) / 1000));
+  }
+
+  recordFailure(address: string, nowMs: number): void {
+    const entry = this.#failures.get(address);
+    if (entry !== undefined && nowMs - entry.windowStart < this.#windowMs) {
+      entry.count += 1;
+      return;
+    }
+    if (entry === undefined && this.#failures.size >= this.#maxClients) {
+      for (const [a, e] of this.#failures) if (nowMs - e.windowStart >= this.#windowMs) this.#failures.delete(a);
+      // Still full: the oldest first (a Map keeps insertion order).
+      while (this.#failures.size >= this.#maxClients)
+        this.#failures.delete(this.#failures.keys().next().value as string);
+    }
+    this.#failures.set(address, { count: 1, windowStart: nowMs });
+  }
+}
+
+/** The admin routes under /admin/v1, every one behind the admin token (and its failure throttle). */
+export function registerAdminRoutes(
+  app: FastifyInstance,
+  deps: { commands: KeyCommands; adminToken: string; throttle?: AdminAuthThrottle; nowMs?: () => number },
+): void {
   const { commands } = deps;
   const auth = createAdminAuth(deps.adminToken);
+  const throttle = deps.throttle ?? new AdminAuthThrottle();
+  const nowMs = deps.nowMs ?? Date.now;
   // A malformed id cannot exist: answered like an unknown one.
   const accountId = (request: FastifyRequest): string => {
     const id = (request.params as { id?: unknown }).id;
@@ -54,17 +102,32 @@ export function registerAdminRoutes(app: FastifyInstance, deps: { commands: KeyC
   app.register(
     (admin, _opts, done) => {
       admin.addHook('onRequest', (request, _reply, next) => {
+        const now = nowMs();
+        const wait = throttle.blockedFor(request.ip, now);
+        if (wait > 0) {
+          next(
+            new ApiError(
+              'rate_limited',
+              `Too many failed admin authentications from this address: retry in ${wait} s.`,
+              { headers: { 'retry-after': String(wait) } },
+            ),
+          );
+          return;
+        }
         try {
           auth(request);
           next();
         } catch (err) {
+          if (err instanceof UnauthorizedError) throttle.recordFailure(request.ip, now);
           next(err as Error);
         }
       });
 
+      // With account_id, idempotent: 201 for the call that created the account, 200 with it for any other.
       admin.post('/accounts', async (request, reply) => {
         const body = parse(CreateAccountBody, request.body, 'body');
-        return reply.code(201).send(await commands.createAccount(body));
+        const { account, created } = await commands.createAccount(body);
+        return reply.code(created ? 201 : 200).send(account);
       });
 
       admin.get('/accounts/:id', (request) => commands.getAccount(accountId(request)));

@@ -409,13 +409,27 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       }
     });
 
-    it('admit the ingest admin API from inside the namespace only, the dashboard included', () => {
+    it('admit only the dashboard and the ingest pods to the ingest admin API: not the namespace, not the sync jobs', () => {
       if (policies().length === 0) return;
+      const pods = podTemplates(objects);
       for (const i of podsOf('ingest')) {
         const peers = allowedPeers(i.labels)!.filter((p) => !metricsPeer(p));
-        expect(peers).toEqual([{ podSelector: {} }]);
-        for (const d of podsOf('dashboard'))
-          expect(peers.some((p) => selectorMatches(p.podSelector, d.labels))).toBe(true);
+        expect(peers.length).toBeGreaterThan(0);
+        const components = new Set<string>();
+        for (const peer of peers) {
+          // A peer naming pods by labels, within the namespace: never `podSelector: {}` nor an address block.
+          expect(peer.namespaceSelector).toBeUndefined();
+          expect(peer.ipBlock).toBeUndefined();
+          expect(Object.keys(peer.podSelector?.matchLabels ?? {})).toContain('app.kubernetes.io/component');
+          for (const p of pods.filter((p) => selectorMatches(peer.podSelector, p.labels)))
+            components.add(p.labels['app.kubernetes.io/component']!);
+        }
+        const expected = podsOf('dashboard').length > 0 ? ['dashboard', 'ingest'] : ['ingest'];
+        expect([...components].sort()).toEqual(expected);
+        // A pod of any other component of the namespace (or a foreign one carrying the release's labels) is not admitted.
+        const stranger = { ...i.labels, 'app.kubernetes.io/component': 'ingest-job' };
+        expect(peers.some((p) => selectorMatches(p.podSelector, stranger))).toBe(false);
+        expect(peers.some((p) => selectorMatches(p.podSelector, { app: 'anything' }))).toBe(false);
       }
     });
 
@@ -556,6 +570,67 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
     }
   });
 
+  it("sizes the gateway's SSE stream caps within its memory limit (docs/reliability.md)", () => {
+    for (const d of byKind('Deployment').filter(
+      (o) => o.spec.template.metadata.labels['app.kubernetes.io/component'] === 'gateway',
+    )) {
+      const c = d.spec.template.spec.containers[0];
+      const env = new Map((c.env as { name: string; value?: string }[]).map((e) => [e.name, e.value]));
+      const maxStreams = Number(env.get('SSE_MAX_STREAMS'));
+      const perClient = Number(env.get('SSE_MAX_STREAMS_PER_CLIENT'));
+      expect(maxStreams).toBeGreaterThan(0);
+      expect(perClient).toBeGreaterThan(0);
+      expect(perClient).toBeLessThanOrEqual(maxStreams);
+      // Each stream may hold SSE_MAX_UNSENT_BYTES (256 KiB) plus an event and its socket's objects
+      // (~280 KiB in all), beside the response cache (CACHE_MAX_BYTES, 128 MiB) and ~100 MiB for the process.
+      const limit = c.resources.limits.memory as string;
+      const mib = 1024 * 1024;
+      const limitBytes = /^\d+Gi$/.test(limit) ? parseInt(limit, 10) * 1024 * mib : parseInt(limit, 10) * mib;
+      expect(limit).toMatch(/^\d+(Mi|Gi)$/);
+      expect(maxStreams * 280 * 1024 + 128 * mib + 100 * mib, `${maxStreams} streams in ${limit}`).toBeLessThan(
+        limitBytes,
+      );
+    }
+  });
+
+  it("keeps query strings (api_key, mail-link tokens) out of ingress-nginx's access log unless its format leaves them out", () => {
+    const values = parse(readFileSync(path.join(chartDir, valuesFile), 'utf8')) as {
+      ingress?: { accessLog?: { enabled?: boolean } };
+    };
+    const logged = values.ingress?.accessLog?.enabled === true;
+    for (const ing of byKind('Ingress')) {
+      const a = (ing.metadata.annotations ?? {}) as Record<string, string>;
+      if (logged) expect(a['nginx.ingress.kubernetes.io/enable-access-log'], ing.metadata.name).toBeUndefined();
+      else expect(a['nginx.ingress.kubernetes.io/enable-access-log'], ing.metadata.name).toBe('false');
+      // Never through a snippet (often disabled by the controller, and a risk of its own).
+      expect(Object.keys(a).filter((k) => k.endsWith('-snippet'))).toEqual([]);
+    }
+  });
+
+  it('never gives the sync jobs the admin token (they parse internet data; the ingest CLI does not use it)', () => {
+    const values = parse(readFileSync(path.join(chartDir, valuesFile), 'utf8')) as {
+      secrets?: { keys?: { adminToken?: string } };
+    };
+    const adminKey = values.secrets?.keys?.adminToken ?? 'admin-token';
+    for (const cj of byKind('CronJob')) {
+      for (const c of cj.spec.jobTemplate.spec.template.spec.containers) {
+        const env = (c.env ?? []) as { name: string; valueFrom?: { secretKeyRef?: { key: string } } }[];
+        expect(env.map((e) => e.name)).not.toContain('ADMIN_TOKEN');
+        expect(env.map((e) => e.name)).not.toContain('ADMIN_URL');
+        expect(env.filter((e) => e.valueFrom?.secretKeyRef?.key === adminKey)).toEqual([]);
+        // Nor the whole Secret at once.
+        for (const from of c.envFrom ?? []) expect(from.secretRef, cj.metadata.name).toBeUndefined();
+      }
+    }
+    // The admin API itself keeps it.
+    for (const d of byKind('Deployment').filter(
+      (o) => o.spec.template.metadata.labels['app.kubernetes.io/component'] === 'ingest',
+    )) {
+      const env = d.spec.template.spec.containers[0].env as { name: string }[];
+      expect(env.map((e) => e.name)).toContain('ADMIN_TOKEN');
+    }
+  });
+
   it("runs `sync` on the publishers' release schedules, in their time zone, with the API keys by Secret reference", () => {
     const objects = renderChart('ci/default-values.yaml', release, namespace);
     const jobs = objects.filter((o) => o.kind === 'CronJob');
@@ -628,6 +703,8 @@ describe('chart specifics per value set', () => {
         { name: 'TRUST_PROXY_HOPS', value: '1' },
         { name: 'HSTS', value: 'true' },
         { name: 'PUBLIC_BASE_URL', value: 'https://cds.example.com' },
+        { name: 'SSE_MAX_STREAMS', value: '500' },
+        { name: 'SSE_MAX_STREAMS_PER_CLIENT', value: '50' },
       ]),
     );
     const ingest = env(objects, 'cds-test-commodity-data-ingest');
@@ -700,6 +777,22 @@ describe('chart specifics per value set', () => {
     expect(objects.some((o) => o.kind === 'PrometheusRule')).toBe(false);
   });
 
+  it('defaults: the gateway runs with a V8 heap limit below its memory limit (the key table at scale)', () => {
+    const objects = renderChart('ci/default-values.yaml', release, namespace);
+    const dep = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'cds-test-commodity-data-gateway')!;
+    const c = dep.spec.template.spec.containers[0];
+    expect(c.command).toEqual([
+      'node',
+      '--disable-warning=ExperimentalWarning',
+      '--max-old-space-size=192',
+      'services/gateway/src/main.ts',
+    ]);
+    expect(c.resources.limits.memory).toBe('384Mi');
+    // The other services keep Node.js's own heap sizing.
+    const query = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'cds-test-commodity-data-query')!;
+    expect(query.spec.template.spec.containers[0].command.join(' ')).not.toContain('max-old-space-size');
+  });
+
   it('defaults: the notifier as its own Deployment, metrics Service, PDB and NetworkPolicy, configured by env', () => {
     const objects = renderChart('ci/default-values.yaml', release, namespace);
     const name = 'cds-test-commodity-data-notifier';
@@ -737,6 +830,7 @@ describe('chart specifics per value set', () => {
         { name: 'WEBHOOK_RETRY_FOR_MS', value: '86400000' },
         { name: 'WEBHOOK_DISABLE_AFTER_MS', value: '259200000' },
         { name: 'WEBHOOK_CONCURRENCY', value: '16' },
+        { name: 'WEBHOOK_ACCOUNT_CONCURRENCY', value: '4' },
         { name: 'WEBHOOK_POLL_MS', value: '1000' },
       ]),
     );
@@ -769,6 +863,13 @@ describe('chart specifics per value set', () => {
       key: 'mongodb-url',
     });
     expect(gw).toContainEqual({ name: 'QUERY_URL', value: 'http://cds-query:8081' });
+    // Stream caps scaled with the 512Mi limit.
+    expect(gw).toEqual(
+      expect.arrayContaining([
+        { name: 'SSE_MAX_STREAMS', value: '1000' },
+        { name: 'SSE_MAX_STREAMS_PER_CLIENT', value: '100' },
+      ]),
+    );
     for (const pod of podTemplates(objects)) {
       expect(pod.spec.containers[0].image).toMatch(/^registry\.example\.com\/cds\/commodity-data\/[a-z]+@sha256:/);
       expect(pod.spec.imagePullSecrets).toEqual([{ name: 'registry-credentials' }]);

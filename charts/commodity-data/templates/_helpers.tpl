@@ -106,7 +106,8 @@ multicast. Keep in step with libs/webhooks/src/address.ts, which refuses the sam
 
 {{/*
 The environment of one component (the ConfigMap supplies the shared part through envFrom).
-Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projection" "" "name" "ingest")
+Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projection" "" "name" "ingest"),
+with "job" true for a CronJob's run of the ingest CLI.
 */}}
 {{- define "commodity-data.env" -}}
 {{- $v := .ctx.Values -}}
@@ -128,6 +129,10 @@ Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projecti
   value: {{ ternary $v.ingress.trustProxyHops 0 $v.ingress.enabled | quote }}
 - name: HSTS
   value: {{ and $v.ingress.enabled $v.ingress.tls.enabled | quote }}
+- name: SSE_MAX_STREAMS
+  value: {{ int64 $svc.sse.maxStreams | toString | quote }}
+- name: SSE_MAX_STREAMS_PER_CLIENT
+  value: {{ int64 $svc.sse.maxStreamsPerClient | toString | quote }}
 {{- if $v.redis.existingSecret }}
 {{ include "commodity-data.secretEnv" (list "REDIS_URL" $v.redis.existingSecret $v.redis.existingSecretKey false) }}
 {{- end }}
@@ -197,6 +202,8 @@ Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projecti
   value: {{ int64 $wh.disableAfterMs | toString | quote }}
 - name: WEBHOOK_CONCURRENCY
   value: {{ int64 $wh.concurrency | toString | quote }}
+- name: WEBHOOK_ACCOUNT_CONCURRENCY
+  value: {{ int64 $wh.accountConcurrency | toString | quote }}
 - name: WEBHOOK_POLL_MS
   value: {{ int64 $wh.pollMs | toString | quote }}
 {{- end }}
@@ -206,9 +213,15 @@ Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projecti
 {{- end }}
 {{- if eq .component "ingest" }}
 {{- $s := $v.secrets }}
+{{- /*
+The admin token is the admin API's own (and its CLI's, run in its pod): the scheduled sync runs
+("job": true), which parse data from the internet, never get it, nor the admin API's address.
+*/}}
+{{- if not (get . "job") }}
 - name: ADMIN_URL
   value: {{ printf "http://127.0.0.1:%v" $svc.port | quote }}
 {{ include "commodity-data.secretEnv" (list "ADMIN_TOKEN" $s.existingSecret $s.keys.adminToken false) }}
+{{- end }}
 {{ include "commodity-data.secretEnv" (list "EIA_API_KEY" $s.existingSecret $s.keys.eiaApiKey true) }}
 {{ include "commodity-data.secretEnv" (list "NASS_API_KEY" $s.existingSecret $s.keys.nassApiKey true) }}
 {{ include "commodity-data.secretEnv" (list "CFTC_APP_TOKEN" $s.existingSecret $s.keys.cftcAppToken true) }}

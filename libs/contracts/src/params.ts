@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { documented } from './registry.ts';
 import {
   Category,
-  CommodityId,
+  COMMODITY_ID_PATTERN,
   CotFormat,
   Frequency,
   IsoDate,
@@ -63,7 +63,16 @@ export const ListCommoditiesQuery = documented(
 );
 
 export const CommodityPathParams = z.strictObject({
-  slug: CommodityId.meta({ description: 'Commodity identifier, for example GOLD.' }),
+  // The shape of an id without its length bound: a well-formed slug of any length is a 404 when the
+  // catalog does not list it, never a 400 (only a malformed one is).
+  slug: z
+    .string()
+    .min(1)
+    .regex(COMMODITY_ID_PATTERN)
+    .meta({
+      description: 'Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.',
+      examples: ['CRUDE_OIL_WTI'],
+    }),
 });
 
 export const SeriesQuery = documented(

@@ -4,7 +4,10 @@ import { documented } from './registry.ts';
 /** Upper snake case: letters/digits in words joined by single underscores, starting with a letter. */
 export const COMMODITY_ID_PATTERN = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
 
-/** The longest commodity id: a longer slug is never looked up (nor forwarded by the gateway). */
+/**
+ * The longest commodity id the catalog holds. A path's slug is bounded only by the URL: a
+ * well-formed longer one names no commodity and is answered 404 without a database read.
+ */
 export const MAX_COMMODITY_ID_LENGTH = 64;
 export const CommodityId = documented(z.string().min(1).max(MAX_COMMODITY_ID_LENGTH).regex(COMMODITY_ID_PATTERN), {
   id: 'CommodityId',

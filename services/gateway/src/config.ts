@@ -1,5 +1,6 @@
 import { boolVar, infraVars, portVar, positiveIntVar, urlVar } from '@cds/config';
 import { z } from 'zod';
+import { SSE_STREAM_CAP_DEFAULTS } from './events/stream-caps.ts';
 
 export const GatewayConfig = z.object({
   NATS_URL: infraVars.NATS_URL,
@@ -48,5 +49,18 @@ export const GatewayConfig = z.object({
   SSE_CATALOG_TIMEOUT_MS: positiveIntVar.default(2_000),
   /** The sorted sets of open streams per account. */
   SSE_SLOT_KEY_PREFIX: z.string().min(1).default('cds:sse:'),
+  /**
+   * Open streams on this replica, whatever their accounts (past it: 503 with Retry-After, the client
+   * tries again, likely on another replica). Sized against the replica's memory limit (384 MiB in the
+   * chart): each stream may hold SSE_MAX_UNSENT_BYTES (256 KiB) plus one event and its socket's
+   * objects (~280 KiB in all), so 500 streams hold ~137 MiB at worst, beside the response cache
+   * (CACHE_MAX_BYTES, 128 MiB) and the process itself (~100 MiB). docs/reliability.md.
+   */
+  SSE_MAX_STREAMS: positiveIntVar.default(SSE_STREAM_CAP_DEFAULTS.maxStreams),
+  /**
+   * Open streams on this replica from one client address (an IPv6 address counts by its /64); past
+   * it: 429. A tenth of SSE_MAX_STREAMS: one address cannot take the replica's streams alone.
+   */
+  SSE_MAX_STREAMS_PER_CLIENT: positiveIntVar.default(SSE_STREAM_CAP_DEFAULTS.maxStreamsPerClient),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

@@ -14,7 +14,7 @@ import { registerResponseCache, type ResponseCache } from '@cds/response-cache';
 import { registerCotRoute } from './cot/get-cot.ts';
 import { registerDetailRoute } from './detail/get-commodity.ts';
 import { createRequestIdResolver } from './http/request-id.ts';
-import { ROUTES, type RouteContext } from './http/route-context.ts';
+import { MAX_SLUG_PARAM_LENGTH, ROUTES, type RouteContext } from './http/route-context.ts';
 import { registerListRoute } from './list/list-commodities.ts';
 import { classifyMongoError } from './repository/mongo-errors.ts';
 import type { ReadModelRepository } from './repository/repository.ts';
@@ -58,8 +58,9 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
     genReqId: createRequestIdResolver(deps.requestIds ?? createRequestIdGenerator()),
     requestIdHeader: false,
     bodyLimit: 1024,
-    // A repeated query string is parsed once and validated once (see zodValidatorCompiler).
-    routerOptions: { querystringParser: createQueryStringParser() },
+    // A repeated query string is parsed once and validated once (see zodValidatorCompiler). A long
+    // slug reaches its route (a well-formed unknown id is a 404, not the router's 414 past 100).
+    routerOptions: { querystringParser: createQueryStringParser(), maxParamLength: MAX_SLUG_PARAM_LENGTH },
   }) as unknown as FastifyInstance;
 
   registerErrorHandling(app, { publicBaseUrl: deps.publicBaseUrl, classify: classifyMongoError });

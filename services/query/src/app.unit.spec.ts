@@ -190,6 +190,18 @@ describe('GET /commodities/:slug', () => {
     await expectError('/api/v1/commodities/gold', 400, 'slug');
     await expectError('/api/v1/commodities/GOLD?x=1', 400, 'x');
   });
+  it('a well-formed id of any length the catalog lacks is 404 on slug, on every route; its shape alone decides a 400', async () => {
+    const long = `${'A'.repeat(30)}_${'B'.repeat(37)}`; // 68 characters: longer than any catalog id
+    for (const slug of [long, 'C'.repeat(65), `X${'_1'.repeat(1_500)}`]) {
+      for (const tail of ['', '/series?type=price', '/cot']) {
+        const error = await expectError(`/api/v1/commodities/${slug}${tail}`, 404, 'slug');
+        expect(error.message.length).toBeLessThan(200);
+      }
+    }
+    for (const slug of [`${long}_`, `${'a'.repeat(68)}`, `${'A'.repeat(68)}-B`]) {
+      await expectError(`/api/v1/commodities/${slug}/series?type=price`, 400, 'slug');
+    }
+  });
 });
 
 describe('GET /commodities/:slug/series', () => {

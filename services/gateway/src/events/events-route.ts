@@ -15,6 +15,7 @@ import { extractKey } from '../auth/extract-key.ts';
 import type { CatalogCheck } from './catalog-check.ts';
 import { forbiddenTopicMessage, slotMember, topicsFor } from './filter.ts';
 import type { EventHub, StreamSink } from './hub.ts';
+import type { StreamPlace } from './stream-caps.ts';
 import type { StreamSlots } from './stream-slots.ts';
 
 /** What the events step decided, for the handler. */
@@ -24,6 +25,8 @@ export interface EventsRequest {
   lastEventId: number | undefined;
   /** The slot taken (GET only). */
   member: string | undefined;
+  /** The place taken in this replica's stream caps (GET only); freed when the response closes. */
+  place: StreamPlace | undefined;
   /** `lastEventId` is past the end of the changes stream. */
   pastStreamEnd: boolean;
 }
@@ -68,8 +71,9 @@ const SSE_HEADERS = {
 /**
  * GET /api/v1/events: server-sent change notifications. The steps of the other keyed routes (auth,
  * windows: opening a stream counts one request), then the events step (parameters through the
- * one zod-to-400 adapter, Last-Event-ID, the plan's topics, the catalog, the account's stream slot),
- * then the handler hands the response to the hub.
+ * one zod-to-400 adapter, Last-Event-ID, the plan's topics, the catalog, this replica's stream caps
+ * in all and per client address, the account's stream slot), then the handler hands the response
+ * to the hub.
  */
 export function registerEventsRoute(app: FastifyInstance, deps: EventsRouteDeps): void {
   app.decorateRequest('events', null);
@@ -83,8 +87,8 @@ export function registerEventsRoute(app: FastifyInstance, deps: EventsRouteDeps)
 }
 
 function createEventsStep(deps: EventsRouteDeps, nextStream: () => number): preHandlerHookHandler {
-  return function checkEventsRequest(request, _reply, done) {
-    decide(request, deps, nextStream).then((events) => {
+  return function checkEventsRequest(request, reply, done) {
+    decide(request, reply, deps, nextStream).then((events) => {
       request.events = events;
       done();
     }, done);
@@ -93,6 +97,7 @@ function createEventsStep(deps: EventsRouteDeps, nextStream: () => number): preH
 
 async function decide(
   request: FastifyRequest,
+  reply: FastifyReply,
   deps: EventsRouteDeps,
   nextStream: () => number,
 ): Promise<EventsRequest> {
@@ -132,19 +137,56 @@ async function decide(
     pastStreamEnd = last !== undefined && lastEventId > last;
   }
   let member: string | undefined;
+  let place: StreamPlace | undefined;
   if (request.method === 'GET') {
-    member = slotMember(deps.nowMs(), deps.replicaId, nextStream(), requested);
-    const limit = SSE_STREAMS_PER_PLAN[principal.plan];
-    const slot = await deps.slots.acquire(principal.accountId, member, limit);
-    if (!slot.admitted) {
-      throw new ApiError(
-        'rate_limited',
-        `Your plan allows ${limit} concurrent event stream${limit === 1 ? '' : 's'} per account, and ${limit === 1 ? 'it is' : 'they are'} open: close one first.`,
-        { headers: { 'retry-after': '3' } },
-      );
+    place = takePlace(request, reply, deps.hub);
+    try {
+      member = slotMember(deps.nowMs(), deps.replicaId, nextStream(), requested);
+      const limit = SSE_STREAMS_PER_PLAN[principal.plan];
+      const slot = await deps.slots.acquire(principal.accountId, member, limit);
+      if (!slot.admitted) {
+        throw new ApiError(
+          'rate_limited',
+          `Your plan allows ${limit} concurrent event stream${limit === 1 ? '' : 's'} per account, and ${limit === 1 ? 'it is' : 'they are'} open: close one first.`,
+          { headers: { 'retry-after': '3' } },
+        );
+      }
+    } catch (err) {
+      place.release();
+      throw err;
     }
   }
-  return { requested, commodities, lastEventId, member, pastStreamEnd };
+  return { requested, commodities, lastEventId, member, pastStreamEnd, place };
+}
+
+/**
+ * A place in this replica's stream caps for the client's address (IPv6 by /64): 429 past the
+ * client's cap, 503 past the replica's (another replica may have room). The place is freed when
+ * the response closes, however it ends (a refusal further on, the stream's end, the client gone),
+ * and at once by the refusals of this route.
+ */
+function takePlace(request: FastifyRequest, reply: FastifyReply, hub: EventHub): StreamPlace {
+  const decision = hub.caps.take(request.ip);
+  if (!decision.ok && decision.cap === 'client') {
+    throw new ApiError(
+      'rate_limited',
+      `Too many event streams are open from your address (at most ${hub.caps.maxStreamsPerClient} on each server): close one first.`,
+      { headers: { 'retry-after': '3' } },
+    );
+  }
+  if (!decision.ok) {
+    throw new ApiError(
+      'service_unavailable',
+      'This server holds as many event streams as it can; retry shortly (another server may have room).',
+      { headers: { 'retry-after': '5' } },
+    );
+  }
+  const { place } = decision;
+  const res = reply.raw;
+  // A response already closed (the client left while the checks ran) emits no more 'close'.
+  if (res.destroyed) place.release();
+  else res.once('close', () => place.release());
+  return place;
 }
 
 function openStream(request: FastifyRequest, reply: FastifyReply, deps: EventsRouteDeps): void {
@@ -162,6 +204,7 @@ function openStream(request: FastifyRequest, reply: FastifyReply, deps: EventsRo
     });
   }
   if (principal === undefined || refusal !== undefined) {
+    events.place?.release();
     if (events.member !== undefined) void deps.slots.release(request.principal!.accountId, events.member);
     throw refusal ?? new UnauthorizedError();
   }

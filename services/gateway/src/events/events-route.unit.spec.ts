@@ -1,3 +1,5 @@
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { ErrorBody, buildOpenApiDocument, type KeyEvent } from '@cds/contracts';
 import { createLogger } from '@cds/telemetry';
@@ -8,7 +10,7 @@ import type { QueryClient } from '../proxy/query-client.ts';
 import { createMemoryRateLimiter } from '../rate/memory-limiter.ts';
 import { EventHub } from './hub.ts';
 import { ChangeRing } from './ring.ts';
-import { createStreamSlots } from './stream-slots.ts';
+import { createStreamSlots, type StreamSlots } from './stream-slots.ts';
 
 const logger = createLogger({ name: 'events-route-spec', level: 'silent' });
 const KEYS = { free: 'f'.repeat(40), business: 'b'.repeat(40) } as const;
@@ -23,7 +25,14 @@ const ev = <T extends KeyEvent['type']>(type: T, data: Extract<KeyEvent, { type:
     data,
   }) as KeyEvent;
 
-function harness(opts: { catalog?: 'ok' | 'down'; ready?: boolean } = {}) {
+function harness(
+  opts: {
+    catalog?: 'ok' | 'down';
+    ready?: boolean;
+    caps?: { maxStreams: number; maxStreamsPerClient: number };
+    slots?: (slots: StreamSlots, table: KeyTable) => StreamSlots;
+  } = {},
+) {
   const table = new KeyTable();
   for (const plan of ['free', 'business'] as const) {
     table.apply(ev('account.created', { account_id: `acc_${plan.padEnd(8, '0')}`, name: plan, plan }));
@@ -46,7 +55,8 @@ function harness(opts: { catalog?: 'ok' | 'down'; ready?: boolean } = {}) {
     },
     close: () => Promise.resolve(),
   };
-  const slots = createStreamSlots({ logger });
+  const local = createStreamSlots({ logger });
+  const slots = opts.slots === undefined ? local : opts.slots(local, table);
   const hub = new EventHub({
     ring: new ChangeRing(10),
     publicBaseUrl: 'https://api.example.com',
@@ -55,6 +65,7 @@ function harness(opts: { catalog?: 'ok' | 'down'; ready?: boolean } = {}) {
     heartbeatMs: 15_000,
     slots,
     logger,
+    ...(opts.caps ?? {}),
   });
   const app = buildApp({
     keys: { lookup: (k) => table.lookup(k), isReady: () => true },
@@ -74,7 +85,7 @@ function harness(opts: { catalog?: 'ok' | 'down'; ready?: boolean } = {}) {
     });
     return { res, error: ErrorBody.parse(res.json()).error };
   };
-  return { app, get, slots, catalogCalls };
+  return { app, get, slots, catalogCalls, hub };
 }
 
 describe('GET /api/v1/events refusals', () => {
@@ -131,5 +142,136 @@ describe('GET /api/v1/events refusals', () => {
     expect(res.statusCode).toBe(429);
     expect(error.message).toMatch(/allows 1 concurrent event stream/);
     expect(res.headers['retry-after']).toBe('3');
+  });
+});
+
+/** A GET of the events path over a real socket: a 200 stays open (until `close`), an error is read whole. */
+function openStream(port: number, key: string) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string; close: () => void }>(
+    (resolve, reject) => {
+      const req = httpGet(
+        { host: '127.0.0.1', port, path: '/api/v1/events', headers: { authorization: `Bearer ${key}` } },
+        (res) => {
+          const close = () => req.destroy();
+          if (res.statusCode === 200) {
+            resolve({ status: 200, headers: res.headers, body: '', close });
+            return;
+          }
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, close }));
+        },
+      );
+      req.on('error', reject);
+    },
+  );
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(check(), what).toBe(true);
+}
+
+describe('GET /api/v1/events stream caps (per replica, per client address)', () => {
+  async function listening(caps: { maxStreams: number; maxStreamsPerClient: number }) {
+    const h = harness({ caps });
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    return { ...h, port: (h.app.server.address() as AddressInfo).port };
+  }
+
+  it('answers the stream past the replica cap 503 service_unavailable in the error shape, with Retry-After; a closed stream frees its place', async () => {
+    const h = await listening({ maxStreams: 2, maxStreamsPerClient: 10 });
+    try {
+      const open = [await openStream(h.port, KEYS.business), await openStream(h.port, KEYS.business)];
+      expect(open.map((s) => s.status)).toEqual([200, 200]);
+      const refused = await openStream(h.port, KEYS.business);
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('5');
+      expect(refused.headers['content-type']).toMatch(/^application\/json/);
+      const { error } = ErrorBody.parse(JSON.parse(refused.body));
+      expect(error.code).toBe('service_unavailable');
+      expect(error.request_id).toBe(refused.headers['x-request-id']);
+      // The refusal held no place; the account's slots were not touched either.
+      expect(h.hub.caps.size).toBe(2);
+      expect(await h.slots.members('acc_business')).toHaveLength(2);
+      open[0]!.close();
+      await until(() => h.hub.caps.size === 1 && h.hub.size === 1, 'the closed stream freed its place');
+      const again = await openStream(h.port, KEYS.business);
+      expect(again.status).toBe(200);
+      again.close();
+      open[1]!.close();
+      await until(() => h.hub.caps.size === 0 && h.hub.size === 0, 'every place freed');
+    } finally {
+      await h.app.close();
+    }
+  });
+
+  it('answers the stream past the per-address cap 429 rate_limited in the error shape, with Retry-After', async () => {
+    const h = await listening({ maxStreams: 10, maxStreamsPerClient: 2 });
+    try {
+      const open = [await openStream(h.port, KEYS.business), await openStream(h.port, KEYS.business)];
+      expect(open.map((s) => s.status)).toEqual([200, 200]);
+      const refused = await openStream(h.port, KEYS.business);
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toBe('3');
+      const { error } = ErrorBody.parse(JSON.parse(refused.body));
+      expect(error.code).toBe('rate_limited');
+      expect(error.message).toMatch(/from your address/);
+      expect(h.hub.caps.heldBy('127.0.0.1')).toBe(2);
+      for (const s of open) s.close();
+      await until(() => h.hub.caps.size === 0, 'every place freed');
+    } finally {
+      await h.app.close();
+    }
+  });
+
+  it('frees the place of every refusal after it was taken: plan limit, slot store failure, key revoked during the checks', async () => {
+    // Plan limit (the account's slot is held elsewhere).
+    const limited = harness({ caps: { maxStreams: 1, maxStreamsPerClient: 1 } });
+    await limited.slots.acquire('acc_free0000', 'held', 1);
+    for (let i = 0; i < 3; i++) {
+      const { res, error } = await limited.get('/api/v1/events', KEYS.free);
+      expect(res.statusCode).toBe(429);
+      // The plan's refusal each time, never the address cap (1) of a place left behind.
+      expect(error.message).toMatch(/allows 1 concurrent event stream/);
+    }
+    expect(limited.hub.caps.size).toBe(0);
+    // The slot store fails (an internal error).
+    const failing = harness({
+      caps: { maxStreams: 1, maxStreamsPerClient: 1 },
+      slots: (local) => ({ ...local, acquire: () => Promise.reject(new Error('slot store exploded')) }),
+    });
+    for (let i = 0; i < 3; i++) expect((await failing.get('/api/v1/events', KEYS.business)).res.statusCode).toBe(500);
+    expect(failing.hub.caps.size).toBe(0);
+    // The key is revoked while the slot is being taken: the stream is refused as it opens.
+    const revoked = harness({
+      caps: { maxStreams: 1, maxStreamsPerClient: 1 },
+      slots: (local, table) => ({
+        ...local,
+        acquire: async (accountId, member, limit) => {
+          table.apply(
+            ev('key.revoked', { key_id: 'key_business', account_id: 'acc_business', key_hash: hashKey(KEYS.business) }),
+          );
+          return local.acquire(accountId, member, limit);
+        },
+      }),
+    });
+    const { res, error } = await revoked.get('/api/v1/events', KEYS.business);
+    expect(res.statusCode).toBe(401);
+    expect(error.code).toBe('unauthorized');
+    expect(revoked.hub.caps.size).toBe(0);
+    expect(await revoked.slots.members('acc_business')).toEqual([]);
+    // Refusals before the caps (bad parameters, no key) never take a place; HEAD takes none.
+    const h = harness({ caps: { maxStreams: 1, maxStreamsPerClient: 1 } });
+    expect((await h.get('/api/v1/events?types=nope', KEYS.business)).res.statusCode).toBe(400);
+    expect((await h.get('/api/v1/events', undefined)).res.statusCode).toBe(401);
+    const head = await h.app.inject({
+      method: 'HEAD',
+      url: '/api/v1/events',
+      headers: { authorization: `Bearer ${KEYS.business}` },
+    });
+    expect(head.statusCode).toBe(200);
+    expect(h.hub.caps.size).toBe(0);
   });
 });

@@ -11,6 +11,7 @@ import type { Principal } from '../keys/key-table.ts';
 import { excessSlots, forbiddenTopicMessage, matches, topicsFor, type StreamFilter } from './filter.ts';
 import { HEARTBEAT_FRAME, RETRY_FRAME, SHUTDOWN_FRAME, changeFrame, errorFrame, resyncFrame } from './frames.ts';
 import type { ChangeRing } from './ring.ts';
+import { StreamCaps } from './stream-caps.ts';
 import type { StreamSlots } from './stream-slots.ts';
 
 /** Where a stream's bytes go: the HTTP response (events-route.ts), or a test's recorder. */
@@ -85,6 +86,9 @@ export interface HubOptions {
   slots: StreamSlots;
   logger: Logger;
   metrics?: HubMetrics | undefined;
+  /** Streams open on this process in all, and per client address (stream-caps.ts; SSE_MAX_STREAMS*). */
+  maxStreams?: number | undefined;
+  maxStreamsPerClient?: number | undefined;
 }
 
 /** How much of a backlog is written before waiting for the client to take it. */
@@ -114,10 +118,13 @@ export class EventHub {
   #timer: NodeJS.Timeout | undefined;
   readonly #backlogHighWater: number;
   #metrics: HubMetrics | undefined;
+  /** The places of this process's streams (taken by the route as a request is checked, freed as its response closes). */
+  readonly caps: StreamCaps;
 
   constructor(opts: HubOptions) {
     this.#opts = opts;
     this.#metrics = opts.metrics;
+    this.caps = new StreamCaps({ maxStreams: opts.maxStreams, maxStreamsPerClient: opts.maxStreamsPerClient });
     this.#backlogHighWater = Math.max(1, Math.min(BACKLOG_HIGH_WATER, Math.floor(opts.maxUnsentBytes / 2)));
   }
 

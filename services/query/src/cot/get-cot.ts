@@ -1,17 +1,10 @@
-import {
-  CommodityPathParams,
-  contentDisposition,
-  CotQuery,
-  cotCsvColumns,
-  csvFileName,
-  type CotReport,
-} from '@cds/contracts';
+import { contentDisposition, CotQuery, cotCsvColumns, csvFileName, type CotReport } from '@cds/contracts';
 import { NotFoundError } from '@cds/http';
 import type { CotDoc, StoredGroup } from '@cds/read-models';
 import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
 import { historyNeeded, withAnalytics } from './analytics.ts';
 import { provenanceOf, requireCommodity } from '../detail/get-commodity.ts';
-import { paginationMeta, ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
+import { paginationMeta, ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
 
 function plain(g: StoredGroup | undefined) {
   const long = g?.long ?? 0;
@@ -60,7 +53,7 @@ export function toCotReport(doc: CotDoc): CotReport {
 }
 
 interface ValidatedCot {
-  params: CommodityPathParams;
+  params: SlugParams;
   query: CotQuery;
 }
 
@@ -72,7 +65,7 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
   app.get(
     ROUTES.cot,
     {
-      schema: { params: CommodityPathParams, querystring: CotQuery },
+      schema: { params: SlugParams, querystring: CotQuery },
       config: {
         cache: cacheRule(
           ({ params: { slug }, query: q }: ValidatedCot) => ({

@@ -1,14 +1,14 @@
 import {
   AVAILABLE_SERIES_TYPES,
   CommodityDetailQuery,
-  CommodityPathParams,
+  MAX_COMMODITY_ID_LENGTH,
   type CommodityDetail,
   type SeriesDescriptor,
 } from '@cds/contracts';
 import { NotFoundError } from '@cds/http';
 import type { CatalogDoc } from '@cds/read-models';
 import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
-import { ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
+import { ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
 import { toSummary } from '../list/list-commodities.ts';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(AVAILABLE_SERIES_TYPES);
@@ -75,8 +75,14 @@ export function catalogFreshness(docs: readonly Pick<CatalogDoc, 'series'>[]): {
   return { lastModified, sources };
 }
 
-/** A commodity the catalog does not list is a 404 on slug. */
+/** A commodity the catalog does not list is a 404 on slug (one longer than any catalog id, without a read). */
 export async function requireCommodity(ctx: RouteContext, slug: string): Promise<CatalogDoc> {
+  if (slug.length > MAX_COMMODITY_ID_LENGTH) {
+    throw new NotFoundError(
+      `No commodity has an id of ${slug.length} characters (catalog ids have at most ${MAX_COMMODITY_ID_LENGTH}).`,
+      'slug',
+    );
+  }
   const doc = await ctx.repository.getCommodity(slug);
   if (doc === null) throw new NotFoundError(`No commodity '${slug}'.`, 'slug');
   return doc;
@@ -87,9 +93,9 @@ export function registerDetailRoute(app: QueryApp, ctx: RouteContext): void {
   app.get(
     ROUTES.detail,
     {
-      schema: { params: CommodityPathParams, querystring: CommodityDetailQuery },
+      schema: { params: SlugParams, querystring: CommodityDetailQuery },
       config: {
-        cache: cacheRule(({ params }: { params: CommodityPathParams }) => ({
+        cache: cacheRule(({ params }: { params: SlugParams }) => ({
           key: cacheKey('detail', { slug: params.slug }),
           tags: [params.slug],
         })),

@@ -1,6 +1,5 @@
 import {
   addMonths,
-  CommodityPathParams,
   contentDisposition,
   csvFileName,
   seriesCsvColumns,
@@ -12,7 +11,7 @@ import {
 import { InvalidParameterError, NotFoundError } from '@cds/http';
 import { cacheKey, cacheRule, type CacheEntry, type ResponseBody } from '@cds/response-cache';
 import { provenanceOf, requireCommodity } from '../detail/get-commodity.ts';
-import { ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
+import { ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
 import { computeSeries, isFinerThan } from './compute.ts';
 import { periodStart, yearOf } from './dates.ts';
 
@@ -162,7 +161,7 @@ function seriesEntry(r: SeriesRequest): CacheEntry {
 }
 
 interface ValidatedSeries {
-  params: CommodityPathParams;
+  params: SlugParams;
   query: SeriesQuery;
 }
 
@@ -187,7 +186,7 @@ export function registerSeriesRoute(app: QueryApp, ctx: RouteContext): void {
   app.get(
     ROUTES.series,
     {
-      schema: { params: CommodityPathParams, querystring: SeriesQuery },
+      schema: { params: SlugParams, querystring: SeriesQuery },
       config: {
         cache: cacheRule(entryOf, { varies: true, csv: (_request, entry) => seriesCsv(entry.input as SeriesRequest) }),
       },

@@ -2,8 +2,8 @@
 // The developer dashboard in a real browser (Debian's Chromium, headless, driven by playwright-core)
 // against the whole system: 3 gateway replicas, the admin API, the dashboard, and a real SMTP
 // listener in this process. Sign-up → mail → verify → log in → key → API call → revoke → 401 from
-// every gateway within 1 s; then the other pages, the explorer, log-out, password reset, session
-// expiry and account deletion. A screenshot of every page goes to test/artifacts/dashboard/.
+// every gateway within 1 s; then the other pages, a password change, the explorer, log-out, password
+// reset, session expiry and account deletion. A screenshot of every page goes to test/artifacts/dashboard/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { linkIn, startSmtpListener, type SmtpListener } from '@cds/dashboard/testing';
@@ -201,6 +201,14 @@ describe('developer dashboard in a browser', () => {
     await page.getByRole('heading', { name: 'Delete my account' }).waitFor();
     await shot('14-account');
     expect(firstKey).not.toBe('');
+    // Changing the password takes the current one; this session goes on and the owner gets a mail.
+    const since = smtp.mails.length;
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password').fill('an interim passphrase 7');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Your password is changed. Every other session').waitFor();
+    await shot('14b-password-changed');
+    await smtp.waitFor(EMAIL, /Your password was changed/, { since });
   });
 
   it('draws a chart in the data explorer from the API', async () => {
@@ -255,6 +263,7 @@ describe('developer dashboard in a browser', () => {
     await shot('17-reset');
     await page.getByRole('button', { name: 'Set new password' }).click();
     await page.getByText('Your password is changed.').waitFor();
+    await smtp.waitFor(EMAIL, /Your password was changed/, { since });
     await logIn(EMAIL, PASSWORD);
     expect(await page.getByRole('alert').innerText()).toBe('The e-mail address or the password is wrong.');
     await logIn(EMAIL, NEW_PASSWORD);

@@ -7,3 +7,4 @@ export * from './params.ts';
 export * from './query-string.ts';
 export * from './conditional.ts';
 export * from './negotiate.ts';
+export * from './client-bucket.ts';

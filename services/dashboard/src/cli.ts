@@ -7,6 +7,7 @@ import { loadConfig } from '@cds/config';
 import { Plan } from '@cds/contracts';
 import { connectStore } from '@cds/store';
 import { z } from 'zod';
+import { accountIdOf } from './admin/account-id.ts';
 import { createAdminClient } from './admin/admin-client.ts';
 import { DashboardConfig } from './config.ts';
 import { createPasswordHasher, passwordProblem } from './security/password.ts';
@@ -61,7 +62,8 @@ async function createUser(args: string[]): Promise<void> {
     }
     let accountId = user.account_id;
     if (accountId === null) {
-      accountId = (await admin.createAccount(user._id, plan.data)).account_id;
+      // The id derived from the user id, as at confirmation: a rerun after a failure gets the same account.
+      accountId = (await admin.createAccount(user._id, plan.data, accountIdOf(user._id))).account_id;
       await users.update(user._id, { account_id: accountId, verified: true });
     } else {
       const account = await admin.getAccount(accountId);

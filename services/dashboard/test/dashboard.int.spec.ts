@@ -15,11 +15,12 @@ import {
 } from '@cds/testkit';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountIdOf } from '../src/admin/account-id.ts';
 import { createAdminClient, type AdminClient } from '../src/admin/admin-client.ts';
 import { buildApp } from '../src/app.ts';
 import { loadExplorer } from '../src/explorer-mount.ts';
 import { createSmtpMailer, type Mailer } from '@cds/mail';
-import { createPasswordHasher } from '../src/security/password.ts';
+import { createPasswordHasher, hashPassword } from '../src/security/password.ts';
 import { createThrottle } from '../src/security/throttle.ts';
 import { createSessionStore } from '../src/sessions/session-store.ts';
 import { linkIn, startSmtpListener, type SmtpListener } from '../src/testing/index.ts';
@@ -49,6 +50,10 @@ let webhooks: WebhookStore;
 let app: FastifyInstance;
 let now = Date.now();
 let dbName = '';
+/** Account creations the app asked the admin API for. */
+let accountCreations = 0;
+/** Runs once, just before the app's next key revocation (to stage a request racing a deletion). */
+let beforeNextRevoke: (() => Promise<void>) | undefined;
 const prefix = `${uniqueName('dash')}:`;
 const ratePrefix = `${uniqueName('rl')}:`;
 const usagePrefix = `${uniqueName('usage')}:`;
@@ -89,7 +94,20 @@ beforeAll(async () => {
     }),
     throttle: createThrottle({ redis, prefix, secret: SECRET, clock: () => now }),
     mailer,
-    admin,
+    // The real admin client, watched: the spec counts account creations and can act before a revocation.
+    admin: {
+      ...admin,
+      createAccount: (...args) => {
+        accountCreations++;
+        return admin.createAccount(...args);
+      },
+      revokeKey: async (keyId) => {
+        const hook = beforeNextRevoke;
+        beforeNextRevoke = undefined;
+        await hook?.();
+        return admin.revokeKey(keyId);
+      },
+    },
     usage: createUsageReader({ redis, ratePrefix, usagePrefix }),
     passwords: createPasswordHasher({ N: 2 ** 14, r: 8, p: 1 }),
     webhooks,
@@ -155,6 +173,7 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect(user?.verified).toBe(true);
     expect(user?.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
     const account = await admin.getAccount(user!.account_id!);
+    expect(account.account_id).toBe(accountIdOf(user!._id));
     expect(account.name).toBe(user!._id);
     expect(account.name).not.toContain('@');
     expect(account.plan).toBe('free');
@@ -455,6 +474,9 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect((await users.byEmail(normalized))!.password_hash).toBe(before);
     const done = await b.post('/dashboard/reset', { token, password: 'a brand new passphrase 42' });
     expect(done.statusCode).toBe(303);
+    // The owner is told (a takeover by reset must not go unnoticed), with no link that acts by itself.
+    const changed = await smtp.waitFor(normalized, /Your password was changed/, { since });
+    expect(changed.text).not.toContain('token=');
     expect((await b.post('/dashboard/reset', { token, password: 'a brand new passphrase 43' })).statusCode).toBe(400);
     expect((await ada.get('/dashboard/keys')).statusCode).toBe(303);
     expect((await logIn(new Browser('10.0.8.2'), email)).statusCode).toBe(401);
@@ -542,6 +564,144 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
       expect(page.statusCode).toBe(200);
       expect(page.body).not.toMatch(/native code|function |\[object/);
     }
+  });
+
+  it('confirms an address once from 20 parallel posts of its link: one account, the rest see a used link (security review #4)', async () => {
+    const racer = 'racer@example.test';
+    const b = new Browser('10.0.13.1');
+    await b.get('/dashboard/signup');
+    const since = smtp.mails.length;
+    expect((await b.post('/dashboard/signup', { email: racer, password: PASSWORD })).statusCode).toBe(200);
+    const mail = await smtp.waitFor(racer, /Confirm your e-mail/, { since });
+    const token = new URL(linkIn(mail, 'verify')).searchParams.get('token')!;
+    expect((await b.get(`/dashboard/verify?token=${encodeURIComponent(token)}`)).statusCode).toBe(200);
+    const creationsBefore = accountCreations;
+    const results = await Promise.all(Array.from({ length: 20 }, () => b.post('/dashboard/verify', { token })));
+    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
+    const refused = results.filter((r) => r.statusCode !== 200);
+    expect(refused).toHaveLength(19);
+    for (const r of refused) {
+      expect(r.statusCode).toBe(400);
+      expect(text(r)).toContain('invalid, already used or expired');
+    }
+    expect(accountCreations - creationsBefore).toBe(1);
+    const user = (await users.byEmail(racer))!;
+    expect(user.verified).toBe(true);
+    expect(user.account_id).toBe(accountIdOf(user._id));
+    // Should a creation run again (a second link, a retry), it names the same account: no orphan.
+    const again = await admin.createAccount(user._id, 'free', accountIdOf(user._id));
+    expect(again.account_id).toBe(user.account_id);
+    expect((await admin.getAccount(user.account_id!)).name).toBe(user._id);
+  });
+
+  it('revokes a key created by another tab while the account is being deleted: no key outlives its account', async () => {
+    const victim = 'two.tabs@example.test';
+    const b = await signUpAndVerify(victim, '10.0.13.2');
+    await logIn(b, victim);
+    await b.get('/dashboard/keys');
+    expect((await b.post('/dashboard/keys', { label: 'first tab' })).statusCode).toBe(200);
+    const user = (await users.byEmail(victim))!;
+    // The other tab's key lands after the deletion has read the key list, before the user is gone.
+    let lateKey = '';
+    beforeNextRevoke = async () => {
+      lateKey = (await admin.createKey(user.account_id!, 'other tab')).key_id;
+    };
+    await b.get('/dashboard/account');
+    expect((await b.post('/dashboard/account/delete', { password: PASSWORD })).statusCode).toBe(303);
+    expect(lateKey).not.toBe('');
+    const keys = await admin.listKeys(user.account_id!);
+    expect(keys.map((k) => k.key_id)).toContain(lateKey);
+    expect(keys.every((k) => k.status === 'revoked')).toBe(true);
+  });
+
+  it('counts only failed log-ins per address, and never lets them block the signed-in owner (security review #7)', async () => {
+    const owner = 'busy.owner@example.test';
+    const b = await signUpAndVerify(owner, '10.0.14.1');
+    // Log-ins that succeed never use up the address's bucket (10): twelve in a row all pass.
+    for (let i = 0; i < 12; i++) expect((await logIn(b, owner)).statusCode).toBe(303);
+    // Ten wrong passwords from elsewhere do lock log-ins for the address; that is what stops guessing.
+    const attacker = new Browser('10.0.14.2');
+    await attacker.get('/dashboard/login');
+    for (let i = 0; i < 10; i++) {
+      const res = await attacker.post('/dashboard/login', { email: owner, password: `wrong guess ${i}` });
+      expect(res.statusCode).toBe(401);
+    }
+    expect((await attacker.post('/dashboard/login', { email: owner, password: 'wrong guess 10' })).statusCode).toBe(
+      429,
+    );
+    expect((await logIn(new Browser('10.0.14.3'), owner)).statusCode).toBe(429);
+    // The signed-in owner is unaffected: the session works, and deletion checks the password in the
+    // user's own bucket.
+    expect((await b.get('/dashboard/account')).statusCode).toBe(200);
+    const wrong = await b.post('/dashboard/account/delete', { password: 'not my password!!' });
+    expect(wrong.statusCode).toBe(401);
+    const deleted = await b.post('/dashboard/account/delete', { password: PASSWORD });
+    expect(deleted.statusCode).toBe(303);
+    expect(await users.byEmail(owner)).toBeNull();
+  });
+
+  it('changes the password with the current one: other sessions end, this one goes on, the owner is told (security review #8)', async () => {
+    const who = 'changer@example.test';
+    const NEW = 'a freshly chosen passphrase';
+    const b = await signUpAndVerify(who, '10.0.15.1');
+    expect((await logIn(b, who)).statusCode).toBe(303);
+    const other = new Browser('10.0.15.2');
+    expect((await logIn(other, who)).statusCode).toBe(303);
+    expect((await other.get('/dashboard/keys')).statusCode).toBe(200);
+    const page = await b.get('/dashboard/account');
+    expect(page.body).toContain('action="/dashboard/account/password"');
+    expect(page.body).toContain('autocomplete="current-password"');
+    const before = (await users.byEmail(who))!.password_hash;
+    const change = (current: string, next: string, opts?: { csrf?: string | null }) =>
+      b.post('/dashboard/account/password', { current_password: current, new_password: next }, opts);
+
+    expect((await change(PASSWORD, NEW, { csrf: null })).statusCode).toBe(403);
+    const wrong = await change('not the password!!', NEW);
+    expect(wrong.statusCode).toBe(401);
+    expect(text(wrong)).toContain('The current password is wrong; nothing was changed.');
+    const common = await change(PASSWORD, 'password1234');
+    expect(common.statusCode).toBe(400);
+    expect(text(common)).toContain('This password is too common');
+    expect((await change(PASSWORD, PASSWORD)).statusCode).toBe(400);
+    expect((await users.byEmail(who))!.password_hash).toBe(before);
+
+    const since = smtp.mails.length;
+    const done = await change(PASSWORD, NEW);
+    expect(done.statusCode).toBe(303);
+    expect(done.headers.location).toBe('/dashboard/account?notice=password-changed');
+    const after = await b.get('/dashboard/account?notice=password-changed');
+    expect(after.statusCode).toBe(200);
+    expect(text(after)).toContain('Your password is changed.');
+    expect((await other.get('/dashboard/keys')).headers.location).toBe('/dashboard/login');
+    const mail = await smtp.waitFor(who, /Your password was changed/, { since });
+    expect(mail.text).toContain('/forgot');
+    expect((await logIn(new Browser('10.0.15.3'), who)).statusCode).toBe(401);
+    expect((await logIn(new Browser('10.0.15.4'), who, NEW)).statusCode).toBe(303);
+
+    // Wrong current passwords are throttled per user (10 per 15 minutes; one was spent above).
+    await b.get('/dashboard/account');
+    const codes: number[] = [];
+    for (let i = 0; i < 10; i++)
+      codes.push((await change(`wrong guess ${i}!!`, 'yet another passphrase 9')).statusCode);
+    expect(codes.slice(0, 9).every((c) => c === 401)).toBe(true);
+    expect(codes[9]).toBe(429);
+  });
+
+  it('re-hashes a password stored with weaker parameters at the next successful log-in only (security review #8)', async () => {
+    const who = 'old.hash@example.test';
+    const created = await users.create({
+      email: who,
+      passwordHash: await hashPassword(PASSWORD, { N: 2 ** 10, r: 8, p: 1 }),
+      verified: true,
+    });
+    expect(created).not.toBe('duplicate');
+    expect((await logIn(new Browser('10.0.17.1'), who, 'not the password at all')).statusCode).toBe(401);
+    expect((await users.byEmail(who))!.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect((await logIn(new Browser('10.0.17.2'), who)).statusCode).toBe(303);
+    const rehashed = (await users.byEmail(who))!.password_hash;
+    expect(rehashed).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect((await logIn(new Browser('10.0.17.3'), who)).statusCode).toBe(303);
+    expect((await users.byEmail(who))!.password_hash).toBe(rehashed);
   });
 
   it('mounts the data explorer in the layout, with its assets served by the dashboard', async () => {

@@ -471,6 +471,15 @@ describe('failed authentication throttling', () => {
     h.clock.now += 60_000;
     expect((await from('203.0.113.9')).statusCode).toBe(401);
   });
+
+  it('counts an IPv6 client by its /64: rotating addresses inside it does not reset the count', async () => {
+    const h = harness({ failedAuth: new FailedAuthLimiter({ maxFailures: 5, windowMs: 60_000 }) });
+    const from = (remoteAddress: string) =>
+      h.app.inject({ url: SERIES, headers: bearer('0'.repeat(40)), remoteAddress });
+    for (let i = 1; i <= 5; i += 1) expect((await from(`2001:db8:0:1::${i}`)).statusCode).toBe(401);
+    expect((await from('2001:db8:0:1:ffff::6')).statusCode).toBe(429);
+    expect((await from('2001:db8:0:2::1')).statusCode).toBe(401);
+  });
 });
 
 describe('documentation', () => {

@@ -14,6 +14,7 @@ export function registerAccountRoutes(
     mailer: Mailer;
     /** The dashboard's own public URL, for the links in mails. */
     publicBaseUrl: string;
+    clock: () => number;
   },
 ): void {
   const withMails = { ...deps, mails: createAccountMails(deps) };

@@ -1,10 +1,11 @@
+import { clientBucket } from '@cds/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Cookies } from '../http/cookies.ts';
 import type { Web } from '../http/web.ts';
 import { loginPage, messagePage } from '../pages/auth-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { PASSWORD_MAX } from '../security/password.ts';
-import { normalizeEmail } from '../users/user-store.ts';
+import { normalizeEmail, type User } from '../users/user-store.ts';
 import type { AccountDeps } from './deps.ts';
 import { Email } from './email.ts';
 
@@ -25,6 +26,25 @@ export function leaveToLogin(
 ): FastifyReply {
   to.cookies.endSession(reply);
   return to.web.redirect(reply, '/login', { notice });
+}
+
+/**
+ * Re-hashes a password stored with weaker scrypt parameters than new ones get, now that it is at
+ * hand. Only while the stored hash is still the one checked (a reset meanwhile wins); a failure is
+ * logged and the log-in goes on, since the old hash still verifies.
+ */
+async function rehashIfWeaker(
+  deps: Pick<AccountDeps, 'users' | 'passwords'>,
+  request: FastifyRequest,
+  user: User,
+  password: string,
+): Promise<void> {
+  if (!deps.passwords.needsRehash(user.password_hash)) return;
+  try {
+    await deps.users.replacePasswordHash(user._id, user.password_hash, await deps.passwords.hash(password));
+  } catch (err) {
+    request.log.warn({ err_name: err instanceof Error ? err.name : 'unknown' }, 'password re-hash failed');
+  }
 }
 
 /** The home redirect, log-in (a new session id each time) and log-out. */
@@ -51,18 +71,22 @@ export function registerLoginRoutes(
         status: 401,
         active: 'login',
       });
-    await web.throttled('login-ip', request.ip, rules.loginPerIp);
+    await web.throttled('login-ip', clientBucket(request.ip), rules.loginPerIp);
     if (!Email.safeParse(email).success || password.length === 0 || password.length > PASSWORD_MAX * 4) {
       return wrong();
     }
     const normalized = normalizeEmail(email);
-    await web.throttled('login-addr', normalized, rules.loginPerAddress);
+    // Only wrong passwords use up the address's bucket (security review #7): the attempt holds a
+    // place while it runs, so parallel guesses cannot overshoot, and gives it back once the password
+    // is right. An unknown address counts like a wrong password, or the lock would tell them apart.
+    const attempt = await web.failureThrottled('login-addr', normalized, rules.loginPerAddress);
     const user = await deps.users.byEmail(normalized);
     if (user === null) {
       await deps.passwords.burn(password);
       return wrong();
     }
     if (!(await deps.passwords.verify(password, user.password_hash))) return wrong();
+    await attempt.passed();
     if (!user.verified) {
       await deps.mails.sendVerification(user);
       return web.page(
@@ -76,6 +100,7 @@ export function registerLoginRoutes(
         { status: 403 },
       );
     }
+    await rehashIfWeaker(deps, request, user, password);
     // A new session id at every log-in (no fixation); the visitor's old session, if any, ends.
     const old = cookies.sessionId(request);
     if (old !== undefined) await deps.sessions.destroy(old);

@@ -1,12 +1,13 @@
+import { clientBucket } from '@cds/http';
 import type { FastifyInstance } from 'fastify';
 import { badLinkPage, forgotPage, forgotSentPage, resetPage } from '../pages/auth-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { passwordProblem } from '../security/password.ts';
-import { scrub } from '../security/scrub.ts';
 import { normalizeEmail } from '../users/user-store.ts';
 import type { AccountDeps } from './deps.ts';
 import { Email } from './email.ts';
 import { leaveToLogin } from './login.ts';
+import { sendInBackground } from './mails.ts';
 
 /** "Forgot your password" (mails a reset link; same answer, at the same speed, for unknown addresses) and the reset itself. */
 export function registerPasswordResetRoutes(
@@ -20,7 +21,7 @@ export function registerPasswordResetRoutes(
   );
   app.post(`${PREFIX}/forgot`, async (request, reply) => {
     const email = web.form(request, 'email').trim();
-    await web.throttled('reset-ip', request.ip, rules.resetPerIp);
+    await web.throttled('reset-ip', clientBucket(request.ip), rules.resetPerIp);
     if (!Email.safeParse(email).success) {
       return web.page(
         reply,
@@ -34,18 +35,7 @@ export function registerPasswordResetRoutes(
     await web.throttled('reset-addr', normalized, rules.resetPerAddress);
     const user = await users.byEmail(normalized);
     // Not awaited: neither its time nor a failed send tells whether the address has an account.
-    if (user !== null) {
-      deps.mails.sendReset(user).catch((err: unknown) => {
-        const cause = err instanceof Error ? err.cause : undefined;
-        request.log.warn(
-          {
-            err: scrub(err instanceof Error ? err.message : String(err)),
-            cause: scrub(cause instanceof Error ? cause.message : ''),
-          },
-          'reset mail failed',
-        );
-      });
-    }
+    if (user !== null) sendInBackground(request.log, deps.mails.sendReset(user), 'reset');
     return web.page(reply, request, 'Check your inbox', forgotSentPage());
   });
 
@@ -73,12 +63,17 @@ export function registerPasswordResetRoutes(
         { status: 400 },
       );
     }
-    if (!(await users.consumeToken(token, 'reset'))) {
+    // Hashed before the link is used up: should hashing fail (a full queue), the link still works.
+    const passwordHash = await deps.passwords.hash(password);
+    if ((await users.consumeToken(token, 'reset')) !== user._id) {
       return web.page(reply, request, 'Link expired', expired(), { status: 400 });
     }
-    await users.update(user._id, { password_hash: await deps.passwords.hash(password) });
+    await users.update(user._id, { password_hash: passwordHash });
     // Every session of the account ends: whoever knew the old password is logged out.
     await deps.sessions.destroyAllForUser(user._id);
+    // The owner hears of it (a takeover by reset must not go unnoticed); the change stands even if
+    // the mail fails, so its failure is logged, not answered.
+    sendInBackground(request.log, deps.mails.sendPasswordChanged(user), 'password-changed');
     return leaveToLogin(deps, reply, 'password-changed');
   });
 }

@@ -1,4 +1,6 @@
+import { clientBucket } from '@cds/http';
 import type { FastifyInstance } from 'fastify';
+import { accountIdOf } from '../admin/account-id.ts';
 import { badLinkPage, checkInboxPage, signupPage, verifiedPage, verifyPage } from '../pages/auth-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { passwordProblem } from '../security/password.ts';
@@ -25,7 +27,7 @@ export function registerSignupRoutes(
         status,
         active: 'signup',
       });
-    await web.throttled('signup-ip', request.ip, rules.signupPerIp);
+    await web.throttled('signup-ip', clientBucket(request.ip), rules.signupPerIp);
     if (!Email.safeParse(email).success)
       return again(400, { email: 'Enter a valid e-mail address, like name@example.com.' });
     const normalized = normalizeEmail(email);
@@ -47,18 +49,20 @@ export function registerSignupRoutes(
     return web.page(reply, request, 'Confirm your e-mail', verifyPage({ csrf: web.csrfOf(request), token }));
   });
   app.post(`${PREFIX}/verify`, async (request, reply) => {
-    const token = web.form(request, 'token');
-    const userId = await users.peekToken(token, 'verify');
+    // The token is used up first, atomically: of parallel confirmations with one link only one gets
+    // past this line (security review #4); the others see the page for a used link.
+    const userId = await users.consumeToken(web.form(request, 'token'), 'verify');
     const user = userId === null ? null : await users.byId(userId);
     if (user === null) return web.page(reply, request, 'Link expired', expired(), { status: 400 });
     if (user.account_id === null) {
-      // The admin account is named by the user id: no personal data enters the key stream.
-      const account = await deps.admin.createAccount(user._id, 'free');
+      // Named by the user id (no personal data enters the key stream), under an id derived from it:
+      // a second creation (two links of one user, or a retry after this one failed half-way) gets
+      // the same account back. Should the admin API fail here, logging in mails a new link.
+      const account = await deps.admin.createAccount(user._id, 'free', accountIdOf(user._id));
       await users.update(user._id, { account_id: account.account_id, verified: true });
     } else if (!user.verified) {
       await users.update(user._id, { verified: true });
     }
-    await users.consumeToken(token, 'verify');
     return web.page(reply, request, 'E-mail confirmed', verifiedPage());
   });
 }

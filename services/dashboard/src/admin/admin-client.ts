@@ -1,4 +1,11 @@
-import { AdminAccount, AdminCreatedKey, AdminKey, AdminKeyList, type Plan } from '@cds/contracts';
+import {
+  AdminAccount,
+  AdminCreatedKey,
+  AdminKey,
+  AdminKeyList,
+  type AdminCreateAccount,
+  type Plan,
+} from '@cds/contracts';
 import type { z } from 'zod';
 
 export { AdminAccount, AdminKey };
@@ -22,7 +29,11 @@ export class AdminRejectedError extends Error {
 
 /** The commands the dashboard sends to the ingest admin API; it keeps no key state itself. */
 export interface AdminClient {
-  createAccount(name: string, plan: Plan): Promise<AdminAccount>;
+  /**
+   * Creates an account; with `accountId` (see accountIdOf) it is idempotent: the admin API answers
+   * an account that already has this id (200) instead of creating another (201).
+   */
+  createAccount(name: string, plan: Plan, accountId?: string): Promise<AdminAccount>;
   getAccount(accountId: string): Promise<AdminAccount>;
   listKeys(accountId: string): Promise<AdminKey[]>;
   createKey(accountId: string, label: string | undefined): Promise<AdminCreatedKey>;
@@ -73,7 +84,11 @@ export function createAdminClient(opts: { url: string; token: string; timeoutMs:
     return parsed.data;
   };
   return {
-    createAccount: (name, plan) => call(AdminAccount, 'POST', '/accounts', { name, plan }),
+    // Any 2xx is taken (`res.ok`): 201 for a new account, 200 for the existing one of the same id.
+    createAccount: (name, plan, accountId) => {
+      const body: AdminCreateAccount = accountId === undefined ? { name, plan } : { name, plan, account_id: accountId };
+      return call(AdminAccount, 'POST', '/accounts', body);
+    },
     getAccount: (id) => call(AdminAccount, 'GET', `/accounts/${encodeURIComponent(id)}`),
     listKeys: async (id) => (await call(AdminKeyList, 'GET', `/accounts/${encodeURIComponent(id)}/keys`)).keys,
     createKey: (id, label) =>

@@ -8,15 +8,23 @@ import { AdminRejectedError, AdminUnavailableError, createAdminClient } from './
 let server: Server;
 let url: string;
 const answers = new Map<string, { status: number; body: string }>();
+/** The body of the last request to each `METHOD url`. */
+const received = new Map<string, string>();
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    const answer = answers.get(`${req.method} ${req.url}`) ?? {
-      status: 404,
-      body: '{"error":{"code":"not_found","message":"no"}}',
-    };
-    if (answer.status === 0) return; // never answers: the client's deadline must end the call
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    // Answered once the body is read, so a spec sees it recorded when the call resolves.
+    req.on('end', () => {
+      received.set(`${req.method} ${req.url}`, body);
+      const answer = answers.get(`${req.method} ${req.url}`) ?? {
+        status: 404,
+        body: '{"error":{"code":"not_found","message":"no"}}',
+      };
+      if (answer.status === 0) return; // never answers: the client's deadline must end the call
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -48,6 +56,22 @@ describe('the admin API client', () => {
     answers.set('GET /admin/v1/accounts/acc_abcdefgh12/keys', { status: 200, body: JSON.stringify(body) });
     const admin = createAdminClient({ url, token: 't', timeoutMs: 2_000 });
     await expect(admin.listKeys('acc_abcdefgh12')).rejects.toThrow(AdminUnavailableError);
+  });
+
+  it('creates an account under a given id and takes the existing one (200) as well as a new one (201)', async () => {
+    const account = { account_id: 'acc_613c4b749c60afa7926c', name: 'usr_x', plan: 'free', created_at: '2026-11-27' };
+    const admin = createAdminClient({ url, token: 't', timeoutMs: 2_000 });
+    for (const status of [201, 200]) {
+      answers.set('POST /admin/v1/accounts', { status, body: JSON.stringify(account) });
+      await expect(admin.createAccount('usr_x', 'free', account.account_id)).resolves.toEqual(account);
+      expect(JSON.parse(received.get('POST /admin/v1/accounts')!)).toEqual({
+        name: 'usr_x',
+        plan: 'free',
+        account_id: account.account_id,
+      });
+    }
+    await admin.createAccount('usr_x', 'free');
+    expect(JSON.parse(received.get('POST /admin/v1/accounts')!)).toEqual({ name: 'usr_x', plan: 'free' });
   });
 
   it('refuses a created key whose plain key is missing', async () => {

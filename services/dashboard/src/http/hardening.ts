@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { AdminUnavailableError } from '../admin/admin-client.ts';
 import { MailError } from '@cds/mail';
 import { errorPage } from '../pages/app-pages.ts';
+import { PasswordHasherBusyError } from '../security/password.ts';
 import { scrub } from '../security/scrub.ts';
 import { PageError } from './page-error.ts';
 import type { Web } from './web.ts';
@@ -28,6 +29,13 @@ function contentSecurityPolicy(apiOrigin: string): string {
 
 /** The status and words of an error that is no PageError: 503 when a dependency is down, never internals. */
 function failure(error: unknown): { status: number; title: string; text: string } {
+  if (error instanceof PasswordHasherBusyError) {
+    return {
+      status: 503,
+      title: 'Busy',
+      text: 'Too many log-ins are being checked right now. Nothing was changed; try again in a minute.',
+    };
+  }
   const unavailable =
     error instanceof AdminUnavailableError ||
     error instanceof MailError ||

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { layout, PREFIX } from '../pages/layout.ts';
 import { csrfToken } from '../security/csrf.ts';
 import type { SafeHtml } from '../security/html.ts';
-import type { Throttle, ThrottleRule } from '../security/throttle.ts';
+import type { Throttle, ThrottleDecision, ThrottleRule } from '../security/throttle.ts';
 import type { User } from '../users/user-store.ts';
 import { PageError } from './page-error.ts';
 
@@ -27,10 +27,26 @@ export interface Web {
   form(request: FastifyRequest, name: string): string;
   /** Counts one attempt; throws the 429 page once the rule's limit is reached. */
   throttled(bucket: string, subject: string, rule: ThrottleRule): Promise<void>;
+  /**
+   * For throttles that count failures only (password checks): like `throttled`, but the caller
+   * calls `passed()` once the attempt did not fail, which gives its place back.
+   */
+  failureThrottled(bucket: string, subject: string, rule: ThrottleRule): Promise<{ passed(): Promise<void> }>;
   /** The logged-in user; throws a 401 (answered with the log-in page) otherwise. */
   requireUser(request: FastifyRequest): SignedInUser;
   /** A 303 to a dashboard path, with a note for the next page in its query (`?notice=logged-out`). */
   redirect(reply: FastifyReply, path: string, note?: Record<string, string>): FastifyReply;
+}
+
+/** Throws the 429 page when a throttle refused the attempt. */
+function refuseWhenSpent(decision: ThrottleDecision): void {
+  if (decision.allowed) return;
+  throw new PageError(
+    429,
+    'Too many attempts',
+    `Too many attempts; wait ${Math.ceil(decision.retryAfter / 60)} minute(s) and try again.`,
+    { 'retry-after': String(decision.retryAfter) },
+  );
 }
 
 export function createWeb(deps: { sessionSecret: string; docsUrl: string; throttle: Throttle }): Web {
@@ -58,15 +74,12 @@ export function createWeb(deps: { sessionSecret: string; docsUrl: string; thrott
     query: (request, name) => field(request.query, name),
     form: (request, name) => field(request.body, name),
     throttled: async (bucket, subject, rule) => {
+      refuseWhenSpent(await deps.throttle.hit(bucket, subject, rule));
+    },
+    failureThrottled: async (bucket, subject, rule) => {
       const decision = await deps.throttle.hit(bucket, subject, rule);
-      if (!decision.allowed) {
-        throw new PageError(
-          429,
-          'Too many attempts',
-          `Too many attempts; wait ${Math.ceil(decision.retryAfter / 60)} minute(s) and try again.`,
-          { 'retry-after': String(decision.retryAfter) },
-        );
-      }
+      refuseWhenSpent(decision);
+      return { passed: () => decision.refund() };
     },
     requireUser: (request) => {
       const user = request.user;

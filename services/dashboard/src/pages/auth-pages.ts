@@ -11,7 +11,7 @@ interface FormState {
   info?: string | undefined;
 }
 
-const passwordHint = `${PASSWORD_MIN}–${PASSWORD_MAX} characters. A passphrase of a few unrelated words works well.`;
+export const passwordHint = `${PASSWORD_MIN}–${PASSWORD_MAX} characters. A passphrase of a few unrelated words works well.`;
 
 export function signupPage(s: FormState): SafeHtml {
   return html`<section class="auth card">

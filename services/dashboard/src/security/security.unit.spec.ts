@@ -1,7 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { csrfToken, csrfValid, keyedHash } from './csrf.ts';
 import { escapeHtml, html, raw } from './html.ts';
-import { createPasswordHasher, hashPassword, passwordProblem, verifyPassword } from './password.ts';
+import {
+  createPasswordHasher,
+  DEFAULT_SCRYPT,
+  hashPassword,
+  PasswordHasherBusyError,
+  passwordProblem,
+  verifyPassword,
+} from './password.ts';
 
 describe('password policy', () => {
   it('refuses short, over-long, repetitive, common and address-based passwords', () => {
@@ -12,6 +20,13 @@ describe('password policy', () => {
     expect(passwordProblem('my adalovelace pw', 'adalovelace@example.test')).toBe(
       'Do not use your e-mail address in the password.',
     );
+  });
+  it('refuses the shipped list of common passwords (10,000 and more), whatever their case', () => {
+    const listed = readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8').split('\n');
+    expect(listed.filter((line) => line !== '').length).toBeGreaterThanOrEqual(10_000);
+    for (const common of ['qwerty123456', '1qaz2wsx3edc', 'Administrator', 'LEAVEMEALONE', 'qwertyuiopas']) {
+      expect(passwordProblem(common), common).toBe('This password is too common; choose another.');
+    }
   });
   it('accepts a passphrase, counting characters rather than UTF-16 units', () => {
     expect(passwordProblem('correct horse battery staple')).toBeNull();
@@ -37,6 +52,39 @@ describe('scrypt hashing', () => {
   });
   it('burns the same work for unknown users', async () => {
     await expect(createPasswordHasher(params).burn('whatever')).resolves.toBeUndefined();
+  });
+  it("hashes at OWASP's parameters by default (N = 2^17, r = 8, p = 1: 128 MiB, within maxmem)", async () => {
+    expect(DEFAULT_SCRYPT).toEqual({ N: 2 ** 17, r: 8, p: 1 });
+    const stored = await hashPassword('correct horse battery staple');
+    expect(stored).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(await verifyPassword('correct horse battery staple', stored)).toBe(true);
+  });
+  it('still verifies older, weaker hashes, and asks for a re-hash of those only', async () => {
+    const old = await hashPassword('correct horse battery staple', params);
+    const hasher = createPasswordHasher({ N: 2 ** 11, r: 8, p: 1 });
+    expect(await hasher.verify('correct horse battery staple', old)).toBe(true);
+    expect(hasher.needsRehash(old)).toBe(true);
+    expect(hasher.needsRehash(await hasher.hash('correct horse battery staple'))).toBe(false);
+    expect(hasher.needsRehash(await hashPassword('x', { N: 2 ** 12, r: 8, p: 1 }))).toBe(false);
+    expect(hasher.needsRehash('not a hash')).toBe(false);
+  });
+  it('refuses, without running it, a stored hash that asks for more memory than any hash here', async () => {
+    const absurd = ['scrypt', 2 ** 30, 8, 1, 'AAAAAAAAAAAAAAAAAAAAAA==', Buffer.alloc(32).toString('base64')].join('$');
+    expect(await verifyPassword('anything at all', absurd)).toBe(false);
+  });
+  it('runs one hash at a time and refuses past its queue, as a busy error rather than memory spent', async () => {
+    const hasher = createPasswordHasher(params, { concurrent: 1, waiting: 1 });
+    const stored = await hashPassword('correct horse battery staple', params);
+    const [first, second, third] = await Promise.allSettled([
+      hasher.verify('correct horse battery staple', stored),
+      hasher.verify('correct horse battery staple', stored),
+      hasher.verify('correct horse battery staple', stored),
+    ]);
+    expect(first).toEqual({ status: 'fulfilled', value: true });
+    expect(second).toEqual({ status: 'fulfilled', value: true });
+    expect(third?.status === 'rejected' && third.reason instanceof PasswordHasherBusyError).toBe(true);
+    // The queue drains: later checks run again.
+    expect(await hasher.verify('correct horse battery staple', stored)).toBe(true);
   });
 });
 

@@ -21,11 +21,30 @@ describe('mail-link tokens against a real database', () => {
     const used = await users.issueToken('usr_a', 'reset', 3_600_000);
     const verify = await users.issueToken('usr_a', 'verify', 3_600_000);
     const other = await users.issueToken('usr_b', 'reset', 3_600_000);
-    expect(await users.consumeToken(used, 'reset')).toBe(true);
-    expect(await users.consumeToken(used, 'reset')).toBe(false);
+    expect(await users.consumeToken(used, 'reset')).toBe('usr_a');
+    expect(await users.consumeToken(used, 'reset')).toBeNull();
     expect(await users.peekToken(older, 'reset')).toBeNull();
-    expect(await users.consumeToken(older, 'reset')).toBe(false);
+    expect(await users.consumeToken(older, 'reset')).toBeNull();
     expect(await users.peekToken(verify, 'verify')).toBe('usr_a');
     expect(await users.peekToken(other, 'reset')).toBe('usr_b');
+  });
+
+  it('gives a token to exactly one of 20 parallel uses (security review #4)', async () => {
+    const token = await users.issueToken('usr_c', 'verify', 3_600_000);
+    const results = await Promise.all(Array.from({ length: 20 }, () => users.consumeToken(token, 'verify')));
+    expect(results.filter((r) => r === 'usr_c')).toHaveLength(1);
+    expect(results.filter((r) => r === null)).toHaveLength(19);
+  });
+});
+
+describe('password hashes', () => {
+  it('replaces a hash only while it is still the one read (a re-hash never undoes a change)', async () => {
+    const user = await users.create({ email: 'rehash@example.test', passwordHash: 'old' });
+    if (user === 'duplicate') throw new Error('duplicate');
+    await users.update(user._id, { password_hash: 'changed meanwhile' });
+    expect(await users.replacePasswordHash(user._id, 'old', 're-hashed old')).toBe(false);
+    expect((await users.byId(user._id))?.password_hash).toBe('changed meanwhile');
+    expect(await users.replacePasswordHash(user._id, 'changed meanwhile', 're-hashed')).toBe(true);
+    expect((await users.byId(user._id))?.password_hash).toBe('re-hashed');
   });
 });

@@ -31,6 +31,11 @@ export interface UserStore {
   byEmail(email: string): Promise<User | null>;
   byId(id: string): Promise<User | null>;
   update(id: string, set: Partial<Pick<User, 'verified' | 'account_id' | 'password_hash'>>): Promise<void>;
+  /**
+   * Swaps the password hash only while it is still `from` (a re-hash at log-in must not undo a
+   * reset or change that landed meanwhile): true when it was swapped.
+   */
+  replacePasswordHash(id: string, from: string, to: string): Promise<boolean>;
   addKeyHint(id: string, keyId: string, last4: string): Promise<void>;
   /** Erases the user and its tokens. */
   delete(id: string): Promise<void>;
@@ -39,8 +44,11 @@ export interface UserStore {
   issueToken(userId: string, purpose: TokenPurpose, ttlMs: number): Promise<string>;
   /** The user id of a live token (without using it up). */
   peekToken(token: string, purpose: TokenPurpose): Promise<string | null>;
-  /** Uses a token up, and every other token of its user and purpose: true when it was live. */
-  consumeToken(token: string, purpose: TokenPurpose): Promise<boolean>;
+  /**
+   * Uses a token up, and every other token of its user and purpose, in one atomic step for the
+   * token itself: of parallel calls with one token, only one gets its user id; the others null.
+   */
+  consumeToken(token: string, purpose: TokenPurpose): Promise<string | null>;
 }
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
@@ -79,6 +87,10 @@ export async function createUserStore(deps: { db: Db; clock: () => number; maxTi
     async update(id, set) {
       await users.updateOne({ _id: id }, { $set: set });
     },
+    async replacePasswordHash(id, from, to) {
+      const result = await users.updateOne({ _id: id, password_hash: from }, { $set: { password_hash: to } });
+      return result.modifiedCount === 1;
+    },
     async addKeyHint(id, keyId, last4) {
       await users.updateOne({ _id: id }, { $set: { [`key_hints.${keyId}`]: last4 } });
     },
@@ -104,12 +116,12 @@ export async function createUserStore(deps: { db: Db; clock: () => number; maxTi
       return doc.user_id;
     },
     async consumeToken(token, purpose) {
-      if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
+      if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
       const used = await tokens.findOneAndDelete({ _id: tokenHash(token), purpose, expires_at: { $gt: now() } });
-      if (used === null) return false;
+      if (used === null) return null;
       // The user's other links of this purpose die with it: an older reset link is no way back in.
       await tokens.deleteMany({ user_id: used.user_id, purpose });
-      return true;
+      return used.user_id;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { API_KEY_PATTERN } from '@cds/contracts';
-import { ApiError, UnauthorizedError } from '@cds/http';
+import { ApiError, clientBucket, UnauthorizedError } from '@cds/http';
 import type { preHandlerHookHandler } from 'fastify';
 import type { Principal } from '../keys/key-table.ts';
 import type { GatewayMetrics } from '../metrics.ts';
@@ -32,7 +32,9 @@ export function createAuthStep(deps: {
       return;
     }
     const now = nowMs();
-    const wait = failedAuth.blockedFor(request.ip, now);
+    // An IPv6 client is counted by its /64: it could rotate through it otherwise (security review #9).
+    const client = clientBucket(request.ip);
+    const wait = failedAuth.blockedFor(client, now);
     metrics?.authFailures.add([String(wait > 0)]);
     if (wait > 0) {
       done(
@@ -42,7 +44,7 @@ export function createAuthStep(deps: {
       );
       return;
     }
-    failedAuth.recordFailure(request.ip, now);
+    failedAuth.recordFailure(client, now);
     done(
       new UnauthorizedError(
         extracted.ok

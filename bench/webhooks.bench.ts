@@ -57,7 +57,9 @@ async function main(): Promise<void> {
       );
       const endpoints: WebhookEndpoint[] = [];
       for (let i = 0; i < ENDPOINTS; i += 1) {
-        const r = await stores[0]!.createEndpoint('acc_bench', 'bench@example.com', {
+        // One account per endpoint: deliveries are shared fairly between accounts, at most
+        // WEBHOOK_ACCOUNT_CONCURRENCY (4) in flight each, so one account would measure that cap.
+        const r = await stores[0]!.createEndpoint(`acc_bench${i}`, 'bench@example.com', {
           url: `${receiver.origin}/hook/${i}`,
           commodities: null,
           types: null,

@@ -263,7 +263,7 @@ describe('webhook pages in a browser, with the notifier delivering', () => {
     await shot('08b-after-kill');
   }, 120_000);
 
-  it('edits the filters, and rotates the secret: the next delivery is signed with the new one only', async () => {
+  it('edits the filters, and rotates the secret: for 24 h deliveries are signed with the new and the old one', async () => {
     await page.getByRole('link', { name: 'Edit' }).click();
     await page.getByRole('heading', { name: 'Edit the endpoint' }).waitFor();
     expect(await page.getByLabel('Commodities').inputValue()).toBe('CRUDE_OIL_WTI, GOLD');
@@ -283,6 +283,13 @@ describe('webhook pages in a browser, with the notifier delivering', () => {
     const rotated = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
+    // The rotate action says until when the old secret stays valid (24 h from now).
+    const notice = await page.getByText('Secret rotated.').innerText();
+    const until = /stays valid until (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}) UTC/.exec(notice);
+    expect(notice).toContain(`The old secret (…${secret.slice(-4)})`);
+    expect(until, notice).not.toBeNull();
+    const untilMs = Date.parse(`${until![1]}T${until![2]}:00Z`);
+    expect(Math.abs(untilMs - (Date.now() + 86_400_000))).toBeLessThan(5 * 60_000);
     await shot('11-rotated');
     await page.getByRole('link', { name: 'Refresh' }).click();
     await page.getByRole('button', { name: 'Send test event' }).click();
@@ -293,8 +300,12 @@ describe('webhook pages in a browser, with the notifier delivering', () => {
     const newest = ids.find((id) => id !== testEventId)!;
     const [delivery] = await receiver.waitFor(1, (r) => r.headers['cds-event-id'] === newest);
     const header = delivery!.headers['cds-signature'] as string;
+    // Two v1 entries, the new secret's first: a receiver holding either accepts the delivery.
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     expect(verifySignature(rotated, header, delivery!.body, Date.now() / 1000).ok).toBe(true);
-    expect(verifySignature(secret, header, delivery!.body, Date.now() / 1000)).toMatchObject({ reason: 'mismatch' });
+    expect(verifySignature(secret, header, delivery!.body, Date.now() / 1000).ok).toBe(true);
+    const other = 'whsec_' + 'x'.repeat(43);
+    expect(verifySignature(other, header, delivery!.body, Date.now() / 1000)).toMatchObject({ reason: 'mismatch' });
     await untilRow(newest, /Delivered/);
   });
 

@@ -3,6 +3,7 @@ export {
   createMailer,
   createSmtpMailer,
   MailError,
+  smtpTransportOptions,
   type Mail,
   type Mailer,
   type MailSettings,

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { isIPv4, isIPv6 } from 'node:net';
 import { join, resolve } from 'node:path';
 import nodemailer from 'nodemailer';
+import type { SMTPTransportOptions } from 'nodemailer/lib/smtp-transport';
 
 export interface Mail {
   to: string;
@@ -34,21 +36,66 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
   }
 }
 
-/** Sends through an SMTP server (nodemailer), `smtp://user:pass@host:port` or `smtps://…`. */
-export function createSmtpMailer(opts: { url: string; from: string; timeoutMs: number }): Mailer {
-  const url = new URL(opts.url);
+/** A literal loopback address (127.0.0.0/8, ::1): a relay on this host, or in this pod, reached over no network. */
+function isLoopbackLiteral(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (isIPv4(bare)) return bare.startsWith('127.');
+  return isIPv6(bare) && bare === '::1';
+}
+
+/**
+ * nodemailer's transport options for `smtp://user:pass@host:port` or `smtps://…`. `smtps://` is
+ * TLS from the first byte (port 465 by default). `smtp://` (587 by default) requires STARTTLS
+ * (`requireTLS`): a relay, or a man in the middle, that does not upgrade the connection gets
+ * neither the credentials nor the mail (RFC 3207 makes STARTTLS optional, so without this a MITM
+ * that strips it from the EHLO answer would read both in clear). The one exception is a relay at a
+ * literal loopback address (127.0.0.0/8, ::1), a local MTA or a sidecar with no network between to
+ * strip it on; a name such as `localhost` is not exempt. Certificates are verified against the
+ * system roots (plus NODE_EXTRA_CA_CERTS), or `ca` when given.
+ */
+export function smtpTransportOptions(
+  rawUrl: string,
+  opts: { timeoutMs: number; ca?: string | readonly string[] },
+): SMTPTransportOptions {
+  const url = new URL(rawUrl);
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    throw new MailError(`SMTP_URL must be smtp:// or smtps://, not ${url.protocol}`);
+  }
   const secure = url.protocol === 'smtps:';
-  const transport = nodemailer.createTransport({
-    host: url.hostname,
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return {
+    host,
     port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
     secure,
+    requireTLS: !secure && !isLoopbackLiteral(host),
+    tls: {
+      minVersion: 'TLSv1.2',
+      rejectUnauthorized: true,
+      ...(opts.ca === undefined ? {} : { ca: typeof opts.ca === 'string' ? [opts.ca] : [...opts.ca] }),
+    },
     ...(url.username === ''
       ? {}
       : { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } }),
     connectionTimeout: opts.timeoutMs,
     greetingTimeout: opts.timeoutMs,
     socketTimeout: opts.timeoutMs,
-  });
+  };
+}
+
+/**
+ * Sends through an SMTP server (nodemailer), `smtp://user:pass@host:port` (STARTTLS required) or
+ * `smtps://…` (see `smtpTransportOptions`). `ca`: trusted CA certificates (PEM) replacing the system
+ * roots, for tests.
+ */
+export function createSmtpMailer(opts: {
+  url: string;
+  from: string;
+  timeoutMs: number;
+  ca?: string | readonly string[];
+}): Mailer {
+  const transport = nodemailer.createTransport(
+    smtpTransportOptions(opts.url, { timeoutMs: opts.timeoutMs, ...(opts.ca === undefined ? {} : { ca: opts.ca }) }),
+  );
   return {
     kind: 'smtp',
     async send(mail) {

@@ -22,10 +22,13 @@ export {
 } from './outbound.ts';
 export {
   newSigningSecret,
+  PREVIOUS_SECRET_VALID_MS,
   SIGNATURE_HEADER,
   SIGNATURE_TOLERANCE_SECONDS,
   signDelivery,
+  signingSecrets,
   verifySignature,
+  type EndpointSecrets,
   type SignatureCheck,
 } from './signature.ts';
 export type {

@@ -3,12 +3,15 @@ import { API_PREFIX, MAX_WEBHOOK_ENDPOINTS, type Notification, type Notification
 import { ensureIndexes, isDuplicateKeyError, withDeadline } from '@cds/store';
 import type { Collection, Db, Filter } from 'mongodb';
 import { retryDelayMs, type RetryPolicy } from './backoff.ts';
-import { newSigningSecret } from './signature.ts';
+import { takeRoundRobin } from './fair-share.ts';
+import { newSigningSecret, PREVIOUS_SECRET_VALID_MS } from './signature.ts';
 import type { Delivery, DeliveryAttempt, EndpointId, WebhookAdmin, WebhookEndpoint } from './store.ts';
 
-/** An endpoint as the notifier needs it: with its signing secret. */
+/** An endpoint as the notifier needs it: with its signing secrets (`signingSecrets` picks those valid now). */
 export interface SigningEndpoint extends WebhookEndpoint {
   secret: string;
+  /** The secret the last rotation replaced; it signs too until `previous_secret_expires_at`. */
+  previous_secret: string | null;
 }
 
 /** A delivery this process holds the lease of (`lease` is the claim's generation). */
@@ -37,7 +40,9 @@ export interface WebhookQueue {
   enqueue(endpoints: readonly WebhookEndpoint[], notification: Notification): Promise<number>;
   /**
    * Leases up to `limit` due deliveries (pending and due, or held by a lease that expired) to this
-   * process for `leaseMs`. Two claimants never hold one delivery at once.
+   * process for `leaseMs`. Two claimants never hold one delivery at once. Fair across accounts: due
+   * deliveries are taken one per account in turn (not oldest first over all accounts), and none of
+   * an account that already has `accountConcurrency` deliveries in flight.
    */
   claimDue(limit: number): Promise<ClaimedDelivery[]>;
   /** Records an attempt of a held delivery: history, next attempt (backoff) or final status, endpoint health. */
@@ -78,6 +83,11 @@ export interface WebhookStoreOptions {
   disableAfterMs: number;
   /** How long a claim holds a delivery; past it, another notifier may take it over. Default 60 s. */
   leaseMs?: number;
+  /**
+   * Deliveries of one account in flight at once, over every notifier (WEBHOOK_ACCOUNT_CONCURRENCY):
+   * an account's slow endpoints hold at most this many delivery slots. Default 4.
+   */
+  accountConcurrency?: number;
   /** Names this process's leases (the lease documents and `lease_owner`). */
   owner?: string;
   /** Prefixes the URL of test notifications. Default http://localhost:8080. */
@@ -85,9 +95,13 @@ export interface WebhookStoreOptions {
   random?: () => number;
 }
 
-interface EndpointDoc extends Omit<WebhookEndpoint, 'id'> {
+interface EndpointDoc extends Omit<WebhookEndpoint, 'id' | 'previous_secret_hint' | 'previous_secret_expires_at'> {
   _id: EndpointId;
   secret: string;
+  /** The three `previous_secret` fields are absent from endpoints never rotated since they came in (read as null). */
+  previous_secret?: string | null;
+  previous_secret_hint?: string | null;
+  previous_secret_expires_at?: Date | null;
 }
 
 interface DeliveryDoc extends Omit<Delivery, 'id'> {
@@ -122,6 +136,10 @@ interface ClaimDoc {
 }
 
 const HISTORY_LENGTH = 10;
+/** Due deliveries read per claim round, per slot to fill: room to skip those of accounts at their cap. */
+const CANDIDATES_PER_SLOT = 4;
+/** Reads of due deliveries in one claim round (another only when the last was all capped accounts). */
+const CLAIM_PASSES = 3;
 /** How stale a healthy endpoint's `last_success_at` may get before a success writes it again. */
 const SUCCESS_REFRESH_MS = 60_000;
 
@@ -133,18 +151,29 @@ const DEFAULT_LIST_LIMIT = 50;
 const MAX_LIST_LIMIT = 200;
 
 function toEndpoint(doc: EndpointDoc): WebhookEndpoint {
-  const { _id, secret: _secret, ...rest } = doc;
-  return { id: _id, ...rest };
+  const {
+    _id,
+    secret: _secret,
+    previous_secret: _previous,
+    previous_secret_hint: previousHint,
+    previous_secret_expires_at: previousUntil,
+    ...rest
+  } = doc;
+  return {
+    id: _id,
+    ...rest,
+    previous_secret_hint: previousHint ?? null,
+    previous_secret_expires_at: previousUntil ?? null,
+  };
 }
 
 function withoutSecret(endpoint: SigningEndpoint): WebhookEndpoint {
-  const { secret: _secret, ...rest } = endpoint;
+  const { secret: _secret, previous_secret: _previous, ...rest } = endpoint;
   return rest;
 }
 
 function toSigningEndpoint(doc: EndpointDoc): SigningEndpoint {
-  const { _id, ...rest } = doc;
-  return { id: _id, ...rest };
+  return { ...toEndpoint(doc), secret: doc.secret, previous_secret: doc.previous_secret ?? null };
 }
 
 function toDelivery(doc: DeliveryDoc): Delivery {
@@ -169,6 +198,7 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
   const clock = opts.clock ?? Date.now;
   const timeoutMs = opts.operationTimeoutMs ?? 5_000;
   const leaseMs = opts.leaseMs ?? 60_000;
+  const accountConcurrency = opts.accountConcurrency ?? 4;
   const owner = opts.owner ?? `notifier-${randomBytes(4).toString('hex')}`;
   const random = opts.random ?? Math.random;
   const publicOrigin = opts.publicOrigin ?? 'http://localhost:8080';
@@ -223,6 +253,49 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
       { status: 'delivering', lease_until: { $lte: at } },
     ],
   });
+
+  /**
+   * Up to `limit` due deliveries, fairly: each account's deliveries in flight now (every notifier's
+   * unexpired leases) count against its `accountConcurrency`; the due ones are read oldest first,
+   * without the accounts at their cap, and taken one per account in turn. When a read was all
+   * deliveries of accounts that reached their cap in this round, another read (without them) finds
+   * the others. The cap is read, not locked: N notifiers claiming at the same instant may each fill
+   * it, so an account briefly has up to N times its cap in flight.
+   */
+  const pickDue = async (at: Date, limit: number): Promise<DeliveryDoc[]> => {
+    const inFlight = await run('count deliveries in flight', (o) =>
+      deliveries
+        .find({ status: 'delivering', lease_until: { $gt: at } }, { ...o, projection: { account_id: 1 } })
+        .toArray(),
+    );
+    const busy = new Map<string, number>();
+    for (const d of inFlight) busy.set(d.account_id, (busy.get(d.account_id) ?? 0) + 1);
+    const picked: DeliveryDoc[] = [];
+    const pickedIds = new Set<string>();
+    for (let pass = 0; pass < CLAIM_PASSES && picked.length < limit; pass += 1) {
+      const capped = [...busy].filter(([, n]) => n >= accountConcurrency).map(([account]) => account);
+      const filter: Filter<DeliveryDoc> =
+        capped.length === 0 ? dueFilter(at) : { $and: [dueFilter(at), { account_id: { $nin: capped } }] };
+      const window = (limit - picked.length) * CANDIDATES_PER_SLOT + picked.length;
+      const due = await run('find due deliveries', (o) =>
+        deliveries.find(filter, o).sort({ next_attempt_at: 1 }).limit(window).toArray(),
+      );
+      const fresh = due.filter((d) => !pickedIds.has(d._id));
+      const taken = takeRoundRobin(
+        fresh,
+        limit - picked.length,
+        (account) => accountConcurrency - (busy.get(account) ?? 0),
+      );
+      for (const d of taken) {
+        picked.push(d);
+        pickedIds.add(d._id);
+        busy.set(d.account_id, (busy.get(d.account_id) ?? 0) + 1);
+      }
+      // Nothing more is due, or everything read was taken: another read finds nothing new.
+      if (due.length < window || taken.length === fresh.length) break;
+    }
+    return picked;
+  };
 
   const newDelivery = (endpoint: WebhookEndpoint, notification: Notification, at: Date): DeliveryDoc => ({
     _id: `${endpoint.id}:${notification.id}`,
@@ -321,6 +394,9 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
         contact_email: contactEmail,
         secret,
         secret_hint: secret.slice(-4),
+        previous_secret: null,
+        previous_secret_hint: null,
+        previous_secret_expires_at: null,
         created_at: at,
         updated_at: at,
         failing_since: null,
@@ -362,10 +438,22 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
       const doc = await findEndpoint(accountId, id);
       if (doc === null) return null;
       const secret = newSigningSecret();
+      const at = now();
+      // The replaced secret signs beside the new one for a day (two v1= in CDS-Signature), so the
+      // owner can update the receiver without failed deliveries; one replaced before it is dropped.
       await run('rotate a secret', ({ maxTimeMS }) =>
         endpoints.updateOne(
           { _id: id, account_id: accountId },
-          { $set: { secret, secret_hint: secret.slice(-4), updated_at: now() } },
+          {
+            $set: {
+              secret,
+              secret_hint: secret.slice(-4),
+              previous_secret: doc.secret,
+              previous_secret_hint: doc.secret_hint,
+              previous_secret_expires_at: new Date(at.getTime() + PREVIOUS_SECRET_VALID_MS),
+              updated_at: at,
+            },
+          },
           { maxTimeMS },
         ),
       );
@@ -479,9 +567,7 @@ export async function createWebhookStore(opts: WebhookStoreOptions): Promise<Web
     async claimDue(limit) {
       if (limit <= 0) return [];
       const at = now();
-      const candidates = await run('find due deliveries', (o) =>
-        deliveries.find(dueFilter(at), o).sort({ next_attempt_at: 1 }).limit(limit).toArray(),
-      );
+      const candidates = await pickDue(at, limit);
       // Each candidate is claimed on its own (in parallel): losing one to another notifier is normal.
       const attempts = await Promise.all(
         candidates.map(async (doc): Promise<{ doc: DeliveryDoc; lease: number; leaseUntil: Date } | undefined> => {

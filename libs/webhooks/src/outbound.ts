@@ -9,7 +9,7 @@ import type { DeliveryAttempt } from './store.ts';
 export type Resolver = (hostname: string) => Promise<readonly { address: string; family: number }[]>;
 
 export interface OutboundOptions {
-  /** Whole deadline of one POST, redirects included (WEBHOOK_TIMEOUT_MS). */
+  /** Whole deadline of one POST (WEBHOOK_TIMEOUT_MS). */
   timeoutMs: number;
   /** Most response bytes read before the connection is dropped (WEBHOOK_MAX_RESPONSE_BYTES). */
   maxResponseBytes: number;
@@ -22,16 +22,12 @@ export interface OutboundOptions {
    * unset, so the system roots plus NODE_EXTRA_CA_CERTS apply.
    */
   ca?: string | readonly string[];
-  /** Redirects followed (each target checked like the first). Default 3. */
-  maxRedirects?: number;
 }
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; message: string };
 
-export interface PostResult extends DeliveryAttempt {
-  /** The URL answered last (after redirects). */
-  finalUrl: string;
-}
+/** One attempt: a redirect is never followed, so it is always the answer of the URL posted to. */
+export type PostResult = DeliveryAttempt;
 
 export interface OutboundClient {
   /** POSTs `body` to `url` with `headers`; never throws, never takes longer than `timeoutMs`. */
@@ -54,8 +50,6 @@ function boundedResolver(resolver: Resolver, timeoutMs: number): Resolver {
     return Promise.race([resolver(hostname), late]).finally(() => clearTimeout(timer));
   };
 }
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** Refused before or while connecting: the outcome `refused_address`, with a message for the owner. */
 export class RefusedAddressError extends Error {
@@ -145,14 +139,13 @@ export async function checkWebhookUrl(
  * The outbound HTTPS client of the notifier. Each connection resolves its host through a `lookup`
  * that refuses any non-public address (so a name that resolves to a private address at connection
  * time, DNS rebinding included, never gets a socket), and the connected socket's peer address is
- * checked again; TLS SNI and `Host` stay the URL's name. Redirects are followed by hand, at most
- * `maxRedirects`, each target checked the same way. One deadline covers the whole POST; the
- * response body is read up to `maxResponseBytes` and the connection dropped past it.
+ * checked again; TLS SNI and `Host` stay the URL's name. A redirect is never followed: a `3xx` is a
+ * failed attempt (`http_error`), as any other non-2xx answer. One deadline covers the whole POST;
+ * the response body is read up to `maxResponseBytes` and the connection dropped past it.
  */
 export function createOutboundClient(opts: OutboundOptions): OutboundClient {
   const allow = new Set(opts.allowPrivate ?? []);
   const resolver = boundedResolver(opts.resolver ?? systemResolver, opts.timeoutMs);
-  const maxRedirects = opts.maxRedirects ?? 3;
   const tlsOptions = opts.ca === undefined ? {} : { ca: typeof opts.ca === 'string' ? [opts.ca] : [...opts.ca] };
 
   const connector: buildConnector.connector = (connectOpts, callback) => {
@@ -208,7 +201,7 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
   });
 
   async function post(
-    rawUrl: string,
+    url: string,
     body: string,
     headers: Record<string, string>,
     outer?: AbortSignal,
@@ -221,76 +214,66 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
       outcome: DeliveryAttempt['outcome'],
       statusCode: number | null,
       error: string | null,
-      finalUrl: string,
     ): PostResult => ({
       at,
       outcome,
       status_code: statusCode,
       error: error === null ? null : error.slice(0, 300),
       duration_ms: Math.round(performance.now() - started),
-      finalUrl,
     });
-    let current = rawUrl;
-    for (let hop = 0; ; hop += 1) {
-      const shape = checkUrlShape(current, allow);
-      if (!shape.ok)
-        return result('refused_address', null, `${hop === 0 ? 'URL' : 'redirect target'} ${shape.message}`, current);
-      if (!shape.exempt) {
-        // Resolve before connecting so a refusal is reported as such (the lookup checks again at connect).
-        const resolved = await resolveChecked(shape.url.hostname, resolver);
-        if (!resolved.ok) return result('refused_address', null, resolved.message, current);
-      }
-      let statusCode: number;
-      let location: string | undefined;
-      try {
-        const res = await request(shape.url, {
-          dispatcher: agent,
-          method: 'POST',
-          headers,
-          body,
-          signal,
-          headersTimeout: opts.timeoutMs,
-          bodyTimeout: opts.timeoutMs,
-        });
-        statusCode = res.statusCode;
-        const loc = res.headers.location;
-        location = Array.isArray(loc) ? loc[0] : loc;
-        let read = 0;
-        for await (const chunk of res.body) {
-          read += (chunk as Buffer).length;
-          if (read > opts.maxResponseBytes) {
-            res.body.destroy();
-            return result('too_large', statusCode, `response larger than ${opts.maxResponseBytes} bytes`, current);
-          }
-        }
-      } catch (err) {
-        return failure(err, signal, deadline, current);
-      }
-      if (REDIRECTS.has(statusCode) && location !== undefined) {
-        if (hop >= maxRedirects)
-          return result('http_error', statusCode, `more than ${maxRedirects} redirects`, current);
-        try {
-          current = new URL(location, shape.url).toString();
-        } catch {
-          return result('http_error', statusCode, 'redirect without a valid Location', current);
-        }
-        continue;
-      }
-      if (statusCode >= 200 && statusCode < 300) return result('delivered', statusCode, null, current);
-      return result('http_error', statusCode, `HTTP ${statusCode}`, current);
+    const shape = checkUrlShape(url, allow);
+    if (!shape.ok) return result('refused_address', null, `URL ${shape.message}`);
+    if (!shape.exempt) {
+      // Resolve before connecting so a refusal is reported as such (the lookup checks again at connect).
+      const resolved = await resolveChecked(shape.url.hostname, resolver);
+      if (!resolved.ok) return result('refused_address', null, resolved.message);
     }
+    let statusCode: number;
+    try {
+      // undici's request follows no redirect (that takes its redirect interceptor, never installed here).
+      const res = await request(shape.url, {
+        dispatcher: agent,
+        method: 'POST',
+        headers,
+        body,
+        signal,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+      });
+      statusCode = res.statusCode;
+      let read = 0;
+      for await (const chunk of res.body) {
+        read += (chunk as Buffer).length;
+        if (read > opts.maxResponseBytes) {
+          res.body.destroy();
+          return result('too_large', statusCode, `response larger than ${opts.maxResponseBytes} bytes`);
+        }
+      }
+    } catch (err) {
+      return failure(err, signal, deadline);
+    }
+    if (statusCode >= 200 && statusCode < 300) return result('delivered', statusCode, null);
+    // A redirect is a failure, as at Stripe: following it would repeat the signed body and its
+    // CDS-Signature to wherever an open redirect of the receiver points (replayable there for 300 s).
+    if (statusCode >= 300 && statusCode < 400)
+      return result(
+        'http_error',
+        statusCode,
+        `HTTP ${statusCode}: redirects are not followed (register the final URL)`,
+      );
+    return result('http_error', statusCode, `HTTP ${statusCode}`);
 
-    function failure(err: unknown, sig: AbortSignal, dl: AbortSignal, url: string): PostResult {
+    function failure(err: unknown, sig: AbortSignal, dl: AbortSignal): PostResult {
       const refused = findCause(err, (e) => e instanceof RefusedAddressError);
-      if (refused !== undefined) return result('refused_address', null, refused.message, url);
+      if (refused !== undefined) return result('refused_address', null, refused.message);
       if (dl.aborted || (sig.aborted && dl.aborted))
-        return result('timeout', null, `no complete answer within ${opts.timeoutMs} ms`, url);
+        return result('timeout', null, `no complete answer within ${opts.timeoutMs} ms`);
       const code = (err as { code?: string }).code ?? '';
       if (/TIMEOUT/.test(code))
-        return result('timeout', null, `no complete answer within ${opts.timeoutMs} ms (${code})`, url);
-      if (sig.aborted) return result('network_error', null, 'aborted (shutting down)', url);
+        return result('timeout', null, `no complete answer within ${opts.timeoutMs} ms (${code})`);
+      if (sig.aborted) return result('network_error', null, 'aborted (shutting down)');
       const message = err instanceof Error ? err.message : String(err);
-      return result('network_error', null, `${code === '' ? '' : `${code}: `}${message}`, url);
+      return result('network_error', null, `${code === '' ? '' : `${code}: `}${message}`);
     }
   }
 

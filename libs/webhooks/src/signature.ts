@@ -17,10 +17,42 @@ function hmacHex(secret: string, timestamp: number, body: string | Uint8Array): 
   return mac.digest('hex');
 }
 
-/** The `CDS-Signature` value of a delivery: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. */
-export function signDelivery(secret: string, body: string | Uint8Array, nowSeconds: number): string {
+/**
+ * The `CDS-Signature` value of a delivery: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`,
+ * with one `v1` per secret, in the order given (the current secret first, then the one it replaced
+ * while that is still valid: see `signingSecrets`).
+ */
+export function signDelivery(
+  secrets: string | readonly string[],
+  body: string | Uint8Array,
+  nowSeconds: number,
+): string {
   const t = Math.floor(nowSeconds);
-  return `t=${t},v1=${hmacHex(secret, t, body)}`;
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
+  if (list.length === 0) throw new Error('signDelivery needs at least one secret');
+  return [`t=${t}`, ...list.map((secret) => `v1=${hmacHex(secret, t, body)}`)].join(',');
+}
+
+/** How long the secret replaced by a rotation keeps signing deliveries, beside the new one. */
+export const PREVIOUS_SECRET_VALID_MS = 24 * 60 * 60 * 1000;
+
+/** The secrets of an endpoint, as the notifier holds them. */
+export interface EndpointSecrets {
+  secret: string;
+  /** The secret the last rotation replaced (null: never rotated, or after it expired). */
+  previous_secret: string | null;
+  /** Until then `previous_secret` signs too. */
+  previous_secret_expires_at: Date | null;
+}
+
+/**
+ * The secrets a delivery sent at `nowMs` is signed with: the current one, and the one it replaced
+ * until `previous_secret_expires_at` (so a receiver still holding the old secret keeps accepting
+ * deliveries during the 24 h after a rotation, as with Stripe's "roll secret").
+ */
+export function signingSecrets(endpoint: EndpointSecrets, nowMs: number): string[] {
+  const { secret, previous_secret: previous, previous_secret_expires_at: until } = endpoint;
+  return previous !== null && until !== null && nowMs < until.getTime() ? [secret, previous] : [secret];
 }
 
 export type SignatureCheck =

@@ -1,6 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newSigningSecret, signDelivery, verifySignature } from './signature.ts';
+import {
+  newSigningSecret,
+  PREVIOUS_SECRET_VALID_MS,
+  signDelivery,
+  signingSecrets,
+  verifySignature,
+} from './signature.ts';
 
 const secret = 'whsec_' + 'A'.repeat(43);
 const body = '{"id":"evt_0123456789abcdef0123456789abcdef","type":"series.updated"}';
@@ -42,6 +48,32 @@ describe('delivery signatures', () => {
     const other = signDelivery(newSigningSecret(), body, now).split(',')[1]!;
     const header = `${signDelivery(secret, body, now)},${other}`;
     expect(verifySignature(secret, header, body, now).ok).toBe(true);
+  });
+
+  it('signs with every secret given, current first, and each verifies on its own', () => {
+    const previous = newSigningSecret();
+    const header = signDelivery([secret, previous], body, now);
+    const mac = (key: string) => createHmac('sha256', key).update(`${now}.${body}`).digest('hex');
+    expect(header).toBe(`t=${now},v1=${mac(secret)},v1=${mac(previous)}`);
+    expect(verifySignature(secret, header, body, now).ok).toBe(true);
+    expect(verifySignature(previous, header, body, now).ok).toBe(true);
+    expect(verifySignature(newSigningSecret(), header, body, now)).toMatchObject({ reason: 'mismatch' });
+    expect(() => signDelivery([], body, now)).toThrow();
+  });
+
+  it('keeps the secret a rotation replaced for 24 h, then only the new one (injected clock)', () => {
+    const rotatedAt = Date.parse('2026-11-27T15:00:00Z');
+    const endpoint = {
+      secret: 'whsec_new',
+      previous_secret: 'whsec_old',
+      previous_secret_expires_at: new Date(rotatedAt + PREVIOUS_SECRET_VALID_MS),
+    };
+    expect(PREVIOUS_SECRET_VALID_MS).toBe(24 * 3_600_000);
+    expect(signingSecrets(endpoint, rotatedAt)).toEqual(['whsec_new', 'whsec_old']);
+    expect(signingSecrets(endpoint, rotatedAt + PREVIOUS_SECRET_VALID_MS - 1)).toEqual(['whsec_new', 'whsec_old']);
+    expect(signingSecrets(endpoint, rotatedAt + PREVIOUS_SECRET_VALID_MS)).toEqual(['whsec_new']);
+    const never = { secret: 'whsec_only', previous_secret: null, previous_secret_expires_at: null };
+    expect(signingSecrets(never, rotatedAt)).toEqual(['whsec_only']);
   });
 
   it('makes secrets of the documented shape, different each time', () => {

@@ -1,12 +1,13 @@
 // The webhook store against the test infrastructure's database (FerretDB unless told otherwise):
-// idempotent enqueue, leases that expire, backoff, the 24 h give-up and the 3-day disable, on an
-// injected clock.
+// idempotent enqueue, leases that expire, backoff, the 24 h give-up and the 3-day disable, secret
+// rotation with a 24 h overlap, and claims fair across accounts, on an injected clock.
 import { MAX_WEBHOOK_ENDPOINTS, type Notification } from '@cds/contracts';
 import { connectStore, type Store } from '@cds/store';
 import { getTestInfra, uniqueName } from '@cds/testkit';
 import type { Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookStore, DELIVERY_RETENTION_MS, type WebhookStore } from './mongo-store.ts';
+import { PREVIOUS_SECRET_VALID_MS, signingSecrets } from './signature.ts';
 import type { DeliveryAttempt } from './store.ts';
 
 const HOUR = 3_600_000;
@@ -18,7 +19,7 @@ const clock = () => now;
 
 const retry = { baseMs: 1_000, maxMs: 60_000 };
 
-async function storeOn(db: Db, owner: string, leaseMs = 30_000): Promise<WebhookStore> {
+async function storeOn(db: Db, owner: string, leaseMs = 30_000, accountConcurrency = 4): Promise<WebhookStore> {
   return createWebhookStore({
     db,
     clock,
@@ -26,6 +27,7 @@ async function storeOn(db: Db, owner: string, leaseMs = 30_000): Promise<Webhook
     retryForMs: DAY,
     disableAfterMs: 3 * DAY,
     leaseMs,
+    accountConcurrency,
     owner,
     random: () => 0,
     publicOrigin: 'https://api.example.com',
@@ -114,6 +116,7 @@ describe('webhook store: endpoints', () => {
     const rotated = await store.rotateSecret('acc_1', created.endpoint.id);
     expect(rotated).not.toBe(created.secret);
     expect((await store.getEndpoint('acc_1', created.endpoint.id))?.secret_hint).toBe(rotated!.slice(-4));
+    expect(JSON.stringify(await store.getEndpoint('acc_1', created.endpoint.id))).not.toContain(created.secret);
     await store.deleteAccount('acc_1');
     expect(await store.listEndpoints('acc_1')).toEqual([]);
     expect(await store.listEndpoints('acc_2')).toHaveLength(1);
@@ -206,8 +209,9 @@ describe('webhook store: deliveries', () => {
   it('never hands one delivery to two claimants racing for it', async () => {
     now = T0;
     const db = mongo.db(uniqueName('wh_race'));
-    const a = await storeOn(db, 'a');
-    const b = await storeOn(db, 'b');
+    // (No per-account cap here: one account's 12 deliveries all go in the three rounds.)
+    const a = await storeOn(db, 'a', 30_000, 100);
+    const b = await storeOn(db, 'b', 30_000, 100);
     const r = await a.createEndpoint('acc_r', 'r@example.com', input);
     if (r === 'limit_reached') throw new Error('limit');
     for (let i = 0; i < 12; i += 1) await a.enqueue([r.endpoint], notification());
@@ -328,6 +332,92 @@ describe('webhook store: deliveries', () => {
     // Enabling it again clears the failing run and the reason.
     const enabled = await store.updateEndpoint('acc_d', id, input);
     expect(enabled).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+  });
+
+  it('keeps the replaced secret signing for 24 h after a rotation, then only the new one', async () => {
+    now = T0;
+    const store = await storeOn(mongo.db(uniqueName('wh_rotate')), 'a');
+    const r = await store.createEndpoint('acc_s', 's@example.com', input);
+    if (r === 'limit_reached') throw new Error('limit');
+    expect(r.endpoint).toMatchObject({ previous_secret_hint: null, previous_secret_expires_at: null });
+    /** The secrets the next claimed delivery is signed with, at `now`. */
+    const signedWith = async () => {
+      await store.enqueue([r.endpoint], notification());
+      const [claim] = await store.claimDue(1);
+      await store.recordAttempt(claim!, success());
+      return signingSecrets(claim!.endpoint!, now);
+    };
+    expect(await signedWith()).toEqual([r.secret]);
+    now = T0 + HOUR;
+    const second = (await store.rotateSecret('acc_s', r.endpoint.id))!;
+    const until = new Date(T0 + HOUR + PREVIOUS_SECRET_VALID_MS);
+    const shown = await store.getEndpoint('acc_s', r.endpoint.id);
+    expect(shown).toMatchObject({
+      secret_hint: second.slice(-4),
+      previous_secret_hint: r.secret.slice(-4),
+      previous_secret_expires_at: until,
+    });
+    // The dashboard's view carries neither secret in full.
+    expect(JSON.stringify(shown)).not.toContain(r.secret);
+    expect(JSON.stringify(shown)).not.toContain(second);
+    expect(await signedWith()).toEqual([second, r.secret]);
+    now = until.getTime() - 1;
+    expect(await signedWith()).toEqual([second, r.secret]);
+    now = until.getTime();
+    expect(await signedWith()).toEqual([second]);
+    // Rotating twice within the 24 h keeps only the secret just replaced: the older one ends at once.
+    now += HOUR;
+    const third = (await store.rotateSecret('acc_s', r.endpoint.id))!;
+    expect(await signedWith()).toEqual([third, second]);
+    now += 1_000;
+    const fourth = (await store.rotateSecret('acc_s', r.endpoint.id))!;
+    expect(await signedWith()).toEqual([fourth, third]);
+    expect(await store.rotateSecret('acc_other', r.endpoint.id)).toBeNull();
+  });
+
+  it("claims fairly: another account's one due delivery goes in the first round, behind many of a tarpit's", async () => {
+    now = T0;
+    const db = mongo.db(uniqueName('wh_fair'));
+    const store = await storeOn(db, 'a', 30_000, 2);
+    const tarpit = await store.createEndpoint('acc_slow', 'slow@example.com', {
+      ...input,
+      url: 'https://tarpit.example.com/never-answers',
+    });
+    const other = await store.createEndpoint('acc_b', 'b@example.com', input);
+    if (tarpit === 'limit_reached' || other === 'limit_reached') throw new Error('limit');
+    for (let i = 0; i < 30; i += 1) await store.enqueue([tarpit.endpoint], notification());
+    now += 1_000;
+    expect(await store.enqueue([other.endpoint], notification())).toBe(1);
+    // Global FIFO would hand out 4 of acc_slow's older ones; the account's cap is 2.
+    const first = await store.claimDue(4);
+    const accounts = first.map((c) => c.delivery.account_id);
+    expect(accounts).toContain('acc_b');
+    expect(accounts.filter((a) => a === 'acc_slow')).toHaveLength(2);
+    expect(first).toHaveLength(3);
+    // While its two hang, acc_slow gets nothing more, on this notifier or another.
+    const other2 = await storeOn(db, 'b', 30_000, 2);
+    expect(await store.claimDue(4)).toEqual([]);
+    expect(await other2.claimDue(4)).toEqual([]);
+    // One ends (a timeout): acc_slow has room for one more, and it is due again later.
+    const slow = first.find((c) => c.delivery.account_id === 'acc_slow')!;
+    await store.recordAttempt(slow, failure('timeout'));
+    const next = await other2.claimDue(4);
+    expect(next.map((c) => c.delivery.account_id)).toEqual(['acc_slow']);
+    // Once the leases end (the notifier died), the account's cap is free again.
+    now += 31_000;
+    const after = await store.claimDue(10);
+    expect(after.filter((c) => c.delivery.account_id === 'acc_slow')).toHaveLength(2);
+    // Without a cap, round-robin over the read (4 deliveries per slot) still takes acc_b's at once.
+    const fresh = mongo.db(uniqueName('wh_fair_rr'));
+    const rr = await storeOn(fresh, 'a', 30_000, 100);
+    const t2 = await rr.createEndpoint('acc_slow', 'slow@example.com', input);
+    const o2 = await rr.createEndpoint('acc_b', 'b@example.com', input);
+    if (t2 === 'limit_reached' || o2 === 'limit_reached') throw new Error('limit');
+    for (let i = 0; i < 30; i += 1) await rr.enqueue([t2.endpoint], notification());
+    now += 1_000;
+    await rr.enqueue([o2.endpoint], notification());
+    const round = await rr.claimDue(8);
+    expect(round.map((c) => c.delivery.account_id).sort()).toEqual(['acc_b', ...Array<string>(7).fill('acc_slow')]);
   });
 
   it('sends a test event due now, and deleting an endpoint deletes its deliveries', async () => {

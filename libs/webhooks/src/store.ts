@@ -26,6 +26,13 @@ export interface WebhookEndpoint {
   contact_email: string;
   /** Last 4 characters of the signing secret (the secret itself is shown once). */
   secret_hint: string;
+  /** Last 4 characters of the secret the last rotation replaced (null: never rotated). */
+  previous_secret_hint: string | null;
+  /**
+   * Until then the replaced secret still signs deliveries, beside the current one (24 h after the
+   * rotation); null: never rotated.
+   */
+  previous_secret_expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
   /** Start of the current run of failed deliveries; null after a success. */
@@ -85,6 +92,11 @@ export interface WebhookAdmin {
   getEndpoint(accountId: string, id: EndpointId): Promise<WebhookEndpoint | null>;
   /** Enabling clears `failing_since` and `disabled_reason`. */
   updateEndpoint(accountId: string, id: EndpointId, input: EndpointInput): Promise<WebhookEndpoint | null>;
+  /**
+   * A new secret, returned in full; the one it replaces keeps signing deliveries beside it for
+   * PREVIOUS_SECRET_VALID_MS (24 h: `previous_secret_expires_at` of the endpoint). Only the secret
+   * just replaced is kept: rotating again within the 24 h ends the older one at once.
+   */
   rotateSecret(accountId: string, id: EndpointId): Promise<string | null>;
   deleteEndpoint(accountId: string, id: EndpointId): Promise<boolean>;
   /** The newest deliveries of an endpoint first. */

@@ -476,7 +476,8 @@ describe('webhook pages against the real webhook store, admin API, query service
     const fresh = /id="new-secret" type="text" readonly value="([^"]+)"/.exec(res.body)?.[1] ?? '';
     expect(fresh).toMatch(/^whsec_/);
     expect(fresh).not.toBe(secret);
-    expect(text(res)).toContain('The old secret stopped working at once');
+    expect(text(res)).toContain(`The old secret (…${secret.slice(-4)}) stays valid until`);
+    expect(text(res)).toContain('signed with this one (and, for 24 hours, with the old one too)');
     expect((await webhooks.getEndpoint(adaAccount, endpointId))?.secret_hint).toBe(fresh.slice(-4));
     expect((await ada.post(`/dashboard/webhooks/${endpointId}/rotate`, {}, { csrf: null })).statusCode).toBe(403);
   });

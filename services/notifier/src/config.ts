@@ -23,7 +23,7 @@ export const NotifierConfig = z
     /** The dashboard (with its /dashboard prefix), for the link in the "endpoint disabled" mail. */
     DASHBOARD_URL: urlVar(['http:', 'https:']).default('http://localhost:8084/dashboard'),
     ...mailVars,
-    /** Whole deadline of one delivery POST (connect, headers, body, redirects). */
+    /** Whole deadline of one delivery POST (DNS, connect, headers, body; redirects are never followed). */
     WEBHOOK_TIMEOUT_MS: positiveIntVar.default(10_000),
     WEBHOOK_MAX_RESPONSE_BYTES: positiveIntVar.default(65_536),
     WEBHOOK_RETRY_BASE_MS: positiveIntVar.default(30_000),
@@ -31,6 +31,11 @@ export const NotifierConfig = z
     WEBHOOK_RETRY_FOR_MS: positiveIntVar.default(86_400_000),
     WEBHOOK_DISABLE_AFTER_MS: positiveIntVar.default(259_200_000),
     WEBHOOK_CONCURRENCY: positiveIntVar.max(256).default(16),
+    /**
+     * Deliveries of one account in flight at once, over every notifier replica: an account's slow
+     * endpoints hold at most this many of the WEBHOOK_CONCURRENCY slots.
+     */
+    WEBHOOK_ACCOUNT_CONCURRENCY: positiveIntVar.max(256).default(4),
     WEBHOOK_POLL_MS: positiveIntVar.default(1_000),
     /** `host:port` pairs exempt from the private-address refusal: tests and local receivers only. */
     WEBHOOK_ALLOW_PRIVATE: hostPortListVar,

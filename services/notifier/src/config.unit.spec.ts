@@ -14,6 +14,7 @@ describe('notifier configuration', () => {
       WEBHOOK_RETRY_FOR_MS: 86_400_000,
       WEBHOOK_DISABLE_AFTER_MS: 259_200_000,
       WEBHOOK_CONCURRENCY: 16,
+      WEBHOOK_ACCOUNT_CONCURRENCY: 4,
       WEBHOOK_POLL_MS: 1_000,
       WEBHOOK_ALLOW_PRIVATE: [],
     });

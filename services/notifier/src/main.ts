@@ -76,6 +76,7 @@ async function main(): Promise<void> {
         disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
         // A lease outlives the longest attempt with room to record it.
         leaseMs: config.WEBHOOK_TIMEOUT_MS * 2 + config.MONGODB_OPERATION_TIMEOUT_MS * 4,
+        accountConcurrency: config.WEBHOOK_ACCOUNT_CONCURRENCY,
         publicOrigin: config.PUBLIC_API_ORIGIN,
       }),
     retrying,

@@ -247,7 +247,7 @@ function secretPanel(secret: string, rotated: boolean): SafeHtml {
     <h2 id="secret-title">${rotated ? 'Your new signing secret' : 'Your signing secret'}</h2>
     <p>
       <strong>Copy it now: it is shown only this once.</strong>
-      ${rotated ? 'The old secret stopped working at once: deliveries from now on are signed with this one.' : ''}
+      ${rotated ? 'Deliveries from now on are signed with this one (and, for 24 hours, with the old one too).' : ''}
     </p>
     <div class="secret">
       <label for="new-secret" class="sr-only">Signing secret</label>
@@ -445,8 +445,10 @@ export function rotateSecretPage(s: { csrf: string; endpoint: WebhookEndpoint })
   return html`<section class="card narrow">
     <h1>Rotate the signing secret?</h1>
     <p class="lead">
-      The secret ending <code>…${e.secret_hint}</code> of <span class="mono break">${e.url}</span> stops working at
-      once: deliveries from then on are signed with a new secret, shown once. Put it in your receiver right away.
+      Deliveries to <span class="mono break">${e.url}</span> will be signed with a new secret, shown once. The secret
+      ending <code>…${e.secret_hint}</code> stays valid for 24 hours: until then every delivery carries both signatures,
+      so your receiver keeps working while you put the new one in. A secret rotated before keeps only the newest of the
+      two.
     </p>
     <form method="post" action="${BASE}/${e.id}/rotate" class="row">
       ${csrfField(s.csrf)}

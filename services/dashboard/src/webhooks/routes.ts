@@ -43,6 +43,22 @@ const NOTICES = new Map([
   ['deleted', 'Endpoint deleted.'],
 ]);
 
+/**
+ * What the rotate action answers: the replaced secret keeps signing deliveries, beside the new one,
+ * until `previous_secret_expires_at` (24 h; docs/notifications.md, "Rotating the secret").
+ */
+export function rotatedNotice(endpoint: WebhookEndpoint): string {
+  const until = endpoint.previous_secret_expires_at;
+  if (until === null) return 'Secret rotated.';
+  const at = `${until.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const old =
+    endpoint.previous_secret_hint === null ? 'The old secret' : `The old secret (…${endpoint.previous_secret_hint})`;
+  return (
+    `Secret rotated. ${old} stays valid until ${at}: until then every delivery is signed with both ` +
+    '(two v1= entries in CDS-Signature), so update your receiver before then; after it, only the new one signs.'
+  );
+}
+
 /** Checks a webhook URL's address when saved: the problem to show, or null. */
 export type WebhookUrlCheck = (url: string) => Promise<string | null>;
 
@@ -253,7 +269,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     const current = (await webhooks.getEndpoint(user.account_id, endpoint.id)) ?? endpoint;
     return renderEndpoint(request, reply, current, {
       secret: { value: secret, rotated: true },
-      info: 'Secret rotated.',
+      info: rotatedNotice(current),
     });
   });
 

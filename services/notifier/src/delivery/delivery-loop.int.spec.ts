@@ -1,6 +1,7 @@
 // The delivery loop against the test database and a real HTTPS receiver: the one "endpoint
-// disabled" mail after 3 days of failures (injected clock, file mailer), and a shutdown that gives
-// back a delivery still in flight.
+// disabled" mail after 3 days of failures (injected clock, file mailer), a shutdown that gives
+// back a delivery still in flight, a redirect never followed, both secrets signing for 24 h after a
+// rotation, and one account's tarpit endpoint not holding up another account's delivery.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { getTestInfra, uniqueName, waitUntil } from '@cds/testkit';
 import {
   createOutboundClient,
   createWebhookStore,
+  PREVIOUS_SECRET_VALID_MS,
   verifySignature,
   type OutboundClient,
   type WebhookStore,
@@ -34,6 +36,8 @@ let receiver: HttpsReceiver;
 let client: OutboundClient;
 let mailDir: string;
 const held: ServerResponse[] = [];
+/** Requests to /tarpit: never answered until the test that made them ends. */
+const tarpit: ServerResponse[] = [];
 let now = Date.parse('2026-11-02T12:00:00Z');
 const clock = () => now;
 const logger = createLogger({ name: 'notifier-int', level: 'silent' });
@@ -63,7 +67,7 @@ const notification = (): Notification => ({
   },
 });
 
-async function storeFor(name: string): Promise<WebhookStore> {
+async function storeFor(name: string, accountConcurrency = 4): Promise<WebhookStore> {
   return createWebhookStore({
     db: mongo.db(uniqueName(name)),
     clock,
@@ -71,7 +75,19 @@ async function storeFor(name: string): Promise<WebhookStore> {
     retryForMs: DAY,
     disableAfterMs: 3 * DAY,
     leaseMs: 60_000,
+    accountConcurrency,
   });
+}
+
+async function endpointOf(store: WebhookStore, account: string, path: string) {
+  const created = await store.createEndpoint(account, `${account}@example.com`, {
+    url: `${receiver.origin}${path}`,
+    commodities: null,
+    types: null,
+    enabled: true,
+  });
+  if (created === 'limit_reached') throw new Error('limit');
+  return created;
 }
 
 function loopDeps(store: WebhookStore, extra: Partial<DeliveryLoopDeps> = {}): DeliveryLoopDeps {
@@ -95,6 +111,8 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver(cert, (req, res) => {
     if (req.url === '/down') return void res.writeHead(503).end();
     if (req.url === '/hold') return void held.push(res);
+    if (req.url === '/tarpit') return void tarpit.push(res);
+    if (req.url === '/moved') return void res.writeHead(302, { location: `${receiver.origin}/elsewhere` }).end();
     res.writeHead(204).end();
   });
   client = createOutboundClient({
@@ -107,7 +125,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const res of held) res.destroy();
+  for (const res of [...held, ...tarpit]) res.destroy();
   await client?.close();
   await receiver?.stop();
   await cert?.remove();
@@ -188,5 +206,99 @@ describe('delivery loop', () => {
     expect(released).toMatchObject({ status: 'pending', attempts: 0 });
     // Due now: another notifier claims it straight away.
     expect((await store.claimDue(1)).map((c) => c.delivery.id)).toEqual([released!.id]);
+  });
+
+  it('never follows a redirect: a receiver answering 302 gets one POST, recorded as a failed attempt and retried later', async () => {
+    const store = await storeFor('loop_redirect');
+    const created = await endpointOf(store, 'acc_3', '/moved');
+    const loop = startDeliveryLoop(loopDeps(store));
+    try {
+      await store.enqueue([created.endpoint], notification());
+      loop.wake();
+      await until(
+        'attempt recorded',
+        async () => ((await store.listDeliveries('acc_3', created.endpoint.id))[0]?.last_attempt ?? null) !== null,
+      );
+      const [delivery] = await store.listDeliveries('acc_3', created.endpoint.id);
+      expect(delivery).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        last_attempt: {
+          outcome: 'http_error',
+          status_code: 302,
+          error: 'HTTP 302: redirects are not followed (register the final URL)',
+        },
+      });
+      // On the normal schedule: the first retry about 1 s (the base) later, plus at most a quarter.
+      const wait = delivery!.next_attempt_at!.getTime() - now;
+      expect(wait).toBeGreaterThanOrEqual(1_000);
+      expect(wait).toBeLessThanOrEqual(1_250);
+      expect(receiver.requests.filter((r) => r.url === '/moved')).toHaveLength(1);
+      expect(receiver.requests.filter((r) => r.url === '/elsewhere')).toEqual([]);
+      expect((await store.getEndpoint('acc_3', created.endpoint.id))?.failing_since).toEqual(new Date(now));
+    } finally {
+      await loop.stop();
+    }
+  });
+
+  it('signs with the new and the replaced secret for 24 h after a rotation, then with the new one only', async () => {
+    const store = await storeFor('loop_rotate');
+    const created = await endpointOf(store, 'acc_4', '/rotated');
+    const loop = startDeliveryLoop(loopDeps(store));
+    /** The signature header of the next delivery, sent at `now`. */
+    const nextSignature = async () => {
+      const event = notification();
+      await store.enqueue([created.endpoint], event);
+      loop.wake();
+      const [request] = await receiver.waitFor(1, (r) => r.headers['cds-event-id'] === event.id, 10_000);
+      return { header: request!.headers['cds-signature'] as string, body: request!.body };
+    };
+    const check = (secret: string, signed: { header: string; body: string }) =>
+      verifySignature(secret, signed.header, signed.body, now / 1000);
+    try {
+      const rotatedAt = now;
+      const fresh = (await store.rotateSecret('acc_4', created.endpoint.id))!;
+      const during = await nextSignature();
+      expect(during.header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+      expect(check(fresh, during).ok).toBe(true);
+      expect(check(created.secret, during).ok).toBe(true);
+      now = rotatedAt + PREVIOUS_SECRET_VALID_MS - 1_000;
+      expect(check(created.secret, await nextSignature()).ok).toBe(true);
+      now = rotatedAt + PREVIOUS_SECRET_VALID_MS;
+      const after = await nextSignature();
+      expect(after.header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      expect(check(fresh, after).ok).toBe(true);
+      expect(check(created.secret, after)).toMatchObject({ ok: false, reason: 'mismatch' });
+    } finally {
+      await loop.stop();
+    }
+  });
+
+  it("does not let one account's tarpit endpoint hold up another account's delivery", async () => {
+    // Two slots per account, four in the loop: the tarpit takes two, the other account's goes at once.
+    const store = await storeFor('loop_fair', 2);
+    const slow = await endpointOf(store, 'acc_slow', '/tarpit');
+    const fast = await endpointOf(store, 'acc_fast', '/fast');
+    for (let i = 0; i < 12; i += 1) await store.enqueue([slow.endpoint], notification());
+    now += 1_000;
+    const event = notification();
+    await store.enqueue([fast.endpoint], event);
+    const before = tarpit.length;
+    const loop = startDeliveryLoop(loopDeps(store, { concurrency: 4 }));
+    try {
+      loop.wake();
+      await receiver.waitFor(1, (r) => r.headers['cds-event-id'] === event.id, 3_000);
+      await until(
+        'recorded delivered',
+        async () => (await store.listDeliveries('acc_fast', fast.endpoint.id))[0]?.status === 'delivered',
+      );
+      // The tarpit holds two requests, no more, however many of its deliveries are due.
+      expect(tarpit.length - before).toBeLessThanOrEqual(2);
+      const slowStates = (await store.listDeliveries('acc_slow', slow.endpoint.id, 50)).map((d) => d.status);
+      expect(slowStates.filter((s) => s === 'delivering')).toHaveLength(2);
+    } finally {
+      await loop.stop({ graceMs: 300 });
+      for (const res of tarpit.splice(before)) res.destroy();
+    }
   });
 });

@@ -1,5 +1,11 @@
 import type { Mailer } from '@cds/mail';
-import { signDelivery, type ClaimedDelivery, type OutboundClient, type WebhookQueue } from '@cds/webhooks';
+import {
+  signDelivery,
+  signingSecrets,
+  type ClaimedDelivery,
+  type OutboundClient,
+  type WebhookQueue,
+} from '@cds/webhooks';
 import type { Logger } from 'pino';
 import type { NotifierMetrics } from '../metrics.ts';
 import { endpointDisabledMail } from './mails.ts';
@@ -33,21 +39,25 @@ export interface DeliveryLoop {
   stop(opts?: { graceMs?: number }): Promise<void>;
 }
 
-/** The headers of one attempt (docs/notifications.md). */
-export function deliveryHeaders(claim: ClaimedDelivery, secret: string, body: string, nowMs: number) {
+/**
+ * The headers of one attempt (docs/notifications.md); `CDS-Signature` carries one `v1` per secret
+ * (the current one, and for 24 h after a rotation the one it replaced).
+ */
+export function deliveryHeaders(claim: ClaimedDelivery, secrets: readonly string[], body: string, nowMs: number) {
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
     'cds-event-id': claim.delivery.event_id,
     'cds-event-type': claim.delivery.event_type,
     'cds-delivery-attempt': String(claim.delivery.attempts),
-    'cds-signature': signDelivery(secret, body, Math.floor(nowMs / 1000)),
+    'cds-signature': signDelivery(secrets, body, Math.floor(nowMs / 1000)),
   };
 }
 
 /**
  * The delivery loop: claims due deliveries (leases, so replicas share the work and a killed
- * process's deliveries come back when their lease ends), at most `concurrency` at once, POSTs each
+ * process's deliveries come back when their lease ends; the store takes them fairly across accounts,
+ * at most `accountConcurrency` of one account in flight), at most `concurrency` at once, POSTs each
  * signed, and records the attempt (backoff, give-up, endpoint health). An endpoint the store
  * disables for failing gets one mail to its contact address.
  */
@@ -91,9 +101,10 @@ export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       return;
     }
     const body = JSON.stringify(delivery.notification);
-    const headers = deliveryHeaders(claim, endpoint.secret, body, deps.clock());
-    const result = await deps.client.post(endpoint.url, body, headers);
-    const { finalUrl: _finalUrl, ...attempt } = result;
+    const now = deps.clock();
+    const headers = deliveryHeaders(claim, signingSecrets(endpoint, now), body, now);
+    // A redirect answer is a failed attempt (the client never follows one).
+    const attempt = await deps.client.post(endpoint.url, body, headers);
     metrics.attempts.add([attempt.outcome]);
     const recorded = await queue.recordAttempt(claim, attempt);
     if (recorded === 'lease_lost') {

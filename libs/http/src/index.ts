@@ -8,3 +8,4 @@ export * from './query-string.ts';
 export * from './conditional.ts';
 export * from './negotiate.ts';
 export * from './client-bucket.ts';
+export * from './failure-limiter.ts';

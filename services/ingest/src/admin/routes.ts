@@ -1,6 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { AccountId, AdminCreateAccount, KeyId, Plan } from '@cds/contracts';
-import { ApiError, InvalidParameterError, NotFoundError, UnauthorizedError } from '@cds/http';
+import { ApiError, FailureLimiter, InvalidParameterError, NotFoundError, UnauthorizedError } from '@cds/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { KeyCommands } from './commands.ts';
@@ -44,41 +44,15 @@ export function createAdminAuth(adminToken: string): (request: FastifyRequest) =
  * within `windowMs` of the first, every request from that address is refused (429 with
  * Retry-After) until the window ends, the right token included, so guessing cannot go on there;
  * other addresses are not affected. Addresses are counted whole: the callers are pods, and pods of
- * one node may share an IPv6 /64. Per process, bounded in memory.
+ * one node may share an IPv6 /64.
  */
-export class AdminAuthThrottle {
-  readonly #failures = new Map<string, { count: number; windowStart: number }>();
-  readonly #maxFailures: number;
-  readonly #windowMs: number;
-  readonly #maxClients: number;
-
+export class AdminAuthThrottle extends FailureLimiter {
   constructor(opts: { maxFailures?: number; windowMs?: number; maxClients?: number } = {}) {
-    this.#maxFailures = opts.maxFailures ?? 10;
-    this.#windowMs = opts.windowMs ?? 60_000;
-    this.#maxClients = opts.maxClients ?? 10_000;
-  }
-
-  /** Seconds the address must wait, or 0 when it may try. */
-  blockedFor(address: string, nowMs: number): number {
-    const entry = this.#failures.get(address);
-    if (entry === undefined || nowMs - entry.windowStart >= this.#windowMs) return 0;
-    if (entry.count < this.#maxFailures) return 0;
-    return Math.max(1, Math.ceil((entry.windowStart + this.#windowMs - nowMs) / 1000));
-  }
-
-  recordFailure(address: string, nowMs: number): void {
-    const entry = this.#failures.get(address);
-    if (entry !== undefined && nowMs - entry.windowStart < this.#windowMs) {
-      entry.count += 1;
-      return;
-    }
-    if (entry === undefined && this.#failures.size >= this.#maxClients) {
-      for (const [a, e] of this.#failures) if (nowMs - e.windowStart >= this.#windowMs) this.#failures.delete(a);
-      // Still full: the oldest first (a Map keeps insertion order).
-      while (this.#failures.size >= this.#maxClients)
-        this.#failures.delete(this.#failures.keys().next().value as string);
-    }
-    this.#failures.set(address, { count: 1, windowStart: nowMs });
+    super({
+      maxFailures: opts.maxFailures ?? 10,
+      windowMs: opts.windowMs ?? 60_000,
+      maxClients: opts.maxClients ?? 10_000,
+    });
   }
 }
 

@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CommodityId, commodityHeadFields, Frequency, IsoDate, SeriesType, Sha256Hex } from './primitives.ts';
+import {
+  CommodityId,
+  commodityHeadFields,
+  Frequency,
+  IsoDate,
+  PriceBasis,
+  SeriesType,
+  Sha256Hex,
+} from './primitives.ts';
 import { Plan } from './plans.ts';
 
 /** JetStream streams: data events and key-lifecycle events. */
@@ -42,6 +50,10 @@ export const CatalogIdentifiers = z.strictObject({
   eia_series: z.array(z.string().min(1).max(40)).max(50),
   /** USDA NASS Quick Stats data items (`short_desc`). */
   nass_items: z.array(z.string().min(1).max(200)).max(50),
+  /** World Bank Pink Sheet series codes (row 7 of `Monthly Prices`); optional (older events lack it). */
+  worldbank_series: z.array(z.string().min(1).max(40)).max(20).optional(),
+  /** USDA AMS market report slugs; optional (older events lack it). */
+  ams_reports: z.array(z.string().min(1).max(40)).max(20).optional(),
 });
 export type CatalogIdentifiers = z.infer<typeof CatalogIdentifiers>;
 
@@ -52,6 +64,8 @@ export const CatalogEntry = z.strictObject({
   tick_size: z.number().positive().optional(),
   /** Optional (events before provenance lack it). */
   identifiers: CatalogIdentifiers.optional(),
+  /** Why the commodity has no price series, when no free official source publishes one. */
+  price_note: z.string().min(1).max(1000).optional(),
 });
 export type CatalogEntry = z.infer<typeof CatalogEntry>;
 
@@ -125,6 +139,8 @@ export const SeriesPointsBatch = z
     unit: z.string().min(1).max(40).optional(),
     /** Provenance of every point of the batch (optional: events before provenance lack it). */
     source: ProvenanceSource.optional(),
+    /** What the batch's price numbers are (price series only; optional: older events lack it). */
+    price_basis: PriceBasis.optional(),
     period: Period,
     points: z.array(SeriesPointRecord).min(1).max(MAX_POINTS_PER_EVENT),
   })

@@ -12,3 +12,4 @@ export * from './status.ts';
 export * from './openapi.ts';
 export * from './csv.ts';
 export * from './notifications.ts';
+export * from './attribution.ts';

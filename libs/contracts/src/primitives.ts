@@ -53,6 +53,28 @@ export const AvailableSeriesType = documented(z.enum(AVAILABLE_SERIES_TYPES), {
   description: 'A series a commodity offers: a time series type, or cot_legacy / cot_disaggregated.',
 });
 
+/**
+ * What a price number is (docs/sources.md "Price basis"): none of the free official sources
+ * publishes futures OHLCV, so each price series says which kind of price it carries.
+ */
+export const PRICE_BASES = [
+  'spot',
+  'cash',
+  'monthly_average',
+  'received_by_farmers',
+  'futures_settlement',
+  'demo',
+] as const;
+export const PriceBasis = documented(z.enum(PRICE_BASES), {
+  id: 'PriceBasis',
+  description:
+    'What a price series is: `spot` (a daily spot price at a named delivery point, e.g. EIA WTI Cushing), ' +
+    '`cash` (a negotiated cash or announced class price from a USDA AMS market report), `monthly_average` ' +
+    '(the monthly average of a benchmark price, e.g. the World Bank Pink Sheet), `received_by_farmers` (the ' +
+    'USDA NASS monthly average price received by farmers), `futures_settlement` (exchange futures settlement ' +
+    'prices, from a file an operator loaded) or `demo` (generated demonstration data).',
+});
+
 export const FREQUENCIES = ['daily', 'weekly', 'monthly'] as const;
 export const Frequency = documented(z.enum(FREQUENCIES), { id: 'Frequency', description: 'Sampling frequency.' });
 
@@ -113,5 +135,6 @@ export type SeriesType = z.infer<typeof SeriesType>;
 export type CotFormat = z.infer<typeof CotFormat>;
 export type AvailableSeriesType = z.infer<typeof AvailableSeriesType>;
 export type Frequency = z.infer<typeof Frequency>;
+export type PriceBasis = z.infer<typeof PriceBasis>;
 export type Transform = z.infer<typeof Transform>;
 export type SortOrder = z.infer<typeof SortOrder>;

@@ -6,6 +6,7 @@ import {
   commodityHeadFields,
   Frequency,
   IsoDate,
+  PriceBasis,
   RequestId,
   SeriesType,
   Transform,
@@ -26,8 +27,10 @@ const provenance = {
     .meta({
       description:
         'Where the numbers come from: `cftc:<format>:<CFTC contract market code>` (e.g. `cftc:legacy:067651`), ' +
-        '`eia:<EIA series id>` (e.g. `eia:RWTC`), `nass:<USDA NASS Quick Stats data item>`, or `demo` for ' +
-        'generated demonstration data that comes from no official source. Absent when unknown.',
+        '`eia:<EIA series id>` (e.g. `eia:RWTC`), `nass:<USDA NASS Quick Stats data item>`, ' +
+        '`worldbank:<Pink Sheet series code>` (e.g. `worldbank:GOLD`), `ams:<USDA AMS report>` (e.g. ' +
+        '`ams:LM_CT150`), or `demo` for generated demonstration data that comes from no official source. ' +
+        'Absent when unknown.',
     }),
   last_updated: z.iso
     .datetime({ offset: true })
@@ -36,6 +39,24 @@ const provenance = {
       description:
         'When the newest of these numbers was ingested by this service (RFC 3339), not when the source published ' +
         'them. Absent when unknown.',
+    }),
+};
+
+/** What a series' numbers are and how to cite them, beside the provenance of series descriptors and meta. */
+const seriesTerms = {
+  price_basis: PriceBasis.optional().meta({
+    description:
+      'Price series only: what the numbers are (`spot`, `cash`, `monthly_average`, `received_by_farmers`, ' +
+      '`futures_settlement`, `demo`; docs/sources.md). Absent on other series types and when unknown.',
+  }),
+  attribution: z
+    .string()
+    .max(300)
+    .optional()
+    .meta({
+      description:
+        "The source's name and the terms of its data, as its licence asks to cite it (e.g. `The World Bank: " +
+        'Commodity Price Data (The Pink Sheet), CC BY 4.0`). Absent when `source` is.',
     }),
 };
 
@@ -48,6 +69,11 @@ export const CommodityIdentifiers = documented(
     nass_items: z.array(z.string()).meta({
       description: 'USDA NASS Quick Stats data items (`short_desc`), e.g. "CORN, GRAIN - PRODUCTION, MEASURED IN BU".',
     }),
+    worldbank_series: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'World Bank Pink Sheet series codes, e.g. GOLD, COFFEE_ARABIC.' }),
+    ams_reports: z.array(z.string()).optional().meta({ description: 'USDA AMS market report ids, e.g. LM_CT150.' }),
   }),
   {
     id: 'CommodityIdentifiers',
@@ -69,6 +95,7 @@ export const SeriesDescriptor = documented(
       frequency: Frequency,
       first_date: IsoDate,
       last_date: IsoDate,
+      ...seriesTerms,
       ...provenance,
     })
     .refine((d) => d.first_date <= d.last_date, {
@@ -85,6 +112,15 @@ export const CommodityDetail = documented(
     tick_size: z.number().positive().optional(),
     available_series: z.array(SeriesDescriptor).optional(),
     identifiers: CommodityIdentifiers.optional(),
+    price_note: z
+      .string()
+      .max(1000)
+      .optional()
+      .meta({
+        description:
+          'Present when the commodity has no price series because no free official source publishes one, ' +
+          'saying why and what comes closest.',
+      }),
   }),
   { id: 'CommodityDetail', description: 'A commodity with contract details and every series it offers.' },
 );
@@ -116,6 +152,7 @@ export const SeriesMeta = documented(
     transform: Transform,
     count: nonNegativeInt,
     request_id: RequestId,
+    ...seriesTerms,
     ...provenance,
   }),
   { id: 'SeriesMeta', description: 'Metadata of a series response.' },

@@ -1,4 +1,4 @@
-import type { Category, CotFormat, Frequency, SeriesType } from '@cds/contracts';
+import type { Category, CotFormat, Frequency, PriceBasis, SeriesType } from '@cds/contracts';
 
 /**
  * The read models' documents: written only by the projector, read only by the query service, both
@@ -71,6 +71,8 @@ export interface StoredSeriesDescriptor {
   unit?: string;
   /** Provenance of the series (`eia:RWTC`, `cftc:legacy:067651`, `demo`...), from its newest event. */
   source?: string;
+  /** What a price series is (`spot`, `monthly_average`...), from its newest event. */
+  price_basis?: PriceBasis;
   /** Latest `occurred_at` (ingest time) of the events that carried data of the series. */
   last_updated?: string;
 }
@@ -80,6 +82,8 @@ export interface StoredIdentifiers {
   cftc_contract_codes: string[];
   eia_series: string[];
   nass_items: string[];
+  worldbank_series?: string[];
+  ams_reports?: string[];
 }
 
 /** catalog: one document per commodity; `_id` is the commodity id. */
@@ -95,6 +99,8 @@ export interface CatalogDoc {
   contract_size?: string;
   tick_size?: number;
   identifiers?: StoredIdentifiers;
+  /** Why the commodity has no price series (no free official source). */
+  price_note?: string;
   /** Known only once a catalog event arrived; series may arrive first (then name etc. are absent). */
   listed: boolean;
   series: Record<string, StoredSeriesDescriptor>;

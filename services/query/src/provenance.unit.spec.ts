@@ -36,7 +36,12 @@ function setup() {
           nass_items: [],
         },
         series: [
-          { ...descriptorOf('price', prices, 'daily', 'USD/bbl'), source: 'eia:RWTC', last_updated: T1 },
+          {
+            ...descriptorOf('price', prices, 'daily', 'USD/bbl'),
+            source: 'eia:RWTC',
+            price_basis: 'spot',
+            last_updated: T1,
+          },
           {
             ...descriptorOf(
               'cot_legacy',
@@ -94,14 +99,17 @@ describe('provenance in the answers', () => {
         last_date: '2026-11-17',
         source: 'cftc:legacy:067651',
         last_updated: T1,
+        attribution: 'U.S. Commodity Futures Trading Commission: Commitments of Traders (public domain)',
       },
       {
         type: 'price',
         frequency: 'daily',
         first_date: days[0],
         last_date: days.at(-1),
+        price_basis: 'spot',
         source: 'eia:RWTC',
         last_updated: T1,
+        attribution: 'Source: U.S. Energy Information Administration (public domain)',
       },
     ]);
     expect(body.data.identifiers).toEqual({
@@ -114,7 +122,13 @@ describe('provenance in the answers', () => {
   it("series meta carries the series' source and last_updated, whatever range or transform is asked", async () => {
     const { get } = setup();
     const plain = await get('/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&start_date=2026-11-01');
-    expect(plain.meta).toMatchObject({ source: 'eia:RWTC', last_updated: T1, count: 15 });
+    expect(plain.meta).toMatchObject({
+      source: 'eia:RWTC',
+      price_basis: 'spot',
+      attribution: 'Source: U.S. Energy Information Administration (public domain)',
+      last_updated: T1,
+      count: 15,
+    });
     const empty = await get(
       '/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&start_date=2020-01-01&end_date=2020-02-01&transform=pct_change',
     );

@@ -11,6 +11,7 @@ import {
   findByNassItem,
   getCommodity,
   normalizeEiaSeriesId,
+  priceSourcesOf,
 } from './index.ts';
 
 describe('curated catalog', () => {
@@ -73,7 +74,7 @@ describe('curated catalog', () => {
     });
     expect(normalizeEiaSeriesId('PET.WCESTUS1.W')).toBe('WCESTUS1');
     expect(findByEiaSeries('PET.WCESTUS1.W')?.series).toMatchObject({ type: 'stocks', frequency: 'weekly' });
-    expect(findByNassCommodity('wheat').map((c) => c.entry.id)).toEqual(['WHEAT_SRW', 'WHEAT_HRW']);
+    expect(findByNassCommodity('wheat').map((c) => c.entry.id)).toEqual(['WHEAT_SRW', 'WHEAT_HRW', 'WHEAT_HRS']);
     expect(findByNassItem('CORN, GRAIN - YIELD, MEASURED IN BU / ACRE')).toMatchObject({
       commodity: { entry: { id: 'CORN' } },
       item: { type: 'yield', statisticcat_desc: 'YIELD' },
@@ -88,5 +89,36 @@ describe('curated catalog', () => {
     }
     expect(CATALOG.commodities).toBe(COMMODITIES);
     expect(() => createCatalogIndex([COMMODITIES[0]!, COMMODITIES[0]!])).toThrow(/duplicate commodity id/);
+  });
+
+  it('gives every commodity exactly one price source, or a note saying why there is none', () => {
+    const noPrice: string[] = [];
+    for (const c of COMMODITIES) {
+      const sources = priceSourcesOf(c);
+      if (c.sources.price_note !== undefined) {
+        expect(sources, c.entry.id).toEqual([]);
+        expect(c.entry.price_note).toBe(c.sources.price_note);
+        noPrice.push(c.entry.id);
+        continue;
+      }
+      expect(sources, c.entry.id).toHaveLength(1);
+      const [p] = sources;
+      expect(p!.basis, c.entry.id).toBeDefined();
+      // the source's own unit, spelled out: USD per the unit it prices
+      expect(p!.unit, c.entry.id).toMatch(/^USD\/(bbl|MMBtu|gal|troy oz|mt|kg|bu|cwt|lb)$/);
+    }
+    expect(noPrice.sort()).toEqual(['FEEDER_CATTLE', 'LUMBER', 'ORANGE_JUICE', 'PALLADIUM']);
+    expect(priceSourcesOf(getCommodity('GOLD')!)).toEqual([
+      { source: 'worldbank', series: 'GOLD', frequency: 'monthly', unit: 'USD/troy oz', basis: 'monthly_average' },
+    ]);
+    expect(priceSourcesOf(getCommodity('CORN')!)[0]).toMatchObject({ source: 'nass', basis: 'received_by_farmers' });
+    expect(priceSourcesOf(getCommodity('CRUDE_OIL_WTI')!)[0]).toMatchObject({
+      source: 'eia',
+      series: 'RWTC',
+      basis: 'spot',
+    });
+    expect(CATALOG.byWorldBankCode('coffee_arabic')?.commodity.entry.id).toBe('COFFEE');
+    expect(CATALOG.byAmsReport('LM_CT150').map((m) => m.commodity.entry.id)).toEqual(['LIVE_CATTLE']);
+    expect(getCommodity('GOLD')!.entry.identifiers?.worldbank_series).toEqual(['GOLD']);
   });
 });

@@ -1,5 +1,13 @@
 import { CatalogEntry, type Category } from '@cds/contracts';
-import type { CommodityDefinition, DemoFundamental, DemoParams, EiaSeriesMapping, NassItemMapping } from './types.ts';
+import type {
+  AmsMapping,
+  CommodityDefinition,
+  DemoFundamental,
+  DemoParams,
+  EiaSeriesMapping,
+  NassItemMapping,
+  WorldBankMapping,
+} from './types.ts';
 
 // The curated catalog. Contract facts (exchange, symbol, unit, size, tick) are those of the
 // benchmark futures contract of each commodity as the exchange specifies it; CFTC codes are the
@@ -20,6 +28,10 @@ interface Def {
   cftc: string[];
   eia?: EiaSeriesMapping[];
   nass?: { commodity_desc: string; items: NassItemMapping[] };
+  worldbank?: WorldBankMapping[];
+  ams?: AmsMapping[];
+  /** Why there is no price series: no free official source (docs/sources.md, the commodity table). */
+  price_note?: string;
   demo: DemoParams;
 }
 
@@ -29,13 +41,34 @@ const eia = (
   type: EiaSeriesMapping['type'],
   frequency: EiaSeriesMapping['frequency'],
   unit: string,
-): EiaSeriesMapping => ({ id, route, type, frequency, unit });
+): EiaSeriesMapping => ({ id, route, type, frequency, unit, ...(type === 'price' ? { basis: 'spot' as const } : {}) });
+
+/** A World Bank Pink Sheet monthly average price (its code in row 7, its unit as row 6 shows it). */
+const pinkSheet = (code: string, sourceUnit: '($/mt)' | '($/kg)' | '($/troy oz)'): WorldBankMapping => ({
+  code,
+  source_unit: sourceUnit,
+  unit: `USD/${sourceUnit.slice(3, -1)}`,
+  type: 'price',
+  frequency: 'monthly',
+  basis: 'monthly_average',
+});
+
+/** The NASS national monthly price received by farmers for a data item priced in `$ / <per>`. */
+const nassPrice = (item: string, per: 'BU' | 'CWT' | 'LB'): NassItemMapping => ({
+  short_desc: `${item} - PRICE RECEIVED, MEASURED IN $ / ${per}`,
+  statisticcat_desc: 'PRICE RECEIVED',
+  unit_desc: `$ / ${per}`,
+  type: 'price',
+  unit: `USD/${per.toLowerCase()}`,
+  basis: 'received_by_farmers',
+});
 
 /** The five national NASS items of a field crop, from the data-item prefix of each statistic. */
 function fieldCrop(
   commodity_desc: string,
   p: { production: string; yield: string; planted: string; harvested: string; stocks?: string },
   units: { production: string; yield: string },
+  price?: NassItemMapping,
 ): { commodity_desc: string; items: NassItemMapping[] } {
   const items: NassItemMapping[] = [
     {
@@ -76,6 +109,7 @@ function fieldCrop(
       unit: units.production.toLowerCase(),
     });
   }
+  if (price) items.push(price);
   return { commodity_desc, items };
 }
 
@@ -210,6 +244,7 @@ const DEFS: Def[] = [
     tick_size: 0.1,
     description: 'Gold futures, 100 troy ounces of at least 995 fineness, physically delivered.',
     cftc: ['088691'],
+    worldbank: [pinkSheet('GOLD', '($/troy oz)')],
     demo: demo(1900, 0.15, 200_000, 500_000),
   },
   {
@@ -223,6 +258,7 @@ const DEFS: Def[] = [
     tick_size: 0.005,
     description: 'Silver futures, 5,000 troy ounces of at least 999 fineness, physically delivered.',
     cftc: ['084691'],
+    worldbank: [pinkSheet('SILVER', '($/troy oz)')],
     demo: demo(24, 0.28, 70_000, 150_000),
   },
   {
@@ -236,6 +272,7 @@ const DEFS: Def[] = [
     tick_size: 0.0005,
     description: 'High grade copper futures (Grade 1 cathode), physically delivered.',
     cftc: ['085692'],
+    worldbank: [pinkSheet('COPPER', '($/mt)')],
     demo: demo(3.8, 0.24, 80_000, 220_000),
   },
   {
@@ -249,6 +286,7 @@ const DEFS: Def[] = [
     tick_size: 0.1,
     description: 'Platinum futures, 50 troy ounces of at least 99.95 % purity.',
     cftc: ['076651'],
+    worldbank: [pinkSheet('PLATINUM', '($/troy oz)')],
     demo: demo(950, 0.25, 20_000, 80_000),
   },
   {
@@ -262,6 +300,8 @@ const DEFS: Def[] = [
     tick_size: 0.5,
     description: 'Palladium futures, 100 troy ounces of at least 99.95 % purity.',
     cftc: ['075651'],
+    price_note:
+      'No free official monthly or daily palladium price: the World Bank Pink Sheet has none, and the USGS publishes an annual average only (Mineral Commodity Summaries).',
     demo: demo(1300, 0.35, 6_000, 20_000),
   },
   {
@@ -275,6 +315,7 @@ const DEFS: Def[] = [
     tick_size: 0.25,
     description: 'Aluminum futures, cash settled against the Platts MW US Transaction Premium plus LME aluminium.',
     cftc: [],
+    worldbank: [pinkSheet('ALUMINUM', '($/mt)')],
     demo: demo(2300, 0.2, 1_000, 5_000),
   },
   // --- agriculture ----------------------------------------------------------------------------
@@ -299,6 +340,7 @@ const DEFS: Def[] = [
         stocks: 'CORN, GRAIN',
       },
       { production: 'BU', yield: 'BU / ACRE' },
+      nassPrice('CORN, GRAIN', 'BU'),
     ),
     demo: demo(550, 0.25, 350_000, 1_500_000, cropFundamentals(15_000_000_000, 175, 90_000_000, 'bu')),
   },
@@ -317,6 +359,7 @@ const DEFS: Def[] = [
       'SOYBEANS',
       { production: 'SOYBEANS', yield: 'SOYBEANS', planted: 'SOYBEANS', harvested: 'SOYBEANS', stocks: 'SOYBEANS' },
       { production: 'BU', yield: 'BU / ACRE' },
+      nassPrice('SOYBEANS', 'BU'),
     ),
     demo: demo(1250, 0.2, 200_000, 700_000, cropFundamentals(4_200_000_000, 51, 84_000_000, 'bu')),
   },
@@ -331,6 +374,7 @@ const DEFS: Def[] = [
     tick_size: 0.25,
     description: 'Soft red winter wheat futures (Chicago wheat), physically delivered.',
     cftc: ['001602'],
+    worldbank: [pinkSheet('WHEAT_US_SRW', '($/mt)')],
     nass: {
       commodity_desc: 'WHEAT',
       items: [
@@ -359,6 +403,7 @@ const DEFS: Def[] = [
     tick_size: 0.25,
     description: 'Hard red winter wheat futures (Kansas City wheat), physically delivered.',
     cftc: ['001612'],
+    worldbank: [pinkSheet('WHEAT_US_HRW', '($/mt)')],
     nass: {
       commodity_desc: 'WHEAT',
       items: [
@@ -387,6 +432,7 @@ const DEFS: Def[] = [
     tick_size: 0.25,
     description: 'Hard red spring wheat futures of the Minneapolis Grain Exchange (now MIAX Futures).',
     cftc: ['001626'],
+    nass: { commodity_desc: 'WHEAT', items: [nassPrice('WHEAT, SPRING, (EXCL DURUM)', 'BU')] },
     demo: demo(700, 0.27, 10_000, 60_000),
   },
   {
@@ -400,6 +446,7 @@ const DEFS: Def[] = [
     tick_size: 0.01,
     description: 'Crude soybean oil futures, physically delivered.',
     cftc: ['007601'],
+    worldbank: [pinkSheet('SOYBEAN_OIL', '($/mt)')],
     demo: demo(50, 0.3, 120_000, 500_000),
   },
   {
@@ -413,6 +460,7 @@ const DEFS: Def[] = [
     tick_size: 0.1,
     description: '48 % protein soybean meal futures, physically delivered.',
     cftc: ['026603'],
+    worldbank: [pinkSheet('SOYBEAN_MEAL', '($/mt)')],
     demo: demo(380, 0.25, 110_000, 500_000),
   },
   {
@@ -430,6 +478,7 @@ const DEFS: Def[] = [
       'OATS',
       { production: 'OATS', yield: 'OATS', planted: 'OATS', harvested: 'OATS' },
       { production: 'BU', yield: 'BU / ACRE' },
+      nassPrice('OATS', 'BU'),
     ),
     demo: demo(380, 0.32, 1_500, 4_500, cropFundamentals(60_000_000, 68, 2_500_000, 'bu')),
   },
@@ -448,6 +497,7 @@ const DEFS: Def[] = [
       'RICE',
       { production: 'RICE', yield: 'RICE', planted: 'RICE', harvested: 'RICE' },
       { production: 'CWT', yield: 'LB / ACRE' },
+      nassPrice('RICE', 'CWT'),
     ),
     demo: demo(17, 0.2, 1_000, 9_000, cropFundamentals(200_000_000, 7_500, 2_700_000, 'cwt')),
   },
@@ -462,6 +512,7 @@ const DEFS: Def[] = [
     tick_size: 0.025,
     description: 'Live cattle futures (steers), physically delivered.',
     cftc: ['057642'],
+    ams: [{ report: 'LM_CT150', slug: '2477', type: 'price', frequency: 'weekly', unit: 'USD/cwt', basis: 'cash' }],
     demo: demo(175, 0.14, 60_000, 350_000),
   },
   {
@@ -475,6 +526,8 @@ const DEFS: Def[] = [
     tick_size: 0.025,
     description: 'Feeder cattle futures, cash settled against the CME Feeder Cattle Index.',
     cftc: ['061641'],
+    price_note:
+      'Feeder cattle prices are published by USDA AMS auction reports through MyMarketNews, which needs a registered key; this service does not sync them yet.',
     demo: demo(240, 0.16, 15_000, 60_000),
   },
   {
@@ -488,6 +541,7 @@ const DEFS: Def[] = [
     tick_size: 0.025,
     description: 'Lean hog futures, cash settled against the CME Lean Hog Index.',
     cftc: ['054642'],
+    ams: [{ report: 'LM_HG201', slug: '2511', type: 'price', frequency: 'daily', unit: 'USD/cwt', basis: 'cash' }],
     demo: demo(85, 0.25, 50_000, 250_000),
   },
   {
@@ -501,6 +555,7 @@ const DEFS: Def[] = [
     tick_size: 0.01,
     description: 'Class III milk futures, cash settled against the USDA Class III price.',
     cftc: ['052641'],
+    ams: [{ report: 'FMMO_CLASS', slug: '3355', type: 'price', frequency: 'monthly', unit: 'USD/cwt', basis: 'cash' }],
     demo: demo(18, 0.2, 1_500, 25_000),
   },
   {
@@ -514,6 +569,7 @@ const DEFS: Def[] = [
     tick_size: 0.1,
     description: 'Canola futures of ICE Futures U.S. (Winnipeg), physically delivered in Saskatchewan.',
     cftc: ['135731'],
+    nass: { commodity_desc: 'CANOLA', items: [nassPrice('CANOLA', 'CWT')] },
     demo: demo(700, 0.22, 15_000, 200_000),
   },
   // --- softs ----------------------------------------------------------------------------------
@@ -528,6 +584,7 @@ const DEFS: Def[] = [
     tick_size: 0.05,
     description: 'Coffee "C" futures, washed arabica coffee, physically delivered from licensed warehouses.',
     cftc: ['083731'],
+    worldbank: [pinkSheet('COFFEE_ARABIC', '($/kg)')],
     demo: demo(180, 0.32, 25_000, 200_000),
   },
   {
@@ -541,6 +598,7 @@ const DEFS: Def[] = [
     tick_size: 0.01,
     description: 'Sugar No. 11 futures, raw cane sugar delivered FOB in the country of origin.',
     cftc: ['080732'],
+    worldbank: [pinkSheet('SUGAR_WLD', '($/kg)')],
     demo: demo(22, 0.3, 100_000, 900_000),
   },
   {
@@ -554,6 +612,7 @@ const DEFS: Def[] = [
     tick_size: 1,
     description: 'Cocoa futures, physically delivered from licensed warehouses in the U.S. and Europe.',
     cftc: ['073732'],
+    worldbank: [pinkSheet('COCOA', '($/kg)')],
     demo: demo(3500, 0.35, 15_000, 200_000),
   },
   {
@@ -567,6 +626,7 @@ const DEFS: Def[] = [
     tick_size: 0.01,
     description: 'Cotton No. 2 futures, upland cotton, physically delivered.',
     cftc: ['033661'],
+    worldbank: [pinkSheet('COTTON_A_INDX', '($/kg)')],
     nass: fieldCrop(
       'COTTON',
       { production: 'COTTON, UPLAND', yield: 'COTTON, UPLAND', planted: 'COTTON, UPLAND', harvested: 'COTTON, UPLAND' },
@@ -585,6 +645,8 @@ const DEFS: Def[] = [
     tick_size: 0.05,
     description: 'FCOJ-A futures, frozen concentrated orange juice, physically delivered from U.S. warehouses.',
     cftc: ['040701'],
+    price_note:
+      "No free official orange juice price: the World Bank's ORANGE series is fresh oranges (EU import price, USD/kg), a different product, so it is not served as this commodity's price.",
     demo: demo(280, 0.35, 1_500, 12_000),
   },
   {
@@ -600,6 +662,8 @@ const DEFS: Def[] = [
       'Lumber futures (LBR), physically delivered softwood lumber; successor (2022) of the random length lumber ' +
       'contract, whose COT history the CFTC code below carries.',
     cftc: ['058643'],
+    price_note:
+      "No free official softwood lumber price: the World Bank's sawnwood series are tropical hardwoods, and the BLS producer price index is an index, not a price.",
     demo: demo(550, 0.4, 800, 4_000),
   },
 ];
@@ -620,7 +684,10 @@ function build(def: Def): CommodityDefinition {
       cftc_contract_codes: def.cftc,
       eia_series: (def.eia ?? []).map((s) => s.id),
       nass_items: (def.nass?.items ?? []).map((i) => i.short_desc),
+      ...(def.worldbank ? { worldbank_series: def.worldbank.map((w) => w.code) } : {}),
+      ...(def.ams ? { ams_reports: def.ams.map((a) => a.report) } : {}),
     },
+    ...(def.price_note !== undefined ? { price_note: def.price_note } : {}),
   });
   return {
     entry,
@@ -628,6 +695,9 @@ function build(def: Def): CommodityDefinition {
       cftc: { codes: def.cftc },
       ...(def.eia ? { eia: { series: def.eia } } : {}),
       ...(def.nass ? { nass: def.nass } : {}),
+      ...(def.worldbank ? { worldbank: { series: def.worldbank } } : {}),
+      ...(def.ams ? { ams: { series: def.ams } } : {}),
+      ...(def.price_note !== undefined ? { price_note: def.price_note } : {}),
       demo: def.demo,
     },
   };

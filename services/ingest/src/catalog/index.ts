@@ -1,4 +1,5 @@
-import type { CommodityDefinition, EiaSeriesMapping, NassItemMapping } from './types.ts';
+import type { PriceBasis } from '@cds/contracts';
+import type { AmsMapping, CommodityDefinition, EiaSeriesMapping, NassItemMapping, WorldBankMapping } from './types.ts';
 import { COMMODITIES } from './commodities.ts';
 
 export type * from './types.ts';
@@ -15,6 +16,10 @@ export interface CatalogIndex {
   byNassCommodity(commodityDesc: string): readonly CommodityDefinition[];
   /** A NASS data item (short_desc, the web export's "Data Item"). */
   byNassItem(shortDesc: string): { commodity: CommodityDefinition; item: NassItemMapping } | undefined;
+  /** A World Bank Pink Sheet series code (row 7 of `Monthly Prices`), e.g. GOLD. */
+  byWorldBankCode(code: string): { commodity: CommodityDefinition; series: WorldBankMapping } | undefined;
+  /** Every catalog series fed by a USDA AMS report (LM_CT150, LM_HG201, FMMO_CLASS). */
+  byAmsReport(report: string): readonly { commodity: CommodityDefinition; series: AmsMapping }[];
 }
 
 function addUnique<V>(map: Map<string, V>, key: string, value: V, what: string): void {
@@ -29,7 +34,15 @@ export function createCatalogIndex(commodities: readonly CommodityDefinition[]):
   const eiaSeries = new Map<string, { commodity: CommodityDefinition; series: EiaSeriesMapping }>();
   const nassCommodity = new Map<string, CommodityDefinition[]>();
   const nassItems = new Map<string, { commodity: CommodityDefinition; item: NassItemMapping }>();
+  const worldbank = new Map<string, { commodity: CommodityDefinition; series: WorldBankMapping }>();
+  const ams = new Map<string, { commodity: CommodityDefinition; series: AmsMapping }[]>();
   for (const c of commodities) {
+    for (const w of c.sources.worldbank?.series ?? [])
+      addUnique(worldbank, w.code.toUpperCase(), { commodity: c, series: w }, 'World Bank series');
+    for (const a of c.sources.ams?.series ?? []) {
+      const key = a.report.toUpperCase();
+      ams.set(key, [...(ams.get(key) ?? []), { commodity: c, series: a }]);
+    }
     addUnique(ids, c.entry.id, c, 'commodity id');
     for (const code of c.sources.cftc.codes) addUnique(cftc, code.trim(), c, 'CFTC code');
     for (const s of c.sources.eia?.series ?? []) {
@@ -50,6 +63,8 @@ export function createCatalogIndex(commodities: readonly CommodityDefinition[]):
     byEiaSeries: (id) => eiaSeries.get(normalizeEiaSeriesId(id)),
     byNassCommodity: (desc) => nassCommodity.get(desc.trim().toUpperCase()) ?? [],
     byNassItem: (desc) => nassItems.get(desc.trim().toUpperCase()),
+    byWorldBankCode: (code) => worldbank.get(code.trim().toUpperCase()),
+    byAmsReport: (report) => ams.get(report.trim().toUpperCase()) ?? [],
   };
 }
 
@@ -58,6 +73,34 @@ export function normalizeEiaSeriesId(id: string): string {
   const upper = id.trim().toUpperCase();
   const m = /^[A-Z_]+\.(.+)\.[ADMWQ]$/.exec(upper);
   return m ? m[1]! : upper;
+}
+
+/** Where a commodity's `price` series comes from: the one mapping of type price, by source. */
+export interface PriceSource {
+  /** Provenance prefix: eia, nass, worldbank, ams. */
+  source: 'eia' | 'nass' | 'worldbank' | 'ams';
+  /** The series at the source: EIA series id, NASS data item, Pink Sheet code, AMS report. */
+  series: string;
+  frequency: EiaSeriesMapping['frequency'];
+  unit: string;
+  basis: PriceBasis | undefined;
+}
+
+/** Every price mapping of a commodity (the catalog spec checks there is at most one). */
+export function priceSourcesOf(c: CommodityDefinition): PriceSource[] {
+  const out: PriceSource[] = [];
+  for (const s of c.sources.eia?.series ?? [])
+    if (s.type === 'price')
+      out.push({ source: 'eia', series: s.id, frequency: s.frequency, unit: s.unit, basis: s.basis });
+  for (const i of c.sources.nass?.items ?? [])
+    if (i.type === 'price')
+      out.push({ source: 'nass', series: i.short_desc, frequency: 'monthly', unit: i.unit, basis: i.basis });
+  for (const w of c.sources.worldbank?.series ?? [])
+    out.push({ source: 'worldbank', series: w.code, frequency: w.frequency, unit: w.unit, basis: w.basis });
+  for (const a of c.sources.ams?.series ?? [])
+    if (a.type === 'price')
+      out.push({ source: 'ams', series: a.report, frequency: a.frequency, unit: a.unit, basis: a.basis });
+  return out;
 }
 
 /** The index over the curated catalog. */

@@ -1,4 +1,4 @@
-import type { CatalogEntry, Frequency, SeriesType } from '@cds/contracts';
+import type { CatalogEntry, Frequency, PriceBasis, SeriesType } from '@cds/contracts';
 
 /** An EIA series (API v2 `series` facet / CSV download) mapped onto one of a commodity's series. */
 export interface EiaSeriesMapping {
@@ -10,6 +10,8 @@ export interface EiaSeriesMapping {
   frequency: Frequency;
   /** Unit of the values as we publish them, e.g. USD/bbl or thousand bbl. */
   unit: string;
+  /** What the numbers are, for a `price` series (EIA spot prices: `spot`). */
+  basis?: PriceBasis;
 }
 
 /** A NASS Quick Stats data item (short_desc, the web export's "Data Item") mapped onto a series. */
@@ -21,6 +23,40 @@ export interface NassItemMapping {
   unit_desc: string;
   type: SeriesType;
   unit: string;
+  /** What the numbers are, for a `price` series (`received_by_farmers`). */
+  basis?: PriceBasis;
+}
+
+/**
+ * A World Bank Pink Sheet series (sheet `Monthly Prices`, its code in row 7) mapped onto the
+ * commodity's monthly `price` series: a monthly average, published as the source gives it.
+ */
+export interface WorldBankMapping {
+  /** Series code in row 7, e.g. GOLD, WHEAT_US_SRW, COFFEE_ARABIC. */
+  code: string;
+  /** The unit row 6 shows for it, e.g. `($/troy oz)`: a different unit there is a layout change. */
+  source_unit: string;
+  /** Unit as we publish it, the source's unit spelled out: `USD/troy oz`, `USD/mt`, `USD/kg`. */
+  unit: string;
+  type: 'price';
+  frequency: 'monthly';
+  basis: 'monthly_average';
+}
+
+/**
+ * A USDA AMS market report mapped onto a commodity's series (Livestock Mandatory Reporting,
+ * Federal Milk Marketing Order class prices): the parser of the report knows which of its fields
+ * gives the number.
+ */
+export interface AmsMapping {
+  /** Report id as AMS names it, e.g. LM_CT150, LM_HG201, FMMO_CLASS. */
+  report: string;
+  /** Datamart report slug (`/services/v1.1/reports/<slug>`), e.g. 2477. */
+  slug: string;
+  type: SeriesType;
+  frequency: Frequency;
+  unit: string;
+  basis?: PriceBasis;
 }
 
 /** A fundamental series the demo generator produces for a commodity. */
@@ -51,6 +87,14 @@ export interface CommoditySources {
   cftc: { codes: string[] };
   eia?: { series: EiaSeriesMapping[] };
   nass?: { commodity_desc: string; items: NassItemMapping[] };
+  worldbank?: { series: WorldBankMapping[] };
+  ams?: { series: AmsMapping[] };
+  /**
+   * Why the commodity has no `price` series, when no free official source publishes one (served
+   * as the detail's `price_note`). Exactly one of the mappings above gives the `price` series
+   * otherwise (catalog.unit.spec.ts).
+   */
+  price_note?: string;
   demo: DemoParams;
 }
 

@@ -1,15 +1,17 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SOURCE_NAMES, type SourceName } from '../sources/types.ts';
+import { DEMO_PARTS, type DemoPart } from '../sources/demo/generate.ts';
 
 export const INGEST_USAGE = `Usage: npm run ingest -- <command> [options]
 
 Commands:
   backfill --source <${SOURCE_NAMES.join('|')}> --file <path>
                           Parse a downloaded source file and publish its records.
-  backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD] [--without cot,eia,nass]
+  backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD] [--without cot,eia,nass,worldbank,ams]
                           Generate deterministic demo data for the whole catalog (default 3 years),
                           marked source "demo"; --without leaves out what real data replaces: the
-                          COT reports, the series mapped to EIA, the series mapped to NASS.
+                          COT reports and open interest, the series mapped to EIA, NASS, the
+                          World Bank or AMS.
   fetch --source <cftc-legacy|cftc-disaggregated> [--since YYYY-MM-DD]
                           Fetch from the live source and publish (also: backfill --source X --since D).
   sync [--source <cftc|eia|nass|all>] [--since YYYY-MM-DD]
@@ -67,9 +69,6 @@ export interface CommonOptions {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** The parts of the demo that `--without` can leave out. */
-export const DEMO_PARTS = ['cot', 'eia', 'nass'] as const;
-export type DemoPart = (typeof DEMO_PARTS)[number];
 
 function isSource(s: string): s is SourceName {
   return (SOURCE_NAMES as readonly string[]).includes(s);

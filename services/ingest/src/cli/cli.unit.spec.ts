@@ -45,7 +45,7 @@ describe('parseIngestArgs', () => {
     [['backfill', '--source', 'eia'], /--file is required/],
     [['backfill', '--source', 'ohlcv', '--file', 'x.csv'], /--commodity is required/],
     [['backfill', '--demo', '--years', 'many'], /--years/],
-    [['backfill', '--demo', '--without', 'cot,ohlcv'], /--without takes cot, eia, nass .*ohlcv/],
+    [['backfill', '--demo', '--without', 'cot,ohlcv'], /--without takes cot, eia, nass, worldbank, ams .*ohlcv/],
     [['backfill', '--source', 'eia', '--file', 'x', '--without', 'cot'], /--without goes with --demo/],
     [['sync', '--without', 'cot'], /sync takes no --without/],
     [['fetch', '--source', 'eia', '--since', '1/2/2024'], /--since must be YYYY-MM-DD/],

@@ -62,7 +62,7 @@ interface Group {
 export const DEFAULT_BATCH_BUDGET = 50_000;
 
 /**
- * Groups records into event-sized batches: series by (commodity, type, frequency, unit, source,
+ * Groups records into event-sized batches: series by (commodity, type, frequency, unit, source, basis,
  * year), COT by (commodity, format, source, year). Inputs interleave groups (CFTC files mix markets, EIA is
  * newest first), so groups stay open until the memory budget forces the oldest out or the input
  * ends. Everything here depends only on the input order and the options, so the same input always
@@ -91,6 +91,7 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
         frequency: it.frequency,
         ...(it.unit !== undefined ? { unit: it.unit } : {}),
         ...(it.source !== undefined ? { source: it.source } : {}),
+        ...(it.price_basis !== undefined ? { price_basis: it.price_basis } : {}),
         period: g.period,
         points: records as SeriesPointRecord[],
       };
@@ -123,7 +124,7 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
       const period = date.slice(0, 4);
       const key =
         item.kind === 'series'
-          ? `s\u0000${item.commodity_id}\u0000${item.series_type}\u0000${item.frequency}\u0000${item.unit ?? ''}\u0000${item.source ?? ''}\u0000${period}`
+          ? `s\u0000${item.commodity_id}\u0000${item.series_type}\u0000${item.frequency}\u0000${item.unit ?? ''}\u0000${item.source ?? ''}\u0000${item.price_basis ?? ''}\u0000${period}`
           : `c\u0000${item.commodity_id}\u0000${item.format}\u0000${item.source ?? ''}\u0000${period}`;
       let g = groups.get(key);
       if (g === undefined) {

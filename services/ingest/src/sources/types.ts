@@ -3,6 +3,7 @@ import type {
   DisaggregatedCotRecord,
   Frequency,
   LegacyCotRecord,
+  PriceBasis,
   SeriesPointRecord,
   SeriesType,
 } from '@cds/contracts';
@@ -23,6 +24,8 @@ export interface SeriesKey {
   unit?: string;
   /** Provenance published with the point's batch: `eia:<series id>`, `nass:<data item>`, `demo`. */
   source?: string;
+  /** What a price point is (`spot`, `monthly_average`...; price series only). */
+  price_basis?: PriceBasis;
 }
 
 export interface SeriesItem extends SeriesKey {

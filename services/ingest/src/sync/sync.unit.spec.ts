@@ -51,7 +51,7 @@ describe('sync ranges', () => {
     const wti = seriesTasks('eia', CATALOG, ['CRUDE_OIL_WTI']).map((t) => t.series);
     expect(wti).toEqual(['RWTC', 'WCESTUS1', 'WCRRIUS2', 'WCRFPUS2']);
     expect(seriesTasks('cftc', CATALOG, ['GOLD']).map((t) => t.series)).toEqual(['legacy.GOLD', 'disaggregated.GOLD']);
-    expect(seriesTasks('nass', CATALOG, ['CORN']).length).toBe(5);
+    expect(seriesTasks('nass', CATALOG, ['CORN']).length).toBe(6); // five fundamentals and the price received
   });
 });
 

@@ -29,6 +29,7 @@ export function seriesRecorded(
     unit?: string;
     /** The batch's provenance (`data.source`). */
     source?: string;
+    priceBasis?: SeriesPointsRecorded['data']['price_basis'];
     /** Envelope `source` (default 'test'). */
     envelopeSource?: string;
     occurredAt?: string;
@@ -48,6 +49,7 @@ export function seriesRecorded(
       period,
       ...(opts.unit !== undefined ? { unit: opts.unit } : {}),
       ...(opts.source !== undefined ? { source: opts.source } : {}),
+      ...(opts.priceBasis !== undefined ? { price_basis: opts.priceBasis } : {}),
       points: points.map(([date, value]) => ({ date, value })),
     },
   };

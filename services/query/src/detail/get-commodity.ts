@@ -1,8 +1,10 @@
 import {
+  attributionOf,
   AVAILABLE_SERIES_TYPES,
   CommodityDetailQuery,
   MAX_COMMODITY_ID_LENGTH,
   type CommodityDetail,
+  type PriceBasis,
   type SeriesDescriptor,
 } from '@cds/contracts';
 import { NotFoundError } from '@cds/http';
@@ -22,9 +24,25 @@ export function availableSeries(doc: Pick<CatalogDoc, 'series'>): SeriesDescript
       frequency: d.frequency,
       first_date: d.first_date,
       last_date: d.last_date,
+      ...seriesTermsOf(d),
       ...provenanceOf(d),
     }))
     .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+}
+
+/**
+ * What a series' numbers are and how to cite them: its price basis (price series) and the
+ * attribution its source's licence asks for (the World Bank's CC BY 4.0, the U.S. agencies').
+ */
+export function seriesTermsOf(d: { price_basis?: PriceBasis | undefined; source?: string | undefined }): {
+  price_basis?: PriceBasis;
+  attribution?: string;
+} {
+  const attribution = attributionOf(d.source);
+  return {
+    ...(d.price_basis === undefined ? {} : { price_basis: d.price_basis }),
+    ...(attribution === undefined ? {} : { attribution }),
+  };
 }
 
 /** The optional provenance fields of a stored descriptor or report, as served. */
@@ -49,8 +67,11 @@ export function toDetail(doc: CatalogDoc): CommodityDetail {
       cftc_contract_codes: doc.identifiers.cftc_contract_codes ?? [],
       eia_series: doc.identifiers.eia_series ?? [],
       nass_items: doc.identifiers.nass_items ?? [],
+      ...(doc.identifiers.worldbank_series ? { worldbank_series: doc.identifiers.worldbank_series } : {}),
+      ...(doc.identifiers.ams_reports ? { ams_reports: doc.identifiers.ams_reports } : {}),
     };
   }
+  if (doc.price_note !== undefined) out.price_note = doc.price_note;
   return out;
 }
 

@@ -10,7 +10,7 @@ import {
 } from '@cds/contracts';
 import { InvalidParameterError, NotFoundError } from '@cds/http';
 import { cacheKey, cacheRule, type CacheEntry, type ResponseBody } from '@cds/response-cache';
-import { provenanceOf, requireCommodity } from '../detail/get-commodity.ts';
+import { provenanceOf, requireCommodity, seriesTermsOf } from '../detail/get-commodity.ts';
 import { ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
 import { computeSeries, isFinerThan } from './compute.ts';
 import { periodStart, yearOf } from './dates.ts';
@@ -122,6 +122,7 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Prom
     count: data.length,
     // the series' provenance (its catalog descriptor): the source of its newest data and when
     // the newest data was ingested, whatever range was asked for
+    ...seriesTermsOf(descriptor),
     ...provenanceOf(descriptor),
   };
   return { data, meta, freshness: { sources: [descriptor.source] } };

@@ -1,4 +1,4 @@
-import type { CotFormat, Frequency, SeriesType } from '@cds/contracts';
+import type { CotFormat, Frequency, PriceBasis, SeriesType } from '@cds/contracts';
 import { fastDisaggregatedCotRecord, fastLegacyCotRecord, fastSeriesPointRecord } from '../../validation/index.ts';
 import type { CatalogIndex } from '../../catalog/index.ts';
 import type { CotItem, RejectedItem, SeriesItem } from '../types.ts';
@@ -39,6 +39,7 @@ export function seriesItem(
   point: unknown,
   where: { file: string; line: number; stats?: ParseStats },
   source?: string,
+  priceBasis?: PriceBasis,
 ): SeriesItem | RejectedItem {
   const parsed = fastSeriesPointRecord.safeParse(point);
   if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
@@ -50,6 +51,7 @@ export function seriesItem(
     frequency,
     ...(unit ? { unit } : {}),
     ...(source !== undefined ? { source } : {}),
+    ...(priceBasis !== undefined ? { price_basis: priceBasis } : {}),
     point: parsed.data,
   };
 }

@@ -143,21 +143,28 @@ describe('demo generator', () => {
       ...generateDemoItems({
         today: TODAY,
         years: 1,
-        commodities: ['CRUDE_OIL_WTI', 'CORN'],
-        without: ['cot', 'eia', 'nass'],
+        commodities: ['CRUDE_OIL_WTI', 'CORN', 'PALLADIUM', 'GOLD'],
+        without: ['cot', 'eia', 'nass', 'worldbank', 'ams'],
       }),
     ];
     expect(without.some((i) => i.kind === 'cot')).toBe(false);
     expect(all.some((i) => i.kind === 'cot')).toBe(true);
     expect(types(all, 'CRUDE_OIL_WTI').has('price')).toBe(true);
+    // the CFTC's open interest replaces the demo's too
     expect([...types(without, 'CRUDE_OIL_WTI')].sort()).toEqual(
       [...types(all, 'CRUDE_OIL_WTI')]
-        .filter((t) => !['price', 'stocks', 'refinery_inputs', 'production'].includes(t))
+        .filter((t) => !['price', 'stocks', 'refinery_inputs', 'production', 'open_interest'].includes(t))
         .sort(),
     );
-    // CORN keeps its demo futures price (no EIA series), loses the NASS-mapped fundamentals
-    expect(types(without, 'CORN').has('price')).toBe(true);
+    // CORN's NASS price received and fundamentals replace the demo's; GOLD's Pink Sheet price too
+    expect(types(without, 'CORN').has('price')).toBe(false);
     expect(types(without, 'CORN').has('production')).toBe(false);
     expect(types(all, 'CORN').has('production')).toBe(true);
+    expect(types(without, 'GOLD').has('price')).toBe(false);
+    // PALLADIUM has no free price source: a demo price, marked as such, fills the gap on request
+    const palladium = without.find(
+      (i) => i.kind === 'series' && i.commodity_id === 'PALLADIUM' && i.series_type === 'price',
+    );
+    expect(palladium).toMatchObject({ source: 'demo', price_basis: 'demo' });
   });
 });

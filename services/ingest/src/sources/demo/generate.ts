@@ -30,11 +30,16 @@ export interface DemoOptions {
    */
   cotAsOf?: Date;
   /**
-   * Parts to leave out because real data replaces them: `cot` the COT reports, `eia` the series a
-   * commodity maps to an EIA series, `nass` those it maps to a NASS data item.
+   * Parts to leave out because real data replaces them: `cot` the COT reports and the open interest
+   * of a commodity with a COT contract (the CFTC's weekly figure replaces it), `eia`, `nass`,
+   * `worldbank`, `ams` the series a commodity maps to that source.
    */
-  without?: readonly ('cot' | 'eia' | 'nass')[];
+  without?: readonly DemoPart[];
 }
+
+/** The parts of the demo that real data can replace (`without`). */
+export const DEMO_PARTS = ['cot', 'eia', 'nass', 'worldbank', 'ams'] as const;
+export type DemoPart = (typeof DEMO_PARTS)[number];
 
 const DAY_MS = 86_400_000;
 const FILE = 'demo';
@@ -151,10 +156,14 @@ function* commodityItems(
   let sentiment = 0;
   let line = 0;
   const where = { file: FILE, line: 0 };
-  // series types real data replaces (an EIA spot price replaces the demo price too)
+  // series types real data replaces (a real spot, cash or average price replaces the demo price too)
+  const without = new Set(options.without ?? []);
   const replaced = new Set<string>([
-    ...(options.without?.includes('eia') ? (c.sources.eia?.series ?? []).map((s) => s.type) : []),
-    ...(options.without?.includes('nass') ? (c.sources.nass?.items ?? []).map((i) => i.type) : []),
+    ...(without.has('eia') ? (c.sources.eia?.series ?? []).map((s) => s.type) : []),
+    ...(without.has('nass') ? (c.sources.nass?.items ?? []).map((i) => i.type) : []),
+    ...(without.has('worldbank') ? (c.sources.worldbank?.series ?? []).map((s) => s.type) : []),
+    ...(without.has('ams') ? (c.sources.ams?.series ?? []).map((s) => s.type) : []),
+    ...(without.has('cot') && c.sources.cftc.codes.length > 0 ? ['open_interest'] : []),
   ]);
   const series = (
     type: SeriesType,
@@ -163,7 +172,8 @@ function* commodityItems(
     point: Record<string, number | string>,
   ) => {
     where.line = ++line;
-    if (validate) return seriesItem(id, type, frequency, u, point, where, DEMO_SOURCE);
+    const basis = type === 'price' ? ('demo' as const) : undefined;
+    if (validate) return seriesItem(id, type, frequency, u, point, where, DEMO_SOURCE, basis);
     return {
       kind: 'series' as const,
       commodity_id: id,
@@ -171,6 +181,7 @@ function* commodityItems(
       frequency,
       ...(u ? { unit: u } : {}),
       source: DEMO_SOURCE,
+      ...(basis ? { price_basis: basis } : {}),
       point: point as never,
     };
   };
@@ -199,7 +210,8 @@ function* commodityItems(
       yield series('price', 'daily', unit, { date: day.iso, value: close, open, high, low, close, volume });
     }
     yield series('volume', 'daily', 'contracts', { date: day.iso, value: volume });
-    yield series('open_interest', 'daily', 'contracts', { date: day.iso, value: oi });
+    if (!replaced.has('open_interest'))
+      yield series('open_interest', 'daily', 'contracts', { date: day.iso, value: oi });
 
     if (cotDates.has(day.iso)) {
       // --- weekly COT (Tuesdays, up to the last release), both formats, from the same open interest

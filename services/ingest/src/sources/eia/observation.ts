@@ -39,5 +39,6 @@ export function eiaObservation(o: {
     { date, value: cell.value },
     { file: o.file, line: o.line, ...(o.stats ? { stats: o.stats } : {}) },
     `eia:${series.id}`,
+    series.basis,
   );
 }

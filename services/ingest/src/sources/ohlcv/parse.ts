@@ -78,6 +78,8 @@ export async function* parseOhlcvCsv(input: TextInput, options: OhlcvOptions): A
       commodity.entry.unit,
       { date, value: values.close, open: values.open, high: values.high, low: values.low, close: values.close, volume },
       where(rec.line),
+      undefined,
+      'futures_settlement',
     );
     yield price;
     if (price.kind === 'series')

@@ -13,7 +13,7 @@ describe('catalog projection', () => {
       category: 'energy',
       unit: 'USD/bbl',
       series: {},
-      _meta: { position: 1, version: 2, parts: { entry: 1 } },
+      _meta: { position: 1, version: 3, parts: { entry: 1 } },
     });
   });
 
@@ -44,6 +44,33 @@ describe('catalog projection', () => {
     });
     const listed = foldEvents(catalogProjection, [[commodityUpserted('GOLD', 'Gold'), 3]], docs);
     expect(listed.get('GOLD')).toMatchObject({ listed: true, name: 'Gold', series: docs.get('GOLD')!.series });
+  });
+
+  it("keeps a price series' basis last-writer-wins with its source (a real price replacing a demo one)", () => {
+    const demo = seriesRecorded('GOLD', [['2023-05-01', 1]], { source: 'demo', priceBasis: 'demo' });
+    const real = seriesRecorded('GOLD', [['2023-05-31', 1950.2]], {
+      source: 'worldbank:GOLD',
+      priceBasis: 'monthly_average',
+    });
+    for (const order of [
+      [
+        [demo, 1],
+        [real, 2],
+      ],
+      [
+        [real, 2],
+        [demo, 1],
+      ],
+    ] as const) {
+      const docs = foldEvents(
+        catalogProjection,
+        order.map(([e, p]) => [e, p] as [typeof e, number]),
+      );
+      expect(docs.get('GOLD')!.series.price).toMatchObject({
+        source: 'worldbank:GOLD',
+        price_basis: 'monthly_average',
+      });
+    }
   });
 
   it('widens descriptor dates with every batch, in any order', () => {

@@ -20,6 +20,7 @@ const ENTRY_FIELDS = [
   'contract_size',
   'tick_size',
   'identifiers',
+  'price_note',
 ] as const satisfies readonly (keyof CatalogEntry)[];
 
 function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeriesDescriptor } | undefined {
@@ -34,6 +35,7 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
     if (event.data.unit !== undefined) d.unit = event.data.unit;
     const source = sourceOf(event);
     if (source !== undefined) d.source = source;
+    if (event.data.price_basis !== undefined) d.price_basis = event.data.price_basis;
     d.last_updated = event.occurred_at;
     return { key: event.data.series_type, descriptor: d };
   }
@@ -59,14 +61,14 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
 /**
  * catalog: one document per commodity. Entry fields are last-writer-wins on the stream position
  * (`_meta.parts.entry`); each series descriptor keeps the min first_date and max last_date seen
- * (points are never deleted), and its frequency/unit/source are last-writer-wins
+ * (points are never deleted), and its frequency/unit/source/price_basis are last-writer-wins
  * (`_meta.parts["series:<type>"]`); its `last_updated` is the latest `occurred_at` of the events
  * that carried data of the series (a max, so replay and order change nothing).
  */
 export const catalogProjection: Projection<CatalogState> = {
   name: 'catalog',
-  // 2: descriptors carry source and last_updated; entries carry identifiers.
-  version: 2,
+  // 2: descriptors carry source and last_updated; entries carry identifiers. 3: price_basis, price_note.
+  version: 3,
   handles: ['catalog.commodity.upserted', 'series.points.recorded', 'cot.reports.recorded'],
   // Descriptors need series and cot events too, i.e. the whole data stream.
   filterSubject: 'cds.data.>',
@@ -75,7 +77,7 @@ export const catalogProjection: Projection<CatalogState> = {
   },
   commodityOf,
   initial(id) {
-    return { _id: id, id, listed: false, series: {}, _meta: { position: 0, version: 2, parts: {} } };
+    return { _id: id, id, listed: false, series: {}, _meta: { position: 0, version: 3, parts: {} } };
   },
   evolve(doc, event: DataEvent, position) {
     const parts: Record<string, number> = { ...doc._meta.parts };
@@ -112,6 +114,7 @@ export const catalogProjection: Projection<CatalogState> = {
       };
       if (attrs.unit !== undefined) merged.unit = attrs.unit;
       if (attrs.source !== undefined) merged.source = attrs.source;
+      if (attrs.price_basis !== undefined) merged.price_basis = attrs.price_basis;
       const lastUpdated = laterInstant(old.last_updated, descriptor.last_updated);
       if (lastUpdated !== undefined) merged.last_updated = lastUpdated;
     }
@@ -133,6 +136,7 @@ function sameDescriptor(a: StoredSeriesDescriptor, b: StoredSeriesDescriptor): b
     a.last_date === b.last_date &&
     a.unit === b.unit &&
     a.source === b.source &&
+    a.price_basis === b.price_basis &&
     a.last_updated === b.last_updated
   );
 }

@@ -396,7 +396,7 @@ describe('faults under a steady load', () => {
     expect(state.messages).toBe(expectedEvents + injected);
     expect(state.lastSeq).toBe(state.messages);
     const live = await readModelFingerprint(probes.db('cds'));
-    const rebuildMs = await rebuildReference(e2e.infra.natsUrl, e2e.infra.mongoUrl, 'cds_reference');
+    const rebuildMs = await rebuildReference(e2e.infra.identities.nats.projector, e2e.infra.mongoUrl, 'cds_reference');
     const reference = await readModelFingerprint(probes.db('cds_reference'));
     for (const name of ['catalog', 'series', 'cot'] as const) {
       expect(live.models[name].documents, name).toBe(reference.models[name].documents);

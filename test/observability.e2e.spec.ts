@@ -131,7 +131,7 @@ function ingest(args: string[]): Promise<{ code: number | null; stderr: string }
         ...args,
         '--quiet',
         '--nats-url',
-        infra.natsUrl,
+        infra.identities.nats.ingest,
       ],
       { cwd: REPO_ROOT, env: { ...process.env, ...otelEnv, CDS_LOCAL_ENV: '/nonexistent' } },
     );
@@ -219,8 +219,7 @@ beforeAll(async () => {
   infra = await startInfra({ env });
   try {
     system = await startSystem({
-      natsUrl: infra.natsUrl,
-      redisUrl: infra.redisUrl,
+      identities: infra.identities,
       mongoUrl: infra.mongoUrl,
       gateways: 1,
       nodeArgs: NODE_ARGS,

@@ -189,7 +189,7 @@ describe('three gateways, two query services, two projectors per projection', ()
 
     const live = await readModelFingerprint(probes.db('cds'));
     const start = Date.now();
-    await rebuildReference(e2e.infra.natsUrl, e2e.infra.mongoUrl, 'cds_reference');
+    await rebuildReference(e2e.infra.identities.nats.projector, e2e.infra.mongoUrl, 'cds_reference');
     figures.referenceRebuildMs = Date.now() - start;
     const reference = await readModelFingerprint(probes.db('cds_reference'));
     expect(live.models.catalog.documents).toBeGreaterThan(0);

@@ -67,8 +67,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
   let system: RunningSystem;
   try {
     system = await startSystem({
-      natsUrl: infra.natsUrl,
-      redisUrl: infra.redisUrl,
+      identities: infra.identities,
       mongoUrl: infra.mongoUrl,
       gateways: opts.gateways ?? 1,
       queries: opts.queries ?? 1,
@@ -144,7 +143,13 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       return new Promise((resolve) => {
         const child = spawn(
           process.execPath,
-          ['--disable-warning=ExperimentalWarning', 'services/ingest/src/cli.ts', ...args, '--nats-url', infra.natsUrl],
+          [
+            '--disable-warning=ExperimentalWarning',
+            'services/ingest/src/cli.ts',
+            ...args,
+            '--nats-url',
+            infra.identities.nats.ingest,
+          ],
           { cwd: REPO_ROOT, env: { ...process.env, CDS_LOCAL_ENV: '/nonexistent' } },
         );
         let stdout = '';
@@ -156,7 +161,13 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
     },
     async stop() {
       await system.stop();
+      // Every service ran as its own NATS user (libs/testkit identities.ts): a refused publish or
+      // subscription, even one a service only logged, fails the suite.
+      const violations = infra.servers.nats?.violations() ?? [];
       await infra.stop();
+      if (violations.length > 0) {
+        throw new Error(`NATS refused ${violations.length} operation(s) of the services:\n${violations.join('\n')}`);
+      }
     },
   };
   return e2e;

@@ -101,7 +101,8 @@ function runNode(args: string[], env: Record<string, string>): Promise<{ code: n
 /**
  * The clean reference: replays the whole data stream into the fresh database `db` with the
  * projector's own `rebuild` command (an ordered consumer per projection from sequence 1, no
- * faults, no competing replicas). Returns the milliseconds it took.
+ * faults, no competing replicas), run as in a projector pod: `natsUrl` is the projector's NATS user
+ * (`infra.identities.nats.projector`). Returns the milliseconds it took.
  */
 export async function rebuildReference(natsUrl: string, mongoUrl: string, db: string): Promise<number> {
   const start = Date.now();

@@ -114,11 +114,22 @@ with "job" true for a CronJob's run of the ingest CLI.
 {{- $svc := index $v.services .component -}}
 - name: OTEL_SERVICE_NAME
   value: {{ printf "cds-%s" .name | quote }}
-{{- if $v.nats.existingSecret }}
-{{ include "commodity-data.secretEnv" (list "NATS_URL" $v.nats.existingSecret $v.nats.existingSecretKey false) }}
+{{- /*
+Least privilege (docs/operations.md "Credentials"): each component gets only the URLs of the servers it
+uses, each with its own user, from its own key of the Secret. The ingest component is two NATS users:
+the admin API ("admin", the only publisher of key events) and the scheduled runs ("ingest", data only).
+*/}}
+{{- $natsUser := "" }}
+{{- if has .component (list "gateway" "query" "projector" "notifier") }}{{ $natsUser = .component }}{{ end }}
+{{- if eq .component "ingest" }}{{ $natsUser = ternary "ingest" "admin" (not (empty (get . "job"))) }}{{ end }}
+{{- if and $v.nats.existingSecret $natsUser }}
+{{ include "commodity-data.secretEnv" (list "NATS_URL" $v.nats.existingSecret (index $v.nats.existingSecretKeys $natsUser) false) }}
 {{- end }}
-{{- if $v.mongodb.existingSecret }}
-{{ include "commodity-data.secretEnv" (list "MONGODB_URL" $v.mongodb.existingSecret $v.mongodb.existingSecretKey false) }}
+{{- if and $v.mongodb.existingSecret (has .component (list "query" "projector" "dashboard" "notifier")) }}
+{{ include "commodity-data.secretEnv" (list "MONGODB_URL" $v.mongodb.existingSecret (index $v.mongodb.existingSecretKeys .component) false) }}
+{{- end }}
+{{- if and $v.redis.existingSecret (has .component (list "gateway" "dashboard")) }}
+{{ include "commodity-data.secretEnv" (list "REDIS_URL" $v.redis.existingSecret (index $v.redis.existingSecretKeys .component) false) }}
 {{- end }}
 {{- if eq .component "gateway" }}
 - name: QUERY_URL
@@ -133,9 +144,6 @@ with "job" true for a CronJob's run of the ingest CLI.
   value: {{ int64 $svc.sse.maxStreams | toString | quote }}
 - name: SSE_MAX_STREAMS_PER_CLIENT
   value: {{ int64 $svc.sse.maxStreamsPerClient | toString | quote }}
-{{- if $v.redis.existingSecret }}
-{{ include "commodity-data.secretEnv" (list "REDIS_URL" $v.redis.existingSecret $v.redis.existingSecretKey false) }}
-{{- end }}
 {{- end }}
 {{- if eq .component "dashboard" }}
 {{- $s := $v.secrets }}
@@ -172,9 +180,6 @@ with "job" true for a CronJob's run of the ingest CLI.
 {{- end }}
 {{ include "commodity-data.secretEnv" (list "ADMIN_TOKEN" $s.existingSecret $s.keys.adminToken false) }}
 {{ include "commodity-data.secretEnv" (list "SESSION_SECRET" $s.existingSecret $s.keys.sessionSecret false) }}
-{{- if $v.redis.existingSecret }}
-{{ include "commodity-data.secretEnv" (list "REDIS_URL" $v.redis.existingSecret $v.redis.existingSecretKey false) }}
-{{- end }}
 {{- end }}
 {{- if eq .component "notifier" }}
 {{- $public := include "commodity-data.publicApiOrigin" .ctx }}

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, boolVar, hostPortListVar, infraVars, keepTrying, loadConfig, portVar, urlVar } from './index.ts';
+import {
+  ConfigError,
+  boolVar,
+  hostPortListVar,
+  infraVars,
+  keepTrying,
+  loadConfig,
+  portVar,
+  urlCredentials,
+  urlVar,
+} from './index.ts';
 
 const schema = z.object({ ...infraVars, PORT: portVar.default(8080), DEBUG: boolVar.default(false) });
 
@@ -28,6 +38,18 @@ describe('loadConfig', () => {
   });
   it('urlVar rejects non-URLs', () => {
     expect(urlVar(['mongodb:']).safeParse('not a url').success).toBe(false);
+  });
+  it('urlCredentials: the user and password of an address, decoded, and the address without them', () => {
+    expect(urlCredentials('redis://gateway:p%2Fw@redis:6379')).toEqual({
+      address: 'redis://redis:6379',
+      user: 'gateway',
+      password: 'p/w',
+    });
+    expect(urlCredentials('mongodb://cds-query:pw@m0:27017/?replicaSet=rs0')).toMatchObject({
+      address: 'mongodb://m0:27017/?replicaSet=rs0',
+      user: 'cds-query',
+    });
+    expect(urlCredentials('nats://127.0.0.1:4222')).toEqual({ address: 'nats://127.0.0.1:4222' });
   });
   it('hostPortListVar: host:port entries, blanks dropped, anything else named', () => {
     expect(hostPortListVar.parse(undefined)).toEqual([]);

@@ -54,6 +54,27 @@ export const infraVars = {
 };
 
 /**
+ * The credentials an infrastructure address carries (`nats://gateway:pw@nats:4222`,
+ * `redis://gateway:pw@redis:6379`), percent-decoded, and the address without them (for clients
+ * that take them apart, like nats.js, and for logs). NATS_URL, REDIS_URL and MONGODB_URL are the one
+ * place a service's credentials come from (docs/operations.md "Credentials").
+ */
+export function urlCredentials(url: string): { address: string; user?: string; password?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { address: url };
+  }
+  if (parsed.username === '' && parsed.password === '') return { address: url };
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  parsed.username = '';
+  parsed.password = '';
+  return { address: parsed.toString(), user, password };
+}
+
+/**
  * A comma-separated list of `host:port` (an IPv6 host in brackets), blanks dropped; empty by
  * default. WEBHOOK_ALLOW_PRIVATE of the dashboard and the notifier.
  */

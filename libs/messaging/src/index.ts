@@ -1,5 +1,5 @@
 // What the services and their tests import; the modules export more for one another.
-export { connectNats } from './connection.ts';
+export { connectNats, inboxPrefixOf, natsAuthOptions } from './connection.ts';
 export {
   consumeStream,
   followOptions,

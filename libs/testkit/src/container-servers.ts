@@ -1,6 +1,7 @@
+import { natsServerAuth, redisServerAuth } from './identities.ts';
 import { findFreePorts } from './ports.ts';
 import { probeMongo, probeNats, probeRedis } from './probes.ts';
-import type { MongoHandle, NatsHandle, ServerHandle, StartServerOptions } from './types.ts';
+import type { MongoHandle, NatsHandle, RedisHandle, ServerHandle, StartServerOptions } from './types.ts';
 import { waitUntil } from './wait.ts';
 
 const HOST = '127.0.0.1';
@@ -30,6 +31,8 @@ interface ContainerSpec {
   name: ServerHandle['name'];
   image: string;
   command?: string[];
+  /** Files copied into the container before it starts (path → content). */
+  files?: Record<string, string>;
   containerPorts: number[];
   url: (hostPorts: number[]) => string;
   probe: (hostPorts: number[]) => Promise<void>;
@@ -47,6 +50,10 @@ async function startContainer(spec: ContainerSpec, opts: StartServerOptions): Pr
     .withExposedPorts(...spec.containerPorts.map((container, i) => ({ container, host: hostPorts[i] ?? 0 })))
     .withStartupTimeout(readyTimeoutMs);
   if (spec.command !== undefined) builder = builder.withCommand(spec.command);
+  const files = Object.entries(spec.files ?? {});
+  if (files.length > 0) {
+    builder = builder.withCopyContentToContainer(files.map(([target, content]) => ({ content, target })));
+  }
   const container = await builder.start();
   const waitReady = (): Promise<void> =>
     waitUntil(`${spec.name} container ${container.getId().slice(0, 12)}`, () => spec.probe(hostPorts), readyTimeoutMs);
@@ -83,35 +90,48 @@ async function startContainer(spec: ContainerSpec, opts: StartServerOptions): Pr
   };
 }
 
-/** Starts `nats:2.10 -js` with testcontainers. */
+/** Starts `nats:2.10 -js` with testcontainers, with the users of identities.ts (`url`: the system user's). */
 export async function startContainerNats(opts: StartServerOptions = {}): Promise<NatsHandle> {
+  const auth = natsServerAuth();
   const server = await startContainer(
     {
       name: 'nats',
       image: 'nats:2.10',
-      command: ['-js', '-m', '8222'],
+      files: { '/etc/nats/cds-auth.conf': auth.config },
+      command: ['-c', '/etc/nats/cds-auth.conf', '-js', '-m', '8222'],
       containerPorts: [4222, 8222],
-      url: ([port]) => `nats://${HOST}:${port}`,
-      probe: ([port]) => probeNats(`nats://${HOST}:${port}`),
+      url: ([port]) => auth.url(`nats://${HOST}:${port}`),
+      probe: ([port]) => probeNats(auth.url(`nats://${HOST}:${port}`)),
     },
     opts,
   );
-  return Object.assign(server, { name: 'nats' as const, monitorUrl: `http://${HOST}:${server.ports[1]}` });
+  return Object.assign(server, {
+    name: 'nats' as const,
+    monitorUrl: `http://${HOST}:${server.ports[1]}`,
+    identities: auth.identities(`nats://${HOST}:${server.port}`),
+    // The container's log is not followed: its violations go unseen.
+    violations: () => [],
+  });
 }
 
-/** Starts `redis:7` with persistence off. */
-export function startContainerRedis(opts: StartServerOptions = {}): Promise<ServerHandle> {
-  return startContainer(
+/** Starts `redis:7` with persistence off and the ACL users of identities.ts (`url`: the default user's). */
+export async function startContainerRedis(opts: StartServerOptions = {}): Promise<RedisHandle> {
+  const auth = redisServerAuth();
+  const server = await startContainer(
     {
       name: 'redis',
       image: 'redis:7',
-      command: ['redis-server', '--save', '', '--appendonly', 'no'],
+      command: ['redis-server', '--save', '', '--appendonly', 'no', ...auth.args],
       containerPorts: [6379],
-      url: ([port]) => `redis://${HOST}:${port}`,
-      probe: ([port]) => probeRedis(HOST, port ?? 0),
+      url: ([port]) => auth.url(`redis://${HOST}:${port}`),
+      probe: ([port]) => probeRedis(auth.url(`redis://${HOST}:${port}`)),
     },
     opts,
   );
+  return Object.assign(server, {
+    name: 'redis' as const,
+    identities: auth.identities(`redis://${HOST}:${server.port}`),
+  });
 }
 
 /** Starts `mongo:7` (a real mongod, single node). */

@@ -13,6 +13,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     project.provide('redisUrl', infra.redisUrl);
     project.provide('mongoUrl', infra.mongoUrl);
     project.provide('mongoFlavor', infra.mongoFlavor);
+    project.provide('identities', infra.identities);
     project.provide('infraSources', infra.sources);
   } catch (err) {
     await infra.stop();

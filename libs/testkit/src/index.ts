@@ -1,6 +1,23 @@
 export { findOnPath, resolveMongoBinary, type MongoBinary } from './binaries.ts';
 export { isContainerRuntimeAvailable } from './container-servers.ts';
 export {
+  NATS_IDENTITIES,
+  NATS_PERMISSIONS,
+  NATS_SYSTEM_USER,
+  REDIS_ACL_RULES,
+  REDIS_IDENTITIES,
+  chartAclFiles,
+  natsAuthorizationConfig,
+  natsPasswordVariable,
+  redisPasswordVariable,
+  redisUserLines,
+  type InfraIdentities,
+  type NatsIdentity,
+  type NatsUser,
+  type RedisIdentity,
+  type SubjectPermissions,
+} from './identities.ts';
+export {
   resolveInfraPlan,
   startInfra,
   type Infra,
@@ -23,7 +40,15 @@ export { runNodeScript, type RunScriptOptions, type ScriptRun } from './run-scri
 export type { TestInfraContext } from './provided-context.ts';
 export { startMongo, startNats, startRedis } from './servers.ts';
 export { getTestInfra } from './spec-context.ts';
-export type { InfraSource, MongoFlavor, MongoHandle, NatsHandle, ServerHandle, StartServerOptions } from './types.ts';
+export type {
+  InfraSource,
+  MongoFlavor,
+  MongoHandle,
+  NatsHandle,
+  RedisHandle,
+  ServerHandle,
+  StartServerOptions,
+} from './types.ts';
 export { waitUntil } from './wait.ts';
 export {
   REPO_ROOT,

@@ -1,6 +1,7 @@
 import { isContainerRuntimeAvailable } from './container-servers.ts';
+import { NATS_IDENTITIES, REDIS_IDENTITIES, sharedIdentities, type InfraIdentities } from './identities.ts';
 import { startMongo, startNats, startRedis } from './servers.ts';
-import type { InfraSource, MongoFlavor, MongoHandle, NatsHandle, ServerHandle } from './types.ts';
+import type { InfraSource, MongoFlavor, MongoHandle, NatsHandle, RedisHandle, ServerHandle } from './types.ts';
 
 /** `auto`: containers when a Docker engine answers, else local binaries. */
 export type InfraMode = 'auto' | 'containers' | 'local';
@@ -64,13 +65,19 @@ export interface InfraOptions {
 
 /** The running test infrastructure: URLs for clients, handles for what we started. */
 export interface Infra {
+  /** NATS and Redis: the user that may do everything (tests, stream setup), never a service's. */
   natsUrl: string;
   redisUrl: string;
   mongoUrl: string;
   mongoFlavor: MongoFlavor;
+  /**
+   * Each component's own address (its NATS user and Redis user, identities.ts), what startSystem
+   * gives the services; a server from NATS_URL / REDIS_URL has only its given address for all.
+   */
+  identities: InfraIdentities;
   sources: { nats: InfraSource; redis: InfraSource; mongo: InfraSource };
   /** Handles of the servers the testkit started (env-provided ones are absent). */
-  servers: { nats?: NatsHandle; redis?: ServerHandle; mongo?: MongoHandle };
+  servers: { nats?: NatsHandle; redis?: RedisHandle; mongo?: MongoHandle };
   processes: ServerHandle[];
   /** Stops every server the testkit started; safe to call more than once. */
   stop(): Promise<void>;
@@ -116,9 +123,15 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   const urlOf = (p: ServicePlan, handle: ServerHandle | undefined): string =>
     p.source === 'env' ? p.url : (handle?.url ?? '');
   let stopped: Promise<void> | undefined;
+  const natsUrl = urlOf(plan.nats, nats);
+  const redisUrl = urlOf(plan.redis, redis);
   return {
-    natsUrl: urlOf(plan.nats, nats),
-    redisUrl: urlOf(plan.redis, redis),
+    natsUrl,
+    redisUrl,
+    identities: {
+      nats: nats?.identities ?? sharedIdentities(natsUrl, NATS_IDENTITIES),
+      redis: redis?.identities ?? sharedIdentities(redisUrl, REDIS_IDENTITIES),
+    },
     mongoUrl: urlOf(plan.mongo, mongo),
     mongoFlavor: mongo?.flavor ?? 'external',
     sources: {

@@ -1,11 +1,12 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveMongoBinary, requireBinary, type MongoBinary } from './binaries.ts';
+import { natsServerAuth, redisServerAuth } from './identities.ts';
 import { createManagedProcess, ServerStartError, type ManagedProcess } from './managed-process.ts';
 import { findFreePorts } from './ports.ts';
 import { probeMongo, probeNats, probeRedis } from './probes.ts';
-import type { MongoFlavor, MongoHandle, NatsHandle, ServerHandle, StartServerOptions } from './types.ts';
+import type { MongoFlavor, MongoHandle, NatsHandle, RedisHandle, ServerHandle, StartServerOptions } from './types.ts';
 
 const HOST = '127.0.0.1';
 const PORT_ATTEMPTS = 3;
@@ -17,8 +18,11 @@ interface LocalSpec {
   command: string;
   portCount: number;
   args: (ports: number[], dataDir: string) => string[];
+  /** Files written beside the data folder before the first start (name → content), e.g. a config. */
+  files?: Record<string, string>;
   url: (ports: number[]) => string;
   probe: (ports: number[]) => Promise<void>;
+  onLine?: (line: string) => void;
 }
 
 type LocalServer = ServerHandle & { readonly ports: number[] };
@@ -30,6 +34,9 @@ async function startLocal(spec: LocalSpec, opts: StartServerOptions): Promise<Lo
   const baseDir = opts.dir ?? (await mkdtemp(join(tmpdir(), `cds-${spec.name}-`)));
   const dataDir = join(baseDir, spec.name);
   await mkdir(dataDir, { recursive: true });
+  for (const [name, content] of Object.entries(spec.files ?? {})) {
+    await writeFile(join(baseDir, name), content, { mode: 0o600 });
+  }
 
   let proc: ManagedProcess | undefined;
   let ports: number[] = [];
@@ -41,6 +48,7 @@ async function startLocal(spec: LocalSpec, opts: StartServerOptions): Promise<Lo
       args: spec.args(ports, dataDir),
       probe: () => spec.probe(ports),
       readyTimeoutMs: opts.readyTimeoutMs ?? 30_000,
+      ...(spec.onLine !== undefined ? { onLine: spec.onLine } : {}),
     });
     try {
       await candidate.start();
@@ -81,28 +89,59 @@ async function startLocal(spec: LocalSpec, opts: StartServerOptions): Promise<Lo
   };
 }
 
-/** Starts `nats-server -js` on a free port (plus an HTTP monitor port) with its own store folder. */
+/**
+ * Starts `nats-server -js` on a free port (plus an HTTP monitor port) with its own store folder, and
+ * a config file of users (identities.ts, fresh passwords): `url` is the system user's.
+ */
 export async function startLocalNats(opts: StartServerOptions = {}): Promise<NatsHandle> {
   const command = requireBinary(opts.binary ?? 'nats-server', BOOTSTRAP_HINT, opts.env);
+  const auth = natsServerAuth();
+  const violations: string[] = [];
   const server = await startLocal(
     {
       name: 'nats',
+      // nats-server logs each refused publish or subscription: "Publish Violation - User ...".
+      onLine: (line) => {
+        if (/ Violation - /.test(line)) violations.push(line);
+      },
       label: 'nats-server',
       command,
       portCount: 2,
-      args: ([port, monitor], dataDir) => ['-js', '-a', HOST, '-p', `${port}`, '-m', `${monitor}`, '-sd', dataDir],
-      url: ([port]) => `nats://${HOST}:${port}`,
-      probe: ([port]) => probeNats(`nats://${HOST}:${port}`),
+      files: { 'nats-auth.conf': auth.config },
+      args: ([port, monitor], dataDir) => [
+        '-c',
+        join(dataDir, '..', 'nats-auth.conf'),
+        '-js',
+        '-a',
+        HOST,
+        '-p',
+        `${port}`,
+        '-m',
+        `${monitor}`,
+        '-sd',
+        dataDir,
+      ],
+      url: ([port]) => auth.url(`nats://${HOST}:${port}`),
+      probe: ([port]) => probeNats(auth.url(`nats://${HOST}:${port}`)),
     },
     opts,
   );
-  return Object.assign(server, { name: 'nats' as const, monitorUrl: `http://${HOST}:${server.ports[1]}` });
+  return Object.assign(server, {
+    name: 'nats' as const,
+    monitorUrl: `http://${HOST}:${server.ports[1]}`,
+    identities: auth.identities(`nats://${HOST}:${server.port}`),
+    violations: () => [...violations],
+  });
 }
 
-/** Starts `redis-server` on a free port with persistence off (tests need speed, not durability). */
-export async function startLocalRedis(opts: StartServerOptions = {}): Promise<ServerHandle> {
+/**
+ * Starts `redis-server` on a free port with persistence off (tests need speed, not durability) and
+ * its ACL users (identities.ts, fresh passwords): `url` is the default user's, with its password.
+ */
+export async function startLocalRedis(opts: StartServerOptions = {}): Promise<RedisHandle> {
   const command = requireBinary(opts.binary ?? 'redis-server', BOOTSTRAP_HINT, opts.env);
-  return startLocal(
+  const auth = redisServerAuth();
+  const server = await startLocal(
     {
       name: 'redis',
       label: 'redis-server',
@@ -121,12 +160,17 @@ export async function startLocalRedis(opts: StartServerOptions = {}): Promise<Se
         dataDir,
         '--daemonize',
         'no',
+        ...auth.args,
       ],
-      url: ([port]) => `redis://${HOST}:${port}`,
-      probe: ([port]) => probeRedis(HOST, port ?? 0),
+      url: ([port]) => auth.url(`redis://${HOST}:${port}`),
+      probe: ([port]) => probeRedis(auth.url(`redis://${HOST}:${port}`)),
     },
     opts,
   );
+  return Object.assign(server, {
+    name: 'redis' as const,
+    identities: auth.identities(`redis://${HOST}:${server.port}`),
+  });
 }
 
 /**

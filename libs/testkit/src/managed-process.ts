@@ -16,6 +16,8 @@ export interface ManagedProcessOptions {
   /** How long `stop()` waits after SIGTERM before sending SIGKILL. */
   stopTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Sees every line the child writes (stdout and stderr), beyond the last ones `output()` keeps. */
+  onLine?: (line: string) => void;
 }
 
 /** A child process we started, restartable with the same command line. */
@@ -58,6 +60,7 @@ export function createManagedProcess(opts: ManagedProcessOptions): ManagedProces
   const remember = (chunk: Buffer): void => {
     for (const line of chunk.toString('utf8').split('\n')) {
       if (line.trim() === '') continue;
+      opts.onLine?.(line);
       lines.push(line);
       if (lines.length > OUTPUT_LINES) lines.shift();
     }

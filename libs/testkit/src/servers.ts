@@ -1,6 +1,6 @@
 import { startContainerMongo, startContainerNats, startContainerRedis } from './container-servers.ts';
 import { startLocalMongo, startLocalNats, startLocalRedis } from './local-servers.ts';
-import type { MongoHandle, NatsHandle, ServerHandle, StartServerOptions } from './types.ts';
+import type { MongoHandle, NatsHandle, RedisHandle, StartServerOptions } from './types.ts';
 
 /**
  * Starts a private NATS server with JetStream (a local `nats-server` by default, or a container
@@ -11,7 +11,7 @@ export function startNats(opts: StartServerOptions = {}): Promise<NatsHandle> {
 }
 
 /** Starts a private Redis server (local `redis-server` by default). */
-export function startRedis(opts: StartServerOptions = {}): Promise<ServerHandle> {
+export function startRedis(opts: StartServerOptions = {}): Promise<RedisHandle> {
   return opts.source === 'container' ? startContainerRedis(opts) : startLocalRedis(opts);
 }
 

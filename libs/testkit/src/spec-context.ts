@@ -16,5 +16,6 @@ export function getTestInfra(): TestInfraContext {
     mongoUrl: inject('mongoUrl'),
     mongoFlavor: inject('mongoFlavor'),
     infraSources: inject('infraSources'),
+    identities: inject('identities'),
   };
 }

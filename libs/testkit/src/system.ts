@@ -4,6 +4,7 @@ import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { InfraIdentities } from './identities.ts';
 import { findFreePort } from './ports.ts';
 
 /** The repository root (libs/testkit/src/../../..). */
@@ -127,8 +128,11 @@ export async function waitForReady(
 }
 
 export interface SystemOptions {
-  natsUrl: string;
-  redisUrl: string;
+  /**
+   * The NATS and Redis address of each component (`Infra.identities`): every service runs as its own
+   * user, so a run proves each user's permissions sufficient (identities.ts).
+   */
+  identities: InfraIdentities;
   mongoUrl: string;
   /** Database of the read models. Default `cds`. */
   mongoDb?: string;
@@ -223,8 +227,8 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const gatewayCount = opts.gateways ?? 1;
   const firstGatewayPort =
     opts.gatewayPort !== undefined && (await portIsFree(opts.gatewayPort)) ? opts.gatewayPort : await findFreePort();
+  const { nats, redis } = opts.identities;
   const common = {
-    NATS_URL: opts.natsUrl,
     MONGODB_URL: opts.mongoUrl,
     MONGODB_DB: opts.mongoDb ?? 'cds',
     PUBLIC_BASE_URL: `http://localhost:${firstGatewayPort}`,
@@ -244,7 +248,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       ...base,
       service: 'ingest',
       name: 'ingest-admin',
-      env: envFor('ingest', { ADMIN_TOKEN: adminToken }),
+      env: envFor('ingest', { NATS_URL: nats.admin, ADMIN_TOKEN: adminToken }),
     });
     started.push(admin);
     await waitForReady(`${admin.url}/readyz`, { service: admin, timeoutMs });
@@ -256,7 +260,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
           ...base,
           service,
           name: numbered(service, i, count),
-          env: envFor(service),
+          env: envFor(service, { NATS_URL: nats[service] }),
         });
         list.push(proc);
         started.push(proc);
@@ -273,7 +277,11 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
         service: 'gateway',
         name: numbered('gateway', i, gatewayCount),
         ...(i === 0 ? { port: firstGatewayPort } : {}),
-        env: envFor('gateway', { REDIS_URL: opts.redisUrl, QUERY_URL: queries[i % queryCount]!.url }),
+        env: envFor('gateway', {
+          NATS_URL: nats.gateway,
+          REDIS_URL: redis.gateway,
+          QUERY_URL: queries[i % queryCount]!.url,
+        }),
       });
       gateways.push(gw);
       started.push(gw);
@@ -290,7 +298,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
           ...opts.env,
           MONGODB_URL: opts.mongoUrl,
           MONGODB_DB: d.mongoDb ?? 'cds_dashboard',
-          REDIS_URL: opts.redisUrl,
+          REDIS_URL: redis.dashboard,
           ADMIN_URL: admin.url,
           ADMIN_TOKEN: adminToken,
           // The webhook form checks commodity ids against the query service's catalog.
@@ -315,7 +323,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       const port = o.port !== undefined && (await portIsFree(o.port)) ? o.port : await findFreePort();
       const env = {
         ...opts.env,
-        NATS_URL: opts.natsUrl,
+        NATS_URL: nats.notifier,
         MONGODB_URL: opts.mongoUrl,
         WEBHOOKS_DB: o.webhooksDb ?? 'cds_webhooks',
         PUBLIC_API_ORIGIN: `http://localhost:${firstGatewayPort}`,

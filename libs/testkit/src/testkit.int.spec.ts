@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
-import { connect } from '@nats-io/transport-node';
+import { urlCredentials } from '@cds/config';
+import { connect as natsConnect, type ConnectionOptions } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   getTestInfra,
@@ -13,6 +14,12 @@ import {
   startRedis,
   type ServerHandle,
 } from './index.ts';
+
+/** A raw nats.js connection with the user of `url` (nats.js ignores credentials in a URL). */
+function connect(opts: ConnectionOptions & { servers: string }) {
+  const { address, user, password } = urlCredentials(opts.servers);
+  return natsConnect({ ...opts, servers: address, ...(user !== undefined ? { user, pass: password ?? '' } : {}) });
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -27,8 +34,7 @@ describe('shared infrastructure (globalSetup)', () => {
   it('provides answering servers to specs', async () => {
     const infra = getTestInfra();
     await probeNats(infra.natsUrl);
-    const redis = new URL(infra.redisUrl);
-    await probeRedis(redis.hostname, Number(redis.port));
+    await probeRedis(infra.redisUrl);
     await probeMongo(infra.mongoUrl);
     expect(['mongod', 'ferretdb', 'container', 'external']).toContain(infra.mongoFlavor);
   });
@@ -131,7 +137,7 @@ describe('server handles', () => {
     const before = redis.pid!;
     await redis.restart();
     expect(isAlive(before)).toBe(false);
-    await probeRedis(redis.host, redis.port);
+    await probeRedis(redis.url);
   });
 
   it('names the binary and shows its output when it fails to start', async () => {

@@ -4,11 +4,16 @@ export type MongoFlavor = 'mongod' | 'ferretdb' | 'container' | 'external';
 /** How a server was provided: from an environment URL, a container, or a local binary. */
 export type InfraSource = 'env' | 'container' | 'process';
 
+import type { NatsIdentity, RedisIdentity } from './identities.ts';
+
 /** A server started by the testkit, with the controls fault tests need. */
 export interface ServerHandle {
   readonly name: 'nats' | 'redis' | 'mongo';
   readonly source: Exclude<InfraSource, 'env'>;
-  /** Client URL, e.g. `nats://127.0.0.1:4222`; stable across `restart()`. */
+  /**
+   * Client URL, e.g. `nats://127.0.0.1:4222`; stable across `restart()`. NATS and Redis: with the
+   * user that may do everything (`cds-system`, Redis `default`), for tests and stream setup.
+   */
   readonly url: string;
   readonly host: string;
   readonly port: number;
@@ -30,6 +35,19 @@ export interface NatsHandle extends ServerHandle {
   readonly name: 'nats';
   /** HTTP monitoring endpoint (`/healthz`, `/jsz`, `/varz`). */
   readonly monitorUrl: string;
+  /** The address of each component, with its own user and permissions (identities.ts). */
+  readonly identities: Readonly<Record<NatsIdentity, string>>;
+  /**
+   * The permission violations the server logged so far (a user refused a publish or subscription),
+   * one line each; always empty for a container (its log is not followed).
+   */
+  violations(): string[];
+}
+
+export interface RedisHandle extends ServerHandle {
+  readonly name: 'redis';
+  /** The address of each component, with its own ACL user (identities.ts). */
+  readonly identities: Readonly<Record<RedisIdentity, string>>;
 }
 
 export interface MongoHandle extends ServerHandle {

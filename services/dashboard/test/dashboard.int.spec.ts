@@ -64,7 +64,7 @@ beforeAll(async () => {
   adminProcess = await startServiceProcess({
     service: 'ingest',
     name: 'dashboard-int-admin',
-    env: { NATS_URL: nats.url, ADMIN_TOKEN, LOG_LEVEL: 'warn' },
+    env: { NATS_URL: nats.identities.admin, ADMIN_TOKEN, LOG_LEVEL: 'warn' },
   });
   smtp = await startSmtpListener();
   store = await connectStore({ url: infra.mongoUrl, appName: 'dashboard-int' });

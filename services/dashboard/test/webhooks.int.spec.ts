@@ -75,12 +75,17 @@ beforeAll(async () => {
     startServiceProcess({
       service: 'ingest',
       name: 'webhooks-int-admin',
-      env: { NATS_URL: nats.url, ADMIN_TOKEN, LOG_LEVEL: 'warn' },
+      env: { NATS_URL: nats.identities.admin, ADMIN_TOKEN, LOG_LEVEL: 'warn' },
     }),
     startServiceProcess({
       service: 'query',
       name: 'webhooks-int-query',
-      env: { NATS_URL: nats.url, MONGODB_URL: infra.mongoUrl, MONGODB_DB: uniqueName('whcat'), LOG_LEVEL: 'warn' },
+      env: {
+        NATS_URL: nats.identities.query,
+        MONGODB_URL: infra.mongoUrl,
+        MONGODB_DB: uniqueName('whcat'),
+        LOG_LEVEL: 'warn',
+      },
     }),
   ]);
   store = await connectStore({ url: infra.mongoUrl, appName: 'webhooks-int' });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { KEYS_STREAM } from '@cds/contracts';
 import openapiDocument from '@cds/contracts/openapi.json' with { type: 'json' };
-import { loadConfig } from '@cds/config';
+import { keepTrying, loadConfig } from '@cds/config';
 import { connectMessaging, streamSpec } from '@cds/messaging';
 import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
 import { createRedis } from '@cds/redis';
@@ -30,14 +30,12 @@ const nowMs = () => Date.now();
 
 try {
   const messaging = await connectMessaging({ servers: config.NATS_URL, name: 'gateway' });
-  // Ingest owns the key stream's settings; create it only if this gateway starts first.
-  const exists = await messaging.jsm.streams.info(KEYS_STREAM).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) {
-    await messaging.ensureStream(streamSpec('keys', { replicas: config.JETSTREAM_REPLICAS }));
-  }
+  // The admin API creates the key stream (its NATS user alone may: docs/operations.md "Credentials");
+  // a gateway starting first waits for it. SIGTERM meanwhile ends the process (no handler yet).
+  await keepTrying('the key stream is not there yet', () => messaging.jsm.streams.info(KEYS_STREAM), {
+    signal: new AbortController().signal,
+    logger,
+  });
   const table = new KeyTable();
   registerKeyTableMetrics(metrics, table);
   // Redis is created before the followers: the SSE hub (fed by both) takes its stream slots there.

@@ -1,7 +1,8 @@
 import { COLLECTIONS, projectedSubject, type CatalogDoc } from '@cds/read-models';
 import { INDEXES, packCotBucket, packSeriesBucket } from '@cds/store';
 import { findFreePort, getTestInfra, startMongo, uniqueName, waitUntil, type MongoHandle } from '@cds/testkit';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connectNats } from '@cds/messaging';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -109,7 +110,7 @@ beforeAll(async () => {
       await db.collection(name).createIndex(spec.key, { name: spec.name, unique: spec.unique ?? false });
   }
   cache = createResponseCache({ maxEntries: 1000, maxBytes: 50_000_000, ttlMs: 60_000 });
-  nc = await connect({ servers: infra.natsUrl });
+  nc = await connectNats({ servers: infra.natsUrl, name: 'query-api-spec' });
   invalidation = subscribeInvalidations(nc, cache);
   await invalidation.ready;
   app = buildApp({

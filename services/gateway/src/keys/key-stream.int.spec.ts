@@ -1,14 +1,15 @@
 import { KEYS_STREAM, subjectFor, type KeyEvent } from '@cds/contracts';
 import { connectMessaging, streamSpec, type Messaging } from '@cds/messaging';
 import { createLogger } from '@cds/telemetry';
-import { startNats, waitUntil, type ServerHandle } from '@cds/testkit';
+import { startNats, waitUntil, type NatsHandle } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followKeyStream } from './key-stream.ts';
 import { KeyTable, hashKey } from './key-table.ts';
 
 // The key stream has a fixed name, so this file runs its own NATS server.
-let nats: ServerHandle;
+let nats: NatsHandle;
 let messaging: Messaging;
+let gateway: Messaging;
 const logger = createLogger({ name: 't', level: 'silent' });
 let n = 0;
 const publish = (type: KeyEvent['type'], data: Record<string, unknown>) => {
@@ -27,10 +28,13 @@ const key = (i: number) => i.toString(16).padStart(40, '0');
 beforeAll(async () => {
   nats = await startNats();
   messaging = await connectMessaging({ servers: nats.url, name: 'key-stream-spec' });
+  // The followers read as the gateway's NATS user (libs/testkit identities.ts): its permissions suffice.
+  gateway = await connectMessaging({ servers: nats.identities.gateway, name: 'key-stream-spec-gateway' });
   // The keys stream as the system defines it: compacted to one message per subject.
   await messaging.ensureStream(streamSpec('keys', { replicas: 1, duplicateWindowMs: 60_000 }));
 });
 afterAll(async () => {
+  await gateway.close();
   await messaging.close();
   await nats.stop();
 });
@@ -51,7 +55,7 @@ describe('followKeyStream', () => {
     await messaging.nc.flush();
 
     const table = new KeyTable();
-    const follower = await followKeyStream({ nc: messaging.nc, table, logger });
+    const follower = await followKeyStream({ nc: gateway.nc, table, logger });
     await follower.caughtUp;
     expect(follower.isCaughtUp()).toBe(true);
     expect(table.activeKeys).toBe(49);
@@ -77,7 +81,7 @@ describe('followKeyStream', () => {
     const account = 'acc_0000000c';
     await publish('account.created', { account_id: account, name: 'Churn', plan: 'free' });
     const table = new KeyTable();
-    const live = await followKeyStream({ nc: messaging.nc, table, logger });
+    const live = await followKeyStream({ nc: gateway.nc, table, logger });
     await live.caughtUp;
     // 300 keys created, 280 of them revoked again: a create-revoke loop.
     const churn = (i: number) => ({
@@ -101,7 +105,7 @@ describe('followKeyStream', () => {
     const info = await messaging.jsm.streams.info(KEYS_STREAM);
     expect(info.state.messages).toBe(1 + 300);
     const replayed = new KeyTable();
-    const late = await followKeyStream({ nc: messaging.nc, table: replayed, logger });
+    const late = await followKeyStream({ nc: gateway.nc, table: replayed, logger });
     await late.caughtUp;
     expect([replayed.activeKeys, replayed.accounts]).toEqual([20, 1]);
     for (const i of [0, 19]) expect(replayed.lookup(key(1_000 + i))).toMatchObject({ accountId: account });

@@ -10,13 +10,17 @@ import { followSyncState } from './sync-state.ts';
 // The bucket has a fixed name, so this file runs its own NATS server.
 let nats: NatsHandle;
 let messaging: Messaging;
+/** The follower reads as the gateway's NATS user (libs/testkit identities.ts): its permissions suffice. */
+let gateway: Messaging;
 const logger = createLogger({ name: 't', level: 'silent' });
 
 beforeAll(async () => {
   nats = await startNats();
   messaging = await connectMessaging({ servers: nats.url, name: 'sync-state-spec' });
+  gateway = await connectMessaging({ servers: nats.identities.gateway, name: 'sync-state-spec-gateway' });
 });
 afterAll(async () => {
+  await gateway.close();
   await messaging.close();
   await nats.stop();
 });
@@ -29,7 +33,7 @@ const status = (over: Partial<SourceSyncStatus> = {}): SourceSyncStatus => ({
   ...over,
 });
 
-const follow = () => followSyncState({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger, replicas: 1 });
+const follow = () => followSyncState({ nc: gateway.nc, js: gateway.js, jsm: gateway.jsm, logger, replicas: 1 });
 
 describe('the gateway follows the sync state bucket', () => {
   it('creates the bucket when no sync ran yet, then picks up every change live', async () => {

@@ -1,3 +1,4 @@
+import { urlCredentials } from '@cds/config';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import type { IngestEnv } from '../config.ts';
 import { createKvLedger } from '../publish/ledger.ts';
@@ -31,14 +32,17 @@ export async function withPublishing(
       timeoutMs: 5_000,
     });
   } catch (err) {
-    say(`error: cannot reach NATS at ${opts.natsUrl}: ${(err as Error).message}`);
+    // The address without its password (a wrong one reads "Authorization Violation").
+    say(`error: cannot reach NATS at ${urlCredentials(opts.natsUrl).address}: ${(err as Error).message}`);
     return 1;
   }
   try {
-    await ensureEventStreams(messaging, {
-      replicas: settings.STREAM_REPLICAS,
-      duplicateWindowMs: settings.DUPLICATE_WINDOW_MS,
-    });
+    // CDS_DATA only: the keys stream is the admin API's.
+    await ensureEventStreams(
+      messaging,
+      { replicas: settings.STREAM_REPLICAS, duplicateWindowMs: settings.DUPLICATE_WINDOW_MS },
+      ['data'],
+    );
     const ledger = opts.ledger ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS }) : undefined;
     let retriesReported = 0;
     let stored = 0;

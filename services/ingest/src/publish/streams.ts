@@ -7,7 +7,15 @@ export interface StreamSettings {
   duplicateWindowMs: number;
 }
 
-/** Creates (or aligns) the data and keys streams as libs/messaging defines them, with this deployment's settings. */
-export async function ensureEventStreams(messaging: Messaging, settings: StreamSettings): Promise<void> {
-  for (const name of ['data', 'keys'] as const) await messaging.ensureStream(streamSpec(name, settings));
+/**
+ * Creates (or aligns) the event streams as libs/messaging defines them, with this deployment's
+ * settings: both by default (the admin API at start); the data publisher passes `['data']`, as its
+ * NATS user may not touch CDS_KEYS (docs/operations.md "Credentials").
+ */
+export async function ensureEventStreams(
+  messaging: Messaging,
+  settings: StreamSettings,
+  which: readonly ('data' | 'keys')[] = ['data', 'keys'],
+): Promise<void> {
+  for (const name of which) await messaging.ensureStream(streamSpec(name, settings));
 }

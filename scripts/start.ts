@@ -1,7 +1,8 @@
 // `npm start`: the whole system on this machine. Starts NATS, Redis and a MongoDB API server (local
 // binaries, or the NATS_URL / REDIS_URL / MONGODB_URL given), every service as a child process, loads
-// the data (real COT reports when the CFTC's public reporting API answers, real EIA and NASS data when
-// EIA_API_KEY / NASS_API_KEY are set, demo data marked `source: "demo"` for the rest), creates one demo account and key per plan, waits until the API answers with data,
+// the data (the bundled snapshot of real data, then what is newer from each source that answers or
+// whose key is set; generated demo data only with `npm start -- --demo`), creates one demo account
+// and key per plan, waits until the API answers with data,
 // prints the base URL and the keys, starts the developer dashboard with one demo user per plan
 // (mails written to .cds/mail/) and the webhook notifier, and stops everything cleanly on Ctrl-C.
 // Service logs go to .cds/logs/; the addresses go to .cds/local.json for `npm run ingest` and
@@ -20,6 +21,10 @@ const MAIL_DIR = join(STATE, 'mail');
 const READY_TIMEOUT_MS = Number(process.env.CDS_START_TIMEOUT_MS ?? 120_000);
 const PLANS = ['free', 'professional', 'business', 'enterprise'] as const;
 const DATA_YEARS = Number(process.env.CDS_DEMO_YEARS ?? 3);
+/** The bundled snapshot of real data (docs/sources.md "The bundled snapshot"); CDS_SNAPSHOT_DIR overrides. */
+const SNAPSHOT_DIR = process.env.CDS_SNAPSHOT_DIR ?? join(REPO_ROOT, 'data', 'snapshot');
+/** `npm start -- --demo` (or CDS_DEMO=1): generated series fill what no real source covers. */
+const DEMO = process.argv.slice(2).includes('--demo') || ['1', 'true'].includes(process.env.CDS_DEMO ?? '');
 /** DNS and TCP connect to a source: an offline machine fails here at once (or within this deadline). */
 const CONNECT_DEADLINE_MS = 3_000;
 /** Then the first byte of an answer of the source's API. */
@@ -45,14 +50,13 @@ async function run(cmd: string[], env: Record<string, string>, quiet = false): P
 }
 
 /**
- * Whether the CFTC's public reporting API answers: a TCP connection (name lookup included) within
- * CONNECT_DEADLINE_MS, then the first byte of a one-row query within FIRST_BYTE_DEADLINE_MS.
+ * Whether a source answers: a TCP connection (name lookup included) within CONNECT_DEADLINE_MS,
+ * then the first byte of an answer to `probe` within FIRST_BYTE_DEADLINE_MS.
  */
-async function cftcReachable(): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const base = new URL(process.env.CFTC_API_URL ?? 'https://publicreporting.cftc.gov');
-  const port = Number(base.port || (base.protocol === 'http:' ? 80 : 443));
+async function reachable(probe: URL): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const port = Number(probe.port || (probe.protocol === 'http:' ? 80 : 443));
   const connected = await new Promise<string | undefined>((resolve) => {
-    const socket = connect({ host: base.hostname, port });
+    const socket = connect({ host: probe.hostname, port });
     const done = (reason?: string) => {
       clearTimeout(timer);
       socket.destroy();
@@ -62,78 +66,98 @@ async function cftcReachable(): Promise<{ ok: true } | { ok: false; reason: stri
     socket.once('connect', () => done());
     socket.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
   });
-  if (connected !== undefined) return { ok: false, reason: `${base.hostname}: ${connected}` };
+  if (connected !== undefined) return { ok: false, reason: `${probe.hostname}: ${connected}` };
   try {
-    // loaded only when the host answered: an offline start does not pay for importing the ingest package
-    const { CFTC_DATASETS } = await import('@cds/ingest');
-    const res = await fetch(new URL(`/resource/${CFTC_DATASETS.legacy}.json?$limit=1`, base), {
-      signal: AbortSignal.timeout(FIRST_BYTE_DEADLINE_MS),
-    });
+    const res = await fetch(probe, { signal: AbortSignal.timeout(FIRST_BYTE_DEADLINE_MS) });
     await res.body?.cancel();
-    return res.ok ? { ok: true } : { ok: false, reason: `${base.hostname} answered ${res.status}` };
+    return res.ok ? { ok: true } : { ok: false, reason: `${probe.hostname} answered ${res.status}` };
   } catch (err) {
     const reason = err instanceof Error && err.name === 'TimeoutError' ? 'no answer within 10 s' : String(err);
-    return { ok: false, reason: `${base.hostname}: ${reason}` };
+    return { ok: false, reason: `${probe.hostname}: ${reason}` };
   }
 }
 
-/** The day `years` before today (UTC), YYYY-MM-DD: where a real-data sync starts. */
+/** The day `years` before today (UTC), YYYY-MM-DD: where a sync starts for a source the snapshot lacks. */
 function yearsAgo(years: number): string {
   const d = new Date();
   d.setUTCFullYear(d.getUTCFullYear() - years);
   return d.toISOString().slice(0, 10);
 }
 
-/**
- * Loads the data: real COT reports when the CFTC answers, real EIA and NASS data when their keys
- * are set (each through `ingest sync` from DATA_YEARS back), and the demo for everything else, so
- * no series is fed twice. Returns one line per kind of data saying where it came from.
- */
-async function loadData(natsUrl: string): Promise<string[]> {
-  const env = { NATS_URL: natsUrl };
-  const since = yearsAgo(DATA_YEARS);
-  const real: ('cot' | 'eia' | 'nass')[] = [];
-  const used: string[] = [];
-  const sync = async (source: 'cftc' | 'eia' | 'nass', what: string): Promise<boolean> => {
-    say(`loading real ${what} since ${since} (ingest sync --source ${source})…`);
-    try {
-      await run(['services/ingest/src/cli.ts', 'sync', '--source', source, '--since', since, '--quiet'], env);
-      return true;
-    } catch (err) {
-      say(`the ${source} sync failed (${err instanceof Error ? err.message : String(err)}); demo data instead`);
-      return false;
-    }
-  };
+/** The sources `npm start` syncs after loading the snapshot: what each needs and how to probe it. */
+const LIVE_SOURCES = [
+  {
+    source: 'cftc',
+    what: 'COT reports (CFTC)',
+    probe: () =>
+      new URL('/resource/6dca-aqww.json?$limit=1', process.env.CFTC_API_URL ?? 'https://publicreporting.cftc.gov'),
+  },
+  {
+    source: 'worldbank',
+    what: 'Pink Sheet prices (World Bank)',
+    probe: () => new URL(process.env.WORLDBANK_PAGE_URL ?? 'https://www.worldbank.org/en/research/commodity-markets'),
+  },
+  { source: 'eia', what: 'EIA series', key: 'EIA_API_KEY' },
+  { source: 'nass', what: 'USDA NASS series', key: 'NASS_API_KEY' },
+] as const;
 
-  const cftc = await cftcReachable();
-  if (cftc.ok && (await sync('cftc', 'COT reports from the CFTC'))) {
-    real.push('cot');
-    used.push(`COT reports      real, CFTC public reporting API (source cftc:<format>:<code>), since ${since}`);
-  } else {
-    used.push(
-      `COT reports      demo (source "demo"): ${cftc.ok ? 'the CFTC sync failed' : `the CFTC is not reachable (${cftc.reason})`}`,
-    );
-  }
-  for (const [source, key, name] of [
-    ['eia', 'EIA_API_KEY', 'EIA'],
-    ['nass', 'NASS_API_KEY', 'USDA NASS'],
-  ] as const) {
-    const label = `${name} series`.padEnd(16);
-    if (!process.env[key]) {
-      used.push(`${label} demo (source "demo"): ${key} is not set`);
-    } else if (await sync(source, `${name} data`)) {
-      real.push(source);
-      used.push(`${label} real, ${name} API (source ${source}:<id>), since ${since}`);
-    } else {
-      used.push(`${label} demo (source "demo"): the ${name} sync failed`);
+/**
+ * Loads the data: first the bundled snapshot of real data (data/snapshot, on any machine, offline
+ * included), then whatever is newer from each source that answers (CFTC, World Bank) or whose key
+ * is set (EIA, NASS), through `ingest sync` from the snapshot's newest date of that source. With
+ * --demo (or CDS_DEMO=1), generated series, marked `source: "demo"`, fill what no real source
+ * covers. Returns one line per source saying what was loaded.
+ */
+async function loadData(natsUrl: string, demo: boolean): Promise<string[]> {
+  const env = { NATS_URL: natsUrl };
+  const used: string[] = [];
+  const { readManifest } = await import('@cds/ingest/snapshot');
+  const manifest = await readManifest(SNAPSHOT_DIR);
+  say(`loading the bundled snapshot of real data (built ${manifest.built_at.slice(0, 10)}, ${SNAPSHOT_DIR})…`);
+  await run(['services/ingest/src/cli.ts', 'backfill', '--snapshot', SNAPSHOT_DIR, '--quiet'], env);
+  const newest = new Map(manifest.sources.map((s) => [s.name, s.last_date]));
+  for (const s of manifest.sources)
+    used.push(`${s.name.padEnd(10)} snapshot ${s.first_date} … ${s.last_date} (${s.rows} rows; ${s.licence})`);
+
+  for (const live of LIVE_SOURCES) {
+    const label = live.source.padEnd(10);
+    if ('key' in live && !process.env[live.key]) {
+      used.push(`${label} no sync: ${live.key} is not set (free key: docs/sources.md)`);
+      continue;
+    }
+    if ('probe' in live) {
+      const answer = await reachable(live.probe());
+      if (!answer.ok) {
+        used.push(`${label} no sync: not reachable (${answer.reason})`);
+        continue;
+      }
+    }
+    const since = newest.get(live.source) ?? yearsAgo(DATA_YEARS);
+    say(`syncing ${live.what} since ${since} (ingest sync --source ${live.source})…`);
+    try {
+      await run(['services/ingest/src/cli.ts', 'sync', '--source', live.source, '--since', since, '--quiet'], env);
+      used.push(`${label} synced from the source since ${since}`);
+    } catch (err) {
+      used.push(`${label} sync failed (${err instanceof Error ? err.message : String(err)}): the snapshot stands`);
     }
   }
-  const without = real.length > 0 ? ['--without', real.join(',')] : [];
-  say(
-    `loading the demo data (the whole catalog, ${DATA_YEARS} years up to today${real.length > 0 ? `, without ${real.join(', ')}` : ''})…`,
-  );
-  await run(['services/ingest/src/cli.ts', 'backfill', '--demo', '--years', String(DATA_YEARS), ...without], env);
-  used.push('futures prices   demo (source "demo"): no free official source');
+  if (demo) {
+    say(`adding generated demo data (${DATA_YEARS} years) where no real source covers a series…`);
+    await run(
+      [
+        'services/ingest/src/cli.ts',
+        'backfill',
+        '--demo',
+        '--years',
+        String(DATA_YEARS),
+        '--without',
+        'cot,eia,nass,worldbank,ams',
+        '--quiet',
+      ],
+      env,
+    );
+    used.push('demo       generated (source "demo", price_basis "demo") for what no real source covers');
+  }
   return used;
 }
 
@@ -177,8 +201,8 @@ async function main(): Promise<void> {
 
   say('starting the ingest admin API, projector, query, gateway, dashboard and notifier (logs in .cds/logs/)…');
   system = await startSystem({
-    natsUrl: infra.natsUrl,
-    redisUrl: infra.redisUrl,
+    // Each service runs as its own NATS and Redis user (libs/testkit identities.ts).
+    identities: infra.identities,
     mongoUrl: infra.mongoUrl,
     gatewayPort: Number(process.env.PORT ?? 8080),
     logDir: LOGS,
@@ -188,9 +212,9 @@ async function main(): Promise<void> {
     // WEBHOOK_ALLOW_PRIVATE (`host:port,...`) lets the dashboard save, and the notifier call, a
     // receiver on this machine or network: local trials only, never set in a cluster.
     notifier: { port: Number(process.env.NOTIFIER_PORT ?? 8085), mailDir: MAIL_DIR, allowPrivate },
-    // Futures prices are always generated here (no free official source): GET /status says `demo: true`.
+    // With --demo, generated series fill the gaps: GET /status then says `demo: true`.
     serviceEnv: {
-      gateway: { DEMO_DATA: 'true' },
+      gateway: { DEMO_DATA: DEMO ? 'true' : 'false' },
       ...(allowPrivate.length > 0 ? { dashboard: { WEBHOOK_ALLOW_PRIVATE: allowPrivate.join(',') } } : {}),
     },
     onUnexpectedExit: (svc, code, signal) => {
@@ -207,10 +231,11 @@ async function main(): Promise<void> {
 
   writeFileSync(
     LOCAL_ENV,
-    `${JSON.stringify({ natsUrl: infra.natsUrl, mongoUrl: infra.mongoUrl, redisUrl: infra.redisUrl, adminUrl, adminToken, gatewayUrl }, null, 2)}\n`,
+    // natsUrl: the data publisher's NATS user, which `npm run ingest` uses from this file.
+    `${JSON.stringify({ natsUrl: infra.identities.nats.ingest, mongoUrl: infra.mongoUrl, redisUrl: infra.redisUrl, adminUrl, adminToken, gatewayUrl }, null, 2)}\n`,
   );
 
-  const sources = await loadData(infra.natsUrl);
+  const sources = await loadData(infra.identities.nats.ingest, DEMO);
   say(`data sources:\n${sources.map((l) => `          ${l}`).join('\n')}`);
 
   const keys: Record<string, string> = {};
@@ -245,14 +270,14 @@ async function main(): Promise<void> {
   }
   const dashboardUrl = system.dashboardUrl ?? '';
 
-  say('waiting until the API serves the demo data…');
+  say('waiting until the API serves the data…');
   // Ready = a request through the gateway returns projected data (key propagated, read model built).
   const probe = `${gatewayUrl}/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&limit=1&sort_order=desc`;
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     const res = await fetch(probe, { headers: { authorization: `Bearer ${keys.enterprise}` } }).catch(() => undefined);
     if (res?.ok && ((await res.json()) as { data: unknown[] }).data.length > 0) break;
-    if (Date.now() > deadline) throw new Error(`the API did not serve demo data within ${READY_TIMEOUT_MS / 1000} s`);
+    if (Date.now() > deadline) throw new Error(`the API did not serve data within ${READY_TIMEOUT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 500));
   }
 
@@ -269,7 +294,7 @@ async function main(): Promise<void> {
       PLANS.map((p) => `    ${pad(p)} ${keys[p]}`).join('\n') +
       `\n\n  Try:\n` +
       `    curl -H "Authorization: Bearer ${keys.business}" \\\n` +
-      `      "${gatewayUrl}/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&limit=5&sort_order=desc"\n` +
+      `      "${gatewayUrl}/api/v1/commodities/GOLD/series?type=price&limit=5&sort_order=desc"\n` +
       `  Follow change notifications as new data lands (docs/notifications.md):\n` +
       `    curl -N -H "Authorization: Bearer ${keys.business}" "${gatewayUrl}/api/v1/events"\n\n` +
       `  Data (meta.source and each series' source in the commodity detail say which):\n` +

@@ -1,18 +1,21 @@
 /// <reference lib="dom" />
 // The dashboard's data explorer in a real browser against the real API: the system with one gateway
-// and the demo data (as npm start loads it), a small page serving the explorer's HTML and assets
-// under a strict CSP, and Chromium driven by playwright-core. What the page drew must be what the
-// API serves for the same request; the key must never be persisted.
+// and data of every shape a price now has: real numbers through the ingest CLI (the EIA's daily WTI
+// spot price, value only; the World Bank's monthly averages), demo data (daily OHLCV, COT) for one
+// commodity, and none for PALLADIUM, which has only its price note. A small page serves the
+// explorer's HTML and assets under a strict CSP, and Chromium is driven by playwright-core. What the
+// page drew must be what the API serves for the same request; the key must never be persisted.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './support/browser.ts';
+import { COMMODITIES, createPublisher, generateDemoItems, runIngest } from '@cds/ingest';
 import { connectMessaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startE2E, type E2E } from './support/harness.ts';
+import { eventually, FIXTURES, startE2E, type E2E } from './support/harness.ts';
 import { waitForProjections } from './support/projections.ts';
 
 /** The explorer module's interface (services/dashboard/src/explorer/index.ts). */
@@ -27,6 +30,18 @@ const { registerExplorerAssets, renderExplorer } = (await import(
 )) as ExplorerModule;
 const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts', 'explorer');
 const ASSETS = '/dashboard/explorer';
+/** The one commodity with demo data (daily OHLCV, volume, open interest, COT, fundamentals). */
+const DEMO = 'NATURAL_GAS';
+/** Real files through the ingest CLI: WTI spot (EIA, daily, value only); the Pink Sheet (monthly averages). */
+const EIA_WTI = join(FIXTURES, 'eia_rwtc_wti_spot_daily_2022_excerpt.csv');
+const PINK_SHEET = join(
+  REPO_ROOT,
+  'services',
+  'ingest',
+  'test',
+  'fixtures',
+  'worldbank_pink_sheet_2025-12_excerpt.xlsx',
+);
 
 let e2e: E2E;
 let site: FastifyInstance;
@@ -41,27 +56,42 @@ const isoDaysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).to
 
 beforeAll(async () => {
   e2e = await startE2E({ gateways: 1 });
-  const demo = await e2e.ingest(['backfill', '--demo', '--years', '1']);
-  expect(demo.code, demo.stderr).toBe(0);
-  key = (await e2e.account('enterprise')).key;
-  await eventually(
-    'demo data served',
-    async () => {
-      const px = await e2e.get('/api/v1/commodities/GOLD/series?type=price&limit=1&sort_order=desc', {
-        key,
-        validate: false,
-      });
-      const cot = await e2e.get('/api/v1/commodities/GOLD/cot?format=disaggregated&per_page=1', {
-        key,
-        validate: false,
-      });
-      return px.status === 200 && px.json.data.length > 0 && cot.status === 200 && cot.json.data.length > 0;
-    },
-    120_000,
-  );
-  // Some points are served; the tests compare whole series with the API: wait for all of them.
+  for (const [source, file] of [
+    ['eia', EIA_WTI],
+    ['worldbank', PINK_SHEET],
+  ] as const) {
+    const real = await e2e.ingest(['backfill', '--source', source, '--file', file, '--quiet']);
+    expect(real.code, real.stderr).toBe(0);
+  }
   const messaging = await connectMessaging({ servers: e2e.infra.natsUrl, name: 'explorer-e2e' });
   try {
+    // Demo data for one commodity only (`npm start -- --demo` makes it for all): PALLADIUM keeps
+    // no price series, as without --demo. The catalog goes with it, as the CLI publishes it.
+    const demo = await runIngest({
+      items: generateDemoItems({ commodities: [DEMO], years: 1 }),
+      publisher: createPublisher({ js: messaging.js }),
+      catalog: COMMODITIES.map((c) => c.entry),
+      source: 'demo',
+    });
+    expect(demo.eventsPublished).toBeGreaterThan(0);
+    key = (await e2e.account('enterprise')).key;
+    await eventually(
+      'real and demo data served',
+      async () => {
+        const served = async (path: string) => {
+          const res = await e2e.get(path, { key, validate: false });
+          return res.status === 200 && res.json.data.length > 0;
+        };
+        return (
+          (await served(`/api/v1/commodities/${DEMO}/series?type=price&limit=1&sort_order=desc`)) &&
+          (await served(`/api/v1/commodities/${DEMO}/cot?format=disaggregated&per_page=1`)) &&
+          (await served('/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&start_date=2022-01-01&limit=1')) &&
+          (await served('/api/v1/commodities/GOLD/series?type=price&start_date=2024-01-01&limit=1'))
+        );
+      },
+      120_000,
+    );
+    // Some points are served; the tests compare whole series with the API: wait for all of them.
     await waitForProjections(messaging, 120_000);
   } finally {
     await messaging.close();
@@ -159,6 +189,60 @@ async function fromApi(url: string): Promise<{ data: Record<string, unknown>[] }
 
 const byDate = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.date).localeCompare(String(b.date));
 
+/** What the page shows about the chart: how it drew, the legend, the source line, the note. */
+async function chartFacts(): Promise<{
+  drawing: string | undefined;
+  legend: string[];
+  source: string | null;
+  attribution: string | null;
+  note: string | null;
+}> {
+  const source = page.locator('#cdsx-source');
+  const visible = await source.isVisible();
+  const note = page.getByRole('note');
+  return {
+    drawing: await page
+      .locator('#cdsx-chart')
+      .getAttribute('data-drawing')
+      .then((d) => d ?? undefined),
+    legend: await page.locator('#cdsx-legend li').allTextContents(),
+    source: visible ? await source.textContent() : null,
+    attribution: visible ? await source.locator('.cdsx-attribution').textContent() : null,
+    note: (await note.isVisible()) ? await note.textContent() : null,
+  };
+}
+
+/** The source line sits under the chart, inside its card, and overlaps nothing else there. */
+async function expectSourceUnderChart(): Promise<void> {
+  const chart = (await page.locator('#cdsx-chart').boundingBox())!;
+  const legend = (await page.locator('#cdsx-legend').boundingBox())!;
+  const source = (await page.locator('#cdsx-source').boundingBox())!;
+  const card = (await page.locator('#cdsx-chart-card').boundingBox())!;
+  expect(source.y).toBeGreaterThanOrEqual(chart.y + chart.height);
+  expect(source.y).toBeGreaterThanOrEqual(legend.y + legend.height);
+  expect(source.y + source.height).toBeLessThanOrEqual(card.y + card.height);
+  expect(source.height).toBeGreaterThan(0);
+}
+
+/** The values of the options a select offers (not hidden, not disabled). */
+async function offeredOptions(label: string): Promise<string[]> {
+  return page
+    .getByLabel(label)
+    .locator('option')
+    .evaluateAll((os) => (os as HTMLOptionElement[]).filter((o) => !o.disabled && !o.hidden).map((o) => o.value));
+}
+
+/** The commodity's detail, straight from the API. */
+async function detailOf(slug: string): Promise<{
+  name: string;
+  price_note?: string;
+  available_series: { type: string; frequency: string; first_date: string; last_date: string; price_basis?: string }[];
+}> {
+  const res = await e2e.get(`/api/v1/commodities/${slug}`, { key });
+  expect(res.status).toBe(200);
+  return res.json.data;
+}
+
 describe('data explorer', () => {
   it('serves its assets from the service with a strict type and a long cache', async () => {
     for (const [name, type] of [
@@ -187,12 +271,13 @@ describe('data explorer', () => {
     for (const s of sources) expect(new URL(s).origin).toBe(siteUrl);
   });
 
-  it('draws price candlesticks with volume exactly as the API serves them, and shows the curl', async () => {
+  it('draws demo price candlesticks with volume exactly as the API serves them, says they are demo data, and shows the curl', async () => {
     const start = isoDaysAgo(120);
-    const held = await show({ key, commodity: 'GOLD', kind: 'price', start });
-    const expectedUrl = `${e2e.gatewayUrl()}/api/v1/commodities/GOLD/series?type=price&start_date=${start}`;
+    const held = await show({ key, commodity: DEMO, kind: 'price', start });
+    const expectedUrl = `${e2e.gatewayUrl()}/api/v1/commodities/${DEMO}/series?type=price&start_date=${start}`;
     expect(held.url).toBe(expectedUrl);
-    const api = await fromApi(expectedUrl);
+    const api = (await fromApi(expectedUrl)) as Awaited<ReturnType<typeof fromApi>> & { meta: Record<string, string> };
+    expect(api.meta).toMatchObject({ price_basis: 'demo', source: 'demo' });
     expect(api.data.length).toBeGreaterThan(50);
     const expected = api.data
       .map((p) => ({ date: p.date, open: p.open, high: p.high, low: p.low, close: p.close, volume: p.volume }))
@@ -207,6 +292,15 @@ describe('data explorer', () => {
     const curl = await page.locator('#cdsx-curl').textContent();
     expect(curl).toBe(`curl -H "Authorization: Bearer $KEY" \\\n  '${expectedUrl}'`);
     expect(curl).not.toContain(key);
+    const detail = await detailOf(DEMO);
+    const facts = await chartFacts();
+    expect(facts.drawing).toBe('candles');
+    expect(facts.legend).toEqual([`${detail.name} — demo data (generated), ${api.meta.unit}`, 'Volume']);
+    expect(facts.attribution).toBe(api.meta.attribution);
+    expect(facts.source).toBe(`Source: ${api.meta.attribution} · demo`);
+    await expectSourceUnderChart();
+    // The kind selector offers what the commodity lists, nothing else.
+    expect((await offeredOptions('Kind')).sort()).toEqual(detail.available_series.map((s) => s.type).sort());
     await page.screenshot({ path: join(ARTIFACTS, 'price-candles.png'), fullPage: true });
   });
 
@@ -214,7 +308,7 @@ describe('data explorer', () => {
     const start = isoDaysAgo(200);
     const held = await show({ kind: 'open_interest', start, frequency: 'weekly', transform: 'change', limit: '20' });
     const expectedUrl =
-      `${e2e.gatewayUrl()}/api/v1/commodities/GOLD/series?type=open_interest&start_date=${start}` +
+      `${e2e.gatewayUrl()}/api/v1/commodities/${DEMO}/series?type=open_interest&start_date=${start}` +
       `&frequency=weekly&transform=change&limit=20`;
     expect(held.url).toBe(expectedUrl);
     const api = await fromApi(expectedUrl);
@@ -222,6 +316,8 @@ describe('data explorer', () => {
     const expected = api.data.map((p) => ({ date: p.date, value: p.value })).sort(byDate);
     expect(held.points).toEqual(expected);
     expect(held.dataPoints).toEqual(expected);
+    expect((await chartFacts()).drawing).toBe('line');
+    expect((await chartFacts()).legend).toEqual([`${(await detailOf(DEMO)).name} — open interest, change, contracts`]);
     await page.screenshot({ path: join(ARTIFACTS, 'open-interest-line.png'), fullPage: true });
   });
 
@@ -231,7 +327,7 @@ describe('data explorer', () => {
     await page.getByLabel('Limit').fill('');
     const held = await show({ kind: 'cot_disaggregated', start: isoDaysAgo(300) });
     expect(await page.getByLabel('Frequency').isVisible()).toBe(false);
-    const expectedUrl = `${e2e.gatewayUrl()}/api/v1/commodities/GOLD/cot?format=disaggregated&start_date=${isoDaysAgo(300)}&per_page=100&page=1`;
+    const expectedUrl = `${e2e.gatewayUrl()}/api/v1/commodities/${DEMO}/cot?format=disaggregated&start_date=${isoDaysAgo(300)}&per_page=100&page=1`;
     expect(held.url).toBe(expectedUrl);
     const api = await fromApi(expectedUrl);
     expect(api.data.length).toBeGreaterThan(20);
@@ -253,8 +349,114 @@ describe('data explorer', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'cot-disaggregated.png'), fullPage: true });
   });
 
+  it('draws a spot price (value only) as a line, naming its basis, unit and source under the chart', async () => {
+    // The excerpt ends in 2022: without dates (the last 12 months) the page says where the data is.
+    const none = await show({ commodity: 'CRUDE_OIL_WTI', kind: 'price', start: '', end: '' });
+    expect(none.points).toEqual([]);
+    expect(await page.locator('#cdsx-table thead').textContent()).toBe(
+      'No data for this request: the price series of Crude Oil WTI runs from 2022-09-01 to 2022-11-28 ' +
+        '(without dates, the API answers the last 12 months).',
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'spot-price-no-data-in-range.png'), fullPage: true });
+    const held = await show({ start: '2022-09-01', end: '2022-11-30' });
+    const expectedUrl = `${e2e.gatewayUrl()}/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&start_date=2022-09-01&end_date=2022-11-30`;
+    expect(held.url).toBe(expectedUrl);
+    const api = (await fromApi(expectedUrl)) as { data: Record<string, unknown>[]; meta: Record<string, string> };
+    expect(api.meta).toMatchObject({ price_basis: 'spot', source: 'eia:RWTC', frequency: 'daily', unit: 'USD/bbl' });
+    // the 61 trading days of the excerpt, value only
+    expect(api.data.length).toBe(61);
+    expect(api.data.every((p) => p.open === undefined && p.close === undefined)).toBe(true);
+    const expected = api.data.map((p) => ({ date: p.date, value: p.value })).sort(byDate);
+    expect(held.points).toEqual(expected);
+    expect(held.dataPoints).toEqual(expected);
+    const facts = await chartFacts();
+    // a line: no candlesticks, no volume pane
+    expect(facts.drawing).toBe('line');
+    expect(held.points.every((p) => !('open' in p))).toBe(true);
+    const detail = await detailOf('CRUDE_OIL_WTI');
+    expect(facts.legend).toEqual([`${detail.name} — spot price, USD/bbl`]);
+    // The EIA's attribution reads "Source: …" itself: no second label.
+    expect(facts.attribution).toBe(api.meta.attribution);
+    expect(facts.source).toBe(`${api.meta.attribution} · eia:RWTC`);
+    await expectSourceUnderChart();
+    expect(await page.locator('#cdsx-table thead th').allTextContents()).toEqual(['Date', 'Value']);
+    expect(await page.locator('#cdsx-caption').textContent()).toContain('spot price, daily, USD/bbl');
+    expect(await page.locator('#cdsx-kind-hint').innerText()).toBe('Spot price · daily\n2022-09-01 to 2022-11-28');
+    // A daily series may be asked for at any frequency.
+    expect(await offeredOptions('Frequency')).toEqual(['', 'daily', 'weekly', 'monthly']);
+    await page.screenshot({ path: join(ARTIFACTS, 'spot-price-line.png'), fullPage: true });
+  });
+
+  it('draws a monthly average at its own dates, with its attribution, and offers no finer frequency', async () => {
+    const held = await show({ commodity: 'GOLD', kind: 'price', start: '2024-01-01', end: '' });
+    const expectedUrl = `${e2e.gatewayUrl()}/api/v1/commodities/GOLD/series?type=price&start_date=2024-01-01`;
+    expect(held.url).toBe(expectedUrl);
+    const api = (await fromApi(expectedUrl)) as { data: Record<string, unknown>[]; meta: Record<string, string> };
+    expect(api.meta).toMatchObject({
+      price_basis: 'monthly_average',
+      source: 'worldbank:GOLD',
+      frequency: 'monthly',
+      unit: 'USD/troy oz',
+      attribution: 'The World Bank: Commodity Price Data (The Pink Sheet), CC BY 4.0',
+    });
+    expect(api.data.length).toBeGreaterThan(5);
+    // one point a month at the API's dates: nothing filled in between
+    const expected = api.data.map((p) => ({ date: p.date, value: p.value })).sort(byDate);
+    expect(held.points).toEqual(expected);
+    const facts = await chartFacts();
+    expect(facts.drawing).toBe('line');
+    expect(facts.legend).toEqual(['Gold — monthly average, USD/troy oz']);
+    expect(facts.attribution).toBe(api.meta.attribution);
+    expect(facts.source).toBe(
+      'Source: The World Bank: Commodity Price Data (The Pink Sheet), CC BY 4.0 · worldbank:GOLD',
+    );
+    await expectSourceUnderChart();
+    // Gold offers its price only (no demo data for it), and nothing finer than monthly.
+    expect(await offeredOptions('Kind')).toEqual(['price']);
+    expect(await offeredOptions('Frequency')).toEqual(['', 'monthly']);
+    expect(await page.getByLabel('Frequency').locator('option[value=""]').textContent()).toBe('Native (monthly)');
+    const gold = (await detailOf('GOLD')).available_series.find((s) => s.type === 'price') as {
+      first_date: string;
+      last_date: string;
+    };
+    expect(await page.locator('#cdsx-kind-hint').innerText()).toBe(
+      `Monthly average · monthly\n${gold.first_date} to ${gold.last_date}`,
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'monthly-average-line.png'), fullPage: true });
+    // On a phone-sized screen the legend and the source wrap under the chart, still inside its card.
+    await page.setViewportSize({ width: 400, height: 800 });
+    await page.mouse.move(0, 0);
+    await expectSourceUnderChart();
+    await page.locator('#cdsx-chart-card').screenshot({ path: join(ARTIFACTS, 'monthly-average-narrow.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('shows the price note of a commodity without a price series, instead of a chart or an error', async () => {
+    const detail = await detailOf('PALLADIUM');
+    expect(detail.price_note).toBeTruthy();
+    expect(detail.available_series.some((s) => s.type === 'price')).toBe(false);
+    await page.getByLabel('Commodity').fill('PALLADIUM');
+    await page.getByLabel('Commodity').press('Tab');
+    await page.waitForSelector('#cdsx[data-commodity="PALLADIUM"]');
+    // the note is there as soon as the commodity is chosen
+    expect((await chartFacts()).note).not.toBeNull();
+    expect(await page.locator('#cdsx-note-title').textContent()).toBe(`${detail.name} has no price series`);
+    expect(await page.locator('#cdsx-note-text').textContent()).toBe(detail.price_note);
+    expect(await offeredOptions('Kind')).toEqual(detail.available_series.map((s) => s.type));
+    const held = await show({});
+    expect(held.url).toBeNull();
+    expect(held.points).toEqual([]);
+    expect(await page.getByRole('alert').isVisible()).toBe(false);
+    expect(await page.locator('#cdsx-results').isVisible()).toBe(false);
+    expect(await page.getByRole('note').textContent()).toContain(detail.price_note);
+    expect(await page.locator('#cdsx-status').textContent()).toBe(
+      `${detail.name} has no price series: see the note below.`,
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'no-price-note.png'), fullPage: true });
+  });
+
   it("shows the API's own error for a bad key", async () => {
-    const held = await show({ key: 'f'.repeat(40), kind: 'price' });
+    const held = await show({ key: 'f'.repeat(40), commodity: DEMO, kind: 'price' });
     expect(held.points).toEqual([]);
     const alert = page.getByRole('alert');
     expect(await alert.isVisible()).toBe(true);

@@ -856,12 +856,10 @@ describe('chart specifics per value set', () => {
     const gw = env(objects, 'cds-gateway');
     expect(gw.find((e) => e.name === 'REDIS_URL')?.valueFrom?.secretKeyRef).toEqual({
       name: 'cds-infra',
-      key: 'redis-url',
+      key: 'redis-url-gateway',
     });
-    expect(gw.find((e) => e.name === 'MONGODB_URL')?.valueFrom?.secretKeyRef).toEqual({
-      name: 'cds-infra',
-      key: 'mongodb-url',
-    });
+    // Least privilege: the gateway uses no MongoDB, so it has no address (nor credentials) for it.
+    expect(gw.find((e) => e.name === 'MONGODB_URL')).toBeUndefined();
     expect(gw).toContainEqual({ name: 'QUERY_URL', value: 'http://cds-query:8081' });
     // Stream caps scaled with the 512Mi limit.
     expect(gw).toEqual(
@@ -879,7 +877,7 @@ describe('chart specifics per value set', () => {
     const dash = env(objects, 'cds-dashboard');
     expect(dash.find((e) => e.name === 'REDIS_URL')?.valueFrom?.secretKeyRef).toEqual({
       name: 'cds-infra',
-      key: 'redis-url',
+      key: 'redis-url-dashboard',
     });
     expect(dash.find((e) => e.name === 'SESSION_SECRET')?.valueFrom?.secretKeyRef).toEqual({
       name: 'cds-app',
@@ -901,7 +899,7 @@ describe('chart specifics per value set', () => {
     const notifier = env(objects, 'cds-notifier');
     expect(notifier.find((e) => e.name === 'NATS_URL')?.valueFrom?.secretKeyRef).toEqual({
       name: 'cds-infra',
-      key: 'nats-url',
+      key: 'nats-url-notifier',
     });
     expect(notifier.find((e) => e.name === 'SMTP_URL')?.valueFrom?.secretKeyRef).toEqual({
       name: 'cds-app',
@@ -931,6 +929,51 @@ describe('chart specifics per value set', () => {
         ports: [{ port: 'http', protocol: 'TCP' }],
       },
     ]);
+  });
+
+  it('production: each component connects as its own user, and only to the servers it uses (issue #22)', () => {
+    const objects = renderChart('ci/production-values.yaml', release, namespace);
+    const infraKeys = (e: ReturnType<typeof env>) =>
+      Object.fromEntries(
+        e
+          .filter((v) => ['NATS_URL', 'MONGODB_URL', 'REDIS_URL'].includes(v.name))
+          .map((v) => [v.name, `${v.valueFrom?.secretKeyRef.name}/${v.valueFrom?.secretKeyRef.key}`]),
+      );
+    expect(infraKeys(env(objects, 'cds-gateway'))).toEqual({
+      NATS_URL: 'cds-infra/nats-url-gateway',
+      REDIS_URL: 'cds-infra/redis-url-gateway',
+    });
+    expect(infraKeys(env(objects, 'cds-query'))).toEqual({
+      NATS_URL: 'cds-infra/nats-url-query',
+      MONGODB_URL: 'cds-infra/mongodb-url-query',
+    });
+    for (const p of ['catalog', 'series', 'cot']) {
+      expect(infraKeys(env(objects, `cds-projector-${p}`))).toEqual({
+        NATS_URL: 'cds-infra/nats-url-projector',
+        MONGODB_URL: 'cds-infra/mongodb-url-projector',
+      });
+    }
+    // The admin API is the only holder of the NATS user that may publish key events.
+    expect(infraKeys(env(objects, 'cds-ingest'))).toEqual({ NATS_URL: 'cds-infra/nats-url-admin' });
+    expect(infraKeys(env(objects, 'cds-dashboard'))).toEqual({
+      MONGODB_URL: 'cds-infra/mongodb-url-dashboard',
+      REDIS_URL: 'cds-infra/redis-url-dashboard',
+    });
+    expect(infraKeys(env(objects, 'cds-notifier'))).toEqual({
+      NATS_URL: 'cds-infra/nats-url-notifier',
+      MONGODB_URL: 'cds-infra/mongodb-url-notifier',
+    });
+    // The scheduled runs, which parse data from the internet, publish data only.
+    const jobs = objects.filter((o) => o.kind === 'CronJob');
+    expect(jobs.length).toBeGreaterThan(0);
+    for (const cj of jobs) {
+      expect(infraKeys(cj.spec.jobTemplate.spec.template.spec.containers[0].env)).toEqual({
+        NATS_URL: 'cds-infra/nats-url-ingest',
+      });
+    }
+    // No shared, credential-less URL beside them.
+    const cm = objects.find((o) => o.kind === 'ConfigMap')!;
+    expect([cm.data.NATS_URL, cm.data.MONGODB_URL, cm.data.REDIS_URL]).toEqual([undefined, undefined, undefined]);
   });
 
   it('production: the alert rules of notifications, on metrics the notifier and the gateways export', () => {

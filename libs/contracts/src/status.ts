@@ -3,12 +3,13 @@ import { RequestId } from './primitives.ts';
 import { documented } from './registry.ts';
 
 /** The official sources `ingest sync` keeps up to date. */
-export const SYNC_SOURCE_NAMES = ['cftc', 'eia', 'nass'] as const;
+export const SYNC_SOURCE_NAMES = ['cftc', 'eia', 'nass', 'ams', 'worldbank'] as const;
 export const SyncSourceName = documented(z.enum(SYNC_SOURCE_NAMES), {
   id: 'SyncSourceName',
   description:
     'An official source: `cftc` (CFTC Commitments of Traders), `eia` (U.S. Energy Information Administration), ' +
-    '`nass` (USDA National Agricultural Statistics Service).',
+    '`nass` (USDA National Agricultural Statistics Service), `ams` (USDA Agricultural Marketing Service: Market News), ' +
+    '`worldbank` (World Bank Commodity Price Data, the Pink Sheet).',
 });
 
 /**
@@ -95,7 +96,7 @@ export const StatusResponse = documented(
     data: z.object({
       demo: z.boolean().meta({
         description:
-          'This deployment serves generated demonstration data (`npm start`) where no official source was synced; ' +
+          'This deployment serves generated demonstration data (`npm start -- --demo`) where no official source covers a series; ' +
           'such numbers carry `source: "demo"`.',
       }),
       sources: z.array(SourceStatus),

@@ -1,15 +1,17 @@
-import { addDays, isBusinessDay } from './holidays.ts';
+import { addDays, isBusinessDay, weekday } from './holidays.ts';
 import {
   cftcCotRelease,
   eiaWpsrRelease,
   localParts,
   mondayOf,
   nassQuarterEndReleases,
+  worldBankPinkSheetRelease,
+  amsLmHg201Release,
   type Release,
 } from './releases.ts';
 
 export type SyncedSource = Release['source'];
-export const SYNCED_SOURCES: readonly SyncedSource[] = ['cftc', 'eia', 'nass'];
+export const SYNCED_SOURCES: readonly SyncedSource[] = ['cftc', 'eia', 'nass', 'worldbank', 'ams'];
 
 /** A scheduled release and the observation date its newest data carries. */
 export interface ScheduledRelease extends Release {
@@ -26,6 +28,9 @@ export const LATE_GRACE_MS: Readonly<Record<SyncedSource, number>> = {
   cftc: 2 * 3_600_000,
   eia: 2 * 3_600_000,
   nass: 2 * 3_600_000,
+  /** The Pink Sheet has no announced hour and was seen posted late in the afternoon: until 18:00 ET the next day. */
+  worldbank: 30 * 3_600_000,
+  ams: 2 * 3_600_000,
 };
 
 /** The last business day on or before `date` (a Tuesday holiday makes COT use Monday's positions). */
@@ -57,9 +62,30 @@ function nassScheduled(year: number): ScheduledRelease[] {
   return nassQuarterEndReleases(year).map((r) => ({ ...r, dataDate: `${r.date.slice(0, 8)}01` }));
 }
 
+/** The Pink Sheet of a month (months past 12 or below 1 roll the year) carries the previous month's averages. */
+function worldBankScheduled(year: number, month: number): ScheduledRelease {
+  const y = year + Math.floor((month - 1) / 12);
+  const m = ((((month - 1) % 12) + 12) % 12) + 1;
+  return { ...worldBankPinkSheetRelease(y, m), dataDate: addDays(`${y}-${String(m).padStart(2, '0')}-01`, -1) };
+}
+
+/** The AMS daily hog report of a weekday carries the slaughter of the weekday before (Friday's on Monday). */
+function amsScheduled(date: string): ScheduledRelease {
+  const back = weekday(date) === 1 ? 3 : 1;
+  return { ...amsLmHg201Release(date), dataDate: addDays(date, -back) };
+}
+
 /** The releases of a source from a few weeks (weekly) or a year (NASS) around `at`, sorted by time. */
 function releasesAround(source: SyncedSource, at: Date): ScheduledRelease[] {
   const today = localParts(at).date;
+  if (source === 'ams') {
+    const days = Array.from({ length: 15 }, (_, i) => addDays(today, i - 7));
+    return days.filter((d) => weekday(d) >= 1 && weekday(d) <= 5).map(amsScheduled);
+  }
+  if (source === 'worldbank') {
+    const [y, m] = today.split('-').map(Number) as [number, number];
+    return [-2, -1, 0, 1].map((k) => worldBankScheduled(y, m + k));
+  }
   if (source === 'nass') {
     const year = Number(today.slice(0, 4));
     return [year - 1, year, year + 1].flatMap(nassScheduled);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshnessOf, lastDueRelease, nextRelease } from './index.ts';
+import { freshnessOf, lastDueRelease, nextRelease, worldBankPinkSheetRelease } from './index.ts';
 
 const at = (iso: string) => new Date(iso);
 
@@ -97,5 +97,33 @@ describe('NASS: the quarter-end reports carry stocks as of the first of their mo
     expect(freshnessOf('nass', '2025-12-31', at('2026-03-31T17:59:00Z')).late).toBe(false);
     expect(freshnessOf('nass', '2025-12-31', at('2026-03-31T18:00:00Z')).late).toBe(true);
     expect(freshnessOf('nass', '2026-03-01', at('2026-03-31T18:00:00Z')).late).toBe(false);
+  });
+});
+
+describe('World Bank Pink Sheet: the 2nd business day of the month, late 30 h after 12:00 ET', () => {
+  it('falls on the 2nd business day, as every "Updated on" date seen', () => {
+    const day = (y: number, m: number) => worldBankPinkSheetRelease(y, m).date;
+    // the vintages of test/fixtures (services/ingest) and the raw downloads
+    expect([day(2022, 10), day(2024, 12), day(2025, 11), day(2025, 12), day(2026, 5), day(2026, 6)]).toEqual([
+      '2022-10-04',
+      '2024-12-03',
+      '2025-11-04',
+      '2025-12-02',
+      '2026-05-04',
+      '2026-06-02',
+    ]);
+    // New Year's Day on a Thursday: Friday the 2nd is the first business day, Monday the 5th the second
+    expect(day(2026, 1)).toBe('2026-01-05');
+  });
+
+  it("carries the previous month's averages and is late from 18:00 ET the next day", () => {
+    // December 2025 release: 2025-12-02 12:00 ET (17:00Z), due 30 h later
+    expect(freshnessOf('worldbank', '2025-10-31', at('2025-12-03T22:59:00Z')).late).toBe(false);
+    const due = freshnessOf('worldbank', '2025-10-31', at('2025-12-03T23:00:00Z'));
+    expect(due.late).toBe(true);
+    expect(due.due).toMatchObject({ date: '2025-12-02', dataDate: '2025-11-30' });
+    expect(due.next).toMatchObject({ date: '2026-01-05', dataDate: '2025-12-31' });
+    expect(freshnessOf('worldbank', '2025-11-30', at('2025-12-03T23:00:00Z')).late).toBe(false);
+    expect(freshnessOf('worldbank', null, at('2025-12-03T23:00:00Z')).late).toBe(true);
   });
 });

@@ -5,7 +5,7 @@ export const RELEASE_TIME_ZONE = 'America/New_York';
 
 /** A scheduled publication: its local date and time in America/New_York and the UTC instant. */
 export interface Release {
-  source: 'cftc' | 'eia' | 'nass';
+  source: 'cftc' | 'eia' | 'nass' | 'worldbank' | 'ams';
   report: string;
   /** Local date in America/New_York, YYYY-MM-DD. */
   date: string;
@@ -122,6 +122,32 @@ export function nassQuarterEndReleases(year: number): Release[] {
   ];
 }
 
+/**
+ * The World Bank's Pink Sheet (Commodity Price Data, `CMO-Historical-Data-Monthly.xlsx`) of a month:
+ * on its 2nd business day, with the previous month's averages. Every vintage seen says so ("Updated
+ * on" 2022-10-04, 2024-12-03, 2025-11-04, 2025-12-02, 2026-05-04, 2026-06-02: each the 2nd US
+ * business day). No time is announced (files were saved from 09:39 to 16:24 ET): 12:00 ET is the
+ * nominal slot, and the lateness grace (LATE_GRACE_MS) runs into the next day.
+ */
+export function worldBankPinkSheetRelease(year: number, month: number): Release {
+  let day = `${year}-${String(month).padStart(2, '0')}-01`;
+  for (let seen = isBusinessDay(day) ? 1 : 0; seen < 2;) {
+    day = addDays(day, 1);
+    if (isBusinessDay(day)) seen++;
+  }
+  return release('worldbank', 'Commodity Price Data (Pink Sheet)', day, '12:00');
+}
+
+/**
+ * USDA AMS LM_HG201 (National Daily Direct Prior Day Slaughtered Swine) of a weekday: by 10:00
+ * Central, 11:00 ET (the hour kirkedev/mpr waits for, mpr/slaughter/report.py), with the slaughter
+ * of the weekday before. The LMR reports follow the packers' week, not federal holidays: the
+ * recorded LM_HG201 rows include a report of Monday 2019-02-18, Washington's Birthday.
+ */
+export function amsLmHg201Release(date: string): Release {
+  return release('ams', 'LM_HG201 National Daily Direct Prior Day Slaughtered Swine', date, '11:00');
+}
+
 /** Every weekly CFTC and EIA WPSR release whose usual day falls in `year`, and NASS's quarter-end reports. */
 export function releasesOfYear(year: number): Release[] {
   const out: Release[] = [];
@@ -130,5 +156,8 @@ export function releasesOfYear(year: number): Release[] {
     if (addDays(monday, 2).startsWith(`${year}-`)) out.push(eiaWpsrRelease(monday));
   }
   out.push(...nassQuarterEndReleases(year));
+  for (let month = 1; month <= 12; month++) out.push(worldBankPinkSheetRelease(year, month));
+  for (let d = `${year}-01-01`; d.startsWith(`${year}-`); d = addDays(d, 1))
+    if (weekday(d) >= 1 && weekday(d) <= 5) out.push(amsLmHg201Release(d));
   return out.sort((a, b) => a.at.getTime() - b.at.getTime());
 }

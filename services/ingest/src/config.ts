@@ -41,6 +41,9 @@ export const IngestEnv = z.object({
   CFTC_API_URL: z.url().optional(),
   EIA_API_URL: z.url().optional(),
   NASS_API_URL: z.url().optional(),
+  AMS_API_URL: z.url().optional(),
+  /** The World Bank Commodity Markets page that links the Pink Sheet workbook (tests: a local server). */
+  WORLDBANK_PAGE_URL: z.url().optional(),
   /** sync: least time between two requests to one source (default 1 s; 250 ms for CFTC with an app token). */
   SOURCE_REQUEST_INTERVAL_MS: z.coerce.number().int().min(0).optional(),
 });

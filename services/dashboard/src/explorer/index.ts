@@ -9,14 +9,25 @@
 // The page's Content-Security-Policy must allow: script-src 'self'; style-src 'self';
 // connect-src <the origin of apiBaseUrl> (the browser calls the API itself). Nothing inline.
 //
+// What the chart shows follows the series, not an assumption that every price is daily futures
+// OHLCV: a price whose points all carry open/high/low/close (futures settlements, demo data) draws
+// candlesticks; any other series (a spot, cash, monthly average or farm price: `value` only) draws
+// one line through its real dates, with markers when the points are sparse. The legend names the
+// commodity, the price basis in words and the unit; the line under the chart cites the source
+// (`meta.attribution`, else `meta.source`, else the commodity's descriptor). The kind selector
+// offers only the commodity's `available_series`; a commodity without a price series shows its
+// `price_note`; the frequency selector offers nothing finer than the series' native frequency.
+//
 // Test hook: after each "Show", the chart container (#cdsx-chart, role="img") carries the points it
-// drew as JSON in `data-points` (and the kind in `data-kind`), the same array is
-// `window.cdsExplorer.points`, and `window.cdsExplorer.url` is the API URL called. Points are in
-// ascending date order:
+// drew as JSON in `data-points`, the kind in `data-kind` and how it drew them in `data-drawing`
+// (`candles`, `line`, `lines`, or empty when nothing was drawn); the same array is
+// `window.cdsExplorer.points`, and `window.cdsExplorer.url` is the API URL called (null when the
+// page answered from the commodity's detail, e.g. its price note). Points are in ascending date order:
 //   - price with open/high/low/close: { date, open, high, low, close, volume } (candlesticks, volume);
 //   - any other series, or a transformed price: { date, value } (one line);
 //   - COT (kind cot_legacy / cot_disaggregated): { date: report_date, <group>: net, ... } per report.
-// `#cdsx` gets `data-ready="true"` once the script has wired the form.
+// `#cdsx` gets `data-ready="true"` once the script has wired the form, and `data-commodity="<ID>"`
+// once the selectors follow that commodity's detail (empty while none is loaded).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -174,12 +185,17 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
       <span id="cdsx-status" class="cdsx-status" role="status" aria-live="polite"></span>
     </div>
   </form>
+  <div id="cdsx-note" class="cdsx-note" role="note" aria-labelledby="cdsx-note-title" hidden>
+    <p id="cdsx-note-title" class="cdsx-note-title"></p>
+    <p id="cdsx-note-text" class="cdsx-note-text"></p>
+  </div>
   <div id="cdsx-error" class="cdsx-error" role="alert" hidden></div>
   <div id="cdsx-results" class="cdsx-results" hidden>
     <section id="cdsx-chart-card" class="cdsx-card" aria-labelledby="cdsx-chart-title">
       <h2 id="cdsx-chart-title">Chart</h2>
       <div id="cdsx-chart" class="cdsx-chart" role="img" aria-label="Chart of the data below" data-points="[]"></div>
       <ul id="cdsx-legend" class="cdsx-legend" aria-label="Legend"></ul>
+      <p id="cdsx-source" class="cdsx-source" hidden></p>
       <p class="cdsx-credit">Charts by <a href="https://www.tradingview.com/" rel="noopener">TradingView</a> Lightweight Charts™.</p>
     </section>
     <section class="cdsx-card" aria-labelledby="cdsx-curl-title">

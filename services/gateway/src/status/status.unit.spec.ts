@@ -78,7 +78,7 @@ describe('GET /api/v1/status', () => {
     const body = res.json<{ data: { demo: boolean; sources: Record<string, unknown>[] }; meta: unknown }>();
     expect(body.meta).toEqual({ request_id: res.headers['x-request-id'], generated_at: '2026-11-24T12:00:00.000Z' });
     expect(body.data.demo).toBe(false);
-    expect(body.data.sources.map((s) => s.source)).toEqual(['cftc', 'eia', 'nass']);
+    expect(body.data.sources.map((s) => s.source)).toEqual(['cftc', 'eia', 'nass', 'ams', 'worldbank']);
     expect(body.data.sources[0]).toEqual({
       source: 'cftc',
       last_success_at: '2026-11-20T20:40:12.000Z',

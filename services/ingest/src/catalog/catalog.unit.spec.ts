@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CatalogEntry, CATEGORIES, COMMODITY_ID_PATTERN, Unit } from '@cds/contracts';
 import { rawCotRows, realFixturePath } from '../../test/helpers/source-fixtures.ts';
@@ -118,7 +120,42 @@ describe('curated catalog', () => {
       basis: 'spot',
     });
     expect(CATALOG.byWorldBankCode('coffee_arabic')?.commodity.entry.id).toBe('COFFEE');
-    expect(CATALOG.byAmsReport('LM_CT150').map((m) => m.commodity.entry.id)).toEqual(['LIVE_CATTLE']);
+    expect(CATALOG.byAmsReport('FMMO_CLASS').map((m) => m.commodity.entry.id)).toEqual(['MILK_CLASS_III']);
+    expect(CATALOG.byAmsReport('LM_CT150')).toEqual([]);
     expect(getCommodity('GOLD')!.entry.identifiers?.worldbank_series).toEqual(['GOLD']);
+  });
+
+  it("docs/sources.md's commodity table is the catalog's price mapping, row for row", () => {
+    const docs = readFileSync(fileURLToPath(new URL('../../../../docs/sources.md', import.meta.url)), 'utf8');
+    const table = /<!-- price-table:start -->\n([\s\S]*?)<!-- price-table:end -->/.exec(docs)?.[1] ?? '';
+    const rows = table
+      .trim()
+      .split('\n')
+      .slice(2)
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
+    const expected = COMMODITIES.map((c) => {
+      const [p] = priceSourcesOf(c);
+      if (!p) return [c.entry.id, `none: ${c.sources.price_note}`, '–', '–', '–', '–', '–'];
+      return [
+        c.entry.id,
+        {
+          eia: 'EIA spot prices',
+          nass: 'USDA NASS prices received',
+          ams: 'USDA AMS market report',
+          worldbank: 'World Bank Pink Sheet',
+        }[p.source],
+        `\`${p.source}:${p.series}\``,
+        p.frequency,
+        p.unit,
+        p.basis,
+        p.source === 'worldbank' ? 'CC BY 4.0' : 'public domain',
+      ];
+    });
+    expect(rows).toEqual(expected);
   });
 });

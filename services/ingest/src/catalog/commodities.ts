@@ -512,7 +512,9 @@ const DEFS: Def[] = [
     tick_size: 0.025,
     description: 'Live cattle futures (steers), physically delivered.',
     cftc: ['057642'],
-    ams: [{ report: 'LM_CT150', slug: '2477', type: 'price', frequency: 'weekly', unit: 'USD/cwt', basis: 'cash' }],
+    // USDA AMS LM_CT150 (weekly 5-area steer price) is the fresher source, but no recorded answer of it
+    // exists to prove the parse on, and the bundled snapshot can hold the NASS price: docs/sources.md.
+    nass: { commodity_desc: 'CATTLE', items: [nassPrice('CATTLE, STEERS & HEIFERS, GE 500 LBS', 'CWT')] },
     demo: demo(175, 0.14, 60_000, 350_000),
   },
   {

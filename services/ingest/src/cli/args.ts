@@ -6,7 +6,11 @@ export const INGEST_USAGE = `Usage: npm run ingest -- <command> [options]
 
 Commands:
   backfill --source <${SOURCE_NAMES.join('|')}> --file <path>
-                          Parse a downloaded source file and publish its records.
+                          Parse a downloaded source file and publish its records
+                          (ams: --report LM_CT150|LM_HG201|FMMO_CLASS names the datamart answer's report).
+  backfill --snapshot <dir>
+                          Load a snapshot of real data (data/snapshot: the one the repository ships;
+                          docs/sources.md "The bundled snapshot").
   backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD] [--without cot,eia,nass,worldbank,ams]
                           Generate deterministic demo data for the whole catalog (default 3 years),
                           marked source "demo"; --without leaves out what real data replaces: the
@@ -14,7 +18,7 @@ Commands:
                           World Bank or AMS.
   fetch --source <cftc-legacy|cftc-disaggregated> [--since YYYY-MM-DD]
                           Fetch from the live source and publish (also: backfill --source X --since D).
-  sync [--source <cftc|eia|nass|all>] [--since YYYY-MM-DD]
+  sync [--source <cftc|eia|nass|ams|worldbank|all>] [--since YYYY-MM-DD]
                           Ask each official source only for what is newer than what was published
                           (with an overlap that catches revisions) and publish it. Default: all.
                           EIA and NASS need EIA_API_KEY and NASS_API_KEY. --since re-asks from a date.
@@ -22,6 +26,7 @@ Commands:
 Options:
   --commodity ID          ohlcv: the catalog id the file belongs to (required for ohlcv)
   --series ID             eia: the EIA series id when the file's preamble does not name it
+  --report ID             ams: the report the JSON file answers for (LM_CT150, LM_HG201, FMMO_CLASS)
   --nats-url URL          NATS address (default: $NATS_URL, else .cds/local.json from npm start)
   --no-ledger             Skip the published-batch ledger (rely on the stream's duplicate window)
   --quiet                 No progress output
@@ -44,6 +49,8 @@ export type IngestCommand =
       file: string;
       commodity?: string;
       series?: string;
+      /** ams: the report the file answers for. */
+      report?: string;
       common: CommonOptions;
     }
   | {
@@ -55,10 +62,11 @@ export type IngestCommand =
       without?: DemoPart[];
       common: CommonOptions;
     }
+  | { command: 'snapshot'; dir: string; common: CommonOptions }
   | { command: 'fetch'; source: SourceName; since?: string; common: CommonOptions }
   | { command: 'sync'; sources: SyncSourceName[]; since?: string; common: CommonOptions };
 
-export const SYNC_SOURCE_NAMES = ['cftc', 'eia', 'nass'] as const;
+export const SYNC_SOURCE_NAMES = ['cftc', 'eia', 'nass', 'ams', 'worldbank'] as const;
 export type SyncSourceName = (typeof SYNC_SOURCE_NAMES)[number];
 
 export interface CommonOptions {
@@ -68,7 +76,6 @@ export interface CommonOptions {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 
 function isSource(s: string): s is SourceName {
   return (SOURCE_NAMES as readonly string[]).includes(s);
@@ -135,6 +142,7 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
       source: { type: 'string' },
       file: { type: 'string' },
       demo: { type: 'boolean' },
+      snapshot: { type: 'string' },
       years: { type: 'string' },
       seed: { type: 'string' },
       today: { type: 'string' },
@@ -142,6 +150,7 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
       since: { type: 'string' },
       commodity: { type: 'string' },
       series: { type: 'string' },
+      report: { type: 'string' },
       'nats-url': { type: 'string' },
       'no-ledger': { type: 'boolean' },
       quiet: { type: 'boolean' },
@@ -162,17 +171,34 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   if (v.today !== undefined && !DATE.test(v.today)) throw new UsageError(`--today must be YYYY-MM-DD, got ${v.today}`);
 
   if (command === 'sync') {
-    for (const flag of ['file', 'demo', 'years', 'seed', 'today', 'without', 'commodity', 'series'] as const)
+    for (const flag of [
+      'file',
+      'demo',
+      'snapshot',
+      'years',
+      'seed',
+      'today',
+      'without',
+      'commodity',
+      'series',
+      'report',
+    ] as const)
       if (v[flag] !== undefined) throw new UsageError(`sync takes no --${flag}`);
     const source = v.source ?? 'all';
     if (source !== 'all' && !(SYNC_SOURCE_NAMES as readonly string[]).includes(source))
-      throw new UsageError(`unknown sync source ${source}: expected cftc, eia, nass or all`);
+      throw new UsageError(`unknown sync source ${source}: expected ${SYNC_SOURCE_NAMES.join(', ')} or all`);
     return {
       command: 'sync',
       sources: source === 'all' ? [...SYNC_SOURCE_NAMES] : [source as SyncSourceName],
       ...(v.since !== undefined ? { since: v.since } : {}),
       common,
     };
+  }
+  if (v.snapshot !== undefined) {
+    if (command !== 'backfill') throw new UsageError('--snapshot goes with backfill');
+    for (const flag of ['source', 'file', 'demo', 'since', 'years', 'without', 'commodity', 'series'] as const)
+      if (v[flag] !== undefined) throw new UsageError(`--snapshot takes no --${flag}`);
+    return { command: 'snapshot', dir: v.snapshot, common };
   }
   if (v.demo === true) {
     if (command !== 'backfill') throw new UsageError('--demo goes with backfill');
@@ -207,12 +233,16 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   if (v.file === undefined) throw new UsageError('--file is required (or --since to fetch from the live source)');
   if (v.source === 'ohlcv' && v.commodity === undefined)
     throw new UsageError('--commodity is required for --source ohlcv');
+  if (v.source === 'ams' && v.report === undefined)
+    throw new UsageError('--report is required for --source ams (LM_CT150, LM_HG201 or FMMO_CLASS)');
+  if (v.source !== 'ams' && v.report !== undefined) throw new UsageError('--report goes with --source ams');
   return {
     command: 'backfill',
     source: v.source,
     file: v.file,
     ...(v.commodity !== undefined ? { commodity: v.commodity } : {}),
     ...(v.series !== undefined ? { series: v.series } : {}),
+    ...(v.report !== undefined ? { report: v.report } : {}),
     common,
   };
 }

@@ -43,11 +43,14 @@ async function fileWithBadRows(): Promise<{ path: string; rows: number }> {
 describe('ingest CLI', () => {
   it('publishes a file with bad rows, reports each rejected row with file:line, and exits 0', async () => {
     const { path, rows } = await fileWithBadRows();
-    const first = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path], { NATS_URL: nats.url });
+    const first = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path], {
+      NATS_URL: nats.identities.ingest,
+    });
     expect(first.stderr).not.toMatch(/error:/);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('Summary: cftc-legacy:annual_with_bad_rows.txt');
-    expect(first.stdout).toMatch(new RegExp(`records read: +${rows}\\b`));
+    // each good legacy row gives its report and a point of the weekly open interest series
+    expect(first.stdout).toMatch(new RegExp(`records read: +${rows + (rows - 3)}\\b`));
     expect(first.stdout).toMatch(/rejected: +3\b/);
     expect(first.stdout).toMatch(/annual_with_bad_rows\.txt:101: open_interest: .+/);
     expect(first.stdout).toMatch(/annual_with_bad_rows\.txt:201: open_interest: .+/);
@@ -57,7 +60,7 @@ describe('ingest CLI', () => {
     expect(first.stdout).toMatch(/duplicates skipped: +0\b/);
 
     const second = await run(ingestCli, ['backfill', '--source', 'cftc-legacy', '--file', path, '--quiet'], {
-      NATS_URL: nats.url,
+      NATS_URL: nats.identities.ingest,
     });
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/events published: +0\b/);
@@ -65,13 +68,15 @@ describe('ingest CLI', () => {
   });
 
   it('fails clearly on bad usage, a missing file and an unreachable NATS', async () => {
-    const usage = await run(ingestCli, ['backfill', '--source', 'nope', '--file', 'x'], { NATS_URL: nats.url });
+    const usage = await run(ingestCli, ['backfill', '--source', 'nope', '--file', 'x'], {
+      NATS_URL: nats.identities.ingest,
+    });
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('error: unknown source nope');
     expect(usage.stderr).toContain('Usage: npm run ingest');
 
     const missing = await run(ingestCli, ['backfill', '--source', 'eia', '--file', join(dir, 'absent.csv')], {
-      NATS_URL: nats.url,
+      NATS_URL: nats.identities.ingest,
     });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/error: cannot read .*absent\.csv: no such file/);
@@ -94,7 +99,7 @@ describe('ingest CLI', () => {
     await writeFile(
       localPath,
       JSON.stringify({
-        natsUrl: nats.url,
+        natsUrl: nats.identities.ingest,
         mongoUrl: 'mongodb://x',
         redisUrl: 'redis://x',
         adminUrl: 'http://x',
@@ -122,7 +127,7 @@ describe('admin API process and admin CLI', () => {
     server = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', adminMain], {
       env: {
         PATH: process.env.PATH ?? '',
-        NATS_URL: nats.url,
+        NATS_URL: nats.identities.admin,
         PORT: String(port),
         ADMIN_TOKEN: token,
         LOG_LEVEL: 'warn',

@@ -14,6 +14,14 @@ describe('parseIngestArgs', () => {
       file: 'annual.txt',
       common: { ledger: true, quiet: false },
     });
+    expect(parseIngestArgs(['backfill', '--source', 'ams', '--report', 'LM_CT150', '--file', 'x.json'])).toEqual({
+      command: 'backfill',
+      source: 'ams',
+      file: 'x.json',
+      report: 'LM_CT150',
+      common: { ledger: true, quiet: false },
+    });
+    expect(parseIngestArgs(['sync', '--source', 'ams'])).toMatchObject({ command: 'sync', sources: ['ams'] });
   });
 
   it('reads demo, fetch and the shared options', () => {
@@ -44,6 +52,8 @@ describe('parseIngestArgs', () => {
     [['backfill', '--source', 'bloomberg', '--file', 'x'], /unknown source bloomberg/],
     [['backfill', '--source', 'eia'], /--file is required/],
     [['backfill', '--source', 'ohlcv', '--file', 'x.csv'], /--commodity is required/],
+    [['backfill', '--source', 'ams', '--file', 'x.json'], /--report is required for --source ams/],
+    [['backfill', '--source', 'eia', '--file', 'x', '--report', 'LM_CT150'], /--report goes with --source ams/],
     [['backfill', '--demo', '--years', 'many'], /--years/],
     [['backfill', '--demo', '--without', 'cot,ohlcv'], /--without takes cot, eia, nass, worldbank, ams .*ohlcv/],
     [['backfill', '--source', 'eia', '--file', 'x', '--without', 'cot'], /--without goes with --demo/],

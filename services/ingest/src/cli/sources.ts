@@ -12,9 +12,17 @@ import {
   parseEiaCsv,
   parseNassCsv,
   parseOhlcvCsv,
+  parseAmsJson,
+  amsReport,
+  AMS_REPORTS,
+  fetchAmsReports,
+  readWorldBankWorkbook,
+  WorldBankFileError,
   type ParseStats,
   type SourceItem,
 } from '../sources/index.ts';
+import type { SnapshotManifest } from '../snapshot/format.ts';
+import { readManifest, readSnapshot, SnapshotError } from '../snapshot/read.ts';
 import type { IngestCommand } from './args.ts';
 import { UsageError } from './args.ts';
 
@@ -58,12 +66,40 @@ async function openFile(path: string): Promise<{ chunks: AsyncIterable<Uint8Arra
   return { chunks: chunks(), fraction: () => (size === 0 ? 1 : read / size) };
 }
 
+/** The snapshot's items; a file changed since the build stops the run with its error, nothing of it published. */
+async function* readSnapshotChecked(
+  dir: string,
+  manifest: SnapshotManifest,
+  stats: ParseStats,
+): AsyncGenerator<SourceItem> {
+  try {
+    yield* readSnapshot(dir, { manifest, stats });
+  } catch (err) {
+    if (err instanceof SnapshotError) throw new SourceOpenError(err.message);
+    throw err;
+  }
+}
+
 /** Opens the source a command names: a file through its parser, the demo generator, or a live fetch. */
 export async function openSource(
   cmd: Exclude<IngestCommand, { command: 'help' | 'sync' }>,
   env: Record<string, string | undefined>,
 ): Promise<OpenedSource> {
   const stats = createParseStats();
+  if (cmd.command === 'snapshot') {
+    let manifest;
+    try {
+      manifest = await readManifest(cmd.dir);
+    } catch (err) {
+      if (err instanceof SnapshotError) throw new SourceOpenError(err.message);
+      throw err;
+    }
+    return {
+      items: readSnapshotChecked(cmd.dir, manifest, stats),
+      label: `snapshot:${manifest.built_at.slice(0, 10)}`,
+      stats,
+    };
+  }
   if (cmd.command === 'demo') {
     return {
       items: generateDemo({
@@ -79,6 +115,7 @@ export async function openSource(
     const { chunks, fraction } = await openFile(cmd.file);
     const file = basename(cmd.file);
     const opts = { file, stats };
+    if (cmd.source === 'worldbank') return { ...(await openWorldBank(chunks, opts)), fraction };
     const items = (() => {
       switch (cmd.source) {
         case 'cftc-legacy':
@@ -92,6 +129,10 @@ export async function openSource(
         case 'ohlcv':
           if (cmd.commodity === undefined) throw new UsageError('--commodity is required for --source ohlcv');
           return parseOhlcvCsv(chunks, { ...opts, commodity: cmd.commodity });
+        case 'ams':
+          if (cmd.report === undefined || !amsReport(cmd.report))
+            throw new UsageError(`--report must be one of ${Object.keys(AMS_REPORTS).join(', ')} for --source ams`);
+          return parseAmsJson(chunks, { ...opts, report: cmd.report });
       }
     })();
     return { items, label: `${cmd.source}:${file}`, fraction, stats };
@@ -136,5 +177,29 @@ export async function openSource(
     }
     case 'ohlcv':
       throw new UsageError('ohlcv has no live source: use backfill --source ohlcv --file <path> --commodity <id>');
+    case 'ams':
+      // the LMR datamart needs no key
+      return { items: fetchAmsReports({ ...(since !== undefined ? { from: since } : {}), stats }), label, stats };
+    case 'worldbank':
+      throw new UsageError('worldbank: use sync --source worldbank (it finds the monthly file), or backfill --file');
   }
+}
+
+/** The Pink Sheet is read and its layout checked here, so a changed layout stops before anything is published. */
+async function openWorldBank(
+  chunks: AsyncIterable<Uint8Array>,
+  opts: { file: string; stats: ParseStats },
+): Promise<OpenedSource> {
+  let book;
+  try {
+    book = await readWorldBankWorkbook(chunks, opts);
+  } catch (err) {
+    if (err instanceof WorldBankFileError) throw new SourceOpenError(err.message);
+    throw err;
+  }
+  return {
+    items: book.stream(),
+    label: `worldbank:${opts.file}`,
+    stats: opts.stats,
+  };
 }

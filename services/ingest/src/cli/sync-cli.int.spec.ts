@@ -18,10 +18,12 @@ function sync(args: string[], env: Record<string, string> = {}) {
     env: {
       PATH: process.env.PATH ?? '',
       CDS_LOCAL_ENV: '/nonexistent/local.json',
-      NATS_URL: nats.url,
+      NATS_URL: nats.identities.ingest,
       CFTC_API_URL: sources.baseUrl,
       EIA_API_URL: sources.baseUrl,
       NASS_API_URL: sources.baseUrl,
+      AMS_API_URL: sources.baseUrl,
+      WORLDBANK_PAGE_URL: sources.worldbankPageUrl,
       EIA_API_KEY: 'eia-test-key',
       NASS_API_KEY: 'nass-test-key',
       SOURCE_REQUEST_INTERVAL_MS: '0',
@@ -44,9 +46,10 @@ describe('ingest sync (CLI)', () => {
     const first = await sync([]);
     expect(first.stderr).toContain('progress: ');
     expect(first.code, first.stderr).toBe(0);
-    for (const s of ['cftc', 'eia', 'nass']) expect(first.stdout).toContain(`Summary: sync ${s}`);
+    for (const s of ['cftc', 'eia', 'nass', 'ams', 'worldbank']) expect(first.stdout).toContain(`Summary: sync ${s}`);
+    // the five legacy reports and the five open interest points they give, in two events
     expect(first.stdout).toMatch(
-      /Summary: sync cftc\n(.*\n)*? {2}events published: +\d+ \(1 with 5 records, \d+ catalog\)/,
+      /Summary: sync cftc\n(.*\n)*? {2}events published: +\d+ \(2 with 10 records, \d+ catalog\)/,
     );
     expect(first.stdout).toContain(`series:              ${cftcSeries} synced, 0 failed`);
     expect(first.stdout).toMatch(/newest data: +2024-08-30/);
@@ -54,7 +57,13 @@ describe('ingest sync (CLI)', () => {
     const second = await sync(['--quiet']);
     expect(second.code).toBe(0);
     expect(second.stderr).toBe('');
-    expect([...second.stdout.matchAll(/events published: +(\d+)/g)].map((m) => m[1])).toEqual(['0', '0', '0']);
+    expect([...second.stdout.matchAll(/events published: +(\d+)/g)].map((m) => m[1])).toEqual([
+      '0',
+      '0',
+      '0',
+      '0',
+      '0',
+    ]);
 
     for (const row of sources.nass) {
       row.value_text = row.Value;

@@ -58,6 +58,8 @@ export async function runSyncCommand(
             ...(settings.CFTC_API_URL !== undefined ? { cftc: settings.CFTC_API_URL } : {}),
             ...(settings.EIA_API_URL !== undefined ? { eia: settings.EIA_API_URL } : {}),
             ...(settings.NASS_API_URL !== undefined ? { nass: settings.NASS_API_URL } : {}),
+            ...(settings.AMS_API_URL !== undefined ? { ams: settings.AMS_API_URL } : {}),
+            ...(settings.WORLDBANK_PAGE_URL !== undefined ? { worldbank: settings.WORLDBANK_PAGE_URL } : {}),
           },
           ...(settings.SOURCE_REQUEST_INTERVAL_MS !== undefined
             ? { http: { minIntervalMs: settings.SOURCE_REQUEST_INTERVAL_MS } }

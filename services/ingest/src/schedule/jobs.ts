@@ -9,7 +9,7 @@
 export interface SyncSchedule {
   name: string;
   schedule: string;
-  source: 'cftc' | 'eia' | 'nass';
+  source: 'cftc' | 'eia' | 'nass' | 'ams' | 'worldbank';
   /** What the slot is for. */
   purpose: string;
 }
@@ -41,5 +41,29 @@ export const SYNC_SCHEDULES: readonly SyncSchedule[] = [
     schedule: '5 12 26-31 3,6,9 *',
     source: 'nass',
     purpose: 'Prospective Plantings, Acreage, Grain Stocks (12:00 ET, last business day of Mar/Jun/Sep)',
+  },
+  {
+    name: 'sync-worldbank',
+    schedule: '5 12 2-8 * *',
+    source: 'worldbank',
+    purpose: 'Pink Sheet (monthly, 2nd business day: the 2nd-6th; to the 8th catches a late posting)',
+  },
+  {
+    name: 'sync-nass-prices',
+    schedule: '5 15 26-31 * *',
+    source: 'nass',
+    purpose: 'Agricultural Prices, monthly prices received (15:00 ET, around the last business day of the month)',
+  },
+  {
+    name: 'sync-ams-daily',
+    schedule: '5 11 * * 1-5',
+    source: 'ams',
+    purpose: 'LM_HG201 prior-day slaughtered swine (LMR datamart, by 10:00 CT = 11:00 ET each business day)',
+  },
+  {
+    name: 'sync-ams-milk',
+    schedule: '5 17 1-6 * *',
+    source: 'ams',
+    purpose: 'FMMO class prices of the previous month (announced on or before the 5th)',
   },
 ];

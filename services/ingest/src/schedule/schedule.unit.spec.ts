@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
+  amsLmHg201Release,
+  freshnessOf,
   cftcCotRelease,
   easternInstant,
   eiaWpsrRelease,
@@ -181,5 +183,27 @@ describe('the sync CronJobs cover every release of 2026 and 2027', () => {
     expect(both.matches({ date: '2026-06-09', time: '12:00', dow: 2 })).toBe(false);
     expect(() => parseCron('61 * * * *')).toThrow(/out of range/);
     expect(() => parseCron('* * *')).toThrow(/5 fields/);
+  });
+});
+
+describe('USDA AMS: LM_HG201 each weekday by 11:00 ET with the weekday before, federal holidays included', () => {
+  it('judges the ams source on the daily hog report', () => {
+    // Monday 2026-11-30, 14:00 ET: Monday's report (Friday's slaughter) is due
+    const monday = freshnessOf('ams', '2026-11-27', easternInstant('2026-11-30', '14:00'));
+    expect([monday.due.date, monday.due.time, monday.due.dataDate, monday.late]).toEqual([
+      '2026-11-30',
+      '11:00',
+      '2026-11-27',
+      false,
+    ]);
+    expect(monday.next.date).toBe('2026-12-01');
+    // Washington's Birthday does not stop the LMR reports (the recorded LM_HG201 rows hold a report
+    // of 2019-02-18): Tuesday's report carries Monday's slaughter. Market News closures the rule
+    // does not know (Thanksgiving, Christmas) show the source late until the next report.
+    expect(freshnessOf('ams', '2027-02-12', easternInstant('2027-02-16', '14:00'))).toMatchObject({
+      due: { date: '2027-02-16', dataDate: '2027-02-15' },
+      late: true,
+    });
+    expect(amsLmHg201Release('2026-11-26').at.toISOString()).toBe('2026-11-26T16:00:00.000Z');
   });
 });

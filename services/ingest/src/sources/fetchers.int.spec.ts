@@ -154,7 +154,9 @@ describe('NASS Quick Stats fetcher', () => {
     );
     expect(items).toEqual([]); // census by practice and forecasts only
     expect(stats).toMatchObject({ rows: 10, skippedByReason: { unmapped_item: 6, forecast: 4 } });
-    expect(seen).toHaveLength(5);
+    expect(seen).toHaveLength(6); // five fundamentals and the monthly price received
+    const price = seen.find((s) => s.url.searchParams.get('short_desc')!.includes('PRICE RECEIVED'))!.url;
+    expect(price.searchParams.get('freq_desc')).toBe('MONTHLY');
     const u = seen.find((s) => s.url.searchParams.get('short_desc')!.includes('YIELD'))!.url;
     expect(u.pathname).toBe('/api/api_GET/');
     expect(Object.fromEntries(u.searchParams)).toMatchObject({

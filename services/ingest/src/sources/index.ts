@@ -25,4 +25,19 @@ export { parseNassCsv, parseNassJson, type NassOptions } from './nass/parse.ts';
 export { nassPeriodDate, type NassFilter } from './nass/map-row.ts';
 export { fetchNassQuickStats, nassQueryUrl, type NassFetchOptions } from './nass/fetch.ts';
 export { parseOhlcvCsv, type OhlcvOptions } from './ohlcv/parse.ts';
+export {
+  parseWorldBankXlsx,
+  readWorldBankWorkbook,
+  readPinkSheetVintage,
+  pinkSheetPeriodDate,
+  WorldBankFileError,
+  PINK_SHEET_LIMITS,
+  type WorldBankOptions,
+  type WorldBankFileInfo,
+  type WorldBankWorkbook,
+  type XlsxInput,
+} from './worldbank/parse.ts';
+export { parseAmsJson, amsSectionRows, AmsSchemaError, type AmsOptions } from './ams/parse.ts';
+export { AMS_REPORTS, amsReport, type AmsReportSpec } from './ams/reports.ts';
+export { fetchAmsReports, amsQueryUrls, AMS_MAX_WINDOW_DAYS, type AmsFetchOptions } from './ams/fetch.ts';
 export { generateDemo, generateDemoItems, demoRange, type DemoOptions } from './demo/generate.ts';

@@ -58,5 +58,5 @@ export interface RejectedItem {
 }
 
 /** The source names the ingest CLI accepts with --source. */
-export const SOURCE_NAMES = ['cftc-legacy', 'cftc-disaggregated', 'eia', 'nass', 'ohlcv'] as const;
+export const SOURCE_NAMES = ['cftc-legacy', 'cftc-disaggregated', 'eia', 'nass', 'ohlcv', 'worldbank', 'ams'] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];

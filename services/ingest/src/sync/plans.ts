@@ -10,11 +10,13 @@ export const OVERLAP_DAYS = {
   cftc: 28,
   /** EIA by frequency: daily spot prices 30 days; weekly (WPSR) 8 weeks; monthly 6 months. */
   eia: { daily: 30, weekly: 56, monthly: 183 } satisfies Record<Frequency, number>,
+  /** USDA AMS by frequency: LM_HG201 daily 30 days; LM_CT150 weekly 8 weeks; FMMO monthly 6 months. */
+  ams: { daily: 30, weekly: 56, monthly: 183 } satisfies Record<Frequency, number>,
 } as const;
 /** NASS: the current and the previous marketing year are asked again (annual figures are revised). */
 export const NASS_OVERLAP_YEARS = 1;
 
-export const INITIAL_LOOKBACK_DAYS = { cftc: 3 * 365, eia: 3 * 365 } as const;
+export const INITIAL_LOOKBACK_DAYS = { cftc: 3 * 365, eia: 3 * 365, ams: 3 * 365 } as const;
 export const NASS_INITIAL_YEARS = 5;
 
 /** Quick Stats refuses a query of more than 50,000 records. */

@@ -69,8 +69,16 @@ const KEY_OF: Record<SyncSource, 'eiaApiKey' | 'nassApiKey' | undefined> = {
   cftc: undefined,
   eia: 'eiaApiKey',
   nass: 'nassApiKey',
+  worldbank: undefined,
+  ams: undefined,
 };
-const KEY_ENV: Record<SyncSource, string> = { cftc: 'CFTC_APP_TOKEN', eia: 'EIA_API_KEY', nass: 'NASS_API_KEY' };
+const KEY_ENV: Record<SyncSource, string> = {
+  cftc: 'CFTC_APP_TOKEN',
+  eia: 'EIA_API_KEY',
+  nass: 'NASS_API_KEY',
+  worldbank: '(none: the World Bank needs no key)',
+  ams: '(none: the AMS datamart needs no key)',
+};
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -52,6 +52,10 @@ describe('sync ranges', () => {
     expect(wti).toEqual(['RWTC', 'WCESTUS1', 'WCRRIUS2', 'WCRFPUS2']);
     expect(seriesTasks('cftc', CATALOG, ['GOLD']).map((t) => t.series)).toEqual(['legacy.GOLD', 'disaggregated.GOLD']);
     expect(seriesTasks('nass', CATALOG, ['CORN']).length).toBe(6); // five fundamentals and the price received
+    expect(seriesTasks('ams', CATALOG).map((t) => [t.commodityId, t.series, t.overlapDays])).toEqual([
+      ['LEAN_HOGS', 'LM_HG201', 30],
+      ['MILK_CLASS_III', 'FMMO_CLASS', 183],
+    ]);
   });
 });
 
@@ -101,7 +105,7 @@ describe('sync arguments', () => {
   it('reads sync with a source, all by default, and --since', () => {
     expect(parseIngestArgs(['sync'])).toEqual({
       command: 'sync',
-      sources: ['cftc', 'eia', 'nass'],
+      sources: ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
       common: { ledger: true, quiet: false },
     });
     expect(parseIngestArgs(['sync', '--source', 'eia', '--since', '2024-01-01'])).toMatchObject({

@@ -1,5 +1,8 @@
 import type { CotFormat } from '@cds/contracts';
-import type { CatalogIndex, EiaSeriesMapping, NassItemMapping } from '../catalog/index.ts';
+import type { AmsMapping, CatalogIndex, EiaSeriesMapping, NassItemMapping } from '../catalog/index.ts';
+import { amsQueryUrls } from '../sources/ams/fetch.ts';
+import { amsSectionRows, parseAmsJson } from '../sources/ams/parse.ts';
+import { amsReport } from '../sources/ams/reports.ts';
 import { cftcQueryUrl, CFTC_DATASETS } from '../sources/cftc/fetch.ts';
 import { COMMON_FIELDS, positionFields } from '../sources/cftc/fields.ts';
 import { parseCftcSocrataJson } from '../sources/cftc/parse-socrata.ts';
@@ -10,6 +13,7 @@ import { parseEiaApiJson } from '../sources/eia/parse-api.ts';
 import { nassQueryUrl } from '../sources/nass/fetch.ts';
 import { parseNassJson } from '../sources/nass/parse.ts';
 import type { SourceItem } from '../sources/types.ts';
+import { worldbankTasks } from '../sources/worldbank/sync-task.ts';
 import {
   fetchPages,
   getCheckedPage,
@@ -30,8 +34,8 @@ import {
   syncFrom,
 } from './plans.ts';
 
-export type SyncSource = 'cftc' | 'eia' | 'nass';
-export const SYNC_SOURCES: readonly SyncSource[] = ['cftc', 'eia', 'nass'];
+export type SyncSource = 'cftc' | 'eia' | 'nass' | 'ams' | 'worldbank';
+export const SYNC_SOURCES: readonly SyncSource[] = ['cftc', 'eia', 'nass', 'ams', 'worldbank'];
 
 export interface TaskContext {
   client: HttpClient;
@@ -163,7 +167,7 @@ function nassTask(commodityId: string, item: NassItemMapping): SeriesTask {
       const base = { apiKey: ctx.apiKey, ...(ctx.baseUrl !== undefined ? { baseUrl: ctx.baseUrl } : {}) };
       const toYear = Number(ctx.today.slice(0, 4));
       const queryUrl = (fromYear: number, to: number) =>
-        nassQueryUrl({ ...base, fromYear, toYear: to }, item.short_desc);
+        nassQueryUrl({ ...base, fromYear, toYear: to }, item.short_desc, item);
       const noData = (err: unknown) =>
         err instanceof SourceFetchError && err.status === 400 && /no data/i.test(err.message);
       const count = async (fromYear: number, to: number) => {
@@ -280,14 +284,59 @@ function cftcTask(commodityId: string, codes: readonly string[], format: CotForm
   };
 }
 
+// ---------------------------------------------------------------- USDA AMS datamart (LMR, FMMO)
+
+function amsTask(commodityId: string, mapping: AmsMapping): SeriesTask {
+  const what = `ams ${mapping.report}`;
+  const spec = amsReport(mapping.report);
+  const overlapDays = OVERLAP_DAYS.ams[mapping.frequency];
+  return {
+    source: 'ams',
+    series: mapping.report,
+    commodityId,
+    overlapDays,
+    from: (newest, today, since) =>
+      syncFrom({ newest, overlapDays, lookbackDays: INITIAL_LOOKBACK_DAYS.ams, today, since }),
+    async fetch(from, ctx) {
+      if (!spec) throw new Error(`${what}: the service has no parser for this report`);
+      const items: SourceItem[] = [];
+      // one query per 180-day window (LMR) or per year (FMMO), oldest first; no key
+      for (const url of amsQueryUrls(mapping, from, ctx.today, ctx.baseUrl)) {
+        const body = await getCheckedPage(
+          ctx.client,
+          url,
+          (text) => {
+            // a truncated body is fetched again; a changed layout or a renamed field fails the series
+            amsSectionRows(parseJsonBody(text, what), spec, what);
+            return text;
+          },
+          ctx.retry,
+        );
+        for await (const item of parseAmsJson([body], {
+          file: `ams:${mapping.report}`,
+          report: mapping.report,
+          catalog: ctx.catalog,
+          stats: ctx.stats,
+        }))
+          if (item.kind === 'rejected' || item.commodity_id === commodityId) items.push(item);
+      }
+      return items;
+    },
+  };
+}
+
 /** Every series of a source, commodity by commodity, in catalog order. */
 export function seriesTasks(source: SyncSource, catalog: CatalogIndex, commodities?: readonly string[]): SeriesTask[] {
   const defs = catalog.commodities.filter((c) => commodities === undefined || commodities.includes(c.entry.id));
   switch (source) {
+    case 'worldbank':
+      return worldbankTasks(defs);
     case 'eia':
       return defs.flatMap((c) => (c.sources.eia?.series ?? []).map((s) => eiaTask(c.entry.id, s)));
     case 'nass':
       return defs.flatMap((c) => (c.sources.nass?.items ?? []).map((i) => nassTask(c.entry.id, i)));
+    case 'ams':
+      return defs.flatMap((c) => (c.sources.ams?.series ?? []).map((a) => amsTask(c.entry.id, a)));
     case 'cftc':
       return defs
         .filter((c) => c.sources.cftc.codes.length > 0)

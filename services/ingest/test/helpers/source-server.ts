@@ -44,6 +44,7 @@ export class SourceServer {
     this.cftc = { legacy: load('cftc_socrata_legacy_wti_2025.json') as Row[], disaggregated: [] };
     this.faults.length = 0;
     this.requests.length = 0;
+    this.worldbankWorkbook = 'worldbank_pink_sheet_2025-12_excerpt.xlsx';
   }
 
   async start(): Promise<void> {
@@ -64,6 +65,7 @@ export class SourceServer {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', this.baseUrl);
     this.requests.push(url);
+    if (this.answerWorldBank(url, res)) return;
     const normal = () => this.answer(url);
     const fault = this.faults.find((f) => f.times > 0 && f.match(url));
     if (fault) {
@@ -74,6 +76,29 @@ export class SourceServer {
     const { status, body } = normal();
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(body);
+  }
+
+  /** World Bank: the Commodity Markets page (hand-written, linking here) and the workbook (a real excerpt). */
+  worldbankWorkbook = 'worldbank_pink_sheet_2025-12_excerpt.xlsx';
+
+  /** The address to give `WORLDBANK_PAGE_URL`. */
+  get worldbankPageUrl(): string {
+    return `${this.baseUrl}/en/research/commodity-markets`;
+  }
+
+  private answerWorldBank(url: URL, res: ServerResponse): boolean {
+    if (url.pathname === '/en/research/commodity-markets') {
+      const page = readFileSync(ownFixturePath('worldbank_commodity_markets_page_handwritten.html'), 'utf8');
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(page.replaceAll('https://thedocs.worldbank.org', this.baseUrl));
+      return true;
+    }
+    if (url.pathname.endsWith('/related/CMO-Historical-Data-Monthly.xlsx')) {
+      res.writeHead(200, { 'content-type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
+      res.end(readFileSync(ownFixturePath(this.worldbankWorkbook)));
+      return true;
+    }
+    return false;
   }
 
   private answer(url: URL): { status: number; body: string } {
@@ -114,6 +139,9 @@ export class SourceServer {
       const offset = Number(p.get('$offset') ?? 0);
       return { status: 200, body: JSON.stringify(rows.slice(offset, offset + Number(p.get('$limit') ?? 1000))) };
     }
+    // the USDA AMS datamart with nothing in the asked range (its own answers: ams-sync.int.spec.ts)
+    if (/^\/services\/v1\.1\/reports\/\d+$/.test(url.pathname))
+      return { status: 200, body: JSON.stringify({ message: 'No Results Found' }) };
     return { status: 404, body: '{"error":"not found"}' };
   }
 }

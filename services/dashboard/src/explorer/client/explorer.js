@@ -26,6 +26,11 @@
   const results = $('cdsx-results');
   const chartBox = $('cdsx-chart');
   const legendBox = $('cdsx-legend');
+  const sourceBox = $('cdsx-source');
+  const noteBox = $('cdsx-note');
+  const noteTitle = $('cdsx-note-title');
+  const noteText = $('cdsx-note-text');
+  const frequencySelect = $('cdsx-frequency');
   const curlBox = $('cdsx-curl');
   const copyButton = $('cdsx-copy');
   const table = $('cdsx-table');
@@ -40,9 +45,23 @@
   const GROUP_COLORS = ['#2563eb', '#dc2626', '#059669', '#d97706'];
   const UP = '#16a34a';
   const DOWN = '#dc2626';
+  /** What a price series' numbers are, in words (PriceBasis in libs/contracts). */
+  const BASIS_WORDS = {
+    spot: 'spot price',
+    cash: 'cash price',
+    monthly_average: 'monthly average',
+    received_by_farmers: 'price received by farmers',
+    futures_settlement: 'futures settlement',
+    demo: 'demo data (generated)',
+  };
+  const TRANSFORM_WORDS = { change: 'change', pct_change: 'percent change', cumulative: 'cumulative sum' };
+  /** A request may ask for a coarser frequency than the series' own, never a finer one (a 400). */
+  const FREQUENCY_RANK = { daily: 0, weekly: 1, monthly: 2 };
+  /** Fewer points than this draw with a marker on each, so a sparse monthly or weekly line reads as observations. */
+  const MARKERS_BELOW = 120;
 
   /** What the page drew, for tests and curious users: never the key. */
-  const state = { kind: null, url: null, points: [], response: null, shown: 0 };
+  const state = { kind: null, url: null, points: [], response: null, drawing: '', shown: 0 };
   window.cdsExplorer = state;
 
   let chart = null;
@@ -143,7 +162,9 @@
     const slug = String(data.get('commodity') || '')
       .trim()
       .toUpperCase();
-    const kind = String(data.get('kind') || 'price');
+    // The select's own value: a selected option the commodity does not offer is disabled, and
+    // FormData leaves disabled options out.
+    const kind = kindSelect.value || 'price';
     const q = new URLSearchParams();
     const put = (name, value) => {
       const v = String(value || '').trim();
@@ -167,7 +188,8 @@
       if (transform !== 'none') q.set('transform', transform);
       put('limit', data.get('limit'));
     }
-    return { slug, kind, path: `${path}?${q.toString()}` };
+    const dated = q.has('start_date') || q.has('end_date');
+    return { slug, kind, dated, path: `${path}?${q.toString()}` };
   }
 
   /** The shell command for the same call, with the key as $KEY. */
@@ -182,6 +204,8 @@
     }
     chartBox.replaceChildren();
     legendBox.replaceChildren();
+    sourceBox.replaceChildren();
+    sourceBox.hidden = true;
   }
 
   function newChart() {
@@ -197,29 +221,80 @@
       },
       grid: { vertLines: { color: '#eef0f3' }, horzLines: { color: '#eef0f3' } },
       rightPriceScale: { borderColor: '#d7dbe0' },
-      timeScale: { borderColor: '#d7dbe0' },
+      // A narrower window shows the same dates, squeezed, not the last few points only.
+      timeScale: { borderColor: '#d7dbe0', lockVisibleTimeRangeOnResize: true },
       crosshair: { mode: LightweightCharts.CrosshairMode.Normal },
     });
     return chart;
   }
 
+  /** Legend items: [text, colour], the colour 'candles' for the up/down swatch of candlesticks. */
   function legend(items) {
     legendBox.replaceChildren(
       ...items.map(([name, color]) => {
         const li = document.createElement('li');
         const swatch = document.createElement('span');
-        swatch.className = 'cdsx-swatch';
-        swatch.style.backgroundColor = color;
+        swatch.className = color === 'candles' ? 'cdsx-swatch cdsx-swatch-candles' : 'cdsx-swatch';
+        if (color !== 'candles') swatch.style.backgroundColor = color;
         li.append(swatch, document.createTextNode(name));
         return li;
       }),
     );
   }
 
+  /**
+   * What a series is, for its legend: "Gold — monthly average, USD/troy oz", "Crude Oil WTI — spot
+   * price, USD/bbl", "Corn — price received by farmers, USD/bu", "Gold — open interest, change, contracts".
+   */
+  function describeSeries(name, kind, meta) {
+    const parts = [];
+    if (kind === 'price') parts.push(BASIS_WORDS[meta.price_basis] || 'price');
+    else parts.push(label(kind).toLowerCase());
+    if (meta.transform && TRANSFORM_WORDS[meta.transform]) parts.push(TRANSFORM_WORDS[meta.transform]);
+    if (meta.unit) parts.push(meta.unit);
+    return `${name} — ${parts.join(', ')}`;
+  }
+
+  /**
+   * The line under the chart: the source's attribution as its licence asks (meta.attribution, else
+   * the descriptor's) and the source id, e.g. "Source: The World Bank: … CC BY 4.0 · worldbank:GOLD".
+   */
+  function showSource(attribution, source) {
+    sourceBox.replaceChildren();
+    if (!attribution && !source) {
+      sourceBox.hidden = true;
+      return;
+    }
+    const sourceLabel = (text) => {
+      const b = document.createElement('span');
+      b.className = 'cdsx-source-label';
+      b.textContent = text;
+      return b;
+    };
+    // EIA's attribution already reads "Source: …": no second label then, its own one in bold.
+    const own = attribution ? /^(source:)(.*)$/is.exec(attribution) : null;
+    if (!own) sourceBox.append(sourceLabel('Source:'), ' ');
+    if (attribution) {
+      const a = document.createElement('span');
+      a.className = 'cdsx-attribution';
+      if (own) a.append(sourceLabel(own[1]), own[2]);
+      else a.textContent = attribution;
+      sourceBox.append(a);
+    }
+    if (source) {
+      const code = document.createElement('code');
+      code.className = 'cdsx-source-id';
+      code.textContent = source;
+      if (attribution) sourceBox.append(' · ');
+      sourceBox.append(code);
+    }
+    sourceBox.hidden = false;
+  }
+
   const byDate = (a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
 
   /** Price with open/high/low/close on every point: candlesticks, and volume below when present. */
-  function drawCandles(data) {
+  function drawCandles(data, title) {
     const points = data
       .map((p) => ({ date: p.date, open: p.open, high: p.high, low: p.low, close: p.close, volume: p.volume }))
       .sort(byDate);
@@ -233,7 +308,7 @@
       wickDownColor: DOWN,
     });
     candles.setData(points.map((p) => ({ time: p.date, open: p.open, high: p.high, low: p.low, close: p.close })));
-    const items = [['Open / high / low / close', UP]];
+    const items = [[title, 'candles']];
     if (points.some((p) => typeof p.volume === 'number')) {
       const volume = c.addSeries(LightweightCharts.HistogramSeries, { priceFormat: { type: 'volume' } }, 1);
       volume.setData(
@@ -257,17 +332,23 @@
     return points;
   }
 
-  function drawLine(data, name) {
+  /**
+   * One line through the points at their own dates (a monthly or weekly series is not a daily one
+   * with gaps: nothing is filled in between), with a marker on each point when they are few.
+   */
+  function drawLine(data, title) {
     const points = data.map((p) => ({ date: p.date, value: p.value })).sort(byDate);
     const c = newChart();
     const d = Math.min(4, Math.max(0, ...points.map((p) => decimalsOf(p.value))));
     const line = c.addSeries(LightweightCharts.LineSeries, {
       color: GROUP_COLORS[0],
       lineWidth: 2,
+      pointMarkersVisible: points.length < MARKERS_BELOW,
+      pointMarkersRadius: 3,
       priceFormat: { type: 'price', precision: d, minMove: 10 ** -d },
     });
     line.setData(points.map((p) => ({ time: p.date, value: p.value })));
-    legend([[name, GROUP_COLORS[0]]]);
+    legend([[title, GROUP_COLORS[0]]]);
     c.timeScale().fitContent();
     return points;
   }
@@ -366,10 +447,139 @@
     );
   }
 
+  /** The commodity's detail (GET /commodities/{slug}), fetched once per commodity; null when that failed. */
+  const details = new Map();
+  function detailOf(slug, key) {
+    let p = details.get(slug);
+    if (p === undefined) {
+      p = api(`/commodities/${encodeURIComponent(slug)}`, key).then(
+        (body) => (body && body.data) || null,
+        () => {
+          // Unknown commodity, bad key...: Show reports the series call's own error; ask again next time.
+          details.delete(slug);
+          return null;
+        },
+      );
+      details.set(slug, p);
+    }
+    return p;
+  }
+
+  /** The commodity the selectors follow: its detail and its available series by type (null: none loaded). */
+  let current = null;
+  /** Counts commodity changes, so an older detail arriving late does not overwrite a newer one. */
+  let following = 0;
+
+  /** Makes the kind selector offer only what the commodity lists in available_series. */
+  function follow(slug, detail) {
+    current = detail
+      ? { slug, detail, offered: new Map((detail.available_series || []).map((s) => [s.type, s])) }
+      : null;
+    for (const o of kindSelect.options) {
+      const offered = current === null || current.offered.has(o.value);
+      o.hidden = !offered;
+      o.disabled = !offered;
+    }
+    for (const g of kindSelect.querySelectorAll('optgroup')) {
+      const none = [...g.children].every((o) => o.hidden);
+      g.hidden = none;
+      g.disabled = none;
+    }
+    root.dataset.commodity = current ? slug : '';
+    syncKind();
+  }
+
+  async function loadAvailable() {
+    const key = keyInput.value.trim();
+    const slug = commodityInput.value.trim().toUpperCase();
+    if (current !== null && current.slug === slug) return;
+    const n = ++following;
+    follow(slug, null);
+    if (key === '' || slug === '') return;
+    const detail = await detailOf(slug, key);
+    if (n === following) follow(slug, detail);
+  }
+
+  const capital = (s) => s.replace(/^./, (c) => c.toUpperCase());
+
+  /**
+   * Fits the form to the chosen kind of the chosen commodity: its dates and basis as a hint, no
+   * frequency finer than its own, the COT or series options, and the commodity's price note.
+   */
+  function syncKind() {
+    const kind = kindSelect.value;
+    const cot = kind in COT_GROUPS;
+    const s = current ? current.offered.get(kind) : undefined;
+    if (s) {
+      // "Spot price · daily", then "2022-09-01 to 2022-11-28" on a line of its own.
+      const what = [kind === 'price' ? BASIS_WORDS[s.price_basis] : '', s.frequency].filter(Boolean).join(' · ');
+      const range = document.createElement('span');
+      range.className = 'cdsx-range';
+      range.textContent = `${s.first_date} to ${s.last_date}`;
+      kindHint.replaceChildren(capital(what), range);
+    } else {
+      kindHint.textContent = current ? `Not offered for ${current.slug}.` : '';
+    }
+    const native = s && !cot ? s.frequency : null;
+    for (const o of frequencySelect.options) {
+      if (o.value === '') {
+        o.textContent = native ? `Native (${native})` : 'Native';
+        continue;
+      }
+      const finer = native !== null && FREQUENCY_RANK[o.value] < FREQUENCY_RANK[native];
+      o.hidden = finer;
+      o.disabled = finer;
+    }
+    const chosen = frequencySelect.options[frequencySelect.selectedIndex];
+    if (chosen && chosen.disabled) frequencySelect.value = '';
+
+    const detail = current && current.detail;
+    if (kind === 'price' && detail && detail.price_note) {
+      noteTitle.textContent = s ? `About the price of ${detail.name}` : `${detail.name} has no price series`;
+      noteText.textContent = detail.price_note;
+      noteBox.hidden = false;
+    } else {
+      noteBox.hidden = true;
+      noteTitle.textContent = '';
+      noteText.textContent = '';
+    }
+    seriesOptions.hidden = cot;
+    seriesOptions.disabled = cot;
+    cotOptions.hidden = !cot;
+    cotOptions.disabled = !cot;
+  }
+
+  /** Nothing to ask the API for: the commodity does not offer the kind. */
+  function notOffered(req) {
+    state.kind = req.kind;
+    state.url = null;
+    state.response = null;
+    state.points = [];
+    state.drawing = '';
+    resetChart();
+    chartBox.dataset.points = '[]';
+    chartBox.dataset.kind = req.kind;
+    chartBox.dataset.drawing = '';
+    results.hidden = true;
+    const detail = current.detail;
+    if (req.kind === 'price' && detail.price_note) {
+      // The note under the form says why (syncKind shows it): no empty chart, no error.
+      setStatus(`${detail.name} has no price series: see the note below.`);
+      return;
+    }
+    setStatus('');
+    const offered = [...current.offered.keys()].map((t) => label(t)).join(', ');
+    showError(
+      new Error(
+        `${detail.name} (${current.slug}) has no ${label(req.kind).toLowerCase()} series${offered ? `. It offers: ${offered}.` : '.'}`,
+      ),
+    );
+  }
+
   async function show() {
     clearError();
     const key = keyInput.value.trim();
-    const req = requestFromForm();
+    let req = requestFromForm();
     if (key === '') {
       showError(new Error('Paste an API key first: the explorer calls the public API with it.'));
       keyInput.focus();
@@ -380,48 +590,89 @@
       commodityInput.focus();
       return;
     }
-    const url = apiBase + req.path;
-    curlBox.textContent = curlOf(url);
-    results.hidden = false;
     submitButton.disabled = true;
     setStatus('Loading…');
     try {
+      // The selectors must follow this commodity before the request is built (the field's change
+      // event may not have fired yet): its series, its native frequencies, its name and sources.
+      if (current === null || current.slug !== req.slug) {
+        const n = ++following;
+        const detail = await detailOf(req.slug, key);
+        if (n === following) follow(req.slug, detail);
+        req = requestFromForm();
+      }
+      const known = current !== null && current.slug === req.slug ? current : null;
+      const descriptor = known ? known.offered.get(req.kind) : undefined;
+      if (known && !descriptor) {
+        notOffered(req);
+        return;
+      }
+      const url = apiBase + req.path;
+      curlBox.textContent = curlOf(url);
+      results.hidden = false;
       const body = await api(req.path, key);
       const data = Array.isArray(body && body.data) ? body.data : [];
+      const meta = (body && body.meta) || {};
+      const name = (known && known.detail.name) || req.slug;
       state.kind = req.kind;
       state.url = url;
       state.response = body;
       chartCard.hidden = data.length === 0;
       tableCard.hidden = false;
+      let drawing = '';
       // The table first: the chart then sizes itself to the final layout.
       if (data.length === 0) {
         resetChart();
         state.points = [];
-        fillTable([['No data for this request', false]], []);
+        // Say where the data is: without dates the API answers the last 12 months, and a real
+        // series may end earlier (an annual or a discontinued one, or a file loaded long ago).
+        const where = descriptor
+          ? `: the ${label(req.kind).toLowerCase()} series of ${name} runs from ${descriptor.first_date} to ${descriptor.last_date}` +
+            (req.dated ? '' : ' (without dates, the API answers the last 12 months)')
+          : '';
+        fillTable([[`No data for this request${where}.`, false]], []);
       } else if (req.kind in COT_GROUPS) {
         cotTable(data, req.kind);
         state.points = drawCot(data, req.kind);
+        drawing = 'lines';
+        const sources = [...new Set(data.map((r) => r.source).filter(Boolean))];
+        showSource(descriptor && descriptor.attribution, sources.join(', ') || (descriptor && descriptor.source));
       } else {
         const hasOhlc =
           req.kind === 'price' &&
           data.every((p) => ['open', 'high', 'low', 'close'].every((f) => typeof p[f] === 'number'));
         seriesTable(data, hasOhlc);
-        state.points = hasOhlc ? drawCandles(data) : drawLine(data, label(req.kind));
+        const title = describeSeries(name, req.kind, meta);
+        state.points = hasOhlc ? drawCandles(data, title) : drawLine(data, title);
+        drawing = hasOhlc ? 'candles' : 'line';
+        showSource(
+          meta.attribution || (descriptor && descriptor.attribution),
+          meta.source || (descriptor && descriptor.source),
+        );
       }
+      state.drawing = drawing;
       chartBox.dataset.points = JSON.stringify(state.points);
       chartBox.dataset.kind = req.kind;
-      const meta = (body && body.meta) || {};
-      const unit = meta.unit ? `, ${meta.unit}` : '';
+      chartBox.dataset.drawing = drawing;
       const extra =
         req.kind in COT_GROUPS
           ? `page ${meta.page} of ${meta.total_pages}, ${meta.total} reports in all`
-          : `${meta.frequency || ''}${meta.transform && meta.transform !== 'none' ? `, ${meta.transform}` : ''}${unit}`;
+          : [
+              req.kind === 'price' ? BASIS_WORDS[meta.price_basis] : '',
+              meta.frequency,
+              TRANSFORM_WORDS[meta.transform],
+              meta.unit,
+            ]
+              .filter(Boolean)
+              .join(', ');
       caption.textContent = `${req.slug} · ${label(req.kind)} · ${data.length} rows (${extra})`;
       setStatus(`${data.length} rows loaded.`);
     } catch (err) {
       state.points = [];
       state.response = null;
+      state.drawing = '';
       chartBox.dataset.points = '[]';
+      chartBox.dataset.drawing = '';
       resetChart();
       fillTable([], []);
       chartCard.hidden = true;
@@ -461,42 +712,14 @@
     }
   }
 
-  /** What the chosen commodity offers (GET /commodities/{slug}): marks the kinds it lacks, hints the dates. */
-  let offered = null;
-  async function loadAvailable() {
-    const key = keyInput.value.trim();
-    const slug = commodityInput.value.trim().toUpperCase();
-    offered = null;
-    for (const o of kindSelect.options) o.textContent = o.dataset.label;
-    syncKind();
-    if (key === '' || slug === '') return;
-    try {
-      const body = await api(`/commodities/${encodeURIComponent(slug)}`, key);
-      offered = new Map((body.data.available_series || []).map((s) => [s.type, s]));
-      for (const o of kindSelect.options) {
-        if (!offered.has(o.value)) o.textContent = `${o.dataset.label} (not offered)`;
-      }
-      syncKind();
-    } catch {
-      // Unknown commodity or another failure: Show reports it in full.
-    }
-  }
-
-  function syncKind() {
-    const s = offered && offered.get(kindSelect.value);
-    kindHint.textContent = s ? `${label(s.frequency)}, ${s.first_date} to ${s.last_date}` : '';
-    const cot = kindSelect.value in COT_GROUPS;
-    seriesOptions.hidden = cot;
-    seriesOptions.disabled = cot;
-    cotOptions.hidden = !cot;
-    cotOptions.disabled = !cot;
-  }
-
-  for (const o of kindSelect.options) o.dataset.label = o.textContent;
   syncKind();
   kindSelect.addEventListener('change', syncKind);
   keyInput.addEventListener('change', () => {
     clearError();
+    // Another key may see other commodities: forget what the last one saw, and ask again.
+    details.clear();
+    following += 1;
+    follow('', null);
     void loadCommodities().then(loadAvailable);
   });
   commodityInput.addEventListener('change', () => void loadAvailable());

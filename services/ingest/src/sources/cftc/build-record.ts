@@ -1,6 +1,6 @@
 import type { CotFormat } from '@cds/contracts';
 import type { CatalogIndex } from '../../catalog/index.ts';
-import type { CotItem, RejectedItem } from '../types.ts';
+import type { CotItem, RejectedItem, SeriesItem, SourceItem } from '../types.ts';
 import { cotItem, rejected } from '../common/records.ts';
 import { countSkip, type ParseStats } from '../common/stats.ts';
 import { isoDatePrefix, readInt } from '../common/values.ts';
@@ -50,6 +50,24 @@ export function buildCotItem(
 
   const where = { file: ctx.file, line: ctx.line, ...(ctx.stats ? { stats: ctx.stats } : {}) };
   return cotItem(format, commodity.entry.id, record, where, `cftc:${format}:${code}`);
+}
+
+/**
+ * The open interest of a legacy report as a point of the commodity's weekly `open_interest`
+ * series (futures only, the CFTC's own figure, in contracts), with the report's provenance. The
+ * disaggregated report carries the same number, so only the legacy one feeds the series.
+ */
+export function openInterestOf(item: SourceItem): SeriesItem | undefined {
+  if (item.kind !== 'cot' || item.format !== 'legacy') return undefined;
+  return {
+    kind: 'series',
+    commodity_id: item.commodity_id,
+    series_type: 'open_interest',
+    frequency: 'weekly',
+    unit: 'contracts',
+    ...(item.source !== undefined ? { source: item.source } : {}),
+    point: { date: item.record.report_date, value: item.record.open_interest },
+  };
 }
 
 /** Each position field split once into its group and side ('commercial.long' → commercial, long). */

@@ -31,7 +31,20 @@ describe('CFTC legacy annual file (real excerpt)', () => {
 
     expect(stats).toMatchObject({ rows: 31, emitted: 30, rejected: 0, skipped: 1 });
     expect(stats.skippedByReason).toEqual({ unknown_commodity: 1 });
-    expect(items.every((i) => i.kind === 'cot')).toBe(true);
+    // each report, then the weekly open interest point it gives (the CFTC's own figure)
+    expect(items.map((i) => i.kind)).toEqual(items.flatMap((i) => (i.kind === 'cot' ? ['cot', 'series'] : [])));
+    for (const [i, item] of items.entries()) {
+      if (item.kind !== 'cot' || item.format !== 'legacy') continue;
+      expect(items[i + 1]).toEqual({
+        kind: 'series',
+        commodity_id: item.commodity_id,
+        series_type: 'open_interest',
+        frequency: 'weekly',
+        unit: 'contracts',
+        source: item.source,
+        point: { date: item.record.report_date, value: item.record.open_interest },
+      });
+    }
 
     const out = cots(items);
     const catalogRows = rows.filter((r) => r.cells[3] !== '021397');
@@ -258,6 +271,15 @@ describe('CFTC public reporting (Socrata) JSON', () => {
           non_commercial: { long: 411623, short: 132056, spreading: 741920 },
           non_reportable: { long: 70305, short: 63742 },
         },
+      },
+      {
+        kind: 'series',
+        commodity_id: 'CRUDE_OIL_WTI',
+        series_type: 'open_interest',
+        frequency: 'weekly',
+        unit: 'contracts',
+        source: 'cftc:legacy:067651',
+        point: { date: '2025-01-07', value: 1958411 },
       },
       { kind: 'rejected', file: 'socrata', line: 3, reason: 'open_interest: missing value ""' },
     ]);

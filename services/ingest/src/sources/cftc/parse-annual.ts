@@ -4,7 +4,7 @@ import type { SourceItem } from '../types.ts';
 import { createCsvAssembler, normalizeHeader, parseCsvRecord, scanCsvRecord, type Assembled } from '../common/csv.ts';
 import { rejected, type ParseOptions } from '../common/records.ts';
 import { readLineBatches, type TextInput } from '../common/text.ts';
-import { allFields, buildCotItem } from './build-record.ts';
+import { allFields, buildCotItem, openInterestOf } from './build-record.ts';
 import { detectFormat } from './fields.ts';
 
 export interface CotCsvOptions extends ParseOptions {
@@ -99,7 +99,11 @@ export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions)
     }
     where.line = rec.line;
     const item = buildCotItem(format!, read, where);
-    if (item) out.push(item);
+    if (item) {
+      out.push(item);
+      const oi = openInterestOf(item);
+      if (oi) out.push(oi);
+    }
   };
 
   const out: SourceItem[] = [];

@@ -4,7 +4,7 @@ import type { SourceItem } from '../types.ts';
 import { byHeaderName, readJsonRows } from '../common/json.ts';
 import type { ParseOptions } from '../common/records.ts';
 import type { TextInput } from '../common/text.ts';
-import { allFields, buildCotItem } from './build-record.ts';
+import { allFields, buildCotItem, openInterestOf } from './build-record.ts';
 
 export interface CotSocrataOptions extends ParseOptions {
   format: CotFormat;
@@ -40,6 +40,9 @@ export async function* parseCftcSocrataJson(input: TextInput, options: CotSocrat
       catalog,
       ...(stats ? { stats } : {}),
     });
-    if (item) yield item;
+    if (!item) continue;
+    yield item;
+    const oi = openInterestOf(item);
+    if (oi) yield oi;
   }
 }

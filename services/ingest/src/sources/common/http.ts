@@ -45,6 +45,11 @@ export interface SourceFetchOptions extends Partial<Omit<HttpClientOptions, 'sou
 export interface HttpClient {
   /** GETs a URL and returns the body text of a 2xx response, retrying transient failures. */
   getText(url: URL): Promise<string>;
+  /**
+   * GETs a URL and returns the body bytes of a 2xx response (a binary file), retrying transient
+   * failures; a body over `maxBytes` (announced or received) fails at once, reading no further.
+   */
+  getBytes(url: URL, options: { maxBytes: number }): Promise<Uint8Array>;
 }
 
 const RETRYABLE = new Set([408, 425, 429, 500, 502, 503, 504]);
@@ -91,53 +96,83 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   const backoff = (attempt: number) => Math.min(maxDelay, base * 2 ** attempt) * (0.5 + random() / 2);
 
-  return {
-    async getText(url: URL): Promise<string> {
-      const shown = redactUrl(url);
-      let lastProblem = '';
-      let lastStatus: number | undefined;
-      const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
-      const pastDeadline = (attempts: number) =>
-        new SourceFetchError(
-          `${options.source}: GET ${shown} gave up at the deadline after ${attempts} attempts${lastProblem ? `; last: ${lastProblem}` : ''}`,
-          { ...(lastStatus !== undefined ? { status: lastStatus } : {}), attempts },
-        );
-      for (let attempt = 0; attempt <= maxRetries; attempt++) {
-        await acquireSlot();
-        if (now() >= deadline) throw pastDeadline(attempt);
-        let wait = backoff(attempt);
-        try {
-          const res = await fetch(url, {
-            headers: { accept: 'application/json, text/csv;q=0.9, */*;q=0.5', ...options.headers },
-            signal: AbortSignal.timeout(Math.max(1, Math.min(timeoutMs, deadline - now()))),
-          });
-          const body = await res.text();
-          if (res.ok) return body;
-          lastStatus = res.status;
-          lastProblem = `HTTP ${res.status}: ${body.slice(0, 200).replace(/\s+/g, ' ')}`;
-          if (!RETRYABLE.has(res.status)) {
-            throw new SourceFetchError(`${options.source}: GET ${shown} failed with ${lastProblem}`, {
-              status: res.status,
-              attempts: attempt + 1,
-            });
-          }
-          const retryAfter = parseRetryAfter(res.headers.get('retry-after'), now());
-          if (retryAfter !== undefined) wait = Math.min(Math.max(wait, retryAfter), Math.max(maxDelay, retryAfter));
-        } catch (err) {
-          if (err instanceof SourceFetchError) throw err;
-          lastStatus = undefined;
-          const e = err as Error;
-          lastProblem = e.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `network error: ${e.message}`;
+  /** A 2xx body of at most maxBytes, read chunk by chunk so a larger one is never held. */
+  async function boundedBody(res: Response, maxBytes: number, shown: string): Promise<Uint8Array> {
+    const tooLarge = (n: string) =>
+      new SourceFetchError(`${options.source}: GET ${shown}: the body is ${n} bytes, more than the ${maxBytes} read`, {
+        status: res.status,
+        attempts: 1,
+      });
+    const announced = Number(res.headers.get('content-length'));
+    if (Number.isFinite(announced) && announced > maxBytes) {
+      await res.body?.cancel();
+      throw tooLarge(String(announced));
+    }
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    if (res.body) {
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+        size += chunk.byteLength;
+        if (size > maxBytes) {
+          await res.body.cancel().catch(() => undefined);
+          throw tooLarge(`over ${maxBytes}`);
         }
-        if (attempt < maxRetries) {
-          if (now() + wait > deadline) throw pastDeadline(attempt + 1);
-          await sleep(wait);
-        }
+        parts.push(chunk);
       }
-      throw new SourceFetchError(
-        `${options.source}: GET ${shown} failed after ${maxRetries + 1} attempts; last: ${lastProblem}`,
-        { ...(lastStatus !== undefined ? { status: lastStatus } : {}), attempts: maxRetries + 1 },
+    }
+    return Buffer.concat(parts, size);
+  }
+
+  async function get<T>(url: URL, read: (res: Response, shown: string) => Promise<T>): Promise<T> {
+    const shown = redactUrl(url);
+    let lastProblem = '';
+    let lastStatus: number | undefined;
+    const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
+    const pastDeadline = (attempts: number) =>
+      new SourceFetchError(
+        `${options.source}: GET ${shown} gave up at the deadline after ${attempts} attempts${lastProblem ? `; last: ${lastProblem}` : ''}`,
+        { ...(lastStatus !== undefined ? { status: lastStatus } : {}), attempts },
       );
-    },
+    for (let attempt = 0; attempt <= maxRetries; attempt++) {
+      await acquireSlot();
+      if (now() >= deadline) throw pastDeadline(attempt);
+      let wait = backoff(attempt);
+      try {
+        const res = await fetch(url, {
+          headers: { accept: 'application/json, text/csv;q=0.9, */*;q=0.5', ...options.headers },
+          signal: AbortSignal.timeout(Math.max(1, Math.min(timeoutMs, deadline - now()))),
+        });
+        if (res.ok) return await read(res, shown);
+        const body = await res.text();
+        lastStatus = res.status;
+        lastProblem = `HTTP ${res.status}: ${body.slice(0, 200).replace(/\s+/g, ' ')}`;
+        if (!RETRYABLE.has(res.status)) {
+          throw new SourceFetchError(`${options.source}: GET ${shown} failed with ${lastProblem}`, {
+            status: res.status,
+            attempts: attempt + 1,
+          });
+        }
+        const retryAfter = parseRetryAfter(res.headers.get('retry-after'), now());
+        if (retryAfter !== undefined) wait = Math.min(Math.max(wait, retryAfter), Math.max(maxDelay, retryAfter));
+      } catch (err) {
+        if (err instanceof SourceFetchError) throw err;
+        lastStatus = undefined;
+        const e = err as Error;
+        lastProblem = e.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `network error: ${e.message}`;
+      }
+      if (attempt < maxRetries) {
+        if (now() + wait > deadline) throw pastDeadline(attempt + 1);
+        await sleep(wait);
+      }
+    }
+    throw new SourceFetchError(
+      `${options.source}: GET ${shown} failed after ${maxRetries + 1} attempts; last: ${lastProblem}`,
+      { ...(lastStatus !== undefined ? { status: lastStatus } : {}), attempts: maxRetries + 1 },
+    );
+  }
+
+  return {
+    getText: (url) => get(url, (res) => res.text()),
+    getBytes: (url, { maxBytes }) => get(url, (res, shown) => boundedBody(res, maxBytes, shown)),
   };
 }

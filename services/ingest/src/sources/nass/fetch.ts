@@ -1,4 +1,4 @@
-import { CATALOG } from '../../catalog/index.ts';
+import { CATALOG, type NassItemMapping } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { createHttpClient, SourceFetchError, type SourceFetchOptions } from '../common/http.ts';
 import { createParseStats } from '../common/stats.ts';
@@ -16,12 +16,18 @@ export interface NassFetchOptions extends SourceFetchOptions {
   filter?: NassFilter;
 }
 
-export function nassQueryUrl(o: NassFetchOptions, shortDesc: string): URL {
+/**
+ * The api_GET query of one data item. A price item is asked with `freq_desc=MONTHLY`: Quick Stats
+ * answers a PRICE RECEIVED item with its monthly prices and its MARKETING YEAR / YEAR averages,
+ * and only the months are mapped (about 12 records a year, far below the 50,000-record cap).
+ */
+export function nassQueryUrl(o: NassFetchOptions, shortDesc: string, item?: Pick<NassItemMapping, 'type'>): URL {
   const url = new URL('/api/api_GET/', o.baseUrl ?? 'https://quickstats.nass.usda.gov');
   const p = url.searchParams;
   const f = o.filter ?? {};
   p.set('key', o.apiKey);
   p.set('short_desc', shortDesc);
+  if (item?.type === 'price') p.set('freq_desc', 'MONTHLY');
   p.set('agg_level_desc', f.level ?? 'NATIONAL');
   if (f.state) p.set(f.state.length === 2 ? 'state_alpha' : 'state_name', f.state.toUpperCase());
   if (f.county) p.set('county_name', f.county.toUpperCase());
@@ -48,7 +54,7 @@ export async function* fetchNassQuickStats(options: NassFetchOptions): AsyncGene
     for (const item of nass.items) {
       let body: string;
       try {
-        body = await client.getText(nassQueryUrl(options, item.short_desc));
+        body = await client.getText(nassQueryUrl(options, item.short_desc, item));
       } catch (err) {
         if (err instanceof SourceFetchError && err.status === 400 && /no data/i.test(err.message)) continue;
         throw err;

@@ -2,7 +2,7 @@ import type { CatalogIndex } from '../../catalog/index.ts';
 import type { RejectedItem, SeriesItem } from '../types.ts';
 import { rejected, seriesItem } from '../common/records.ts';
 import { countSkip, type ParseStats } from '../common/stats.ts';
-import { readDecimal } from '../common/values.ts';
+import { daysInMonth, readDecimal } from '../common/values.ts';
 
 /** The Quick Stats fields we read, under the API's names and the web export's headers (normalized). */
 export const NASS_FIELDS = {
@@ -35,16 +35,37 @@ export interface NassFilter {
   programs?: string[];
 }
 
+/** Last day of a month, YYYY-MM-DD: monthly values are dated at the end of their period. */
+function monthEnd(year: number, month: number): string {
+  return `${year}-${String(month).padStart(2, '0')}-${String(daysInMonth(year, month)).padStart(2, '0')}`;
+}
+
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+
+/** What kind of item a period belongs to: a monthly price series, or an annual/point-in-time one. */
+export type NassPeriodKind = 'price' | 'other';
 
 /**
  * Dates a NASS reference period. Annual values (`YEAR`) have no day of their own: they are
  * published with frequency monthly, dated YYYY-12-31 (the contracts know no annual frequency).
  * Point-in-time stocks (`FIRST OF MAR`) are dated on that day, YYYY-03-01. Forecasts
  * (`YEAR - AUG FORECAST`), marketing years and weekly periods are not mapped.
+ *
+ * A price item (`kind` 'price', PRICE RECEIVED) is a monthly series: `JAN`..`DEC` are dated at
+ * the month's last day (2024-01-31, as EIA monthly periods), and its annual figures (`YEAR`,
+ * `MARKETING YEAR` averages) are skipped, so the monthly series never mixes in an annual average.
  */
-export function nassPeriodDate(year: number, period: string): { date: string } | { skip: string } {
+export function nassPeriodDate(
+  year: number,
+  period: string,
+  kind: NassPeriodKind = 'other',
+): { date: string } | { skip: string } {
   const p = period.trim().toUpperCase();
+  if (kind === 'price') {
+    const m = MONTHS.indexOf(p) + 1;
+    if (m > 0) return { date: monthEnd(year, m) };
+    return { skip: p.includes('FORECAST') ? 'forecast' : 'other_period' };
+  }
   if (p === 'YEAR') return { date: `${year}-12-31` };
   const first = /^FIRST OF ([A-Z]{3})$/.exec(p);
   if (first) {
@@ -80,7 +101,11 @@ export function mapNassRow(
   }
   const yearRaw = (read('year') ?? '').trim();
   if (!/^\d{4}$/.test(yearRaw)) return rejected(ctx.file, ctx.line, `invalid year "${yearRaw}"`, stats);
-  const dated = nassPeriodDate(Number(yearRaw), read('period') ?? '');
+  const dated = nassPeriodDate(
+    Number(yearRaw),
+    read('period') ?? '',
+    mapping.item.type === 'price' ? 'price' : 'other',
+  );
   if ('skip' in dated) return skip(dated.skip);
   const cell = readDecimal(read('value'));
   if (!cell.ok) {
@@ -100,5 +125,6 @@ export function mapNassRow(
       ...(stats ? { stats } : {}),
     },
     `nass:${item.short_desc}`,
+    item.basis,
   );
 }

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { chunked, collect, realFixturePath } from '../../../test/helpers/source-fixtures.ts';
+import { chunked, collect, ownFixturePath, realFixturePath } from '../../../test/helpers/source-fixtures.ts';
 import { createCatalogIndex, COMMODITIES } from '../../catalog/index.ts';
 import { parseCsvRecord } from '../common/csv.ts';
 import { createParseStats } from '../common/stats.ts';
 import type { SeriesItem, SourceItem } from '../types.ts';
 import { nassPeriodDate } from './map-row.ts';
+import { nassQueryUrl } from './fetch.ts';
 import { parseNassCsv, parseNassJson } from './parse.ts';
 
 const API_JSON = realFixturePath('nass_quickstats_api_corn_yield_va_2012.json');
@@ -172,5 +173,140 @@ describe('NASS Quick Stats API JSON (real response)', () => {
       },
     ]);
     expect(items[0]).toMatchObject({ point: { date: '2012-12-31', value: 161.2 } });
+  });
+});
+
+// Monthly prices received: a real Quick Stats API record set (Iowa, corn, 2025-2026), see
+// test/fixtures/README.md. Quick Stats publishes the national series in the same shape.
+const PRICE_CSV = ownFixturePath('nass_price_received_corn_iowa_monthly_2025_2026_excerpt.csv');
+const IOWA = { level: 'STATE', state: 'IOWA' } as const;
+// The national series with its annual rows, as Quick Stats answers without freq_desc (README).
+const NATIONAL_PRICE_CSV = ownFixturePath('nass_price_received_corn_national_2025_2026_excerpt.csv');
+
+/** A CSV line from cells, quoting the ones that hold a comma (as the fixture does). */
+const csvLine = (cells: string[]) => cells.map((c) => (c.includes(',') ? `"${c}"` : c)).join(',');
+
+describe('NASS prices received (monthly)', () => {
+  it('dates JAN..DEC of a price item at the month end and skips its annual averages', () => {
+    expect(nassPeriodDate(2024, 'JAN', 'price')).toEqual({ date: '2024-01-31' });
+    expect(nassPeriodDate(2024, 'FEB', 'price')).toEqual({ date: '2024-02-29' });
+    expect(nassPeriodDate(2025, 'FEB', 'price')).toEqual({ date: '2025-02-28' });
+    expect(nassPeriodDate(2025, 'DEC', 'price')).toEqual({ date: '2025-12-31' });
+    expect(nassPeriodDate(2025, 'MARKETING YEAR', 'price')).toEqual({ skip: 'other_period' });
+    expect(nassPeriodDate(2025, 'YEAR', 'price')).toEqual({ skip: 'other_period' });
+    // production, yield... keep their annual rule, and a month means nothing to them
+    expect(nassPeriodDate(2025, 'YEAR')).toEqual({ date: '2025-12-31' });
+    expect(nassPeriodDate(2025, 'JAN')).toEqual({ skip: 'other_period' });
+  });
+
+  it('maps every monthly row of the real excerpt to the price series, at month end, with its basis', async () => {
+    const stats = createParseStats();
+    const items = series(await collect(parseNassCsv(chunked(PRICE_CSV, 61), { file: 'p.csv', stats, filter: IOWA })));
+    // the expectation is read from the raw cells, not from the parser
+    const [head, ...rows] = readFileSync(PRICE_CSV, 'utf8').trimEnd().split('\n');
+    const h = parseCsvRecord(head!)!;
+    const col = (name: string) => h.indexOf(name);
+    const month = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+    const expected = rows.map((line) => {
+      const c = parseCsvRecord(line)!;
+      const y = Number(c[col('year')]);
+      const m = month.indexOf(c[col('reference_period_desc')]!) + 1;
+      const last = new Date(Date.UTC(y, m, 0)).getUTCDate();
+      return { date: `${y}-${String(m).padStart(2, '0')}-${last}`, value: Number(c[col('Value')]) };
+    });
+    expect(rows).toHaveLength(17);
+    expect(items.map((i) => i.point)).toEqual(expected);
+    expect(items[0]).toEqual({
+      kind: 'series',
+      commodity_id: 'CORN',
+      series_type: 'price',
+      frequency: 'monthly',
+      unit: 'USD/bu',
+      source: 'nass:CORN, GRAIN - PRICE RECEIVED, MEASURED IN $ / BU',
+      price_basis: 'received_by_farmers',
+      point: { date: '2026-01-31', value: 4.13 },
+    });
+    expect(items.map((i) => i.point.date)).toContain('2025-02-28');
+    expect(stats).toMatchObject({ rows: 17, emitted: 17, skipped: 0, rejected: 0 });
+  });
+
+  it('maps the national series of the real national excerpt and skips its MARKETING YEAR and YEAR rows', async () => {
+    const stats = createParseStats();
+    const items = series(await collect(parseNassCsv(chunked(NATIONAL_PRICE_CSV, 83), { file: 'n.csv', stats })));
+    expect(stats).toMatchObject({ rows: 20, emitted: 18, skippedByReason: { other_period: 2 } });
+    expect(items.map((i) => `${i.point.date} ${i.point.value}`)).toEqual([
+      '2026-01-31 4.1',
+      '2026-02-28 4.11',
+      '2026-03-31 4.27',
+      '2026-04-30 4.31',
+      '2026-05-31 4.48',
+      '2026-06-30 4.28',
+      // 2025 MARKETING YEAR (4.1) and YEAR (4.29) rows sit here in the file: skipped
+      '2025-01-31 4.29',
+      '2025-02-28 4.58',
+      '2025-03-31 4.57',
+      '2025-04-30 4.62',
+      '2025-05-31 4.64',
+      '2025-06-30 4.47',
+      '2025-07-31 4.29',
+      '2025-08-31 3.96',
+      '2025-09-30 4',
+      '2025-10-31 3.93',
+      '2025-11-30 3.98',
+      '2025-12-31 4.1', // DEC, not an annual figure
+    ]);
+    expect(
+      new Set(items.map((i) => `${i.commodity_id} ${i.frequency} ${i.unit} ${i.price_basis} ${i.source}`)),
+    ).toEqual(
+      new Set(['CORN monthly USD/bu received_by_farmers nass:CORN, GRAIN - PRICE RECEIVED, MEASURED IN $ / BU']),
+    );
+  });
+
+  it('maps national rows only by default: every state row of the excerpt is skipped and counted', async () => {
+    const stats = createParseStats();
+    expect(await collect(parseNassCsv(chunked(PRICE_CSV), { file: 'p.csv', stats }))).toEqual([]);
+    expect(stats.skippedByReason).toEqual({ other_location: 17 });
+  });
+
+  it('skips withheld values, the YEAR and MARKETING YEAR averages, and an item in another unit', async () => {
+    const [head, first] = readFileSync(PRICE_CSV, 'utf8').split('\n');
+    const h = parseCsvRecord(head!)!;
+    const cells = parseCsvRecord(first!)!;
+    const variant = (changes: Record<string, string>) => csvLine(cells.map((v, i) => changes[h[i]!] ?? v));
+    const lines = [
+      head!,
+      first!, // 2026 JAN, 4.13: mapped
+      variant({ Value: '(NA)', reference_period_desc: 'FEB', begin_code: '02', end_code: '02' }),
+      variant({ Value: '(D)', reference_period_desc: 'MAR', begin_code: '03', end_code: '03' }),
+      variant({
+        Value: '4.24',
+        reference_period_desc: 'MARKETING YEAR',
+        freq_desc: 'ANNUAL',
+        begin_code: '09',
+        end_code: '08',
+      }),
+      variant({ Value: '4.30', reference_period_desc: 'YEAR', freq_desc: 'ANNUAL', begin_code: '00', end_code: '00' }),
+      // the same price quoted per hundredweight is another data item: not mapped, never converted
+      variant({
+        Value: '7.38',
+        unit_desc: '$ / CWT',
+        short_desc: 'CORN, GRAIN - PRICE RECEIVED, MEASURED IN $ / CWT',
+      }),
+    ];
+    const stats = createParseStats();
+    const items = await collect(parseNassCsv([lines.join('\n')], { file: 'p.csv', stats, filter: IOWA }));
+    expect(series(items).map((i) => [i.point, i.unit])).toEqual([[{ date: '2026-01-31', value: 4.13 }, 'USD/bu']]);
+    expect(items.filter((i) => i.kind === 'rejected')).toEqual([]);
+    expect(stats.skippedByReason).toEqual({ withheld: 2, other_period: 2, unmapped_item: 1 });
+  });
+
+  it('asks Quick Stats for the monthly figures of a price item only', () => {
+    const price = nassQueryUrl({ apiKey: 'k', fromYear: 2024 }, 'OATS - PRICE RECEIVED, MEASURED IN $ / BU', {
+      type: 'price',
+    });
+    expect(price.searchParams.get('freq_desc')).toBe('MONTHLY');
+    expect(price.searchParams.get('agg_level_desc')).toBe('NATIONAL');
+    const yieldUrl = nassQueryUrl({ apiKey: 'k' }, 'OATS - YIELD, MEASURED IN BU / ACRE', { type: 'yield' });
+    expect(yieldUrl.searchParams.has('freq_desc')).toBe(false);
   });
 });

@@ -1,0 +1,55 @@
+// `npm run snapshot:build -- --from <downloaded source files>`: rebuilds data/snapshot (docs/sources.md
+// "The bundled snapshot"). See --help.
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { buildSnapshotFromFiles, defaultCotSince } from './snapshot/build.ts';
+
+const USAGE = `Usage: npm run snapshot:build -- --from <dir> [--out <dir>] [--cot-since YYYY-MM-DD]
+
+Rebuilds the bundled snapshot of real data from downloaded source files. <dir> holds one folder
+per source, named as \`ingest backfill --source\` names it, each with the files as published:
+  cftc-legacy/          the CFTC's legacy futures-only annual files (annual.txt of deacot<year>.zip)
+  cftc-disaggregated/   the disaggregated futures-only annual files (f_year.txt of fut_disagg_txt_<year>.zip)
+  worldbank/            CMO-Historical-Data-Monthly.xlsx (the Pink Sheet)
+  eia/                  EIA series downloads (CSV with the EIA preamble) or API v2 JSON
+  nass/                 Quick Stats CSV exports
+Files are read in name order, a later file's value for a date replacing an earlier one's.
+
+  --out DIR        where to write (default: data/snapshot of this repository)
+  --cot-since D    first COT report kept (default: January 1st, three years before this year)`;
+
+const { values: v } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    from: { type: 'string' },
+    out: { type: 'string' },
+    'cot-since': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (v.help || v.from === undefined) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(v.help ? 0 : 2);
+}
+if (v['cot-since'] !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v['cot-since'])) {
+  process.stderr.write(`--cot-since must be YYYY-MM-DD\n`);
+  process.exit(2);
+}
+const out = v.out ?? fileURLToPath(new URL('../../../data/snapshot/', import.meta.url));
+try {
+  const { manifest } = await buildSnapshotFromFiles({
+    rawDir: v.from,
+    outDir: out,
+    cotSince: v['cot-since'] ?? defaultCotSince(new Date()),
+    say: (line) => process.stderr.write(`${line}\n`),
+  });
+  for (const [name, f] of Object.entries(manifest.files))
+    process.stdout.write(
+      `${name.padEnd(26)} ${String(f?.rows).padStart(7)} rows ${String(f?.bytes).padStart(9)} bytes\n`,
+    );
+  for (const s of manifest.sources)
+    process.stdout.write(`${s.name.padEnd(10)} ${s.first_date} … ${s.last_date} ${String(s.rows).padStart(7)} rows\n`);
+} catch (err) {
+  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}

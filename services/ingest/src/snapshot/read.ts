@@ -1,0 +1,189 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import {
+  FREQUENCIES,
+  PRICE_BASES,
+  SERIES_TYPES,
+  type CotFormat,
+  type Frequency,
+  type PriceBasis,
+  type SeriesType,
+} from '@cds/contracts';
+import { CATALOG, type CatalogIndex } from '../catalog/index.ts';
+import { readCsvTable } from '../sources/common/csv.ts';
+import { cotItem, rejected, seriesItem } from '../sources/common/records.ts';
+import { countSkip, type ParseStats } from '../sources/common/stats.ts';
+import type { SourceItem } from '../sources/types.ts';
+import {
+  COT_GROUPS,
+  cotColumns,
+  MANIFEST_FILE,
+  MAX_FILE_BYTES,
+  MAX_INFLATED_BYTES,
+  SERIES_COLUMNS,
+  SnapshotManifest,
+  SNAPSHOT_FILES,
+} from './format.ts';
+
+/** A snapshot that cannot be read at all (no manifest, a file changed since it was built). */
+export class SnapshotError extends Error {
+  override readonly name = 'SnapshotError';
+}
+
+/** Reads and checks the manifest of the snapshot in `dir`. */
+export async function readManifest(dir: string): Promise<SnapshotManifest> {
+  const path = join(dir, MANIFEST_FILE);
+  let text: string;
+  try {
+    if ((await stat(path)).size > 1024 * 1024) throw new SnapshotError(`${path} is larger than 1 MiB`);
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (err instanceof SnapshotError) throw err;
+    throw new SnapshotError(
+      `no snapshot in ${dir}: cannot read ${MANIFEST_FILE} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new SnapshotError(`${path} is not JSON`);
+  }
+  const parsed = SnapshotManifest.safeParse(json);
+  if (!parsed.success)
+    throw new SnapshotError(
+      `${path} is not a snapshot manifest: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  return parsed.data;
+}
+
+/** A snapshot file's text, after checking its size and its SHA-256 against the manifest. */
+async function readPart(dir: string, name: string, manifest: SnapshotManifest): Promise<string | undefined> {
+  const expected = manifest.files[name];
+  if (expected === undefined) return undefined;
+  const path = join(dir, name);
+  const size = (await stat(path).catch(() => undefined))?.size;
+  if (size === undefined) throw new SnapshotError(`${path} is listed in the manifest but missing`);
+  if (size > MAX_FILE_BYTES) throw new SnapshotError(`${path} is larger than ${MAX_FILE_BYTES} bytes`);
+  const bytes = await readFile(path);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (sha256 !== expected.sha256)
+    throw new SnapshotError(
+      `${path} changed since the snapshot was built (SHA-256 ${sha256}, manifest ${expected.sha256})`,
+    );
+  try {
+    return gunzipSync(bytes, { maxOutputLength: MAX_INFLATED_BYTES }).toString('utf8');
+  } catch (err) {
+    throw new SnapshotError(`${path} is not a gzip file within ${MAX_INFLATED_BYTES} bytes: ${String(err)}`);
+  }
+}
+
+const headerCheck =
+  (expected: readonly string[], file: string) =>
+  (names: string[]): string | undefined =>
+    names.length === expected.length && names.every((n, i) => n === expected[i])
+      ? undefined
+      : `${file}: header is not ${expected.join(',')}`;
+
+function num(raw: string | undefined): number {
+  return raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw);
+}
+
+/**
+ * Every item of the snapshot in `dir`: the series points, then the legacy and disaggregated COT
+ * reports, each validated by the contracts' schemas as any source's records are. A commodity the
+ * catalog no longer lists is skipped (`unknown_commodity`); a row that does not validate is
+ * rejected with its file and line, as the parsers do.
+ */
+export async function* readSnapshot(
+  dir: string,
+  options: { manifest?: SnapshotManifest; catalog?: CatalogIndex; stats?: ParseStats } = {},
+): AsyncGenerator<SourceItem> {
+  const manifest = options.manifest ?? (await readManifest(dir));
+  const catalog = options.catalog ?? CATALOG;
+  const { stats } = options;
+  const known = (id: string | undefined): id is string => {
+    if (id !== undefined && catalog.byId(id) !== undefined) return true;
+    if (stats) countSkip(stats, 'unknown_commodity');
+    return false;
+  };
+
+  // every file checked (size, SHA-256, gzip) before the first item: a damaged snapshot publishes nothing
+  const seriesText = await readPart(dir, SNAPSHOT_FILES.series, manifest);
+  const cotTexts = {
+    legacy: await readPart(dir, SNAPSHOT_FILES.legacy, manifest),
+    disaggregated: await readPart(dir, SNAPSHOT_FILES.disaggregated, manifest),
+  };
+  if (seriesText !== undefined) {
+    const file = SNAPSHOT_FILES.series;
+    for await (const row of readCsvTable([seriesText], { file, stats }, headerCheck(SERIES_COLUMNS, file))) {
+      if (row.kind === 'rejected') {
+        yield row;
+        continue;
+      }
+      const [commodity, type = '', frequency = '', unit, source, basis = '', date, value] = row.fields;
+      if (!known(commodity)) continue;
+      const wrong = !(SERIES_TYPES as readonly string[]).includes(type)
+        ? `unknown series type "${type}"`
+        : !(FREQUENCIES as readonly string[]).includes(frequency)
+          ? `unknown frequency "${frequency}"`
+          : basis !== '' && !(PRICE_BASES as readonly string[]).includes(basis)
+            ? `unknown price basis "${basis}"`
+            : undefined;
+      if (wrong !== undefined) {
+        yield rejected(file, row.line, wrong, stats);
+        continue;
+      }
+      yield seriesItem(
+        commodity,
+        type as SeriesType,
+        frequency as Frequency,
+        unit || undefined,
+        { date, value: num(value) },
+        { file, line: row.line, ...(stats ? { stats } : {}) },
+        source || undefined,
+        (basis || undefined) as PriceBasis | undefined,
+      );
+    }
+  }
+
+  for (const format of ['legacy', 'disaggregated'] as const satisfies readonly CotFormat[]) {
+    const file = SNAPSHOT_FILES[format];
+    const text = cotTexts[format];
+    if (text === undefined) continue;
+    const columns = cotColumns(format);
+    for await (const row of readCsvTable([text], { file, stats }, headerCheck(columns, file))) {
+      if (row.kind === 'rejected') {
+        yield row;
+        continue;
+      }
+      const cell = (name: string) => row.fields[columns.indexOf(name)];
+      const commodity = cell('commodity_id');
+      if (!known(commodity)) continue;
+      if (row.fields.length !== columns.length) {
+        yield rejected(file, row.line, `expected ${columns.length} fields, got ${row.fields.length}`, stats);
+        continue;
+      }
+      const record: Record<string, unknown> = { report_date: cell('report_date') };
+      if (cell('exchange')) record.exchange = cell('exchange');
+      if (cell('contract_code')) record.contract_code = cell('contract_code');
+      record.open_interest = num(cell('open_interest'));
+      for (const { group, spreading } of COT_GROUPS[format]) {
+        record[group] = {
+          long: num(cell(`${group}_long`)),
+          short: num(cell(`${group}_short`)),
+          ...(spreading ? { spreading: num(cell(`${group}_spreading`)) } : {}),
+        };
+      }
+      yield cotItem(
+        format,
+        commodity,
+        record,
+        { file, line: row.line, ...(stats ? { stats } : {}) },
+        cell('source') || undefined,
+      );
+    }
+  }
+}

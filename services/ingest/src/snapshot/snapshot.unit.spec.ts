@@ -1,0 +1,191 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { getCommodity, priceSourcesOf } from '../catalog/index.ts';
+import { realFixturePath } from '../../test/helpers/source-fixtures.ts';
+import { createReadStream } from 'node:fs';
+import { parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from '../sources/index.ts';
+import { createParseStats } from '../sources/common/stats.ts';
+import type { SourceItem } from '../sources/types.ts';
+import { readManifest, readSnapshot, SnapshotError } from './read.ts';
+import { writeSnapshot } from './write.ts';
+import { SNAPSHOT_FILES } from './format.ts';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), 'cds-snapshot-'));
+  dirs.push(d);
+  return d;
+}
+async function collect(gen: AsyncIterable<SourceItem>): Promise<SourceItem[]> {
+  const out: SourceItem[] = [];
+  for await (const i of gen) out.push(i);
+  return out;
+}
+const key = (i: SourceItem) =>
+  i.kind === 'series'
+    ? `s|${i.commodity_id}|${i.series_type}|${i.point.date}`
+    : i.kind === 'cot'
+      ? `c|${i.format}|${i.commodity_id}|${i.record.report_date}`
+      : 'r';
+const sorted = (items: SourceItem[]) => [...items].sort((a, b) => (key(a) < key(b) ? -1 : 1));
+
+const gold: SourceItem = {
+  kind: 'series',
+  commodity_id: 'GOLD',
+  series_type: 'price',
+  frequency: 'monthly',
+  unit: 'USD/troy oz',
+  source: 'worldbank:GOLD',
+  price_basis: 'monthly_average',
+  point: { date: '2024-11-30', value: 2650.96 },
+};
+const corn: SourceItem = {
+  kind: 'series',
+  commodity_id: 'CORN',
+  series_type: 'price',
+  frequency: 'monthly',
+  unit: 'USD/bu',
+  // a data item with commas and a slash: quoted in the CSV
+  source: 'nass:CORN, GRAIN - PRICE RECEIVED, MEASURED IN $ / BU',
+  price_basis: 'received_by_farmers',
+  point: { date: '2024-10-31', value: 3.88 },
+};
+
+describe('the bundled snapshot format', () => {
+  it('reads back exactly the items written: series with their provenance and basis, both COT formats', async () => {
+    const cot = [
+      ...(await collect(
+        parseCftcLegacyCsv(createReadStream(realFixturePath('cftc_legacy_fut_annual_2025_excerpt.txt')), {
+          file: 'annual.txt',
+        }),
+      )),
+      ...(await collect(
+        parseCftcDisaggregatedCsv(createReadStream(realFixturePath('cftc_disagg_fut_f_year_2021_excerpt.txt')), {
+          file: 'f_year.txt',
+        }),
+      )),
+    ].filter((i) => i.kind !== 'rejected');
+    expect(cot.filter((i) => i.kind === 'cot').length).toBe(60);
+    const items = [gold, corn, ...cot];
+    const dir = await tempDir();
+    const written = await writeSnapshot(dir, items, {
+      builtAt: new Date('2026-11-27T12:00:00Z'),
+      builtFrom: 'files',
+      origins: { worldbank: [{ file: 'CMO-Historical-Data-Monthly.xlsx' }] },
+    });
+    expect(written).toMatchObject({ rejected: 0, demo: 0 });
+    const manifest = await readManifest(dir);
+    expect(manifest.sources.map((s) => s.name)).toEqual(['cftc', 'nass', 'worldbank']);
+    expect(manifest.sources.find((s) => s.name === 'worldbank')).toMatchObject({
+      first_date: '2024-11-30',
+      last_date: '2024-11-30',
+      rows: 1,
+      licence: expect.stringContaining('CC BY 4.0'),
+      origin: [{ file: 'CMO-Historical-Data-Monthly.xlsx' }],
+    });
+    const stats = createParseStats();
+    const back = await collect(readSnapshot(dir, { stats }));
+    expect(sorted(back)).toEqual(sorted(items));
+    expect(stats.rejected).toBe(0);
+
+    // the same data always gives the same bytes
+    const again = await tempDir();
+    await writeSnapshot(again, [...items].reverse(), {
+      builtAt: new Date('2026-11-27T12:00:00Z'),
+      builtFrom: 'files',
+      origins: { worldbank: [{ file: 'CMO-Historical-Data-Monthly.xlsx' }] },
+    });
+    expect((await readManifest(again)).files).toEqual(manifest.files);
+  });
+
+  it('keeps demo data out, and the last of two items for one date', async () => {
+    const dir = await tempDir();
+    const demo: SourceItem = { ...gold, source: 'demo', price_basis: 'demo' };
+    const revised: SourceItem = { ...gold, point: { date: '2024-11-30', value: 2651.5 } };
+    const written = await writeSnapshot(dir, [gold, demo, revised], {
+      builtAt: new Date(),
+      builtFrom: 'live',
+      origins: {},
+    });
+    expect(written.demo).toBe(1);
+    expect(await collect(readSnapshot(dir))).toEqual([revised]);
+  });
+
+  it('refuses a changed file before publishing anything, and says which', async () => {
+    const dir = await tempDir();
+    await writeSnapshot(dir, [gold, corn], { builtAt: new Date(), builtFrom: 'files', origins: {} });
+    const path = join(dir, SNAPSHOT_FILES.series);
+    const text = (await import('node:zlib')).gunzipSync(await readFile(path)).toString();
+    await writeFile(path, gzipSync(text.replace('2650.96', '2750.96')));
+    await expect(collect(readSnapshot(dir))).rejects.toThrow(
+      new RegExp(`${SNAPSHOT_FILES.series} changed since the snapshot was built`),
+    );
+    await expect(readManifest(join(dir, 'nowhere'))).rejects.toBeInstanceOf(SnapshotError);
+  });
+
+  it('rejects a row with an unknown series type, frequency or basis, with its line; skips unknown commodities', async () => {
+    const dir = await tempDir();
+    await writeSnapshot(dir, [gold], { builtAt: new Date(), builtFrom: 'files', origins: {} });
+    const manifestPath = join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    const csv =
+      'commodity_id,series_type,frequency,unit,source,price_basis,date,value\n' +
+      'GOLD,price,monthly,USD/troy oz,worldbank:GOLD,monthly_average,2024-11-30,2650.96\n' +
+      'GOLD,spot_price,monthly,USD/troy oz,worldbank:GOLD,,2024-10-31,1\n' +
+      'GOLD,price,yearly,USD/troy oz,worldbank:GOLD,,2024-10-31,1\n' +
+      'GOLD,price,monthly,USD/troy oz,worldbank:GOLD,guess,2024-10-31,1\n' +
+      'GOLD,price,monthly,USD/troy oz,worldbank:GOLD,,2024-10-31,n/a\n' +
+      'UNOBTAINIUM,price,monthly,USD/kg,worldbank:X,,2024-10-31,1\n';
+    const bytes = gzipSync(csv);
+    await writeFile(join(dir, SNAPSHOT_FILES.series), bytes);
+    manifest.files[SNAPSHOT_FILES.series].sha256 = (await import('node:crypto'))
+      .createHash('sha256')
+      .update(bytes)
+      .digest('hex');
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const stats = createParseStats();
+    const items = await collect(readSnapshot(dir, { stats }));
+    expect(items.filter((i) => i.kind === 'series')).toHaveLength(1);
+    expect(items.filter((i) => i.kind === 'rejected').map((i) => i.kind === 'rejected' && [i.line, i.reason])).toEqual([
+      [3, 'unknown series type "spot_price"'],
+      [4, 'unknown frequency "yearly"'],
+      [5, 'unknown price basis "guess"'],
+      [6, expect.stringMatching(/value/)],
+    ]);
+    expect(stats.skippedByReason).toEqual({ unknown_commodity: 1 });
+  });
+
+  it('the shipped snapshot (data/snapshot) is at most 3 MB, reads without a rejected row and holds no demo data', async () => {
+    const dir = fileURLToPath(new URL('../../../../data/snapshot/', import.meta.url));
+    const manifest = await readManifest(dir);
+    const bytes = Object.values(manifest.files).reduce((n, f) => n + (f?.bytes ?? 0), 0);
+    expect(bytes).toBeLessThanOrEqual(3 * 1024 * 1024);
+    const stats = createParseStats();
+    const items = await collect(readSnapshot(dir, { stats }));
+    expect(stats.rejected).toBe(0);
+    expect(items.some((i) => i.kind !== 'rejected' && i.source === 'demo')).toBe(false);
+    // every price comes with its basis and the source the catalog maps (one source per commodity)
+    const priceSources = new Map<string, Set<string>>();
+    for (const i of items) {
+      if (i.kind !== 'series' || i.series_type !== 'price') continue;
+      expect(i.price_basis, `${i.commodity_id} ${i.point.date}`).toBeDefined();
+      priceSources.set(i.commodity_id, (priceSources.get(i.commodity_id) ?? new Set()).add(i.source ?? ''));
+    }
+    for (const [id, sources] of priceSources) {
+      const mapped = priceSourcesOf(getCommodity(id)!).map((p) => `${p.source}:${p.series}`);
+      expect([...sources], id).toEqual(mapped);
+    }
+    for (const id of ['GOLD', 'COPPER', 'COFFEE', 'WHEAT_SRW', 'CRUDE_OIL_WTI', 'CORN', 'LIVE_CATTLE'])
+      expect(priceSources.has(id), `${id} has a real price in the snapshot`).toBe(true);
+    // COT for every commodity with a contract the CFTC still reports
+    const cotCommodities = new Set(items.flatMap((i) => (i.kind === 'cot' ? [i.commodity_id] : [])));
+    expect(cotCommodities.size).toBeGreaterThanOrEqual(27);
+  });
+});

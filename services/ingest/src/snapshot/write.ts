@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { CotFormat } from '@cds/contracts';
+import type { SourceItem } from '../sources/types.ts';
+import {
+  COT_GROUPS,
+  cotColumns,
+  MANIFEST_FILE,
+  SERIES_COLUMNS,
+  SNAPSHOT_FILES,
+  SNAPSHOT_FORMAT,
+  SOURCE_LICENCES,
+  type SnapshotManifest,
+  type SnapshotSource,
+} from './format.ts';
+
+/** A CSV cell: quoted when it holds a comma, a quote or a line break (NASS data items hold commas). */
+function cell(v: string | number | undefined): string {
+  if (v === undefined) return '';
+  const s = String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** The source name of a provenance (`worldbank:GOLD` → worldbank). */
+function sourceName(provenance: string | undefined): string {
+  if (provenance === undefined) return 'unknown';
+  const colon = provenance.indexOf(':');
+  return colon === -1 ? provenance : provenance.slice(0, colon);
+}
+
+export interface WriteSummary {
+  manifest: SnapshotManifest;
+  rejected: number;
+  /** Items left out: demo data never enters a snapshot of real data. */
+  demo: number;
+}
+
+/**
+ * Writes the items into a snapshot in `dir` (created if needed): one row per series point or COT
+ * report, deduplicated by what identifies it (the last one read wins, as in the read models),
+ * sorted so the same data always gives the same bytes, gzipped at level 9; then the manifest with
+ * each file's SHA-256 and, per source, its origin, licence, rows and date range. Demo items are
+ * refused: a snapshot holds official numbers only.
+ */
+export async function writeSnapshot(
+  dir: string,
+  items: AsyncIterable<SourceItem> | Iterable<SourceItem>,
+  opts: {
+    builtAt: Date;
+    builtFrom: SnapshotManifest['built_from'];
+    origins: Record<string, SnapshotSource['origin']>;
+  },
+): Promise<WriteSummary> {
+  const series = new Map<string, string[]>();
+  const cot: Record<CotFormat, Map<string, string[]>> = { legacy: new Map(), disaggregated: new Map() };
+  const perSource = new Map<string, { rows: number; first: string | null; last: string | null }>();
+  let rejected = 0;
+  let demo = 0;
+  const note = (provenance: string | undefined, date: string) => {
+    const name = sourceName(provenance);
+    const s = perSource.get(name) ?? { rows: 0, first: null, last: null };
+    s.rows++;
+    if (s.first === null || date < s.first) s.first = date;
+    if (s.last === null || date > s.last) s.last = date;
+    perSource.set(name, s);
+  };
+
+  for await (const item of items) {
+    if (item.kind === 'rejected') {
+      rejected++;
+      continue;
+    }
+    if (item.source === 'demo') {
+      demo++;
+      continue;
+    }
+    if (item.kind === 'series') {
+      const p = item.point;
+      const key = `${item.commodity_id}\u0000${item.series_type}\u0000${p.date}`;
+      series.set(key, [
+        item.commodity_id,
+        item.series_type,
+        item.frequency,
+        item.unit ?? '',
+        item.source ?? '',
+        item.price_basis ?? '',
+        p.date,
+        String(p.value),
+      ]);
+      continue;
+    }
+    const r = item.record as unknown as Record<string, unknown>;
+    const row: string[] = [
+      item.commodity_id,
+      item.source ?? '',
+      item.record.report_date,
+      item.record.exchange ?? '',
+      item.record.contract_code ?? '',
+      String(item.record.open_interest),
+    ];
+    for (const { group, spreading } of COT_GROUPS[item.format]) {
+      const g = r[group] as { long: number; short: number; spreading?: number };
+      row.push(String(g.long), String(g.short));
+      if (spreading) row.push(String(g.spreading));
+    }
+    cot[item.format].set(`${item.commodity_id}\u0000${item.record.report_date}`, row);
+  }
+
+  await mkdir(dir, { recursive: true });
+  const files: SnapshotManifest['files'] = {};
+  const byKey = (a: [string, string[]], b: [string, string[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  const emit = async (
+    name: string,
+    columns: readonly string[],
+    rows: Map<string, string[]>,
+    dateAt: number,
+    sourceAt: number,
+  ) => {
+    if (rows.size === 0) return;
+    const lines = [columns.join(',')];
+    for (const [, row] of [...rows.entries()].sort(byKey)) {
+      lines.push(row.map(cell).join(','));
+      note(row[sourceAt] || undefined, row[dateAt]!);
+    }
+    const bytes = gzipSync(`${lines.join('\n')}\n`, { level: 9 });
+    const tmp = join(dir, `.${name}.tmp`);
+    await writeFile(tmp, bytes);
+    await rename(tmp, join(dir, name));
+    files[name] = { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, rows: rows.size };
+  };
+  await emit(SNAPSHOT_FILES.series, SERIES_COLUMNS, series, 6, 4);
+  for (const format of ['legacy', 'disaggregated'] as const)
+    await emit(SNAPSHOT_FILES[format], cotColumns(format), cot[format], 2, 1);
+
+  const sources: SnapshotSource[] = [...perSource.entries()]
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([name, s]) => ({
+      name,
+      origin: opts.origins[name] ?? [],
+      licence: SOURCE_LICENCES[name] ?? 'unknown',
+      first_date: s.first,
+      last_date: s.last,
+      rows: s.rows,
+    }));
+  const manifest: SnapshotManifest = {
+    format: SNAPSHOT_FORMAT,
+    built_at: opts.builtAt.toISOString(),
+    built_from: opts.builtFrom,
+    files,
+    sources,
+  };
+  await writeFile(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  return { manifest, rejected, demo };
+}

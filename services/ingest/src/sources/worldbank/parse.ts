@@ -1,0 +1,366 @@
+import ExcelJS from 'exceljs';
+import type { CellValue, Worksheet } from 'exceljs';
+import { CATALOG, type CatalogIndex, type CommodityDefinition, type WorldBankMapping } from '../../catalog/index.ts';
+import type { SourceItem } from '../types.ts';
+import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
+import { countSkip } from '../common/stats.ts';
+import { isMissing, readDecimal } from '../common/values.ts';
+import { monthEnd } from '../eia/periods.ts';
+import { normalizeSeriesName, PINK_SHEET_NAMES } from './names.ts';
+import { checkZipBounds, ZipGuardError } from './zip-guard.ts';
+
+/** The sheet of the Pink Sheet workbook (CMO-Historical-Data-Monthly.xlsx) that holds the prices. */
+export const PINK_SHEET_SHEET = 'Monthly Prices';
+
+/** Bounds on an untrusted workbook (the real one: 0.8 MB, 4 MB unzipped, ~800 rows, 72 columns). */
+export const PINK_SHEET_LIMITS = {
+  maxBytes: 20 * 1024 * 1024,
+  maxUnzippedBytes: 100 * 1024 * 1024,
+  maxEntries: 1_000,
+  maxRows: 5_000,
+  maxColumns: 500,
+  /** The header (notes, names, units, codes) must end within these rows. */
+  headerRows: 30,
+} as const;
+
+/** A workbook we do not read: too large, not an .xlsx, or a changed layout. Nothing is published. */
+export class WorldBankFileError extends Error {
+  override readonly name = 'WorldBankFileError';
+}
+
+/** Bytes of the workbook: a buffer, or a stream of chunks (read whole, up to `maxBytes`). */
+export type XlsxInput = Uint8Array | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
+
+/** What the parser learnt about the file (pass one in to read it, like ParseStats). */
+export interface WorldBankFileInfo {
+  /** The "Updated on <date>" note (row 4) as YYYY-MM-DD: the vintage of the file. */
+  vintage?: string;
+  /** `codes`: columns found by the codes row (row 7); `names`: by the names row (no codes row). */
+  layout?: 'codes' | 'names';
+  /** Newest period read, e.g. 2025M11. */
+  lastPeriod?: string;
+}
+
+export interface WorldBankOptions extends ParseOptions {
+  /** Largest file read (default 20 MB). */
+  maxBytes?: number;
+  info?: WorldBankFileInfo;
+}
+
+interface MappedColumn {
+  commodity: CommodityDefinition;
+  series: WorldBankMapping;
+  column: number;
+}
+
+/** A workbook whose layout was checked: the vintage, and its items (read on demand). */
+export interface WorldBankWorkbook {
+  vintage: string | undefined;
+  layout: 'codes' | 'names';
+  items(): Generator<SourceItem>;
+  /** The same items as an async iterable (what the ingest pipeline takes). */
+  stream(): AsyncGenerator<SourceItem>;
+}
+
+const PERIOD = /^(\d{4})M(\d{2})$/;
+const CODE_LIKE = /^[A-Za-z][A-Za-z0-9_]*$/;
+/** The Pink Sheet's "no value": `…` (U+2026) and `...` today, `..` in the 2022 vintages. */
+const PINK_MISSING = new Set(['…', '...', '..']);
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+
+/** The text of a cell (rich text joined, a formula's result), or undefined for a number or nothing. */
+function cellText(v: CellValue): string | undefined {
+  if (typeof v === 'string') return v;
+  if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
+    if ('richText' in v) return v.richText.map((t) => t.text).join('');
+    if ('result' in v) return cellText(v.result);
+    if ('text' in v && typeof v.text === 'string') return v.text;
+  }
+  return undefined;
+}
+
+/** The date of an "Updated on December 02, 2025" note, as 2025-12-02; undefined if there is none. */
+export function readPinkSheetVintage(text: string): string | undefined {
+  const m = /Updated on\s+([A-Za-z]+)\s+(\d{1,2}),?\s+(\d{4})/i.exec(text);
+  if (!m) return undefined;
+  const month = MONTHS.indexOf(m[1]!.toLowerCase()) + 1;
+  const day = Number(m[2]);
+  if (month === 0 || day < 1 || day > 31) return undefined;
+  return `${m[3]}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/** `1960M01` → `1960-01-31` (a monthly average is dated at the month's last day, as EIA monthly). */
+export function pinkSheetPeriodDate(period: string): string | undefined {
+  const m = PERIOD.exec(period.trim());
+  if (!m) return undefined;
+  const month = Number(m[2]);
+  return month >= 1 && month <= 12 ? monthEnd(Number(m[1]), month) : undefined;
+}
+
+async function readBounded(input: XlsxInput, maxBytes: number, file: string): Promise<Buffer> {
+  const tooLarge = () =>
+    new WorldBankFileError(
+      `worldbank: ${file} is larger than ${Math.round(maxBytes / 1024 / 1024)} MB (the Pink Sheet is under 1 MB): not read`,
+    );
+  if (input instanceof Uint8Array) {
+    if (input.byteLength > maxBytes) throw tooLarge();
+    return Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  }
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of input) {
+    if (typeof chunk === 'string') throw new WorldBankFileError(`worldbank: ${file} is text, not an .xlsx workbook`);
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge();
+    parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  }
+  return Buffer.concat(parts, size);
+}
+
+/** Every catalog series mapped onto a Pink Sheet code. */
+function mappedSeries(catalog: CatalogIndex): { commodity: CommodityDefinition; series: WorldBankMapping }[] {
+  return catalog.commodities.flatMap((commodity) =>
+    (commodity.sources.worldbank?.series ?? []).map((series) => ({ commodity, series })),
+  );
+}
+
+/** The non-empty text cells of a row from column B on, by column. */
+function headerCells(ws: Worksheet, row: number, maxColumns: number): Map<number, string> {
+  const out = new Map<number, string>();
+  const r = ws.getRow(row);
+  for (let col = 2; col <= Math.min(r.cellCount, maxColumns); col++) {
+    const text = cellText(r.getCell(col).value)?.trim();
+    if (text) out.set(col, text);
+  }
+  return out;
+}
+
+interface Layout {
+  layout: 'codes' | 'names';
+  firstDataRow: number;
+  unitsRow: number;
+  columns: MappedColumn[];
+  /** Header cells of columns we do not map (counted once each as unknown_series). */
+  unmapped: number;
+}
+
+/**
+ * Finds the columns of the mapped series: by the codes row (the row above the data whose cells all
+ * look like codes and include a mapped one; row 7 today), its units in the row above; or, for a
+ * workbook without codes (the 2022 layout), by the names row with the units row under it. Every
+ * mapped code must be there, with the unit the mapping expects: anything else is a layout change.
+ */
+function locateColumns(ws: Worksheet, catalog: CatalogIndex, file: string): Layout {
+  const nothing = `; nothing was read from ${file}`;
+  const fail = (msg: string) => new WorldBankFileError(`worldbank: ${msg}${nothing}`);
+  const limits = PINK_SHEET_LIMITS;
+  let firstDataRow = 0;
+  for (let r = 1; r <= Math.min(limits.headerRows, ws.rowCount); r++) {
+    if (PERIOD.test(cellText(ws.getRow(r).getCell(1).value)?.trim() ?? '')) {
+      firstDataRow = r;
+      break;
+    }
+  }
+  if (firstDataRow === 0)
+    throw fail(
+      `the "${PINK_SHEET_SHEET}" sheet has no data row (a period such as 1960M01 in column A) in its first ${limits.headerRows} rows`,
+    );
+  const wanted = mappedSeries(catalog);
+
+  let codesRow = 0;
+  let header = new Map<number, string>();
+  for (let r = firstDataRow - 1; r >= 1; r--) {
+    const cells = headerCells(ws, r, limits.maxColumns);
+    const texts = [...cells.values()];
+    if (texts.length > 0 && texts.every((t) => CODE_LIKE.test(t)) && texts.some((t) => catalog.byWorldBankCode(t))) {
+      codesRow = r;
+      header = cells;
+      break;
+    }
+  }
+
+  const columns: MappedColumn[] = [];
+  const missing: string[] = [];
+  let unitsRow: number;
+  let layout: 'codes' | 'names';
+  if (codesRow > 1) {
+    layout = 'codes';
+    unitsRow = codesRow - 1;
+    const byCode = new Map<string, number>();
+    for (const [col, code] of header) {
+      const key = code.toUpperCase();
+      if (byCode.has(key)) throw fail(`the "${PINK_SHEET_SHEET}" sheet has two columns ${code} (row ${codesRow})`);
+      byCode.set(key, col);
+    }
+    for (const w of wanted) {
+      const col = byCode.get(w.series.code.toUpperCase());
+      if (col === undefined) missing.push(w.series.code);
+      else columns.push({ ...w, column: col });
+    }
+  } else {
+    // No codes row: the row above the data must hold units, the one above it the names.
+    layout = 'names';
+    unitsRow = firstDataRow - 1;
+    const units = [...headerCells(ws, unitsRow, limits.maxColumns).values()];
+    if (firstDataRow < 3 || units.length === 0 || !units.every((u) => /^\(.*\)$/.test(u)))
+      throw fail(
+        `the "${PINK_SHEET_SHEET}" sheet has neither a codes row (series codes such as GOLD above the data) nor a names row over a units row`,
+      );
+    header = headerCells(ws, firstDataRow - 2, limits.maxColumns);
+    const byName = new Map<string, number>();
+    for (const [col, name] of header) byName.set(normalizeSeriesName(name), col);
+    for (const w of wanted) {
+      const name = PINK_SHEET_NAMES[w.series.code.toUpperCase()];
+      const col = name === undefined ? undefined : byName.get(normalizeSeriesName(name));
+      if (col === undefined) missing.push(`${w.series.code} ("${name ?? 'no known name'}")`);
+      else columns.push({ ...w, column: col });
+    }
+  }
+  if (missing.length > 0) throw fail(`the "${PINK_SHEET_SHEET}" sheet has no column ${missing.join(', ')} (renamed?)`);
+
+  const changed: string[] = [];
+  const unitCells = ws.getRow(unitsRow);
+  for (const c of columns) {
+    const unit = cellText(unitCells.getCell(c.column).value)?.trim() ?? '';
+    if (unit !== c.series.source_unit)
+      changed.push(`the unit of ${c.series.code} in row ${unitsRow} is "${unit}", expected "${c.series.source_unit}"`);
+  }
+  if (changed.length > 0) throw fail(`${changed.join('; ')} (the publisher changed it?)`);
+  return { layout, firstDataRow, unitsRow, columns, unmapped: header.size - columns.length };
+}
+
+/** The value of one cell: a number, missing, or a reason to reject it. */
+function cellNumber(v: CellValue): { value: number } | { missing: true } | { bad: string } {
+  if (typeof v === 'number') return Number.isFinite(v) ? { value: v } : { bad: `value is not a number "${v}"` };
+  if (v === null || v === undefined) return { missing: true };
+  if (typeof v === 'object' && !(v instanceof Date) && 'error' in v) return { bad: `the cell holds ${v.error}` };
+  if (typeof v === 'object' && !(v instanceof Date) && 'result' in v && typeof v.result === 'number')
+    return cellNumber(v.result);
+  const text = cellText(v);
+  if (text === undefined) return { bad: `value is not a number (${v instanceof Date ? 'a date' : typeof v})` };
+  const s = text.trim();
+  if (PINK_MISSING.has(s) || isMissing(s)) return { missing: true };
+  const n = readDecimal(s);
+  return n.ok ? { value: n.value } : { bad: `value is not a number "${s}"` };
+}
+
+/**
+ * Reads a World Bank Pink Sheet workbook (`CMO-Historical-Data-Monthly.xlsx`) and checks its
+ * layout, throwing a WorldBankFileError (nothing read) when the file is too large, not an .xlsx, has
+ * no `Monthly Prices` sheet, lacks a mapped code, or shows another unit for it. An .xlsx is a zip,
+ * so the file is read whole (bounded), its zip checked (checkZipBounds), then loaded with exceljs.
+ */
+export async function readWorldBankWorkbook(input: XlsxInput, options: WorldBankOptions): Promise<WorldBankWorkbook> {
+  const { file, stats, info } = options;
+  const catalog = options.catalog ?? CATALOG;
+  const limits = PINK_SHEET_LIMITS;
+  const bytes = await readBounded(input, options.maxBytes ?? limits.maxBytes, file);
+  try {
+    checkZipBounds(bytes, limits);
+  } catch (err) {
+    if (err instanceof ZipGuardError)
+      throw new WorldBankFileError(`worldbank: ${file} is not an .xlsx workbook we read: ${err.message}`);
+    throw err;
+  }
+  const wb = new ExcelJS.Workbook();
+  try {
+    await wb.xlsx.load(bytes as unknown as Parameters<typeof wb.xlsx.load>[0]);
+  } catch (err) {
+    throw new WorldBankFileError(`worldbank: ${file} cannot be read as an .xlsx workbook (${(err as Error).message})`);
+  }
+  const ws = wb.getWorksheet(PINK_SHEET_SHEET);
+  if (ws === undefined)
+    throw new WorldBankFileError(
+      `worldbank: ${file} has no "${PINK_SHEET_SHEET}" sheet (sheets: ${wb.worksheets.map((w) => `"${w.name}"`).join(', ') || 'none'})`,
+    );
+  if (ws.rowCount > limits.maxRows || ws.columnCount > limits.maxColumns)
+    throw new WorldBankFileError(
+      `worldbank: the "${PINK_SHEET_SHEET}" sheet of ${file} is ${ws.rowCount} rows by ${ws.columnCount} columns, more than the ${limits.maxRows} by ${limits.maxColumns} read`,
+    );
+  const sheet: Worksheet = ws;
+  const found = locateColumns(sheet, catalog, file);
+  let vintage: string | undefined;
+  for (let r = 1; r < found.firstDataRow && vintage === undefined; r++) {
+    const row = ws.getRow(r);
+    for (let col = 1; col <= Math.min(3, row.cellCount) && vintage === undefined; col++)
+      vintage = readPinkSheetVintage(cellText(row.getCell(col).value) ?? '');
+  }
+  if (info) {
+    if (vintage !== undefined) info.vintage = vintage;
+    info.layout = found.layout;
+  }
+
+  function* items(): Generator<SourceItem> {
+    if (stats) for (let i = 0; i < found.unmapped; i++) countSkip(stats, 'unknown_series');
+    for (let r = found.firstDataRow; r <= sheet.rowCount; r++) {
+      const row = sheet.getRow(r);
+      if (!row.hasValues) continue;
+      if (stats) stats.rows++;
+      const first = row.getCell(1).value;
+      const rawPeriod = cellText(first) ?? (typeof first === 'number' ? String(first) : '');
+      const date = pinkSheetPeriodDate(rawPeriod);
+      if (date === undefined) {
+        yield rejected(file, r, `period is not YYYYMmm (such as 1960M01): "${rawPeriod.trim()}"`, stats);
+        continue;
+      }
+      const period = rawPeriod.trim();
+      if (info && (info.lastPeriod === undefined || period > info.lastPeriod)) info.lastPeriod = period;
+      for (const c of found.columns) {
+        const cell = cellNumber(row.getCell(c.column).value);
+        if ('missing' in cell) {
+          if (stats) countSkip(stats, 'missing_value');
+          continue;
+        }
+        if ('bad' in cell) {
+          yield rejected(file, r, `${c.series.code} (${period}): ${cell.bad}`, stats);
+          continue;
+        }
+        yield seriesItem(
+          c.commodity.entry.id,
+          c.series.type,
+          c.series.frequency,
+          c.series.unit,
+          { date, value: cell.value },
+          { file, line: r, ...(stats ? { stats } : {}) },
+          `worldbank:${c.series.code}`,
+          c.series.basis,
+        );
+      }
+    }
+  }
+  async function* stream(): AsyncGenerator<SourceItem> {
+    let n = 0;
+    for (const item of items()) {
+      yield item;
+      // let other work run now and then (the whole sheet is ~10,000 points), as generateDemo does
+      if (++n % 5_000 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  return { vintage, layout: found.layout, items, stream };
+}
+
+/**
+ * Streams the items of a World Bank Pink Sheet workbook (sheet `Monthly Prices`): for each mapped
+ * code (catalog `sources.worldbank`), one monthly `price` point per period, dated at the month's
+ * last day, the value exactly as published, `source` = `worldbank:<CODE>`, basis
+ * `monthly_average`. `…`, `...`, `..` and empty cells are skipped (`missing_value`); unmapped
+ * columns are skipped (`unknown_series`, once per column); a period that is not `YYYYMmm` rejects
+ * its row. A layout problem throws WorldBankFileError before anything is yielded.
+ */
+export async function* parseWorldBankXlsx(input: XlsxInput, options: WorldBankOptions): AsyncGenerator<SourceItem> {
+  const book = await readWorldBankWorkbook(input, options);
+  yield* book.stream();
+}

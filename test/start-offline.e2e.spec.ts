@@ -1,0 +1,139 @@
+// `npm start` on a machine with no network (issue #23): the whole system as `npm start` runs it
+// (scripts/start.ts, its own infrastructure and every service), every source address pointed at a
+// closed port on this machine and no EIA or NASS key. It must serve the bundled snapshot of real
+// data: for the commodities a user looks at first, a price series whose source is not `demo`, with
+// its unit and basis, and values equal to the snapshot's rows; no generated numbers anywhere.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { createOpenApiResponseValidator } from '@cds/contracts/testing';
+import { findFreePorts, REPO_ROOT } from '@cds/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { templateOf } from './support/harness.ts';
+
+const SNAPSHOT = join(REPO_ROOT, 'data', 'snapshot');
+const validate = createOpenApiResponseValidator();
+
+/** The snapshot's series rows of a commodity's price, by date (values exactly as the source published). */
+function snapshotPrices(commodity: string): { meta: string[]; byDate: Map<string, number> } {
+  const text = gunzipSync(readFileSync(join(SNAPSHOT, 'series.csv.gz'))).toString('utf8');
+  const byDate = new Map<string, number>();
+  let meta: string[] = [];
+  for (const line of text.split('\n').slice(1)) {
+    if (!line.startsWith(`${commodity},price,`)) continue;
+    // commodity_id,series_type,frequency,unit,source,price_basis,date,value (a source may be quoted)
+    const m = /^([^,]+),price,([^,]+),([^,]*),("(?:[^"]|"")*"|[^,]*),([^,]*),(\d{4}-\d{2}-\d{2}),(.+)$/.exec(line);
+    if (!m) throw new Error(`unreadable snapshot row: ${line}`);
+    meta = [m[2]!, m[3]!, m[4]!.replace(/^"|"$/g, '').replaceAll('""', '"'), m[5]!];
+    byDate.set(m[6]!, Number(m[7]));
+  }
+  return { meta, byDate };
+}
+
+let child: ChildProcess;
+let out = '';
+let baseUrl: string;
+let key: string;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function get(path: string): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await res.text();
+  const headers: Record<string, string> = {};
+  res.headers.forEach((v, k) => (headers[k] = v));
+  validate(templateOf(path), { statusCode: res.status, headers, body: text });
+  return { status: res.status, json: JSON.parse(text) };
+}
+
+beforeAll(async () => {
+  const [closed, port, dashboardPort, notifierPort] = await findFreePorts(4);
+  const nowhere = `http://127.0.0.1:${closed}`;
+  child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'scripts/start.ts'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DASHBOARD_PORT: String(dashboardPort),
+      NOTIFIER_PORT: String(notifierPort),
+      // no network: every source is a closed port here, and no key is set
+      CFTC_API_URL: nowhere,
+      WORLDBANK_PAGE_URL: `${nowhere}/en/research/commodity-markets`,
+      AMS_API_URL: nowhere,
+      EIA_API_KEY: '',
+      NASS_API_KEY: '',
+      CDS_DEMO: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const deadline = Date.now() + 240_000;
+  while (!out.includes('Press Ctrl-C to stop.')) {
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`npm start was not ready within 240 s:\n${out}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  baseUrl = new URL(/Base URL\s+(\S+)/.exec(out)![1]!).origin;
+  key = /^\s+business\s+([0-9a-f]{40})$/m.exec(out)![1]!;
+}, 300_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGINT');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}, 60_000);
+
+describe('npm start with no network', () => {
+  it('says where each source stands: loaded from the snapshot, not synced, and no demo data', () => {
+    expect(out).toMatch(/loading the bundled snapshot of real data/);
+    expect(out).toMatch(/cftc\s+no sync: not reachable/);
+    expect(out).toMatch(/eia\s+no sync: EIA_API_KEY is not set/);
+    expect(out).not.toMatch(/adding generated demo data/);
+  });
+
+  it.each(['GOLD', 'COPPER', 'COFFEE', 'WHEAT_SRW', 'CRUDE_OIL_WTI', 'CORN', 'LIVE_CATTLE'])(
+    '%s: a real price series with its unit and basis, equal to the snapshot',
+    async (id) => {
+      const snap = snapshotPrices(id);
+      expect(snap.byDate.size, `the snapshot has ${id} prices`).toBeGreaterThan(0);
+      const [frequency, unit, source, basis] = snap.meta;
+      const dates = [...snap.byDate.keys()].sort();
+      // in windows of 5,000 dates (one answer holds at most 10,000 points)
+      const served = new Map<string, number>();
+      const points: Record<string, unknown>[] = [];
+      for (let i = 0; i < dates.length; i += 5_000) {
+        const window = dates.slice(i, i + 5_000);
+        const res = await get(
+          `/api/v1/commodities/${id}/series?type=price&start_date=${window[0]}&end_date=${window.at(-1)}&limit=10000`,
+        );
+        expect(res.status).toBe(200);
+        expect(res.json.meta).toMatchObject({ frequency, unit, source, price_basis: basis });
+        expect(res.json.meta.source).not.toBe('demo');
+        expect(res.json.meta.attribution).toEqual(expect.any(String));
+        for (const p of res.json.data as { date: string; value: number }[]) served.set(p.date, p.value);
+        points.push(...res.json.data);
+      }
+      expect(served).toEqual(snap.byDate);
+      // no open/high/low the source never published
+      expect(points.every((p) => p.open === undefined && p.high === undefined)).toBe(true);
+    },
+  );
+
+  it('a commodity with no free price source says so and offers no invented price', async () => {
+    const detail = await get('/api/v1/commodities/PALLADIUM');
+    expect(detail.json.data.price_note).toMatch(/no free official/i);
+    const types = detail.json.data.available_series.map((d: { type: string }) => d.type);
+    expect(types).not.toContain('price');
+    expect(types).toContain('cot_legacy');
+    for (const d of detail.json.data.available_series) expect(d.source).not.toBe('demo');
+    const status = await fetch(`${baseUrl}/api/v1/status`).then((r) => r.json());
+    expect(status.data.demo).toBe(false);
+  });
+});

@@ -3,7 +3,8 @@
 // against the whole system: 3 gateway replicas, the admin API, the dashboard, and a real SMTP
 // listener in this process. Sign-up → mail → verify → log in → key → API call → revoke → 401 from
 // every gateway within 1 s; then the other pages, a password change, the explorer, log-out, password
-// reset, session expiry and account deletion. A screenshot of every page goes to test/artifacts/dashboard/.
+// reset, session expiry and account deletion (the account closed at the admin API, every key 401).
+// A screenshot of every page goes to test/artifacts/dashboard/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { linkIn, startSmtpListener, type SmtpListener } from '@cds/dashboard/testing';
@@ -276,16 +277,30 @@ describe('developer dashboard in a browser', () => {
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
   });
 
-  it('deletes the account: its keys get 401 from every gateway and the log-in is gone', async () => {
+  it('deletes the account: it is closed, every key gets 401 from every gateway, and the log-in is gone', async () => {
     await logIn(EMAIL, NEW_PASSWORD);
     const { key } = await createKey('to be deleted');
+    const { key: second } = await createKey('to be deleted too');
     await untilAll(key, 'accepted', 5_000);
+    await untilAll(second, 'accepted', 5_000);
     await nav('Account');
+    const accountId = await page.locator('dd code').filter({ hasText: /^acc_/ }).innerText();
     await page.getByLabel('Your password, to confirm').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Delete my account' }).click();
     await page.getByText('Your account is deleted.').waitFor();
     await shot('18-deleted');
     await untilAll(key, 401, 1_000);
+    await untilAll(second, 401, 1_000);
+    // Closed at the admin API (the key authority): every key revoked, and no new one for it.
+    const account = await e2e.admin<{ closed_at?: string; keys: { status: string }[] }>(
+      'GET',
+      `/accounts/${accountId}`,
+    );
+    expect(account.body.closed_at).toEqual(expect.any(String));
+    expect(account.body.keys.length).toBeGreaterThanOrEqual(2);
+    expect(account.body.keys.filter((k) => k.status !== 'revoked')).toEqual([]);
+    const late = await e2e.admin<{ error: { code: string } }>('POST', `/accounts/${accountId}/keys`, {});
+    expect([late.status, late.body.error.code]).toEqual([403, 'forbidden']);
     await logIn(EMAIL, NEW_PASSWORD);
     expect(await page.getByRole('alert').innerText()).toBe('The e-mail address or the password is wrong.');
     await page.goto(`${dash}/nothing-here`);

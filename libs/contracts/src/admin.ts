@@ -17,12 +17,13 @@ export const AdminCreateAccount = z.strictObject({
 });
 export type AdminCreateAccount = z.infer<typeof AdminCreateAccount>;
 
-/** An account as the admin API shows it. */
+/** An account as the admin API shows it; `closed_at` once it is closed (then it takes no keys). */
 export const AdminAccount = z.object({
   account_id: AccountId,
   name: z.string(),
   plan: Plan,
   created_at: z.string(),
+  closed_at: z.string().optional(),
 });
 export type AdminAccount = z.infer<typeof AdminAccount>;
 
@@ -44,3 +45,10 @@ export type AdminCreatedKey = z.infer<typeof AdminCreatedKey>;
 /** The answer to listing an account's keys. */
 export const AdminKeyList = z.object({ keys: z.array(AdminKey) });
 export type AdminKeyList = z.infer<typeof AdminKeyList>;
+
+/**
+ * The answer to `POST /admin/v1/accounts/:id/close`: the closed account and its keys, every one
+ * revoked. Idempotent: closing a closed account answers the same (and revokes what is still active).
+ */
+export const AdminClosedAccount = AdminAccount.extend({ closed_at: z.string(), keys: z.array(AdminKey) });
+export type AdminClosedAccount = z.infer<typeof AdminClosedAccount>;

@@ -247,6 +247,21 @@ export const AccountPlanChanged = envelope(
     created_at: z.iso.datetime({ offset: true }).optional(),
   }),
 );
+/**
+ * An account is closed for good (its user deleted it): the admin API refuses keys and plan changes
+ * for it from then on, and revokes its active keys right after. It replaces the account's earlier
+ * event on its subject, so it carries everything a replay needs to rebuild the account from it alone.
+ */
+export const AccountClosed = envelope(
+  'account.closed',
+  z.strictObject({
+    account_id: AccountId,
+    name: z.string().min(1).max(200),
+    plan: Plan,
+    created_at: z.iso.datetime({ offset: true }),
+    closed_at: z.iso.datetime({ offset: true }),
+  }),
+);
 /** Carries the SHA-256 of the key, never the key itself. */
 export const KeyCreated = envelope(
   'key.created',
@@ -269,9 +284,16 @@ export const KeyRevoked = envelope(
   }),
 );
 
-export const KeyEvent = z.discriminatedUnion('type', [AccountCreated, AccountPlanChanged, KeyCreated, KeyRevoked]);
+export const KeyEvent = z.discriminatedUnion('type', [
+  AccountCreated,
+  AccountPlanChanged,
+  AccountClosed,
+  KeyCreated,
+  KeyRevoked,
+]);
 export type AccountCreated = z.infer<typeof AccountCreated>;
 export type AccountPlanChanged = z.infer<typeof AccountPlanChanged>;
+export type AccountClosed = z.infer<typeof AccountClosed>;
 export type KeyCreated = z.infer<typeof KeyCreated>;
 export type KeyRevoked = z.infer<typeof KeyRevoked>;
 export type KeyEvent = z.infer<typeof KeyEvent>;
@@ -294,6 +316,7 @@ export function subjectFor(event: AnyEvent): string {
       return `cds.data.cot.${event.data.commodity_id}.${event.data.format}`;
     case 'account.created':
     case 'account.plan_changed':
+    case 'account.closed':
       return `cds.keys.account.${event.data.account_id}`;
     case 'key.created':
     case 'key.revoked':

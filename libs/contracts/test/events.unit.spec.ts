@@ -96,6 +96,25 @@ describe('key events', () => {
     expect(subjectFor(KeyEvent.parse(ok[2]))).toBe('cds.keys.key.key_0123456789ab');
     expect(subjectFor(KeyEvent.parse(ok[0]))).toBe('cds.keys.account.acc_0123456789ab');
   });
+  it('account.closed carries the whole account, on the account subject', () => {
+    const closed = envelope('account.closed', {
+      account_id: 'acc_0123456789ab',
+      name: 'Acme',
+      plan: 'business',
+      created_at: '2026-01-02T03:04:05.000Z',
+      closed_at: '2026-11-27T12:00:00.000Z',
+    });
+    const parsed = KeyEvent.parse(closed);
+    expect(parsed.type).toBe('account.closed');
+    expect(subjectFor(parsed)).toBe('cds.keys.account.acc_0123456789ab');
+    // Replay rebuilds the account from this one event: every field is required, nothing more is taken.
+    for (const field of ['name', 'plan', 'created_at', 'closed_at'] as const) {
+      const { [field]: _dropped, ...rest } = closed.data;
+      expect(KeyEvent.safeParse({ ...closed, data: rest }).success, field).toBe(false);
+    }
+    expect(KeyEvent.safeParse({ ...closed, data: { ...closed.data, closed_at: 'yesterday' } }).success).toBe(false);
+    expect(KeyEvent.safeParse({ ...closed, data: { ...closed.data, keys: [] } }).success).toBe(false);
+  });
   it('never carries a plain key, only a SHA-256', () => {
     const plain = envelope('key.created', {
       key_id: 'key_0123456789ab',

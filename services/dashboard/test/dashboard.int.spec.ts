@@ -16,7 +16,7 @@ import {
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountIdOf } from '../src/admin/account-id.ts';
-import { createAdminClient, type AdminClient } from '../src/admin/admin-client.ts';
+import { AdminUnavailableError, createAdminClient, type AdminClient } from '../src/admin/admin-client.ts';
 import { buildApp } from '../src/app.ts';
 import { loadExplorer } from '../src/explorer-mount.ts';
 import { createSmtpMailer, type Mailer } from '@cds/mail';
@@ -52,8 +52,10 @@ let now = Date.now();
 let dbName = '';
 /** Account creations the app asked the admin API for. */
 let accountCreations = 0;
-/** Runs once, just before the app's next key revocation (to stage a request racing a deletion). */
-let beforeNextRevoke: (() => Promise<void>) | undefined;
+/** Runs once, instead of the app's next account closure (to stage a failure, or a request racing it). */
+let aroundNextClose: ((close: () => Promise<void>) => Promise<void>) | undefined;
+/** Runs once, just before the app's next key creation reaches the admin API. */
+let beforeNextCreateKey: (() => Promise<void>) | undefined;
 const prefix = `${uniqueName('dash')}:`;
 const ratePrefix = `${uniqueName('rl')}:`;
 const usagePrefix = `${uniqueName('usage')}:`;
@@ -94,18 +96,30 @@ beforeAll(async () => {
     }),
     throttle: createThrottle({ redis, prefix, secret: SECRET, clock: () => now }),
     mailer,
-    // The real admin client, watched: the spec counts account creations and can act before a revocation.
+    // The real admin client, watched: the spec counts account creations and can act around a
+    // closure or before a key creation.
     admin: {
       ...admin,
       createAccount: (...args) => {
         accountCreations++;
         return admin.createAccount(...args);
       },
-      revokeKey: async (keyId) => {
-        const hook = beforeNextRevoke;
-        beforeNextRevoke = undefined;
+      createKey: async (...args) => {
+        const hook = beforeNextCreateKey;
+        beforeNextCreateKey = undefined;
         await hook?.();
-        return admin.revokeKey(keyId);
+        return admin.createKey(...args);
+      },
+      closeAccount: async (accountId) => {
+        const hook = aroundNextClose;
+        aroundNextClose = undefined;
+        if (hook === undefined) return admin.closeAccount(accountId);
+        let answer: Awaited<ReturnType<AdminClient['closeAccount']>> | undefined;
+        await hook(async () => {
+          answer = await admin.closeAccount(accountId);
+        });
+        if (answer === undefined) throw new AdminUnavailableError('admin API POST accounts failed (staged)');
+        return answer;
       },
     },
     usage: createUsageReader({ redis, ratePrefix, usagePrefix }),
@@ -551,6 +565,12 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect(await users.byEmail(victim)).toBeNull();
     expect(await users.byId(user._id)).toBeNull();
     expect((await admin.listKeys(user.account_id!)).every((k) => k.status === 'revoked')).toBe(true);
+    // The account is closed at the admin API: no key can be made for it any more.
+    expect((await admin.getAccount(user.account_id!)).closed_at).toEqual(expect.any(String));
+    await expect(admin.createKey(user.account_id!, 'too late')).rejects.toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
     // Its webhook endpoints and their deliveries are erased with it.
     expect(await webhooks.listEndpoints(user.account_id!)).toEqual([]);
     expect(await webhooks.listDeliveries(user.account_id!, endpoint!.id)).toEqual([]);
@@ -594,24 +614,69 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect((await admin.getAccount(user.account_id!)).name).toBe(user._id);
   });
 
-  it('revokes a key created by another tab while the account is being deleted: no key outlives its account', async () => {
+  it('no key outlives its account: another tab creating keys around the deletion gets none that stays active', async () => {
     const victim = 'two.tabs@example.test';
     const b = await signUpAndVerify(victim, '10.0.13.2');
     await logIn(b, victim);
+    const other = new Browser('10.0.13.3');
+    expect((await logIn(other, victim)).statusCode).toBe(303);
     await b.get('/dashboard/keys');
+    await other.get('/dashboard/keys');
     expect((await b.post('/dashboard/keys', { label: 'first tab' })).statusCode).toBe(200);
     const user = (await users.byEmail(victim))!;
-    // The other tab's key lands after the deletion has read the key list, before the user is gone.
-    let lateKey = '';
-    beforeNextRevoke = async () => {
-      lateKey = (await admin.createKey(user.account_id!, 'other tab')).key_id;
+    // A key of another tab lands just before the closure (queued first at the admin API): revoked by it.
+    let earlyKey = '';
+    // And a request of the other tab that passed its session check before the deletion reaches the
+    // admin API only after the closure (what a second revocation pass used to miss): refused.
+    let releaseLate!: () => void;
+    const closed = new Promise<void>((resolve) => (releaseLate = resolve));
+    let lateStarted!: () => void;
+    const lateReachedAdmin = new Promise<void>((resolve) => (lateStarted = resolve));
+    beforeNextCreateKey = async () => {
+      lateStarted();
+      await closed;
+    };
+    aroundNextClose = async (close) => {
+      earlyKey = (await admin.createKey(user.account_id!, 'other tab, early')).key_id;
+      await close();
+      releaseLate();
     };
     await b.get('/dashboard/account');
-    expect((await b.post('/dashboard/account/delete', { password: PASSWORD })).statusCode).toBe(303);
-    expect(lateKey).not.toBe('');
+    const late = other.post('/dashboard/keys', { label: 'other tab, late' });
+    await lateReachedAdmin;
+    const deletion = await b.post('/dashboard/account/delete', { password: PASSWORD });
+    expect(deletion.statusCode).toBe(303);
+    const lateAnswer = await late;
+    expect(lateAnswer.statusCode).toBe(403);
+    expect(text(lateAnswer)).toContain('This account is closed: no key was created.');
+    expect(earlyKey).not.toBe('');
     const keys = await admin.listKeys(user.account_id!);
-    expect(keys.map((k) => k.key_id)).toContain(lateKey);
+    expect(keys.map((k) => k.key_id)).toContain(earlyKey);
+    expect(keys).toHaveLength(2);
     expect(keys.every((k) => k.status === 'revoked')).toBe(true);
+    expect((await admin.getAccount(user.account_id!)).closed_at).toEqual(expect.any(String));
+  });
+
+  it('deletes nothing when the account cannot be closed (admin API unreachable); a retry completes it', async () => {
+    const victim = 'admin.down@example.test';
+    const b = await signUpAndVerify(victim, '10.0.13.4');
+    await logIn(b, victim);
+    await b.get('/dashboard/keys');
+    expect((await b.post('/dashboard/keys', { label: 'kept' })).statusCode).toBe(200);
+    const user = (await users.byEmail(victim))!;
+    aroundNextClose = () => Promise.resolve(); // the closure never happens: the call fails
+    await b.get('/dashboard/account');
+    const failed = await b.post('/dashboard/account/delete', { password: PASSWORD });
+    expect(failed.statusCode).toBe(503);
+    expect(text(failed)).toContain('Nothing was changed; try again in a minute.');
+    expect(await users.byId(user._id)).not.toBeNull();
+    expect((await b.get('/dashboard/keys')).statusCode).toBe(200);
+    expect((await admin.getAccount(user.account_id!)).closed_at).toBeUndefined();
+    expect((await admin.listKeys(user.account_id!)).map((k) => k.status)).toEqual(['active']);
+    await b.get('/dashboard/account');
+    expect((await b.post('/dashboard/account/delete', { password: PASSWORD })).statusCode).toBe(303);
+    expect(await users.byId(user._id)).toBeNull();
+    expect((await admin.listKeys(user.account_id!)).map((k) => k.status)).toEqual(['revoked']);
   });
 
   it('counts only failed log-ins per address, and never lets them block the signed-in owner (security review #7)', async () => {

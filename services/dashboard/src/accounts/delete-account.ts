@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AdminRejectedError, type AdminClient } from '../admin/admin-client.ts';
 import { accountPage, type PasswordFormState } from '../pages/app-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { registerChangePasswordRoute } from './change-password.ts';
@@ -27,23 +26,12 @@ export type RenderAccount = (
   status?: number,
 ) => Promise<FastifyReply>;
 
-/** Revokes every active key of the account; one revoked meanwhile (a 4xx) is no failure. */
-async function revokeActiveKeys(admin: AdminClient, accountId: string): Promise<void> {
-  for (const key of await admin.listKeys(accountId)) {
-    if (key.status !== 'active') continue;
-    try {
-      await admin.revokeKey(key.key_id);
-    } catch (err) {
-      if (!(err instanceof AdminRejectedError)) throw err;
-    }
-  }
-}
-
 /**
- * The account page, the password change, and the deletion behind the password: keys revoked
- * first, then the webhooks erased, then the user and sessions (a failure before the user is
- * deleted leaves it to retry). One user has exactly one account (its id is derived from the user
- * id), so revoking that account's keys revokes every key the user ever made.
+ * The account page, the password change, and the deletion behind the password: the account closed
+ * first (the admin API revokes its keys and refuses new ones from then on), then the webhooks
+ * erased, then the user and sessions (a failure before the user is deleted leaves it to retry).
+ * One user has exactly one account (its id is derived from the user id), so closing that account
+ * ends every key the user ever made, and every one a request still in flight might make.
  */
 export function registerAccountPageRoutes(
   app: FastifyInstance,
@@ -88,21 +76,14 @@ export function registerAccountPageRoutes(
       return renderAccount(request, reply, { deleteError: 'The password is wrong; nothing was deleted.' }, 401);
     }
     await attempt.passed();
-    // Keys first: if revoking fails, the account and its data stay and the user can retry.
-    await revokeActiveKeys(admin, user.account_id);
+    // The account is closed first, at the admin API (the key authority): from then on it refuses
+    // keys for it, also to a request of another tab that loaded the user before this deletion, and
+    // it revokes every active key. If that fails (503 page), nothing is deleted and the user can
+    // retry: closing again is idempotent and revokes what is still active.
+    await admin.closeAccount(user.account_id);
     await deps.webhooks.deleteAccount(user.account_id);
     await deps.users.delete(user._id);
     await deps.sessions.destroyAllForUser(user._id);
-    // Once more, now that no request can load the user: a key created meanwhile by a request of
-    // another tab is revoked too. The user is gone and cannot retry, so a failure is only logged.
-    try {
-      await revokeActiveKeys(admin, user.account_id);
-    } catch (err) {
-      request.log.error(
-        { account_id: user.account_id, err_name: err instanceof Error ? err.name : 'unknown' },
-        'second revocation pass after account deletion failed',
-      );
-    }
     return leaveToLogin(deps, reply, 'deleted');
   });
 }

@@ -1,5 +1,6 @@
 import {
   AdminAccount,
+  AdminClosedAccount,
   AdminCreatedKey,
   AdminKey,
   AdminKeyList,
@@ -38,6 +39,11 @@ export interface AdminClient {
   listKeys(accountId: string): Promise<AdminKey[]>;
   createKey(accountId: string, label: string | undefined): Promise<AdminCreatedKey>;
   revokeKey(keyId: string): Promise<AdminKey>;
+  /**
+   * Closes the account and revokes its active keys (the admin API refuses keys for it from then
+   * on). Idempotent: calling it again finishes a revocation that failed halfway.
+   */
+  closeAccount(accountId: string): Promise<AdminClosedAccount>;
 }
 
 /** An admin API client over fetch; every call has a deadline of `timeoutMs`. */
@@ -94,5 +100,6 @@ export function createAdminClient(opts: { url: string; token: string; timeoutMs:
     createKey: (id, label) =>
       call(AdminCreatedKey, 'POST', `/accounts/${encodeURIComponent(id)}/keys`, label === undefined ? {} : { label }),
     revokeKey: (keyId) => call(AdminKey, 'POST', `/keys/${encodeURIComponent(keyId)}/revoke`, {}),
+    closeAccount: (id) => call(AdminClosedAccount, 'POST', `/accounts/${encodeURIComponent(id)}/close`, {}),
   };
 }

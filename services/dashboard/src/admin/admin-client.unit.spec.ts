@@ -80,6 +80,26 @@ describe('the admin API client', () => {
     await expect(admin.createKey('acc_abcdefgh12', 'ci')).rejects.toThrow(/unexpected shape/);
   });
 
+  it('closes an account with a POST and takes only an answer with its closure time and keys', async () => {
+    const closed = {
+      account_id: 'acc_abcdefgh12',
+      name: 'usr_x',
+      plan: 'free',
+      created_at: '2026-11-24T00:00:00Z',
+      closed_at: '2026-11-27T00:00:00Z',
+      keys: [{ ...key, status: 'revoked', revoked_at: '2026-11-27T00:00:00Z' }],
+    };
+    answers.set('POST /admin/v1/accounts/acc_abcdefgh12/close', { status: 200, body: JSON.stringify(closed) });
+    const admin = createAdminClient({ url, token: 't', timeoutMs: 2_000 });
+    await expect(admin.closeAccount('acc_abcdefgh12')).resolves.toEqual(closed);
+    const { closed_at: _missing, ...open } = closed;
+    answers.set('POST /admin/v1/accounts/acc_abcdefgh12/close', { status: 200, body: JSON.stringify(open) });
+    await expect(admin.closeAccount('acc_abcdefgh12')).rejects.toThrow(AdminUnavailableError);
+    answers.set('POST /admin/v1/accounts/acc_silent1234/close', { status: 0, body: '' });
+    const impatient = createAdminClient({ url, token: 't', timeoutMs: 300 });
+    await expect(impatient.closeAccount('acc_silent1234')).rejects.toThrow(AdminUnavailableError);
+  });
+
   it('passes a 4xx on as a rejection with its code, and ends a call that never answers at its deadline (well inside the test timeout)', async () => {
     const admin = createAdminClient({ url, token: 't', timeoutMs: 300 });
     await expect(admin.revokeKey('key_unknown123')).rejects.toThrow(AdminRejectedError);

@@ -58,9 +58,13 @@ export function registerKeyRoutes(
     try {
       created = await admin.createKey(user.account_id, label === '' ? undefined : label);
     } catch (err) {
-      // Past the plan's cap on active keys the admin API answers 403.
+      // Past the plan's cap on active keys the admin API answers 403, and for a closed account
+      // (deleted by another tab meanwhile) too.
       if (err instanceof AdminRejectedError && err.status === 403) {
-        const { plan } = await admin.getAccount(user.account_id);
+        const { plan, closed_at } = await admin.getAccount(user.account_id);
+        if (closed_at !== undefined) {
+          return renderKeys(request, reply, { label, error: 'This account is closed: no key was created.' }, 403);
+        }
         const limit = PLANS[plan].maxActiveKeys;
         const error = `You have ${limit} active keys, the most the ${plan} plan allows. Revoke one before creating another.`;
         return renderKeys(request, reply, { label, error }, 403);

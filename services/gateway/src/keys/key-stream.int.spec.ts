@@ -113,6 +113,48 @@ describe('followKeyStream', () => {
     await Promise.all([live.stop(), late.stop()]);
   });
 
+  it("ignores account.closed (no entry, no crash); the closed account's keys end with their revocations, live and replayed", async () => {
+    await messaging.jsm.streams.purge(KEYS_STREAM);
+    const account = 'acc_0000000d';
+    await publish('account.created', { account_id: account, name: 'Closing', plan: 'business' });
+    const keyOf = (i: number) => ({
+      key_id: `key_d${String(i).padStart(7, '0')}`,
+      account_id: account,
+      key_hash: hashKey(key(2_000 + i)),
+    });
+    for (const i of [1, 2]) await publish('key.created', { ...keyOf(i), plan: 'business' });
+    const table = new KeyTable();
+    const live = await followKeyStream({ nc: gateway.nc, table, logger });
+    await live.caughtUp;
+    expect(table.lookup(key(2_001))).toMatchObject({ accountId: account, plan: 'business' });
+    // As the admin API closes an account: the closure, then a revocation per active key.
+    const at = new Date().toISOString();
+    await publish('account.closed', {
+      account_id: account,
+      name: 'Closing',
+      plan: 'business',
+      created_at: at,
+      closed_at: at,
+    });
+    let last = 0;
+    for (const i of [1, 2]) last = (await publish('key.revoked', keyOf(i))).seq;
+    await waitUntil(
+      'closure and revocations applied',
+      () => (live.position() >= last ? Promise.resolve() : Promise.reject(new Error('not yet'))),
+      5_000,
+    );
+    expect(table.ignoredEvents).toBe(1);
+    expect(table.activeKeys).toBe(0);
+    for (const i of [1, 2]) expect(table.lookup(key(2_000 + i))).toBeUndefined();
+    // A replay meets the closure in place of the account's creation (one message per subject).
+    const replayed = new KeyTable();
+    const late = await followKeyStream({ nc: gateway.nc, table: replayed, logger });
+    await late.caughtUp;
+    expect(late.isCaughtUp()).toBe(true);
+    expect([replayed.activeKeys, replayed.ignoredEvents]).toEqual([0, 1]);
+    await Promise.all([live.stop(), late.stop()]);
+  });
+
   it('is ready at once on an empty stream', async () => {
     const other = await connectMessaging({ servers: nats.url, name: 'empty' });
     await other.jsm.streams.purge(KEYS_STREAM);

@@ -29,6 +29,7 @@ export function hashKey(key: string): string {
 export class KeyTable {
   readonly #keysByHash = new Map<string, KeyEntry>();
   readonly #plans = new Map<string, Plan>();
+  #ignored = 0;
 
   apply(event: KeyEvent): void {
     switch (event.type) {
@@ -45,7 +46,17 @@ export class KeyTable {
       case 'key.revoked':
         this.#keysByHash.delete(event.data.key_hash);
         return;
+      case 'account.closed':
+        // Nothing to hold: the admin API revokes the account's keys right after closing it, each
+        // with its own key.revoked, and refuses new ones; the table needs no entry for the closure.
+        this.#ignored++;
+        return;
     }
+  }
+
+  /** Events applied that the table holds nothing for (`account.closed`). */
+  get ignoredEvents(): number {
+    return this.#ignored;
   }
 
   /** The principal of a well-formed key, or undefined when unknown or revoked. */

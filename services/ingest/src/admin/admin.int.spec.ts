@@ -289,6 +289,173 @@ describe('bounded keys (security review #1)', () => {
   });
 });
 
+describe('closing an account: a key never outlives it (issue #22)', () => {
+  const newAccount = async (plan = 'free') =>
+    (
+      await app.inject({ method: 'POST', url: '/admin/v1/accounts', headers: auth, payload: { name: 'Closing', plan } })
+    ).json().account_id as string;
+  const createKey = (target: typeof app, account: string) =>
+    target.inject({ method: 'POST', url: `/admin/v1/accounts/${account}/keys`, headers: auth, payload: {} });
+  // With a JSON body as the dashboard sends it, so it takes the same way through Fastify as a creation.
+  const close = (target: typeof app, account: string) =>
+    target.inject({ method: 'POST', url: `/admin/v1/accounts/${account}/close`, headers: auth, payload: {} });
+  const keysOf = async (target: typeof app, account: string) =>
+    (await target.inject({ method: 'GET', url: `/admin/v1/accounts/${account}/keys`, headers: auth })).json().keys as {
+      key_id: string;
+      status: string;
+    }[];
+
+  it('closes the account, revokes every key, refuses new keys and plan changes; closing again answers the same', async () => {
+    const account = await newAccount();
+    const ids = (await Promise.all([1, 2, 3].map(() => createKey(app, account)))).map((r) => r.json().key_id as string);
+    await app.inject({ method: 'POST', url: `/admin/v1/keys/${ids[0]!}/revoke`, headers: auth });
+    const first = await close(app, account);
+    expect(first.statusCode).toBe(200);
+    const body = first.json();
+    expect(body).toMatchObject({ account_id: account, name: 'Closing', plan: 'free', closed_at: expect.any(String) });
+    expect(body.keys.map((k: { key_id: string }) => k.key_id).sort()).toEqual([...ids].sort());
+    expect(body.keys.every((k: { status: string }) => k.status === 'revoked')).toBe(true);
+    // The stream holds the closure (with what a replay needs) and a revocation per key.
+    const mine = (await keyEvents()).filter((e) => e.data.account_id === account);
+    expect(mine.map((e) => e.type).sort()).toEqual(['account.closed', 'key.revoked', 'key.revoked', 'key.revoked']);
+    expect(mine.find((e) => e.type === 'account.closed')!.data).toEqual({
+      account_id: account,
+      name: 'Closing',
+      plan: 'free',
+      created_at: expect.any(String),
+      closed_at: body.closed_at,
+    });
+    // getAccount shows the closure.
+    const shown = await app.inject({ method: 'GET', url: `/admin/v1/accounts/${account}`, headers: auth });
+    expect(shown.json()).toMatchObject({ account_id: account, closed_at: body.closed_at });
+    // Refused from now on: a key (403, like the plan's cap) and a plan change.
+    const refused = await createKey(app, account);
+    expectError(refused, 403, 'forbidden');
+    expect(refused.json().error.message).toContain('closed');
+    expectError(
+      await app.inject({
+        method: 'PUT',
+        url: `/admin/v1/accounts/${account}/plan`,
+        headers: auth,
+        payload: { plan: 'business' },
+      }),
+      403,
+      'forbidden',
+    );
+    // Idempotent: the same answer, and nothing more stored.
+    const seq = (await messaging.jsm.streams.info(KEYS_STREAM)).state.last_seq;
+    const again = await close(app, account);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual(body);
+    expect((await messaging.jsm.streams.info(KEYS_STREAM)).state.last_seq).toBe(seq);
+    expectError(await close(app, 'acc_00000000000000000000'), 404, 'not_found', 'account_id');
+  });
+
+  it('20 concurrent key creations racing one closure leave no active key', async () => {
+    const account = await newAccount('professional');
+    await createKey(app, account);
+    const [closed, ...creations] = await Promise.all([
+      // The closure is sent among the creations: some are queued before it, the rest after.
+      ...Array.from({ length: 10 }, () => createKey(app, account)),
+      close(app, account),
+      ...Array.from({ length: 10 }, () => createKey(app, account)),
+    ]).then((all) => [all[10]!, ...all.slice(0, 10), ...all.slice(11)]);
+    expect(closed!.statusCode).toBe(200);
+    for (const r of creations) {
+      if (r.statusCode !== 201) expectError(r, 403, 'forbidden');
+    }
+    const made = creations.filter((r) => r.statusCode === 201).map((r) => r.json().key_id as string);
+    const keys = await keysOf(app, account);
+    expect(keys.filter((k) => k.status === 'active')).toEqual([]);
+    expect(keys.map((k) => k.key_id)).toEqual(expect.arrayContaining(made));
+    expect(keys).toHaveLength(1 + made.length);
+    // Creations queued before the closure made keys (which it revoked); every one after it was refused.
+    expect(made.length).toBeGreaterThan(0);
+    expect(creations.slice(10).every((r) => r.statusCode === 403)).toBe(true);
+  });
+
+  it('a key created on another replica after the closure is revoked by that replica and refused', async () => {
+    const account = await newAccount();
+    const { app: other, log } = await makeApp();
+    await log.catchUp();
+    // The other replica checked the account before the closure reached it: stage it by closing
+    // here and creating there at once, 10 times over; whatever the interleaving, no key stays active.
+    const results = await Promise.all([
+      close(app, account),
+      ...Array.from({ length: 10 }, () => createKey(other, account)),
+    ]);
+    expect(results[0].statusCode).toBe(200);
+    for (const r of results.slice(1)) expect([201, 403]).toContain(r.statusCode);
+    await log.catchUp();
+    expect((await keysOf(app, account)).filter((k) => k.status === 'active')).toEqual([]);
+    expect((await keysOf(other, account)).filter((k) => k.status === 'active')).toEqual([]);
+    await other.close();
+  });
+
+  it('finishes a revocation that failed halfway when close is called again', async () => {
+    const account = await newAccount();
+    await Promise.all([1, 2, 3].map(() => createKey(app, account)));
+    // A closure whose revocations cannot be stored: the closure is, the revocations are not.
+    const log = await startKeyLog({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger: silent });
+    logs.push(log);
+    await log.catchUp();
+    let publishes = 0;
+    // The commands publish through `js.publish` only: the first (the closure) goes through, the rest fail.
+    const flaky = {
+      publish: (...args: Parameters<typeof messaging.js.publish>) => {
+        publishes++;
+        if (publishes > 1) return Promise.reject(new Error('NATS unreachable'));
+        return messaging.js.publish(...args);
+      },
+    } as unknown as typeof messaging.js;
+    const broken = buildApp({
+      commands: createKeyCommands({ js: flaky, log }),
+      adminToken: TOKEN,
+      publicBaseUrl: 'https://api.example.test',
+      isReady: () => log.ready,
+    });
+    await broken.ready();
+    expectError(await close(broken, account), 503, 'service_unavailable');
+    await broken.close();
+    await logs[0]!.catchUp();
+    const shown = (await app.inject({ method: 'GET', url: `/admin/v1/accounts/${account}`, headers: auth })).json();
+    expect(shown.closed_at).toEqual(expect.any(String));
+    expect(shown.keys.filter((k: { status: string }) => k.status === 'active')).toHaveLength(3);
+    // Already closed: no key either, even before the retry.
+    expectError(await createKey(app, account), 403, 'forbidden');
+    const retried = await close(app, account);
+    expect(retried.statusCode).toBe(200);
+    expect(retried.json().closed_at).toBe(shown.closed_at);
+    expect((await keysOf(app, account)).map((k) => k.status)).toEqual(['revoked', 'revoked', 'revoked']);
+  });
+
+  it('a restarted admin API (a new model replayed from the stream) still refuses keys for the closed account', async () => {
+    const account = await newAccount();
+    await createKey(app, account);
+    expect((await close(app, account)).statusCode).toBe(200);
+    const before = (await app.inject({ method: 'GET', url: `/admin/v1/accounts/${account}`, headers: auth })).json();
+    const { app: restarted, log } = await makeApp();
+    await log.catchUp();
+    expect(log.model.accounts.get(account)?.closed_at).toBe(before.closed_at);
+    // Rebuilt from the closure alone (it replaced the account's creation on its subject).
+    const shown = await restarted.inject({ method: 'GET', url: `/admin/v1/accounts/${account}`, headers: auth });
+    expect(shown.json()).toEqual(before);
+    expectError(await createKey(restarted, account), 403, 'forbidden');
+    expectError(
+      await restarted.inject({
+        method: 'PUT',
+        url: `/admin/v1/accounts/${account}/plan`,
+        headers: auth,
+        payload: { plan: 'business' },
+      }),
+      403,
+      'forbidden',
+    );
+    expect((await close(restarted, account)).json()).toEqual((await close(app, account)).json());
+    await restarted.close();
+  });
+});
+
 describe('upgrading a keys stream with history', () => {
   it('trims what the stream held before the per-subject limit at the first sweep; replicas see the same', async () => {
     const spec = streamSpec('keys', { replicas: 1, duplicateWindowMs: 120_000 });

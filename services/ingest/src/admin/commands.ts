@@ -2,9 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   KeyEvent,
   subjectFor,
+  type AccountClosed,
   type AccountCreated,
   type AccountPlanChanged,
   type AdminAccount,
+  type AdminClosedAccount,
   type AdminCreatedKey,
   type KeyCreated,
   type KeyRevoked,
@@ -16,13 +18,24 @@ import { encodeJson, injectTraceContext, isJetStreamApiError } from '@cds/messag
 import { JetStreamApiCodes, type JetStreamClient } from '@nats-io/jetstream';
 import { headers as createHeaders } from '@nats-io/transport-node';
 import type { KeyLog } from './key-log.ts';
-import { activeKeyCount, keyMetadata, keysOf, type AccountState, type KeyMetadata } from './model.ts';
+import {
+  activeKeyCount,
+  activeKeysOf,
+  keyMetadata,
+  keysOf,
+  type AccountState,
+  type KeyMetadata,
+  type KeyState,
+} from './model.ts';
 
 /** An account as the admin API answers it (the contract its clients parse). */
 export type AccountView = AdminAccount;
 
 /** A created key: its metadata and the plain key, returned once, never stored or published. */
 export type CreatedKey = AdminCreatedKey;
+
+/** A closed account and its keys (all revoked), as closing answers it. */
+export type ClosedAccount = AdminClosedAccount;
 
 export interface KeyCommands {
   /**
@@ -39,6 +52,13 @@ export interface KeyCommands {
   listKeys(accountId: string): KeyMetadata[];
   revokeKey(keyId: string): Promise<KeyMetadata>;
   setPlan(accountId: string, plan: Plan): Promise<AccountView & { previous_plan: Plan }>;
+  /**
+   * Closes the account for good (`account.closed`), then revokes every key of it still active.
+   * Idempotent: on a closed account it only revokes what is still active, so a revocation that
+   * failed halfway is finished by calling it again. From the closure on, key creations and plan
+   * changes of the account are refused (403), also after a restart (the state comes from the stream).
+   */
+  closeAccount(accountId: string): Promise<ClosedAccount>;
 }
 
 export interface KeyCommandDeps {
@@ -60,7 +80,18 @@ export function hashKey(key: string): string {
 class ConcurrentChange extends Error {}
 
 function view(a: AccountState): AccountView {
-  return { account_id: a.account_id, name: a.name, plan: a.plan, created_at: a.created_at };
+  return {
+    account_id: a.account_id,
+    name: a.name,
+    plan: a.plan,
+    created_at: a.created_at,
+    ...(a.closed_at !== undefined ? { closed_at: a.closed_at } : {}),
+  };
+}
+
+/** The refusal of any change to a closed account: 403, like the plan's cap (docs/ingest.md). */
+function closedError(a: AccountState, what: string): ForbiddenError {
+  return new ForbiddenError(`Account ${a.account_id} was closed at ${a.closed_at ?? '?'}: ${what}.`);
 }
 
 /**
@@ -124,8 +155,9 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
 
   const envelope = (occurredAt: string) => ({ version: 1 as const, occurred_at: occurredAt, source: 'admin-api' });
 
-  // Key creations of one account run one after another in this process, so two concurrent ones
-  // cannot both pass the active-key cap (the tail of each account's chain; dropped once idle).
+  // Key creations and the closure of one account run one after another in this process, so two
+  // concurrent creations cannot both pass the active-key cap, and no creation interleaves with a
+  // closure (the tail of each account's chain; dropped once idle).
   const keyQueues = new Map<string, Promise<unknown>>();
   const oneAtATime = <T>(accountId: string, run: () => Promise<T>): Promise<T> => {
     const previous = keyQueues.get(accountId) ?? Promise.resolve();
@@ -137,6 +169,27 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
     });
     return next;
   };
+
+  const revocationOf = (key: KeyState): KeyRevoked => ({
+    id: `key.revoked:${key.key_id}`,
+    type: 'key.revoked',
+    ...envelope(clock().toISOString()),
+    data: {
+      key_id: key.key_id,
+      account_id: key.account_id,
+      key_hash: key.key_hash,
+      ...(key.label !== undefined ? { label: key.label } : {}),
+      created_at: key.created_at,
+    },
+  });
+
+  /** Revokes a key unless it is revoked already (by a racing writer, too): no error for that. */
+  const revokeIfActive = (keyId: string): Promise<void> =>
+    execute(async () => {
+      const key = model.keys.get(keyId);
+      if (key === undefined || key.revoked_at !== undefined) return;
+      await publish(revocationOf(key), key.seq);
+    });
 
   return {
     createAccount: (input) => {
@@ -164,6 +217,7 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
       oneAtATime(accountId, () =>
         execute(async () => {
           const owner = account(accountId);
+          if (owner.closed_at !== undefined) throw closedError(owner, 'it takes no new keys');
           const limit = PLANS[owner.plan].maxActiveKeys;
           if (activeKeyCount(model, accountId) >= limit) {
             throw new ForbiddenError(
@@ -185,6 +239,15 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
             },
           };
           await publish(event, 0);
+          // Another admin replica may have closed the account after the check above (this queue
+          // orders this process's commands only). Its closure is applied by now if it came first
+          // on the stream, and then its revocation pass may have missed this key: revoke it here.
+          // (A closure stored after this key finds the key in its own pass.)
+          const after = account(accountId);
+          if (after.closed_at !== undefined) {
+            await revokeIfActive(keyId);
+            throw closedError(after, 'it takes no new keys');
+          }
           const stored = model.keys.get(keyId);
           if (stored === undefined) throw new ServiceUnavailableError('The key was stored but is not visible yet.');
           return { ...keyMetadata(stored), key };
@@ -203,25 +266,14 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
         if (key.revoked_at !== undefined) {
           throw new InvalidParameterError('key_id', `Key ${keyId} is already revoked; revocation is irreversible.`);
         }
-        const event: KeyRevoked = {
-          id: `key.revoked:${keyId}`,
-          type: 'key.revoked',
-          ...envelope(clock().toISOString()),
-          data: {
-            key_id: keyId,
-            account_id: key.account_id,
-            key_hash: key.key_hash,
-            ...(key.label !== undefined ? { label: key.label } : {}),
-            created_at: key.created_at,
-          },
-        };
-        await publish(event, key.seq);
+        await publish(revocationOf(key), key.seq);
         return keyMetadata(model.keys.get(keyId) ?? key);
       }),
 
     setPlan: (accountId, plan) =>
       execute(async () => {
         const current = account(accountId);
+        if (current.closed_at !== undefined) throw closedError(current, 'its plan cannot change');
         const previous = current.plan;
         if (plan === previous) return { ...view(current), previous_plan: previous };
         const event: AccountPlanChanged = {
@@ -238,6 +290,50 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
         };
         await publish(event, current.seq);
         return { ...view(account(accountId)), previous_plan: previous };
+      }),
+
+    closeAccount: (accountId) =>
+      oneAtATime(accountId, async () => {
+        await execute(async () => {
+          const current = account(accountId);
+          if (current.closed_at !== undefined) return;
+          const closedAt = clock().toISOString();
+          const event: AccountClosed = {
+            // Deterministic: an account closes once; a racing replica's same closure is the same fact.
+            id: `account.closed:${accountId}`,
+            type: 'account.closed',
+            ...envelope(closedAt),
+            data: {
+              account_id: accountId,
+              name: current.name,
+              plan: current.plan,
+              created_at: current.created_at,
+              closed_at: closedAt,
+            },
+          };
+          // Against the account's subject sequence: a plan change or another closure racing it
+          // makes this attempt re-validate.
+          await publish(event, current.seq);
+        });
+        // Everything stored up to now is applied, so every key created before the closure is in
+        // the model (a creation stored after it is revoked by its own command, see createKey).
+        try {
+          await deps.log.catchUp();
+        } catch (err) {
+          throw new ServiceUnavailableError('The account is closed, but its keys are not all visible yet; retry.', err);
+        }
+        const revocations = await Promise.allSettled(
+          activeKeysOf(model, accountId).map((k) => revokeIfActive(k.key_id)),
+        );
+        // A failure leaves the account closed and the rest revoked: calling close again finishes it.
+        const failed = revocations.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed !== undefined) {
+          throw failed.reason instanceof Error
+            ? failed.reason
+            : new ServiceUnavailableError('A revocation failed; close the account again.');
+        }
+        const closed = account(accountId);
+        return { ...view(closed), closed_at: closed.closed_at ?? '', keys: keysOf(model, accountId) };
       }),
   };
 }

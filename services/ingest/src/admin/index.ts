@@ -2,12 +2,14 @@ export {
   createKeyCommands,
   hashKey,
   type AccountView,
+  type ClosedAccount,
   type CreatedKey,
   type KeyCommandDeps,
   type KeyCommands,
 } from './commands.ts';
 export { startKeyLog, type KeyLog, type KeyLogLogger } from './key-log.ts';
 export {
+  activeKeysOf,
   applyKeyEvent,
   createKeysModel,
   keyMetadata,

@@ -5,6 +5,8 @@ export interface AccountState {
   name: string;
   plan: Plan;
   created_at: string;
+  /** When the account was closed (`account.closed`): from then on it takes no keys and no plan change. */
+  closed_at?: string;
   /** Sequence of the last event on this account's subject (for optimistic concurrency). */
   seq: number;
 }
@@ -60,6 +62,25 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
         return;
       }
       account.plan = event.data.plan;
+      account.seq = seq;
+      return;
+    }
+    case 'account.closed': {
+      const account = model.accounts.get(event.data.account_id);
+      if (account === undefined) {
+        // The account's earlier events were compacted away: the closure carries the whole account.
+        model.accounts.set(event.data.account_id, {
+          account_id: event.data.account_id,
+          name: event.data.name,
+          plan: event.data.plan,
+          created_at: event.data.created_at,
+          closed_at: event.data.closed_at,
+          seq,
+        });
+        return;
+      }
+      // Closing is final: a second closure (never published by the admin API) keeps the first time.
+      account.closed_at ??= event.data.closed_at;
       account.seq = seq;
       return;
     }
@@ -128,4 +149,9 @@ export function activeKeyCount(model: KeysModel, accountId: string): number {
   let n = 0;
   for (const k of model.keys.values()) if (k.account_id === accountId && k.revoked_at === undefined) n++;
   return n;
+}
+
+/** An account's keys that are still active (not revoked), in no particular order. */
+export function activeKeysOf(model: KeysModel, accountId: string): KeyState[] {
+  return [...model.keys.values()].filter((k) => k.account_id === accountId && k.revoked_at === undefined);
 }

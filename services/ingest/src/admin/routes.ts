@@ -121,6 +121,13 @@ export function registerAdminRoutes(
         return commands.setPlan(id, body.plan);
       });
 
+      // Closes the account and revokes its active keys; idempotent (200 with the same answer), so a
+      // revocation that failed halfway is finished by calling it again.
+      admin.post('/accounts/:id/close', async (request, reply) => {
+        const id = accountId(request);
+        return reply.code(200).send(await commands.closeAccount(id));
+      });
+
       admin.post('/keys/:key_id/revoke', async (request) => {
         const keyId = (request.params as { key_id?: unknown }).key_id;
         if (!KeyId.safeParse(keyId).success) throw new NotFoundError(`No key ${String(keyId).slice(0, 60)}.`, 'key_id');

@@ -26,7 +26,13 @@ export async function followAccountPlans(deps: { messaging: Messaging; logger: L
     decode: schemaDecoder(KeyEvent),
     logger,
     apply: (event) => {
-      if (event.type === 'account.created' || event.type === 'account.plan_changed') {
+      // account.closed carries the plan too: once it replaces the account's earlier events on
+      // their subject (one message per subject), it is all a replay finds of the account.
+      if (
+        event.type === 'account.created' ||
+        event.type === 'account.plan_changed' ||
+        event.type === 'account.closed'
+      ) {
         plans.set(event.data.account_id, event.data.plan);
       }
     },

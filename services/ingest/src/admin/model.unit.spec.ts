@@ -1,0 +1,93 @@
+import type { KeyEvent } from '@cds/contracts';
+import { describe, expect, it } from 'vitest';
+import { activeKeysOf, applyKeyEvent, createKeysModel, keysOf, type KeysModel } from './model.ts';
+
+// The admin API's accounts-and-keys model, folded from key events: given events, when one more,
+// then the state; with the compacted stream's replay (one message per subject) as a case.
+const ACCOUNT = 'acc_0123456789ab';
+const HASH = 'a'.repeat(64);
+let n = 0;
+const ev = <T extends KeyEvent['type']>(
+  type: T,
+  data: Extract<KeyEvent, { type: T }>['data'],
+  occurredAt = '2026-11-27T10:00:00.000Z',
+) =>
+  ({
+    id: `${type}:${(n += 1)}`,
+    type,
+    version: 1,
+    occurred_at: occurredAt,
+    source: 'test',
+    data,
+  }) as KeyEvent;
+
+const closed = ev(
+  'account.closed',
+  {
+    account_id: ACCOUNT,
+    name: 'Acme',
+    plan: 'business',
+    created_at: '2026-01-02T03:04:05.000Z',
+    closed_at: '2026-11-27T12:00:00.000Z',
+  },
+  '2026-11-27T12:00:00.000Z',
+);
+
+function fold(events: KeyEvent[]): KeysModel {
+  const model = createKeysModel();
+  events.forEach((e, i) => applyKeyEvent(model, e, i + 1));
+  return model;
+}
+
+describe('keys model: account.closed', () => {
+  it('closes a known account, keeping its name, plan and creation time', () => {
+    const model = fold([
+      ev('account.created', { account_id: ACCOUNT, name: 'Acme', plan: 'free' }, '2026-01-02T03:04:05.000Z'),
+      ev('account.plan_changed', { account_id: ACCOUNT, plan: 'business', previous_plan: 'free' }),
+      closed,
+    ]);
+    expect(model.accounts.get(ACCOUNT)).toEqual({
+      account_id: ACCOUNT,
+      name: 'Acme',
+      plan: 'business',
+      created_at: '2026-01-02T03:04:05.000Z',
+      closed_at: '2026-11-27T12:00:00.000Z',
+      seq: 3,
+    });
+  });
+
+  it('rebuilds the account from the closure alone (a replay of the compacted stream)', () => {
+    const model = fold([
+      ev('key.created', { key_id: 'key_0123456789ab', account_id: ACCOUNT, key_hash: HASH, plan: 'business' }),
+      closed,
+    ]);
+    expect(model.accounts.get(ACCOUNT)).toEqual({
+      account_id: ACCOUNT,
+      name: 'Acme',
+      plan: 'business',
+      created_at: '2026-01-02T03:04:05.000Z',
+      closed_at: '2026-11-27T12:00:00.000Z',
+      seq: 2,
+    });
+    // The closure does not revoke by itself: the admin API publishes a revocation per key.
+    expect(activeKeysOf(model, ACCOUNT).map((k) => k.key_id)).toEqual(['key_0123456789ab']);
+    applyKeyEvent(model, ev('key.revoked', { key_id: 'key_0123456789ab', account_id: ACCOUNT, key_hash: HASH }), 3);
+    expect(activeKeysOf(model, ACCOUNT)).toEqual([]);
+    expect(keysOf(model, ACCOUNT).map((k) => k.status)).toEqual(['revoked']);
+  });
+
+  it('is final: a later closure keeps the first time; a replay of the same sequence changes nothing', () => {
+    const model = fold([ev('account.created', { account_id: ACCOUNT, name: 'Acme', plan: 'free' }), closed]);
+    const again = ev('account.closed', {
+      account_id: ACCOUNT,
+      name: 'Acme',
+      plan: 'free',
+      created_at: '2026-01-02T03:04:05.000Z',
+      closed_at: '2026-12-01T00:00:00.000Z',
+    });
+    applyKeyEvent(model, again, 3);
+    expect(model.accounts.get(ACCOUNT)).toMatchObject({ closed_at: '2026-11-27T12:00:00.000Z', seq: 3 });
+    applyKeyEvent(model, closed, 2);
+    expect(model.accounts.get(ACCOUNT)?.seq).toBe(3);
+  });
+});

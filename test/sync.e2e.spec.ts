@@ -84,6 +84,8 @@ beforeAll(async () => {
     CFTC_API_URL: sources.baseUrl,
     EIA_API_URL: sources.baseUrl,
     NASS_API_URL: sources.baseUrl,
+    AMS_API_URL: sources.baseUrl,
+    WORLDBANK_PAGE_URL: sources.worldbankPageUrl,
     EIA_API_KEY: 'e2e-eia-key',
     NASS_API_KEY: 'e2e-nass-key',
     SOURCE_REQUEST_INTERVAL_MS: '0',
@@ -141,12 +143,16 @@ describe('ingest sync through the whole pipeline', () => {
       late: false,
     });
     expect(s.nass).toMatchObject({ newest_data_date: '2025-12-31', last_run_failed: false, late: true });
-    for (const source of ['cftc', 'eia', 'nass']) expect(s[source]!.last_success_at! >= started).toBe(true);
+    // the World Bank's recorded Pink Sheet (its newest month, 2025-11) and an AMS datamart with nothing new
+    expect(s.worldbank).toMatchObject({ newest_data_date: '2025-11-30', last_run_failed: false });
+    expect(s.ams).toMatchObject({ newest_data_date: null, last_run_failed: false });
+    for (const source of ['cftc', 'eia', 'nass', 'worldbank', 'ams'])
+      expect(s[source]!.last_success_at! >= started).toBe(true);
   }, 120_000);
 
   it('the second run publishes nothing', async () => {
     const run = await sync();
-    expect(run.stdout.match(/new or revised: +0 records/g)).toHaveLength(3);
+    expect(run.stdout.match(/new or revised: +0 records/g)).toHaveLength(5);
     expect(await dataStreamSeq()).toBe(afterFirst);
     const s = await status();
     // The run still counts as a success: the sources are up to date.

@@ -1,12 +1,20 @@
-// `npm run snapshot:build -- --from <downloaded source files>`: rebuilds data/snapshot (docs/sources.md
-// "The bundled snapshot"). See --help.
+// `npm run snapshot:build -- --live | --from <downloaded source files>`: rebuilds data/snapshot
+// (docs/sources.md "The bundled snapshot"). See --help.
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { buildSnapshotFromFiles, defaultCotSince } from './snapshot/build.ts';
+import { syncSettingsOf } from './cli/sync-cli.ts';
+import { IngestEnv } from './config.ts';
+import { buildSnapshotFromFiles, buildSnapshotLive, defaultCotSince } from './snapshot/build.ts';
 
-const USAGE = `Usage: npm run snapshot:build -- --from <dir> [--out <dir>] [--cot-since YYYY-MM-DD]
+const USAGE = `Usage: npm run snapshot:build -- --live [--out <dir>] [--cot-since YYYY-MM-DD]
+       npm run snapshot:build -- --from <dir> [--out <dir>] [--cot-since YYYY-MM-DD]
 
-Rebuilds the bundled snapshot of real data from downloaded source files. <dir> holds one folder
+--live rebuilds the bundled snapshot of real data from the sources themselves, with the tasks
+\`ingest sync\` runs: the CFTC, EIA (EIA_API_KEY), NASS (NASS_API_KEY), the World Bank and USDA
+AMS, every mapped series, the COT reports from --cot-since and every other source's history.
+The sources' addresses can be changed as for sync (CFTC_API_URL, EIA_API_URL, ...).
+
+--from rebuilds it from downloaded source files. <dir> holds one folder
 per source, named as \`ingest backfill --source\` names it, each with the files as published:
   cftc-legacy/          the CFTC's legacy futures-only annual files (annual.txt of deacot<year>.zip)
   cftc-disaggregated/   the disaggregated futures-only annual files (f_year.txt of fut_disagg_txt_<year>.zip)
@@ -22,12 +30,13 @@ const { values: v } = parseArgs({
   args: process.argv.slice(2),
   options: {
     from: { type: 'string' },
+    live: { type: 'boolean' },
     out: { type: 'string' },
     'cot-since': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
-if (v.help || v.from === undefined) {
+if (v.help || (v.from === undefined) === (v.live !== true)) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(v.help ? 0 : 2);
 }
@@ -37,12 +46,21 @@ if (v['cot-since'] !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v['cot-since']))
 }
 const out = v.out ?? fileURLToPath(new URL('../../../data/snapshot/', import.meta.url));
 try {
-  const { manifest } = await buildSnapshotFromFiles({
-    rawDir: v.from,
-    outDir: out,
-    cotSince: v['cot-since'] ?? defaultCotSince(new Date()),
-    say: (line) => process.stderr.write(`${line}\n`),
-  });
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const cotSince = v['cot-since'] ?? defaultCotSince(new Date());
+  const { manifest } =
+    v.from !== undefined
+      ? await buildSnapshotFromFiles({ rawDir: v.from, outDir: out, cotSince, say })
+      : await (async () => {
+          const settings = syncSettingsOf(process.env, IngestEnv.parse(process.env));
+          return buildSnapshotLive({
+            outDir: out,
+            cotSince,
+            settings,
+            ...(settings.http !== undefined ? { http: settings.http } : {}),
+            say,
+          });
+        })();
   for (const [name, f] of Object.entries(manifest.files))
     process.stdout.write(
       `${name.padEnd(26)} ${String(f?.rows).padStart(7)} rows ${String(f?.bytes).padStart(9)} bytes\n`,

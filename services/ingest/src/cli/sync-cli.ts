@@ -1,6 +1,6 @@
 import { COMMODITIES } from '../catalog/index.ts';
 import type { IngestEnv } from '../config.ts';
-import { runSync, type SourceSyncResult } from '../sync/run-sync.ts';
+import { runSync, type SourceSyncResult, type SyncOptions, type SyncSettings } from '../sync/run-sync.ts';
 import { createKvSyncStore } from '../sync/state.ts';
 import type { IngestCommand } from './args.ts';
 import { createProgressReporter } from './progress.ts';
@@ -51,19 +51,7 @@ export async function runSyncCommand(
           store,
           catalogEntries: COMMODITIES.map((c) => c.entry),
           ...(cmd.since !== undefined ? { since: cmd.since } : {}),
-          ...(io.env.EIA_API_KEY ? { eiaApiKey: io.env.EIA_API_KEY } : {}),
-          ...(io.env.NASS_API_KEY ? { nassApiKey: io.env.NASS_API_KEY } : {}),
-          ...(io.env.CFTC_APP_TOKEN ? { cftcAppToken: io.env.CFTC_APP_TOKEN } : {}),
-          baseUrls: {
-            ...(settings.CFTC_API_URL !== undefined ? { cftc: settings.CFTC_API_URL } : {}),
-            ...(settings.EIA_API_URL !== undefined ? { eia: settings.EIA_API_URL } : {}),
-            ...(settings.NASS_API_URL !== undefined ? { nass: settings.NASS_API_URL } : {}),
-            ...(settings.AMS_API_URL !== undefined ? { ams: settings.AMS_API_URL } : {}),
-            ...(settings.WORLDBANK_PAGE_URL !== undefined ? { worldbank: settings.WORLDBANK_PAGE_URL } : {}),
-          },
-          ...(settings.SOURCE_REQUEST_INTERVAL_MS !== undefined
-            ? { http: { minIntervalMs: settings.SOURCE_REQUEST_INTERVAL_MS } }
-            : {}),
+          ...syncSettingsOf(io.env, settings),
           batcher: { budget: settings.BATCH_BUDGET },
           onProgress: (p) => {
             fraction = p.total === 0 ? 1 : p.done / p.total;
@@ -89,4 +77,26 @@ export async function runSyncCommand(
       return 0;
     },
   );
+}
+
+/** The sources' keys, addresses and request pacing, as the environment gives them (docs/ingest.md). */
+export function syncSettingsOf(
+  env: Record<string, string | undefined>,
+  settings: IngestEnv,
+): SyncSettings & Pick<SyncOptions, 'http'> {
+  return {
+    ...(env.EIA_API_KEY ? { eiaApiKey: env.EIA_API_KEY } : {}),
+    ...(env.NASS_API_KEY ? { nassApiKey: env.NASS_API_KEY } : {}),
+    ...(env.CFTC_APP_TOKEN ? { cftcAppToken: env.CFTC_APP_TOKEN } : {}),
+    baseUrls: {
+      ...(settings.CFTC_API_URL !== undefined ? { cftc: settings.CFTC_API_URL } : {}),
+      ...(settings.EIA_API_URL !== undefined ? { eia: settings.EIA_API_URL } : {}),
+      ...(settings.NASS_API_URL !== undefined ? { nass: settings.NASS_API_URL } : {}),
+      ...(settings.AMS_API_URL !== undefined ? { ams: settings.AMS_API_URL } : {}),
+      ...(settings.WORLDBANK_PAGE_URL !== undefined ? { worldbank: settings.WORLDBANK_PAGE_URL } : {}),
+    },
+    ...(settings.SOURCE_REQUEST_INTERVAL_MS !== undefined
+      ? { http: { minIntervalMs: settings.SOURCE_REQUEST_INTERVAL_MS } }
+      : {}),
+  };
 }

@@ -3,7 +3,11 @@ import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { CATALOG } from '../catalog/index.ts';
 import { openSource } from '../cli/sources.ts';
+import { createParseStats } from '../sources/common/stats.ts';
+import { createTaskContext, missingKey, type SyncOptions, type SyncSettings } from '../sync/run-sync.ts';
+import { seriesTasks, SYNC_SOURCES, type SyncSource } from '../sync/tasks.ts';
 import { SOURCE_NAMES, type SourceItem, type SourceName } from '../sources/types.ts';
 import type { SnapshotSource } from './format.ts';
 import { writeSnapshot, type WriteSummary } from './write.ts';
@@ -125,4 +129,69 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
       `${problems.length} rejected rows (the snapshot was written but must not ship):\n${problems.slice(0, 20).join('\n')}`,
     );
   return summary;
+}
+
+/** How far back a live build asks each source (COT: `cotSince`): the whole history each publishes. */
+export const LIVE_SINCE: Readonly<Record<Exclude<SyncSource, 'cftc'>, string>> = {
+  eia: '1986-01-01',
+  nass: '2000-01-01',
+  worldbank: '1960-01-01',
+  ams: '2020-01-01',
+};
+
+export interface BuildLiveOptions {
+  outDir: string;
+  cotSince: string;
+  /** Keys and addresses, as `ingest sync` takes them (EIA_API_KEY, NASS_API_KEY, *_API_URL). */
+  settings: SyncSettings;
+  sources?: readonly SyncSource[];
+  http?: SyncOptions['http'];
+  builtAt?: Date;
+  say?: (line: string) => void;
+}
+
+/**
+ * Builds the snapshot from the sources themselves: every mapped series of each source, fetched by
+ * the same tasks `ingest sync` runs (all pages or nothing, retries, deadlines), from `cotSince`
+ * for the CFTC and from LIVE_SINCE for the others. A source that needs a key it lacks, or a
+ * series that fails, fails the build: a snapshot is whole or not written.
+ */
+export async function buildSnapshotLive(opts: BuildLiveOptions): Promise<WriteSummary> {
+  const say = opts.say ?? (() => {});
+  const sources = opts.sources ?? SYNC_SOURCES;
+  for (const source of sources) {
+    const key = missingKey(source, opts.settings);
+    if (key !== undefined) throw new Error(`${key} is not set: ${source} needs an API key (docs/sources.md)`);
+  }
+  const builtAt = opts.builtAt ?? new Date();
+  const today = builtAt.toISOString().slice(0, 10);
+  const items: SourceItem[] = [];
+  const problems: string[] = [];
+  for (const source of sources) {
+    const stats = createParseStats();
+    const ctx = createTaskContext(source, {
+      ...opts.settings,
+      ...(opts.http !== undefined ? { http: opts.http } : {}),
+      catalog: CATALOG,
+      today,
+      deadline: (opts.http?.now ?? Date.now)() + 60 * 60_000,
+      stats,
+    });
+    const since = source === 'cftc' ? opts.cotSince : LIVE_SINCE[source];
+    for (const task of seriesTasks(source, CATALOG)) {
+      const from = task.from(undefined, today, since);
+      say(`fetching ${source} ${task.series} from ${from}…`);
+      for (const item of await task.fetch(from, ctx)) {
+        if (item.kind === 'rejected')
+          problems.push(`${source} ${task.series}: ${item.file}:${item.line}: ${item.reason}`);
+        else items.push(item);
+      }
+    }
+  }
+  if (problems.length > 0)
+    throw new Error(`${problems.length} rejected records, nothing written:\n${problems.slice(0, 20).join('\n')}`);
+  const origins: Record<string, SnapshotSource['origin']> = Object.fromEntries(
+    sources.map((s) => [s, [{ file: 'live', from: opts.settings.baseUrls?.[s] ?? 'the official API' }]]),
+  );
+  return writeSnapshot(opts.outDir, items, { builtAt, builtFrom: 'live', origins });
 }

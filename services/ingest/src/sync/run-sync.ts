@@ -8,7 +8,7 @@ import { createParseStats, type ParseStats } from '../sources/common/stats.ts';
 import type { SourceItem } from '../sources/types.ts';
 import { filterAgainstCursor } from './cursor.ts';
 import type { SourceSyncStatus, SyncCursor, SyncStore } from './state.ts';
-import { seriesTasks, type SyncSource } from './tasks.ts';
+import { seriesTasks, type SyncSource, type TaskContext } from './tasks.ts';
 
 export interface SyncSettings {
   eiaApiKey?: string;
@@ -80,6 +80,57 @@ const KEY_ENV: Record<SyncSource, string> = {
   ams: '(none: the AMS datamart needs no key)',
 };
 
+/** The API key a source needs (EIA, NASS), its environment variable when it is missing, else undefined. */
+export function missingKey(source: SyncSource, settings: SyncSettings): string | undefined {
+  const keyName = KEY_OF[source];
+  return keyName !== undefined && !settings[keyName] ? KEY_ENV[source] : undefined;
+}
+
+/**
+ * What a source's tasks fetch with: the HTTP client (rate limit, retries, the source's deadline,
+ * the CFTC app token), the page retry settings, the catalog, the counters, today and the source's
+ * address and key. Used by every sync and by the snapshot's live build.
+ */
+export function createTaskContext(
+  source: SyncSource,
+  opts: SyncSettings &
+    Pick<SyncOptions, 'http' | 'pageSize' | 'nassLimit'> & {
+      catalog: CatalogIndex;
+      today: string;
+      deadline: number;
+      stats: ParseStats;
+    },
+): TaskContext {
+  const keyName = KEY_OF[source];
+  const apiKey = keyName === undefined ? undefined : opts[keyName];
+  const client = createHttpClient({
+    minIntervalMs: source === 'cftc' && opts.cftcAppToken ? 250 : 1000,
+    ...opts.http,
+    deadline: opts.deadline,
+    source,
+    headers: {
+      ...opts.http?.headers,
+      ...(source === 'cftc' && opts.cftcAppToken ? { 'X-App-Token': opts.cftcAppToken } : {}),
+    },
+  });
+  return {
+    client,
+    retry: {
+      deadline: opts.deadline,
+      ...(opts.http?.sleep !== undefined ? { sleep: opts.http.sleep } : {}),
+      ...(opts.http?.now !== undefined ? { now: opts.http.now } : {}),
+      ...(opts.http?.baseDelayMs !== undefined ? { baseDelayMs: opts.http.baseDelayMs } : {}),
+    },
+    catalog: opts.catalog,
+    stats: opts.stats,
+    today: opts.today,
+    ...(opts.baseUrls?.[source] !== undefined ? { baseUrl: opts.baseUrls[source] } : {}),
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
+    ...(opts.nassLimit !== undefined ? { nassLimit: opts.nassLimit } : {}),
+  };
+}
+
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -106,46 +157,20 @@ export async function runSync(opts: SyncOptions): Promise<SourceSyncResult[]> {
     const now = opts.http?.now ?? Date.now;
     const deadline = now() + (opts.sourceDeadlineMs ?? 30 * 60_000);
     const stats = createParseStats();
-    const keyName = KEY_OF[source];
-    const apiKey = keyName === undefined ? undefined : opts[keyName];
+    const keyMissing = missingKey(source, opts);
     const before = await opts.store.getStatus(source);
     const outcomes: SeriesOutcome[] = [];
     const fresh: SourceItem[] = [];
     const cursors: { series: string; next: SyncCursor }[] = [];
     let sourceError: string | undefined;
 
-    if (keyName !== undefined && !apiKey) {
-      sourceError = `${KEY_ENV[source]} is not set: ${source} needs an API key (docs/sources.md)`;
+    if (keyMissing !== undefined) {
+      sourceError = `${keyMissing} is not set: ${source} needs an API key (docs/sources.md)`;
       done += tasks.length;
       opts.onProgress?.({ done, total, recordsRead, label: source });
     } else {
-      const client = createHttpClient({
-        minIntervalMs: source === 'cftc' && opts.cftcAppToken ? 250 : 1000,
-        ...opts.http,
-        deadline,
-        source,
-        headers: {
-          ...opts.http?.headers,
-          ...(source === 'cftc' && opts.cftcAppToken ? { 'X-App-Token': opts.cftcAppToken } : {}),
-        },
-      });
       const today = clock().toISOString().slice(0, 10);
-      const ctx = {
-        client,
-        retry: {
-          deadline,
-          ...(opts.http?.sleep !== undefined ? { sleep: opts.http.sleep } : {}),
-          ...(opts.http?.now !== undefined ? { now: opts.http.now } : {}),
-          ...(opts.http?.baseDelayMs !== undefined ? { baseDelayMs: opts.http.baseDelayMs } : {}),
-        },
-        catalog,
-        stats,
-        today,
-        ...(opts.baseUrls?.[source] !== undefined ? { baseUrl: opts.baseUrls[source] } : {}),
-        ...(apiKey !== undefined ? { apiKey } : {}),
-        ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
-        ...(opts.nassLimit !== undefined ? { nassLimit: opts.nassLimit } : {}),
-      };
+      const ctx = createTaskContext(source, { ...opts, catalog, today, deadline, stats });
       for (const task of tasks) {
         const cursor = await opts.store.getCursor(source, task.series);
         const from = task.from(cursor?.newest_date, today, opts.since);

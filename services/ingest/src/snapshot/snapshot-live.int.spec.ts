@@ -1,0 +1,99 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SourceServer } from '../../test/helpers/source-server.ts';
+import { createParseStats } from '../sources/common/stats.ts';
+import type { SourceItem } from '../sources/types.ts';
+import { buildSnapshotLive } from './build.ts';
+import { readSnapshot } from './read.ts';
+
+// `npm run snapshot:build -- --live` against the local server replaying the recorded CFTC, EIA,
+// NASS, World Bank and AMS answers: the same tasks as `ingest sync`, written as a snapshot.
+const sources = new SourceServer();
+let dir: string;
+
+beforeAll(async () => {
+  await sources.start();
+  dir = await mkdtemp(join(tmpdir(), 'cds-snapshot-live-'));
+});
+afterAll(async () => {
+  await sources.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const settings = () => ({
+  eiaApiKey: 'eia-test-key',
+  nassApiKey: 'nass-test-key',
+  baseUrls: {
+    cftc: sources.baseUrl,
+    eia: sources.baseUrl,
+    nass: sources.baseUrl,
+    ams: sources.baseUrl,
+    worldbank: sources.worldbankPageUrl,
+  },
+});
+
+describe('the snapshot built from the sources (--live)', () => {
+  it('holds what every source answered, each with its provenance and licence, and reads back clean', async () => {
+    const out = join(dir, 'live');
+    const { manifest } = await buildSnapshotLive({
+      outDir: out,
+      cotSince: '2020-01-01',
+      settings: settings(),
+      http: { minIntervalMs: 0 },
+      builtAt: new Date('2026-11-27T12:00:00Z'),
+    });
+    expect(manifest.built_from).toBe('live');
+    expect(manifest.sources.map((s) => s.name)).toEqual(['cftc', 'eia', 'nass', 'worldbank']);
+    for (const s of manifest.sources) {
+      expect(s.rows, s.name).toBeGreaterThan(0);
+      expect(s.origin).toEqual([
+        { file: 'live', from: s.name === 'worldbank' ? sources.worldbankPageUrl : sources.baseUrl },
+      ]);
+    }
+    expect(manifest.sources.find((s) => s.name === 'worldbank')?.licence).toMatch(/CC BY 4\.0/);
+
+    const stats = createParseStats();
+    const items: SourceItem[] = [];
+    for await (const item of readSnapshot(out, { stats })) items.push(item);
+    expect(stats.rejected).toBe(0);
+    const gold = items.filter((i) => i.kind === 'series' && i.commodity_id === 'GOLD' && i.series_type === 'price');
+    expect(gold.length).toBeGreaterThan(0);
+    expect(gold[0]).toMatchObject({ source: 'worldbank:GOLD', price_basis: 'monthly_average', unit: 'USD/troy oz' });
+    // the CFTC's reports and the weekly open interest they give
+    expect(items.some((i) => i.kind === 'cot' && i.format === 'legacy')).toBe(true);
+    expect(
+      items.some((i) => i.kind === 'series' && i.series_type === 'open_interest' && i.frequency === 'weekly'),
+    ).toBe(true);
+  });
+
+  it('writes nothing when a source needs a key it lacks, or a series fails', async () => {
+    const noKey = join(dir, 'no-key');
+    await expect(
+      buildSnapshotLive({ outDir: noKey, cotSince: '2020-01-01', settings: { ...settings(), eiaApiKey: '' } }),
+    ).rejects.toThrow(/EIA_API_KEY is not set/);
+    expect(existsSync(noKey)).toBe(false);
+
+    const broken = join(dir, 'broken');
+    for (const row of sources.nass) {
+      row.value_text = row.Value;
+      delete row.Value;
+    }
+    try {
+      await expect(
+        buildSnapshotLive({
+          outDir: broken,
+          cotSince: '2020-01-01',
+          settings: settings(),
+          sources: ['nass'],
+          http: { minIntervalMs: 0 },
+        }),
+      ).rejects.toThrow(/has no "Value" field/);
+      expect(existsSync(broken)).toBe(false);
+    } finally {
+      sources.reset();
+    }
+  });
+});

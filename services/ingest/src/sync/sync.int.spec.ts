@@ -1,4 +1,3 @@
-import { DATA_STREAM } from '@cds/contracts';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,26 +8,16 @@ import { createPublisher } from '../publish/publisher.ts';
 import { ensureEventStreams } from '../publish/streams.ts';
 import { runSync, type SyncOptions } from './run-sync.ts';
 import { createKvSyncStore, type SyncStore } from './state.ts';
+import { createDataEventReader, type StoredDataEvent } from '../../test/helpers/data-events.ts';
 
 // Real NATS (libs/testkit) and a local HTTP server replaying the recorded source answers.
 let nats: NatsHandle;
 let messaging: Messaging;
 const sources = new SourceServer();
 let store: SyncStore;
-let seqRead = 0;
 
-/** The data events stored since the last call (series and COT batches; catalog entries left out). */
-async function newEvents(): Promise<{ type: string; data: Record<string, unknown> }[]> {
-  const info = await messaging.jsm.streams.info(DATA_STREAM);
-  const out: { type: string; data: Record<string, unknown> }[] = [];
-  for (let seq = seqRead + 1; seq <= info.state.last_seq; seq++) {
-    const m = await messaging.jsm.streams.getMessage(DATA_STREAM, { seq });
-    const event = m!.json<{ type: string; data: Record<string, unknown> }>();
-    if (!event.type.startsWith('catalog.')) out.push(event);
-  }
-  seqRead = info.state.last_seq;
-  return out;
-}
+/** The data events stored since the last call (catalog entries left out); a new reader per test. */
+let newEvents: () => Promise<StoredDataEvent[]>;
 
 /** Recorded sleeps, not waited: backoff and Retry-After stay visible and the spec stays fast. */
 const sleeps: number[] = [];
@@ -78,7 +67,7 @@ beforeEach(async () => {
   store = await createKvSyncStore(messaging.js, { replicas: 1 });
   sources.reset();
   sleeps.length = 0;
-  seqRead = 0;
+  newEvents = createDataEventReader(messaging);
 });
 afterEach(async () => {
   await messaging?.close().catch(() => undefined);

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DATA_STREAM } from '@cds/contracts';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { createPublisher } from '../../publish/publisher.ts';
 import { ensureEventStreams } from '../../publish/streams.ts';
 import { runSync, type SyncOptions } from '../../sync/run-sync.ts';
 import { createKvSyncStore, type SyncStore } from '../../sync/state.ts';
+import { createDataEventReader, type StoredDataEvent } from '../../../test/helpers/data-events.ts';
 
 type Row = Record<string, unknown>;
 
@@ -102,20 +102,10 @@ class DatamartServer {
 let nats: NatsHandle;
 let messaging: Messaging;
 let store: SyncStore;
-let seqRead = 0;
 const datamart = new DatamartServer();
 
-async function newEvents(): Promise<{ type: string; data: Record<string, unknown> }[]> {
-  const info = await messaging.jsm.streams.info(DATA_STREAM);
-  const out: { type: string; data: Record<string, unknown> }[] = [];
-  for (let seq = seqRead + 1; seq <= info.state.last_seq; seq++) {
-    const m = await messaging.jsm.streams.getMessage(DATA_STREAM, { seq });
-    const event = m!.json<{ type: string; data: Record<string, unknown> }>();
-    if (!event.type.startsWith('catalog.')) out.push(event);
-  }
-  seqRead = info.state.last_seq;
-  return out;
-}
+/** The data events stored since the last call (catalog entries left out); a new reader per test. */
+let newEvents: () => Promise<StoredDataEvent[]>;
 
 let fakeNow = 1_000_000;
 const sleeps: number[] = [];
@@ -170,7 +160,7 @@ beforeEach(async () => {
   store = await createKvSyncStore(messaging.js, { replicas: 1 });
   datamart.reset();
   sleeps.length = 0;
-  seqRead = 0;
+  newEvents = createDataEventReader(messaging);
 });
 afterEach(async () => {
   await messaging?.close().catch(() => undefined);

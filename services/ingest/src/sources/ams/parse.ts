@@ -3,7 +3,7 @@ import type { SourceItem } from '../types.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import type { TextInput } from '../common/text.ts';
-import { daysInMonth, readDecimal, usDateToIso } from '../common/values.ts';
+import { daysInMonth, monthNumber, readDecimal, usDateToIso } from '../common/values.ts';
 import { AMS_REPORTS, amsReport, requiredAmsFields, type AmsReportSpec } from './reports.ts';
 
 export interface AmsOptions extends ParseOptions {
@@ -125,28 +125,10 @@ export function isSeriesRow(row: Record<string, unknown>, spec: AmsReportSpec): 
   return spec.match.every((m) => text(field(row, m.field)).toLowerCase() === m.equals.toLowerCase());
 }
 
-const MONTH_NAMES = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-
 /** The month end of an FMMO year and month (`January`, `Jan`, `1`, `01`), or undefined. */
 function monthEndOf(yearRaw: string, monthRaw: string): string | undefined {
   if (!/^\d{4}$/.test(yearRaw)) return undefined;
-  const name = monthRaw.toLowerCase();
-  const m = /^\d{1,2}$/.test(monthRaw)
-    ? Number(monthRaw)
-    : MONTH_NAMES.findIndex((full) => name === full || name === full.slice(0, 3)) + 1;
+  const m = /^\d{1,2}$/.test(monthRaw) ? Number(monthRaw) : (monthNumber(monthRaw) ?? 0);
   if (!(m >= 1 && m <= 12)) return undefined;
   const y = Number(yearRaw);
   return `${yearRaw}-${String(m).padStart(2, '0')}-${String(daysInMonth(y, m)).padStart(2, '0')}`;

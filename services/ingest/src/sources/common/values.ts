@@ -89,3 +89,25 @@ export function daysInMonth(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
   return DAYS_IN_MONTH[month - 1]!;
 }
+
+const MONTH_NAMES = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+
+/** The number (1-12) of an English month name, full or its first three letters, any case; else undefined. */
+export function monthNumber(name: string): number | undefined {
+  const n = name.trim().toLowerCase();
+  const i = MONTH_NAMES.findIndex((full) => n === full || n === full.slice(0, 3));
+  return i === -1 ? undefined : i + 1;
+}

@@ -4,7 +4,7 @@ import { CATALOG, type CatalogIndex, type CommodityDefinition, type WorldBankMap
 import type { SourceItem } from '../types.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
-import { isMissing, readDecimal } from '../common/values.ts';
+import { isMissing, monthNumber, readDecimal } from '../common/values.ts';
 import { monthEnd } from '../eia/periods.ts';
 import { normalizeSeriesName, PINK_SHEET_NAMES } from './names.ts';
 import { checkZipBounds, ZipGuardError } from './zip-guard.ts';
@@ -66,20 +66,6 @@ const PERIOD = /^(\d{4})M(\d{2})$/;
 const CODE_LIKE = /^[A-Za-z][A-Za-z0-9_]*$/;
 /** The Pink Sheet's "no value": `…` (U+2026) and `...` today, `..` in the 2022 vintages. */
 const PINK_MISSING = new Set(['…', '...', '..']);
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
 
 /** The text of a cell (rich text joined, a formula's result), or undefined for a number or nothing. */
 function cellText(v: CellValue): string | undefined {
@@ -96,9 +82,9 @@ function cellText(v: CellValue): string | undefined {
 export function readPinkSheetVintage(text: string): string | undefined {
   const m = /Updated on\s+([A-Za-z]+)\s+(\d{1,2}),?\s+(\d{4})/i.exec(text);
   if (!m) return undefined;
-  const month = MONTHS.indexOf(m[1]!.toLowerCase()) + 1;
+  const month = monthNumber(m[1]!);
   const day = Number(m[2]);
-  if (month === 0 || day < 1 || day > 31) return undefined;
+  if (month === undefined || day < 1 || day > 31) return undefined;
   return `${m[3]}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 

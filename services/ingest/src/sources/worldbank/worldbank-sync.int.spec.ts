@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DATA_STREAM } from '@cds/contracts';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { createPublisher } from '../../publish/publisher.ts';
 import { ensureEventStreams } from '../../publish/streams.ts';
 import { runSync, type SyncOptions } from '../../sync/run-sync.ts';
 import { createKvSyncStore, type SyncStore } from '../../sync/state.ts';
+import { createDataEventReader, type StoredDataEvent } from '../../../test/helpers/data-events.ts';
 
 // Real NATS (libs/testkit) and a local HTTP server on 127.0.0.1 standing in for the publisher: the
 // hand-written Commodity Markets page (real link format) and the real workbook excerpts.
@@ -31,19 +31,9 @@ const site = { page: '', workbook: NOV_2025 };
 let nats: NatsHandle;
 let messaging: Messaging;
 let store: SyncStore;
-let seqRead = 0;
 
-async function newEvents(): Promise<{ type: string; data: Record<string, unknown> }[]> {
-  const info = await messaging.jsm.streams.info(DATA_STREAM);
-  const out: { type: string; data: Record<string, unknown> }[] = [];
-  for (let seq = seqRead + 1; seq <= info.state.last_seq; seq++) {
-    const m = await messaging.jsm.streams.getMessage(DATA_STREAM, { seq });
-    const event = m!.json<{ type: string; data: Record<string, unknown> }>();
-    if (!event.type.startsWith('catalog.')) out.push(event);
-  }
-  seqRead = info.state.last_seq;
-  return out;
-}
+/** The data events stored since the last call (catalog entries left out); a new reader per test. */
+let newEvents: () => Promise<StoredDataEvent[]>;
 
 async function sync(over: Partial<SyncOptions> = {}) {
   const ledger = await createKvLedger(messaging.js, { replicas: 1 });
@@ -97,7 +87,7 @@ beforeEach(async () => {
   site.page = PAGE.replaceAll('https://thedocs.worldbank.org', baseUrl);
   site.workbook = NOV_2025;
   requests.length = 0;
-  seqRead = 0;
+  newEvents = createDataEventReader(messaging);
 });
 afterEach(async () => {
   await messaging?.close().catch(() => undefined);

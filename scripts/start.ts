@@ -97,6 +97,11 @@ const LIVE_SOURCES = [
     what: 'Pink Sheet prices (World Bank)',
     probe: () => new URL(process.env.WORLDBANK_PAGE_URL ?? 'https://www.worldbank.org/en/research/commodity-markets'),
   },
+  {
+    source: 'ams',
+    what: 'USDA AMS market reports',
+    probe: () => new URL('/services/v1.1/reports', process.env.AMS_API_URL ?? 'https://mpr.datamart.ams.usda.gov'),
+  },
   { source: 'eia', what: 'EIA series', key: 'EIA_API_KEY' },
   { source: 'nass', what: 'USDA NASS series', key: 'NASS_API_KEY' },
 ] as const;
@@ -197,7 +202,9 @@ async function main(): Promise<void> {
   // A fresh system every time: the demo data is regenerated up to today, so nothing is kept.
   rmSync(join(STATE, 'data'), { recursive: true, force: true });
   infra = await startInfra({ dir: join(STATE, 'data') });
-  say(`infrastructure up: ${infra.natsUrl} ${infra.redisUrl} ${infra.mongoUrl}`);
+  // the addresses without their passwords (the services get their own users: libs/testkit identities.ts)
+  const shown = (url: string) => url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+  say(`infrastructure up: ${shown(infra.natsUrl)} ${shown(infra.redisUrl)} ${shown(infra.mongoUrl)}`);
 
   say('starting the ingest admin API, projector, query, gateway, dashboard and notifier (logs in .cds/logs/)…');
   system = await startSystem({

@@ -94,6 +94,10 @@ describe('npm start with no network', () => {
   it('says where each source stands: loaded from the snapshot, not synced, and no demo data', () => {
     expect(out).toMatch(/loading the bundled snapshot of real data/);
     expect(out).toMatch(/cftc\s+no sync: not reachable/);
+    expect(out).toMatch(/worldbank\s+no sync: not reachable/);
+    expect(out).toMatch(/ams\s+no sync: not reachable/);
+    // no password in what it prints
+    expect(out).toMatch(/infrastructure up: nats:\/\/cds-system:\*\*\*@/);
     expect(out).toMatch(/eia\s+no sync: EIA_API_KEY is not set/);
     expect(out).not.toMatch(/adding generated demo data/);
   });

@@ -4,6 +4,7 @@ import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { RATE_LIMIT_HEADER_NAMES, RESPONSE_HEADERS } from './headers.ts';
 import { EventsQuery, SSE_STREAMS_PER_PLAN } from './notifications.ts';
 import { CommodityPathParams, CotQuery, ListCommoditiesQuery, SeriesQuery } from './params.ts';
+import { PLAN_NAMES, PLANS } from './plans.ts';
 import { API_PREFIX } from './routes.ts';
 import './resources.ts';
 import './status.ts';
@@ -270,6 +271,42 @@ const eventsOperation: JsonObject = {
   },
 };
 
+const count = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * The document's introduction, in CommonMark: the API reference at /docs (Scalar) shows each `##`
+ * section as an entry of its sidebar, so authentication, rate limits and errors are found there.
+ */
+const INFO_DESCRIPTION = [
+  'A read-only REST API over free government commodity data: a commodity catalog, time series ' +
+    '(prices, volume, open interest, fundamentals) and CFTC Commitments of Traders reports.',
+  '## Authentication',
+  'Every request needs an API key, except `GET /status`. Send your 40-character key as ' +
+    '`Authorization: Bearer <key>` (recommended), or as the `api_key` query parameter for quick tests; the ' +
+    'header wins when both are sent. An address that sends more than 30 requests a minute without a valid key ' +
+    'is answered 429 to them until the minute passes.',
+  '```sh\ncurl -H "Authorization: Bearer $KEY" "$BASE/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&limit=5&sort_order=desc"\n```',
+  '## Rate limits',
+  'Access is metered per plan, in two windows per account: a minute and a day.',
+  [
+    '| Plan | Requests a minute | Requests a day |',
+    '| --- | ---: | ---: |',
+    ...PLAN_NAMES.map((p) => `| ${p} | ${count(PLANS[p].perMinute)} | ${count(PLANS[p].perDay)} |`),
+  ].join('\n'),
+  'Every answer to an authenticated request carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and ' +
+    '`X-RateLimit-Reset` (the binding window), `RateLimit-Policy` and `RateLimit`; a 429 adds `Retry-After`. ' +
+    'A 304 does not count against the rate windows.',
+  '## Errors',
+  'Every error body is `{"error": {"code", "message", "doc_url", "param"?, "request_id"}}`; each code is ' +
+    'explained on the [error codes page](/docs/errors). Every path answers a method other than GET, HEAD and ' +
+    'OPTIONS 405 (`Allow: GET, HEAD, OPTIONS`), a request target longer than 4,096 characters 414, and a GET ' +
+    'with a body 413.',
+  '## Caching and formats',
+  'Data answers carry a strong ETag, Last-Modified and `Cache-Control: private, max-age=N` (never past the next ' +
+    'scheduled update of the data); If-None-Match / If-Modified-Since are answered 304 without a body. The ' +
+    'list, series and COT endpoints also serve CSV (`Accept: text/csv`).',
+].join('\n\n');
+
 /** Builds the OpenAPI 3.1 document of the public API from the zod contracts. */
 export function buildOpenApiDocument(): JsonObject {
   const components = z.toJSONSchema(contractRegistry, {
@@ -285,16 +322,7 @@ export function buildOpenApiDocument(): JsonObject {
     info: {
       title: 'Commodity Data Service',
       version: API_VERSION,
-      description:
-        'A read-only REST API over free government commodity data: a commodity catalog, time series ' +
-        '(prices, volume, open interest, fundamentals) and CFTC Commitments of Traders reports. ' +
-        'Every request needs an API key (except GET /status); access is metered per plan. An address that sends more than 30 requests ' +
-        'a minute without a valid key is answered 429 to them until the minute passes. Every path answers a ' +
-        'method other than GET, HEAD and OPTIONS 405 (Allow: GET, HEAD, OPTIONS), a request target longer than ' +
-        '4,096 characters 414, and a GET with a body 413. Errors are documented at /docs/errors. Data answers carry ' +
-        'a strong ETag, Last-Modified and `Cache-Control: private, max-age=N` (never past the next scheduled update ' +
-        'of the data); If-None-Match / If-Modified-Since are answered 304 without a body, and a 304 does not count ' +
-        'against the rate windows. The list, series and COT endpoints also serve CSV (`Accept: text/csv`).',
+      description: INFO_DESCRIPTION,
     },
     servers: [{ url: API_PREFIX, description: 'Relative to the host that serves this document.' }],
     security: [{ bearerAuth: [] }, { apiKeyQuery: [] }],
@@ -364,7 +392,7 @@ export function buildOpenApiDocument(): JsonObject {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'Authorization: Bearer <key>, a 40-character lowercase hexadecimal key (recommended).',
+          description: '`Authorization: Bearer <key>`, a 40-character lowercase hexadecimal key (recommended).',
         },
         apiKeyQuery: {
           type: 'apiKey',

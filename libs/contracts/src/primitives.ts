@@ -98,7 +98,7 @@ export const Unit = documented(
     .max(40),
   {
     id: 'Unit',
-    description: 'Unit of price, shaped <currency>/<unit>, for example USD/bbl.',
+    description: 'Unit of price, shaped `<currency>/<unit>`, for example `USD/bbl`.',
     examples: ['USD/bbl'],
   },
 );

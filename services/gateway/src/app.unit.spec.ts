@@ -483,18 +483,105 @@ describe('failed authentication throttling', () => {
 });
 
 describe('documentation', () => {
+  const REFERENCE_CSP =
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; " +
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
   it('serves the OpenAPI document, the reference and an anchor for every error code', async () => {
     const h = harness();
     const openapi = await h.app.inject('/api/v1/openapi.json');
     expect(openapi.statusCode).toBe(200);
     expect(openapi.json()).toEqual(JSON.parse(JSON.stringify(doc)));
+    // The reference reads the served document, which has every path and the sections the old page had.
+    expect(Object.keys(openapi.json().paths)).toContain('/commodities/{slug}/series');
+    const info = openapi.json().info.description as string;
+    for (const section of ['## Authentication', '## Rate limits', '## Errors']) expect(info).toContain(section);
+    expect(info).toContain('[error codes page](/docs/errors)');
     const reference = await h.app.inject('/docs');
-    expect(reference.headers['content-type']).toContain('text/html');
-    expect(reference.body).toContain('/api/v1/commodities/{slug}/series');
+    expect(reference.statusCode).toBe(200);
+    expect(reference.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(reference.body).toContain('/api/v1/openapi.json');
     const errors = await h.app.inject('/docs/errors');
+    expect(errors.headers['content-security-policy']).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    );
     for (const code of ERROR_CODE_LIST) expect(errors.body).toContain(`id="${code}"`);
     expect((await h.app.inject('/healthz')).statusCode).toBe(200);
     expect((await h.app.inject('/readyz')).statusCode).toBe(200);
+  });
+
+  it('serves Scalar at /docs with its script from the same origin, no inline script, and an exact CSP', async () => {
+    const h = harness();
+    const page = await h.app.inject('/docs');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-security-policy']).toBe(REFERENCE_CSP);
+    expect(page.headers['cache-control']).toBe('public, max-age=3600');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    // Every script is the one at /docs/js/scalar.js; the configuration is a data block, never run.
+    const scripts = [...page.body.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].map(([, attrs, body]) => ({
+      src: /src="([^"]+)"/.exec(attrs!)?.[1],
+      type: /type="([^"]+)"/.exec(attrs!)?.[1],
+      body,
+    }));
+    expect(scripts).toEqual([
+      { src: undefined, type: 'application/json', body: '' },
+      { src: '/docs/js/scalar.js', type: undefined, body: '' },
+    ]);
+    expect(page.body).not.toMatch(/https?:\/\//);
+    const config = JSON.parse(
+      /data-configuration="([^"]+)"/
+        .exec(page.body)![1]!
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&'),
+    );
+    expect(config).toMatchObject({
+      url: '/api/v1/openapi.json',
+      withDefaultFonts: false,
+      telemetry: false,
+      persistAuth: false,
+      agent: { disabled: true },
+      showDeveloperTools: 'never',
+      hideClientButton: true,
+      authentication: { preferredSecurityScheme: 'bearerAuth' },
+    });
+    expect(config).not.toHaveProperty('proxyUrl');
+    // The same page at /docs/ (the plugin's own address), not the plugin's page with an inline script.
+    const slash = await h.app.inject('/docs/');
+    expect(slash.statusCode).toBe(200);
+    expect(slash.body).toBe(page.body);
+    expect(slash.headers['content-security-policy']).toBe(REFERENCE_CSP);
+
+    const script = await h.app.inject('/docs/js/scalar.js');
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(script.headers['cache-control']).toBe('public, max-age=3600');
+    expect(script.body).toContain('createApiReference');
+    // Nothing of Scalar's own pages or document copies is served besides.
+    for (const url of ['/docs/openapi.json', '/docs/openapi.yaml', '/docs/js/other.js']) {
+      expect((await h.app.inject(url)).statusCode, url).toBe(404);
+    }
+    for (const url of ['/docs', '/docs/', '/docs/js/scalar.js']) {
+      const head = await h.app.inject({ method: 'HEAD', url });
+      expect(head.statusCode, url).toBe(200);
+      const post = await h.app.inject({ method: 'POST', url });
+      expect(post.statusCode, url).toBe(405);
+      expect(post.headers.allow).toBe('GET, HEAD, OPTIONS');
+    }
+  });
+
+  it('serves the reference without a key and counts it against no rate window, even with a key', async () => {
+    const h = harness();
+    for (let i = 0; i < 12; i += 1) {
+      for (const url of ['/docs', '/docs/js/scalar.js', '/api/v1/openapi.json', '/docs/errors']) {
+        const res = await h.app.inject({ url, headers: i % 2 === 0 ? {} : bearer(KEYS.free) });
+        expect(res.statusCode, url).toBe(200);
+        expect(res.headers['x-ratelimit-limit'], url).toBeUndefined();
+      }
+    }
+    expect(h.lookups).toEqual([]);
+    // Free is 10 a minute: 48 docs answers later, the first API request still has 9 left.
+    const api = await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
+    expect(api.headers['x-ratelimit-remaining']).toBe('9');
   });
 });
 

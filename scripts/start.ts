@@ -36,6 +36,12 @@ let infra: Infra | undefined;
 let system: RunningSystem | undefined;
 let stopping = false;
 
+/**
+ * Longest a CLI run of `npm start` may take (a snapshot load, one source's sync: the sync's own
+ * per-source deadline is 30 minutes): past it the run is stopped and reported as failed.
+ */
+const RUN_DEADLINE_MS = 40 * 60_000;
+
 async function run(cmd: string[], env: Record<string, string>, quiet = false): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', ...cmd], {
@@ -43,9 +49,19 @@ async function run(cmd: string[], env: Record<string, string>, quiet = false): P
       env: { ...process.env, ...env },
       stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
     });
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${cmd.join(' ')} exited with ${String(code)}`)),
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new Error(`${cmd.join(' ')} did not finish within ${RUN_DEADLINE_MS / 60_000} minutes`));
+    }, RUN_DEADLINE_MS);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`${cmd.join(' ')} exited with ${String(code)}`));
+    });
   });
 }
 

@@ -19,10 +19,12 @@ export interface ConsumerSpec {
   /** Time the server waits for an ack before redelivering. Default 30 s. */
   ackWaitMs?: number;
   /**
-   * Cap on delivered-but-unacked messages. Default 1, which is what strict order needs: the
-   * server redelivers an unacked message only after the ack wait, so with a higher cap a
-   * restart (or a crash) lets newer messages overtake the ones that were in flight. Raise it
-   * only for order-free work.
+   * Cap on delivered-but-unacked messages. Default 1: strict delivery order even across a crash
+   * (the server redelivers an unacked message only after the ack wait, so with a higher cap newer
+   * messages overtake the ones that were in flight), at one message per round trip. The services'
+   * consumers (projector, notifier) set 1 000 so `consumeStream` can pull ahead and handle
+   * micro-batches; that is safe because their handlers do not depend on order (the projections
+   * fold order-independently, each delivery is independent).
    */
   maxAckPending?: number;
   /** Where a new consumer starts. Default `all` (replay the whole stream). */

@@ -6,7 +6,7 @@
 // Run: npm run bench:webhooks (BENCH_DELIVERIES, default 600; BENCH_CONCURRENCY, default 16).
 import { createNotifierMetrics, startDeliveryLoop } from '@cds/notifier';
 import { startMongo } from '@cds/testkit';
-import { createOutboundClient, createWebhookStore, type WebhookEndpoint } from '@cds/webhooks';
+import { createOutboundClient, createWebhookStores, type WebhookEndpoint } from '@cds/webhooks';
 import { createSelfSignedCertificate, startHttpsReceiver } from '@cds/webhooks/testing';
 import { MongoClient } from 'mongodb';
 import { cpus, loadavg } from 'node:os';
@@ -47,13 +47,12 @@ async function main(): Promise<void> {
     for (const loops of [1, 2]) {
       const db = mongo.db(`bench_webhooks_${loops}_${Date.now()}`);
       const options = {
-        db,
         retry: { baseMs: 1_000, maxMs: 60_000 },
         retryForMs: 86_400_000,
         disableAfterMs: 3 * 86_400_000,
       };
       const stores = await Promise.all(
-        Array.from({ length: loops }, (_, i) => createWebhookStore({ ...options, owner: `bench-${i}` })),
+        Array.from({ length: loops }, (_, i) => createWebhookStores(db, { ...options, owner: `bench-${i}` })),
       );
       const endpoints: WebhookEndpoint[] = [];
       for (let i = 0; i < ENDPOINTS; i += 1) {

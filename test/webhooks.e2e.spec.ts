@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { CHANGES_STREAM, ChangeRecord, Notification } from '@cds/contracts';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { connectStore, type Store } from '@cds/store';
-import { createWebhookStore, verifySignature, type Delivery, type WebhookStore } from '@cds/webhooks';
+import { createWebhookStores, verifySignature, type Delivery, type WebhookStores } from '@cds/webhooks';
 import {
   createSelfSignedCertificate,
   startHttpsReceiver,
@@ -27,7 +27,7 @@ let cert: SelfSignedCertificate;
 let receiver: HttpsReceiver;
 let mongo: Store;
 let messaging: Messaging;
-let webhooks: WebhookStore;
+let webhooks: WebhookStores;
 let accountId: string;
 
 /** Requests to /hold wait here until released (or until the notifier dies). */
@@ -103,8 +103,7 @@ beforeAll(async () => {
   mongo = await connectStore({ url: e2e.infra.mongoUrl, appName: 'webhooks-e2e' });
   messaging = await connectMessaging({ servers: e2e.infra.natsUrl, name: 'webhooks-e2e' });
   // The dashboard's side of the store (same database as the notifier's default).
-  webhooks = await createWebhookStore({
-    db: mongo.db('cds_webhooks'),
+  webhooks = await createWebhookStores(mongo.db('cds_webhooks'), {
     retry: { baseMs: RETRY_BASE_MS, maxMs: 5_000 },
     retryForMs: 86_400_000,
     disableAfterMs: 3 * 86_400_000,

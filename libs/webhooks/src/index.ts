@@ -1,16 +1,6 @@
 export { classifyAddress, type AddressClass } from './address.ts';
 export { retryDelayMs, type RetryPolicy } from './backoff.ts';
 export {
-  createWebhookStore,
-  DELIVERY_RETENTION_MS,
-  type ClaimedDelivery,
-  type RecordedAttempt,
-  type SigningEndpoint,
-  type WebhookQueue,
-  type WebhookStore,
-  type WebhookStoreOptions,
-} from './mongo-store.ts';
-export {
   checkWebhookUrl,
   createOutboundClient,
   RefusedAddressError,
@@ -31,12 +21,20 @@ export {
   type EndpointSecrets,
   type SignatureCheck,
 } from './signature.ts';
-export type {
-  Delivery,
-  DeliveryAttempt,
-  DeliveryStatus,
-  EndpointId,
-  EndpointInput,
-  WebhookAdmin,
-  WebhookEndpoint,
-} from './store.ts';
+export {
+  DELIVERY_RETENTION_MS,
+  type ClaimedDelivery,
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  type EndpointId,
+  type EndpointInput,
+  type RecordedAttempt,
+  type SigningEndpoint,
+  type WebhookAdapterName,
+  type WebhookAdmin,
+  type WebhookEndpoint,
+  type WebhookQueue,
+  type WebhookStores,
+} from './store/port.ts';
+export { createWebhookStores, type WebhookStoreOptions } from './store/stores.ts';

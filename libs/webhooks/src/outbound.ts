@@ -3,7 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
 import { classifyAddress } from './address.ts';
-import type { DeliveryAttempt } from './store.ts';
+import type { DeliveryAttempt } from './store/port.ts';
 
 /** Resolves a host name to every address it has (node:dns `lookup` with `all: true` by default). */
 export type Resolver = (hostname: string) => Promise<readonly { address: string; family: number }[]>;

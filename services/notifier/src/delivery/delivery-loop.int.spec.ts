@@ -13,11 +13,11 @@ import { createLogger } from '@cds/telemetry';
 import { getTestInfra, uniqueName, waitUntil } from '@cds/testkit';
 import {
   createOutboundClient,
-  createWebhookStore,
+  createWebhookStores,
   PREVIOUS_SECRET_VALID_MS,
   verifySignature,
   type OutboundClient,
-  type WebhookStore,
+  type WebhookStores,
 } from '@cds/webhooks';
 import {
   createSelfSignedCertificate,
@@ -67,9 +67,8 @@ const notification = (): Notification => ({
   },
 });
 
-async function storeFor(name: string, accountConcurrency = 4): Promise<WebhookStore> {
-  return createWebhookStore({
-    db: mongo.db(uniqueName(name)),
+async function storeFor(name: string, accountConcurrency = 4): Promise<WebhookStores> {
+  return createWebhookStores(mongo.db(uniqueName(name)), {
     clock,
     retry: { baseMs: 1_000, maxMs: 60_000 },
     retryForMs: DAY,
@@ -79,7 +78,7 @@ async function storeFor(name: string, accountConcurrency = 4): Promise<WebhookSt
   });
 }
 
-async function endpointOf(store: WebhookStore, account: string, path: string) {
+async function endpointOf(store: WebhookStores, account: string, path: string) {
   const created = await store.createEndpoint(account, `${account}@example.com`, {
     url: `${receiver.origin}${path}`,
     commodities: null,
@@ -90,7 +89,7 @@ async function endpointOf(store: WebhookStore, account: string, path: string) {
   return created;
 }
 
-function loopDeps(store: WebhookStore, extra: Partial<DeliveryLoopDeps> = {}): DeliveryLoopDeps {
+function loopDeps(store: WebhookStores, extra: Partial<DeliveryLoopDeps> = {}): DeliveryLoopDeps {
   return {
     queue: store,
     client,

@@ -6,7 +6,7 @@ import { connectMessaging, type Messaging, type RunningConsumer } from '@cds/mes
 import { connectStore, type Store } from '@cds/store';
 import { createLogger } from '@cds/telemetry';
 import { getTestInfra, startNats, uniqueName, waitUntil, type NatsHandle } from '@cds/testkit';
-import { createWebhookStore, type WebhookQueue, type WebhookStore } from '@cds/webhooks';
+import { createWebhookStores, type WebhookQueue, type WebhookStores } from '@cds/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotifierMetrics } from '../metrics.ts';
 import { startChangeIntake } from './change-intake.ts';
@@ -14,7 +14,7 @@ import { startChangeIntake } from './change-intake.ts';
 let nats: NatsHandle;
 let messaging: Messaging;
 let mongo: Store;
-let store: WebhookStore;
+let store: WebhookStores;
 let intake: RunningConsumer | undefined;
 const logger = createLogger({ name: 'intake-int', level: 'silent' });
 const metrics = createNotifierMetrics();
@@ -59,8 +59,7 @@ beforeAll(async () => {
   nats = await startNats();
   messaging = await connectMessaging({ servers: nats.url, name: 'intake-int' });
   mongo = await connectStore({ url: getTestInfra().mongoUrl, appName: 'intake-int' });
-  store = await createWebhookStore({
-    db: mongo.db(uniqueName('intake')),
+  store = await createWebhookStores(mongo.db(uniqueName('intake')), {
     retry: { baseMs: 1_000, maxMs: 60_000 },
     retryForMs: 86_400_000,
     disableAfterMs: 3 * 86_400_000,

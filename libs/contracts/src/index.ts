@@ -13,3 +13,4 @@ export * from './openapi.ts';
 export * from './csv.ts';
 export * from './notifications.ts';
 export * from './attribution.ts';
+export * from './usage-hash.ts';

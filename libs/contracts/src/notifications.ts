@@ -124,6 +124,10 @@ export const SSE_STREAMS_PER_PLAN: Readonly<Record<Plan, number>> = {
 /** Webhook endpoints per account (every plan). */
 export const MAX_WEBHOOK_ENDPOINTS = 10;
 
+/** A webhook endpoint's id: `whk_` and 24 hex digits (libs/webhooks draws 12 random bytes). */
+export const WebhookEndpointId = z.string().regex(/^whk_[0-9a-f]{24}$/);
+export type WebhookEndpointId = z.infer<typeof WebhookEndpointId>;
+
 /** A comma-separated list of distinct allowed values, none empty, at most `max` entries; parsed to the list. */
 function csvList<T extends string>(allowed: readonly T[] | ((v: string) => boolean), what: string, max: number) {
   const ok = typeof allowed === 'function' ? allowed : (v: string) => (allowed as readonly string[]).includes(v);

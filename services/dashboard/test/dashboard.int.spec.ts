@@ -28,7 +28,7 @@ import { InjectBrowser, pageText } from '../src/testing/inject-browser.ts';
 import { createUsageReader } from '../src/usage/usage-reader.ts';
 import { createUserStore, type UserStore } from '../src/users/user-store.ts';
 import { createWebhookUrlCheck } from '../src/webhooks/index.ts';
-import { createWebhookStore, type WebhookStore } from '@cds/webhooks';
+import { createWebhookStores, type WebhookStores } from '@cds/webhooks';
 
 // Real servers: Redis and FerretDB/MongoDB from the testkit, a private NATS with the ingest admin
 // API as its own process (the dashboard sends it the key commands), and an SMTP listener here.
@@ -46,7 +46,7 @@ let store: Store;
 let redis: Redis;
 let users: UserStore;
 let mailer: Mailer;
-let webhooks: WebhookStore;
+let webhooks: WebhookStores;
 let app: FastifyInstance;
 let now = Date.now();
 let dbName = '';
@@ -76,8 +76,7 @@ beforeAll(async () => {
   admin = createAdminClient({ url: adminProcess.url, token: ADMIN_TOKEN, timeoutMs: 5_000 });
   mailer = createSmtpMailer({ url: smtp.url, from: 'CDS <no-reply@example.test>', timeoutMs: 5_000 });
   await waitForReady(`${adminProcess.url}/readyz`, { service: adminProcess, timeoutMs: 60_000 });
-  webhooks = await createWebhookStore({
-    db: store.db(uniqueName('webhooks')),
+  webhooks = await createWebhookStores(store.db(uniqueName('webhooks')), {
     clock: () => now,
     retry: { baseMs: 30_000, maxMs: 3_600_000 },
     retryForMs: 86_400_000,

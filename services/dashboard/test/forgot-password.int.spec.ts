@@ -3,7 +3,7 @@ import { createLogger } from '@cds/telemetry';
 import { createRedis, type Redis } from '@cds/redis';
 import { connectStore, type Store } from '@cds/store';
 import { getTestInfra, uniqueName } from '@cds/testkit';
-import { createWebhookStore } from '@cds/webhooks';
+import { createWebhookStores } from '@cds/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../src/admin/admin-client.ts';
@@ -68,8 +68,7 @@ beforeAll(async () => {
     usage: createUsageReader({ redis, ratePrefix: `${prefix}rl:`, usagePrefix: `${prefix}usage:` }),
     passwords: createPasswordHasher({ N: 2 ** 10, r: 8, p: 1 }),
     // Not used by these pages either.
-    webhooks: await createWebhookStore({
-      db: store.db(uniqueName('forgot-webhooks')),
+    webhooks: await createWebhookStores(store.db(uniqueName('forgot-webhooks')), {
       retry: { baseMs: 30_000, maxMs: 3_600_000 },
       retryForMs: 86_400_000,
       disableAfterMs: 259_200_000,

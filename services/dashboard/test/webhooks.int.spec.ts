@@ -11,7 +11,7 @@ import {
   type NatsHandle,
   type ServiceProcess,
 } from '@cds/testkit';
-import { createWebhookStore, type Resolver, type WebhookStore } from '@cds/webhooks';
+import { createWebhookStores, type Resolver, type WebhookStores } from '@cds/webhooks';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient, type AdminClient } from '../src/admin/admin-client.ts';
@@ -52,7 +52,7 @@ let admin: AdminClient;
 let store: Store;
 let redis: Redis;
 let users: UserStore;
-let webhooks: WebhookStore;
+let webhooks: WebhookStores;
 let app: FastifyInstance;
 /** The same dashboard without a catalog: commodity ids checked for their shape only. */
 let shapeOnlyApp: FastifyInstance;
@@ -92,8 +92,7 @@ beforeAll(async () => {
   redis = createRedis({ url: infra.redisUrl, name: 'webhooks-int' });
   users = await createUserStore({ db: store.db(uniqueName('whusers')), clock: () => now });
   admin = createAdminClient({ url: adminProcess.url, token: ADMIN_TOKEN, timeoutMs: 5_000 });
-  webhooks = await createWebhookStore({
-    db: store.db(webhooksDb),
+  webhooks = await createWebhookStores(store.db(webhooksDb), {
     retry: { baseMs: 30_000, maxMs: 3_600_000 },
     retryForMs: 86_400_000,
     disableAfterMs: 259_200_000,
@@ -522,7 +521,7 @@ describe('webhook pages against the real webhook store, admin API, query service
       duration_ms: 10_000,
     });
     /** Claims the due deliveries as the notifier does and gives back those of other endpoints. */
-    const claimOwn = async (queue: WebhookStore) => {
+    const claimOwn = async (queue: WebhookStores) => {
       const claims = await queue.claimDue(50);
       for (const c of claims) if (c.delivery.endpoint_id !== endpoint!.id) await queue.release(c);
       return claims.filter((c) => c.delivery.endpoint_id === endpoint!.id);
@@ -531,8 +530,7 @@ describe('webhook pages against the real webhook store, admin API, query service
     const [first] = await claimOwn(webhooks);
     await webhooks.recordAttempt(first!, fail(new Date()));
     // The same store 4 days later (the notifier's clock): the next failure disables the endpoint.
-    const later = await createWebhookStore({
-      db: store.db(webhooksDb),
+    const later = await createWebhookStores(store.db(webhooksDb), {
       clock: () => Date.now() + 4 * 86_400_000,
       retry: { baseMs: 30_000, maxMs: 3_600_000 },
       retryForMs: 86_400_000,

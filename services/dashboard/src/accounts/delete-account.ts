@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accountPage, type PasswordFormState } from '../pages/app-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { registerChangePasswordRoute } from './change-password.ts';
 import type { AccountDeps } from './deps.ts';
 import { leaveToLogin } from './login.ts';
+import { accountPage, type PasswordFormState } from './page.ts';
 
 /** The notes other pages leave for the account page (`?notice=`). */
 export type AccountNotice = 'password-changed';

@@ -2,7 +2,7 @@ import { clientBucket } from '@cds/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Cookies } from '../http/cookies.ts';
 import type { Web } from '../http/web.ts';
-import { loginPage, messagePage } from '../pages/auth-pages.ts';
+import { loginPage, messagePage } from './auth-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { PASSWORD_MAX } from '../security/password.ts';
 import { normalizeEmail, type User } from '../users/user-store.ts';

@@ -1,6 +1,6 @@
 import { clientBucket } from '@cds/http';
 import type { FastifyInstance } from 'fastify';
-import { badLinkPage, forgotPage, forgotSentPage, resetPage } from '../pages/auth-pages.ts';
+import { badLinkPage, forgotPage, forgotSentPage, resetPage } from './auth-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { passwordProblem } from '../security/password.ts';
 import { normalizeEmail } from '../users/user-store.ts';

@@ -1,7 +1,7 @@
 import { clientBucket } from '@cds/http';
 import type { FastifyInstance } from 'fastify';
 import { accountIdOf } from '../admin/account-id.ts';
-import { badLinkPage, checkInboxPage, signupPage, verifiedPage, verifyPage } from '../pages/auth-pages.ts';
+import { badLinkPage, checkInboxPage, signupPage, verifiedPage, verifyPage } from './auth-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { passwordProblem } from '../security/password.ts';
 import { normalizeEmail } from '../users/user-store.ts';

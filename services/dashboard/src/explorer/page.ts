@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Web } from '../http/web.ts';
-import { explorerPlaceholder } from '../pages/app-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
-import { raw } from '../security/html.ts';
+import { html, raw, type SafeHtml } from '../security/html.ts';
 
 /** The data explorer as the dashboard mounts it (see createExplorer); main.ts passes it in. */
 export interface ExplorerMount {
@@ -29,4 +28,16 @@ export async function registerExplorerPage(
       head: raw(rendered.head),
     });
   });
+}
+
+/** Shown when no explorer is mounted. */
+function explorerPlaceholder(apiBaseUrl: string): SafeHtml {
+  return html`<div class="page-head"><h1>Data explorer</h1></div>
+    <section class="card empty">
+      <p><strong>The data explorer is on its way.</strong></p>
+      <p>
+        Meanwhile, try the API directly:
+        <code>curl -H "Authorization: Bearer &lt;key&gt;" "${apiBaseUrl}/commodities"</code>
+      </p>
+    </section>`;
 }

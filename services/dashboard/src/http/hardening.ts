@@ -5,7 +5,7 @@ import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { AdminUnavailableError } from '../admin/admin-client.ts';
 import { MailError } from '@cds/mail';
-import { errorPage } from '../pages/app-pages.ts';
+import { errorPage } from '../pages/error-page.ts';
 import { PasswordHasherBusyError } from '../security/password.ts';
 import { scrub } from '../security/scrub.ts';
 import { PageError } from './page-error.ts';

@@ -1,2 +1,2 @@
-export { createKeyRows, isKeyId, type KeyRows } from './key-rows.ts';
+export { createKeyRows, isKeyId, type KeyRow, type KeyRows } from './key-rows.ts';
 export { registerKeyRoutes } from './routes.ts';

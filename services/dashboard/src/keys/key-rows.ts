@@ -1,14 +1,22 @@
-import type { AdminClient } from '../admin/admin-client.ts';
+import { KeyId } from '@cds/contracts';
+import type { AdminClient, AdminKey } from '../admin/admin-client.ts';
 import { PageError } from '../http/page-error.ts';
 import type { SignedInUser } from '../http/web.ts';
-import type { KeyRow } from '../pages/app-pages.ts';
-import type { UsageReader } from '../usage/usage-reader.ts';
+import type { UsageReader } from '../usage/index.ts';
 
-const KEY_ID = /^key_[0-9a-z]{8,40}$/;
 const DAY_MS = 86_400_000;
 
+/** A key as the pages list it: the admin API's fields, with what the dashboard joins in. */
+export interface KeyRow extends AdminKey {
+  last4?: string | undefined;
+  lastUsedDay?: number | undefined;
+}
+
 /** True for a string shaped like a key id. */
-export const isKeyId = (value: string): boolean => KEY_ID.test(value);
+export const isKeyId = (value: string): boolean => KeyId.safeParse(value).success;
+
+/** The page for a key id this account does not hold (or that is no key id at all). */
+export const noSuchKey = (): PageError => new PageError(404, 'No such key', 'This account has no such key.');
 
 /** An account's keys as the pages list them: last 4 characters and last day of use joined in. */
 export interface KeyRows {
@@ -22,16 +30,24 @@ export function createKeyRows(deps: {
   admin: AdminClient;
   usage: UsageReader;
   clock: () => number;
-  /** Called when the usage read fails: the list is shown without last-use days. */
+  /** Called when the usage read fails or its hash does not match the contract: the list is shown without last-use days. */
   onUsageError: (err: unknown) => void;
 }): KeyRows {
   const list = async (user: SignedInUser) => {
     const [keys, usage] = await Promise.all([
       deps.admin.listKeys(user.account_id),
-      deps.usage.read(user.account_id, 1).catch((err: unknown) => {
-        deps.onUsageError(err);
-        return undefined;
-      }),
+      deps.usage.read(user.account_id, 1).then(
+        (usage) => {
+          if (usage.unreadable.includes('usage')) {
+            deps.onUsageError(new Error("the account's usage hash does not match its contract"));
+          }
+          return usage;
+        },
+        (err: unknown) => {
+          deps.onUsageError(err);
+          return undefined;
+        },
+      ),
     ]);
     const rows = keys
       .map((k) => ({ ...k, last4: user.key_hints[k.key_id], lastUsedDay: usage?.lastUsedDay.get(k.key_id) }))
@@ -43,10 +59,8 @@ export function createKeyRows(deps: {
   return {
     list,
     async own(user, keyId) {
-      const none = () => new PageError(404, 'No such key', 'This account has no such key.');
-      if (!isKeyId(keyId)) throw none();
       const key = (await list(user)).rows.find((k) => k.key_id === keyId);
-      if (key === undefined) throw none();
+      if (key === undefined) throw noSuchKey();
       return key;
     },
   };

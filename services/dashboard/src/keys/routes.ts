@@ -1,14 +1,17 @@
-import { PLANS } from '@cds/contracts';
+import { KeyId, PLANS } from '@cds/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { AdminRejectedError, type AdminClient } from '../admin/admin-client.ts';
+import { paramsOf } from '../http/params.ts';
 import type { Web } from '../http/web.ts';
 import type { ThrottleRules } from '../security/throttle.ts';
-import { keysPage, revokeConfirmPage, rotatePage, type KeysPageState } from '../pages/app-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import type { UserStore } from '../users/user-store.ts';
-import { isKeyId, type KeyRows } from './key-rows.ts';
+import { isKeyId, noSuchKey, type KeyRows } from './key-rows.ts';
+import { keysPage, revokeConfirmPage, rotatePage, type KeysPageState } from './page.ts';
 
 const LABEL_MAX = 100;
+const KeyParams = z.object({ keyId: KeyId });
 
 /** The keys page: list, create (shown once), the rotation guide, and revocation behind a confirmation. */
 export function registerKeyRoutes(
@@ -23,7 +26,7 @@ export function registerKeyRoutes(
   },
 ): void {
   const { web, keyRows, admin, rules } = deps;
-  const keyIdOf = (request: FastifyRequest) => (request.params as { keyId: string }).keyId;
+  const keyIdOf = (request: FastifyRequest) => paramsOf(request, KeyParams, noSuchKey).keyId;
 
   const renderKeys = async (
     request: FastifyRequest,

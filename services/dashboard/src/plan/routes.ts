@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminClient } from '../admin/admin-client.ts';
 import type { Web } from '../http/web.ts';
-import { planPage } from '../pages/app-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
+import { planPage } from './page.ts';
 
 /** The plan page: the account's plan and its limits. */
 export function registerPlanRoutes(app: FastifyInstance, deps: { web: Web; admin: AdminClient }): void {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminClient } from '../admin/admin-client.ts';
 import type { Web } from '../http/web.ts';
-import { usagePage } from '../pages/app-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
+import { usagePage } from './page.ts';
 import type { UsageReader } from './usage-reader.ts';
 
 /** The usage page: the gateway's counters for the account, against its plan. */
@@ -17,6 +17,9 @@ export function registerUsageRoutes(
       deps.admin.getAccount(user.account_id),
       deps.usage.read(user.account_id),
     ]);
+    if (usage.unreadable.length > 0) {
+      request.log.warn({ unreadable: usage.unreadable }, 'usage hashes do not match their contract: shown as empty');
+    }
     return web.page(reply, request, 'Usage', usagePage({ plan: account.plan, usage }), { active: 'usage' });
   });
 }

@@ -1,4 +1,8 @@
+import { RateHash, UsageHash, currentRateCounts, rateHashKey, usageHashKey } from '@cds/contracts';
 import type { Redis } from '@cds/redis';
+
+/** A counters hash of the gateway's, as libs/contracts `usage-hash.ts` describes it. */
+export type UsageHashName = 'rate' | 'usage';
 
 export interface Usage {
   /** Admitted requests in the current minute and UTC day (the gateway's rate windows). */
@@ -10,6 +14,11 @@ export interface Usage {
   lastUsedDay: Map<string, number>;
   /** Today's day index (Redis TIME). */
   today: number;
+  /**
+   * The hashes that did not match their contract: read as empty (no request counted), and the
+   * pages say the figures may be incomplete.
+   */
+  unreadable: UsageHashName[];
 }
 
 export interface UsageReader {
@@ -19,10 +28,11 @@ export interface UsageReader {
 export const dayToDate = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
 
 /**
- * Reads what the gateway counts (docs/architecture.md): the rate hash `<rate prefix>{account}`
- * (m, mc, d, dc) and the usage hash `<usage prefix>{account}` (day index → count, k:<key id> →
- * last day). A window whose index is not the current one counts 0; "now" is Redis TIME, the
- * gateway's clock.
+ * Reads what the gateway counts (docs/architecture.md) through the contract the gateway writes them
+ * by (libs/contracts `usage-hash.ts`): the rate hash (current minute and day windows) and the usage
+ * hash (count per day, each key's last day). A window whose index is not the current one counts 0;
+ * "now" is Redis TIME, the gateway's clock. A hash that does not match its schema is read as empty
+ * and named in `unreadable`, so the pages show what they can instead of failing.
  */
 export function createUsageReader(deps: { redis: Redis; ratePrefix: string; usagePrefix: string }): UsageReader {
   return {
@@ -30,28 +40,27 @@ export function createUsageReader(deps: { redis: Redis; ratePrefix: string; usag
       const results = await deps.redis
         .multi()
         .time()
-        .hgetall(`${deps.ratePrefix}{${accountId}}`)
-        .hgetall(`${deps.usagePrefix}{${accountId}}`)
+        .hgetall(rateHashKey(deps.ratePrefix, accountId))
+        .hgetall(usageHashKey(deps.usagePrefix, accountId))
         .exec();
       if (results === null) throw new Error('usage read was aborted');
       for (const [err] of results) if (err) throw err;
       const [seconds] = results[0]?.[1] as [string, string];
       const nowS = Number(seconds);
-      const minuteIndex = Math.floor(nowS / 60);
       const today = Math.floor(nowS / 86_400);
-      const rate = (results[1]?.[1] ?? {}) as Record<string, string>;
-      const usage = (results[2]?.[1] ?? {}) as Record<string, string>;
-      const minute = Number(rate.m) === minuteIndex ? Number(rate.mc ?? 0) : 0;
-      const day = Number(rate.d) === today ? Number(rate.dc ?? 0) : 0;
+      const unreadable: UsageHashName[] = [];
+      const rate = RateHash.safeParse(results[1]?.[1] ?? {});
+      if (!rate.success) unreadable.push('rate');
+      const usage = UsageHash.safeParse(results[2]?.[1] ?? {});
+      if (!usage.success) unreadable.push('usage');
+      const { minute, day } = currentRateCounts(rate.data ?? {}, nowS);
+      const counts = usage.data?.days ?? new Map<number, number>();
       const daily = [];
       for (let d = today - days + 1; d <= today; d++) {
-        daily.push({ day: d, date: dayToDate(d), count: Number(usage[String(d)] ?? 0) || 0 });
+        daily.push({ day: d, date: dayToDate(d), count: counts.get(d) ?? 0 });
       }
-      const lastUsedDay = new Map<string, number>();
-      for (const [field, value] of Object.entries(usage)) {
-        if (field.startsWith('k:')) lastUsedDay.set(field.slice(2), Number(value));
-      }
-      return { minute, day, daily, lastUsedDay, today };
+      const lastUsedDay = usage.data?.keys ?? new Map<string, number>();
+      return { minute, day, daily, lastUsedDay, today, unreadable };
     },
   };
 }

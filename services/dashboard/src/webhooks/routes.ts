@@ -1,20 +1,12 @@
-import type { Plan } from '@cds/contracts';
-import { MAX_WEBHOOK_ENDPOINTS } from '@cds/contracts';
+import { MAX_WEBHOOK_ENDPOINTS, NotificationId, WebhookEndpointId, type Plan } from '@cds/contracts';
 import type { EndpointInput, WebhookAdmin, WebhookEndpoint } from '@cds/webhooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { AdminClient } from '../admin/admin-client.ts';
 import { PageError } from '../http/page-error.ts';
+import { paramsOf } from '../http/params.ts';
 import type { SignedInUser, Web } from '../http/web.ts';
 import { PREFIX } from '../pages/layout.ts';
-import {
-  deleteEndpointPage,
-  endpointFormPage,
-  endpointPage,
-  rotateSecretPage,
-  webhooksPage,
-  type EndpointPageState,
-  type WebhooksPageState,
-} from '../pages/webhook-pages.ts';
 import type { ThrottleRules } from '../security/throttle.ts';
 import type { CommodityCatalog } from './commodity-catalog.ts';
 import {
@@ -26,11 +18,20 @@ import {
   type EndpointFormValues,
   type FieldErrors,
 } from './endpoint-form.ts';
+import {
+  deleteEndpointPage,
+  endpointFormPage,
+  endpointPage,
+  rotateSecretPage,
+  webhooksPage,
+  type EndpointPageState,
+  type WebhooksPageState,
+} from './page.ts';
 
 const BASE = `${PREFIX}/webhooks`;
-const ENDPOINT_ID = /^whk_[0-9a-f]{24}$/;
-/** A notification id (`evt_` + 32 hex); the delivery id is `<endpoint id>:<event id>`. */
-const EVENT_ID = /^evt_[0-9a-f]{32}$/;
+const EndpointParams = z.object({ id: WebhookEndpointId });
+/** A delivery is named by its notification's id; the store's delivery id is `<endpoint id>:<event id>`. */
+const DeliveryParams = z.object({ eventId: NotificationId });
 const DELIVERIES_SHOWN = 50;
 
 /** The notes a redirect may carry (`?notice=`), by code: anything else shows none. */
@@ -79,11 +80,11 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
   const { web, webhooks, rules } = deps;
   const planOf = async (user: SignedInUser): Promise<Plan> => (await deps.admin.getAccount(user.account_id)).plan;
   const noSuchEndpoint = () => new PageError(404, 'No such endpoint', 'This account has no such webhook endpoint.');
-  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+  const endpointIdOf = (request: FastifyRequest) => paramsOf(request, EndpointParams, noSuchEndpoint).id;
 
-  /** One of the user's endpoints; another account's id is answered like an unknown one. */
-  const own = async (user: SignedInUser, id: string): Promise<WebhookEndpoint> => {
-    const endpoint = ENDPOINT_ID.test(id) ? await webhooks.getEndpoint(user.account_id, id) : null;
+  /** The user's endpoint the address names; another account's id is answered like an unknown one. */
+  const own = async (user: SignedInUser, request: FastifyRequest): Promise<WebhookEndpoint> => {
+    const endpoint = await webhooks.getEndpoint(user.account_id, endpointIdOf(request));
     if (endpoint === null) throw noSuchEndpoint();
     return endpoint;
   };
@@ -208,13 +209,13 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
   });
 
   app.get(`${BASE}/:id`, async (request, reply) => {
-    const endpoint = await own(web.requireUser(request), idOf(request));
+    const endpoint = await own(web.requireUser(request), request);
     return renderEndpoint(request, reply, endpoint, { info: NOTICES.get(web.query(request, 'notice')) });
   });
 
   app.get(`${BASE}/:id/edit`, async (request, reply) => {
     const user = web.requireUser(request);
-    const endpoint = await own(user, idOf(request));
+    const endpoint = await own(user, request);
     const values: EndpointFormValues = {
       url: endpoint.url,
       commodities: endpoint.commodities === null ? 'all' : endpoint.commodities.join(', '),
@@ -227,7 +228,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
 
   app.post(`${BASE}/:id`, async (request, reply) => {
     const user = web.requireUser(request);
-    const endpoint = await own(user, idOf(request));
+    const endpoint = await own(user, request);
     const values = readEndpointForm(request.body);
     await web.throttled('webhook-save', user.account_id, rules.webhookSavePerAccount);
     const plan = await planOf(user);
@@ -243,7 +244,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
   for (const enabled of [true, false]) {
     app.post(`${BASE}/:id/${enabled ? 'enable' : 'disable'}`, async (request, reply) => {
       const user = web.requireUser(request);
-      const e = await own(user, idOf(request));
+      const e = await own(user, request);
       const updated = await webhooks.updateEndpoint(user.account_id, e.id, {
         url: e.url,
         commodities: e.commodities,
@@ -256,14 +257,14 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
   }
 
   app.get(`${BASE}/:id/rotate`, async (request, reply) => {
-    const endpoint = await own(web.requireUser(request), idOf(request));
+    const endpoint = await own(web.requireUser(request), request);
     return web.page(reply, request, 'Rotate the secret', rotateSecretPage({ csrf: web.csrfOf(request), endpoint }), {
       active: 'webhooks',
     });
   });
   app.post(`${BASE}/:id/rotate`, async (request, reply) => {
     const user = web.requireUser(request);
-    const endpoint = await own(user, idOf(request));
+    const endpoint = await own(user, request);
     const secret = await webhooks.rotateSecret(user.account_id, endpoint.id);
     if (secret === null) throw noSuchEndpoint();
     const current = (await webhooks.getEndpoint(user.account_id, endpoint.id)) ?? endpoint;
@@ -274,15 +275,14 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
   });
 
   app.get(`${BASE}/:id/delete`, async (request, reply) => {
-    const endpoint = await own(web.requireUser(request), idOf(request));
+    const endpoint = await own(web.requireUser(request), request);
     return web.page(reply, request, 'Delete endpoint', deleteEndpointPage({ csrf: web.csrfOf(request), endpoint }), {
       active: 'webhooks',
     });
   });
   app.post(`${BASE}/:id/delete`, async (request, reply) => {
     const user = web.requireUser(request);
-    const id = idOf(request);
-    if (!ENDPOINT_ID.test(id) || !(await webhooks.deleteEndpoint(user.account_id, id))) throw noSuchEndpoint();
+    if (!(await webhooks.deleteEndpoint(user.account_id, endpointIdOf(request)))) throw noSuchEndpoint();
     return web.redirect(reply, '/webhooks', { notice: 'deleted' });
   });
 
@@ -295,7 +295,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
 
   app.post(`${BASE}/:id/test`, async (request, reply) => {
     const user = web.requireUser(request);
-    const endpoint = await own(user, idOf(request));
+    const endpoint = await own(user, request);
     if (!endpoint.enabled) return refuseDisabled(request, reply, endpoint);
     await web.throttled('webhook-send', user.account_id, rules.webhookSendPerAccount);
     if ((await webhooks.sendTestEvent(user.account_id, endpoint.id)) === null) throw noSuchEndpoint();
@@ -304,10 +304,9 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
 
   app.post(`${BASE}/:id/deliveries/:eventId/resend`, async (request, reply) => {
     const user = web.requireUser(request);
-    const endpoint = await own(user, idOf(request));
-    const eventId = (request.params as { eventId: string }).eventId;
+    const endpoint = await own(user, request);
     const none = () => new PageError(404, 'No such delivery', 'This endpoint has no such delivery.');
-    if (!EVENT_ID.test(eventId)) throw none();
+    const { eventId } = paramsOf(request, DeliveryParams, none);
     if (!endpoint.enabled) return refuseDisabled(request, reply, endpoint);
     await web.throttled('webhook-send', user.account_id, rules.webhookSendPerAccount);
     if ((await webhooks.resendDelivery(user.account_id, `${endpoint.id}:${eventId}`)) === null) throw none();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dailyChart } from './app-pages.ts';
+import { dailyChart } from './page.ts';
 
 const days = (counts: number[]) =>
   counts.map((count, i) => ({ day: 20_000 + i, date: `2026-11-${String(i + 1).padStart(2, '0')}`, count }));

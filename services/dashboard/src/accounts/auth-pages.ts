@@ -1,7 +1,7 @@
 import { PASSWORD_MAX, PASSWORD_MIN } from '../security/password.ts';
 import { html, type SafeHtml } from '../security/html.ts';
-import { csrfField, field, notice } from './forms.ts';
-import { PREFIX } from './layout.ts';
+import { csrfField, field, notice } from '../pages/forms.ts';
+import { PREFIX } from '../pages/layout.ts';
 
 interface FormState {
   csrf: string;

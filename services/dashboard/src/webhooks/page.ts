@@ -1,9 +1,9 @@
 import { AVAILABLE_SERIES_TYPES, MAX_WEBHOOK_ENDPOINTS, type Plan } from '@cds/contracts';
 import type { Delivery, WebhookEndpoint } from '@cds/webhooks';
 import { html, type SafeHtml } from '../security/html.ts';
-import type { EndpointFormValues, FieldErrors } from '../webhooks/endpoint-form.ts';
-import { csrfField, notice } from './forms.ts';
-import { PREFIX } from './layout.ts';
+import { csrfField, notice } from '../pages/forms.ts';
+import { PREFIX } from '../pages/layout.ts';
+import type { EndpointFormValues, FieldErrors } from './endpoint-form.ts';
 
 const BASE = `${PREFIX}/webhooks`;
 const DOCS = 'docs/notifications.md';

@@ -1,7 +1,7 @@
 import { PLAN_NAMES } from '@cds/contracts';
 import { resolveAddresses } from './addresses.ts';
 import { parseCommandLine, readCommand, UsageError } from './args.ts';
-import type { CliIo } from './run-ingest.ts';
+import type { CliIo } from './io.ts';
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
 

@@ -4,17 +4,12 @@ import { runIngest, type IngestSummary } from '../publish/pipeline.ts';
 import { traced } from '../publish/traced.ts';
 import { INGEST_USAGE, parseIngestArgs, readCommand, UsageError } from './args.ts';
 import { resolveAddresses } from './addresses.ts';
-import { createProgressReporter, type ProgressOutput } from './progress.ts';
+import type { CliIo } from './io.ts';
+import { createProgressReporter } from './progress.ts';
 import { openSource, SourceOpenError } from './sources.ts';
 import { withPublishing } from './publishing.ts';
 import { formatSummary } from './summary.ts';
 import { runSyncCommand } from './sync-cli.ts';
-
-export interface CliIo {
-  stdout: { write(text: string): unknown };
-  stderr: ProgressOutput;
-  env: Record<string, string | undefined>;
-}
 
 /**
  * The ingest CLI: parses arguments, opens the source, connects to NATS, runs the pipeline with a

@@ -5,7 +5,7 @@ import { createKvSyncStore } from '../sync/state.ts';
 import type { IngestCommand } from './args.ts';
 import { createProgressReporter } from './progress.ts';
 import { withPublishing } from './publishing.ts';
-import type { CliIo } from './run-ingest.ts';
+import type { CliIo } from './io.ts';
 import { formatSummary } from './summary.ts';
 
 const fmt = (n: number) => n.toLocaleString('en-US');

@@ -8,7 +8,8 @@ import { createParseStats, type ParseStats } from '../sources/common/stats.ts';
 import type { SourceItem } from '../sources/types.ts';
 import { filterAgainstCursor } from './cursor.ts';
 import type { SourceSyncStatus, SyncCursor, SyncStore } from './state.ts';
-import { seriesTasks, type SyncSource, type TaskContext } from './tasks.ts';
+import { seriesTasks } from './registry.ts';
+import type { SyncSource, TaskContext } from './task.ts';
 
 export interface SyncSettings {
   eiaApiKey?: string;

@@ -5,7 +5,7 @@ import { filterAgainstCursor } from './cursor.ts';
 import { parseJsonBody, requireFields, IncompletePageError, SchemaChangeError } from './pages.ts';
 import { expectedEiaRows, nassFromYear, planYearRanges, syncFrom } from './plans.ts';
 import { cursorKey, createMemorySyncStore } from './state.ts';
-import { seriesTasks } from './tasks.ts';
+import { seriesTasks } from './registry.ts';
 import { CATALOG } from '../catalog/index.ts';
 
 const price = (date: string, value: number): SeriesItem => ({

@@ -39,7 +39,7 @@ export interface ProjectionWorkerOptions {
   /** Durable consumer name. Default `projector-<projection>`. */
   durable?: string;
   ackWaitMs?: number;
-  /** Messages pulled ahead of the handler. Default 64. */
+  /** Messages pulled ahead of the handler. Default 256 (the consume loop's, libs/messaging). */
   batchSize?: number;
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
   /** FerretDB: guard compare-and-set with write claims (see FerretDbOptions in libs/store). Default true. */

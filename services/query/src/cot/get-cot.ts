@@ -3,7 +3,7 @@ import { NotFoundError } from '@cds/http';
 import type { CotDoc, StoredGroup } from '@cds/read-models';
 import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
 import { historyNeeded, withAnalytics } from './analytics.ts';
-import { provenanceOf, requireCommodity } from '../detail/get-commodity.ts';
+import { provenanceOf, requireCommodity } from '../catalog/index.ts';
 import { paginationMeta, ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
 
 function plain(g: StoredGroup | undefined) {

@@ -1,26 +1,7 @@
-import {
-  contentDisposition,
-  csvFileName,
-  listCsvColumns,
-  ListCommoditiesQuery,
-  type CommoditySummary,
-} from '@cds/contracts';
-import type { CatalogDoc } from '@cds/read-models';
+import { contentDisposition, csvFileName, listCsvColumns, ListCommoditiesQuery } from '@cds/contracts';
 import { cacheKey, cacheRule, LIST_TAG, type ResponseBody } from '@cds/response-cache';
-import { catalogFreshness } from '../detail/get-commodity.ts';
+import { catalogFreshness, toSummary } from '../catalog/index.ts';
 import { paginationMeta, ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
-
-/** The summary fields of a catalog document, in the contract's order. */
-export function toSummary(doc: CatalogDoc): CommoditySummary {
-  return {
-    id: doc.id,
-    name: doc.name,
-    ...(doc.symbol === undefined ? {} : { symbol: doc.symbol }),
-    category: doc.category,
-    ...(doc.exchange === undefined ? {} : { exchange: doc.exchange }),
-    ...(doc.unit === undefined ? {} : { unit: doc.unit }),
-  };
-}
 
 /**
  * GET /commodities: listed commodities sorted by id (sort_order), filtered by category and by a

@@ -1,0 +1,52 @@
+import type { AmsMapping, CommodityDefinition } from '../../catalog/index.ts';
+import { getCheckedPage, parseJsonBody } from '../../sync/pages.ts';
+import { INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../../sync/plans.ts';
+import type { SeriesTask } from '../../sync/task.ts';
+import type { SourceItem } from '../types.ts';
+import { amsQueryUrls } from './fetch.ts';
+import { amsSectionRows, parseAmsJson } from './parse.ts';
+import { amsReport } from './reports.ts';
+
+/** USDA AMS datamart (LMR, FMMO): one task per mapped report. */
+export function amsTasks(defs: readonly CommodityDefinition[]): SeriesTask[] {
+  return defs.flatMap((c) => (c.sources.ams?.series ?? []).map((a) => amsTask(c.entry.id, a)));
+}
+
+function amsTask(commodityId: string, mapping: AmsMapping): SeriesTask {
+  const what = `ams ${mapping.report}`;
+  const spec = amsReport(mapping.report);
+  const overlapDays = OVERLAP_DAYS.ams[mapping.frequency];
+  return {
+    source: 'ams',
+    series: mapping.report,
+    commodityId,
+    overlapDays,
+    from: (newest, today, since) =>
+      syncFrom({ newest, overlapDays, lookbackDays: INITIAL_LOOKBACK_DAYS.ams, today, since }),
+    async fetch(from, ctx) {
+      if (!spec) throw new Error(`${what}: the service has no parser for this report`);
+      const items: SourceItem[] = [];
+      // one query per 180-day window (LMR) or per year (FMMO), oldest first; no key
+      for (const url of amsQueryUrls(mapping, from, ctx.today, ctx.baseUrl)) {
+        const body = await getCheckedPage(
+          ctx.client,
+          url,
+          (text) => {
+            // a truncated body is fetched again; a changed layout or a renamed field fails the series
+            amsSectionRows(parseJsonBody(text, what), spec, what);
+            return text;
+          },
+          ctx.retry,
+        );
+        for await (const item of parseAmsJson([body], {
+          file: `ams:${mapping.report}`,
+          report: mapping.report,
+          catalog: ctx.catalog,
+          stats: ctx.stats,
+        }))
+          if (item.kind === 'rejected' || item.commodity_id === commodityId) items.push(item);
+      }
+      return items;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { CatalogIndex } from '../catalog/index.ts';
+import type { HttpClient } from '../sources/common/http.ts';
+import type { ParseStats } from '../sources/common/stats.ts';
+import type { SourceItem } from '../sources/types.ts';
+import type { PageRetry } from './pages.ts';
+
+export type SyncSource = 'cftc' | 'eia' | 'nass' | 'ams' | 'worldbank';
+export const SYNC_SOURCES: readonly SyncSource[] = ['cftc', 'eia', 'nass', 'ams', 'worldbank'];
+
+export interface TaskContext {
+  client: HttpClient;
+  retry: PageRetry;
+  catalog: CatalogIndex;
+  stats: ParseStats;
+  /** Today in UTC, YYYY-MM-DD. */
+  today: string;
+  baseUrl?: string;
+  apiKey?: string;
+  pageSize?: number;
+  /** NASS: records per query before the range is split (tests lower it). */
+  nassLimit?: number;
+}
+
+/**
+ * One series of one source: the cursor it keeps, where its sync starts, and how it fetches. Each
+ * source builds its tasks beside its parser (`sources/<source>/sync-task.ts`).
+ */
+export interface SeriesTask {
+  source: SyncSource;
+  /** Cursor name within the source, e.g. `RWTC`, `legacy.GOLD`, a NASS short_desc. */
+  series: string;
+  commodityId: string;
+  /** Digests of records older than newest - overlapDays are dropped from the cursor. */
+  overlapDays: number;
+  /** The first date (or year) asked, as shown in the summary. */
+  from(newest: string | undefined, today: string, since?: string): string;
+  /** Every record of the series from `from`, or an error: never a partial result. */
+  fetch(from: string, ctx: TaskContext): Promise<SourceItem[]>;
+}
+
+/** Appends every item a parser yields to `into`. */
+export async function collectItems(gen: AsyncIterable<SourceItem>, into: SourceItem[]): Promise<void> {
+  for await (const item of gen) into.push(item);
+}

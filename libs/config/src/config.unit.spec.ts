@@ -8,11 +8,28 @@ import {
   keepTrying,
   loadConfig,
   portVar,
+  processVars,
   urlCredentials,
   urlVar,
 } from './index.ts';
 
 const schema = z.object({ ...infraVars, PORT: portVar.default(8080), DEBUG: boolVar.default(false) });
+
+describe('processVars', () => {
+  const processSchema = z.object(processVars);
+  it('listens on every interface and closes within 25 s by default', () => {
+    expect(loadConfig(processSchema, {})).toEqual({ HOST: '0.0.0.0', SHUTDOWN_TIMEOUT_MS: 25_000 });
+    expect(loadConfig(processSchema, { HOST: '127.0.0.1', SHUTDOWN_TIMEOUT_MS: '5000' })).toEqual({
+      HOST: '127.0.0.1',
+      SHUTDOWN_TIMEOUT_MS: 5_000,
+    });
+  });
+  it('refuses an empty address and a deadline that is not a positive whole number', () => {
+    expect(() => loadConfig(processSchema, { HOST: '', SHUTDOWN_TIMEOUT_MS: '0' })).toThrow(
+      /HOST[\s\S]*SHUTDOWN_TIMEOUT_MS|SHUTDOWN_TIMEOUT_MS[\s\S]*HOST/,
+    );
+  });
+});
 
 describe('loadConfig', () => {
   it('applies defaults and freezes the result', () => {

@@ -53,6 +53,20 @@ export const infraVars = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 
+/** How a service process listens and stops (libs/telemetry `runService`); every service has them. */
+export const processVars = {
+  /**
+   * Listen address. The default, every interface, is what a container needs (the chart leaves it);
+   * `npm start` and the tests set 127.0.0.1 to keep the processes on the machine.
+   */
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * Deadline of the graceful close after SIGTERM or SIGINT; past it the process exits with 1. Keep
+   * it below the pod's terminationGracePeriodSeconds (30 s in the chart).
+   */
+  SHUTDOWN_TIMEOUT_MS: positiveIntVar.default(25_000),
+};
+
 /**
  * The credentials an infrastructure address carries (`nats://gateway:pw@nats:4222`,
  * `redis://gateway:pw@redis:6379`), percent-decoded, and the address without them (for clients

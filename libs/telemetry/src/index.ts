@@ -1,3 +1,4 @@
 export * from './logger.ts';
 export * from './metrics.ts';
+export * from './service.ts';
 export * from './tracing.ts';

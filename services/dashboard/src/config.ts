@@ -1,10 +1,19 @@
-import { boolVar, hostPortListVar, infraVars, mailVars, portVar, positiveIntVar, urlVar } from '@cds/config';
+import {
+  boolVar,
+  hostPortListVar,
+  infraVars,
+  mailVars,
+  portVar,
+  positiveIntVar,
+  processVars,
+  urlVar,
+} from '@cds/config';
 import { z } from 'zod';
 
 /** The dashboard process (main.ts): environment variables, parsed once by loadConfig. */
 export const DashboardConfig = z.object({
   PORT: portVar.default(8084),
-  HOST: z.string().default('0.0.0.0'),
+  ...processVars,
   LOG_LEVEL: infraVars.LOG_LEVEL,
   MONGODB_URL: infraVars.MONGODB_URL,
   MONGODB_DB: z.string().min(1).default('cds_dashboard'),

@@ -1,4 +1,4 @@
-import { boolVar, infraVars, portVar, positiveIntVar, urlVar } from '@cds/config';
+import { boolVar, infraVars, portVar, positiveIntVar, processVars, urlVar } from '@cds/config';
 import { z } from 'zod';
 import { SSE_STREAM_CAP_DEFAULTS } from './events/stream-caps.ts';
 
@@ -7,7 +7,7 @@ export const GatewayConfig = z.object({
   REDIS_URL: infraVars.REDIS_URL,
   LOG_LEVEL: infraVars.LOG_LEVEL,
   PORT: portVar.default(8080),
-  HOST: z.string().default('0.0.0.0'),
+  ...processVars,
   QUERY_URL: urlVar(['http:', 'https:']).default('http://127.0.0.1:8081'),
   QUERY_TIMEOUT_MS: positiveIntVar.default(5_000),
   QUERY_CONNECTIONS: positiveIntVar.default(64),

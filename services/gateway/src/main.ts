@@ -5,7 +5,7 @@ import { keepTrying, loadConfig } from '@cds/config';
 import { connectMessaging, streamSpec } from '@cds/messaging';
 import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
 import { createRedis } from '@cds/redis';
-import { createLogger, createMetrics, flushTelemetry } from '@cds/telemetry';
+import { createMetrics, runService } from '@cds/telemetry';
 import { buildApp } from './app.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
 import { followChanges } from './events/change-follower.ts';
@@ -15,7 +15,7 @@ import { createRedisStreamSlots, createStreamSlots } from './events/stream-slots
 import { GatewayConfig } from './config.ts';
 import { followKeyStream } from './keys/key-stream.ts';
 import { KeyTable } from './keys/key-table.ts';
-import { registerKeyTableMetrics } from './metrics.ts';
+import { createFallbackMetrics, registerKeyTableMetrics } from './metrics.ts';
 import { createQueryClient } from './proxy/query-client.ts';
 import { createFailoverRateLimiter } from './rate/failover-limiter.ts';
 import { createMemoryRateLimiter } from './rate/memory-limiter.ts';
@@ -23,144 +23,136 @@ import { createRedisRateLimiter } from './rate/redis-limiter.ts';
 import { createStatusBoard, registerSourceMetrics } from './status/status-document.ts';
 import { followSyncState } from './status/sync-state.ts';
 
-const config = loadConfig(GatewayConfig, process.env);
-const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
-const metrics = createMetrics('gateway');
 const nowMs = () => Date.now();
 
-try {
-  const messaging = await connectMessaging({ servers: config.NATS_URL, name: 'gateway' });
-  // The admin API creates the key stream (its NATS user alone may: docs/operations.md "Credentials");
-  // a gateway starting first waits for it. SIGTERM meanwhile ends the process (no handler yet).
-  await keepTrying('the key stream is not there yet', () => messaging.jsm.streams.info(KEYS_STREAM), {
-    signal: new AbortController().signal,
-    logger,
-  });
-  const table = new KeyTable();
-  registerKeyTableMetrics(metrics, table);
-  // Redis is created before the followers: the SSE hub (fed by both) takes its stream slots there.
-  // Bounded: a command fails after REDIS_TIMEOUT_MS, and at once while disconnected (no offline
-  // queue), so the failover limiter decides the request locally instead of waiting.
-  const redis = createRedis({
-    url: config.REDIS_URL,
-    name: 'gateway',
-    commandTimeoutMs: config.REDIS_TIMEOUT_MS,
-    maxRetriesPerRequest: 0,
-    offlineQueue: false,
-    onError: (err) => logger.debug({ err: err.message }, 'redis connection error'),
-  });
-  const slotFallbacks = metrics.meter.createCounter('cds_gateway_sse_slot_fallback', {
-    description: 'SSE stream slots decided by this replica alone while Redis was unavailable',
-  });
-  const slots = createStreamSlots({
-    redis: createRedisStreamSlots(redis, { keyPrefix: config.SSE_SLOT_KEY_PREFIX, ttlMs: 3 * config.SSE_HEARTBEAT_MS }),
-    logger,
-    onFallback: () => slotFallbacks.add(1),
-  });
-  const hub = new EventHub({
-    ring: new ChangeRing(config.SSE_RING_SIZE),
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    maxUnsentBytes: config.SSE_MAX_UNSENT_BYTES,
-    slowGraceMs: config.SSE_SLOW_GRACE_MS,
-    heartbeatMs: config.SSE_HEARTBEAT_MS,
-    maxStreams: config.SSE_MAX_STREAMS,
-    maxStreamsPerClient: config.SSE_MAX_STREAMS_PER_CLIENT,
-    slots,
-    logger,
-  });
-  // The projector records changes there; whoever starts first creates it (idempotent).
-  await messaging.ensureStream(streamSpec('changes', { replicas: config.JETSTREAM_REPLICAS }));
-  const changes = await followChanges({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, hub, logger });
-  hub.startHeartbeat();
-  // Revocations and plan changes reach the open streams as the key table applies them.
-  const follower = await followKeyStream({ nc: messaging.nc, table, logger, onEvent: (e) => hub.onKeyEvent(e) });
-  // Source freshness for GET /status and the cds_source_* gauges, followed live from ingest's KV.
-  const syncState = await followSyncState({
-    nc: messaging.nc,
-    js: messaging.js,
-    jsm: messaging.jsm,
-    logger,
-    replicas: config.JETSTREAM_REPLICAS,
-  });
-  registerSourceMetrics(metrics.meter, syncState, nowMs);
-
-  const fallbacks = metrics.meter.createCounter('cds_gateway_rate_limit_fallback', {
-    description: 'Requests rate-limited by the local fallback while Redis was unavailable',
-  });
-  const rateLimiter = createFailoverRateLimiter({
-    primary: createRedisRateLimiter(redis, {
-      keyPrefix: config.RATE_KEY_PREFIX,
-      usageKeyPrefix: config.USAGE_KEY_PREFIX,
-    }),
-    fallback: createMemoryRateLimiter({ nowMs }),
-    logger,
-    nowMs,
-    events: { onFallback: () => fallbacks.add(1) },
-  });
-  const cache =
-    config.CACHE_TTL_MS > 0
-      ? createResponseCache({
-          maxEntries: config.CACHE_MAX_ENTRIES,
-          maxBytes: config.CACHE_MAX_BYTES,
-          ttlMs: config.CACHE_TTL_MS,
-        })
-      : undefined;
-  const invalidation = cache === undefined ? undefined : subscribeInvalidations(messaging.nc, cache, logger);
-  await invalidation?.ready;
-  const query = createQueryClient({
-    url: config.QUERY_URL,
-    connections: config.QUERY_CONNECTIONS,
-    timeoutMs: config.QUERY_TIMEOUT_MS,
-  });
-
-  const app = buildApp({
-    keys: { lookup: (key) => table.lookup(key), isReady: () => follower.isCaughtUp() && changes.isCaughtUp() },
-    rateLimiter,
-    query,
-    ...(cache === undefined ? {} : { cache }),
-    logger,
-    metrics,
-    nowMs,
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    openapiDocument: openapiDocument,
-    failedAuth: new FailedAuthLimiter({ maxFailures: config.FAILED_AUTH_MAX, windowMs: config.FAILED_AUTH_WINDOW_MS }),
-    hsts: config.HSTS,
-    trustProxyHops: config.TRUST_PROXY_HOPS,
-    status: createStatusBoard(syncState, { demo: config.DEMO_DATA }),
-    events: {
-      hub,
+await runService({
+  name: 'gateway',
+  config: () => loadConfig(GatewayConfig, process.env),
+  async start({ config, logger, signal, onClose }) {
+    const metrics = createMetrics('gateway');
+    onClose('metrics', () => metrics.shutdown());
+    const messaging = await connectMessaging({ servers: config.NATS_URL, name: 'gateway' });
+    onClose('nats', () => messaging.close());
+    // The admin API creates the key stream (its NATS user alone may: docs/operations.md "Credentials");
+    // a gateway starting first waits for it.
+    const keyStream = await keepTrying(
+      'the key stream is not there yet',
+      () => messaging.jsm.streams.info(KEYS_STREAM),
+      { signal, logger },
+    );
+    if (keyStream === undefined) return;
+    const table = new KeyTable();
+    registerKeyTableMetrics(metrics, table);
+    const fallbacks = createFallbackMetrics(metrics);
+    // Redis is created before the followers: the SSE hub (fed by both) takes its stream slots there.
+    // Bounded: a command fails after REDIS_TIMEOUT_MS, and at once while disconnected (no offline
+    // queue), so the failover limiter decides the request locally instead of waiting.
+    const redis = createRedis({
+      url: config.REDIS_URL,
+      name: 'gateway',
+      commandTimeoutMs: config.REDIS_TIMEOUT_MS,
+      maxRetriesPerRequest: 0,
+      offlineQueue: false,
+      onError: (err) => logger.debug({ err: err.message }, 'redis connection error'),
+    });
+    onClose('redis', () => redis.quit());
+    const slots = createStreamSlots({
+      redis: createRedisStreamSlots(redis, {
+        keyPrefix: config.SSE_SLOT_KEY_PREFIX,
+        ttlMs: 3 * config.SSE_HEARTBEAT_MS,
+      }),
+      logger,
+      onFallback: () => fallbacks.sseSlots.add([]),
+    });
+    const hub = new EventHub({
+      ring: new ChangeRing(config.SSE_RING_SIZE),
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      maxUnsentBytes: config.SSE_MAX_UNSENT_BYTES,
+      slowGraceMs: config.SSE_SLOW_GRACE_MS,
+      heartbeatMs: config.SSE_HEARTBEAT_MS,
+      maxStreams: config.SSE_MAX_STREAMS,
+      maxStreamsPerClient: config.SSE_MAX_STREAMS_PER_CLIENT,
       slots,
-      isReady: () => changes.isCaughtUp(),
-      streamLastSeq: () => changes.streamLastSeq(),
-      replicaId: randomBytes(4).toString('hex'),
-      catalogTtlMs: config.SSE_CATALOG_TTL_MS,
-      catalogTimeoutMs: config.SSE_CATALOG_TIMEOUT_MS,
-      endGraceMs: config.SSE_END_GRACE_MS,
-    },
-  });
+      logger,
+    });
+    // The projector records changes there; whoever starts first creates it (idempotent).
+    await messaging.ensureStream(streamSpec('changes', { replicas: config.JETSTREAM_REPLICAS }));
+    const changes = await followChanges({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, hub, logger });
+    onClose('change follower', () => changes.stop());
+    hub.startHeartbeat();
+    // Revocations and plan changes reach the open streams as the key table applies them.
+    const follower = await followKeyStream({ nc: messaging.nc, table, logger, onEvent: (e) => hub.onKeyEvent(e) });
+    onClose('key follower', () => follower.stop());
+    // Source freshness for GET /status and the cds_source_* gauges, followed live from ingest's KV.
+    const syncState = await followSyncState({
+      nc: messaging.nc,
+      js: messaging.js,
+      jsm: messaging.jsm,
+      logger,
+      replicas: config.JETSTREAM_REPLICAS,
+    });
+    onClose('sync state follower', () => syncState.stop());
+    registerSourceMetrics(metrics.meter, syncState, nowMs);
 
-  const shutdown = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    await app.close();
-    await Promise.allSettled([
-      follower.stop(),
-      changes.stop(),
-      syncState.stop(),
-      invalidation?.close(),
-      query.close(),
-      redis.quit(),
-      metrics.shutdown(),
-    ]);
-    await messaging.close().catch(() => {});
-    await flushTelemetry();
-    process.exit(0);
-  };
-  process.once('SIGTERM', (s) => void shutdown(s));
-  process.once('SIGINT', (s) => void shutdown(s));
+    const rateLimiter = createFailoverRateLimiter({
+      primary: createRedisRateLimiter(redis, {
+        keyPrefix: config.RATE_KEY_PREFIX,
+        usageKeyPrefix: config.USAGE_KEY_PREFIX,
+      }),
+      fallback: createMemoryRateLimiter({ nowMs }),
+      logger,
+      nowMs,
+      events: { onFallback: () => fallbacks.rateLimits.add([]) },
+    });
+    const cache =
+      config.CACHE_TTL_MS > 0
+        ? createResponseCache({
+            maxEntries: config.CACHE_MAX_ENTRIES,
+            maxBytes: config.CACHE_MAX_BYTES,
+            ttlMs: config.CACHE_TTL_MS,
+          })
+        : undefined;
+    const invalidation = cache === undefined ? undefined : subscribeInvalidations(messaging.nc, cache, logger);
+    if (invalidation !== undefined) onClose('cache invalidation', () => invalidation.close());
+    await invalidation?.ready;
+    const query = createQueryClient({
+      url: config.QUERY_URL,
+      connections: config.QUERY_CONNECTIONS,
+      timeoutMs: config.QUERY_TIMEOUT_MS,
+    });
+    onClose('query client', () => query.close());
 
-  await app.listen({ port: config.PORT, host: config.HOST });
-  logger.info({ port: config.PORT }, 'gateway listening; ready once the key table has caught up');
-} catch (err) {
-  logger.fatal({ err }, 'gateway failed to start');
-  process.exit(1);
-}
+    const app = buildApp({
+      keys: { lookup: (key) => table.lookup(key), isReady: () => follower.isCaughtUp() && changes.isCaughtUp() },
+      rateLimiter,
+      query,
+      ...(cache === undefined ? {} : { cache }),
+      logger,
+      metrics,
+      nowMs,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      openapiDocument: openapiDocument,
+      failedAuth: new FailedAuthLimiter({
+        maxFailures: config.FAILED_AUTH_MAX,
+        windowMs: config.FAILED_AUTH_WINDOW_MS,
+      }),
+      hsts: config.HSTS,
+      trustProxyHops: config.TRUST_PROXY_HOPS,
+      status: createStatusBoard(syncState, { demo: config.DEMO_DATA }),
+      events: {
+        hub,
+        slots,
+        isReady: () => changes.isCaughtUp(),
+        streamLastSeq: () => changes.streamLastSeq(),
+        replicaId: randomBytes(4).toString('hex'),
+        catalogTtlMs: config.SSE_CATALOG_TTL_MS,
+        catalogTimeoutMs: config.SSE_CATALOG_TIMEOUT_MS,
+        endGraceMs: config.SSE_END_GRACE_MS,
+      },
+    });
+    onClose('http server', () => app.close());
+
+    await app.listen({ port: config.PORT, host: config.HOST });
+    logger.info({ port: config.PORT }, 'gateway listening; ready once the key table has caught up');
+  },
+});

@@ -1,4 +1,4 @@
-import { boolVar, infraVars, portVar, positiveIntVar } from '@cds/config';
+import { boolVar, infraVars, portVar, positiveIntVar, processVars } from '@cds/config';
 import { EVENT_DUPLICATE_WINDOW_MS } from '@cds/messaging';
 import { z } from 'zod';
 
@@ -6,8 +6,7 @@ import { z } from 'zod';
 export const AdminConfig = z.object({
   NATS_URL: infraVars.NATS_URL,
   LOG_LEVEL: infraVars.LOG_LEVEL,
-  /** Listen address: the pod's interfaces in the chart; 127.0.0.1 keeps it on this machine. */
-  HOST: z.string().min(1).default('0.0.0.0'),
+  ...processVars,
   PORT: portVar.default(8083),
   /** Bearer token every admin request must carry; at least 16 characters. */
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),

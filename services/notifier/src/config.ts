@@ -1,11 +1,11 @@
-import { hostPortListVar, infraVars, loadConfig, mailVars, portVar, positiveIntVar, urlVar } from '@cds/config';
+import { hostPortListVar, infraVars, mailVars, portVar, positiveIntVar, processVars, urlVar } from '@cds/config';
 import { z } from 'zod';
 
 /** The notifier process (main.ts): environment variables, parsed once by loadConfig. */
 export const NotifierConfig = z
   .object({
     PORT: portVar.default(8085),
-    HOST: z.string().default('0.0.0.0'),
+    ...processVars,
     LOG_LEVEL: infraVars.LOG_LEVEL,
     NATS_URL: infraVars.NATS_URL,
     /** Replicas of CDS_CHANGES when the notifier is the first to create it (1 locally, 3 in production). */
@@ -45,7 +45,3 @@ export const NotifierConfig = z
     message: 'must be at least WEBHOOK_RETRY_BASE_MS',
   });
 export type NotifierConfig = z.output<typeof NotifierConfig>;
-
-export function loadNotifierConfig(env: Record<string, string | undefined>): Readonly<NotifierConfig> {
-  return loadConfig(NotifierConfig, env);
-}

@@ -1,5 +1,8 @@
+import { loadConfig } from '@cds/config';
 import { describe, expect, it } from 'vitest';
-import { loadNotifierConfig } from './config.ts';
+import { NotifierConfig } from './config.ts';
+
+const loadNotifierConfig = (env: Record<string, string>) => loadConfig(NotifierConfig, env);
 
 describe('notifier configuration', () => {
   it('has the documented defaults', () => {

@@ -1,6 +1,6 @@
 // The notifier as a package (its pieces for tests); the service starts from main.ts.
 export { buildApp, type AppDeps } from './app.ts';
-export { loadNotifierConfig, NotifierConfig } from './config.ts';
+export { NotifierConfig } from './config.ts';
 export { deliveryHeaders, startDeliveryLoop, USER_AGENT, type DeliveryLoop } from './delivery/delivery-loop.ts';
 export { endpointDisabledMail } from './delivery/mails.ts';
 export { NOTIFIER_DURABLE, startChangeIntake } from './intake/change-intake.ts';

@@ -1,8 +1,9 @@
+import { loadConfig } from '@cds/config';
 import { connectMessaging } from '@cds/messaging';
 import { MongoClient } from 'mongodb';
 import { parseArgs } from 'node:util';
 import { createLogger } from '@cds/telemetry';
-import { loadProjectorConfig } from './config.ts';
+import { ProjectorConfig } from './config.ts';
 import { PROJECTION_NAMES, PROJECTIONS } from './projections/index.ts';
 import { rebuildProjection } from './rebuild/rebuild.ts';
 
@@ -32,7 +33,7 @@ async function cli(argv: string[]): Promise<number> {
     console.error('--grace-ms must be a whole number of milliseconds');
     return 2;
   }
-  const config = loadProjectorConfig(process.env);
+  const config = loadConfig(ProjectorConfig, process.env);
   const logger = createLogger({ name: 'projector-cli', level: config.LOG_LEVEL });
   const messaging = await connectMessaging({ servers: config.NATS_URL, name: `projector-rebuild-${name}` });
   const mongo = await new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: 5_000 }).connect();

@@ -1,4 +1,4 @@
-import { infraVars, loadConfig, portVar, positiveIntVar } from '@cds/config';
+import { infraVars, portVar, positiveIntVar, processVars } from '@cds/config';
 import { z } from 'zod';
 import { PROJECTION_NAMES } from './projections/index.ts';
 
@@ -28,6 +28,7 @@ export const ProjectorConfig = z
     PROJECTIONS: projectionList,
     /** /healthz, /readyz and /metrics. */
     PORT: portVar.default(8082),
+    ...processVars,
     ACK_WAIT_MS: positiveIntVar.default(30_000),
     /** Replicas of the dead-letter stream (1 locally, 3 in production). */
     DEADLETTER_REPLICAS: positiveIntVar.default(1),
@@ -52,7 +53,3 @@ export const ProjectorConfig = z
     message: 'must be greater than MONGODB_OPERATION_TIMEOUT_MS (a slow operation is not a stall)',
   });
 export type ProjectorConfig = z.output<typeof ProjectorConfig>;
-
-export function loadProjectorConfig(env: Record<string, string | undefined>): Readonly<ProjectorConfig> {
-  return loadConfig(ProjectorConfig, env);
-}

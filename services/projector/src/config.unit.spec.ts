@@ -1,6 +1,8 @@
-import { ConfigError } from '@cds/config';
+import { ConfigError, loadConfig } from '@cds/config';
 import { describe, expect, it } from 'vitest';
-import { loadProjectorConfig } from './config.ts';
+import { ProjectorConfig } from './config.ts';
+
+const loadProjectorConfig = (env: Record<string, string>) => loadConfig(ProjectorConfig, env);
 
 describe('loadProjectorConfig', () => {
   it('gives every database operation a deadline and the watchdog a stall time by default', () => {

@@ -1,5 +1,5 @@
 import type { ReadModelName } from '@cds/read-models';
-import { createMetrics, type Metrics } from '@cds/telemetry';
+import { createMetrics, declareMetrics, type Metrics } from '@cds/telemetry';
 import type { ApplyOutcome } from './runner/apply-event.ts';
 
 export interface ProjectionStats {
@@ -41,6 +41,7 @@ export interface ProjectorMetrics {
   of(name: ReadModelName): ProjectionStats;
   /** The Prometheus text exposition (libs/telemetry's `render`). */
   render(): Promise<string>;
+  shutdown(): Promise<void>;
 }
 
 /** The metrics read straight from a stats field: name (counters get `_total`), kind, help, field. */
@@ -104,44 +105,40 @@ export function createProjectorMetrics(
     }
     return s;
   };
-  const { meter } = metrics;
-  meter
-    .createObservableCounter('cds_projector_events', { description: 'Events handled, by outcome.' })
-    .addCallback((result) => {
-      for (const [projection, s] of stats) {
-        result.observe(s.events.applied, { projection, outcome: 'applied' });
-        result.observe(s.events.ignored, { projection, outcome: 'ignored' });
-      }
-    });
-  meter
-    .createObservableCounter('cds_projector_change_records', {
-      description: 'Change records acknowledged by CDS_CHANGES, by topic and outcome (stored, duplicate).',
-    })
-    .addCallback((result) => {
+  const m = declareMetrics(metrics);
+  m.observe('cds_projector_events', 'counter', 'Events handled, by outcome.', (report) => {
+    for (const [projection, s] of stats) {
+      report(s.events.applied, { projection, outcome: 'applied' });
+      report(s.events.ignored, { projection, outcome: 'ignored' });
+    }
+  });
+  m.observe(
+    'cds_projector_change_records',
+    'counter',
+    'Change records acknowledged by CDS_CHANGES, by topic and outcome (stored, duplicate).',
+    (report) => {
       for (const [projection, s] of stats) {
         for (const outcome of ['stored', 'duplicate'] as const) {
-          for (const [topic, n] of s.changeRecords[outcome]) result.observe(n, { projection, topic, outcome });
+          for (const [topic, n] of s.changeRecords[outcome]) report(n, { projection, topic, outcome });
         }
       }
-    });
-  meter
-    .createObservableGauge('cds_projector_lag_seconds', {
-      description: 'Age of the oldest stored event the projection has not applied yet (0: caught up).',
-    })
-    .addCallback((result) => {
+    },
+  );
+  m.observe(
+    'cds_projector_lag_seconds',
+    'gauge',
+    'Age of the oldest stored event the projection has not applied yet (0: caught up).',
+    (report) => {
       const now = nowMs();
       for (const [projection, s] of stats) {
-        result.observe(s.behindSinceMs === undefined ? 0 : Math.max(0, now - s.behindSinceMs) / 1000, { projection });
+        report(s.behindSinceMs === undefined ? 0 : Math.max(0, now - s.behindSinceMs) / 1000, { projection });
       }
-    });
+    },
+  );
   for (const [name, kind, description, key] of FIELDS) {
-    const instrument =
-      kind === 'counter'
-        ? meter.createObservableCounter(name, { description })
-        : meter.createObservableGauge(name, { description });
-    instrument.addCallback((result) => {
-      for (const [projection, s] of stats) result.observe(s[key], { projection });
+    m.observe(name, kind, description, (report) => {
+      for (const [projection, s] of stats) report(s[key], { projection });
     });
   }
-  return { of, render: () => metrics.render() };
+  return { of, render: () => metrics.render(), shutdown: () => metrics.shutdown() };
 }

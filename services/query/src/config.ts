@@ -1,9 +1,10 @@
-import { boolVar, infraVars, portVar, positiveIntVar, urlVar } from '@cds/config';
+import { boolVar, infraVars, portVar, positiveIntVar, processVars, urlVar } from '@cds/config';
 import { z } from 'zod';
 
 /** Environment of the query service (parsed once in main.ts). */
 export const QueryConfigSchema = z.object({
   PORT: portVar.default(8081),
+  ...processVars,
   MONGODB_URL: infraVars.MONGODB_URL,
   MONGODB_DB: z.string().min(1).default('cds'),
   /** For cache invalidation by projector announcements; without it the cache relies on its TTL. */

@@ -4,7 +4,8 @@ import { CotQuery, ListCommoditiesQuery, SeriesQuery } from './params.ts';
 export const API_PREFIX = '/api/v1';
 
 /** The four data endpoints. */
-export type RouteName = 'list' | 'detail' | 'series' | 'cot';
+export const ROUTE_NAMES = ['list', 'detail', 'series', 'cot'] as const;
+export type RouteName = (typeof ROUTE_NAMES)[number];
 
 /** Their paths as fastify routes (`:slug`), by name. */
 export const ROUTE_PATHS = {

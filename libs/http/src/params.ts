@@ -1,6 +1,6 @@
 import { ALWAYS_ALLOWED_QUERY_PARAMS, PATH_PARAM_RULES } from '@cds/contracts';
 import type { FastifySchemaCompiler } from 'fastify';
-import { ZodObject, type z } from 'zod';
+import type { z } from 'zod';
 import { InvalidParameterError } from './errors.ts';
 
 /**
@@ -62,72 +62,21 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
 }
 
-/** Most distinct valid parameter sets remembered per schema (the map is emptied when full). */
-const MEMO_SIZE = 1024;
-
-/**
- * The key of a parsed query string or path whose values are all strings (anything else is parsed
- * every time): names and values length-prefixed, so no two inputs share one. Input naming an
- * ignored parameter (api_key) is parsed every time: no key stays in memory past its request.
- */
-function memoKey(
-  data: Record<string, unknown>,
-  single: string | undefined,
-  ignore: readonly string[],
-): string | undefined {
-  if (single !== undefined) {
-    // A path with one parameter: its value is the key, when it is the only one.
-    const value = data[single];
-    for (const name in data) if (name !== single) return undefined;
-    return typeof value === 'string' ? value : undefined;
-  }
-  let key = '';
-  for (const name in data) {
-    const value = data[name];
-    if (typeof value !== 'string' || ignore.includes(name)) return undefined;
-    key += `${name.length}:${name}${value.length}:${value}`;
-  }
-  return key;
-}
-
 /**
  * Fastify's validatorCompiler for zod contract schemas (routes typed with ZodTypeProvider): the
  * query string and path parameters go through parseParams (api_key ignored in the query), a
- * problem becomes the contract's 400 through the error handler. A valid parameter set's result
- * is remembered per schema (results are pure: defaults are constants; the values are shared, so
- * handlers must not mutate them): the hot path parses a repeated URL once, and finds the answer
- * of a remembered query string (createQueryStringParser) by its parsed object.
+ * problem becomes the contract's 400 through the error handler. Nothing is remembered here: a
+ * repeated URL of a cached route is answered before validation (@cds/response-cache).
  */
 export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
   if (httpPart !== 'querystring' && httpPart !== 'params') {
     throw new Error(`zodValidatorCompiler validates the query string and path parameters, not ${httpPart}`);
   }
   const ignore = httpPart === 'querystring' ? ALWAYS_ALLOWED_QUERY_PARAMS : [];
-  const memo = new Map<string, { value: unknown }>();
-  // A remembered query string's parse (createQueryStringParser) is one frozen object: its answer
-  // is found by the object, without building a key from its values.
-  const byParsed = new WeakMap<object, { value: unknown }>();
-  const names = schema instanceof ZodObject ? Object.keys(schema.shape) : [];
-  const single = httpPart === 'params' && names.length === 1 ? names[0] : undefined;
   return (data) => {
-    const raw = (data ?? {}) as Record<string, unknown>;
-    const same = byParsed.get(raw);
-    if (same !== undefined) return same;
-    const key = memoKey(raw, single, ignore);
-    const known = key === undefined ? undefined : memo.get(key);
-    if (known !== undefined) {
-      if (Object.isFrozen(raw)) byParsed.set(raw, known);
-      return known;
-    }
-    const result = parseParams(schema, raw, { ignore });
+    const result = parseParams(schema, (data ?? {}) as Record<string, unknown>, { ignore });
     if (!result.ok) return { error: new InvalidParameterError(result.param, result.message) };
-    const valid = { value: result.value };
-    if (key !== undefined) {
-      if (memo.size >= MEMO_SIZE) memo.clear();
-      memo.set(key, valid);
-    }
-    if (Object.isFrozen(raw)) byParsed.set(raw, valid);
-    return valid;
+    return { value: result.value };
   };
 };
 

@@ -11,12 +11,11 @@ const MAX_REMEMBERED_LENGTH = 256;
 const MAY_HOLD_A_KEY = /key|%/i;
 
 /**
- * Fastify's query-string parser (`routerOptions.querystringParser`): fast-querystring's parse
- * (fastify's default), with each distinct short query string's result remembered and frozen, so a
- * repeated URL is parsed once and hands the validator the same object (zodValidatorCompiler
- * remembers its answer per such object instead of building a key from the values). Clients repeat
- * a few query strings most of the time; the memo is bounded. Handlers must not mutate
- * `request.query` (frozen for remembered ones: a write throws).
+ * Fastify's query-string parser (`routerOptions.querystringParser`) for the gateway, whose plan
+ * rules read every request's query: fast-querystring's parse (fastify's default), with each
+ * distinct short query string's result remembered and frozen, so a repeated URL is parsed once.
+ * Clients repeat a few query strings most of the time; the memo is bounded. Handlers must not
+ * mutate `request.query` (frozen for remembered ones: a write throws).
  */
 export function createQueryStringParser(): (raw: string) => Record<string, unknown> {
   const memo = new Map<string, Record<string, unknown>>();

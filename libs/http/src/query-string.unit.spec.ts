@@ -69,21 +69,18 @@ describe('zodValidatorCompiler with the remembering parser', () => {
     return { app, seen };
   }
 
-  it('validates a repeated query string once: the same validated value, defaults applied', async () => {
+  it('validates a repeated query string to the same value, defaults applied, a key-bearing one without the key', async () => {
     const { app, seen } = build();
     for (const slug of ['GOLD', 'GOLD', 'CORN']) {
       const res = await app.inject(`/c/${slug}/series?type=price`);
       expect(res.json()).toEqual({ type: 'price', transform: 'none' });
     }
-    expect(seen[1]).toBe(seen[0]);
-    expect(seen[2]).toBe(seen[0]);
-    // a key-bearing query string is parsed and validated each time (the validator does not
-    // remember it either), to an equal value without the key
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[2]).toEqual(seen[0]);
     await app.inject('/c/GOLD/series?type=price&api_key=k');
     await app.inject('/c/GOLD/series?type=price&api_key=k');
     expect(seen[3]).toEqual(seen[0]);
     expect(seen[4]).toEqual(seen[0]);
-    expect(seen[4]).not.toBe(seen[3]);
   });
 
   it('refuses a remembered invalid query string every time, in the contract shape', async () => {

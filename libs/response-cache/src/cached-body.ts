@@ -1,23 +1,31 @@
 import { createHash } from 'node:crypto';
-import { formatHttpDate, strongEtag } from '@cds/http';
+import { csvChunks, type CsvColumn } from '@cds/contracts';
+import { DATA_CONTENT_TYPES, formatHttpDate, strongEtag } from '@cds/http';
 
 /**
- * A serialized response body with a hole where the request id goes. Every JSON answer of the API
- * ends with `"request_id":"<id>"}}` (meta is the last member of the body, request_id the last
- * member of meta), so a body is kept as the bytes before the id and the bytes after it, and sent
- * with any request's id in between: no JSON.stringify and no copy of the body per request.
+ * A kept answer, JSON or CSV, sent as it is to every request. A JSON body has a hole where the
+ * request id goes: every JSON answer of the API ends with `"request_id":"<id>"}}` (meta is the
+ * last member of the body, request_id the last member of meta), so it is kept as the bytes before
+ * the id and the bytes after it, and sent with any request's id in between: no JSON.stringify and
+ * no copy of the body per request. A CSV body carries no request id: it is kept whole.
  */
 export interface CachedBody {
+  /** The bytes before the request id (JSON), or the whole body (CSV). */
   readonly prefix: Buffer;
-  /** Always `"}}` (the end of request_id, meta and the body). */
+  /** `"}}` after the request id (the end of request_id, meta and the body); empty for CSV. */
   readonly suffix: Buffer;
+  /** Whether the request id goes between prefix and suffix (JSON). */
+  readonly hasRequestId: boolean;
+  /** Content-Type, and Content-Disposition (CSV: the file name). */
+  readonly contentType: string;
+  readonly contentDisposition: string | undefined;
   /** Size of the kept bytes, for the cache's byte bound. */
   readonly bytes: number;
-  /** Strong content hash (SHA-256, base64url) of the body without its request id: the ETag to be. */
+  /** Strong content hash (SHA-256, base64url) of the JSON body without its request id: the ETags come from it. */
   readonly hash: string;
   /** When the data of the answer last changed (RFC 3339 or an HTTP-date, as given), when known. */
   readonly lastModified: string | undefined;
-  /** The strong ETag of the JSON form: strongEtag(hash, 'json'). The CSV form's is strongEtag(hash, 'csv'). */
+  /** The strong ETag of this form: strongEtag(hash, 'json'), or strongEtag(hash, 'csv') for CSV. */
   readonly etag: string;
   /** Last-Modified as sent (an IMF-fixdate) and as an instant, when known. */
   readonly lastModifiedHeader: string | undefined;
@@ -69,6 +77,7 @@ function instantOf(text: string | undefined): Date | undefined {
 
 const ID_MEMBER = '"request_id":"';
 const SUFFIX = Buffer.from('"}}');
+const NO_SUFFIX = Buffer.alloc(0);
 
 function cached(prefix: Buffer, freshness: Freshness): CachedBody {
   const hash = createHash('sha256').update(prefix).update(SUFFIX).digest('base64url');
@@ -76,6 +85,9 @@ function cached(prefix: Buffer, freshness: Freshness): CachedBody {
   return {
     prefix,
     suffix: SUFFIX,
+    hasRequestId: true,
+    contentType: DATA_CONTENT_TYPES.json,
+    contentDisposition: undefined,
     bytes: prefix.length + SUFFIX.length,
     hash,
     lastModified: freshness.lastModified,
@@ -84,6 +96,11 @@ function cached(prefix: Buffer, freshness: Freshness): CachedBody {
     lastModifiedAt,
     cacheControl: cacheControlOf(freshness.maxAge),
   };
+}
+
+/** A CSV body kept whole, with the validators and freshness of the JSON answer it was made from. */
+function cachedCsv(csv: Buffer, of: Omit<CachedBody, 'prefix' | 'suffix' | 'bytes'>): CachedBody {
+  return { ...of, prefix: csv, suffix: NO_SUFFIX, bytes: csv.length, hasRequestId: false };
 }
 
 /**
@@ -125,6 +142,56 @@ export function cachedBodyFromUpstream(
   });
 }
 
+/**
+ * The CSV form of a kept JSON answer, built whole once (RFC 4180, a header row first; see
+ * @cds/contracts csvChunks), kept beside the JSON one: the ETag of the CSV form
+ * (strongEtag(hash, 'csv')), the same Last-Modified and Cache-Control.
+ */
+export function serializeCsv(json: CachedBody, columns: readonly CsvColumn[], contentDisposition: string): CachedBody {
+  const parts: Buffer[] = [];
+  for (const chunk of csvChunks(columns, rowsOf(json))) parts.push(Buffer.from(chunk, 'utf8'));
+  return cachedCsv(Buffer.concat(parts), {
+    ...json,
+    hasRequestId: false,
+    contentType: DATA_CONTENT_TYPES.csv,
+    contentDisposition,
+    etag: strongEtag(json.hash, 'csv'),
+  });
+}
+
+/**
+ * The items of a kept JSON answer's `data` (an array; a single object is one row), read back from
+ * its bytes: the CSV form is derived from the one cached JSON body.
+ */
+export function rowsOf(json: CachedBody): unknown[] {
+  const parsed = JSON.parse(`${json.prefix.toString('utf8')}"}}`) as { data: unknown };
+  return Array.isArray(parsed.data) ? parsed.data : [parsed.data];
+}
+
+/**
+ * The kept form of a CSV answer another service served (the gateway keeps the query's), with the
+ * validators and freshness its headers gave: its ETag (the query's, from the JSON form's hash),
+ * Last-Modified, max-age counted down from arrival, and Content-Disposition.
+ */
+export function cachedCsvFromUpstream(
+  served: Buffer,
+  headers: { etag: string; contentDisposition: string | undefined },
+  freshness: Freshness = {},
+): CachedBody {
+  const lastModifiedAt = instantOf(freshness.lastModified);
+  return cachedCsv(served, {
+    hasRequestId: false,
+    contentType: DATA_CONTENT_TYPES.csv,
+    contentDisposition: headers.contentDisposition,
+    hash: headers.etag,
+    lastModified: freshness.lastModified,
+    etag: headers.etag,
+    lastModifiedHeader: lastModifiedAt === undefined ? undefined : formatHttpDate(lastModifiedAt),
+    lastModifiedAt,
+    cacheControl: cacheControlOf(freshness.maxAge),
+  });
+}
+
 /** meta.last_updated of a served answer: meta is its last member, so the last `"meta":{` opens it. */
 function lastUpdatedOf(served: Buffer): string | undefined {
   const at = served.lastIndexOf('"meta":{');
@@ -139,8 +206,9 @@ function lastUpdatedOf(served: Buffer): string | undefined {
 
 /**
  * The body bytes with a request id spliced in (for tests and callers that need one buffer; sending
- * goes through sendCachedBody). Request ids are JSON-safe ASCII (see @cds/http), never escaped.
+ * goes through writeCachedBody). Request ids are JSON-safe ASCII (see @cds/http), never escaped.
  */
 export function withRequestId(body: CachedBody, requestId: string): Buffer {
+  if (!body.hasRequestId) return body.prefix;
   return Buffer.concat([body.prefix, Buffer.from(requestId, 'latin1'), body.suffix]);
 }

@@ -1,6 +1,8 @@
 export {
   cachedBodyFromUpstream,
+  cachedCsvFromUpstream,
   serializeBody,
+  serializeCsv,
   withRequestId,
   type CachedBody,
   type Freshness,
@@ -15,10 +17,12 @@ export {
   type ResponseCacheOptions,
   type ResponseCacheStats,
 } from './response-cache.ts';
-export { isConditional, notModified, sendCachedBody, sendNotModified, type CsvForm } from './send.ts';
+export { isConditional, notModified, writeCachedBody, type CsvForm } from './send.ts';
 export {
   cacheKey,
   cacheRule,
+  CSV_KEY,
+  CSV_KEEP_MAX_BYTES,
   createNegotiator,
   JSON_OR_CSV,
   registerResponseCache,

@@ -6,9 +6,19 @@ import {
   type DataFormat,
 } from '@cds/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { serializeBody, type ResponseBody } from './cached-body.ts';
+import { serializeBody, serializeCsv, type CachedBody, type ResponseBody } from './cached-body.ts';
 import type { CacheTags, ResponseCache } from './response-cache.ts';
-import { writeCachedBody, writeCsvBody, type CsvForm } from './send.ts';
+import { streamCsvBody, writeCachedBody, type CsvForm } from './send.ts';
+
+/** What a key's CSV form is kept under: the JSON form's key and this. */
+export const CSV_KEY = '\ncsv';
+
+/**
+ * Largest JSON answer whose CSV form is built whole and kept (about half its size as CSV): a
+ * larger one (e.g. 10,000 OHLCV points, 1.07 MB of JSON) streams its CSV in chunks instead, never
+ * whole in memory.
+ */
+export const CSV_KEEP_MAX_BYTES = 256 * 1024;
 
 /** Where a validated request's answer is kept and what drops it. */
 export interface CacheEntry {
@@ -24,52 +34,43 @@ export interface CacheRule {
   entry(request: FastifyRequest): CacheEntry;
   /** The route's CSV form of a request (`Accept: text/csv`); none: the route serves JSON only. */
   csv?: ((request: FastifyRequest, entry: CacheEntry) => CsvForm) | undefined;
-}
-
-const NO_PARAMS = {};
-
-function hasOwnKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
+  /** Whether the entry of one URL depends on the day too (date defaults): remembered for that day only. */
+  varies: boolean;
 }
 
 /**
  * The cache rule of a route: the entry of a request, computed after fastify validated its params
  * and query string, so `R` is the validated shape the route's schemas give (e.g.
  * `{ params: CommodityPathParams; query: SeriesQuery }`). It may throw an ApiError for a rule
- * beyond the schema (e.g. a date after a defaulted one).
- *
- * The entry is remembered per validated params and query (the validator hands out one object per
- * distinct valid input), unless `varies` says it depends on more (e.g. the day, for date defaults):
- * then `entry` runs on every request and does its own remembering.
+ * beyond the schema (e.g. a date after a defaulted one). `varies`: the entry depends on the day
+ * too (date defaults), not on the URL alone.
  */
 export function cacheRule<R>(
   entry: (request: R) => CacheEntry,
   opts: { varies?: boolean; csv?: (request: R, entry: CacheEntry) => CsvForm } = {},
 ): CacheRule {
-  const compute = entry as unknown as (request: FastifyRequest) => CacheEntry;
-  const csv = opts.csv as CacheRule['csv'];
-  if (opts.varies === true) return { entry: compute, csv };
-  const known = new WeakMap<object, WeakMap<object, CacheEntry>>();
   return {
-    csv,
-    entry(request) {
-      const { query, params } = request as { query: unknown; params: unknown };
-      if (typeof query !== 'object' || query === null || typeof params !== 'object' || params === null) {
-        return compute(request);
-      }
-      // A route without path parameters gets a fresh empty object per request: one key for all.
-      const at = hasOwnKeys(params) ? params : NO_PARAMS;
-      let byParams = known.get(query);
-      let found = byParams?.get(at);
-      if (found === undefined) {
-        found = compute(request);
-        if (byParams === undefined) known.set(query, (byParams = new WeakMap()));
-        byParams.set(at, found);
-      }
-      return found;
-    },
+    entry: entry as unknown as (request: FastifyRequest) => CacheEntry,
+    csv: opts.csv as CacheRule['csv'],
+    varies: opts.varies === true,
   };
+}
+
+/** Most URLs whose entry is remembered (the map starts over when full). */
+const REMEMBERED_URLS = 4096;
+/** Longer URLs are not remembered. */
+const MAX_REMEMBERED_URL = 512;
+/**
+ * A URL that may carry a credential (`api_key`, or anything percent-encoded, which may spell it)
+ * is never remembered: no key stays in memory past its request.
+ */
+const MAY_HOLD_A_KEY = /key|%/i;
+
+/** A URL's entry on a cached route, and the day it holds for (varies routes). */
+interface Remembered {
+  entry: CacheEntry;
+  day: string | undefined;
+  formatOf: (accept: string | undefined) => DataFormat | undefined;
 }
 
 declare module 'fastify' {
@@ -89,6 +90,8 @@ export type CachedHandler = (request: FastifyRequest, reply: FastifyReply) => Pr
 export interface ResponseCacheOptions {
   /** Wall clock (ms) for max-age and If-Modified-Since. Default Date.now. */
   nowMs?: () => number;
+  /** Today (UTC, YYYY-MM-DD) as the routes' date defaults see it; default from nowMs. */
+  today?: () => string;
   /** The max-age (seconds) of an answer holding data of these sources at a time; none: max-age=0. */
   maxAgeOf?: (sources: readonly (string | undefined)[], nowMs: number) => number;
 }
@@ -119,7 +122,8 @@ export function createNegotiator(
  * object; the cache serializes it once, keeps it under the rule's key with its tags, and sends it
  * with the request id added (writeCachedBody), with its ETag, Last-Modified, Cache-Control and
  * `Vary: Accept`, or a 304 when the request's precondition matches. A route with a CSV form
- * (`cacheRule(…, { csv })`) answers `Accept: text/csv` from the same cached body (writeCsvBody);
+ * (`cacheRule(…, { csv })`) answers `Accept: text/csv` from a CSV body made from the JSON one and
+ * kept beside it (or streamed, for a large answer);
  * an Accept allowing no format the route serves is a 406. Concurrent misses of a key share one
  * computation; a body computed across an invalidation is not kept. Register before the routes (an
  * onRoute hook wraps their handlers: nothing runs per request but the wrapped handler).
@@ -130,8 +134,28 @@ export function registerResponseCache(
   opts: ResponseCacheOptions = {},
 ): void {
   const nowMs = opts.nowMs ?? Date.now;
+  const today = opts.today ?? (() => new Date(nowMs()).toISOString().slice(0, 10));
   const { maxAgeOf } = opts;
+  // The one memo in front of the cache: a URL seen before on a cached route maps to its entry, so
+  // its hit is answered here, before the query string is parsed or validated.
+  const byUrl = new Map<string, Remembered>();
   app.decorateRequest('cacheEntry', null);
+  app.addHook('onRequest', function rememberedAnswer(request, reply, done) {
+    const known = byUrl.get(request.url);
+    if (known === undefined || (request.method !== 'GET' && request.method !== 'HEAD')) return done();
+    if (known.day !== undefined && known.day !== today()) return done();
+    const format = known.formatOf(request.headers.accept);
+    const hit =
+      format === undefined ? undefined : cache.get(format === 'csv' ? known.entry.key + CSV_KEY : known.entry.key);
+    if (hit === undefined) return done();
+    writeCachedBody(reply, hit, {}, nowMs());
+  });
+  function remember(request: FastifyRequest, remembered: Remembered): void {
+    const url = request.url;
+    if (url.length > MAX_REMEMBERED_URL || MAY_HOLD_A_KEY.test(url)) return;
+    if (byUrl.size >= REMEMBERED_URLS) byUrl.clear();
+    byUrl.set(url, remembered);
+  }
   app.addHook('onRoute', (route) => {
     const rule = route.config?.cache;
     if (rule === undefined) return;
@@ -142,21 +166,36 @@ export function registerResponseCache(
     route.handler = function cached(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
       const format = formatOf(request.headers.accept);
       if (format === undefined) throw new NotAcceptableError(notAcceptable);
+      // The day is read before the entry is made: across midnight it can only be remembered too old.
+      const day = rule.varies ? today() : undefined;
       const entry = rule.entry(request);
-      const hit = cache.get(entry.key);
+      remember(request, { entry, day, formatOf });
       if (format === 'json' || csv === undefined) {
+        const hit = cache.get(entry.key);
         if (hit !== undefined) return writeCachedBody(reply, hit, {}, nowMs());
         return compute(this, request, reply, entry).then((body) => writeCachedBody(reply, body, {}, nowMs()));
       }
+      const kept = cache.get(entry.key + CSV_KEY);
+      if (kept !== undefined) return writeCachedBody(reply, kept, {}, nowMs());
       const form = csv(request, entry);
-      if (hit !== undefined) return writeCsvBody(reply, hit, form, nowMs());
-      return compute(this, request, reply, entry).then((body) => writeCsvBody(reply, body, form, nowMs()));
+      const json = cache.get(entry.key);
+      if (json !== undefined) return sendCsv(reply, entry, json, form);
+      return compute(this, request, reply, entry).then((body) => sendCsv(reply, entry, body, form));
     };
     function compute(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, entry: CacheEntry) {
       request.cacheEntry = entry;
       return cache.getOrCompute(entry.key, entry.tags, async () =>
         serializeBody(await handler.call(app, request, reply), maxAgeOf),
       );
+    }
+    // The CSV form is built whole once and kept under its own key, with the JSON form's tags, so a
+    // CSV request costs what a JSON one does; one of a JSON answer past CSV_KEEP_MAX_BYTES streams.
+    async function sendCsv(reply: FastifyReply, entry: CacheEntry, json: CachedBody, form: CsvForm) {
+      if (json.bytes > CSV_KEEP_MAX_BYTES) return streamCsvBody(reply, json, form, nowMs());
+      const body = await cache.getOrCompute(entry.key + CSV_KEY, entry.tags, () =>
+        Promise.resolve(serializeCsv(json, form.columns, form.contentDisposition)),
+      );
+      writeCachedBody(reply, body, {}, nowMs());
     }
   });
 }

@@ -2,9 +2,9 @@ import { registerErrorHandling } from '@cds/http';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { cachedBodyFromUpstream } from './cached-body.ts';
-import { cacheKey, cacheRule, registerResponseCache } from './plugin.ts';
+import { cacheKey, cacheRule, CSV_KEEP_MAX_BYTES, registerResponseCache } from './plugin.ts';
 import { createResponseCache, forwardedKey } from './response-cache.ts';
-import { sendCachedBody } from './send.ts';
+import { writeCachedBody } from './send.ts';
 
 function build() {
   const cache = createResponseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60_000 });
@@ -96,14 +96,80 @@ describe('registerResponseCache', () => {
   });
 });
 
-describe('sendCachedBody (the gateway way: an upstream answer under a forwarded key)', () => {
+describe('the URL memo in front of the cache (the one memo)', () => {
+  function buildMemo() {
+    let today = '2026-11-27';
+    const cache = createResponseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60_000 });
+    const app = Fastify();
+    registerResponseCache(app, cache, { today: () => today });
+    const calls = { entries: 0, validated: 0, computed: 0 };
+    app.addHook('preValidation', (_request, _reply, done) => {
+      calls.validated++;
+      done();
+    });
+    app.get(
+      '/dated/:id',
+      {
+        config: {
+          cache: cacheRule(
+            ({ params }: { params: { id: string } }) => {
+              calls.entries++;
+              return { key: cacheKey('dated', { id: params.id, day: today }), tags: [params.id] };
+            },
+            { varies: true },
+          ),
+        },
+      },
+      () => {
+        calls.computed++;
+        return Promise.resolve({ data: { day: today }, meta: {} });
+      },
+    );
+    app.post('/dated/:id', () => ({ posted: true }));
+    return { app, cache, calls, setDay: (d: string) => (today = d) };
+  }
+
+  it('answers a remembered URL from the cache before the query string is parsed or validated', async () => {
+    const { app, calls } = buildMemo();
+    await app.inject('/dated/A?x=1');
+    const again = await app.inject('/dated/A?x=1');
+    expect(again.json().data).toEqual({ day: '2026-11-27' });
+    expect(calls).toEqual({ entries: 1, validated: 1, computed: 1 });
+    // A HEAD of the same URL too; another method is never answered from the memo.
+    expect((await app.inject({ method: 'HEAD', url: '/dated/A?x=1' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: '/dated/A?x=1' })).json()).toEqual({ posted: true });
+    expect(calls.entries).toBe(1);
+  });
+
+  it('forgets an entry of a route that varies by day on the next day, and after an invalidation', async () => {
+    const { app, cache, calls, setDay } = buildMemo();
+    await app.inject('/dated/B');
+    setDay('2026-11-28');
+    expect((await app.inject('/dated/B')).json().data).toEqual({ day: '2026-11-28' });
+    expect(calls.entries).toBe(2);
+    cache.invalidate('B');
+    await app.inject('/dated/B');
+    expect([calls.entries, calls.computed]).toEqual([3, 3]);
+  });
+
+  it('never remembers a URL that may hold a key', async () => {
+    const { app, calls } = buildMemo();
+    for (const url of ['/dated/C?api_key=k', '/dated/C?api_key=k', '/dated/C?x=%41', '/dated/C?x=%41']) {
+      await app.inject(url);
+    }
+    // Each went through validation and made its entry; the body itself was computed once.
+    expect(calls).toEqual({ entries: 4, validated: 4, computed: 1 });
+  });
+});
+
+describe('writeCachedBody (the gateway way: an upstream answer under a forwarded key)', () => {
   it('sends a stored upstream body with another request id and the extra headers', async () => {
     const cache = createResponseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60_000 });
     const upstream = Buffer.from('{"data":[1],"meta":{"count":1,"request_id":"up_1"}}');
     const key = forwardedKey('/api/v1/commodities/GOLD', '2026-11-24');
     expect(cache.put(key, cachedBodyFromUpstream(upstream, 'up_1')!, ['GOLD'], cache.epoch())).toBe(true);
     const app = Fastify({ genReqId: () => 'req_gw' });
-    app.get('/x', (_request, reply) => sendCachedBody(reply, cache.get(key)!, { 'x-ratelimit-limit': '100' }));
+    app.get('/x', (_request, reply) => writeCachedBody(reply, cache.get(key)!, { 'x-ratelimit-limit': '100' }));
     const res = await app.inject('/x');
     expect(res.body).toBe('{"data":[1],"meta":{"count":1,"request_id":"req_gw"}}');
     expect(res.headers['x-ratelimit-limit']).toBe('100');
@@ -190,7 +256,7 @@ describe('validators, conditional requests and the CSV form (one cached body)', 
     expect(calls.computed).toBe(1);
   });
 
-  it('serves the CSV form from the same cached body, streamed, with its own ETag and a file name', async () => {
+  it('serves the CSV form made once from the same cached body, kept whole, with its own ETag and a file name', async () => {
     const { app, calls } = buildRows();
     const json = await app.inject('/rows/1000');
     const csv = await app.inject({ url: '/rows/1000', headers: { accept: 'text/csv' } });
@@ -198,7 +264,10 @@ describe('validators, conditional requests and the CSV form (one cached body)', 
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
     expect(csv.headers['content-disposition']).toBe('attachment; filename="rows-1000.csv"');
-    expect(csv.headers['content-length']).toBeUndefined();
+    // Kept whole (the JSON is under CSV_KEEP_MAX_BYTES): sent with its length, the same bytes again.
+    expect(csv.headers['content-length']).toBe(String(Buffer.byteLength(csv.body)));
+    const second = await app.inject({ url: '/rows/1000', headers: { accept: 'text/csv' } });
+    expect([second.body, second.headers.etag, calls.computed]).toEqual([csv.body, csv.headers.etag, 1]);
     expect(csv.headers.etag).not.toBe(json.headers.etag);
     expect(csv.headers['last-modified']).toBe(json.headers['last-modified']);
     expect(csv.headers.vary).toBe('Accept');
@@ -219,6 +288,21 @@ describe('validators, conditional requests and the CSV form (one cached body)', 
     expect(cross.statusCode).toBe(200);
     const head = await app.inject({ method: 'HEAD', url: '/rows/1000', headers: { accept: 'text/csv' } });
     expect([head.statusCode, head.body, head.headers.etag]).toEqual([200, '', csv.headers.etag]);
+  });
+
+  it('streams the CSV form of an answer past CSV_KEEP_MAX_BYTES in chunks, never kept whole', async () => {
+    const { app } = buildRows();
+    const json = await app.inject('/rows/10000');
+    expect(Buffer.byteLength(json.body)).toBeGreaterThan(CSV_KEEP_MAX_BYTES);
+    const csv = await app.inject({ url: '/rows/10000', headers: { accept: 'text/csv' } });
+    expect(csv.headers['content-length']).toBeUndefined();
+    expect(csv.headers['transfer-encoding']).toBe('chunked');
+    expect(csv.body.split('\r\n')).toHaveLength(10_002);
+    const again = await app.inject({
+      url: '/rows/10000',
+      headers: { accept: 'text/csv', 'if-none-match': csv.headers.etag as string },
+    });
+    expect(again.statusCode).toBe(304);
   });
 
   it('answers 406 in the error shape when Accept allows no format the route serves', async () => {

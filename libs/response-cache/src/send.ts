@@ -2,9 +2,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { csvChunks, type CsvColumn } from '@cds/contracts';
 import { DATA_CONTENT_TYPES, evaluateConditional, strongEtag } from '@cds/http';
 import type { FastifyReply } from 'fastify';
-import type { CachedBody } from './cached-body.ts';
-
-const JSON_TYPE = DATA_CONTENT_TYPES.json;
+import { rowsOf, type CachedBody } from './cached-body.ts';
 
 /** Whether a request carries a precondition a cached answer can be checked against. */
 export function isConditional(headers: IncomingHttpHeaders): boolean {
@@ -44,66 +42,47 @@ function writeNotModified(reply: FastifyReply, headers: OutgoingHttpHeaders): vo
 }
 
 /**
- * Sends a cached body with this request's id spliced in, as a 200 (or a 304 when the request's
- * precondition says the client's copy is current). The shared body bytes go to the socket as they
+ * Sends a kept answer (JSON with this request's id spliced in, or CSV as kept) as a 200, or a 304
+ * when the request's precondition says the client's copy is current (`notModifiedKnown`: the
+ * caller already evaluated it, see notModified). The shared body bytes go to the socket as they
  * are: headers, body prefix, then the id and the closing bytes, which Node sends in one writev. No
  * per-request copy of the body (a year of daily points is ~30 KB) and no garbage proportional to
  * its size. The reply is hijacked for that, so the headers are written here: `headers` (the
- * caller's extra ones, e.g. the gateway's security headers; the object is used up), the headers
- * set on the reply so far, `x-request-id`, the validators (ETag, Last-Modified), Cache-Control,
- * `Vary: Accept`, `content-type` and `content-length`. Fastify's onResponse hooks and request
- * logging still run (they hang on the raw response's finish). HEAD gets the headers only.
+ * caller's extra ones, e.g. the gateway's API and security headers; the object is used up), the
+ * headers set on the reply so far, `x-request-id`, the validators (ETag, Last-Modified),
+ * Cache-Control, `Vary: Accept`, and for a 200 `content-type`, `content-disposition` (CSV) and
+ * `content-length`. Fastify's onResponse hooks and request logging still run (they hang on the raw
+ * response's finish). HEAD gets the headers only.
  */
-export function sendCachedBody(
-  reply: FastifyReply,
-  body: CachedBody,
-  headers: OutgoingHttpHeaders = {},
-  nowMs: number = Date.now(),
-): void {
-  const set = reply.getHeaders();
-  for (const name in set) headers[name] = set[name];
-  writeCachedBody(reply, body, headers, nowMs);
-}
-
-/**
- * The 304 of a cached body whose precondition the caller already found matching (notModified):
- * `headers` and the ones set on the reply, `x-request-id`, the validators and freshness headers.
- */
-export function sendNotModified(
-  reply: FastifyReply,
-  body: CachedBody,
-  headers: OutgoingHttpHeaders,
-  nowMs: number = Date.now(),
-): void {
-  const set = reply.getHeaders();
-  for (const name in set) headers[name] = set[name];
-  headers['x-request-id'] = reply.request.id;
-  setValidators(headers, body, nowMs, body.etag);
-  writeNotModified(reply, headers);
-}
-
-/** sendCachedBody for a reply nothing has set a header on (the query's routes): `headers` only. */
 export function writeCachedBody(
   reply: FastifyReply,
   body: CachedBody,
   headers: OutgoingHttpHeaders,
   nowMs: number = Date.now(),
+  notModifiedKnown?: boolean,
 ): void {
   const request = reply.request;
+  const set = reply.getHeaders();
+  for (const name in set) headers[name] = set[name];
   const id = request.id;
   headers['x-request-id'] = id;
   setValidators(headers, body, nowMs, body.etag);
-  if (notModified(request.headers, body, nowMs)) {
+  if (notModifiedKnown ?? notModified(request.headers, body, nowMs)) {
     writeNotModified(reply, headers);
     return;
   }
-  headers['content-type'] = JSON_TYPE;
-  headers['content-length'] = body.prefix.length + id.length + body.suffix.length;
+  headers['content-type'] = body.contentType;
+  if (body.contentDisposition !== undefined) headers['content-disposition'] = body.contentDisposition;
+  headers['content-length'] = body.hasRequestId ? body.bytes + id.length : body.bytes;
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, headers);
   if (request.method === 'HEAD') {
     res.end();
+    return;
+  }
+  if (!body.hasRequestId) {
+    res.end(body.prefix);
     return;
   }
   res.write(body.prefix);
@@ -118,21 +97,13 @@ export interface CsvForm {
 }
 
 /**
- * The items of a cached answer's `data` (an array; a single object is one row), read back from
- * its JSON bytes: the CSV form is derived from the one cached body, so it needs no second cache.
+ * Sends a kept JSON answer too large to keep a CSV copy of as CSV (RFC 4180, a header row first),
+ * streamed chunk by chunk (Transfer-Encoding: chunked; the whole text is never built), with the
+ * CSV form's ETag (from the body's hash, so it is known before streaming) and the same
+ * Last-Modified and Cache-Control as the JSON form; or a 304 when the precondition matches that
+ * ETag. HEAD gets the headers only.
  */
-function rowsOf(body: CachedBody): unknown[] {
-  const parsed = JSON.parse(`${body.prefix.toString('utf8')}"}}`) as { data: unknown };
-  return Array.isArray(parsed.data) ? parsed.data : [parsed.data];
-}
-
-/**
- * Sends a cached answer as CSV (RFC 4180, a header row first), streamed chunk by chunk
- * (Transfer-Encoding: chunked; the whole text is never built), with the CSV form's ETag (from the
- * body's hash, so it is known before streaming) and the same Last-Modified and Cache-Control as the
- * JSON form; or a 304 when the precondition matches that ETag. HEAD gets the headers only.
- */
-export function writeCsvBody(reply: FastifyReply, body: CachedBody, form: CsvForm, nowMs: number = Date.now()): void {
+export function streamCsvBody(reply: FastifyReply, body: CachedBody, form: CsvForm, nowMs: number = Date.now()): void {
   const request = reply.request;
   const headers: OutgoingHttpHeaders = { 'x-request-id': request.id };
   const etag = strongEtag(body.hash, 'csv');

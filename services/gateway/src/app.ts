@@ -75,10 +75,12 @@ export interface GatewayDeps {
 
 /**
  * Builds the public gateway (it never listens: main.ts does): the hardened server, then every
- * keyed API route as the steps of spec/DECISIONS.md in order, each a preHandler hook that leaves
- * what it decided on the request: auth (request.principal) → rate windows (request.rateDecision)
- * → plan rules and the slug (request.target) → response cache → proxy (the handler). Every answer
- * of these routes carries the API and rate headers (api/answer-headers.ts).
+ * keyed API route as the steps of docs/decisions.md in order, each a preHandler hook that leaves
+ * what it decided on the request: auth (request.principal) → plan rules and the slug
+ * (request.target, or request.refusal) → response cache lookup (request.cachedAnswer or
+ * request.cacheSlot) → rate windows (request.rateDecision; then the refusal, if any) → the
+ * handler: the kept answer, or the proxy. Every answer of these routes carries the API and rate
+ * headers (api/answer-headers.ts).
  */
 export function buildApp(deps: GatewayDeps): FastifyInstance {
   const securityHeaders = securityHeadersFor(deps.hsts ?? false);
@@ -117,14 +119,14 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
           today,
           securityHeaders,
           maxCachedBytes: deps.maxCachedBytes ?? 1024 * 1024,
-          giveBack,
           metrics,
         });
   const forward = createForwardHandler({ query: deps.query, keeper: cache?.keeper, giveBack });
+  const handler = cache === undefined ? forward : cache.answer(forward);
   for (const route of API_ROUTES) {
     const plan = createPlanStep(route, { nowMs: deps.nowMs, today });
-    const preHandler = cache === undefined ? [auth, windows, plan] : [auth, windows, plan, cache.lookup];
-    app.get(route.url, { preHandler, onSend: addApiAnswerHeaders }, forward);
+    const preHandler = cache === undefined ? [auth, plan, windows] : [auth, plan, cache.lookup, windows];
+    app.get(route.url, { preHandler, onSend: addApiAnswerHeaders }, handler);
   }
 
   if (deps.events !== undefined) {

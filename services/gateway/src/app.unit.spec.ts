@@ -11,6 +11,7 @@ import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
 import { KeyTable, hashKey } from './keys/key-table.ts';
 import type { QueryClient } from './proxy/query-client.ts';
 import { createMemoryRateLimiter } from './rate/memory-limiter.ts';
+import type { RateLimiter } from './rate/windows.ts';
 
 const doc = buildOpenApiDocument();
 const validate = createOpenApiResponseValidator(doc);
@@ -65,7 +66,7 @@ const SERIES_BODY = JSON.stringify({
 
 interface Harness {
   app: ReturnType<typeof buildApp>;
-  calls: { path: string; requestId: string }[];
+  calls: { path: string; requestId: string; preconditions?: boolean }[];
   lookups: string[];
   logs: string[];
   table: KeyTable;
@@ -73,7 +74,9 @@ interface Harness {
   queryDown: { value: boolean };
 }
 
-function harness(opts: { failedAuth?: FailedAuthLimiter; cache?: ResponseCache; onQuery?: () => void } = {}): Harness {
+function harness(
+  opts: { failedAuth?: FailedAuthLimiter; cache?: ResponseCache; onQuery?: () => void; rateCalls?: string[] } = {},
+): Harness {
   const calls: Harness['calls'] = [];
   const lookups: string[] = [];
   const logs: string[] = [];
@@ -81,10 +84,26 @@ function harness(opts: { failedAuth?: FailedAuthLimiter; cache?: ResponseCache; 
   const clock = { now: NOW };
   const queryDown = { value: false };
   const query: QueryClient = {
-    get(path, requestId) {
-      calls.push({ path, requestId });
+    get(path, requestId, headers) {
+      const preconditions = headers?.['if-none-match'] !== undefined || headers?.['if-modified-since'] !== undefined;
+      calls.push(preconditions ? { path, requestId, preconditions } : { path, requestId });
       opts.onQuery?.();
       if (queryDown.value) return Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:8081'));
+      if (headers?.accept === 'text/csv') {
+        const csv = 'date,value\r\n2025-01-02,2650.5\r\n';
+        return Promise.resolve({
+          statusCode: 200,
+          headers: {
+            'content-type': 'text/csv; charset=utf-8; header=present',
+            'content-length': String(Buffer.byteLength(csv)),
+            'content-disposition': 'attachment; filename="GOLD-series-price.csv"',
+            etag: '"query-csv-etag"',
+            'cache-control': 'private, max-age=60',
+            vary: 'Accept',
+          },
+          body: Readable.from([Buffer.from(csv)]),
+        });
+      }
       const body = path.includes('/series') ? SERIES_BODY.replace('PLACEHOLDER', requestId) : '{"data":[]}';
       return Promise.resolve({
         statusCode: 200,
@@ -119,7 +138,7 @@ function harness(opts: { failedAuth?: FailedAuthLimiter; cache?: ResponseCache; 
       },
       isReady: () => true,
     },
-    rateLimiter: createMemoryRateLimiter({ nowMs: () => clock.now }),
+    rateLimiter: spiedOn(createMemoryRateLimiter({ nowMs: () => clock.now }), opts.rateCalls),
     query,
     logger,
     nowMs: () => clock.now,
@@ -132,6 +151,16 @@ function harness(opts: { failedAuth?: FailedAuthLimiter; cache?: ResponseCache; 
 }
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** The limiter, with each call's kind (take, check, giveBack) written to `calls` when given. */
+function spiedOn(limiter: RateLimiter, calls: string[] | undefined): RateLimiter {
+  if (calls === undefined) return limiter;
+  return {
+    take: (...args) => (calls.push('take'), limiter.take(...args)),
+    check: (...args) => (calls.push('check'), limiter.check(...args)),
+    giveBack: (...args) => (calls.push('giveBack'), limiter.giveBack(...args)),
+  };
+}
 const SERIES = '/api/v1/commodities/GOLD/series?type=price';
 
 describe('authentication', () => {
@@ -582,11 +611,83 @@ describe('documentation', () => {
     // Free is 10 a minute: 48 docs answers later, the first API request still has 9 left.
     const api = await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
     expect(api.headers['x-ratelimit-remaining']).toBe('9');
-  });
+    // 12 copies of the 5 MB Scalar bundle: seconds on a loaded 2-core machine.
+  }, 30_000);
 });
 
 describe('response cache', () => {
   const newCache = () => createResponseCache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000 });
+
+  it('answers a kept answer whose precondition matches 304, checking the windows once without counting', async () => {
+    const rateCalls: string[] = [];
+    const h = harness({ cache: newCache(), rateCalls });
+    await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
+    const hit = await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
+    const etag = hit.headers.etag as string;
+    const kept = await h.app.inject({ url: SERIES, headers: { ...bearer(KEYS.free), 'if-none-match': etag } });
+    expect(kept.statusCode).toBe(304);
+    expect(kept.body).toBe('');
+    expect(kept.headers['x-ratelimit-remaining']).toBe('8');
+    expect(kept.headers.etag).toBe(etag);
+    expect(rateCalls).toEqual(['take', 'take', 'check']);
+    expect(h.calls).toHaveLength(1);
+    const after = await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
+    expect(after.headers['x-ratelimit-remaining']).toBe('7');
+    // Exhausted: a 429 even with a matching precondition, never a 304 past the limit.
+    for (let i = 0; i < 7; i++) await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
+    const refused = await h.app.inject({ url: SERIES, headers: { ...bearer(KEYS.free), 'if-none-match': etag } });
+    expect(refused.statusCode).toBe(429);
+  });
+
+  it('fetches a conditional JSON miss whole, keeps it and answers its precondition itself', async () => {
+    const rateCalls: string[] = [];
+    const h = harness({ cache: newCache(), rateCalls });
+    const conditional = { ...bearer(KEYS.free), 'if-none-match': '"query-etag"' };
+    const miss = await h.app.inject({ url: SERIES, headers: conditional });
+    expect(miss.statusCode).toBe(304);
+    expect(miss.body).toBe('');
+    expect(miss.headers['x-ratelimit-remaining']).toBe('10'); // given back
+    expect(h.calls).toEqual([{ path: expect.any(String), requestId: expect.any(String) }]); // no precondition forwarded
+    expect(rateCalls).toEqual(['take', 'giveBack']);
+    // It was kept: the next request is answered from memory.
+    const hit = await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
+    expect(hit.statusCode).toBe(200);
+    expect(h.calls).toHaveLength(1);
+    // A CSV miss forwards its preconditions (a large CSV is not kept, so not fetched whole).
+    await h.app.inject({ url: SERIES, headers: { ...conditional, accept: 'text/csv' } });
+    expect(h.calls[1]!.preconditions).toBe(true);
+  });
+
+  it("keeps a CSV answer under its own key, with the query's ETag and file name", async () => {
+    const h = harness({ cache: newCache() });
+    const csv = { ...bearer(KEYS.business), accept: 'text/csv' };
+    const first = await h.app.inject({ url: SERIES, headers: csv });
+    const json = await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) });
+    const second = await h.app.inject({ url: SERIES, headers: csv });
+    expect(h.calls).toHaveLength(2); // the CSV once, the JSON once
+    expect(second.statusCode).toBe(200);
+    expect(second.body).toBe(first.body);
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+    for (const name of ['content-type', 'content-disposition', 'etag', 'content-length']) {
+      expect(second.headers[name], name).toBe(first.headers[name]);
+    }
+    expect(second.headers['x-ratelimit-limit']).toBeDefined();
+    const notModified = await h.app.inject({ url: SERIES, headers: { ...csv, 'if-none-match': '"query-csv-etag"' } });
+    expect(notModified.statusCode).toBe(304);
+    expect(h.calls).toHaveLength(2);
+  });
+
+  it('counts a request the plan refuses (403) after the windows, and answers 429 first when they are exhausted', async () => {
+    const rateCalls: string[] = [];
+    const h = harness({ cache: newCache(), rateCalls });
+    const cot = await h.app.inject({
+      url: '/api/v1/commodities/CORN/cot?format=disaggregated',
+      headers: bearer(KEYS.free),
+    });
+    expect(cot.statusCode).toBe(403);
+    expect(cot.headers['x-ratelimit-remaining']).toBe('9');
+    expect(rateCalls).toEqual(['take']);
+  });
 
   it('answers a repeat from memory with its own request id, after the key, rate and plan checks', async () => {
     const cache = newCache();

@@ -1,5 +1,4 @@
 import {
-  createQueryStringParser,
   createRequestIdGenerator,
   registerErrorHandling,
   registerReadOnlyRoutes,
@@ -16,6 +15,7 @@ import { registerDetailRoute } from './detail/get-commodity.ts';
 import { createRequestIdResolver } from './http/request-id.ts';
 import { MAX_SLUG_PARAM_LENGTH, ROUTES, type RouteContext } from './http/route-context.ts';
 import { registerListRoute } from './list/list-commodities.ts';
+import { registerQueryMetrics } from './metrics.ts';
 import { classifyMongoError } from './repository/mongo-errors.ts';
 import type { ReadModelRepository } from './repository/repository.ts';
 import { createUtcToday } from './series/dates.ts';
@@ -58,13 +58,12 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
     genReqId: createRequestIdResolver(deps.requestIds ?? createRequestIdGenerator()),
     requestIdHeader: false,
     bodyLimit: 1024,
-    // A repeated query string is parsed once and validated once (see zodValidatorCompiler). A long
-    // slug reaches its route (a well-formed unknown id is a 404, not the router's 414 past 100).
-    routerOptions: { querystringParser: createQueryStringParser(), maxParamLength: MAX_SLUG_PARAM_LENGTH },
+    // A long slug reaches its route (a well-formed unknown id is a 404, not the router's 414 past 100).
+    routerOptions: { maxParamLength: MAX_SLUG_PARAM_LENGTH },
   }) as unknown as FastifyInstance;
 
   registerErrorHandling(app, { publicBaseUrl: deps.publicBaseUrl, classify: classifyMongoError });
-  // Cached answers write x-request-id themselves (sendCachedBody); every other answer gets it here,
+  // Cached answers write x-request-id themselves (writeCachedBody); every other answer gets it here,
   // and an error is never cacheable.
   app.addHook('onSend', (request, reply, _payload, done) => {
     reply.header('x-request-id', request.id);
@@ -72,16 +71,17 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
     done();
   });
 
-  if (deps.metrics !== undefined) registerMetrics(app, deps.metrics, deps.cache);
+  if (deps.metrics !== undefined) registerQueryMetrics(app, deps.metrics, deps.cache);
 
   app.setValidatorCompiler(zodValidatorCompiler);
   const { clock } = deps;
+  const ctx: RouteContext = { repository: deps.repository, today: createUtcToday(deps.clock ?? Date.now) };
   registerResponseCache(app, deps.cache, {
     nowMs: clock === undefined ? Date.now : () => clock().getTime(),
+    today: () => ctx.today(),
     maxAgeOf: (sources, nowMs) => maxAgeSecondsOf(sources, new Date(nowMs)),
   });
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const ctx: RouteContext = { repository: deps.repository, today: createUtcToday(deps.clock ?? Date.now) };
   registerListRoute(routes, ctx);
   registerDetailRoute(routes, ctx);
   registerSeriesRoute(routes, ctx);
@@ -98,40 +98,4 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
     return { status: 'ready' };
   });
   return app;
-}
-
-/** Request count and latency per route and status, response-cache counters, and GET /metrics. */
-function registerMetrics(app: FastifyInstance, metrics: Metrics, cache: ResponseCache): void {
-  const m = metrics.meter;
-  const requests = m.createCounter('cds_query_requests', { description: 'Requests answered, by route and status' });
-  const latency = m.createHistogram('cds_query_request_duration_ms', {
-    description: 'Time to answer a request',
-    unit: 'ms',
-  });
-  const lookups = m.createObservableCounter('cds_query_cache_lookups', {
-    description: 'Response-cache lookups, by result (hit or miss)',
-  });
-  const invalidations = m.createObservableCounter('cds_query_cache_invalidations', {
-    description: 'Cached responses dropped by data events',
-  });
-  const entries = m.createObservableGauge('cds_query_cache_entries', { description: 'Responses in the cache' });
-  m.addBatchObservableCallback(
-    (result) => {
-      const s = cache.stats();
-      result.observe(lookups, s.hits, { result: 'hit' });
-      result.observe(lookups, s.misses, { result: 'miss' });
-      result.observe(invalidations, s.invalidations);
-      result.observe(entries, s.entries);
-    },
-    [lookups, invalidations, entries],
-  );
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    if (route !== '/metrics' && route !== '/healthz' && route !== '/readyz') {
-      requests.add(1, { route, status: String(reply.statusCode) });
-      latency.record(reply.elapsedTime, { route });
-    }
-    done();
-  });
-  app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(await metrics.render()));
 }

@@ -1,5 +1,4 @@
-import { API_PREFIX } from '@cds/contracts';
-import type { RouteName } from '../plans/plan-rules.ts';
+import { ROUTE_NAMES, ROUTE_PATHS, type RouteName } from '@cds/contracts';
 
 /** A keyed API route: its name (for the plan rules), its URL pattern, and the query service's path for a slug. */
 export interface ApiRoute {
@@ -8,13 +7,18 @@ export interface ApiRoute {
   upstream(slug: string): string;
 }
 
-export const API_ROUTES: readonly ApiRoute[] = [
-  { name: 'list', url: `${API_PREFIX}/commodities`, upstream: () => `${API_PREFIX}/commodities` },
-  { name: 'detail', url: `${API_PREFIX}/commodities/:slug`, upstream: (s) => `${API_PREFIX}/commodities/${s}` },
-  {
-    name: 'series',
-    url: `${API_PREFIX}/commodities/:slug/series`,
-    upstream: (s) => `${API_PREFIX}/commodities/${s}/series`,
-  },
-  { name: 'cot', url: `${API_PREFIX}/commodities/:slug/cot`, upstream: (s) => `${API_PREFIX}/commodities/${s}/cot` },
-];
+/** The query service serves the same paths: the slug goes where the pattern has `:slug`. */
+function upstreamOf(url: string): (slug: string) => string {
+  const at = url.indexOf(':slug');
+  if (at < 0) return () => url;
+  const before = url.slice(0, at);
+  const after = url.slice(at + ':slug'.length);
+  return (slug) => before + slug + after;
+}
+
+/** The keyed routes, from the contract's names and paths (libs/contracts routes.ts). */
+export const API_ROUTES: readonly ApiRoute[] = ROUTE_NAMES.map((name) => ({
+  name,
+  url: ROUTE_PATHS[name],
+  upstream: upstreamOf(ROUTE_PATHS[name]),
+}));

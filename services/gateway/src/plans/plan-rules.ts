@@ -1,17 +1,15 @@
-import { IsoDate, PLANS, addMonths, earliestAllowedDate, type Plan } from '@cds/contracts';
+import { IsoDate, PLANS, addMonths, earliestAllowedDate, type Plan, type RouteName } from '@cds/contracts';
 import { type ApiError, ForbiddenError, HistoricalLimitError } from '@cds/http';
 
-export type RouteName = 'list' | 'detail' | 'series' | 'cot';
-
 /**
- * Plan rules of spec/DECISIONS.md, checked after the rate windows: COT features per plan, and the
- * Free tier's 12 months of history. Parameters of the wrong shape are left to the query service,
+ * Plan rules of docs/decisions.md (the refusal is sent once the rate windows have counted the
+ * request): COT features per plan, and the Free tier's 12 months of history. Parameters of the wrong shape are left to the query service,
  * which names them in its 400; the rules apply to what a well-formed request would read.
  */
 export function checkPlan(
   plan: Plan,
   route: RouteName,
-  query: Record<string, unknown>,
+  query: Readonly<Record<string, unknown>>,
   todayUtc: string,
 ): ApiError | undefined {
   const rules = PLANS[plan];

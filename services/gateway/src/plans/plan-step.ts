@@ -5,31 +5,38 @@ import { forwardedQuery } from '../proxy/forwarded-query.ts';
 import type { UtcDay } from '../utc-day.ts';
 import { checkPlan } from './plan-rules.ts';
 
+const NOTHING: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** The parsed query string or path parameters fastify hands a route (objects; anything else is none). */
+function recordOf(value: unknown): Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null ? (value as Readonly<Record<string, unknown>>) : NOTHING;
+}
+
 /**
- * Step 3 of an API request: the plan rules (COT per plan, the Free tier's history; 403), then the
+ * Step 2 of an API request: the plan rules (COT per plan, the Free tier's history; 403), then the
  * slug (400 when it can be no commodity id; every other parameter is the query service's to
- * name). Sets `request.target`, the path to forward.
+ * name). Sets `request.target`, the path to forward, or `request.refusal`, which the windows step
+ * sends once it has counted the request (every authenticated request counts, 4xx included, and an
+ * exhausted window answers 429 first).
  */
 export function createPlanStep(route: ApiRoute, deps: { nowMs: () => number; today: UtcDay }): preHandlerHookHandler {
   const { nowMs, today } = deps;
   return function checkPlanAndSlug(request, _reply, done) {
-    const refusal = checkPlan(
-      request.principal!.plan,
-      route.name,
-      request.query as Record<string, unknown>,
-      today.of(nowMs()),
-    );
+    const refusal = checkPlan(request.principal!.plan, route.name, recordOf(request.query), today.of(nowMs()));
     if (refusal !== undefined) {
-      done(refusal);
+      request.refusal = refusal;
+      done();
       return;
     }
     let commodityId: string | undefined;
     if (route.name !== 'list') {
-      commodityId = (request.params as { slug: string }).slug;
-      if (!isCommodityId(commodityId)) {
-        done(invalidSlug());
+      const slug = recordOf(request.params).slug;
+      if (typeof slug !== 'string' || !isCommodityId(slug)) {
+        request.refusal = invalidSlug();
+        done();
         return;
       }
+      commodityId = slug;
     }
     request.target = { path: route.upstream(commodityId ?? '') + forwardedQuery(request.url), commodityId };
     done();

@@ -1,11 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ServiceUnavailableError } from '@cds/http';
+import { ServiceUnavailableError, evaluateConditional, parseHttpDate } from '@cds/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_TYPE } from '../server/headers.ts';
 import type { QueryClient } from './query-client.ts';
 
 /** Keeps upstream answers (the cache step's store side); the proxy buffers only what it wants. */
 export interface AnswerKeeper {
+  /**
+   * Whether this request's answer is fetched whole, without its preconditions, to be kept (a JSON
+   * miss): the proxy then answers the preconditions itself, so a client that only ever revalidates
+   * still fills the cache, and its next request is a 304 from memory.
+   */
+  fetchesWhole(request: FastifyRequest): boolean;
   /** Whether an answer of this status, type and declared size should be buffered and kept. */
   wants(request: FastifyRequest, statusCode: number, type: string, size: number): boolean;
   /** Keeps the body, with the freshness its headers give (Last-Modified, Cache-Control). */
@@ -21,7 +27,8 @@ const PASSED_THROUGH = ['etag', 'last-modified', 'cache-control', 'vary', 'conte
  * preconditions), and streams the answer back with its status, type, validators and freshness
  * (a CSV answer is streamed as it comes, never buffered). A 304 gives the request back to the
  * rate windows (`giveBack`) before it is answered. A query service that does not answer in time
- * is a 503. A JSON 200 the keeper wants is buffered and kept.
+ * is a 503. A 200 the keeper wants is buffered and kept; a JSON miss it keeps is fetched without
+ * its preconditions, which are then answered here (a 304 given back to the windows like the query's).
  */
 export function createForwardHandler(deps: {
   query: QueryClient;
@@ -30,9 +37,11 @@ export function createForwardHandler(deps: {
 }) {
   const { query, keeper, giveBack } = deps;
   return async function forward(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const whole = keeper?.fetchesWhole(request) === true;
     let upstream;
     try {
-      upstream = await query.get(request.target!.path, String(request.id), request.headers);
+      const from = whole ? { accept: request.headers.accept } : request.headers;
+      upstream = await query.get(request.target!.path, String(request.id), from);
     } catch (err) {
       throw new ServiceUnavailableError('The data service did not answer in time; retry shortly.', err);
     }
@@ -45,22 +54,48 @@ export function createForwardHandler(deps: {
         if (value !== undefined) reply.header(name, value);
       }
     }
-    if (status === 304) {
+    if (status === 304 || (whole && status === 200 && preconditionHolds(request.headers, h))) {
+      if (status === 200 && keeper !== undefined) await keepIfWanted(keeper, request, status, h, upstream.body);
       upstream.body.resume();
       await giveBack(request);
-      return reply.send();
+      return reply.code(304).send();
     }
     const type = typeof h['content-type'] === 'string' ? h['content-type'] : JSON_TYPE;
     reply.type(type);
     const length = h['content-length'];
-    if (keeper !== undefined && typeof length === 'string' && keeper.wants(request, status, type, Number(length))) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of upstream.body) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks);
-      keeper.keep(request, body, h);
-      return reply.send(body);
+    if (keeper !== undefined) {
+      const body = await keepIfWanted(keeper, request, status, h, upstream.body);
+      if (body !== undefined) return reply.send(body);
     }
     if (typeof length === 'string') reply.header('content-length', length);
     return reply.send(upstream.body);
   };
+}
+
+/** Buffers and keeps an answer the keeper wants (by status, type and declared size); its bytes, or undefined. */
+async function keepIfWanted(
+  keeper: AnswerKeeper,
+  request: FastifyRequest,
+  status: number,
+  headers: IncomingHttpHeaders,
+  body: AsyncIterable<unknown>,
+): Promise<Buffer | undefined> {
+  const length = headers['content-length'];
+  const type = typeof headers['content-type'] === 'string' ? headers['content-type'] : JSON_TYPE;
+  if (typeof length !== 'string' || !keeper.wants(request, status, type, Number(length))) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  const bytes = Buffer.concat(chunks);
+  keeper.keep(request, bytes, headers);
+  return bytes;
+}
+
+/** Whether the client's precondition matches an answer with these validators (RFC 9110 §13.2.2). */
+function preconditionHolds(client: IncomingHttpHeaders, upstream: IncomingHttpHeaders): boolean {
+  if (client['if-none-match'] === undefined && client['if-modified-since'] === undefined) return false;
+  const etag = typeof upstream.etag === 'string' ? upstream.etag : undefined;
+  const now = new Date();
+  const modified = upstream['last-modified'];
+  const lastModified = typeof modified === 'string' ? parseHttpDate(modified, now) : undefined;
+  return evaluateConditional(client, { etag, lastModified, now }) === 'not-modified';
 }

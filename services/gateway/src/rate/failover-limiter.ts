@@ -25,32 +25,43 @@ export function createFailoverRateLimiter(opts: {
   const retryMs = opts.retryMs ?? 1000;
   let downUntil = 0;
   let state: 'primary' | 'fallback' = 'primary';
-  const fallback = (accountId: string, limits: RateLimits): Promise<RateDecision> => {
+  /**
+   * A take or a check by the primary, or by the fallback while the primary is down or when it
+   * fails (asked without the key id: the fallback records no usage).
+   */
+  async function decideBy(
+    kind: 'take' | 'check',
+    accountId: string,
+    limits: RateLimits,
+    keyId: string | undefined,
+  ): Promise<RateDecision> {
+    if (opts.nowMs() < downUntil) return fallback(kind, accountId, limits);
+    try {
+      const decision = await opts.primary[kind](accountId, limits, keyId);
+      if (state === 'fallback') {
+        state = 'primary';
+        opts.logger.warn('rate limiting back on Redis');
+        opts.events?.onStateChange?.('primary');
+      }
+      return decision;
+    } catch (err) {
+      downUntil = opts.nowMs() + retryMs;
+      if (state === 'primary') {
+        state = 'fallback';
+        opts.logger.error({ err }, "Redis unavailable: rate limiting falls back to this replica's memory");
+        opts.events?.onStateChange?.('fallback');
+      }
+      return fallback(kind, accountId, limits);
+    }
+  }
+  function fallback(kind: 'take' | 'check', accountId: string, limits: RateLimits): Promise<RateDecision> {
     opts.events?.onFallback?.();
-    return opts.fallback.take(accountId, limits);
-  };
+    return opts.fallback[kind](accountId, limits);
+  }
   return {
     state: () => state,
-    async take(accountId, limits, keyId) {
-      if (opts.nowMs() < downUntil) return fallback(accountId, limits);
-      try {
-        const decision = await opts.primary.take(accountId, limits, keyId);
-        if (state === 'fallback') {
-          state = 'primary';
-          opts.logger.warn('rate limiting back on Redis');
-          opts.events?.onStateChange?.('primary');
-        }
-        return decision;
-      } catch (err) {
-        downUntil = opts.nowMs() + retryMs;
-        if (state === 'primary') {
-          state = 'fallback';
-          opts.logger.error({ err }, "Redis unavailable: rate limiting falls back to this replica's memory");
-          opts.events?.onStateChange?.('fallback');
-        }
-        return fallback(accountId, limits);
-      }
-    },
+    take: (accountId, limits, keyId) => decideBy('take', accountId, limits, keyId),
+    check: (accountId, limits, keyId) => decideBy('check', accountId, limits, keyId),
     // To the limiter that counted it. A failed give-back leaves the request counted: the 304
     // then shows the windows as the take left them.
     async giveBack(accountId, limits, taken) {

@@ -45,6 +45,14 @@ export function createMemoryRateLimiter(opts: { nowMs: () => number; maxAccounts
       }
       return Promise.resolve(decide(admitted, c.minuteCount, c.dayCount, now, limits, 'memory'));
     },
+    check(accountId: string, limits: RateLimits): Promise<RateDecision> {
+      const now = Math.floor(opts.nowMs() / 1000);
+      const c = counts.get(accountId);
+      const minuteCount = c !== undefined && c.minute === Math.floor(now / MINUTE) ? c.minuteCount : 0;
+      const dayCount = c !== undefined && c.day === Math.floor(now / DAY) ? c.dayCount : 0;
+      const admitted = minuteCount < limits.perMinute && dayCount < limits.perDay;
+      return Promise.resolve(decide(admitted, minuteCount, dayCount, now, limits, 'memory'));
+    },
     giveBack(accountId: string, limits: RateLimits, taken: RateDecision): Promise<RateDecision> {
       const now = Math.floor(opts.nowMs() / 1000);
       const c = counts.get(accountId);

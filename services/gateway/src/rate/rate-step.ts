@@ -5,10 +5,12 @@ import type { GatewayMetrics } from '../metrics.ts';
 import type { RateLimiter } from './windows.ts';
 
 /**
- * Step 2 of an API request: counts it against its account's minute and day windows (every
+ * Step 4 of an API request: counts it against its account's minute and day windows (every
  * authenticated request counts, 4xx included; a refused one does not); a refusal is 429 with
- * Retry-After. Sets `request.rateDecision`, whose rate headers every answer from here on carries
- * (api/answer-headers.ts).
+ * Retry-After. A request the cache step found answered by a 304 is checked without being counted
+ * (a 304 does not count: one Redis call, not a take and a give-back). Sets `request.rateDecision`,
+ * whose rate headers every answer from here on carries (api/answer-headers.ts), then sends the
+ * plan step's refusal, if any.
  */
 export function createRateStep(deps: {
   rateLimiter: RateLimiter;
@@ -17,11 +19,16 @@ export function createRateStep(deps: {
   const { rateLimiter, metrics } = deps;
   return function takeRateWindows(request, _reply, done) {
     const principal = request.principal!;
-    rateLimiter.take(principal.accountId, PLANS[principal.plan], principal.keyId).then((decision) => {
+    const limits = PLANS[principal.plan];
+    const decided =
+      request.cachedAnswer?.notModified === true
+        ? rateLimiter.check(principal.accountId, limits, principal.keyId)
+        : rateLimiter.take(principal.accountId, limits, principal.keyId);
+    decided.then((decision) => {
       request.rateDecision = decision;
       metrics?.rateDecisions.add([decision.admitted ? 'admitted' : 'refused', decision.source]);
-      if (decision.admitted) done();
-      else done(new RateLimitedError(decision.refusedBy ?? 'minute', decision.retryAfter));
+      if (!decision.admitted) done(new RateLimitedError(decision.refusedBy ?? 'minute', decision.retryAfter));
+      else done(request.refusal ?? undefined);
     }, done);
   };
 }

@@ -258,6 +258,59 @@ describe('per-day usage, counted in the same script call', () => {
   });
 });
 
+describe('checking a request that does not count (a 304 from the gateway cache)', () => {
+  const limits = { perMinute: 2, perDay: 10 };
+
+  it('decides as a take would, counts nothing, and records the key as used', async () => {
+    const r = connect();
+    await ready(r);
+    const limiter = createRedisRateLimiter(r, { keyPrefix: 'ck:', usageKeyPrefix: 'cku:' });
+    // Nothing counted yet: admitted with the windows full, and no window hash written.
+    const first = await limiter.check('acc_ck', limits, 'key_1');
+    expect([first.admitted, first.minute.remaining, first.day.remaining]).toEqual([true, 2, 10]);
+    expect(await r.exists(rateKey('ck:', 'acc_ck'))).toBe(0);
+    const day = String(Math.floor(first.now / 86_400));
+    expect(await r.hgetall(usageKey('cku:', 'acc_ck'))).toEqual({ 'k:key_1': day });
+    expect(await r.ttl(usageKey('cku:', 'acc_ck'))).toBeGreaterThan(35 * 86_400 - 60);
+    // The same windows as take + give-back would leave, in one call.
+    await limiter.take('acc_ck', limits, 'key_1');
+    const checked = await limiter.check('acc_ck', limits, 'key_2');
+    expect([checked.admitted, checked.minute.remaining, checked.day.remaining]).toEqual([true, 1, 9]);
+    expect(await r.hmget(rateKey('ck:', 'acc_ck'), 'mc', 'dc')).toEqual(['1', '1']);
+    expect(await r.hgetall(usageKey('cku:', 'acc_ck'))).toEqual({ [day]: '1', 'k:key_1': day, 'k:key_2': day });
+    // An exhausted window refuses a check as it refuses a take (429: never a 304 past the limit).
+    await limiter.take('acc_ck', limits);
+    const refused = await limiter.check('acc_ck', limits, 'key_3');
+    expect([refused.admitted, refused.refusedBy, refused.minute.remaining]).toEqual([false, 'minute', 0]);
+    expect(await r.hexists(usageKey('cku:', 'acc_ck'), 'k:key_3')).toBe(0);
+    expect(await r.hmget(rateKey('ck:', 'acc_ck'), 'mc', 'dc')).toEqual(['2', '2']);
+  });
+
+  it('the memory limiter checks the same way, and the failover limiter falls back for checks too', async () => {
+    const nowMs = Date.UTC(2026, 10, 24, 12, 0, 30);
+    const memory = createMemoryRateLimiter({ nowMs: () => nowMs });
+    expect((await memory.check('acc_mc', limits)).minute.remaining).toBe(2);
+    await memory.take('acc_mc', limits);
+    expect((await memory.check('acc_mc', limits)).minute.remaining).toBe(1);
+    await memory.take('acc_mc', limits);
+    const refused = await memory.check('acc_mc', limits);
+    expect([refused.admitted, refused.minute.remaining]).toEqual([false, 0]);
+    const failover = createFailoverRateLimiter({
+      primary: {
+        take: () => Promise.reject(new Error('down')),
+        check: () => Promise.reject(new Error('down')),
+        giveBack: () => Promise.reject(new Error('down')),
+      },
+      fallback: memory,
+      logger: createLogger({ name: 'rate-int-spec', level: 'silent' }),
+      nowMs: () => nowMs,
+    });
+    const byMemory = await failover.check('acc_mc', limits, 'key_1');
+    expect([byMemory.source, byMemory.admitted]).toEqual(['memory', false]);
+    expect(failover.state()).toBe('fallback');
+  });
+});
+
 describe('giving back a request (a 304 does not count)', () => {
   const limits = { perMinute: 5, perDay: 10 };
 
@@ -320,6 +373,7 @@ describe('giving back a request (a 304 does not count)', () => {
     const failover = createFailoverRateLimiter({
       primary: {
         take: () => Promise.reject(new Error('down')),
+        check: () => Promise.reject(new Error('down')),
         giveBack: () => Promise.reject(new Error('must not be asked')),
       },
       fallback: memory,

@@ -1,3 +1,4 @@
+import { rateHashKey, usageHashKey } from '@cds/contracts';
 import type { Redis } from '@cds/redis';
 import { DAY, MINUTE, decide, type RateDecision, type RateLimiter, type RateLimits } from './windows.ts';
 
@@ -104,19 +105,54 @@ out[#out + 1] = now
 return out
 `;
 
+/**
+ * Decides requests that do not count (304s answered from the gateway's cache), a batch per call
+ * like the take, with the same KEYS and ARGV: admitted while both windows have room, as the take
+ * decides, but no count changes, so the windows are as a take and a give-back would leave them, in
+ * one call instead of two. An admitted request with a key id records the key's last-used day (the
+ * key was used) and keeps the usage hash for 36 days, as the take does. Returns { admitted_1,
+ * minute count_1, day count_1, ..., now }.
+ */
+export const RATE_CHECK_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1])
+local minute = math.floor(now / 60)
+local day = math.floor(now / 86400)
+local out = {}
+for i = 1, #KEYS / 2 do
+  local v = redis.call('HMGET', KEYS[2 * i - 1], 'm', 'mc', 'd', 'dc')
+  local mc = 0
+  local dc = 0
+  if tonumber(v[1]) == minute then mc = tonumber(v[2]) or 0 end
+  if tonumber(v[3]) == day then dc = tonumber(v[4]) or 0 end
+  local admitted = 0
+  if mc < tonumber(ARGV[3 * i - 2]) and dc < tonumber(ARGV[3 * i - 1]) then
+    admitted = 1
+    local keyId = ARGV[3 * i]
+    if keyId ~= '' then
+      local usage = KEYS[2 * i]
+      redis.call('HSET', usage, 'k:' .. keyId, day)
+      redis.call('EXPIREAT', usage, (day + 36) * 86400)
+    end
+  end
+  out[#out + 1] = admitted
+  out[#out + 1] = mc
+  out[#out + 1] = dc
+end
+out[#out + 1] = now
+return out
+`;
+
 type ScriptCommand = (numberOfKeys: number, ...keysThenArgs: (string | number)[]) => Promise<number[]>;
 
 /** Most requests whose windows go to Redis in one call. */
 export const MAX_RATE_BATCH = 256;
 
-export function rateKey(prefix: string, accountId: string): string {
-  return `${prefix}{${accountId}}`;
-}
+/** The account's rate hash (libs/contracts usage-hash.ts: fields m, mc, d, dc; the dashboard reads it too). */
+export const rateKey = rateHashKey;
 
 /** The account's usage hash: `<day index>` → admitted that day, `k:<key id>` → the key's last day. */
-export function usageKey(prefix: string, accountId: string): string {
-  return `${prefix}{${accountId}}`;
-}
+export const usageKey = usageHashKey;
 
 interface Waiting<T> {
   item: T;
@@ -142,9 +178,9 @@ interface GiveBack extends Item {
  * The rate windows in Redis, and the per-day usage counts the dashboard reads, in the same script
  * call. The requests that arrive in one turn of the event loop (several under load) share one
  * call: one command, one reply and one Lua invocation instead of one each, which is most of what
- * the windows cost the gateway. Give-backs (304s) are batched the same way in their own script. A
- * failed call fails every request of its batch (the failover limiter then answers them, without
- * counting usage).
+ * the windows cost the gateway. Checks and give-backs (304s) are batched the same way in their own
+ * scripts. A failed call fails every request of its batch (the failover limiter then answers them,
+ * without counting usage).
  */
 export function createRedisRateLimiter(
   redis: Redis,
@@ -158,7 +194,14 @@ export function createRedisRateLimiter(
   if (!('cdsRateGiveBack' in redis)) {
     redis.defineCommand('cdsRateGiveBack', { lua: RATE_GIVE_BACK_SCRIPT });
   }
-  const scripts = redis as unknown as { cdsRateWindows: ScriptCommand; cdsRateGiveBack: ScriptCommand };
+  if (!('cdsRateCheck' in redis)) {
+    redis.defineCommand('cdsRateCheck', { lua: RATE_CHECK_SCRIPT });
+  }
+  const scripts = redis as unknown as {
+    cdsRateWindows: ScriptCommand;
+    cdsRateGiveBack: ScriptCommand;
+    cdsRateCheck: ScriptCommand;
+  };
 
   /**
    * Calls of one script that arrive in one turn of the event loop go to Redis together (at most
@@ -199,6 +242,11 @@ export function createRedisRateLimiter(
     (args, t) => args.push(t.limits.perMinute, t.limits.perDay, t.keyId),
     (reply, i, t, now) => decide(reply[3 * i] === 1, reply[3 * i + 1]!, reply[3 * i + 2]!, now, t.limits, 'redis'),
   );
+  const check = batched<Take>(
+    scripts.cdsRateCheck,
+    (args, t) => args.push(t.limits.perMinute, t.limits.perDay, t.keyId),
+    (reply, i, t, now) => decide(reply[3 * i] === 1, reply[3 * i + 1]!, reply[3 * i + 2]!, now, t.limits, 'redis'),
+  );
   const giveBack = batched<GiveBack>(
     scripts.cdsRateGiveBack,
     (args, g) => args.push(Math.floor(g.taken.now / MINUTE), Math.floor(g.taken.now / DAY)),
@@ -207,6 +255,7 @@ export function createRedisRateLimiter(
 
   return {
     take: (accountId, limits, keyId = '') => take({ accountId, keyId, limits }),
+    check: (accountId, limits, keyId = '') => check({ accountId, keyId, limits }),
     giveBack: (accountId, limits, taken) => giveBack({ accountId, limits, taken }),
   };
 }

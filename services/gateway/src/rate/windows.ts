@@ -36,6 +36,13 @@ export interface RateLimiter {
    * they are after the give-back (for the 304's rate headers).
    */
   giveBack(accountId: string, limits: RateLimits, taken: RateDecision): Promise<RateDecision>;
+  /**
+   * Decides a request known not to count (a 304 the gateway answers from its cache) in one call:
+   * admitted while both windows have room, as `take` would decide, but nothing is counted; the
+   * windows are as `take` then `giveBack` would leave them. `keyId`'s last-used day is recorded
+   * (the key was used), like `take` does.
+   */
+  check(accountId: string, limits: RateLimits, keyId?: string): Promise<RateDecision>;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { DATA_CONTENT_TYPES } from '@cds/http';
+
 /** Headers on every answer of the gateway (errors and raw socket answers included). */
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
@@ -26,4 +28,6 @@ export const API_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
 };
 
-export const JSON_TYPE = 'application/json; charset=utf-8';
+/** The Content-Types of the API's answers (what the query service sends, see @cds/http). */
+export const JSON_TYPE = DATA_CONTENT_TYPES.json;
+export const CSV_TYPE = DATA_CONTENT_TYPES.csv;

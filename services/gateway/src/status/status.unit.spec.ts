@@ -35,6 +35,10 @@ function harness(view: SyncStateView | undefined, clock = { now: NOW }) {
       takes.push(accountId);
       return Promise.reject(new Error('the rate windows must not be asked for /status'));
     },
+    check: (accountId) => {
+      takes.push(accountId);
+      return Promise.reject(new Error('the rate windows must not be asked for /status'));
+    },
     giveBack: () => Promise.reject(new Error('the rate windows must not be asked for /status')),
   };
   const app = buildApp({

@@ -10,7 +10,7 @@ import {
 } from '@cds/contracts';
 import { InvalidParameterError, NotFoundError } from '@cds/http';
 import { cacheKey, cacheRule, type CacheEntry, type ResponseBody } from '@cds/response-cache';
-import { provenanceOf, requireCommodity, seriesTermsOf } from '../detail/get-commodity.ts';
+import { provenanceOf, requireCommodity, seriesTermsOf } from '../catalog/index.ts';
 import { ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
 import { computeSeries, isFinerThan } from './compute.ts';
 import { periodStart, yearOf } from './dates.ts';
@@ -168,22 +168,8 @@ interface ValidatedSeries {
 
 /** GET /commodities/:slug/series. */
 export function registerSeriesRoute(app: QueryApp, ctx: RouteContext): void {
-  // The cache entry of a (query, slug) on a day. The validator hands out one object per distinct
-  // valid query string, so a repeated request resolves its date defaults once a day, not per hit.
-  type Known = Map<string, { day: string; entry: CacheEntry }>;
-  const known = new WeakMap<SeriesQuery, Known>();
-  const entryOf = ({ params: { slug }, query }: ValidatedSeries): CacheEntry => {
-    const day = ctx.today();
-    let bySlug = known.get(query);
-    const hit = bySlug?.get(slug);
-    if (hit !== undefined && hit.day === day) return hit.entry;
-    const entry = seriesEntry(resolveSeriesRequest(slug, query, day));
-    if (bySlug === undefined) known.set(query, (bySlug = new Map() as Known));
-    // Bounded: a query string asked of many (even unknown) slugs starts over at 1024.
-    if (bySlug.size >= 1024) bySlug.clear();
-    bySlug.set(slug, { day, entry });
-    return entry;
-  };
+  const entryOf = ({ params: { slug }, query }: ValidatedSeries): CacheEntry =>
+    seriesEntry(resolveSeriesRequest(slug, query, ctx.today()));
   app.get(
     ROUTES.series,
     {

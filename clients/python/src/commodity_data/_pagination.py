@@ -1,0 +1,108 @@
+"""Automatic pagination over the API's page/per_page lists, and the series answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, Protocol, TypeVar
+
+from . import _frames
+from .generated.models.pagination_meta import PaginationMeta
+from .generated.models.series_meta import SeriesMeta
+from .generated.models.series_response import SeriesResponse
+from .generated.models.time_series_point import TimeSeriesPoint
+
+T = TypeVar("T")
+
+
+class _Page(Protocol[T]):  # CommodityListResponse, CotResponse
+    data: list[T]
+    meta: PaginationMeta
+
+
+class Pager(Generic[T]):
+    """Every item of a list endpoint, across its pages, fetched lazily one page at a time.
+
+    Iterating yields every item from ``start_page`` to the last page (``meta.total_pages``), with
+    the same filters on every request. ``first()`` fetches one page only; ``pages()`` yields the
+    answers themselves (``.data``, ``.meta``).
+    """
+
+    def __init__(self, fetch: Callable[[int], _Page[T]], start_page: int = 1) -> None:
+        self._fetch = fetch
+        self._start = start_page
+        self._first: _Page[T] | None = None
+
+    def _first_page(self) -> _Page[T]:
+        if self._first is None:
+            self._first = self._fetch(self._start)
+        return self._first
+
+    def pages(self) -> Iterator[_Page[T]]:
+        page = self._first_page()
+        number = self._start
+        while True:
+            yield page
+            # Past the last page the API answers 200 with no data: either ends the walk.
+            if not page.data or number >= page.meta.total_pages:
+                return
+            number += 1
+            page = self._fetch(number)
+
+    def __iter__(self) -> Iterator[T]:
+        for page in self.pages():
+            yield from page.data
+
+    def first(self) -> T | None:
+        """The first item (one request), or None when there is none."""
+        data = self._first_page().data
+        return data[0] if data else None
+
+    @property
+    def total(self) -> int:
+        """How many items match, over all pages (from the first page's ``meta.total``)."""
+        return self._first_page().meta.total
+
+    def to_list(self) -> list[T]:
+        return list(self)
+
+
+class CotPager(Pager[Any]):
+    """COT reports across pages (newest first unless ``sort_order="asc"``), with DataFrames of all of them."""
+
+    _DATES = ("report_date",)
+
+    def to_pandas(self) -> Any:
+        """Every report as a pandas DataFrame, nested groups flattened (``commercial_net``)."""
+        return _frames.to_pandas((r.to_dict() for r in self), self._DATES)
+
+    def to_polars(self) -> Any:
+        """Every report as a polars DataFrame, nested groups flattened (``commercial_net``)."""
+        return _frames.to_polars((r.to_dict() for r in self), self._DATES)
+
+
+class Series:
+    """A time series answer: ``data`` (the points), ``meta`` (unit, frequency, source...)."""
+
+    _DATES = ("date",)
+
+    def __init__(self, response: SeriesResponse) -> None:
+        self.response = response
+        self.data: list[TimeSeriesPoint] = response.data
+        self.meta: SeriesMeta = response.meta
+
+    def __iter__(self) -> Iterator[TimeSeriesPoint]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __repr__(self) -> str:
+        return f"<Series {self.meta.commodity_id} {self.meta.type.value}: {len(self.data)} points>"
+
+    def to_pandas(self) -> Any:
+        """The points as a pandas DataFrame (``date`` as datetime64, then ``value``, ...)."""
+        return _frames.to_pandas((p.to_dict() for p in self.data), self._DATES)
+
+    def to_polars(self) -> Any:
+        """The points as a polars DataFrame (``date`` as pl.Date, then ``value``, ...)."""
+        return _frames.to_polars((p.to_dict() for p in self.data), self._DATES)

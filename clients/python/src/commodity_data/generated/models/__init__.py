@@ -1,0 +1,101 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .available_series_type import AvailableSeriesType
+from .category import Category
+from .commodity_detail import CommodityDetail
+from .commodity_detail_response import CommodityDetailResponse
+from .commodity_identifiers import CommodityIdentifiers
+from .commodity_list_response import CommodityListResponse
+from .commodity_summary import CommoditySummary
+from .cot_format import CotFormat
+from .cot_group_change import CotGroupChange
+from .cot_group_change_with_spreading import CotGroupChangeWithSpreading
+from .cot_group_pct_of_oi import CotGroupPctOfOi
+from .cot_group_pct_of_oi_with_spreading import CotGroupPctOfOiWithSpreading
+from .cot_response import CotResponse
+from .disaggregated_cot_changes import DisaggregatedCotChanges
+from .disaggregated_cot_index import DisaggregatedCotIndex
+from .disaggregated_cot_pct_of_oi import DisaggregatedCotPctOfOi
+from .disaggregated_cot_report import DisaggregatedCotReport
+from .error_body import ErrorBody
+from .error_body_error import ErrorBodyError
+from .error_code import ErrorCode
+from .frequency import Frequency
+from .legacy_cot_changes import LegacyCotChanges
+from .legacy_cot_index import LegacyCotIndex
+from .legacy_cot_pct_of_oi import LegacyCotPctOfOi
+from .legacy_cot_report import LegacyCotReport
+from .net_only_position_group import NetOnlyPositionGroup
+from .notification import Notification
+from .notification_data import NotificationData
+from .notification_data_topic import NotificationDataTopic
+from .notification_type import NotificationType
+from .pagination_meta import PaginationMeta
+from .position_group import PositionGroup
+from .position_group_with_spreading import PositionGroupWithSpreading
+from .price_basis import PriceBasis
+from .request_meta import RequestMeta
+from .scheduled_release import ScheduledRelease
+from .series_descriptor import SeriesDescriptor
+from .series_meta import SeriesMeta
+from .series_response import SeriesResponse
+from .series_type import SeriesType
+from .sort_order import SortOrder
+from .source_status import SourceStatus
+from .status_response import StatusResponse
+from .status_response_data import StatusResponseData
+from .status_response_meta import StatusResponseMeta
+from .sync_source_name import SyncSourceName
+from .time_series_point import TimeSeriesPoint
+from .transform import Transform
+
+__all__ = (
+    "AvailableSeriesType",
+    "Category",
+    "CommodityDetail",
+    "CommodityDetailResponse",
+    "CommodityIdentifiers",
+    "CommodityListResponse",
+    "CommoditySummary",
+    "CotFormat",
+    "CotGroupChange",
+    "CotGroupChangeWithSpreading",
+    "CotGroupPctOfOi",
+    "CotGroupPctOfOiWithSpreading",
+    "CotResponse",
+    "DisaggregatedCotChanges",
+    "DisaggregatedCotIndex",
+    "DisaggregatedCotPctOfOi",
+    "DisaggregatedCotReport",
+    "ErrorBody",
+    "ErrorBodyError",
+    "ErrorCode",
+    "Frequency",
+    "LegacyCotChanges",
+    "LegacyCotIndex",
+    "LegacyCotPctOfOi",
+    "LegacyCotReport",
+    "NetOnlyPositionGroup",
+    "Notification",
+    "NotificationData",
+    "NotificationDataTopic",
+    "NotificationType",
+    "PaginationMeta",
+    "PositionGroup",
+    "PositionGroupWithSpreading",
+    "PriceBasis",
+    "RequestMeta",
+    "ScheduledRelease",
+    "SeriesDescriptor",
+    "SeriesMeta",
+    "SeriesResponse",
+    "SeriesType",
+    "SortOrder",
+    "SourceStatus",
+    "StatusResponse",
+    "StatusResponseData",
+    "StatusResponseMeta",
+    "SyncSourceName",
+    "TimeSeriesPoint",
+    "Transform",
+)

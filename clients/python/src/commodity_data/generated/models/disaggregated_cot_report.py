@@ -1,0 +1,227 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    Self,
+    TypeVar,
+    cast,
+)
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.disaggregated_cot_changes import DisaggregatedCotChanges
+    from ..models.disaggregated_cot_index import DisaggregatedCotIndex
+    from ..models.disaggregated_cot_pct_of_oi import DisaggregatedCotPctOfOi
+    from ..models.position_group import PositionGroup
+    from ..models.position_group_with_spreading import PositionGroupWithSpreading
+
+
+T = TypeVar("T", bound="DisaggregatedCotReport")
+
+
+@_attrs_define
+class DisaggregatedCotReport:
+    """A Commitments of Traders report in the disaggregated format.
+
+    Attributes:
+        report_date (datetime.date): A calendar date, YYYY-MM-DD.
+        commodity (str): Commodity identifier in UPPER_SNAKE_CASE, used as {slug} in paths.
+        open_interest (int):
+        format_ (Literal['disaggregated']):
+        producer_merchant (PositionGroup): Positions of a trader group without spreading. net = long - short.
+        swap_dealer (PositionGroupWithSpreading): Positions of a trader group that also holds spreads. net = long -
+            short.
+        managed_money (PositionGroupWithSpreading): Positions of a trader group that also holds spreads. net = long -
+            short.
+        other_reportable (PositionGroupWithSpreading): Positions of a trader group that also holds spreads. net = long -
+            short.
+        exchange (str | Unset):
+        source (str | Unset): Where the numbers come from: `cftc:<format>:<CFTC contract market code>` (e.g.
+            `cftc:legacy:067651`), `eia:<EIA series id>` (e.g. `eia:RWTC`), `nass:<USDA NASS Quick Stats data item>`,
+            `worldbank:<Pink Sheet series code>` (e.g. `worldbank:GOLD`), `ams:<USDA AMS report>` (e.g. `ams:LM_CT150`), or
+            `demo` for generated demonstration data that comes from no official source. Absent when unknown.
+        last_updated (datetime.datetime | Unset): When the newest of these numbers was ingested by this service (RFC
+            3339), not when the source published them. Absent when unknown.
+        changes (DisaggregatedCotChanges | Unset): Present with include=changes, except on the first report of the
+            commodity in this format. Each value is this report's minus the previous report's (the previous report of the
+            same commodity and format, even when it lies outside the requested dates or page); net = long - short, so its
+            change is the change of long minus that of short. Example: previous commercial long 100, short 250; this report
+            120, 240 → {long: 20, short: -10, net: 30}.
+        pct_of_oi (DisaggregatedCotPctOfOi | Unset): Present with include=pct_of_oi when open_interest is above 0.
+            Example: long 123,456 of open interest 400,000 → 30.9 (30.864); 0.05 % would print 0.1 (half away from zero).
+        cot_index (DisaggregatedCotIndex | Unset): Present with include=cot_index when the commodity has at least
+            index_weeks reports in this format up to and including this one (absent before). For each group: (net - min) /
+            (max - min) × 100 over the group's net in those index_weeks reports, rounded to one decimal half away from zero;
+            null when max = min (every net in the window is the same). Example: nets 10, 30, 20 with index_weeks 3 → (20 -
+            10) / (30 - 10) × 100 = 50.
+    """
+
+    report_date: datetime.date
+    commodity: str
+    open_interest: int
+    format_: Literal["disaggregated"]
+    producer_merchant: PositionGroup
+    swap_dealer: PositionGroupWithSpreading
+    managed_money: PositionGroupWithSpreading
+    other_reportable: PositionGroupWithSpreading
+    exchange: str | Unset = UNSET
+    source: str | Unset = UNSET
+    last_updated: datetime.datetime | Unset = UNSET
+    changes: DisaggregatedCotChanges | Unset = UNSET
+    pct_of_oi: DisaggregatedCotPctOfOi | Unset = UNSET
+    cot_index: DisaggregatedCotIndex | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        report_date = self.report_date.isoformat()
+
+        commodity = self.commodity
+
+        open_interest = self.open_interest
+
+        format_ = self.format_
+
+        producer_merchant = self.producer_merchant.to_dict()
+
+        swap_dealer = self.swap_dealer.to_dict()
+
+        managed_money = self.managed_money.to_dict()
+
+        other_reportable = self.other_reportable.to_dict()
+
+        exchange = self.exchange
+
+        source = self.source
+
+        last_updated: str | Unset = UNSET
+        if not isinstance(self.last_updated, Unset):
+            last_updated = self.last_updated.isoformat()
+
+        changes: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.changes, Unset):
+            changes = self.changes.to_dict()
+
+        pct_of_oi: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.pct_of_oi, Unset):
+            pct_of_oi = self.pct_of_oi.to_dict()
+
+        cot_index: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.cot_index, Unset):
+            cot_index = self.cot_index.to_dict()
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "report_date": report_date,
+                "commodity": commodity,
+                "open_interest": open_interest,
+                "format": format_,
+                "producer_merchant": producer_merchant,
+                "swap_dealer": swap_dealer,
+                "managed_money": managed_money,
+                "other_reportable": other_reportable,
+            }
+        )
+        if exchange is not UNSET:
+            field_dict["exchange"] = exchange
+        if source is not UNSET:
+            field_dict["source"] = source
+        if last_updated is not UNSET:
+            field_dict["last_updated"] = last_updated
+        if changes is not UNSET:
+            field_dict["changes"] = changes
+        if pct_of_oi is not UNSET:
+            field_dict["pct_of_oi"] = pct_of_oi
+        if cot_index is not UNSET:
+            field_dict["cot_index"] = cot_index
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.disaggregated_cot_changes import DisaggregatedCotChanges
+        from ..models.disaggregated_cot_index import DisaggregatedCotIndex
+        from ..models.disaggregated_cot_pct_of_oi import DisaggregatedCotPctOfOi
+        from ..models.position_group import PositionGroup
+        from ..models.position_group_with_spreading import PositionGroupWithSpreading
+
+        d = dict(src_dict)
+        report_date = datetime.date.fromisoformat(d.pop("report_date"))
+
+        commodity = d.pop("commodity")
+
+        open_interest = d.pop("open_interest")
+
+        format_ = cast(Literal["disaggregated"], d.pop("format"))
+        if format_ != "disaggregated":
+            raise ValueError(
+                f"format must match const 'disaggregated', got '{format_}'"
+            )
+
+        producer_merchant = PositionGroup.from_dict(d.pop("producer_merchant"))
+
+        swap_dealer = PositionGroupWithSpreading.from_dict(d.pop("swap_dealer"))
+
+        managed_money = PositionGroupWithSpreading.from_dict(d.pop("managed_money"))
+
+        other_reportable = PositionGroupWithSpreading.from_dict(
+            d.pop("other_reportable")
+        )
+
+        exchange = d.pop("exchange", UNSET)
+
+        source = d.pop("source", UNSET)
+
+        _last_updated = d.pop("last_updated", UNSET)
+        last_updated: datetime.datetime | Unset
+        if isinstance(_last_updated, Unset):
+            last_updated = UNSET
+        else:
+            last_updated = datetime.datetime.fromisoformat(_last_updated)
+
+        _changes = d.pop("changes", UNSET)
+        changes: DisaggregatedCotChanges | Unset
+        if isinstance(_changes, Unset):
+            changes = UNSET
+        else:
+            changes = DisaggregatedCotChanges.from_dict(_changes)
+
+        _pct_of_oi = d.pop("pct_of_oi", UNSET)
+        pct_of_oi: DisaggregatedCotPctOfOi | Unset
+        if isinstance(_pct_of_oi, Unset):
+            pct_of_oi = UNSET
+        else:
+            pct_of_oi = DisaggregatedCotPctOfOi.from_dict(_pct_of_oi)
+
+        _cot_index = d.pop("cot_index", UNSET)
+        cot_index: DisaggregatedCotIndex | Unset
+        if isinstance(_cot_index, Unset):
+            cot_index = UNSET
+        else:
+            cot_index = DisaggregatedCotIndex.from_dict(_cot_index)
+
+        disaggregated_cot_report = cls(
+            report_date=report_date,
+            commodity=commodity,
+            open_interest=open_interest,
+            format_=format_,
+            producer_merchant=producer_merchant,
+            swap_dealer=swap_dealer,
+            managed_money=managed_money,
+            other_reportable=other_reportable,
+            exchange=exchange,
+            source=source,
+            last_updated=last_updated,
+            changes=changes,
+            pct_of_oi=pct_of_oi,
+            cot_index=cot_index,
+        )
+
+        return disaggregated_cot_report

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+T = TypeVar("T", bound="PositionGroupWithSpreading")
+
+
+@_attrs_define
+class PositionGroupWithSpreading:
+    """Positions of a trader group that also holds spreads. net = long - short.
+
+    Attributes:
+        long (int):
+        short (int):
+        spreading (int):
+        net (int):
+    """
+
+    long: int
+    short: int
+    spreading: int
+    net: int
+
+    def to_dict(self) -> dict[str, Any]:
+        long = self.long
+
+        short = self.short
+
+        spreading = self.spreading
+
+        net = self.net
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "long": long,
+                "short": short,
+                "spreading": spreading,
+                "net": net,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        long = d.pop("long")
+
+        short = d.pop("short")
+
+        spreading = d.pop("spreading")
+
+        net = d.pop("net")
+
+        position_group_with_spreading = cls(
+            long=long,
+            short=short,
+            spreading=spreading,
+            net=net,
+        )
+
+        return position_group_with_spreading

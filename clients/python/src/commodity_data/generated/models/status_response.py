@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+if TYPE_CHECKING:
+    from ..models.status_response_data import StatusResponseData
+    from ..models.status_response_meta import StatusResponseMeta
+
+
+T = TypeVar("T", bound="StatusResponse")
+
+
+@_attrs_define
+class StatusResponse:
+    """Per official source: the last successful sync, the newest data, the next release, and lateness.
+
+    Attributes:
+        data (StatusResponseData):
+        meta (StatusResponseMeta):
+    """
+
+    data: StatusResponseData
+    meta: StatusResponseMeta
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.data.to_dict()
+
+        meta = self.meta.to_dict()
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "data": data,
+                "meta": meta,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.status_response_data import StatusResponseData
+        from ..models.status_response_meta import StatusResponseMeta
+
+        d = dict(src_dict)
+        data = StatusResponseData.from_dict(d.pop("data"))
+
+        meta = StatusResponseMeta.from_dict(d.pop("meta"))
+
+        status_response = cls(
+            data=data,
+            meta=meta,
+        )
+
+        return status_response

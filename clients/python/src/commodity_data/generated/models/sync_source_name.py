@@ -1,0 +1,12 @@
+from enum import StrEnum
+
+
+class SyncSourceName(StrEnum):
+    AMS = "ams"
+    CFTC = "cftc"
+    EIA = "eia"
+    NASS = "nass"
+    WORLDBANK = "worldbank"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,337 @@
+"""The hand-written layer against a local stub of the API (127.0.0.1): pagination, Retry-After,
+typed errors, deadlines, environment defaults and DataFrames. Run: python -m unittest discover tests
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import unittest
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from unittest import mock
+from urllib.parse import parse_qs, urlsplit
+
+from commodity_data import (
+    DEFAULT_BASE_URL,
+    APIConnectionError,
+    AuthenticationError,
+    BadRequestError,
+    Client,
+    RateLimitError,
+    ServerError,
+)
+
+KEY = "0123456789abcdef0123456789abcdef01234567"
+REQUEST_ID = "req_0123456789abcdef"
+
+Reply = tuple[int, dict[str, str], bytes]
+
+
+def error(status: int, code: str, message: str, param: str | None = None) -> Reply:
+    body: dict[str, Any] = {
+        "code": code,
+        "message": message,
+        "doc_url": f"http://x/docs/errors#{code}",
+        "request_id": REQUEST_ID,
+    }
+    if param is not None:
+        body["param"] = param
+    return status, {"content-type": "application/json"}, json.dumps({"error": body}).encode()
+
+
+def ok(body: Any) -> Reply:
+    return 200, {"content-type": "application/json"}, json.dumps(body).encode()
+
+
+class Stub:
+    """An HTTP server whose answers a test scripts; it records every request (path, query, headers)."""
+
+    def __init__(self, answer: Callable[[str, dict[str, list[str]]], Reply]) -> None:
+        self.answer = answer
+        self.requests: list[tuple[str, dict[str, list[str]], dict[str, str], float]] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                url = urlsplit(self.path)
+                query = parse_qs(url.query)
+                stub.requests.append((url.path, query, dict(self.headers), time.monotonic()))
+                status, headers, body = stub.answer(url.path, query)
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up first (the timeout test)
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def commodity(i: int) -> dict[str, Any]:
+    return {"id": f"C{i:03d}", "name": f"Commodity {i}", "category": "energy"}
+
+
+def catalog(total: int) -> Callable[[str, dict[str, list[str]]], Reply]:
+    def answer(path: str, query: dict[str, list[str]]) -> Reply:
+        page, per_page = int(query["page"][0]), int(query["per_page"][0])
+        items = [commodity(i) for i in range(total)][(page - 1) * per_page : page * per_page]
+        pages = -(-total // per_page)
+        return ok(
+            {
+                "data": items,
+                "meta": {
+                    "page": page,
+                    "per_page": per_page,
+                    "total": total,
+                    "total_pages": pages,
+                    "request_id": REQUEST_ID,
+                },
+            }
+        )
+
+    return answer
+
+
+SERIES = {
+    "data": [
+        {"date": "2024-01-02", "value": 70.38, "open": 70.0, "high": 71.0, "low": 69.5, "close": 70.38},
+        {"date": "2024-01-03", "value": 72.7},
+    ],
+    "meta": {
+        "commodity_id": "CRUDE_OIL_WTI",
+        "type": "price",
+        "frequency": "daily",
+        "transform": "none",
+        "count": 2,
+        "request_id": REQUEST_ID,
+        "unit": "USD/bbl",
+    },
+}
+
+
+def legacy_report(date: str, net: int) -> dict[str, Any]:
+    group = {"long": 100 + net, "short": 100, "net": net}
+    return {
+        "report_date": date,
+        "commodity": "CORN",
+        "open_interest": 1000,
+        "format": "legacy",
+        "commercial": group,
+        "non_commercial": {**group, "spreading": 5},
+        "non_reportable": group,
+    }
+
+
+class StubCase(unittest.TestCase):
+    stub: Stub
+
+    def serve(self, answer: Callable[[str, dict[str, list[str]]], Reply]) -> Stub:
+        self.stub = Stub(answer)
+        self.addCleanup(self.stub.close)
+        return self.stub
+
+    def client(self, **kwargs: Any) -> Client:
+        client = Client(api_key=KEY, base_url=self.stub.url, **kwargs)
+        self.addCleanup(client.close)
+        return client
+
+
+class PaginationTest(StubCase):
+    def test_iterates_every_item_across_pages_with_the_same_filters(self) -> None:
+        self.serve(catalog(7))
+        pager = self.client().commodities(category="energy", per_page=3, as_of="2024-06-30")
+        ids = [c.id for c in pager]
+        self.assertEqual(ids, [f"C{i:03d}" for i in range(7)])
+        self.assertEqual(pager.total, 7)
+        pages = [q["page"][0] for _, q, _, _ in self.stub.requests]
+        self.assertEqual(pages, ["1", "2", "3"])
+        for path, query, headers, _ in self.stub.requests:
+            self.assertEqual(path, "/api/v1/commodities")
+            self.assertEqual(query["category"], ["energy"])
+            # a parameter the generated client does not know is passed on as it is
+            self.assertEqual(query["as_of"], ["2024-06-30"])
+            self.assertEqual(headers["Authorization"], f"Bearer {KEY}")
+
+    def test_first_fetches_one_page_and_an_empty_catalog_ends_at_once(self) -> None:
+        self.serve(catalog(0))
+        pager = self.client().commodities()
+        self.assertIsNone(pager.first())
+        self.assertEqual(list(pager), [])
+        self.assertEqual(len(self.stub.requests), 1)
+        self.assertEqual(self.stub.requests[0][1]["per_page"], ["100"])
+
+    def test_cot_pages_newest_first_and_first_reads_the_newest(self) -> None:
+        reports = [legacy_report("2025-01-14", 30), legacy_report("2025-01-07", -20), legacy_report("2024-12-31", 10)]
+
+        def answer(path: str, query: dict[str, list[str]]) -> Reply:
+            self.assertEqual(path, "/api/v1/commodities/CORN/cot")
+            page, per_page = int(query["page"][0]), int(query["per_page"][0])
+            data = reports[(page - 1) * per_page : page * per_page]
+            return ok(
+                {
+                    "data": data,
+                    "meta": {
+                        "page": page,
+                        "per_page": per_page,
+                        "total": 3,
+                        "total_pages": 3,
+                        "request_id": REQUEST_ID,
+                    },
+                }
+            )
+
+        self.serve(answer)
+        corn = self.client().cot("CORN", per_page=1)
+        newest = corn.first()
+        assert newest is not None
+        self.assertEqual((str(newest.report_date), newest.commercial.net), ("2025-01-14", 30))
+        self.assertEqual([r.commercial.net for r in corn], [30, -20, 10])
+
+
+class RetryAfterTest(StubCase):
+    def test_a_429_is_retried_after_retry_after(self) -> None:
+        status, headers, body = error(429, "rate_limited", "Rate limit exceeded")
+        answers = [(status, {**headers, "retry-after": "1"}, body), ok(SERIES)]
+        self.serve(lambda _p, _q: answers.pop(0))
+        series = self.client().series("CRUDE_OIL_WTI", type="price")
+        self.assertEqual([p.value for p in series], [70.38, 72.7])
+        (_, _, _, t0), (_, _, _, t1) = self.stub.requests
+        self.assertGreaterEqual(t1 - t0, 1.0)
+
+    def test_a_wait_longer_than_max_retry_wait_is_raised_at_once(self) -> None:
+        status, headers, body = error(429, "rate_limited", "daily limit")
+        self.serve(lambda _p, _q: (status, {**headers, "retry-after": "3600"}, body))
+        with self.assertRaises(RateLimitError) as caught:
+            self.client().series("CRUDE_OIL_WTI", type="price")
+        self.assertEqual((caught.exception.code, caught.exception.retry_after), ("rate_limited", 3600.0))
+        self.assertEqual(len(self.stub.requests), 1)
+
+    def test_retries_are_bounded(self) -> None:
+        status, headers, body = error(429, "rate_limited", "slow down")
+        self.serve(lambda _p, _q: (status, {**headers, "retry-after": "0"}, body))
+        with self.assertRaises(RateLimitError):
+            self.client(max_retries=2).commodity("GOLD")
+        self.assertEqual(len(self.stub.requests), 3)
+
+
+class ErrorsTest(StubCase):
+    def test_a_bad_parameter_is_a_bad_request_error_with_code_param_and_request_id(self) -> None:
+        self.serve(lambda _p, _q: error(400, "invalid_parameter", "must be a whole number from 1 to 100", "per_page"))
+        with self.assertRaises(BadRequestError) as caught:
+            self.client().commodities(per_page=0).first()
+        err = caught.exception
+        self.assertEqual(
+            (err.status, err.code, err.param, err.request_id), (400, "invalid_parameter", "per_page", REQUEST_ID)
+        )
+        self.assertIn("per_page", str(err))
+
+    def test_401_and_an_answer_that_is_not_the_contracts_body(self) -> None:
+        self.serve(lambda _p, _q: error(401, "unauthorized", "unknown key"))
+        with self.assertRaises(AuthenticationError):
+            self.client().commodity("GOLD")
+        self.stub.answer = lambda _p, _q: (
+            502,
+            {"content-type": "text/html", "x-request-id": "edge-1"},
+            b"<h1>Bad Gateway</h1>",
+        )
+        with self.assertRaises(ServerError) as caught:
+            self.client().commodity("GOLD")
+        self.assertEqual(
+            (caught.exception.status, caught.exception.code, caught.exception.request_id),
+            (502, "unknown_error", "edge-1"),
+        )
+
+    def test_every_request_has_a_timeout(self) -> None:
+        def slow(_p: str, _q: dict[str, list[str]]) -> Reply:
+            time.sleep(2)
+            return ok(SERIES)
+
+        self.serve(slow)
+        started = time.monotonic()
+        with self.assertRaises(APIConnectionError):
+            self.client(timeout=0.3).series("CRUDE_OIL_WTI", type="price")
+        self.assertLess(time.monotonic() - started, 1.5)
+
+    def test_bad_arguments_are_refused_before_any_request(self) -> None:
+        self.serve(lambda _p, _q: ok(SERIES))
+        with self.assertRaisesRegex(ValueError, "not a SeriesType"):
+            self.client().series("CRUDE_OIL_WTI", type="prices")
+        with self.assertRaisesRegex(ValueError, "YYYY-MM-DD"):
+            self.client().series("CRUDE_OIL_WTI", type="price", start_date="2024-13-01")
+        self.assertEqual(self.stub.requests, [])
+
+
+class ConfigurationTest(unittest.TestCase):
+    def test_key_and_base_url_default_to_the_environment(self) -> None:
+        with mock.patch.dict(os.environ, {"CDS_API_KEY": KEY, "CDS_BASE_URL": "http://example.test:9000"}):
+            client = Client()
+        self.assertEqual(client.base_url, "http://example.test:9000/api/v1")
+        self.assertEqual(client.lowlevel.token, KEY)
+        with mock.patch.dict(os.environ, {"CDS_API_KEY": KEY}, clear=True):
+            self.assertEqual(Client().base_url, DEFAULT_BASE_URL)
+        with mock.patch.dict(os.environ, {}, clear=True), self.assertRaisesRegex(ValueError, "CDS_API_KEY"):
+            Client()
+        with self.assertRaisesRegex(ValueError, "http"):
+            Client(api_key=KEY, base_url="localhost:8080")
+
+
+class DataFramesTest(StubCase):
+    def test_series_to_pandas(self) -> None:
+        try:
+            import pandas as pd
+        except ImportError:
+            self.skipTest("pandas is not installed (pip install 'commodity-data[pandas]')")
+        self.serve(lambda _p, _q: ok(SERIES))
+        frame = self.client().series("CRUDE_OIL_WTI", type="price").to_pandas()
+        self.assertEqual(list(frame.columns), ["date", "value", "open", "high", "low", "close"])
+        self.assertEqual(frame["date"].iloc[1], pd.Timestamp("2024-01-03"))
+        self.assertEqual(frame["value"].tolist(), [70.38, 72.7])
+        self.assertTrue(pd.isna(frame["open"].iloc[1]))
+
+    def test_cot_to_pandas_and_series_to_polars(self) -> None:
+        try:
+            import pandas as pd
+            import polars as pl
+        except ImportError:
+            self.skipTest("pandas or polars is not installed")
+        reports = [legacy_report("2025-01-14", 30), legacy_report("2025-01-07", -20)]
+
+        def answer(path: str, query: dict[str, list[str]]) -> Reply:
+            if path.endswith("/series"):
+                return ok(SERIES)
+            meta = {"page": 1, "per_page": 100, "total": 2, "total_pages": 1, "request_id": REQUEST_ID}
+            return ok({"data": reports, "meta": meta})
+
+        self.serve(answer)
+        client = self.client()
+        cot = client.cot("CORN").to_pandas()
+        self.assertEqual(cot["commercial_net"].tolist(), [30, -20])
+        self.assertEqual(cot["non_commercial_spreading"].tolist(), [5, 5])
+        self.assertEqual(cot["report_date"].iloc[0], pd.Timestamp("2025-01-14"))
+        frame = client.series("CRUDE_OIL_WTI", type="price").to_polars()
+        self.assertEqual(frame.schema["date"], pl.Date)
+        self.assertEqual(frame["value"].to_list(), [70.38, 72.7])
+        cot_pl = client.cot("CORN").to_polars()
+        self.assertEqual(cot_pl["commercial_net"].to_list(), [30, -20])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,223 @@
+// The hand-written layer against a local stub of the API (127.0.0.1): pagination, Retry-After,
+// typed errors, timeouts and the environment defaults.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ApiConnectionError,
+  AuthenticationError,
+  BadRequestError,
+  Client,
+  DEFAULT_BASE_URL,
+  RateLimitError,
+  ServerError,
+} from '../src/index.ts';
+
+const KEY = '0123456789abcdef0123456789abcdef01234567';
+const REQUEST_ID = 'req_0123456789abcdef';
+
+interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
+}
+interface Seen {
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  at: number;
+}
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}): Reply => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+const apiError = (
+  status: number,
+  code: string,
+  message: string,
+  param?: string,
+  headers: Record<string, string> = {},
+) =>
+  json(
+    {
+      error: {
+        code,
+        message,
+        doc_url: `http://x/docs/errors#${code}`,
+        request_id: REQUEST_ID,
+        ...(param ? { param } : {}),
+      },
+    },
+    status,
+    headers,
+  );
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+});
+
+/** Starts a stub whose answers the test scripts; returns its base URL and what it saw. */
+async function stub(answer: (path: string, query: URLSearchParams) => Reply | Promise<Reply>) {
+  const seen: Seen[] = [];
+  server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://stub');
+    seen.push({ path: url.pathname, query: url.searchParams, headers: req.headers, at: Date.now() });
+    void Promise.resolve(answer(url.pathname, url.searchParams)).then((reply) => {
+      if (res.destroyed) return;
+      res.writeHead(reply.status, reply.headers ?? {});
+      res.end(reply.body);
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/api/v1`, seen };
+}
+
+const catalog = (total: number) => (_path: string, q: URLSearchParams) => {
+  const page = Number(q.get('page'));
+  const perPage = Number(q.get('per_page'));
+  const all = Array.from({ length: total }, (_, i) => ({ id: `C${i}`, name: `Commodity ${i}`, category: 'energy' }));
+  return json({
+    data: all.slice((page - 1) * perPage, page * perPage),
+    meta: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage), request_id: REQUEST_ID },
+  });
+};
+
+const series = {
+  data: [{ date: '2024-01-02', value: 70.38 }],
+  meta: {
+    commodity_id: 'CRUDE_OIL_WTI',
+    type: 'price',
+    frequency: 'daily',
+    transform: 'none',
+    count: 1,
+    request_id: REQUEST_ID,
+  },
+};
+
+describe('pagination', () => {
+  it('iterates every item across pages, with the same filters and unknown parameters on every request', async () => {
+    const { url, seen } = await stub(catalog(7));
+    const pager = new Client({ apiKey: KEY, baseUrl: url }).commodities({
+      category: 'energy',
+      per_page: 3,
+      as_of: '2024-06-30',
+    });
+    const ids: string[] = [];
+    for await (const c of pager) ids.push(c.id);
+    expect(ids).toEqual(['C0', 'C1', 'C2', 'C3', 'C4', 'C5', 'C6']);
+    expect(await pager.total()).toBe(7);
+    expect(seen.map((s) => s.query.get('page'))).toEqual(['1', '2', '3']);
+    for (const s of seen) {
+      expect(s.path).toBe('/api/v1/commodities');
+      expect(s.query.get('category')).toBe('energy');
+      expect(s.query.get('as_of')).toBe('2024-06-30');
+      expect(s.headers.authorization).toBe(`Bearer ${KEY}`);
+    }
+  });
+
+  it('first() reads one page, and an empty list ends at once', async () => {
+    const { url, seen } = await stub(catalog(0));
+    const pager = new Client({ apiKey: KEY, baseUrl: url }).commodities();
+    expect(await pager.first()).toBeUndefined();
+    expect(await pager.toArray()).toEqual([]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.query.get('per_page')).toBe('100');
+  });
+});
+
+describe('Retry-After', () => {
+  it('retries a 429 after the seconds Retry-After gives', async () => {
+    const answers = [
+      apiError(429, 'rate_limited', 'Rate limit exceeded', undefined, { 'retry-after': '1' }),
+      json(series),
+    ];
+    const { url, seen } = await stub(() => answers.shift()!);
+    const res = await new Client({ apiKey: KEY, baseUrl: url }).series('CRUDE_OIL_WTI', { type: 'price' });
+    expect(res.data.map((p) => p.value)).toEqual([70.38]);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('throws at once a wait longer than maxRetryWaitSeconds, and bounds the retries', async () => {
+    const long = await stub(() => apiError(429, 'rate_limited', 'daily limit', undefined, { 'retry-after': '3600' }));
+    const err = await new Client({ apiKey: KEY, baseUrl: long.url }).commodity('GOLD').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 3600, requestId: REQUEST_ID });
+    expect(long.seen).toHaveLength(1);
+    server?.closeAllConnections();
+    server?.close();
+
+    const again = await stub(() => apiError(429, 'rate_limited', 'slow down', undefined, { 'retry-after': '0' }));
+    await expect(
+      new Client({ apiKey: KEY, baseUrl: again.url, maxRetries: 2 }).commodity('GOLD'),
+    ).rejects.toBeInstanceOf(RateLimitError);
+    expect(again.seen).toHaveLength(3);
+  });
+});
+
+describe('errors', () => {
+  it('a bad parameter is a BadRequestError with code, param and requestId', async () => {
+    const { url } = await stub(() =>
+      apiError(400, 'invalid_parameter', 'must be a whole number from 1 to 100', 'per_page'),
+    );
+    const err = await new Client({ apiKey: KEY, baseUrl: url })
+      .commodities({ per_page: 0 })
+      .first()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err).toMatchObject({ status: 400, code: 'invalid_parameter', param: 'per_page', requestId: REQUEST_ID });
+    expect(String(err)).toMatch(/param: per_page/);
+  });
+
+  it('401 and an answer that is not the contract body', async () => {
+    const replies = [
+      apiError(401, 'unauthorized', 'unknown key'),
+      { status: 502, headers: { 'x-request-id': 'edge-1' }, body: '<h1>Bad Gateway</h1>' },
+    ];
+    const { url } = await stub(() => replies.shift()!);
+    const client = new Client({ apiKey: KEY, baseUrl: url });
+    await expect(client.commodity('GOLD')).rejects.toBeInstanceOf(AuthenticationError);
+    const err = await client.commodity('GOLD').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err).toMatchObject({ status: 502, code: 'unknown_error', requestId: 'edge-1' });
+  });
+
+  it('every request has a timeout', async () => {
+    const { url } = await stub(() => new Promise((resolve) => setTimeout(() => resolve(json(series)), 2_000)));
+    const started = Date.now();
+    await expect(
+      new Client({ apiKey: KEY, baseUrl: url, timeoutMs: 300 }).series('CRUDE_OIL_WTI', { type: 'price' }),
+    ).rejects.toBeInstanceOf(ApiConnectionError);
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+});
+
+describe('configuration', () => {
+  it('takes the key and the base URL from CDS_API_KEY and CDS_BASE_URL', () => {
+    const saved = { key: process.env.CDS_API_KEY, url: process.env.CDS_BASE_URL };
+    try {
+      process.env.CDS_API_KEY = KEY;
+      process.env.CDS_BASE_URL = 'http://example.test:9000';
+      expect(new Client().baseUrl).toBe('http://example.test:9000/api/v1');
+      delete process.env.CDS_BASE_URL;
+      expect(new Client().baseUrl).toBe(DEFAULT_BASE_URL);
+      delete process.env.CDS_API_KEY;
+      expect(() => new Client()).toThrow(/CDS_API_KEY/);
+      expect(() => new Client({ apiKey: KEY, baseUrl: 'localhost:8080' })).toThrow(/http/);
+    } finally {
+      for (const [name, value] of [
+        ['CDS_API_KEY', saved.key],
+        ['CDS_BASE_URL', saved.url],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+});

@@ -1,6 +1,6 @@
 // The series semantics through the real read side: events on NATS JetStream -> projector ->
 // MongoDB API (FerretDB) -> query -> gateway. The data is small and hand-made so every expected
-// value below is worked out by hand from the rules of spec/DECISIONS.md, not recomputed by code.
+// value below is worked out by hand from the rules of docs/decisions.md, not recomputed by code.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { subjectFor, type DataEvent } from '@cds/contracts';

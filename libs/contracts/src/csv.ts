@@ -60,7 +60,7 @@ export function listCsvColumns(): readonly CsvColumn[] {
 
 const POINT_KEYS = Object.keys(TimeSeriesPoint.shape) as (keyof typeof TimeSeriesPoint.shape)[];
 const SERIES_COLUMNS = {
-  /** Untransformed price series also carry open, high, low, close and volume (DECISIONS.md). */
+  /** Untransformed price series also carry open, high, low, close and volume (docs/decisions.md). */
   ohlcv: columnsOf(TimeSeriesPoint.shape, POINT_KEYS),
   value: columnsOf(TimeSeriesPoint.shape, ['date', 'value']),
 };

@@ -3,7 +3,7 @@ import { documented } from './registry.ts';
 import { RequestId } from './primitives.ts';
 
 /**
- * Every error code the service answers with, one per case (spec/DECISIONS.md), with its status and
+ * Every error code the service answers with, one per case (docs/decisions.md), with its status and
  * the text of its section on the errors page that `doc_url` points at.
  */
 export const ERROR_CODES = {

@@ -1,6 +1,6 @@
 /**
  * Response headers of the contract. Values are what a client reads; descriptions feed the OpenAPI
- * document. Rate limit headers describe the binding window (spec/DECISIONS.md).
+ * document. Rate limit headers describe the binding window (docs/decisions.md).
  */
 export const RESPONSE_HEADERS = {
   'X-RateLimit-Limit': {

@@ -19,7 +19,7 @@ export interface PlanRules {
   maxActiveKeys: number;
 }
 
-/** The plan table of spec/DECISIONS.md. */
+/** The plan table of docs/decisions.md. */
 export const PLANS: Readonly<Record<Plan, Readonly<PlanRules>>> = {
   free: {
     perMinute: 10,

@@ -46,7 +46,7 @@ export const SeriesType = documented(z.enum(SERIES_TYPES), {
 export const COT_FORMATS = ['legacy', 'disaggregated'] as const;
 export const CotFormat = documented(z.enum(COT_FORMATS), { id: 'CotFormat', description: 'COT report format.' });
 
-/** Descriptor types: the union of the series types and the two COT report formats (DECISIONS.md). */
+/** Descriptor types: the union of the series types and the two COT report formats (docs/decisions.md). */
 export const AVAILABLE_SERIES_TYPES = [...SERIES_TYPES, 'cot_legacy', 'cot_disaggregated'] as const;
 export const AvailableSeriesType = documented(z.enum(AVAILABLE_SERIES_TYPES), {
   id: 'AvailableSeriesType',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PLANS, addMonths, earliestAllowedDate, rateLimitHeaders } from '../src/index.ts';
 
 describe('plans', () => {
-  it('matches the plan table of DECISIONS.md', () => {
+  it('matches the plan table of docs/decisions.md', () => {
     expect(PLANS.free).toEqual({
       perMinute: 10,
       perDay: 1000,

@@ -1,6 +1,6 @@
 import { ERROR_CODES, type ErrorCode } from '@cds/contracts';
 
-/** An error with one contract code (spec/DECISIONS.md); the error handler renders it as the error body. */
+/** An error with one contract code (docs/decisions.md); the error handler renders it as the error body. */
 export class ApiError extends Error {
   override readonly name: string = 'ApiError';
   readonly code: ErrorCode;

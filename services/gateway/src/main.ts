@@ -92,7 +92,7 @@ await runService({
       replicas: config.JETSTREAM_REPLICAS,
     });
     onClose('sync state follower', () => syncState.stop());
-    registerSourceMetrics(metrics.meter, syncState, nowMs);
+    registerSourceMetrics(metrics, syncState, nowMs);
 
     const rateLimiter = createFailoverRateLimiter({
       primary: createRedisRateLimiter(redis, {

@@ -12,7 +12,7 @@ export interface KeyLookup {
 }
 
 /**
- * Step 1 of an API request: the key (Bearer header, else api_key; DECISIONS.md), refused without a
+ * Step 1 of an API request: the key (Bearer header, else api_key; docs/decisions.md), refused without a
  * lookup when malformed; an unknown, revoked or missing key is a 401, or a 429 once the client's
  * address has failed too often (FailedAuthLimiter). Sets `request.principal`.
  */

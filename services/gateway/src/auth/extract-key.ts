@@ -13,7 +13,7 @@ function authorizationCount(rawHeaders: readonly string[]): number {
 
 /**
  * Finds the API key of a request. The Authorization header wins when both it and `api_key` are
- * given (spec/DECISIONS.md); a header that is not exactly one `Bearer <key>` is refused rather
+ * given (docs/decisions.md); a header that is not exactly one `Bearer <key>` is refused rather
  * than falling back to the query. The key's shape is checked by the caller.
  */
 export function extractKey(headers: IncomingHttpHeaders, rawHeaders: readonly string[], query: unknown): KeyExtraction {

@@ -1,6 +1,6 @@
 import { SYNC_SOURCE_NAMES, type ScheduledRelease, type SourceStatus, type StatusResponse } from '@cds/contracts';
 import { freshnessOf, type ScheduledRelease as Release } from '@cds/schedule';
-import type { Metrics } from '@cds/telemetry';
+import { declareMetrics, type Metrics } from '@cds/telemetry';
 import type { SyncStateView } from './sync-state.ts';
 
 export type StatusData = StatusResponse['data'];
@@ -65,12 +65,13 @@ const seconds = (iso: string | null | undefined) => (iso ? Date.parse(iso) / 100
  * Gauges per source, read from the followed KV state when Prometheus scrapes: last success and
  * newest data (issue #12), plus what the alert rules compare them with (docs/operations.md).
  */
-export function registerSourceMetrics(meter: Metrics['meter'], states: SyncStateView, nowMs: () => number): void {
+export function registerSourceMetrics(metrics: Metrics, states: SyncStateView, nowMs: () => number): void {
+  const instruments = declareMetrics(metrics);
   const gauge = (name: string, description: string, value: (s: SourceStatus) => number | undefined) =>
-    meter.createObservableGauge(name, { description }).addCallback((result) => {
+    instruments.observe(name, 'gauge', description, (report) => {
       for (const s of statusOf(states, new Date(nowMs()))) {
         const v = value(s);
-        if (v !== undefined && Number.isFinite(v)) result.observe(v, { source: s.source });
+        if (v !== undefined && Number.isFinite(v)) report(v, { source: s.source });
       }
     });
   gauge('cds_source_last_success_timestamp_seconds', 'Unix time of the last sync that fetched every series', (s) =>

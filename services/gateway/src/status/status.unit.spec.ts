@@ -180,7 +180,7 @@ describe('GET /api/v1/status', () => {
 describe('source metrics', () => {
   it('exports last success, newest data, expected data, late and last-run-failed per source', async () => {
     const metrics = createMetrics('gateway-test');
-    registerSourceMetrics(metrics.meter, states({ cftc: cftcFresh }).view, () => NOW);
+    registerSourceMetrics(metrics, states({ cftc: cftcFresh }).view, () => NOW);
     const text = await metrics.render();
     const value = (name: string, source: string) =>
       new RegExp(`^${name}\\{source="${source}"[,}][^\\n]* (\\S+)$`, 'm').exec(text)?.[1];

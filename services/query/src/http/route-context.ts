@@ -40,7 +40,7 @@ export type SlugParams = z.infer<typeof SlugParams>;
 /** Longest slug the router takes (longer: Fastify's 414); the gateway forwards URLs of up to 4096 characters. */
 export const MAX_SLUG_PARAM_LENGTH = 8192;
 
-/** Pagination meta per DECISIONS.md: total_pages = ceil(total / per_page), 0 when total is 0. */
+/** Pagination meta per docs/decisions.md: total_pages = ceil(total / per_page), 0 when total is 0. */
 export function paginationMeta(page: number, perPage: number, total: number) {
   return { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) };
 }

@@ -10,7 +10,7 @@ import {
 import type { StoredPoint } from '@cds/read-models';
 import { periodStart } from './dates.ts';
 
-/** How observations of one period combine when resampling to a coarser frequency (DECISIONS.md). */
+/** How observations of one period combine when resampling to a coarser frequency (docs/decisions.md). */
 export type Aggregation = 'ohlc' | 'sum' | 'last';
 
 export function aggregationOf(type: SeriesType): Aggregation {
@@ -168,7 +168,7 @@ function render(p: StoredPoint, withPriceFields: boolean): TimeSeriesPoint {
 }
 
 /**
- * The whole series pipeline of DECISIONS.md: resample, transform in ascending order, sort, limit
+ * The whole series pipeline of docs/decisions.md: resample, transform in ascending order, sort, limit
  * (at most MAX_SERIES_LIMIT points without a limit: the first ones in sort order).
  */
 export function computeSeries(c: SeriesComputation): TimeSeriesPoint[] {

@@ -28,7 +28,7 @@ export interface SeriesRequest {
 }
 
 /**
- * Applies the date defaults of DECISIONS.md: end_date today (UTC), start_date one year before
+ * Applies the date defaults of docs/decisions.md: end_date today (UTC), start_date one year before
  * end_date. A given start_date after the (defaulted) end_date is a 400 on start_date.
  */
 export function resolveSeriesRequest(slug: string, q: SeriesQuery, today: string): SeriesRequest {

@@ -182,6 +182,38 @@ async function loadData(natsUrl: string, demo: boolean): Promise<string[]> {
   return used;
 }
 
+/**
+ * The bulk files of GET /api/v1/bulk (`npm run projector -- bulk`), once every projection has
+ * caught up with what loadData stored (two probes in a row with nothing pending), so the files hold
+ * all of it. A failure leaves the API up without bulk files.
+ */
+async function writeBulkFiles(natsUrl: string, mongoUrl: string): Promise<string> {
+  const { DATA_STREAM } = await import('@cds/contracts');
+  const { connectMessaging } = await import('@cds/messaging');
+  const messaging = await connectMessaging({ servers: natsUrl, name: 'cds-start-bulk' });
+  try {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (let streak = 0; streak < 2;) {
+      if (Date.now() > deadline) return `projections did not catch up within ${READY_TIMEOUT_MS / 1000} s`;
+      let caughtUp = true;
+      for (const name of ['catalog', 'series', 'cot']) {
+        const info = await messaging.jsm.consumers.info(DATA_STREAM, `projector-${name}`).catch(() => undefined);
+        if (info === undefined || info.num_pending > 0 || info.num_ack_pending > 0) caughtUp = false;
+      }
+      streak = caughtUp ? streak + 1 : 0;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    await messaging.close().catch(() => undefined);
+  }
+  await run(
+    ['services/projector/src/cli.ts', 'bulk'],
+    { NATS_URL: natsUrl, MONGODB_URL: mongoUrl, MONGODB_DB: 'cds' },
+    true,
+  );
+  return 'written';
+}
+
 async function admin<T>(adminUrl: string, token: string, path: string, body: unknown): Promise<T> {
   const res = await fetch(`${adminUrl}/admin/v1${path}`, {
     method: 'POST',
@@ -304,6 +336,12 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
   }
 
+  say('writing the bulk files (npm run projector -- bulk)…');
+  const bulk = await writeBulkFiles(infra.identities.nats.projector, infra.mongoUrl).catch(
+    (err: unknown) => `failed (${err instanceof Error ? err.message : String(err)})`,
+  );
+  if (bulk !== 'written') say(`bulk files not written: ${bulk}`);
+
   const pad = (s: string) => s.padEnd(13);
   process.stdout.write(
     `\n  Commodity Data Service is running.\n\n` +
@@ -318,6 +356,8 @@ async function main(): Promise<void> {
       `\n\n  Try:\n` +
       `    curl -H "Authorization: Bearer ${keys.business}" \\\n` +
       `      "${gatewayUrl}/api/v1/commodities/GOLD/series?type=price&limit=5&sort_order=desc"\n` +
+      `  Bulk files (docs/bulk.md):\n` +
+      `    curl -H "Authorization: Bearer ${keys.business}" "${gatewayUrl}/api/v1/bulk"\n` +
       `  Follow change notifications as new data lands (docs/notifications.md):\n` +
       `    curl -N -H "Authorization: Bearer ${keys.business}" "${gatewayUrl}/api/v1/events"\n\n` +
       `  Data (meta.source and each series' source in the commodity detail say which):\n` +

@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, findOnPath } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBulkJob } from './support/bulk.ts';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
 
 const MAX_EXAMPLES = Number(process.env.CONTRACT_MAX_EXAMPLES ?? 40);
@@ -124,15 +125,16 @@ function expectClean(run: StRun, seed: number): void {
   const cases = /\d+ generated, .*$/m.exec(run.output);
   console.log(`schemathesis seed ${seed}: ${cases?.[0] ?? '?'}; ${last?.[1] ?? run.output.slice(-300)}`);
   expect(run.code, head + findings(run.output)).toBe(0);
-  expect(run.output, head + run.output).toMatch(/Operations:\s+5 selected \/ 6 total/);
+  expect(run.output, head + run.output).toMatch(/Operations:\s+7 selected \/ 8 total/);
   const summary = /(\d+) generated, (\d+) passed/.exec(run.output);
   expect(summary, head + run.output).not.toBeNull();
   const [generated, passed] = [Number(summary![1]), Number(summary![2])];
   // GET /status takes no parameters, so only the four commodity operations yield MAX_EXAMPLES each.
   expect(generated).toBeGreaterThanOrEqual(4 * MAX_EXAMPLES);
   expect(passed).toBe(generated);
-  // The JUnit report names the five operations, none failed.
-  expect(run.junit.match(/<testcase /g) ?? []).toHaveLength(5);
+  // The JUnit report names the seven operations (the four commodity ones, /status, /bulk and
+  // /bulk/{file}), none failed.
+  expect(run.junit.match(/<testcase /g) ?? []).toHaveLength(7);
   expect(run.junit).not.toMatch(/<failure|<error/);
 }
 
@@ -150,6 +152,9 @@ beforeAll(async () => {
     const cot = await e2e.get('/api/v1/commodities/GOLD/cot?per_page=1', { key: probeKey, validate: false });
     return series.status === 200 && series.json.data.length > 0 && cot.status === 200 && cot.json.data.length > 0;
   });
+  // Bulk files to download, so GET /bulk/{file} is tested on real files (206, 304, 416 included).
+  const bulk = await runBulkJob(e2e.infra);
+  expect(bulk.code, bulk.stderr).toBe(0);
 }, 120_000);
 
 afterAll(async () => {

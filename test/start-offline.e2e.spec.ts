@@ -130,6 +130,24 @@ describe('npm start with no network', () => {
     },
   );
 
+  it('has written the bulk files of what it loaded (npm run projector -- bulk)', async () => {
+    expect(out).toMatch(/writing the bulk files/);
+    expect(out).not.toMatch(/bulk files not written/);
+    const res = await fetch(`${baseUrl}/api/v1/bulk`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(30_000),
+    });
+    expect(res.status).toBe(200);
+    const files = ((await res.json()) as { data: { file: string; rows: number; attribution: string[] }[] }).data;
+    const byName = new Map(files.map((f) => [f.file, f]));
+    for (const name of ['price.full.parquet', 'price.recent.csv.gz', 'cot_legacy.full.csv.gz']) {
+      expect(byName.get(name)?.rows, name).toBeGreaterThan(0);
+    }
+    expect(byName.get('price.full.csv.gz')!.attribution).toContain(
+      'The World Bank: Commodity Price Data (The Pink Sheet), CC BY 4.0',
+    );
+  });
+
   it('a commodity with no free price source says so and offers no invented price', async () => {
     const detail = await get('/api/v1/commodities/PALLADIUM');
     expect(detail.json.data.price_note).toMatch(/no free official/i);

@@ -66,6 +66,13 @@ export const ERROR_CODES = {
     title: 'URI too long',
     description: 'The request URL is longer than the service accepts.',
   },
+  range_not_satisfiable: {
+    status: 416,
+    title: 'Range not satisfiable',
+    description:
+      'A bulk file download asked for a byte range (Range: bytes=first-last) that lies past the end of the file. ' +
+      'Content-Range says the size (`bytes */<size>`). Only one range per request is served.',
+  },
   rate_limited: {
     status: 429,
     title: 'Rate limited',

@@ -41,8 +41,13 @@ export const RESPONSE_HEADERS = {
   Vary: { type: 'string', description: '`Accept`: the answer depends on the Accept header (JSON or CSV).' },
   'Content-Disposition': {
     type: 'string',
-    description: 'CSV answers only: `attachment; filename="<name>.csv"`, a name saying what the file holds.',
+    description: 'CSV answers and bulk files only: `attachment; filename="<name>"`, a name saying what the file holds.',
     optional: true,
+  },
+  'Accept-Ranges': { type: 'string', description: 'Bulk files only: `bytes`, single byte ranges are served.' },
+  'Content-Range': {
+    type: 'string',
+    description: 'Bulk files only: the range a 206 carries (`bytes first-last/size`), or `bytes */size` on a 416.',
   },
 } as const;
 

@@ -14,3 +14,4 @@ export * from './csv.ts';
 export * from './notifications.ts';
 export * from './attribution.ts';
 export * from './usage-hash.ts';
+export * from './bulk.ts';

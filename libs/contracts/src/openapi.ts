@@ -8,6 +8,7 @@ import { PLAN_NAMES, PLANS } from './plans.ts';
 import { API_PREFIX } from './routes.ts';
 import './resources.ts';
 import './status.ts';
+import { BULK_MEDIA_TYPES, BulkFileParams } from './bulk.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -182,6 +183,98 @@ function operation(opts: {
 }
 
 /**
+ * GET /bulk/{file}: a file's bytes (not JSON), whole or one byte range, with the file's sha256 as
+ * its strong ETag; refused 403 to plans the manifest does not list for it.
+ */
+const bulkFileOperation: JsonObject = {
+  get: {
+    operationId: 'getBulkFile',
+    summary: 'Download a bulk file',
+    description:
+      'One file of GET /bulk, as gzipped CSV (application/gzip) or Parquet (application/vnd.apache.parquet). ' +
+      'The ETag is the sha256 of the manifest (strong); If-None-Match / If-Modified-Since get a 304. One byte ' +
+      'range (`Range: bytes=first-last`, `first-`, or `-suffix`) is answered 206 with Content-Range, and ' +
+      'If-Range with the ETag resumes a download only when the file is unchanged. A plan the manifest does not ' +
+      'list for the file gets 403 (Free: only the `recent` files, no COT; Professional: no disaggregated COT). ' +
+      'Counted as one request against the rate windows, whatever its size.',
+    tags: ['bulk'],
+    parameters: [
+      {
+        name: 'file',
+        in: 'path',
+        required: true,
+        description: 'A file name from GET /bulk: `<dataset>.<full|recent>.<csv.gz|parquet>`.',
+        schema: schemaOf(BulkFileParams.shape.file),
+      },
+      {
+        name: 'Range',
+        in: 'header',
+        required: false,
+        description:
+          'One byte range, `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; several ranges get the whole file.',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'If-Range',
+        in: 'header',
+        required: false,
+        description:
+          'The ETag of the copy a range continues: when the file changed since, the whole file is sent (200).',
+        schema: { type: 'string' },
+      },
+      ...conditionalParameters,
+    ],
+    responses: {
+      '200': {
+        description: 'The whole file.',
+        headers: headerRefs([
+          'X-Request-Id',
+          ...RATE_LIMIT_HEADER_NAMES,
+          ...VALIDATOR_HEADERS.filter((h) => h !== 'Vary'),
+          'Content-Disposition',
+          'Accept-Ranges',
+        ]),
+        content: Object.fromEntries(
+          Object.values(BULK_MEDIA_TYPES).map((type) => [
+            type,
+            { schema: { type: 'string', format: 'binary', contentMediaType: type } },
+          ]),
+        ),
+      },
+      '206': {
+        description: 'The byte range asked for.',
+        headers: headerRefs([
+          'X-Request-Id',
+          ...RATE_LIMIT_HEADER_NAMES,
+          ...VALIDATOR_HEADERS.filter((h) => h !== 'Vary'),
+          'Content-Disposition',
+          'Accept-Ranges',
+          'Content-Range',
+        ]),
+        content: Object.fromEntries(
+          Object.values(BULK_MEDIA_TYPES).map((type) => [
+            type,
+            { schema: { type: 'string', format: 'binary', contentMediaType: type } },
+          ]),
+        ),
+      },
+      '304': {
+        description: 'Not modified: your copy is current. Not counted against the rate windows.',
+        headers: headerRefs([
+          'X-Request-Id',
+          ...RATE_LIMIT_HEADER_NAMES,
+          ...VALIDATOR_HEADERS.filter((h) => h !== 'Vary'),
+        ]),
+      },
+      ...errorResponses(
+        ['invalid_parameter', 'forbidden', 'not_found', 'range_not_satisfiable', ...COMMON_ERRORS],
+        true,
+      ),
+    },
+  },
+};
+
+/**
  * GET /status: public (no key, `security: []`), never counted against a rate window, answered
  * from the gateway's memory; so none of the key or window errors apply.
  */
@@ -330,6 +423,7 @@ export function buildOpenApiDocument(): JsonObject {
       { name: 'catalog', description: 'The commodity catalog.' },
       { name: 'series', description: 'Time series per commodity.' },
       { name: 'positioning', description: 'Commitments of Traders reports per commodity.' },
+      { name: 'bulk', description: 'Whole datasets as gzipped CSV and Parquet files, with a manifest.' },
       { name: 'status', description: 'Freshness of the official sources (public).' },
       { name: 'notifications', description: 'Change notifications as server-sent events.' },
     ],
@@ -383,6 +477,19 @@ export function buildOpenApiDocument(): JsonObject {
           '(`changes_open_interest`, `changes_<group>_<field>`, `pct_of_oi_<group>_<field>`, `cot_index_<group>`), ' +
           'then source, last_updated (file name `<slug>-cot-<format>[-<start>_<end>][-page-<n>].csv`)',
       }),
+      '/bulk': operation({
+        operationId: 'listBulkFiles',
+        summary: 'List bulk files',
+        description:
+          'Every bulk file with its manifest: rows, bytes, sha256, date range, when it was generated, the licence ' +
+          'and attribution of its sources, and the plans that may download it. Files are regenerated after each ' +
+          'sync; a dataset without data has no file.',
+        tag: 'bulk',
+        parameters: [],
+        responseRef: 'BulkListResponse',
+        errors: ['invalid_parameter'],
+      }),
+      '/bulk/{file}': bulkFileOperation,
       '/events': eventsOperation,
       '/status': statusOperation,
     },

@@ -3,8 +3,8 @@ import { CotQuery, ListCommoditiesQuery, SeriesQuery } from './params.ts';
 /** Where the public API lives on the gateway (and the query service): every path starts with it. */
 export const API_PREFIX = '/api/v1';
 
-/** The four data endpoints. */
-export const ROUTE_NAMES = ['list', 'detail', 'series', 'cot'] as const;
+/** The four data endpoints, and the bulk files' list and download. */
+export const ROUTE_NAMES = ['list', 'detail', 'series', 'cot', 'bulk', 'bulkFile'] as const;
 export type RouteName = (typeof ROUTE_NAMES)[number];
 
 /** Their paths as fastify routes (`:slug`), by name. */
@@ -13,6 +13,8 @@ export const ROUTE_PATHS = {
   detail: `${API_PREFIX}/commodities/:slug`,
   series: `${API_PREFIX}/commodities/:slug/series`,
   cot: `${API_PREFIX}/commodities/:slug/cot`,
+  bulk: `${API_PREFIX}/bulk`,
+  bulkFile: `${API_PREFIX}/bulk/:file`,
 } as const satisfies Record<RouteName, string>;
 
 /** The query parameters each endpoint accepts besides ALWAYS_ALLOWED_QUERY_PARAMS, by name. */
@@ -21,4 +23,6 @@ export const QUERY_PARAMS_BY_ROUTE = {
   detail: [],
   series: Object.keys(SeriesQuery.shape),
   cot: Object.keys(CotQuery.shape),
+  bulk: [],
+  bulkFile: [],
 } as const satisfies Record<RouteName, readonly string[]>;

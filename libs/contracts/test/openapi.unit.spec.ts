@@ -30,6 +30,8 @@ describe('the OpenAPI document', () => {
     expect(schemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(schemes.apiKeyQuery).toMatchObject({ type: 'apiKey', in: 'query', name: 'api_key' });
     expect(Object.keys(committed.paths as object).sort()).toEqual([
+      '/bulk',
+      '/bulk/{file}',
       '/commodities',
       '/commodities/{slug}',
       '/commodities/{slug}/cot',

@@ -32,3 +32,10 @@ export {
   type PackedCotBucketDoc,
   type PackedSeriesBucketDoc,
 } from './read-models/ferretdb-packing.ts';
+export {
+  BULK_CHUNK_BYTES,
+  BULK_FILES_COLLECTION,
+  createBulkFileStore,
+  type BulkFileStore,
+  type BulkManifest,
+} from './bulk-files.ts';

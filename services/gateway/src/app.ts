@@ -125,7 +125,9 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   const handler = cache === undefined ? forward : cache.answer(forward);
   for (const route of API_ROUTES) {
     const plan = createPlanStep(route, { nowMs: deps.nowMs, today });
-    const preHandler = cache === undefined ? [auth, plan, windows] : [auth, plan, cache.lookup, windows];
+    // A bulk file is never kept (and its Range must reach the query service): no cache lookup.
+    const preHandler =
+      cache === undefined || route.name === 'bulkFile' ? [auth, plan, windows] : [auth, plan, cache.lookup, windows];
     app.get(route.url, { preHandler, onSend: addApiAnswerHeaders }, handler);
   }
 

@@ -6,11 +6,17 @@ import { createLogger } from '@cds/telemetry';
 import { ProjectorConfig } from './config.ts';
 import { PROJECTION_NAMES, PROJECTIONS } from './projections/index.ts';
 import { rebuildProjection } from './rebuild/rebuild.ts';
+import { connectStore, createBulkFileStore, createReadModelStore } from '@cds/store';
+import { buildBulkFiles } from './bulk/build-bulk.ts';
 
-const USAGE = `usage: npm run projector -- rebuild --projection <${PROJECTION_NAMES.join('|')}> [--keep-previous] [--grace-ms N]`;
+const USAGE = [
+  `usage: npm run projector -- rebuild --projection <${PROJECTION_NAMES.join('|')}> [--keep-previous] [--grace-ms N]`,
+  '       npm run projector -- bulk   (writes the bulk files of GET /api/v1/bulk from the read models)',
+].join('\n');
 
 async function cli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === 'bulk' && rest.length === 0) return bulk();
   if (command !== 'rebuild') {
     console.error(USAGE);
     return 2;
@@ -48,6 +54,24 @@ async function cli(argv: string[]): Promise<number> {
   } finally {
     await messaging.close();
     await mongo.close();
+  }
+}
+
+/** `bulk`: the bulk files job, over the read models the query service reads (src/bulk/build-bulk.ts). */
+async function bulk(): Promise<number> {
+  const config = loadConfig(ProjectorConfig, process.env);
+  const store = await connectStore({ url: config.MONGODB_URL, appName: 'cds-projector-bulk' });
+  try {
+    const db = store.db(config.MONGODB_DB);
+    const report = await buildBulkFiles({
+      reader: createReadModelStore(db),
+      files: createBulkFileStore(db),
+      clock: () => new Date(),
+    });
+    console.log(JSON.stringify(report, null, 2));
+    return 0;
+  } finally {
+    await store.close();
   }
 }
 

@@ -10,6 +10,8 @@ import { maxAgeSecondsOf } from '@cds/schedule';
 import type { Metrics } from '@cds/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerResponseCache, type ResponseCache } from '@cds/response-cache';
+import type { BulkFileStore } from '@cds/store';
+import { registerBulkRoutes } from './bulk/bulk-routes.ts';
 import { registerCotRoute } from './cot/get-cot.ts';
 import { registerDetailRoute } from './detail/get-commodity.ts';
 import { createRequestIdResolver } from './http/request-id.ts';
@@ -39,6 +41,8 @@ export interface QueryDeps {
   requestLogging?: boolean;
   /** Request and cache metrics, served on GET /metrics; none means no /metrics. */
   metrics?: Metrics;
+  /** The bulk files (GET /bulk, /bulk/:file); none means those paths are 404. */
+  bulk?: BulkFileStore;
 }
 
 /**
@@ -86,6 +90,7 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
   registerDetailRoute(routes, ctx);
   registerSeriesRoute(routes, ctx);
   registerCotRoute(routes, ctx);
+  if (deps.bulk !== undefined) registerBulkRoutes(routes, deps.bulk);
   registerReadOnlyRoutes(app, Object.values(ROUTES));
 
   app.get('/healthz', () => ({ status: 'ok' }));

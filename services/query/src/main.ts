@@ -1,7 +1,7 @@
 import { loadConfig } from '@cds/config';
 import { connectNats } from '@cds/messaging';
 import { createMetrics, runService } from '@cds/telemetry';
-import { createStore } from '@cds/store';
+import { createBulkFileStore, createStore } from '@cds/store';
 import { buildApp } from './app.ts';
 import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
 import { QueryConfigSchema } from './config.ts';
@@ -48,6 +48,7 @@ await runService({
       logger,
       requestLogging: config.REQUEST_LOGGING,
       metrics,
+      bulk: createBulkFileStore(mongo.db(config.MONGODB_DB), { timeoutMs: config.QUERY_MAX_TIME_MS }),
     });
     onClose('http server', () => app.close());
     await app.listen({ host: config.HOST, port: config.PORT });

@@ -7,12 +7,12 @@ export interface ApiRoute {
   upstream(slug: string): string;
 }
 
-/** The query service serves the same paths: the slug goes where the pattern has `:slug`. */
+/** The query service serves the same paths: the slug (or file name) goes where the pattern has `:slug` (`:file`). */
 function upstreamOf(url: string): (slug: string) => string {
-  const at = url.indexOf(':slug');
-  if (at < 0) return () => url;
-  const before = url.slice(0, at);
-  const after = url.slice(at + ':slug'.length);
+  const param = /:(?:slug|file)/.exec(url);
+  if (param === null) return () => url;
+  const before = url.slice(0, param.index);
+  const after = url.slice(param.index + param[0].length);
   return (slug) => before + slug + after;
 }
 

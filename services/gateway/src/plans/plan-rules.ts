@@ -1,4 +1,13 @@
-import { IsoDate, PLANS, addMonths, earliestAllowedDate, type Plan, type RouteName } from '@cds/contracts';
+import {
+  IsoDate,
+  PLANS,
+  addMonths,
+  bulkFilePlans,
+  earliestAllowedDate,
+  parseBulkFileName,
+  type Plan,
+  type RouteName,
+} from '@cds/contracts';
 import { type ApiError, ForbiddenError, HistoricalLimitError } from '@cds/http';
 
 /**
@@ -35,4 +44,22 @@ export function checkPlan(
     }
   }
   return undefined;
+}
+
+/**
+ * Bulk files (GET /bulk/{file}) by their name, as their manifest lists the plans that may download
+ * them (libs/contracts bulk.ts): the Free plan only the `recent` files and no COT, Professional no
+ * disaggregated COT. A name that is no bulk file passes (the query service answers it 404).
+ */
+export function checkBulkFile(plan: Plan, file: string): ApiError | undefined {
+  const name = parseBulkFileName(file);
+  if (name === undefined || bulkFilePlans(name.dataset, name.span).includes(plan)) return undefined;
+  if (name.dataset === 'cot_legacy') return new ForbiddenError('COT bulk files need the Professional plan or above.');
+  if (name.dataset === 'cot_disaggregated') {
+    return new ForbiddenError('Disaggregated COT bulk files need the Business plan or above.');
+  }
+  return new ForbiddenError(
+    `Your plan can download the last ${PLANS[plan].historyMonths ?? 0} months only: ` +
+      `ask for ${name.dataset}.recent.${name.format}, or upgrade for full history.`,
+  );
 }

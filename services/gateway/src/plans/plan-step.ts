@@ -3,7 +3,7 @@ import { isCommodityId, invalidSlug } from '../api/slug.ts';
 import type { ApiRoute } from '../api/routes.ts';
 import { forwardedQuery } from '../proxy/forwarded-query.ts';
 import type { UtcDay } from '../utc-day.ts';
-import { checkPlan } from './plan-rules.ts';
+import { checkBulkFile, checkPlan } from './plan-rules.ts';
 
 const NOTHING: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -28,8 +28,23 @@ export function createPlanStep(route: ApiRoute, deps: { nowMs: () => number; tod
       done();
       return;
     }
+    if (route.name === 'bulkFile') {
+      // A name that is no bulk file is the query service's 404; a bulk file the plan may not have is 403.
+      const file = recordOf(request.params).file;
+      const name = typeof file === 'string' ? file : '';
+      const bulkRefusal = checkBulkFile(request.principal!.plan, name);
+      if (bulkRefusal !== undefined) request.refusal = bulkRefusal;
+      else {
+        request.target = {
+          path: route.upstream(encodeURIComponent(name)) + forwardedQuery(request.url),
+          commodityId: undefined,
+        };
+      }
+      done();
+      return;
+    }
     let commodityId: string | undefined;
-    if (route.name !== 'list') {
+    if (route.name !== 'list' && route.name !== 'bulk') {
       const slug = recordOf(request.params).slug;
       if (typeof slug !== 'string' || !isCommodityId(slug)) {
         request.refusal = invalidSlug();

@@ -18,8 +18,16 @@ export interface AnswerKeeper {
   keep(request: FastifyRequest, body: Buffer, headers: IncomingHttpHeaders): void;
 }
 
-/** Headers of a query answer that pass through to the client: validators, freshness, the CSV file name. */
-const PASSED_THROUGH = ['etag', 'last-modified', 'cache-control', 'vary', 'content-disposition'] as const;
+/** Headers of a query answer that pass through to the client: validators, freshness, the file name, byte ranges. */
+const PASSED_THROUGH = [
+  'etag',
+  'last-modified',
+  'cache-control',
+  'vary',
+  'content-disposition',
+  'accept-ranges',
+  'content-range',
+] as const;
 
 /**
  * Step 5, the handler of every API route: forwards the checked request (`request.target`) to the
@@ -53,6 +61,9 @@ export function createForwardHandler(deps: {
         const value = h[name];
         if (value !== undefined) reply.header(name, value);
       }
+    } else if (status === 416 && h['content-range'] !== undefined) {
+      // A bulk file's size (`bytes */size`), for the client whose range lay past its end.
+      reply.header('content-range', h['content-range']);
     }
     if (status === 304 || (whole && status === 200 && preconditionHolds(request.headers, h))) {
       if (status === 200 && keeper !== undefined) await keepIfWanted(keeper, request, status, h, upstream.body);

@@ -11,7 +11,8 @@ export interface UpstreamResponse {
 export interface QueryClient {
   /**
    * GET `path` with the request id, and from the client's request headers (`from`) the ones the
-   * answer depends on: Accept (application/json when absent), If-None-Match, If-Modified-Since.
+   * answer depends on: Accept (application/json when absent), If-None-Match, If-Modified-Since, and
+   * Range / If-Range (bulk files).
    */
   get(path: string, requestId: string, from?: IncomingHttpHeaders): Promise<UpstreamResponse>;
   close(): Promise<void>;
@@ -41,6 +42,9 @@ export function createQueryClient(opts: { url: string; connections?: number; tim
       if (typeof inm === 'string') headers['if-none-match'] = inm;
       const ims = from['if-modified-since'];
       if (typeof ims === 'string') headers['if-modified-since'] = ims;
+      // Byte ranges of bulk files (GET /bulk/{file}).
+      if (typeof from.range === 'string') headers.range = from.range;
+      if (typeof from['if-range'] === 'string') headers['if-range'] = from['if-range'];
       const res = await pool.request({ method: 'GET', path, headers });
       return { statusCode: res.statusCode, headers: res.headers, body: res.body };
     },

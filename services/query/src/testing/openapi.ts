@@ -12,7 +12,8 @@ const GATEWAY_HEADERS = {
 /** The OpenAPI path template of a query-service URL. */
 export function pathTemplateOf(url: string): string {
   const path = (url.split('?')[0] ?? '').replace(/^\/api\/v1/, '');
-  if (path === '/commodities') return path;
+  if (path === '/commodities' || path === '/bulk') return path;
+  if (/^\/bulk\/[^/]+$/.test(path)) return '/bulk/{file}';
   const m = /^\/commodities\/[^/]+(\/series|\/cot)?$/.exec(path);
   if (m === null) throw new Error(`not an API path: ${url}`);
   return `/commodities/{slug}${m[1] ?? ''}`;

@@ -1,6 +1,13 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .available_series_type import AvailableSeriesType
+from .bulk_file import BulkFile
+from .bulk_file_dataset import BulkFileDataset
+from .bulk_file_format import BulkFileFormat
+from .bulk_file_plans_item import BulkFilePlansItem
+from .bulk_file_span import BulkFileSpan
+from .bulk_list_response import BulkListResponse
+from .bulk_list_response_meta import BulkListResponseMeta
 from .category import Category
 from .commodity_detail import CommodityDetail
 from .commodity_detail_response import CommodityDetailResponse
@@ -51,6 +58,13 @@ from .transform import Transform
 
 __all__ = (
     "AvailableSeriesType",
+    "BulkFile",
+    "BulkFileDataset",
+    "BulkFileFormat",
+    "BulkFilePlansItem",
+    "BulkFileSpan",
+    "BulkListResponse",
+    "BulkListResponseMeta",
     "Category",
     "CommodityDetail",
     "CommodityDetailResponse",

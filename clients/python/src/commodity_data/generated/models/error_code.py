@@ -10,6 +10,7 @@ class ErrorCode(StrEnum):
     NOT_ACCEPTABLE = "not_acceptable"
     NOT_FOUND = "not_found"
     PAYLOAD_TOO_LARGE = "payload_too_large"
+    RANGE_NOT_SATISFIABLE = "range_not_satisfiable"
     RATE_LIMITED = "rate_limited"
     SERVICE_UNAVAILABLE = "service_unavailable"
     SLOW_CONSUMER = "slow_consumer"

@@ -1,0 +1,19 @@
+from enum import StrEnum
+
+
+class BulkFileDataset(StrEnum):
+    COT_DISAGGREGATED = "cot_disaggregated"
+    COT_LEGACY = "cot_legacy"
+    ENDING_STOCKS = "ending_stocks"
+    HARVESTED_ACRES = "harvested_acres"
+    OPEN_INTEREST = "open_interest"
+    PLANTED_ACRES = "planted_acres"
+    PRICE = "price"
+    PRODUCTION = "production"
+    REFINERY_INPUTS = "refinery_inputs"
+    STOCKS = "stocks"
+    VOLUME = "volume"
+    YIELD = "yield"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -348,3 +348,50 @@ describe('both clients', () => {
     }
   }, 120_000);
 });
+
+describe('the code samples of the reference (x-codeSamples in the OpenAPI document)', () => {
+  interface Sample {
+    lang: string;
+    label: string;
+    source: string;
+  }
+  const document = JSON.parse(readFileSync(join(REPO_ROOT, 'libs/contracts/openapi.json'), 'utf8')) as {
+    paths: Record<string, { get: { operationId: string; 'x-codeSamples'?: Sample[] } }>;
+  };
+  const operations = Object.values(document.paths)
+    .map((p) => p.get)
+    .filter((op) => op['x-codeSamples'] !== undefined);
+
+  it('every data operation has curl, Python and TypeScript samples, and they run against the system', async () => {
+    expect(operations.map((op) => op.operationId)).toEqual(
+      expect.arrayContaining(['listCommodities', 'getCommodity', 'getSeries', 'getCotReports', 'listBulkFiles']),
+    );
+    for (const op of operations) {
+      const samples = op['x-codeSamples']!;
+      if (op.operationId === 'getBulkFile') continue; // a download: curl only, shown in docs/bulk.md
+      expect(
+        samples.map((s) => s.lang),
+        op.operationId,
+      ).toEqual(['Shell', 'Python', 'TypeScript']);
+      const env = clientEnv(keys.business);
+      const curl = await run('bash', ['-c', `set -eo pipefail; ${samples[0]!.source} --fail --silent`], {
+        cwd: work,
+        env,
+        timeoutMs: 30_000,
+      });
+      expect(curl.code, `${op.operationId} curl: ${curl.stderr}`).toBe(0);
+      expect(JSON.parse(curl.stdout).data, op.operationId).toBeDefined();
+      const python = await py(samples[1]!.source);
+      expect(python.code, `${op.operationId} Python: ${python.stderr}`).toBe(0);
+      const file = join(work, `${op.operationId}.ts`);
+      writeFileSync(file, samples[2]!.source);
+      const typescript = await ts(file);
+      expect(typescript.code, `${op.operationId} TypeScript: ${typescript.stderr}`).toBe(0);
+      // Each prints what it read (the bulk list may be empty here: no bulk job ran).
+      if (op.operationId !== 'listBulkFiles') {
+        expect(python.stdout.trim(), op.operationId).not.toBe('');
+        expect(typescript.stdout.trim(), op.operationId).not.toBe('');
+      }
+    }
+  }, 240_000);
+});

@@ -108,6 +108,12 @@ describe('API reference at /docs', () => {
       .first()
       .evaluate((e) => e.scrollIntoView({ block: 'start' }));
     await page.screenshot({ path: join(ARTIFACTS, 'rate-limits.png') });
+    // Each operation shows our code samples (x-codeSamples): curl first, the clients' in its picker.
+    await page.getByText('Get a time series', { exact: true }).first().click();
+    await page.waitForTimeout(1500);
+    await page.screenshot({ path: join(ARTIFACTS, 'code-sample.png') });
+    expect(await page.content()).toContain('CDS_BASE_URL');
+    // (The Python and TypeScript samples beside it run in test/clients.e2e.spec.ts.)
 
     const loaded = requests.map((r) => r.url);
     expect(loaded).toContain(`${origin}/docs/js/scalar.js`);

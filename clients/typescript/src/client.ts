@@ -18,6 +18,7 @@ export type LegacyCotReport = Schemas['LegacyCotReport'];
 export type DisaggregatedCotReport = Schemas['DisaggregatedCotReport'];
 export type PaginationMeta = Schemas['PaginationMeta'];
 export type StatusResponse = Schemas['StatusResponse'];
+export type BulkListResponse = Schemas['BulkListResponse'];
 
 /** What `npm start` serves; CDS_BASE_URL overrides it. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080/api/v1';
@@ -214,6 +215,11 @@ export class Client {
   /** Where each source stands. */
   status(): Promise<StatusResponse> {
     return this.#call(this.lowlevel.GET('/status')) as Promise<StatusResponse>;
+  }
+
+  /** The bulk files and their manifests (`data`: file, format, rows, sha256, plans, ...). */
+  bulkFiles(): Promise<BulkListResponse> {
+    return this.#call(this.lowlevel.GET('/bulk')) as Promise<BulkListResponse>;
   }
 
   /** The data of an answer, or its typed error; a failure to get one is an ApiConnectionError. */

@@ -21,6 +21,7 @@ export {
   type SeriesResponse,
   type SeriesType,
   type StatusResponse,
+  type BulkListResponse,
   type TimeSeriesPoint,
 } from './client.ts';
 export {

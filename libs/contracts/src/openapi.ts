@@ -126,6 +126,39 @@ const conditionalParameters: JsonObject[] = [
 /** The headers of a data 200 and 304 besides the rate limit headers. */
 const VALIDATOR_HEADERS = ['ETag', 'Last-Modified', 'Cache-Control', 'Vary'] as const;
 
+/** One call of an operation in curl, with the Python client and with the TypeScript client. */
+interface CodeSamples {
+  /** The path and query string after the API prefix, e.g. `/commodities?category=energy`. */
+  path: string;
+  python: string;
+  typescript: string;
+}
+
+/**
+ * The `x-codeSamples` of an operation (the reference page shows them beside "try it"): curl with the
+ * key from `CDS_API_KEY`, and the clients of clients/python and clients/typescript, which read the
+ * key and the API address from `CDS_API_KEY` and `CDS_BASE_URL`, so every sample runs as it is.
+ */
+function codeSamples(samples: CodeSamples): JsonObject[] {
+  return [
+    {
+      lang: 'Shell',
+      label: 'curl',
+      source: `curl -H "Authorization: Bearer $CDS_API_KEY" "$CDS_BASE_URL${samples.path}"`,
+    },
+    {
+      lang: 'Python',
+      label: 'Python (clients/python)',
+      source: `from commodity_data import Client\n\nclient = Client()  # CDS_API_KEY, CDS_BASE_URL\n${samples.python}`,
+    },
+    {
+      lang: 'TypeScript',
+      label: 'TypeScript (clients/typescript)',
+      source: `import { Client } from '@commodity-data/client';\n\nconst client = new Client(); // CDS_API_KEY, CDS_BASE_URL\n${samples.typescript}`,
+    },
+  ];
+}
+
 function operation(opts: {
   operationId: string;
   summary: string;
@@ -136,12 +169,15 @@ function operation(opts: {
   errors: ErrorCode[];
   /** The CSV form's columns, when the endpoint serves `text/csv`. */
   csv?: string;
+  /** How to call it with curl and the clients in clients/ (shown by the reference at /docs). */
+  samples: CodeSamples;
 }): JsonObject {
   const csv = opts.csv;
   return {
     get: {
       operationId: opts.operationId,
       summary: opts.summary,
+      'x-codeSamples': codeSamples(opts.samples),
       description:
         `${opts.description} ` +
         (csv === undefined
@@ -190,6 +226,17 @@ const bulkFileOperation: JsonObject = {
   get: {
     operationId: 'getBulkFile',
     summary: 'Download a bulk file',
+    'x-codeSamples': [
+      {
+        lang: 'Shell',
+        label: 'curl',
+        // -C - resumes an interrupted download with a Range request.
+        source:
+          'curl -C - -o price.recent.parquet -H "Authorization: Bearer $CDS_API_KEY" ' +
+          '"$CDS_BASE_URL/bulk/price.recent.parquet"\n' +
+          'python -c "import pandas; print(pandas.read_parquet(\'price.recent.parquet\'))"',
+      },
+    ],
     description:
       'One file of GET /bulk, as gzipped CSV (application/gzip) or Parquet (application/vnd.apache.parquet). ' +
       'The ETag is the sha256 of the manifest (strong); If-None-Match / If-Modified-Since get a 304. One byte ' +
@@ -437,6 +484,12 @@ export function buildOpenApiDocument(): JsonObject {
         responseRef: 'CommodityListResponse',
         errors: ['invalid_parameter'],
         csv: 'id, name, symbol, category, exchange, unit (file name `commodities[-<category>][-page-<n>].csv`)',
+        samples: {
+          path: '/commodities?category=energy',
+          python: 'for c in client.commodities(category="energy"):  # every page\n    print(c.id, c.name)',
+          typescript:
+            "for await (const c of client.commodities({ category: 'energy' })) console.log(c.id, c.name); // every page",
+        },
       }),
       '/commodities/{slug}': operation({
         operationId: 'getCommodity',
@@ -446,6 +499,13 @@ export function buildOpenApiDocument(): JsonObject {
         parameters: [slugParameter],
         responseRef: 'CommodityDetailResponse',
         errors: ['invalid_parameter', 'not_found'],
+        samples: {
+          path: '/commodities/CORN',
+          python:
+            'corn = client.commodity("CORN").data\nprint(corn.name, [str(s.type_) for s in corn.available_series])',
+          typescript:
+            "const { data: corn } = await client.commodity('CORN');\nconsole.log(corn.name, corn.available_series.map((s) => s.type));",
+        },
       }),
       '/commodities/{slug}/series': operation({
         operationId: 'getSeries',
@@ -460,6 +520,15 @@ export function buildOpenApiDocument(): JsonObject {
         csv:
           'date, value, and for an untransformed price series open, high, low, close, volume (file name ' +
           '`<slug>-series-<type>[-<frequency>][-<transform>]-<start>_<end>.csv`)',
+        samples: {
+          path: '/commodities/CRUDE_OIL_WTI/series?type=price&frequency=monthly&start_date=2022-01-01',
+          python:
+            'wti = client.series("CRUDE_OIL_WTI", type="price", frequency="monthly", start_date="2022-01-01")\n' +
+            'print(wti.to_pandas())  # pip install "commodity-data[pandas]"',
+          typescript:
+            "const wti = await client.series('CRUDE_OIL_WTI', { type: 'price', frequency: 'monthly', start_date: '2022-01-01' });\n" +
+            'for (const p of wti.data) console.log(p.date, p.value);',
+        },
       }),
       '/commodities/{slug}/cot': operation({
         operationId: 'getCotReports',
@@ -476,6 +545,15 @@ export function buildOpenApiDocument(): JsonObject {
           '`<group>_short`, `<group>_spreading` where the group has it, `<group>_net`), the included analytics ' +
           '(`changes_open_interest`, `changes_<group>_<field>`, `pct_of_oi_<group>_<field>`, `cot_index_<group>`), ' +
           'then source, last_updated (file name `<slug>-cot-<format>[-<start>_<end>][-page-<n>].csv`)',
+        samples: {
+          path: '/commodities/CORN/cot?include=changes,cot_index&per_page=10',
+          python:
+            'reports = client.cot("CORN", include="changes,cot_index", per_page=10)\n' +
+            'print(reports.to_pandas())  # every page, newest first',
+          typescript:
+            "for await (const r of client.cot('CORN', { include: 'changes,cot_index', per_page: 10 })) {\n" +
+            '  console.log(r.report_date, r.non_commercial.net);\n}',
+        },
       }),
       '/bulk': operation({
         operationId: 'listBulkFiles',
@@ -488,6 +566,11 @@ export function buildOpenApiDocument(): JsonObject {
         parameters: [],
         responseRef: 'BulkListResponse',
         errors: ['invalid_parameter'],
+        samples: {
+          path: '/bulk',
+          python: 'for f in client.bulk_files().data:\n    print(f.file, f.rows, f.sha256)',
+          typescript: 'for (const f of (await client.bulkFiles()).data) console.log(f.file, f.rows, f.sha256);',
+        },
       }),
       '/bulk/{file}': bulkFileOperation,
       '/events': eventsOperation,

@@ -16,10 +16,12 @@ import httpx
 from ._errors import APIConnectionError, RateLimitError, error_from_response
 from ._pagination import CotPager, Pager, Series
 from .generated import AuthenticatedClient
+from .generated.api.bulk import list_bulk_files
 from .generated.api.catalog import get_commodity, list_commodities
 from .generated.api.positioning import get_cot_reports
 from .generated.api.series import get_series
 from .generated.api.status import get_status
+from .generated.models.bulk_list_response import BulkListResponse
 from .generated.models.category import Category
 from .generated.models.commodity_detail_response import CommodityDetailResponse
 from .generated.models.commodity_list_response import CommodityListResponse
@@ -250,6 +252,10 @@ class Client:
     def status(self) -> StatusResponse:
         """Where each source stands (no key needed, but sent)."""
         return self._call(get_status, (), {}, {}, StatusResponse)
+
+    def bulk_files(self) -> BulkListResponse:
+        """The bulk files and their manifests (``.data``: file, format, rows, sha256, plans, ...)."""
+        return self._call(list_bulk_files, (), {}, {}, BulkListResponse)
 
     # --- one call: the request, 429 retries, typed errors -----------------------------------------
 

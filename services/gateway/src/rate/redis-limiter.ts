@@ -3,6 +3,41 @@ import type { Redis } from '@cds/redis';
 import { DAY, MINUTE, decide, type RateDecision, type RateLimiter, type RateLimits } from './windows.ts';
 
 /**
+ * The take and the check decide alike and differ only in what an admitted request writes
+ * (`admit`, Lua run with `key`, `usage`, `keyId`, `minute`, `day`, `mc`, `dc` in scope): each
+ * request's window hash is read, its counts are those of the current minute and day, and it is
+ * admitted while both are under its limits.
+ */
+function windowScript(admit: string): string {
+  return `
+local t = redis.call('TIME')
+local now = tonumber(t[1])
+local minute = math.floor(now / 60)
+local day = math.floor(now / 86400)
+local out = {}
+for i = 1, #KEYS / 2 do
+  local key = KEYS[2 * i - 1]
+  local usage = KEYS[2 * i]
+  local keyId = ARGV[3 * i]
+  local v = redis.call('HMGET', key, 'm', 'mc', 'd', 'dc')
+  local mc = 0
+  local dc = 0
+  if tonumber(v[1]) == minute then mc = tonumber(v[2]) or 0 end
+  if tonumber(v[3]) == day then dc = tonumber(v[4]) or 0 end
+  local admitted = 0
+  if mc < tonumber(ARGV[3 * i - 2]) and dc < tonumber(ARGV[3 * i - 1]) then
+    admitted = 1${admit}
+  end
+  out[#out + 1] = admitted
+  out[#out + 1] = mc
+  out[#out + 1] = dc
+end
+out[#out + 1] = now
+return out
+`;
+}
+
+/**
  * Both windows of each account in one hash per account: the minute and day indexes and their
  * counts. Time comes from Redis (TIME), so every gateway replica agrees on window boundaries
  * whatever its own clock says. Only an admitted request is counted.
@@ -19,27 +54,10 @@ import { DAY, MINUTE, decide, type RateDecision, type RateLimiter, type RateLimi
  * of one account in a batch count one after the other exactly as two calls would. Returns
  * { admitted_1, minute count_1, day count_1, ..., admitted_n, minute count_n, day count_n, now }.
  */
-export const RATE_WINDOW_SCRIPT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1])
-local minute = math.floor(now / 60)
-local day = math.floor(now / 86400)
-local out = {}
-for i = 1, #KEYS / 2 do
-  local key = KEYS[2 * i - 1]
-  local usage = KEYS[2 * i]
-  local v = redis.call('HMGET', key, 'm', 'mc', 'd', 'dc')
-  local mc = 0
-  local dc = 0
-  if tonumber(v[1]) == minute then mc = tonumber(v[2]) or 0 end
-  if tonumber(v[3]) == day then dc = tonumber(v[4]) or 0 end
-  local admitted = 0
-  if mc < tonumber(ARGV[3 * i - 2]) and dc < tonumber(ARGV[3 * i - 1]) then
+export const RATE_WINDOW_SCRIPT = windowScript(`
     mc = mc + 1
     dc = dc + 1
-    admitted = 1
     redis.call('HSET', key, 'm', minute, 'mc', mc, 'd', day, 'dc', dc)
-    local keyId = ARGV[3 * i]
     if keyId == '' then
       redis.call('HSET', usage, day, dc)
     else
@@ -53,15 +71,7 @@ for i = 1, #KEYS / 2 do
         local d = tonumber(f)
         if d ~= nil and d <= day - 31 then redis.call('HDEL', usage, f) end
       end
-    end
-  end
-  out[#out + 1] = admitted
-  out[#out + 1] = mc
-  out[#out + 1] = dc
-end
-out[#out + 1] = now
-return out
-`;
+    end`);
 
 /**
  * Gives back admitted requests (304s), a batch per call like the take: KEYS[2i-1], KEYS[2i] =
@@ -113,35 +123,11 @@ return out
  * key was used) and keeps the usage hash for 36 days, as the take does. Returns { admitted_1,
  * minute count_1, day count_1, ..., now }.
  */
-export const RATE_CHECK_SCRIPT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1])
-local minute = math.floor(now / 60)
-local day = math.floor(now / 86400)
-local out = {}
-for i = 1, #KEYS / 2 do
-  local v = redis.call('HMGET', KEYS[2 * i - 1], 'm', 'mc', 'd', 'dc')
-  local mc = 0
-  local dc = 0
-  if tonumber(v[1]) == minute then mc = tonumber(v[2]) or 0 end
-  if tonumber(v[3]) == day then dc = tonumber(v[4]) or 0 end
-  local admitted = 0
-  if mc < tonumber(ARGV[3 * i - 2]) and dc < tonumber(ARGV[3 * i - 1]) then
-    admitted = 1
-    local keyId = ARGV[3 * i]
+export const RATE_CHECK_SCRIPT = windowScript(`
     if keyId ~= '' then
-      local usage = KEYS[2 * i]
       redis.call('HSET', usage, 'k:' .. keyId, day)
       redis.call('EXPIREAT', usage, (day + 36) * 86400)
-    end
-  end
-  out[#out + 1] = admitted
-  out[#out + 1] = mc
-  out[#out + 1] = dc
-end
-out[#out + 1] = now
-return out
-`;
+    end`);
 
 type ScriptCommand = (numberOfKeys: number, ...keysThenArgs: (string | number)[]) => Promise<number[]>;
 

@@ -2,7 +2,9 @@
 # Installs whatever the project needs and is missing, idempotently, in two layers.
 #
 # `bootstrap.sh` (what `npm start` runs): only what running the system needs
-#   - apt packages: nats-server, redis-server (the local infrastructure when no Docker engine answers)
+#   - nats-server (the event store), built with Go from the module proxy at a pinned release (Debian's
+#     2.9 predates the JetStream fixes and `sync_interval` the event store relies on), in the background
+#   - apt packages: redis-server (the local infrastructure when no Docker engine answers)
 #   - the pinned Node.js runtime (.nvmrc), from the npm registry's node-linux-<arch> package
 #   - the FerretDB server (MongoDB wire protocol over SQLite), built with Go from tools/ferretdb,
 #     unless mongod is on PATH or MONGODB_URL points at a server (built in the background while
@@ -102,8 +104,27 @@ if [ -z "${MONGODB_URL:-}" ] && ! command -v mongod >/dev/null 2>&1; then
   ln -sf "$ferret_bin" "$CDS_BIN_DIR/cds-ferretdb"
 fi
 
+# --- nats-server, in the background too ------------------------------------------------------------
+# The event store: a pinned release built from the Go module proxy, the same version as the NATS image
+# of k8s/base/nats.yaml (docs/reliability.md "Event store durability"). Cached under its version.
+NATS_SERVER_VERSION=v2.15.2
+nats_bin="$CDS_CACHE/nats-server-$NATS_SERVER_VERSION"
+nats_pid=""
+if ! { [ -x "$nats_bin" ] && "$nats_bin" --version 2>/dev/null | grep -q "$NATS_SERVER_VERSION\$"; }; then
+  command -v go >/dev/null 2>&1 || fail "need Go >= 1.26 to build nats-server $NATS_SERVER_VERSION (the event store)"
+  build_nats() {
+    rm -rf "$CDS_CACHE/gobin-nats" &&
+      env GOBIN="$CDS_CACHE/gobin-nats" go install -trimpath "github.com/nats-io/nats-server/v2@$NATS_SERVER_VERSION" &&
+      mv "$CDS_CACHE/gobin-nats/nats-server" "$nats_bin"
+  }
+  say "building nats-server $NATS_SERVER_VERSION with Go in the background (first run only; log in $CDS_CACHE/logs/nats-server.log)"
+  (slow "building nats-server $NATS_SERVER_VERSION" nats-server build_nats) &
+  nats_pid=$!
+fi
+ln -sf "$nats_bin" "$CDS_BIN_DIR/nats-server"
+
 # --- apt packages ---------------------------------------------------------------------------------
-apt_packages=(nats-server redis-server)
+apt_packages=(redis-server)
 [ "$mode" = test ] && apt_packages+=(chromium)
 apt_install "${apt_packages[@]}"
 
@@ -134,6 +155,12 @@ if [ -n "$ferret_pid" ]; then
   [ -x "$ferret_bin" ] || say "waiting for the FerretDB build…"
   wait "$ferret_pid" || fail "building FerretDB failed (log in $CDS_CACHE/logs/ferretdb.log)"
 fi
+if [ -n "$nats_pid" ]; then
+  [ -x "$nats_bin" ] || say "waiting for the nats-server build…"
+  wait "$nats_pid" || fail "building nats-server $NATS_SERVER_VERSION failed (log in $CDS_CACHE/logs/nats-server.log)"
+fi
+"$CDS_BIN_DIR/nats-server" --version 2>/dev/null | grep -q "$NATS_SERVER_VERSION\$" ||
+  fail "nats-server $NATS_SERVER_VERSION does not run (log in $CDS_CACHE/logs/nats-server.log)"
 
 # --- test tools (npm test only) -------------------------------------------------------------------
 if [ "$mode" = test ]; then

@@ -77,6 +77,15 @@ describe('k8s/ manifests', () => {
     expect(find('Service', 'nats-headless')!.spec.clusterIP).toBe('None');
   });
 
+  it('run the nats-server release that npm start and the tests run (scripts/bootstrap.sh)', () => {
+    const built = /^NATS_SERVER_VERSION=v(\S+)$/m.exec(
+      readFileSync(path.join(repoRoot, 'scripts/bootstrap.sh'), 'utf8'),
+    );
+    expect(built?.[1]).toMatch(/^2\.\d+\.\d+$/);
+    const image = find('StatefulSet', 'nats')!.spec.template.spec.containers[0].image;
+    expect(image).toBe(`nats:${built![1]}-alpine`);
+  });
+
   it('run a 3-member MongoDB replica set initiated by a Job naming every member', () => {
     const sts = find('StatefulSet', 'mongodb')!;
     expect(sts.spec.replicas).toBe(3);

@@ -140,8 +140,13 @@ describe('the other ways in are closed too', () => {
   it('the server logged each refusal with its user (what the e2e harness checks is empty)', async () => {
     await sleep(100);
     const lines = nats.violations();
-    expect(lines.some((l) => /User "gateway", Subject "cds\.keys\.key\.k_gw"/.test(l))).toBe(true);
-    expect(lines.some((l) => /User "query", Subject "cds\.keys\.key\.k_query"/.test(l))).toBe(true);
-    expect(lines.some((l) => /User "admin"/.test(l))).toBe(false);
+    // nats-server 2.10+: `... - "$G/user:gateway" - Publish Violation - Subject "..."`.
+    expect(lines.some((l) => /"\$G\/user:gateway" - Publish Violation - Subject "cds\.keys\.key\.k_gw"/.test(l))).toBe(
+      true,
+    );
+    expect(lines.some((l) => /"\$G\/user:query" - Publish Violation - Subject "cds\.keys\.key\.k_query"/.test(l))).toBe(
+      true,
+    );
+    expect(lines.some((l) => /\/user:admin"/.test(l))).toBe(false);
   });
 });

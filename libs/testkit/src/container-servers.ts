@@ -1,4 +1,5 @@
 import { natsServerAuth, redisServerAuth } from './identities.ts';
+import { NATS_JETSTREAM_CONFIG } from './nats-config.ts';
 import { findFreePorts } from './ports.ts';
 import { probeMongo, probeNats, probeRedis } from './probes.ts';
 import type { MongoHandle, NatsHandle, RedisHandle, ServerHandle, StartServerOptions } from './types.ts';
@@ -90,15 +91,18 @@ async function startContainer(spec: ContainerSpec, opts: StartServerOptions): Pr
   };
 }
 
-/** Starts `nats:2.10 -js` with testcontainers, with the users of identities.ts (`url`: the system user's). */
+/**
+ * Starts `nats:2.15.2 -js` (the version scripts/bootstrap.sh builds) with testcontainers, syncing every
+ * JetStream write (nats-config.ts), with the users of identities.ts (`url`: the system user's).
+ */
 export async function startContainerNats(opts: StartServerOptions = {}): Promise<NatsHandle> {
   const auth = natsServerAuth();
   const server = await startContainer(
     {
       name: 'nats',
-      image: 'nats:2.10',
-      files: { '/etc/nats/cds-auth.conf': auth.config },
-      command: ['-c', '/etc/nats/cds-auth.conf', '-js', '-m', '8222'],
+      image: 'nats:2.15.2',
+      files: { '/etc/nats/cds.conf': NATS_JETSTREAM_CONFIG + auth.config },
+      command: ['-c', '/etc/nats/cds.conf', '-js', '-m', '8222'],
       containerPorts: [4222, 8222],
       url: ([port]) => auth.url(`nats://${HOST}:${port}`),
       probe: ([port]) => probeNats(auth.url(`nats://${HOST}:${port}`)),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { resolveMongoBinary, requireBinary, type MongoBinary } from './binaries.ts';
 import { natsServerAuth, redisServerAuth } from './identities.ts';
 import { createManagedProcess, ServerStartError, type ManagedProcess } from './managed-process.ts';
+import { NATS_JETSTREAM_CONFIG } from './nats-config.ts';
 import { findFreePorts } from './ports.ts';
 import { probeMongo, probeNats, probeRedis } from './probes.ts';
 import type { MongoFlavor, MongoHandle, NatsHandle, RedisHandle, ServerHandle, StartServerOptions } from './types.ts';
@@ -91,7 +92,8 @@ async function startLocal(spec: LocalSpec, opts: StartServerOptions): Promise<Lo
 
 /**
  * Starts `nats-server -js` on a free port (plus an HTTP monitor port) with its own store folder, and
- * a config file of users (identities.ts, fresh passwords): `url` is the system user's.
+ * a config file of users (identities.ts, fresh passwords) that syncs every JetStream write
+ * (nats-config.ts; needs nats-server 2.10+, scripts/bootstrap.sh builds it): `url` is the system user's.
  */
 export async function startLocalNats(opts: StartServerOptions = {}): Promise<NatsHandle> {
   const command = requireBinary(opts.binary ?? 'nats-server', BOOTSTRAP_HINT, opts.env);
@@ -100,17 +102,18 @@ export async function startLocalNats(opts: StartServerOptions = {}): Promise<Nat
   const server = await startLocal(
     {
       name: 'nats',
-      // nats-server logs each refused publish or subscription: "Publish Violation - User ...".
+      // nats-server logs each refused publish or subscription with its user:
+      // `... - "$G/user:gateway" - Publish Violation - Subject "cds.keys.key.k1"`.
       onLine: (line) => {
         if (/ Violation - /.test(line)) violations.push(line);
       },
       label: 'nats-server',
       command,
       portCount: 2,
-      files: { 'nats-auth.conf': auth.config },
+      files: { 'nats.conf': NATS_JETSTREAM_CONFIG + auth.config },
       args: ([port, monitor], dataDir) => [
         '-c',
-        join(dataDir, '..', 'nats-auth.conf'),
+        join(dataDir, '..', 'nats.conf'),
         '-js',
         '-a',
         HOST,

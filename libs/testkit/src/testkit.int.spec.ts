@@ -113,6 +113,15 @@ describe('server handles', () => {
     await nc.close();
   });
 
+  it('starts JetStream syncing every write to disk before acknowledging it (sync_interval: always)', async () => {
+    const nats = await startNats();
+    started.push(nats);
+    const varz = (await (await fetch(`${nats.monitorUrl}/varz`)).json()) as {
+      jetstream?: { config?: { sync_always?: boolean } };
+    };
+    expect(varz.jetstream?.config?.sync_always).toBe(true);
+  });
+
   it('SIGSTOP resolves once every thread of the server is stopped, SIGCONT once it runs again', async () => {
     const nats = await startNats(); // a multi-threaded (Go) server, like the MongoDB API server
     started.push(nats);

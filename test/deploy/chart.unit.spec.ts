@@ -13,6 +13,7 @@ import {
   type K8sObject,
   type LabelSelector,
   kubeVersion,
+  parseManifests,
   podTemplates,
   renderChart,
   requireTool,
@@ -974,6 +975,44 @@ describe('chart specifics per value set', () => {
     // No shared, credential-less URL beside them.
     const cm = objects.find((o) => o.kind === 'ConfigMap')!;
     expect([cm.data.NATS_URL, cm.data.MONGODB_URL, cm.data.REDIS_URL]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('Redis Sentinel: redis.sentinels and redis.sentinelName reach the pods as REDIS_SENTINELS and REDIS_SENTINEL_NAME', () => {
+    const helm = (...set: string[]) =>
+      run(requireTool('helm'), [
+        'template',
+        release,
+        chartDir,
+        '--namespace',
+        namespace,
+        '--kube-version',
+        kubeVersion,
+        '--values',
+        path.join(chartDir, 'ci/production-values.yaml'),
+        ...set,
+      ]);
+    const sentinels = ['redis-sentinel-0.redis:26379', 'redis-sentinel-1.redis:26379', 'redis-sentinel-2.redis:26379'];
+    const r = helm(
+      '--set-json',
+      `redis.sentinels=${JSON.stringify(sentinels)}`,
+      '--set',
+      'redis.sentinelName=mymaster',
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const cm = parseManifests(r.stdout, 'sentinel values').find((o) => o.kind === 'ConfigMap')!;
+    expect(cm.data).toMatchObject({ REDIS_SENTINELS: sentinels.join(','), REDIS_SENTINEL_NAME: 'mymaster' });
+    // The Redis users still come from the Secret: with sentinels REDIS_URL carries only the credentials.
+    expect(cm.data.REDIS_URL).toBeUndefined();
+    // Without sentinels (the default) nothing changes: REDIS_URL names the server.
+    const plain = renderChart('ci/production-values.yaml', release, namespace).find((o) => o.kind === 'ConfigMap')!;
+    expect([plain.data.REDIS_SENTINELS, plain.data.REDIS_SENTINEL_NAME]).toEqual([undefined, undefined]);
+    // The schema refuses an address without a port and an empty name.
+    const noPort = helm('--set-json', 'redis.sentinels=["redis-sentinel-0.redis"]');
+    expect(noPort.status).not.toBe(0);
+    expect(noPort.stderr).toContain('/redis/sentinels/0');
+    const noName = helm('--set', 'redis.sentinelName=');
+    expect(noName.status).not.toBe(0);
+    expect(noName.stderr).toContain('/redis/sentinelName');
   });
 
   it('production: the alert rules of notifications, on metrics the notifier and the gateways export', () => {

@@ -9,6 +9,7 @@ import {
   loadConfig,
   portVar,
   processVars,
+  redisSentinelVars,
   urlCredentials,
   urlVar,
 } from './index.ts';
@@ -78,6 +79,30 @@ describe('loadConfig', () => {
     for (const bad of ['127.0.0.1', 'https://a.test:443', '::1:80', 'a.test:port']) {
       expect(hostPortListVar.safeParse(bad).success, bad).toBe(false);
     }
+  });
+  it('NATS_URL: one server or the comma-separated list of a cluster, each a nats:// or tls:// URL', () => {
+    const nats = z.object({ NATS_URL: infraVars.NATS_URL });
+    const list = 'nats://u:p@n0:4222,nats://u:p@n1:4222, nats://u:p@n2:4222';
+    expect(loadConfig(nats, { NATS_URL: list }).NATS_URL).toBe(list);
+    expect(loadConfig(nats, {}).NATS_URL).toBe('nats://127.0.0.1:4222');
+    for (const bad of ['nats://n0:4222,http://n1:4222', ',', 'n0:4222']) {
+      expect(() => loadConfig(nats, { NATS_URL: bad }), bad).toThrow(/NATS_URL/);
+    }
+  });
+  it('redisSentinelVars: none by default; a host:port list becomes the sentinels, with the primary name', () => {
+    const sentinel = z.object(redisSentinelVars);
+    expect(loadConfig(sentinel, {})).toEqual({ REDIS_SENTINELS: [], REDIS_SENTINEL_NAME: 'cds-redis' });
+    expect(
+      loadConfig(sentinel, { REDIS_SENTINELS: 's0.redis:26379, [::1]:26380', REDIS_SENTINEL_NAME: 'mymaster' }),
+    ).toEqual({
+      REDIS_SENTINELS: [
+        { host: 's0.redis', port: 26379 },
+        { host: '::1', port: 26380 },
+      ],
+      REDIS_SENTINEL_NAME: 'mymaster',
+    });
+    expect(() => loadConfig(sentinel, { REDIS_SENTINELS: 's0.redis' })).toThrow(/REDIS_SENTINELS/);
+    expect(() => loadConfig(sentinel, { REDIS_SENTINEL_NAME: '' })).toThrow(/REDIS_SENTINEL_NAME/);
   });
   it('keepTrying: tries again after a failure, logging it, until it succeeds; stops when aborted', async () => {
     const warnings: object[] = [];

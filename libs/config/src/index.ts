@@ -36,6 +36,21 @@ export function urlVar(protocols: readonly string[]) {
   );
 }
 
+/** A comma-separated list of URLs, each with one of the schemes (blanks between commas dropped). */
+export function urlListVar(protocols: readonly string[]) {
+  const one = urlVar(protocols);
+  return z.string().refine(
+    (v) => {
+      const parts = v
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== '');
+      return parts.length > 0 && parts.every((p) => one.safeParse(p).success);
+    },
+    `must be a URL with scheme ${protocols.join(' or ')} (or a comma-separated list of them)`,
+  );
+}
+
 /** A TCP port variable (0 lets the OS choose). */
 export const portVar = z.coerce.number().int().min(0).max(65_535);
 
@@ -47,7 +62,8 @@ export const boolVar = z.enum(['true', 'false', '1', '0']).transform((v) => v ==
 
 /** The infrastructure addresses every service shares. */
 export const infraVars = {
-  NATS_URL: urlVar(['nats:', 'tls:']).default('nats://127.0.0.1:4222'),
+  /** One server or a comma-separated list of a cluster's servers (libs/messaging `connectNats`). */
+  NATS_URL: urlListVar(['nats:', 'tls:']).default('nats://127.0.0.1:4222'),
   MONGODB_URL: urlVar(['mongodb:', 'mongodb+srv:']).default('mongodb://127.0.0.1:27017'),
   REDIS_URL: urlVar(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -102,6 +118,23 @@ export const hostPortListVar = z
       .filter((s) => s !== ''),
   )
   .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'each entry must be host:port')));
+
+/**
+ * Redis through Sentinel (the services that use Redis): REDIS_SENTINELS lists the sentinels
+ * (`host:port,host:port`) and REDIS_SENTINEL_NAME the primary they monitor; REDIS_URL then gives only
+ * the user, password, db and scheme. Unset, REDIS_URL is the server itself.
+ */
+export const redisSentinelVars = {
+  REDIS_SENTINELS: hostPortListVar.transform((list) =>
+    list.map((entry) => {
+      const at = entry.lastIndexOf(':');
+      return { host: entry.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(entry.slice(at + 1)) };
+    }),
+  ),
+  REDIS_SENTINEL_NAME: z.string().min(1).default('cds-redis'),
+  /** The sentinels' own password, when they have one (`requirepass` on the sentinels). */
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+};
 
 /** Outgoing mail, as the dashboard and the notifier take it (libs/mail `createMailer`). */
 export const mailVars = {

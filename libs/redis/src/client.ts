@@ -18,6 +18,14 @@ export interface RedisClientOptions {
   offlineQueue?: boolean;
   /** Connection errors (refused, reset) are reported here; commands fail on their own. */
   onError?: (err: Error) => void;
+  /**
+   * Redis Sentinel: when given, the primary named `sentinelName` is found through these sentinels
+   * (and found again after a failover); `url` then supplies only the user, password, db and TLS.
+   */
+  sentinels?: readonly { host: string; port: number }[];
+  sentinelName?: string;
+  /** The sentinels' own password, when they require one (`requirepass` on the sentinels). */
+  sentinelPassword?: string;
 }
 
 /**
@@ -28,18 +36,50 @@ export interface RedisClientOptions {
  * recovers by itself when Redis is back.
  */
 export function createRedis(opts: RedisClientOptions): Redis {
-  const client = new Redis(opts.url, {
+  const common = {
     connectionName: opts.name,
     connectTimeout: opts.connectTimeoutMs ?? 2_000,
     commandTimeout: opts.commandTimeoutMs ?? 1_000,
     maxRetriesPerRequest: opts.maxRetriesPerRequest ?? 1,
     // Short, capped reconnect pauses: a restarted Redis is picked up within a second.
-    retryStrategy: (times) => Math.min(times * 100, 1_000),
+    retryStrategy: (times: number) => Math.min(times * 100, 1_000),
     enableOfflineQueue: opts.offlineQueue ?? true,
-  });
+  };
+  const client =
+    opts.sentinels !== undefined && opts.sentinels.length > 0
+      ? new Redis({ ...common, ...sentinelOptions(opts, opts.sentinels) })
+      : new Redis(opts.url, common);
   // Without a listener ioredis prints every reconnect failure to stderr.
   client.on('error', (err: Error) => opts.onError?.(err));
   return client;
+}
+
+function sentinelOptions(opts: RedisClientOptions, sentinels: readonly { host: string; port: number }[]) {
+  if (opts.sentinelName === undefined || opts.sentinelName === '') {
+    throw new Error("createRedis: sentinels given without sentinelName (the monitored primary's name)");
+  }
+  let url: URL;
+  try {
+    url = new URL(opts.url);
+  } catch {
+    throw new Error(`createRedis: invalid Redis URL (${opts.url.replace(/\/\/[^@/]*@/, '//***@')})`);
+  }
+  const db = url.pathname.replace(/^\//, '');
+  if (db !== '' && !/^\d+$/.test(db)) throw new Error(`createRedis: the Redis URL's db must be a number, got ${db}`);
+  return {
+    sentinels: sentinels.map((s) => ({ host: s.host, port: s.port })),
+    name: opts.sentinelName,
+    ...(url.username !== '' ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password !== '' ? { password: decodeURIComponent(url.password) } : {}),
+    ...(db !== '' ? { db: Number(db) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    ...(opts.sentinelPassword !== undefined ? { sentinelPassword: opts.sentinelPassword } : {}),
+    // Capped pauses between rounds of asking the sentinels, as between reconnects above.
+    sentinelRetryStrategy: (times: number) => Math.min(times * 100, 1_000),
+    sentinelMaxConnections: 10,
+    // Follows +switch-master at once, also when the old primary stays up as a replica.
+    failoverDetector: true,
+  };
 }
 
 /**

@@ -1,4 +1,13 @@
 export { findOnPath, resolveMongoBinary, type MongoBinary } from './binaries.ts';
+export {
+  redisCommand,
+  startNatsCluster,
+  startRedisSentinel,
+  type ClusterMember,
+  type ClusterOptions,
+  type NatsClusterHandle,
+  type RedisSentinelHandle,
+} from './cluster.ts';
 export { isContainerRuntimeAvailable } from './container-servers.ts';
 export {
   NATS_IDENTITIES,

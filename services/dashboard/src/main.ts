@@ -27,6 +27,9 @@ await runService({
     const redis = createRedis({
       url: config.REDIS_URL,
       name: 'dashboard',
+      sentinels: config.REDIS_SENTINELS,
+      sentinelName: config.REDIS_SENTINEL_NAME,
+      ...(config.REDIS_SENTINEL_PASSWORD !== undefined ? { sentinelPassword: config.REDIS_SENTINEL_PASSWORD } : {}),
       onError: (err) => logger.debug({ err: err.message }, 'redis connection error'),
     });
     onClose('redis', () => redis.quit());

@@ -50,6 +50,9 @@ await runService({
     const redis = createRedis({
       url: config.REDIS_URL,
       name: 'gateway',
+      sentinels: config.REDIS_SENTINELS,
+      sentinelName: config.REDIS_SENTINEL_NAME,
+      ...(config.REDIS_SENTINEL_PASSWORD !== undefined ? { sentinelPassword: config.REDIS_SENTINEL_PASSWORD } : {}),
       commandTimeoutMs: config.REDIS_TIMEOUT_MS,
       maxRetriesPerRequest: 0,
       offlineQueue: false,

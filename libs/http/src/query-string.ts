@@ -5,10 +5,13 @@ const REMEMBERED = 1024;
 /** Longer query strings are parsed every time. */
 const MAX_REMEMBERED_LENGTH = 256;
 /**
- * A query string that may carry a credential (`api_key`, or anything percent-encoded, which may
- * spell it) is never remembered: no key stays in memory past its request.
+ * Whether a query string or URL may carry a credential (`api_key`, or anything percent-encoded,
+ * which may spell it): such a text is never remembered by a memo, so no key stays in memory past
+ * its request.
  */
-const MAY_HOLD_A_KEY = /key|%/i;
+export function mayHoldAKey(text: string): boolean {
+  return /key|%/i.test(text);
+}
 
 /**
  * Fastify's query-string parser (`routerOptions.querystringParser`) for the gateway, whose plan
@@ -23,7 +26,7 @@ export function createQueryStringParser(): (raw: string) => Record<string, unkno
     const known = memo.get(raw);
     if (known !== undefined) return known;
     const parsed = parse(raw) as Record<string, unknown>;
-    if (raw.length <= MAX_REMEMBERED_LENGTH && !MAY_HOLD_A_KEY.test(raw)) {
+    if (raw.length <= MAX_REMEMBERED_LENGTH && !mayHoldAKey(raw)) {
       for (const name in parsed) if (Array.isArray(parsed[name])) Object.freeze(parsed[name]);
       Object.freeze(parsed);
       if (memo.size >= REMEMBERED) memo.clear();

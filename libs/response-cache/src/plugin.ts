@@ -1,4 +1,5 @@
 import {
+  mayHoldAKey,
   negotiate,
   NOT_ACCEPTABLE_JSON_ONLY_MESSAGE,
   NOT_ACCEPTABLE_MESSAGE,
@@ -60,11 +61,6 @@ export function cacheRule<R>(
 const REMEMBERED_URLS = 4096;
 /** Longer URLs are not remembered. */
 const MAX_REMEMBERED_URL = 512;
-/**
- * A URL that may carry a credential (`api_key`, or anything percent-encoded, which may spell it)
- * is never remembered: no key stays in memory past its request.
- */
-const MAY_HOLD_A_KEY = /key|%/i;
 
 /** A URL's entry on a cached route, and the day it holds for (varies routes). */
 interface Remembered {
@@ -152,7 +148,7 @@ export function registerResponseCache(
   });
   function remember(request: FastifyRequest, remembered: Remembered): void {
     const url = request.url;
-    if (url.length > MAX_REMEMBERED_URL || MAY_HOLD_A_KEY.test(url)) return;
+    if (url.length > MAX_REMEMBERED_URL || mayHoldAKey(url)) return;
     if (byUrl.size >= REMEMBERED_URLS) byUrl.clear();
     byUrl.set(url, remembered);
   }

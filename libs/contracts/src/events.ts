@@ -117,6 +117,17 @@ export const Period = z.string().regex(/^\d{4}(?:-(?:0[1-9]|1[0-2]))?$/);
 
 export const MAX_POINTS_PER_EVENT = 5_000;
 
+/**
+ * When the release that carried a batch (or a report) was published, RFC 3339, and whether that
+ * time is estimated (a release calendar, or the ingest time) rather than stated by the source.
+ * Optional: events before point in time lack them, and the projector then estimates
+ * (docs/point-in-time.md).
+ */
+const publicationFields = {
+  published_at: z.iso.datetime({ offset: true }).optional(),
+  published_at_estimated: z.boolean().optional(),
+};
+
 /** Batch rules beyond its fields: every point dated inside the period, one point per date. */
 export function checkSeriesBatch(b: { period: string; points: readonly { date: string }[] }, ctx: IssueSink): void {
   const seen = new Set<string>();
@@ -141,6 +152,7 @@ export const SeriesPointsBatch = z
     source: ProvenanceSource.optional(),
     /** What the batch's price numbers are (price series only; optional: older events lack it). */
     price_basis: PriceBasis.optional(),
+    ...publicationFields,
     period: Period,
     points: z.array(SeriesPointRecord).min(1).max(MAX_POINTS_PER_EVENT),
   })
@@ -161,6 +173,8 @@ const cotRecordBase = {
   /** CFTC contract market code of the source row, kept for traceability. */
   contract_code: z.string().min(1).max(20).optional(),
   open_interest: z.int().min(0),
+  /** Each report has its own release (the Friday after its Tuesday). */
+  ...publicationFields,
 };
 export const LegacyCotRecord = z.strictObject({
   ...cotRecordBase,

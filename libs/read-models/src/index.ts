@@ -1,4 +1,7 @@
 import type { Category, CotFormat, Frequency, PriceBasis, SeriesType } from '@cds/contracts';
+import type { StoredRelease, Versioned } from './versions.ts';
+
+export * from './versions.ts';
 
 /**
  * The read models' documents: written only by the projector, read only by the query service, both
@@ -75,6 +78,11 @@ export interface StoredSeriesDescriptor {
   price_basis?: PriceBasis;
   /** Latest `occurred_at` (ingest time) of the events that carried data of the series. */
   last_updated?: string;
+  /**
+   * The earliest publication time of the series' releases (`toISOString()` text): an `as_of`
+   * before it is refused. Absent on descriptors written before versions were kept.
+   */
+  first_published_at?: string;
 }
 
 /** A commodity's official identifiers (the catalog entry's `identifiers`). */
@@ -107,8 +115,11 @@ export interface CatalogDoc {
   _meta: ProjectionMeta;
 }
 
-/** One stored observation: `v` value (close for prices); o/h/l/c/vol for price series. */
-export interface StoredPoint {
+/**
+ * One stored observation: `v` value (close for prices); o/h/l/c/vol for price series; `r` its
+ * release in the bucket's `releases` (versions.ts).
+ */
+export interface StoredPoint extends Versioned {
   d: string;
   v: number;
   o?: number;
@@ -132,7 +143,12 @@ export interface SeriesBucketDoc {
   first_date: string;
   last_date: string;
   count: number;
+  /** The version in force now of each observation (versions.ts: `current`). */
   points: StoredPoint[];
+  /** Superseded versions, by date then publication time (absent: none, or written before versions). */
+  revised?: StoredPoint[];
+  /** The releases that carried the bucket's points, by publication time (the points' `r`). */
+  releases?: StoredRelease[];
   /** Provenance of the bucket's points, from its newest event (absent when the events carry none). */
   source?: string;
   /** Latest `occurred_at` of the events that carried points of this bucket. */
@@ -151,8 +167,8 @@ export interface StoredGroup {
   spreading?: number;
 }
 
-/** One COT report as stored in its bucket: raw positions, net computed on read. */
-export interface StoredCotReport {
+/** One COT report as stored in its bucket: raw positions, net computed on read; `r` its release. */
+export interface StoredCotReport extends Versioned {
   report_date: string;
   exchange?: string;
   open_interest: number;
@@ -175,7 +191,12 @@ export interface CotBucketDoc {
   first_date: string;
   last_date: string;
   count: number;
+  /** The version in force now of each report. */
   reports: StoredCotReport[];
+  /** Superseded versions, by report date then publication time. */
+  revised?: StoredCotReport[];
+  /** The releases that carried the bucket's reports, by publication time (the reports' `r`). */
+  releases?: StoredRelease[];
   _meta: ProjectionMeta;
 }
 
@@ -183,10 +204,15 @@ export function cotBucketId(commodityId: string, format: string, year: number): 
   return `${commodityId}:${format}:${year}`;
 }
 
-/** A COT report as the query service pages it: one report of a bucket, with its commodity and format. */
+/**
+ * A COT report as the query service pages it: one report of a bucket, with its commodity and
+ * format, the release that published it and, when the view asks for revisions, the versions before it.
+ */
 export interface CotDoc extends StoredCotReport {
   commodity_id: string;
   format: CotFormat;
+  release?: StoredRelease | undefined;
+  earlier?: (StoredCotReport & { release?: StoredRelease | undefined })[] | undefined;
 }
 
 /**

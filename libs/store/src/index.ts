@@ -3,6 +3,7 @@ export { withDeadline, type OperationDeadline } from './deadline.ts';
 export { ensureIndexes } from './indexes.ts';
 export { connectStore, createStore, type Store } from './store.ts';
 export type {
+  ViewedPoint,
   CasWrite,
   CotHistoryQuery,
   CotPageQuery,

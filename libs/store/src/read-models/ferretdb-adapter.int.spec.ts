@@ -75,5 +75,21 @@ describe('FerretDB adapter: how it holds and asks', () => {
     expect(reads.length).toBeGreaterThan(0);
     for (const read of reads) expect(Object.keys(read.command.filter as object)).toEqual(['_id']);
     for (const read of reads) expect(typeof (read.command.filter as { _id: unknown })._id).toBe('string');
+    // The current view reads neither the superseded versions nor whole buckets; another view reads them too.
+    for (const read of reads) expect(read.command.projection).not.toHaveProperty('revised_json');
+    commands.length = 0;
+    await store.seriesRange({
+      commodityId: 'PACK',
+      type: 'price',
+      startDate: '1990-01-01',
+      endDate: '1990-12-31',
+      firstYear: 1980,
+      lastYear: 2019,
+      view: { asOf: '2000-01-01T00:00:00.000Z' },
+    });
+    const viewReads = commands.filter((c) => c.name === 'find' && c.command.find === COLLECTIONS.series);
+    expect(viewReads.length).toBeGreaterThan(0);
+    for (const read of viewReads) expect(read.command.projection).toHaveProperty('revised_json');
+    for (const read of viewReads) expect(Object.keys(read.command.filter as object)).toEqual(['_id']);
   });
 });

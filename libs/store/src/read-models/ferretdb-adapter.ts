@@ -1,26 +1,41 @@
 import {
   cotBucketId,
+  isCurrentView,
   seriesBucketId,
   type CatalogDoc,
   type CotDoc,
+  type PointInTimeView,
   type ReadModelName,
   type StoredCotReport,
   type StoredPoint,
+  type StoredRelease,
 } from '@cds/read-models';
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
-import { seriesPlan, type Adapter } from './adapter.ts';
+import type { Adapter } from './adapter.ts';
 import {
   packCotBucket,
   packSeriesBucket,
   unpackCotBucket,
   unpackPoints,
+  unpackReleases,
   unpackReports,
+  unpackRevised,
   unpackSeriesBucket,
   type PackedCotBucketDoc,
   type PackedSeriesBucketDoc,
 } from './ferretdb-packing.ts';
 import type { CasResult, CasWrite, ReadModelCollection, ReadModelDoc, SeriesRange, StoreCall } from './port.ts';
-import { byId, byReportDate, CATALOG_SUMMARY, duplicateKeyIndexes, yearOf, years, type Run } from './run.ts';
+import { byId, CATALOG_SUMMARY, duplicateKeyIndexes, type Run } from './run.ts';
+import {
+  attachReleases,
+  cotBeforeFromBuckets,
+  cotPageFromBuckets,
+  seriesRangeFromBuckets,
+  viewPoints,
+  viewReports,
+  type ViewedReport,
+  type ViewedSeriesBucket,
+} from './views.ts';
 
 /**
  * Most update statements in one command on FerretDB. FerretDB 1.24 keeps each statement's query
@@ -238,24 +253,51 @@ export function createFerretDbAdapter(
     };
   }
 
-  type StoredSeries = { year: number; unit?: string; points_json?: string; points?: StoredPoint[] };
-  type StoredCot = { reports_json?: string; reports?: StoredCotReport[] };
-  const SERIES_FIELDS = { _id: 0, year: 1, unit: 1, points_json: 1, points: 1 };
-  const COT_FIELDS = { reports_json: 1, reports: 1 };
+  interface StoredVersions<T> {
+    revised_json?: string;
+    revised?: T[];
+    releases_json?: string;
+    releases?: StoredRelease[];
+  }
+  type StoredSeries = StoredVersions<StoredPoint> & {
+    year: number;
+    unit?: string;
+    points_json?: string;
+    points?: StoredPoint[];
+  };
+  type StoredCot = StoredVersions<StoredCotReport> & { reports_json?: string; reports?: StoredCotReport[] };
+  // The current view reads neither the superseded versions nor anything else it does not show.
+  const SERIES_FIELDS = { _id: 0, year: 1, unit: 1, points_json: 1, points: 1, releases_json: 1, releases: 1 };
+  const SERIES_VERSION_FIELDS = { ...SERIES_FIELDS, revised_json: 1, revised: 1 };
+  const COT_FIELDS = { reports_json: 1, reports: 1, releases_json: 1, releases: 1 };
+  const COT_VERSION_FIELDS = { ...COT_FIELDS, revised_json: 1, revised: 1 };
+
+  function viewedSeries(b: StoredSeries, view: PointInTimeView | undefined): ViewedSeriesBucket {
+    const points = isCurrentView(view)
+      ? attachReleases(unpackPoints(b), unpackReleases(b))
+      : viewPoints({ current: unpackPoints(b), revised: unpackRevised(b), releases: unpackReleases(b) }, view);
+    return { points, ...(b.unit === undefined ? {} : { unit: b.unit }) };
+  }
+
+  function viewedReports(b: StoredCot, view: PointInTimeView | undefined): ViewedReport[] {
+    return isCurrentView(view)
+      ? attachReleases(unpackReports(b), unpackReleases(b))
+      : viewReports({ current: unpackReports(b), revised: unpackRevised(b), releases: unpackReleases(b) }, view);
+  }
 
   async function cotBuckets(
     coll: Collection<Document>,
-    q: { commodityId: string; format: CotDoc['format'] },
+    q: { commodityId: string; format: CotDoc['format']; view?: PointInTimeView | undefined },
     ys: number[],
     run: Run,
-  ) {
+  ): Promise<ViewedReport[]> {
     const found = await findEach<StoredCot>(
       coll,
       ys.map((y) => cotBucketId(q.commodityId, q.format, y)),
       run,
-      COT_FIELDS,
+      isCurrentView(q.view) ? COT_FIELDS : COT_VERSION_FIELDS,
     );
-    return found.flatMap((b) => (b === null ? [] : unpackReports(b)));
+    return found.flatMap((b) => (b === null ? [] : viewedReports(b, q.view)));
   }
 
   return {
@@ -280,86 +322,24 @@ export function createFerretDbAdapter(
     },
 
     async seriesRange(coll, q, run): Promise<SeriesRange> {
-      const plan = seriesPlan(q);
-      const loaded = new Map<number, StoredSeries | null>();
-      const read = async (ys: number[]) => {
+      const fields = isCurrentView(q.view) ? SERIES_FIELDS : SERIES_VERSION_FIELDS;
+      return seriesRangeFromBuckets(q, async (ys) => {
         const found = await findEach<StoredSeries>(
           coll,
           ys.map((y) => seriesBucketId(q.commodityId, q.type, y)),
           run,
-          SERIES_FIELDS,
+          fields,
         );
-        ys.forEach((y, i) => loaded.set(y, found[i] ?? null));
-      };
-      const pointsOf = (from: number, to: number) =>
-        years(from, to).flatMap((y) => {
-          const b = loaded.get(y);
-          return b === undefined || b === null ? [] : unpackPoints(b);
-        });
-      await read([...(plan.previous === undefined ? [] : [plan.previous]), ...years(plan.from, plan.to)]);
-      const unit = years(plan.unitFrom, plan.to)
-        .map((y) => loaded.get(y)?.unit)
-        .find((u) => u !== undefined);
-      const points = pointsOf(plan.from, plan.to).filter((p) => p.d >= q.startDate && p.d <= q.endDate);
-      let before: StoredPoint[] = [];
-      if (q.predecessorPeriod !== undefined) {
-        const startYear = yearOf(q.startDate);
-        const candidates = () =>
-          pointsOf(q.firstYear, Math.min(startYear, q.lastYear)).filter((p) => p.d < q.startDate);
-        before = candidates();
-        // Nothing in the year before start_date: walk back year by year (by _id) to the series' first year.
-        for (let y = (plan.previous ?? q.firstYear) - 1; before.length === 0 && y >= q.firstYear; y--) {
-          await read([y]);
-          before = candidates();
-        }
-        const last = before.at(-1);
-        if (last !== undefined) {
-          const since = q.predecessorPeriod(last.d);
-          const sinceYear = yearOf(since);
-          // The period may begin in an earlier year (an ISO week across New Year).
-          if (sinceYear >= q.firstYear && !loaded.has(sinceYear)) await read([sinceYear]);
-          before = candidates().filter((p) => p.d >= since);
-        }
-      }
-      return { points, before, ...(unit === undefined ? {} : { unit }) };
+        return found.map((b) => (b === null ? null : viewedSeries(b, q.view)));
+      });
     },
 
     async cotPage(coll, q, run) {
-      const from = q.startDate !== undefined && q.startDate > q.firstDate ? q.startDate : q.firstDate;
-      const to = q.endDate !== undefined && q.endDate < q.lastDate ? q.endDate : q.lastDate;
-      if (from > to) return { total: 0, items: [] };
-      const reports = (await cotBuckets(coll, q, years(yearOf(from), yearOf(to)), run))
-        .filter((r) => r.report_date >= from && r.report_date <= to)
-        .sort(byReportDate);
-      if (q.sortOrder === 'desc') reports.reverse();
-      return {
-        total: reports.length,
-        items: reports
-          .slice(q.skip, q.skip + q.limit)
-          .map((r) => ({ ...r, commodity_id: q.commodityId, format: q.format })),
-      };
+      return cotPageFromBuckets(q, (ys) => cotBuckets(coll, q, ys, run));
     },
 
     async cotBefore(coll, q, run) {
-      if (q.count <= 0 || q.before <= q.firstDate) return [];
-      const firstYear = yearOf(q.firstDate);
-      let year = yearOf(q.before);
-      const found: StoredCotReport[] = [];
-      // Weekly reports: about 52 a year, so the first batch of years (read in parallel) usually
-      // holds them all; a gap in the data costs one more bucket read per missing year.
-      let batch = Math.ceil(q.count / 50) + 1;
-      while (found.length < q.count && year >= firstYear) {
-        const ys = years(Math.max(firstYear, year - batch + 1), year);
-        year -= ys.length;
-        batch = 1;
-        for (const r of await cotBuckets(coll, q, ys, run)) {
-          if (r.report_date < q.before && r.report_date >= q.firstDate) found.push(r);
-        }
-      }
-      found.sort(byReportDate);
-      return found
-        .slice(Math.max(0, found.length - q.count))
-        .map((r) => ({ ...r, commodity_id: q.commodityId, format: q.format }));
+      return cotBeforeFromBuckets(q, (ys) => cotBuckets(coll, q, ys, run));
     },
   };
 }

@@ -1,4 +1,11 @@
-import type { CotBucketDoc, ProjectionMeta, SeriesBucketDoc, StoredCotReport, StoredPoint } from '@cds/read-models';
+import type {
+  CotBucketDoc,
+  ProjectionMeta,
+  SeriesBucketDoc,
+  StoredCotReport,
+  StoredPoint,
+  StoredRelease,
+} from '@cds/read-models';
 
 /**
  * How the FerretDB adapter holds a bucket. The arrays (points or reports) and the per-date part
@@ -7,19 +14,33 @@ import type { CotBucketDoc, ProjectionMeta, SeriesBucketDoc, StoredCotReport, St
  * costs about 20 ms a read on 2 cores, and the same year as one string about 1 ms. The adapter only
  * ever reads and writes a bucket whole, by `_id`, so nothing is lost by packing (MongoDB's own
  * time-series collections pack their buckets too). The MongoDB adapter keeps native arrays.
+ *
+ * The versions (versions.ts) are packed apart: `revised_json` so that a read of the current view
+ * neither transfers nor parses the superseded versions, `releases_json` (a few releases a bucket)
+ * so that it needs not parse them with the points either.
  */
 export interface PackedMeta extends Omit<ProjectionMeta, 'parts'> {
   /** `parts` as JSON text. */
   parts_json?: string;
 }
 
-export interface PackedSeriesBucketDoc extends Omit<SeriesBucketDoc, 'points' | '_meta'> {
+/** The packed versions of a bucket: absent when the bucket has none. */
+export interface PackedVersions {
+  /** `revised` as JSON text. */
+  revised_json?: string;
+  /** `releases` as JSON text. */
+  releases_json?: string;
+}
+
+export interface PackedSeriesBucketDoc
+  extends Omit<SeriesBucketDoc, 'points' | 'revised' | 'releases' | '_meta'>, PackedVersions {
   /** `StoredPoint[]` as JSON text, sorted by date. */
   points_json: string;
   _meta: PackedMeta;
 }
 
-export interface PackedCotBucketDoc extends Omit<CotBucketDoc, 'reports' | '_meta'> {
+export interface PackedCotBucketDoc
+  extends Omit<CotBucketDoc, 'reports' | 'revised' | 'releases' | '_meta'>, PackedVersions {
   /** `StoredCotReport[]` as JSON text, sorted by report date. */
   reports_json: string;
   _meta: PackedMeta;
@@ -53,22 +74,74 @@ export function unpackReports(stored: { reports_json?: string; reports?: StoredC
     : (stored.reports ?? []);
 }
 
+/** A bucket's superseded versions, packed or not (absent: none). */
+export function unpackRevised<T>(stored: { revised_json?: string; revised?: T[] }): T[] | undefined {
+  return typeof stored.revised_json === 'string' ? (JSON.parse(stored.revised_json) as T[]) : stored.revised;
+}
+
+/** A bucket's releases, packed or not (absent: none, or written before versions were kept). */
+export function unpackReleases(stored: {
+  releases_json?: string;
+  releases?: StoredRelease[];
+}): StoredRelease[] | undefined {
+  return typeof stored.releases_json === 'string'
+    ? (JSON.parse(stored.releases_json) as StoredRelease[])
+    : stored.releases;
+}
+
+function packVersions(doc: { revised?: unknown[]; releases?: StoredRelease[] }): PackedVersions {
+  return {
+    ...(doc.revised === undefined ? {} : { revised_json: JSON.stringify(doc.revised) }),
+    ...(doc.releases === undefined ? {} : { releases_json: JSON.stringify(doc.releases) }),
+  };
+}
+
+function unpackVersions<T>(stored: PackedVersions & { revised?: T[]; releases?: StoredRelease[] }): {
+  revised?: T[];
+  releases?: StoredRelease[];
+} {
+  const revised = unpackRevised(stored);
+  const releases = unpackReleases(stored);
+  return { ...(revised === undefined ? {} : { revised }), ...(releases === undefined ? {} : { releases }) };
+}
+
 export function packSeriesBucket(doc: SeriesBucketDoc): PackedSeriesBucketDoc {
-  const { points, _meta, ...rest } = doc;
-  return { ...rest, points_json: JSON.stringify(points), _meta: packMeta(_meta) };
+  const { points, revised: _revised, releases: _releases, _meta, ...rest } = doc;
+  return { ...rest, points_json: JSON.stringify(points), ...packVersions(doc), _meta: packMeta(_meta) };
 }
 
 export function unpackSeriesBucket(stored: PackedSeriesBucketDoc): SeriesBucketDoc {
-  const { points_json: _packed, _meta, ...rest } = stored as PackedSeriesBucketDoc & { points?: StoredPoint[] };
-  return { ...rest, points: unpackPoints(stored), _meta: unpackMeta(_meta) };
+  const {
+    points_json: _packed,
+    revised_json: _revised,
+    releases_json: _releases,
+    _meta,
+    ...rest
+  } = stored as PackedSeriesBucketDoc & { points?: StoredPoint[]; revised?: StoredPoint[]; releases?: StoredRelease[] };
+  return { ...rest, points: unpackPoints(stored), ...unpackVersions<StoredPoint>(stored), _meta: unpackMeta(_meta) };
 }
 
 export function packCotBucket(doc: CotBucketDoc): PackedCotBucketDoc {
-  const { reports, _meta, ...rest } = doc;
-  return { ...rest, reports_json: JSON.stringify(reports), _meta: packMeta(_meta) };
+  const { reports, revised: _revised, releases: _releases, _meta, ...rest } = doc;
+  return { ...rest, reports_json: JSON.stringify(reports), ...packVersions(doc), _meta: packMeta(_meta) };
 }
 
 export function unpackCotBucket(stored: PackedCotBucketDoc): CotBucketDoc {
-  const { reports_json: _packed, _meta, ...rest } = stored as PackedCotBucketDoc & { reports?: StoredCotReport[] };
-  return { ...rest, reports: unpackReports(stored), _meta: unpackMeta(_meta) };
+  const {
+    reports_json: _packed,
+    revised_json: _revised,
+    releases_json: _releases,
+    _meta,
+    ...rest
+  } = stored as PackedCotBucketDoc & {
+    reports?: StoredCotReport[];
+    revised?: StoredCotReport[];
+    releases?: StoredRelease[];
+  };
+  return {
+    ...rest,
+    reports: unpackReports(stored),
+    ...unpackVersions<StoredCotReport>(stored),
+    _meta: unpackMeta(_meta),
+  };
 }

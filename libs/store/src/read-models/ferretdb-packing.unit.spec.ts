@@ -4,7 +4,9 @@ import {
   packSeriesBucket,
   unpackCotBucket,
   unpackPoints,
+  unpackReleases,
   unpackReports,
+  unpackRevised,
   unpackSeriesBucket,
 } from './ferretdb-packing.ts';
 import type { CotBucketDoc, SeriesBucketDoc } from '@cds/read-models';
@@ -75,5 +77,40 @@ describe('bucket packing', () => {
     expect(unpackReports({ reports_json: '[]' })).toEqual([]);
     const legacy = { ...packSeriesBucket(series), points_json: undefined, points: series.points };
     expect(unpackSeriesBucket(legacy as never).points).toEqual(series.points);
+  });
+
+  it('packs the versions apart as their own JSON text, and a bucket without versions without them', () => {
+    const release = {
+      p: '2024-01-05T20:30:00.000Z',
+      f: '2024-01-06T00:00:00.000Z',
+      e: true as const,
+      lo: '2024-01-02',
+      hi: '2024-01-03',
+    };
+    const versioned: SeriesBucketDoc = {
+      ...series,
+      points: series.points.map((p) => ({ ...p, r: 1 })),
+      revised: [{ d: '2024-01-03', v: -0.5, r: 0 }],
+      releases: [{ ...release, p: '2024-01-04T20:30:00.000Z' }, release],
+    };
+    const packed = packSeriesBucket(versioned);
+    expect(packed).not.toHaveProperty('revised');
+    expect(packed).not.toHaveProperty('releases');
+    expect(JSON.parse(packed.revised_json!)).toEqual(versioned.revised);
+    expect(JSON.parse(packed.releases_json!)).toEqual(versioned.releases);
+    expect(unpackSeriesBucket(packed)).toEqual(versioned);
+    expect(packSeriesBucket(series)).not.toHaveProperty('revised_json');
+    expect(packSeriesBucket(series)).not.toHaveProperty('releases_json');
+    const cotVersioned: CotBucketDoc = {
+      ...cot,
+      reports: cot.reports.map((r) => ({ ...r, r: 0 })),
+      revised: [{ ...cot.reports[0]!, open_interest: 1, r: 0 }],
+      releases: [release],
+    };
+    const packedCot = packCotBucket(cotVersioned);
+    expect(Object.keys(packedCot)).toEqual(expect.arrayContaining(['reports_json', 'revised_json', 'releases_json']));
+    expect(unpackCotBucket(packedCot)).toEqual(cotVersioned);
+    expect(unpackRevised({})).toBeUndefined();
+    expect(unpackReleases({ releases: [release] })).toEqual([release]);
   });
 });

@@ -1,15 +1,35 @@
 import {
+  cotBucketId,
+  isCurrentView,
   seriesBucketId,
   type CatalogDoc,
   type CotDoc,
+  type PointInTimeView,
   type ReadModelName,
   type StoredCotReport,
   type StoredPoint,
+  type StoredRelease,
 } from '@cds/read-models';
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
 import { seriesPlan, type Adapter, type ReadModelIndex } from './adapter.ts';
-import type { CasResult, CotHistoryQuery, CotPageQuery, ReadModelDoc, SeriesRange, StoreCall } from './port.ts';
+import type {
+  CasResult,
+  CotHistoryQuery,
+  CotPageQuery,
+  ReadModelDoc,
+  SeriesRange,
+  StoreCall,
+  ViewedPoint,
+} from './port.ts';
 import { CATALOG_SUMMARY, duplicateKeyIndexes, yearOf, type Run } from './run.ts';
+import {
+  cotBeforeFromBuckets,
+  cotPageFromBuckets,
+  seriesRangeFromBuckets,
+  viewPoints,
+  viewReports,
+  type ViewedReport,
+} from './views.ts';
 
 /**
  * The indexes of the MongoDB adapter, each with the query that uses it. (The FerretDB adapter
@@ -47,6 +67,10 @@ function bucketsOf(field: 'type' | 'format', commodityId: string, kind: string, 
  * `$match` on the dates, `$sort`, `$skip`/`$limit` on the server, so only the answer travels.
  * Runs on FerretDB too (the contract spec checks it there), slowly: FerretDB 1.x pushes none of
  * these filters down and decodes every bucket of the collection on each query.
+ *
+ * Versions (versions.ts): the current view keeps those queries, plus one for the releases of the
+ * buckets read (in parallel, the release of each item attached from them); any other view reads
+ * whole buckets by `_id` and cuts them in memory (views.ts), as the FerretDB adapter does.
  */
 export function createMongoDbAdapter(db: { collection: (name: string) => Collection<Document> }): Adapter {
   async function unwound<T extends Document>(
@@ -58,22 +82,99 @@ export function createMongoDbAdapter(db: { collection: (name: string) => Collect
     return run(what, (o) => coll.aggregate<T>(pipeline, o).toArray());
   }
 
+  /** The releases of the buckets of one series or COT format between two years, by year (none: absent). */
+  async function releasesOf(
+    coll: Collection<Document>,
+    field: 'type' | 'format',
+    commodityId: string,
+    kind: string,
+    from: number,
+    to: number,
+    run: Run,
+  ): Promise<Map<number, StoredRelease[]>> {
+    const rows = await run('read the releases of buckets', (o) =>
+      coll
+        .find<{ year: number; releases: StoredRelease[] }>(
+          { commodity_id: commodityId, [field]: kind, year: { $gte: from, $lte: to }, releases: { $exists: true } },
+          { ...o, projection: { _id: 0, year: 1, releases: 1 } },
+        )
+        .toArray(),
+    );
+    return new Map(rows.map((r) => [r.year, r.releases]));
+  }
+
+  /** Attaches each item's release from its bucket's (the bucket of its date's year). */
+  function withReleases<T extends StoredPoint | StoredCotReport>(
+    items: T[],
+    releases: Map<number, StoredRelease[]>,
+    dateOf: (item: T) => string,
+  ): (T & { release?: StoredRelease })[] {
+    if (releases.size === 0) return items;
+    for (const item of items) {
+      const release = item.r === undefined ? undefined : releases.get(yearOf(dateOf(item)))?.[item.r];
+      if (release !== undefined) (item as T & { release?: StoredRelease }).release = release;
+    }
+    return items;
+  }
+
   async function pointsBetween(
     coll: Collection<Document>,
     q: { commodityId: string; type: string },
     years: [number, number],
     dates: { $gte: string; $lte?: string; $lt?: string },
     run: Run,
-  ): Promise<StoredPoint[]> {
+  ): Promise<ViewedPoint[]> {
     if (years[0] > years[1]) return [];
-    const rows = await unwound<{ points: StoredPoint }>(coll, 'read a series range', run, [
-      bucketsOf('type', q.commodityId, q.type, years[0], years[1]),
-      { $unwind: '$points' },
-      { $match: { 'points.d': dates } },
-      { $sort: { 'points.d': 1 } },
-      { $project: { _id: 0, points: 1 } },
+    const [rows, releases] = await Promise.all([
+      unwound<{ points: StoredPoint }>(coll, 'read a series range', run, [
+        bucketsOf('type', q.commodityId, q.type, years[0], years[1]),
+        { $unwind: '$points' },
+        { $match: { 'points.d': dates } },
+        { $sort: { 'points.d': 1 } },
+        { $project: { _id: 0, points: 1 } },
+      ]),
+      releasesOf(coll, 'type', q.commodityId, q.type, years[0], years[1], run),
     ]);
-    return rows.map((r) => r.points);
+    return withReleases(
+      rows.map((r) => r.points),
+      releases,
+      (p) => p.d,
+    );
+  }
+
+  /** Whole buckets by `_id`, in the order of `ids` (null where there is none). */
+  async function bucketsById<T extends Document>(
+    coll: Collection<Document>,
+    ids: string[],
+    projection: Document,
+    run: Run,
+  ): Promise<(T | null)[]> {
+    if (ids.length === 0) return [];
+    const found = await run('read buckets', (o) =>
+      coll.find<T & { _id: string }>({ _id: { $in: ids } } as never, { ...o, projection }).toArray(),
+    );
+    const byId = new Map(found.map((d) => [d._id, d]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  type VersionedCot = { reports?: StoredCotReport[]; revised?: StoredCotReport[]; releases?: StoredRelease[] };
+
+  /** The reports of a COT format's buckets of some years, in a view other than the current one. */
+  async function viewedReports(
+    coll: Collection<Document>,
+    q: { commodityId: string; format: CotDoc['format']; view?: PointInTimeView | undefined },
+    ys: number[],
+    run: Run,
+  ): Promise<ViewedReport[]> {
+    const found = await bucketsById<VersionedCot>(
+      coll,
+      ys.map((y) => cotBucketId(q.commodityId, q.format, y)),
+      { reports: 1, revised: 1, releases: 1 },
+      run,
+    );
+    return found.flatMap((b) =>
+      b === null ? [] : viewReports({ current: b.reports ?? [], revised: b.revised, releases: b.releases }, q.view),
+    );
   }
 
   function cotRange(q: { commodityId: string; format: string }, from: string, to: { $lte: string } | { $lt: string }) {
@@ -86,8 +187,8 @@ export function createMongoDbAdapter(db: { collection: (name: string) => Collect
 
   const asCotDoc =
     (q: CotPageQuery | CotHistoryQuery) =>
-    (r: { reports: StoredCotReport }): CotDoc => ({
-      ...r.reports,
+    (r: ViewedReport): CotDoc => ({
+      ...r,
       commodity_id: q.commodityId,
       format: q.format,
     });
@@ -156,6 +257,30 @@ export function createMongoDbAdapter(db: { collection: (name: string) => Collect
     },
 
     async seriesRange(coll, q, run): Promise<SeriesRange> {
+      if (!isCurrentView(q.view)) {
+        return seriesRangeFromBuckets(q, async (ys) => {
+          type Versioned = {
+            unit?: string;
+            points?: StoredPoint[];
+            revised?: StoredPoint[];
+            releases?: StoredRelease[];
+          };
+          const found = await bucketsById<Versioned>(
+            coll,
+            ys.map((y) => seriesBucketId(q.commodityId, q.type, y)),
+            { _id: 1, unit: 1, points: 1, revised: 1, releases: 1 },
+            run,
+          );
+          return found.map((b) =>
+            b === null
+              ? null
+              : {
+                  points: viewPoints({ current: b.points ?? [], revised: b.revised, releases: b.releases }, q.view),
+                  ...(b.unit === undefined ? {} : { unit: b.unit }),
+                },
+          );
+        });
+      }
       const plan = seriesPlan(q);
       const [points, unitDoc] = await Promise.all([
         pointsBetween(coll, q, [plan.from, plan.to], { $gte: q.startDate, $lte: q.endDate }, run),
@@ -173,7 +298,7 @@ export function createMongoDbAdapter(db: { collection: (name: string) => Collect
               ),
             ),
       ]);
-      let before: StoredPoint[] = [];
+      let before: ViewedPoint[] = [];
       const lastYear = Math.min(yearOf(q.startDate), q.lastYear);
       if (q.predecessorPeriod !== undefined && lastYear >= q.firstYear) {
         // The latest bucket that begins before start_date holds the last observation before it.
@@ -213,6 +338,7 @@ export function createMongoDbAdapter(db: { collection: (name: string) => Collect
     },
 
     async cotPage(coll, q, run) {
+      if (!isCurrentView(q.view)) return cotPageFromBuckets(q, (ys) => viewedReports(coll, q, ys, run));
       const from = q.startDate !== undefined && q.startDate > q.firstDate ? q.startDate : q.firstDate;
       const to = q.endDate !== undefined && q.endDate < q.lastDate ? q.endDate : q.lastDate;
       if (from > to) return { total: 0, items: [] };
@@ -229,18 +355,43 @@ export function createMongoDbAdapter(db: { collection: (name: string) => Collect
               { $project: { _id: 0, reports: 1 } },
             ]),
       ]);
-      return { total: counted[0]?.n ?? 0, items: items.map(asCotDoc(q)) };
+      // The releases of the page's years only (a page spans a year or two of a format's twenty).
+      const dates = items.map((r) => r.reports.report_date).sort();
+      const releases =
+        dates.length === 0
+          ? new Map<number, StoredRelease[]>()
+          : await releasesOf(coll, 'format', q.commodityId, q.format, yearOf(dates[0]!), yearOf(dates.at(-1)!), run);
+      const reports = withReleases(
+        items.map((r) => r.reports),
+        releases,
+        (r) => r.report_date,
+      );
+      return { total: counted[0]?.n ?? 0, items: reports.map(asCotDoc(q)) };
     },
 
     async cotBefore(coll, q, run) {
+      if (!isCurrentView(q.view)) return cotBeforeFromBuckets(q, (ys) => viewedReports(coll, q, ys, run));
       if (q.count <= 0 || q.before <= q.firstDate) return [];
-      const rows = await unwound<{ reports: StoredCotReport }>(coll, 'read COT reports before a page', run, [
-        ...cotRange(q, q.firstDate, { $lt: q.before }),
-        { $sort: { 'reports.report_date': -1 } },
-        { $limit: q.count },
-        { $project: { _id: 0, reports: 1 } },
+      // The releases of the years the reports likely come from (weekly: about 52 a year) are read
+      // beside them; those of years further back only when a gap in the data made them reach there.
+      const toYear = yearOf(q.before);
+      const fromYear = Math.max(yearOf(q.firstDate), toYear - Math.ceil(q.count / 50) - 1);
+      const [rows, releases] = await Promise.all([
+        unwound<{ reports: StoredCotReport }>(coll, 'read COT reports before a page', run, [
+          ...cotRange(q, q.firstDate, { $lt: q.before }),
+          { $sort: { 'reports.report_date': -1 } },
+          { $limit: q.count },
+          { $project: { _id: 0, reports: 1 } },
+        ]),
+        releasesOf(coll, 'format', q.commodityId, q.format, fromYear, toYear, run),
       ]);
-      return rows.reverse().map(asCotDoc(q));
+      const reports = rows.reverse().map((r) => r.reports);
+      const earliest = reports[0] === undefined ? fromYear : yearOf(reports[0].report_date);
+      if (earliest < fromYear) {
+        const more = await releasesOf(coll, 'format', q.commodityId, q.format, earliest, fromYear - 1, run);
+        for (const [year, r] of more) releases.set(year, r);
+      }
+      return withReleases(reports, releases, (r) => r.report_date).map(asCotDoc(q));
     },
   };
 }

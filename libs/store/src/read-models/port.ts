@@ -1,5 +1,13 @@
 import type { CotFormat, SeriesType } from '@cds/contracts';
-import type { CatalogDoc, CotDoc, ProjectionMeta, ReadModelName, StoredPoint } from '@cds/read-models';
+import type {
+  CatalogDoc,
+  CotDoc,
+  PointInTimeView,
+  ProjectionMeta,
+  ReadModelName,
+  StoredPoint,
+  StoredRelease,
+} from '@cds/read-models';
 
 /**
  * The read models' storage port: the one way the projector (writes) and the query service (reads)
@@ -62,6 +70,16 @@ export interface Page<T> {
   items: T[];
 }
 
+/**
+ * A point as a view shows it (versions.ts `viewItems`): the stored version, the release that
+ * published it (absent on documents written before versions were kept) and, when the view asks for
+ * revisions, the versions before it, oldest first.
+ */
+export interface ViewedPoint extends StoredPoint {
+  release?: StoredRelease | undefined;
+  earlier?: (StoredPoint & { release?: StoredRelease | undefined })[] | undefined;
+}
+
 export interface SeriesRangeQuery {
   commodityId: string;
   type: SeriesType;
@@ -80,13 +98,15 @@ export interface SeriesRangeQuery {
    * of the last one, however far back that lies (within firstYear).
    */
   predecessorPeriod?: ((date: string) => string) | undefined;
+  /** Which versions (versions.ts): the current ones when absent. */
+  view?: PointInTimeView | undefined;
 }
 
 export interface SeriesRange {
-  /** The observations from startDate to endDate, ascending. */
-  points: StoredPoint[];
+  /** The observations from startDate to endDate, ascending, as the view shows them. */
+  points: ViewedPoint[];
   /** Observations before startDate, ascending: every one in the period of the last (empty without predecessorPeriod). */
-  before: StoredPoint[];
+  before: ViewedPoint[];
   /**
    * The unit of the earliest bucket that has one, of the range's years (with predecessorPeriod,
    * from the year before startDate).
@@ -105,6 +125,8 @@ export interface CotPageQuery {
   sortOrder: 'asc' | 'desc';
   skip: number;
   limit: number;
+  /** Which versions (versions.ts): the current ones when absent. Total and paging count the view's reports. */
+  view?: PointInTimeView | undefined;
 }
 
 export interface CotHistoryQuery {
@@ -115,6 +137,8 @@ export interface CotHistoryQuery {
   /** Exclusive. */
   before: string;
   count: number;
+  /** Which versions (versions.ts): the current ones when absent. */
+  view?: PointInTimeView | undefined;
 }
 
 export interface CatalogQuery {

@@ -215,10 +215,16 @@ describe('change records on CDS_CHANGES (real NATS and MongoDB API)', () => {
   it('records an event applied before a crash (never published), then nothing new on a replay; the rebuild records nothing', async () => {
     const db = mongo.db(uniqueName('changes_crash'));
     const c = 'CHANGES_WHEAT';
-    const older = seriesRecorded(c, [
-      ['2022-03-01', 1],
-      ['2022-03-02', 2],
-    ]);
+    // `older` (the earlier stream position) repeats what `newer` says under the same release (the
+    // same values and publication time, another event): with versions kept, it changes nothing.
+    const older = seriesRecorded(
+      c,
+      [
+        ['2022-03-01', 10],
+        ['2022-03-02', 20],
+      ],
+      { publishedAt: '2024-06-01T00:00:00Z', publishedAtEstimated: true },
+    );
     const newer = seriesRecorded(c, [
       ['2022-03-01', 10],
       ['2022-03-02', 20],

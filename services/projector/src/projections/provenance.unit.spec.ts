@@ -38,6 +38,7 @@ describe('provenance in the read models', () => {
       last_date: '2026-11-16',
       source: 'eia:RWTC',
       last_updated: T1,
+      first_published_at: '2026-11-20T21:00:00.000Z',
     });
   });
 
@@ -98,7 +99,10 @@ describe('provenance in the read models', () => {
     ] as [DataEvent, number][][]) {
       const bucket = foldEvents(seriesProjection, order).get('GOLD:price:2026')!;
       expect(bucket.last_updated).toBe(T3);
-      expect(bucket.points[0]!.v).toBe(2);
+      // Without published_at a batch is published when ingested: the later-ingested value is
+      // current, whatever the stream order, and the other one is kept as a revised version.
+      expect(bucket.points[0]!.v).toBe(1);
+      expect(bucket.revised).toMatchObject([{ d: '2026-01-05', v: 2 }]);
     }
   });
 
@@ -119,10 +123,13 @@ describe('provenance in the read models', () => {
       ],
       { source: 'cftc:legacy:067651', occurredAt: T1, contractCode: '067651' },
     );
+    // A restatement says when it was published (a later release): with only the calendar's
+    // estimate both would share one instant, and the order of arrival would decide.
     const restated = cotRecorded('CRUDE_OIL_WTI', [['2026-11-17', 111]], {
       source: 'cftc:legacy:067651',
       occurredAt: T2,
       contractCode: '067651',
+      publishedAt: T2,
     });
 
     it('each report keeps the source and occurred_at of the event that wrote it, in any order, replay included', () => {
@@ -141,7 +148,7 @@ describe('provenance in the read models', () => {
         ['2026-11-10', 100, 'cftc:legacy:067651', T1],
         ['2026-11-17', 111, 'cftc:legacy:067651', T2],
       ]);
-      expect(inOrder.get('CRUDE_OIL_WTI:legacy:2026')!._meta.version).toBe(4);
+      expect(inOrder.get('CRUDE_OIL_WTI:legacy:2026')!._meta.version).toBe(5);
     });
 
     it('the catalog descriptor of the format carries the source and the latest ingest time', () => {

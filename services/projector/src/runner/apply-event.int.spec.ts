@@ -52,8 +52,8 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
     expect(adapter).toBe('ferretdb');
     expect(stored).toMatchObject({
       points_json: JSON.stringify([
-        { d: '2022-03-01', v: 1 },
-        { d: '2022-03-02', v: 2 },
+        { d: '2022-03-01', v: 1, r: 0 },
+        { d: '2022-03-02', v: 2, r: 0 },
       ]),
     });
     expect(stored).not.toHaveProperty('points');
@@ -186,7 +186,10 @@ describe('applyEvent on the MongoDB API (FerretDB in tests)', () => {
         new Date(Date.UTC(2019, 0, 1 + i * 2 + k)).toISOString().slice(0, 10),
         i * 10 + k,
       ]);
-      events.push([seriesRecorded('RACE_COPPER', pts), pos++]);
+      // Each restatement ingested (so published, without published_at) after the one before:
+      // versions are ordered by publication time (versions.ts), not by stream position.
+      const occurredAt = new Date(Date.UTC(2024, 5, 1, 0, i)).toISOString();
+      events.push([seriesRecorded('RACE_COPPER', pts, { occurredAt }), pos++]);
     }
     events.push([commodityUpserted('RACE_COPPER', 'Copper v2'), pos]);
     // Replica 1 takes the even positions, replica 2 the odd ones, each in reverse order: the worst

@@ -59,7 +59,8 @@ describe('fold: changedBy and reflected', () => {
       ]),
       position: 12,
     };
-    const stored = storedAfter(seriesProjection, [later]);
+    // a's points are versions of the stored buckets (versions.ts): a is redelivered over them
+    const stored = storedAfter(seriesProjection, [a, later]);
     const res = fold(seriesProjection, touchedBy(seriesProjection, [a]), stored);
     expect(res.changedBy.size).toBe(0);
     expect(res.reflected.size).toBe(0);

@@ -20,6 +20,13 @@ export function commodityUpserted(id: string, name = `Name of ${id}`): Commodity
   };
 }
 
+function publication(opts: { publishedAt?: string; publishedAtEstimated?: boolean }) {
+  return {
+    ...(opts.publishedAt !== undefined ? { published_at: opts.publishedAt } : {}),
+    ...(opts.publishedAtEstimated !== undefined ? { published_at_estimated: opts.publishedAtEstimated } : {}),
+  };
+}
+
 export function seriesRecorded(
   commodityId: string,
   points: [date: string, value: number][],
@@ -33,11 +40,21 @@ export function seriesRecorded(
     /** Envelope `source` (default 'test'). */
     envelopeSource?: string;
     occurredAt?: string;
+    /** The batch's `published_at` (and `published_at_estimated` when given). */
+    publishedAt?: string;
+    publishedAtEstimated?: boolean;
+    frequency?: SeriesPointsRecorded['data']['frequency'];
   } = {},
 ): SeriesPointsRecorded {
   const period = opts.period ?? points[0]![0].slice(0, 4);
   return {
-    id: deterministicEventId('series.points.recorded', commodityId, JSON.stringify(points), opts.source ?? ''),
+    id: deterministicEventId(
+      'series.points.recorded',
+      commodityId,
+      JSON.stringify(points),
+      opts.source ?? '',
+      ...(opts.publishedAt === undefined ? [] : [opts.publishedAt]),
+    ),
     type: 'series.points.recorded',
     version: 1,
     occurred_at: opts.occurredAt ?? at,
@@ -45,11 +62,12 @@ export function seriesRecorded(
     data: {
       commodity_id: commodityId,
       series_type: opts.type ?? 'price',
-      frequency: 'daily',
+      frequency: opts.frequency ?? 'daily',
       period,
       ...(opts.unit !== undefined ? { unit: opts.unit } : {}),
       ...(opts.source !== undefined ? { source: opts.source } : {}),
       ...(opts.priceBasis !== undefined ? { price_basis: opts.priceBasis } : {}),
+      ...publication(opts),
       points: points.map(([date, value]) => ({ date, value })),
     },
   };
@@ -65,6 +83,9 @@ export function cotRecorded(
     contractCode?: string;
     /** Default legacy. */
     format?: 'legacy' | 'disaggregated';
+    /** Every report's `published_at` (and `published_at_estimated` when given). */
+    publishedAt?: string;
+    publishedAtEstimated?: boolean;
   } = {},
 ): CotReportsRecorded {
   const format = opts.format ?? 'legacy';
@@ -72,6 +93,7 @@ export function cotRecorded(
     report_date,
     ...(opts.contractCode !== undefined ? { contract_code: opts.contractCode } : {}),
     open_interest,
+    ...publication(opts),
   });
   const envelope = {
     // The legacy id has no format in it (as before the option): only disaggregated ids name theirs.
@@ -81,6 +103,7 @@ export function cotRecorded(
       JSON.stringify(reports),
       opts.source ?? '',
       ...(format === 'legacy' ? [] : [format]),
+      ...(opts.publishedAt === undefined ? [] : [opts.publishedAt]),
     ),
     type: 'cot.reports.recorded' as const,
     version: 1 as const,

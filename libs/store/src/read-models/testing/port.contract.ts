@@ -1,4 +1,12 @@
-import type { CotDoc, CatalogDoc, CotBucketDoc, SeriesBucketDoc, StoredCotReport, StoredPoint } from '@cds/read-models';
+import type {
+  CotDoc,
+  CatalogDoc,
+  CotBucketDoc,
+  SeriesBucketDoc,
+  StoredCotReport,
+  StoredPoint,
+  StoredRelease,
+} from '@cds/read-models';
 import { COLLECTIONS, cotBucketId, seriesBucketId } from '@cds/read-models';
 import { getTestInfra, startMongo, uniqueName } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
@@ -77,6 +85,66 @@ function cotBuckets(commodityId: string, reports: StoredCotReport[]): CotBucketD
   }));
 }
 
+// Versions (versions.ts). A monthly series of 2021 in two Pink-Sheet-like vintages: June 2021
+// carried April and May, March 2022 revised May and added June.
+const JUNE_2021: StoredRelease = {
+  p: '2021-06-02T14:00:00.000Z',
+  f: '2026-11-01T10:00:00.000Z',
+  lo: '2021-04-01',
+  hi: '2021-05-01',
+};
+const MARCH_2022: StoredRelease = {
+  p: '2022-03-02T14:00:00.000Z',
+  f: '2026-11-01T09:00:00.000Z',
+  lo: '2021-05-01',
+  hi: '2021-06-01',
+};
+function versionedSeriesBucket(): SeriesBucketDoc {
+  return {
+    _id: seriesBucketId('COPPER', 'price', 2021),
+    commodity_id: 'COPPER',
+    type: 'price',
+    year: 2021,
+    frequency: 'monthly',
+    unit: 'USD/mt',
+    first_date: '2021-04-01',
+    last_date: '2021-06-01',
+    count: 3,
+    points: [
+      { d: '2021-04-01', v: 9336, r: 0 },
+      { d: '2021-05-01', v: 10161.9, r: 1 },
+      { d: '2021-06-01', v: 9612.5, r: 1 },
+    ],
+    revised: [{ d: '2021-05-01', v: 10184, r: 0 }],
+    releases: [JUNE_2021, MARCH_2022],
+    _meta: { ...meta(1), parts: { attrs: 1 } },
+  };
+}
+
+// COT reports of early 2025, each published the Friday after at 15:30 New York (estimated); the
+// release of 2025-03-14 restated 2025-03-04.
+const COT_RELEASES: StoredRelease[] = [
+  { p: '2025-02-28T20:30:00.000Z', f: '2025-03-15T00:00:00.000Z', e: true, lo: '2025-02-25', hi: '2025-02-25' },
+  { p: '2025-03-07T20:30:00.000Z', f: '2025-03-15T00:00:00.000Z', e: true, lo: '2025-03-04', hi: '2025-03-04' },
+  { p: '2025-03-14T20:30:00.000Z', f: '2025-03-15T00:00:00.000Z', e: true, lo: '2025-03-04', hi: '2025-03-11' },
+];
+function versionedCotBucket(): CotBucketDoc {
+  const oi = (date: string, n: number, r: number): StoredCotReport => ({ ...report(date, n), open_interest: n, r });
+  return {
+    _id: cotBucketId('COPPER', 'legacy', 2025),
+    commodity_id: 'COPPER',
+    format: 'legacy',
+    year: 2025,
+    first_date: '2025-02-25',
+    last_date: '2025-03-11',
+    count: 3,
+    reports: [oi('2025-02-25', 1000, 0), oi('2025-03-04', 2100, 2), oi('2025-03-11', 3000, 2)],
+    revised: [oi('2025-03-04', 2000, 1)],
+    releases: COT_RELEASES,
+    _meta: meta(1),
+  };
+}
+
 async function insertAll<D extends ReadModelDoc>(store: ReadModelStore, name: 'catalog' | 'series' | 'cot', docs: D[]) {
   const coll = await store.collection<D>(name, COLLECTIONS[name]);
   expect(await coll.compareAndSet(docs.map((doc) => ({ doc, rev: null })))).toEqual({
@@ -135,6 +203,7 @@ export function registerPortContract(
       seriesBucket('WHEAT', turn.slice(0, 4)),
       seriesBucket('WHEAT', turn.slice(4), 'USc/bu'),
       seriesBucket('WHEAT', late),
+      versionedSeriesBucket(),
     ]);
     await insertAll(
       store,
@@ -142,7 +211,7 @@ export function registerPortContract(
       cotBuckets(
         'WHEAT',
         tuesdays.map((d, i) => report(d, i)),
-      ),
+      ).concat(versionedCotBucket()),
     );
   });
 
@@ -321,6 +390,161 @@ export function registerPortContract(
       expect(await store.cotBefore({ ...q, before: '2019-01-15', count: 10 })).toHaveLength(2);
       expect(await store.cotBefore({ ...q, before: tuesdays[0]!, count: 10 })).toEqual([]);
       expect(await store.cotBefore({ ...q, before: '2020-01-08', count: 0 })).toEqual([]);
+    });
+
+    describe('versions (versions.ts views)', () => {
+      const copper = { commodityId: 'COPPER', type: 'price' as const, firstYear: 2021, lastYear: 2021 };
+      const year = { startDate: '2021-01-01', endDate: '2021-12-31' };
+      const copperCot = {
+        commodityId: 'COPPER',
+        format: 'legacy' as const,
+        firstDate: '2025-02-25',
+        lastDate: '2025-03-11',
+      };
+      const page = { ...copperCot, sortOrder: 'asc' as const, skip: 0, limit: 10 };
+
+      it('loads a versioned bucket whole, as written', async () => {
+        const series = await store.collection<SeriesBucketDoc>('series', COLLECTIONS.series);
+        expect(await series.load(['COPPER:price:2021'])).toEqual([versionedSeriesBucket()]);
+        const cot = await store.collection<CotBucketDoc>('cot', COLLECTIONS.cot);
+        expect(await cot.load(['COPPER:legacy:2025'])).toEqual([versionedCotBucket()]);
+      });
+
+      it('series, current view: the newest versions, each with its release; documents without releases have none', async () => {
+        const r = await store.seriesRange({ ...copper, ...year });
+        expect(r.points).toEqual([
+          { d: '2021-04-01', v: 9336, r: 0, release: JUNE_2021 },
+          { d: '2021-05-01', v: 10161.9, r: 1, release: MARCH_2022 },
+          { d: '2021-06-01', v: 9612.5, r: 1, release: MARCH_2022 },
+        ]);
+        expect(r.unit).toBe('USD/mt');
+        // an explicit view asking for nothing is the current one
+        expect(await store.seriesRange({ ...copper, ...year, view: {} })).toEqual(r);
+        const wheat = await store.seriesRange({ ...wheatSeries, startDate: '2020-12-30', endDate: '2020-12-31' });
+        expect(wheat.points[0]).not.toHaveProperty('release');
+      });
+
+      it('series as_of: what had been published then (later observations absent, revised ones as they were)', async () => {
+        const between = await store.seriesRange({ ...copper, ...year, view: { asOf: '2021-12-31T23:59:59.999Z' } });
+        expect(between.points).toEqual([
+          { d: '2021-04-01', v: 9336, r: 0, release: JUNE_2021 },
+          { d: '2021-05-01', v: 10184, r: 0, release: JUNE_2021 },
+        ]);
+        const after = await store.seriesRange({ ...copper, ...year, view: { asOf: '2022-03-02T14:00:00.000Z' } });
+        expect(after.points.map((p) => p.v)).toEqual([9336, 10161.9, 9612.5]);
+        const before = await store.seriesRange({ ...copper, ...year, view: { asOf: '2021-06-02T13:59:59.999Z' } });
+        expect(before.points).toEqual([]);
+        // the predecessor is the last observation of the view
+        const withPredecessor = await store.seriesRange({
+          ...copper,
+          startDate: '2021-06-01',
+          endDate: '2021-12-31',
+          predecessorPeriod: (d) => d,
+          view: { asOf: '2021-12-31T23:59:59.999Z' },
+        });
+        expect(withPredecessor.points).toEqual([]);
+        expect(withPredecessor.before).toEqual([{ d: '2021-05-01', v: 10184, r: 0, release: JUNE_2021 }]);
+      });
+
+      it('series first release and revisions', async () => {
+        const first = await store.seriesRange({ ...copper, ...year, view: { firstRelease: true } });
+        expect(first.points.map((p) => [p.d, p.v])).toEqual([
+          ['2021-04-01', 9336],
+          ['2021-05-01', 10184],
+          ['2021-06-01', 9612.5],
+        ]);
+        const revisions = await store.seriesRange({ ...copper, ...year, view: { revisions: true } });
+        expect(revisions.points).toEqual([
+          { d: '2021-04-01', v: 9336, r: 0, release: JUNE_2021, earlier: [] },
+          {
+            d: '2021-05-01',
+            v: 10161.9,
+            r: 1,
+            release: MARCH_2022,
+            earlier: [{ d: '2021-05-01', v: 10184, r: 0, release: JUNE_2021 }],
+          },
+          { d: '2021-06-01', v: 9612.5, r: 1, release: MARCH_2022, earlier: [] },
+        ]);
+        // revisions as of a date: only the versions published by then
+        const then = await store.seriesRange({
+          ...copper,
+          ...year,
+          view: { revisions: true, asOf: '2021-12-31T23:59:59.999Z' },
+        });
+        expect(then.points.map((p) => [p.d, p.v, p.earlier?.length])).toEqual([
+          ['2021-04-01', 9336, 0],
+          ['2021-05-01', 10184, 0],
+        ]);
+      });
+
+      it('COT, current view: the newest reports with their releases; the total unchanged', async () => {
+        const current = await store.cotPage(page);
+        expect(current.total).toBe(3);
+        expect(current.items.map((r) => [r.report_date, r.open_interest, r.release?.p])).toEqual([
+          ['2025-02-25', 1000, COT_RELEASES[0]!.p],
+          ['2025-03-04', 2100, COT_RELEASES[2]!.p],
+          ['2025-03-11', 3000, COT_RELEASES[2]!.p],
+        ]);
+        expect(current.items[0]).toEqual({
+          ...report('2025-02-25', 1000),
+          open_interest: 1000,
+          r: 0,
+          release: COT_RELEASES[0],
+          commodity_id: 'COPPER',
+          format: 'legacy',
+        });
+        const before = await store.cotBefore({ ...copperCot, before: '2025-03-12', count: 2 });
+        expect(before.map((r) => [r.report_date, r.open_interest, r.release?.p])).toEqual([
+          ['2025-03-04', 2100, COT_RELEASES[2]!.p],
+          ['2025-03-11', 3000, COT_RELEASES[2]!.p],
+        ]);
+      });
+
+      it('COT as_of: the reports released by then, paged and counted in that view', async () => {
+        const before = await store.cotPage({ ...page, view: { asOf: '2025-03-07T20:29:00.000Z' } });
+        expect(before.total).toBe(1);
+        expect(before.items.map((r) => r.report_date)).toEqual(['2025-02-25']);
+        const after = await store.cotPage({ ...page, view: { asOf: '2025-03-07T20:31:00.000Z' } });
+        expect(after.total).toBe(2);
+        expect(after.items.map((r) => [r.report_date, r.open_interest, r.release?.p])).toEqual([
+          ['2025-02-25', 1000, COT_RELEASES[0]!.p],
+          ['2025-03-04', 2000, COT_RELEASES[1]!.p],
+        ]);
+        const second = await store.cotPage({
+          ...page,
+          sortOrder: 'desc',
+          skip: 1,
+          limit: 1,
+          view: { asOf: '2025-03-07T20:31:00.000Z' },
+        });
+        expect(second).toMatchObject({ total: 2, items: [{ report_date: '2025-02-25', commodity_id: 'COPPER' }] });
+        expect(await store.cotPage({ ...page, skip: 5, view: { asOf: '2025-03-07T20:31:00.000Z' } })).toEqual({
+          total: 2,
+          items: [],
+        });
+        const history = await store.cotBefore({
+          ...copperCot,
+          before: '2025-03-12',
+          count: 5,
+          view: { asOf: '2025-03-07T20:31:00.000Z' },
+        });
+        expect(history.map((r) => [r.report_date, r.open_interest])).toEqual([
+          ['2025-02-25', 1000],
+          ['2025-03-04', 2000],
+        ]);
+      });
+
+      it('COT first release and revisions', async () => {
+        const first = await store.cotPage({ ...page, view: { firstRelease: true } });
+        expect(first.items.map((r) => r.open_interest)).toEqual([1000, 2000, 3000]);
+        const revisions = await store.cotPage({ ...page, view: { revisions: true } });
+        expect(revisions.items[1]).toMatchObject({
+          report_date: '2025-03-04',
+          open_interest: 2100,
+          release: COT_RELEASES[2],
+          earlier: [{ report_date: '2025-03-04', open_interest: 2000, release: COT_RELEASES[1] }],
+        });
+      });
     });
 
     it('compare-and-set: inserts if absent, replaces if still at the revision, refuses the rest', async () => {

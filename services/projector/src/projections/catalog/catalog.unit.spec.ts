@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DataEvent } from '@cds/contracts';
 import { commodityUpserted, cotRecorded, foldEvents, seriesRecorded } from '../../testing/events.ts';
 import { catalogProjection } from './index.ts';
 
@@ -13,7 +14,7 @@ describe('catalog projection', () => {
       category: 'energy',
       unit: 'USD/bbl',
       series: {},
-      _meta: { position: 1, version: 3, parts: { entry: 1 } },
+      _meta: { position: 1, version: 4, parts: { entry: 1 } },
     });
   });
 
@@ -101,5 +102,33 @@ describe('catalog projection', () => {
     const twice = foldEvents(catalogProjection, events, once);
     expect(twice.get('GOLD')).toBe(once.get('GOLD'));
     expect(once.get('GOLD')!.name).toBe('Gold v2');
+  });
+
+  it('first_published_at: the earliest release of the events seen for a series or a COT format, in any order', () => {
+    const older = seriesRecorded('GOLD', [['2021-05-01', 1]], { publishedAt: '2021-06-02T14:00:00Z' });
+    const newer = seriesRecorded('GOLD', [['2021-05-01', 2]], { publishedAt: '2022-03-02T14:00:00Z' });
+    // without published_at: the ingest time (occurred_at)
+    const unstated = seriesRecorded('GOLD', [['2023-05-01', 1]], { occurredAt: '2024-06-01T00:00:00Z' });
+    const cot = cotRecorded('GOLD', [
+      ['2024-01-09', 5],
+      ['2024-01-02', 5],
+    ]);
+    const events: [DataEvent, number][] = [
+      [newer, 1],
+      [unstated, 2],
+      [older, 3],
+      [cot, 4],
+    ];
+    const inOrder = foldEvents(catalogProjection, events);
+    const reversed = foldEvents(catalogProjection, [...events].reverse());
+    expect(reversed).toEqual(inOrder);
+    const series = inOrder.get('GOLD')!.series;
+    expect(series.price!.first_published_at).toBe('2021-06-02T14:00:00.000Z');
+    // COT: the calendar's release of the batch's earliest report
+    expect(series.cot_legacy!.first_published_at).toBe('2024-01-05T20:30:00.000Z');
+    expect(foldEvents(catalogProjection, events, inOrder).get('GOLD')).toBe(inOrder.get('GOLD'));
+    expect(foldEvents(catalogProjection, [unstated]).get('GOLD')!.series.price!.first_published_at).toBe(
+      '2024-06-01T00:00:00.000Z',
+    );
   });
 });

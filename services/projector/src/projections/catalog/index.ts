@@ -1,5 +1,7 @@
 import type { CatalogEntry, DataEvent } from '@cds/contracts';
 import type { CatalogDoc, StoredSeriesDescriptor } from '@cds/read-models';
+import { cotReportStamp } from '../cot/index.ts';
+import { earlierInstant, firstSeenOf, stampOf } from '../releases.ts';
 import { commodityOf, cotReportSource, laterInstant, nextMeta, sourceOf, type Projection } from '../types.ts';
 
 /**
@@ -37,6 +39,8 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
     if (source !== undefined) d.source = source;
     if (event.data.price_basis !== undefined) d.price_basis = event.data.price_basis;
     d.last_updated = event.occurred_at;
+    const firstSeen = firstSeenOf(event);
+    d.first_published_at = stampOf(event.data, () => firstSeen, firstSeen).publishedAt;
     return { key: event.data.series_type, descriptor: d };
   }
   if (event.type === 'cot.reports.recorded') {
@@ -53,6 +57,12 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
     const newest = [...event.data.reports].sort((a, b) => (a.report_date < b.report_date ? 1 : -1))[0];
     const source = newest === undefined ? undefined : cotReportSource(event, newest);
     if (source !== undefined) d.source = source;
+    const firstSeen = firstSeenOf(event);
+    let firstPublished: string | undefined;
+    for (const r of event.data.reports) {
+      firstPublished = earlierInstant(firstPublished, cotReportStamp(r, firstSeen).publishedAt);
+    }
+    if (firstPublished !== undefined) d.first_published_at = firstPublished;
     return { key: type, descriptor: d };
   }
   return undefined;
@@ -63,12 +73,15 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
  * (`_meta.parts.entry`); each series descriptor keeps the min first_date and max last_date seen
  * (points are never deleted), and its frequency/unit/source/price_basis are last-writer-wins
  * (`_meta.parts["series:<type>"]`); its `last_updated` is the latest `occurred_at` of the events
- * that carried data of the series (a max, so replay and order change nothing).
+ * that carried data of the series (a max, so replay and order change nothing); its
+ * `first_published_at` the earliest release stamp of those events (a min, likewise), the bound of
+ * `as_of` queries.
  */
 export const catalogProjection: Projection<CatalogState> = {
   name: 'catalog',
   // 2: descriptors carry source and last_updated; entries carry identifiers. 3: price_basis, price_note.
-  version: 3,
+  // 4: descriptors carry first_published_at.
+  version: 4,
   handles: ['catalog.commodity.upserted', 'series.points.recorded', 'cot.reports.recorded'],
   // Descriptors need series and cot events too, i.e. the whole data stream.
   filterSubject: 'cds.data.>',
@@ -77,7 +90,7 @@ export const catalogProjection: Projection<CatalogState> = {
   },
   commodityOf,
   initial(id) {
-    return { _id: id, id, listed: false, series: {}, _meta: { position: 0, version: 3, parts: {} } };
+    return { _id: id, id, listed: false, series: {}, _meta: { position: 0, version: 4, parts: {} } };
   },
   evolve(doc, event: DataEvent, position) {
     const parts: Record<string, number> = { ...doc._meta.parts };
@@ -117,6 +130,8 @@ export const catalogProjection: Projection<CatalogState> = {
       if (attrs.price_basis !== undefined) merged.price_basis = attrs.price_basis;
       const lastUpdated = laterInstant(old.last_updated, descriptor.last_updated);
       if (lastUpdated !== undefined) merged.last_updated = lastUpdated;
+      const firstPublished = earlierInstant(old.first_published_at, descriptor.first_published_at);
+      if (firstPublished !== undefined) merged.first_published_at = firstPublished;
     }
     parts[part] = Math.max(parts[part] ?? 0, position);
     if (doc._meta.position >= position && old !== undefined && sameDescriptor(old, merged)) return doc;
@@ -137,6 +152,7 @@ function sameDescriptor(a: StoredSeriesDescriptor, b: StoredSeriesDescriptor): b
     a.unit === b.unit &&
     a.source === b.source &&
     a.price_basis === b.price_basis &&
-    a.last_updated === b.last_updated
+    a.last_updated === b.last_updated &&
+    a.first_published_at === b.first_published_at
   );
 }

@@ -1,5 +1,15 @@
 import type { CotReportsBatch, DataEvent } from '@cds/contracts';
-import { cotBucketId, type CotBucketDoc, type StoredCotReport, type StoredGroup } from '@cds/read-models';
+import {
+  cotBucketId,
+  foldRelease,
+  type CotBucketDoc,
+  type ItemKind,
+  type ReleaseStamp,
+  type StoredCotReport,
+  type StoredGroup,
+} from '@cds/read-models';
+import { cftcCotRelease } from '@cds/schedule';
+import { firstSeenOf, stampOf } from '../releases.ts';
 import { commodityOf, cotReportSource, dateRange, nextMeta, readPath, type Projection } from '../types.ts';
 
 type Report = CotReportsBatch['reports'][number];
@@ -23,6 +33,27 @@ function groupsOf(format: CotBucketDoc['format'], report: Report): Record<string
   return out;
 }
 
+function sameGroups(a: Record<string, StoredGroup>, b: Record<string, StoredGroup>): boolean {
+  const names = Object.keys(a);
+  if (names.length !== Object.keys(b).length) return false;
+  return names.every((n) => {
+    const x = a[n]!;
+    const y = b[n];
+    return y !== undefined && x.long === y.long && x.short === y.short && x.spreading === y.spreading;
+  });
+}
+
+/** Reports are dated by `report_date` and equal when their positions are (not their provenance or release). */
+export const REPORT_KIND: ItemKind<StoredCotReport> = {
+  dateOf: (r) => r.report_date,
+  same: (a, b) => a.open_interest === b.open_interest && a.exchange === b.exchange && sameGroups(a.groups, b.groups),
+};
+
+/** A report's release: its stated `published_at`, else the CFTC calendar's Friday 15:30 New York (estimated). */
+export function cotReportStamp(report: Report, firstSeenAt: string): ReleaseStamp {
+  return stampOf(report, () => cftcCotRelease(report.report_date).at.toISOString(), firstSeenAt);
+}
+
 function yearOf(date: string): number {
   return Number(date.slice(0, 4));
 }
@@ -42,15 +73,17 @@ function toStored(event: DataEvent & { type: 'cot.reports.recorded' }, report: R
 
 /**
  * cot: one bucket per commodity, format and calendar year (`CotBucketDoc`), reports sorted by
- * date, raw long/short/spreading only (net is computed on read). Each report is a fact merged by
- * date as per-date last-writer-wins on the stream position (`_meta.parts[date]`), so an older
- * event never overwrites a newer one, whatever order they are applied in. A report keeps the
- * `source` and the `occurred_at` (as `last_updated`) of the event that wrote it.
+ * date, raw long/short/spreading only (net is computed on read). Each report is published by its
+ * own release (its `published_at`, else the CFTC calendar's, estimated): the reports of an event
+ * are grouped by release and each group folded with `foldRelease`, so `reports` holds the newest
+ * version of each date by publication time and `revised` the older ones, whatever order events
+ * arrive in. A version keeps the `source` and the `occurred_at` (as `last_updated`) of the event
+ * that wrote it; a report that only repeats the version in force leaves it as it is.
  */
 export const cotProjection: Projection<CotBucketDoc> = {
   name: 'cot',
-  // 3: reports and parts packed as JSON text. 4: source and last_updated per report.
-  version: 4,
+  // 3: reports and parts packed as JSON text. 4: source and last_updated per report. 5: versions.
+  version: 5,
   handles: ['cot.reports.recorded'],
   filterSubject: 'cds.data.cot.>',
   keyOf(event) {
@@ -86,28 +119,35 @@ export const cotProjection: Projection<CotBucketDoc> = {
       last_date: '',
       count: 0,
       reports: [],
-      _meta: { position: 0, version: 4, parts: {} },
+      _meta: { position: 0, version: 5 },
     };
   },
   evolve(doc, event: DataEvent, position) {
     if (event.type !== 'cot.reports.recorded') return doc;
     const { commodity_id: commodityId, format } = event.data;
     if (commodityId !== doc.commodity_id || format !== doc.format) return doc;
-    const parts: Record<string, number> = { ...doc._meta.parts };
-    const byDate = new Map(doc.reports.map((r) => [r.report_date, r] as const));
-    let changed = false;
+    const firstSeen = firstSeenOf(event);
+    const releases = new Map<string, { stamp: ReleaseStamp; items: StoredCotReport[] }>();
     for (const report of event.data.reports as readonly Report[]) {
       if (yearOf(report.report_date) !== doc.year) continue;
-      if ((parts[report.report_date] ?? 0) >= position) continue;
-      byDate.set(report.report_date, toStored(event, report));
-      parts[report.report_date] = position;
-      changed = true;
+      const stamp = cotReportStamp(report, firstSeen);
+      const key = `${stamp.publishedAt}|${stamp.estimated}`;
+      const group = releases.get(key) ?? releases.set(key, { stamp, items: [] }).get(key)!;
+      group.items.push(toStored(event, report));
     }
-    if (!changed) return doc;
-    const reports = [...byDate.values()].sort((a, b) =>
-      a.report_date < b.report_date ? -1 : a.report_date > b.report_date ? 1 : 0,
-    );
-    return {
+    const held = { current: doc.reports, revised: doc.revised ?? [], releases: doc.releases ?? [] };
+    let folded = held;
+    const changedDates = new Set<string>();
+    for (const { stamp, items } of releases.values()) {
+      folded = foldRelease(folded, stamp, items, REPORT_KIND, changedDates);
+    }
+    if (folded === held) return doc;
+    // Which events the document reflects (the runner's `reflected`: change records after a crash):
+    // the latest event that changed each report date's versions. The versions' order is publication time.
+    const parts: Record<string, number> = { ...doc._meta.parts };
+    for (const d of changedDates) if ((parts[d] ?? 0) < position) parts[d] = position;
+    const reports = folded.current;
+    const next: CotBucketDoc = {
       _id: doc._id,
       commodity_id: commodityId,
       format,
@@ -118,5 +158,8 @@ export const cotProjection: Projection<CotBucketDoc> = {
       reports,
       _meta: nextMeta(doc._meta, cotProjection.version, position, parts),
     };
+    if (folded.revised.length > 0) next.revised = folded.revised;
+    if (folded.releases.length > 0) next.releases = folded.releases;
+    return next;
   },
 };

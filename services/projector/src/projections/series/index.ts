@@ -1,9 +1,16 @@
 import type { DataEvent, SeriesPointRecord } from '@cds/contracts';
-import { seriesBucketId, type SeriesBucketDoc, type StoredPoint } from '@cds/read-models';
+import { foldRelease, seriesBucketId, type ItemKind, type SeriesBucketDoc, type StoredPoint } from '@cds/read-models';
+import { firstSeenOf, stampOf } from '../releases.ts';
 import { commodityOf, dateRange, laterInstant, nextMeta, readPath, sourceOf, type Projection } from '../types.ts';
 
-/** Part key of the bucket attributes (frequency, unit); point parts are keyed by date. */
+/** Part key of the bucket attributes (frequency, unit, source): last-writer-wins on the stream position. */
 const ATTRS = 'attrs';
+
+/** Points are dated by `d` and equal when their numbers are (not their release). */
+export const POINT_KIND: ItemKind<StoredPoint> = {
+  dateOf: (p) => p.d,
+  same: (a, b) => a.v === b.v && a.o === b.o && a.h === b.h && a.l === b.l && a.c === b.c && a.vol === b.vol,
+};
 
 function yearOf(date: string): number {
   return Number(date.slice(0, 4));
@@ -20,16 +27,18 @@ function toStored(p: SeriesPointRecord): StoredPoint {
 }
 
 /**
- * series: one bucket per commodity, type and calendar year (`SeriesBucketDoc`). Points merge by
- * date as per-date last-writer-wins on the stream position (`_meta.parts[date]`), so a later
- * event's point replaces an earlier one for the same date whatever order they are applied in.
- * `source` is last-writer-wins with the bucket attributes; `last_updated` is the latest
- * `occurred_at` of every event with points in the bucket (a max: replay and order change nothing).
+ * series: one bucket per commodity, type and calendar year (`SeriesBucketDoc`). Each event is a
+ * release of its points (stamped with the batch's `published_at`, else its `occurred_at`,
+ * estimated) folded with `foldRelease`: `points` holds the newest version of each date by
+ * publication time, `revised` the older ones, `releases` the releases, so an older vintage applied
+ * after a newer one never brings old values back, and a replay changes nothing. Frequency, unit
+ * and `source` are last-writer-wins on the stream position (`_meta.parts.attrs`); `last_updated`
+ * is the latest `occurred_at` of every event with points in the bucket (a max).
  */
 export const seriesProjection: Projection<SeriesBucketDoc> = {
   name: 'series',
-  // 2: points and parts packed as JSON text. 3: source and last_updated.
-  version: 3,
+  // 2: points and parts packed as JSON text. 3: source and last_updated. 4: versions (revised, releases).
+  version: 4,
   handles: ['series.points.recorded'],
   filterSubject: 'cds.data.series.>',
   keyOf(event) {
@@ -66,34 +75,42 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
       last_date: '',
       count: 0,
       points: [],
-      _meta: { position: 0, version: 3, parts: {} },
+      _meta: { position: 0, version: 4, parts: {} },
     };
   },
   evolve(doc, event: DataEvent, position) {
     if (event.type !== 'series.points.recorded') return doc;
-    if (!event.data.points.some((p) => yearOf(p.date) === doc.year)) return doc;
-    const parts: Record<string, number> = { ...doc._meta.parts };
-    const byDate = new Map(doc.points.map((p) => [p.d, p] as const));
-    let changed = false;
+    const items = event.data.points.filter((p) => yearOf(p.date) === doc.year).map(toStored);
+    if (items.length === 0) return doc;
+    const firstSeen = firstSeenOf(event);
+    const held = { current: doc.points, revised: doc.revised ?? [], releases: doc.releases ?? [] };
+    const changedDates = new Set<string>();
+    const folded = foldRelease(
+      held,
+      stampOf(event.data, () => firstSeen, firstSeen),
+      items,
+      POINT_KIND,
+      changedDates,
+    );
+    let changed = folded !== held;
     const lastUpdated = laterInstant(doc.last_updated, event.occurred_at);
     if (lastUpdated !== doc.last_updated) changed = true;
-    for (const p of event.data.points) {
-      if (yearOf(p.date) !== doc.year) continue;
-      if ((parts[p.date] ?? 0) >= position) continue;
-      byDate.set(p.date, toStored(p));
-      parts[p.date] = position;
-      changed = true;
-    }
+    // The points' order is their publication time (foldRelease). The part positions only say which
+    // events the document reflects (the runner's `reflected`: change records after a crash): the
+    // latest event that changed each date's versions, and the one that set the attributes.
+    const parts: Record<string, number> = { ...doc._meta.parts };
+    for (const d of changedDates) if ((parts[d] ?? 0) < position) parts[d] = position;
+    let attrsAt = parts[ATTRS] ?? 0;
     let { frequency, unit, source } = doc;
-    if ((parts[ATTRS] ?? 0) < position) {
+    if (attrsAt < position) {
       frequency = event.data.frequency;
       unit = event.data.unit;
       source = sourceOf(event);
-      parts[ATTRS] = position;
+      attrsAt = position;
       changed = true;
     }
     if (!changed && doc._meta.position >= position) return doc;
-    const points = [...byDate.values()].sort((a, b) => (a.d < b.d ? -1 : a.d > b.d ? 1 : 0));
+    const points = folded.current;
     const next: SeriesBucketDoc = {
       _id: doc._id,
       commodity_id: doc.commodity_id,
@@ -104,8 +121,10 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
       last_date: points.at(-1)?.d ?? '',
       count: points.length,
       points,
-      _meta: nextMeta(doc._meta, seriesProjection.version, position, parts),
+      _meta: nextMeta(doc._meta, seriesProjection.version, position, { ...parts, [ATTRS]: attrsAt }),
     };
+    if (folded.revised.length > 0) next.revised = folded.revised;
+    if (folded.releases.length > 0) next.releases = folded.releases;
     if (unit !== undefined) next.unit = unit;
     if (source !== undefined) next.source = source;
     if (lastUpdated !== undefined) next.last_updated = lastUpdated;

@@ -1,0 +1,332 @@
+/**
+ * Point in time: every version of every observation a read model was ever told, folded so that the
+ * answer "as of" any instant is the one a replay of the releases published up to that instant gives
+ * (docs/point-in-time.md). Pure functions over the documents' parts; the projector folds with
+ * `foldRelease`, the storage adapters read with `viewItems`.
+ *
+ * The model. A *release* is one publication of a source (a Pink Sheet vintage, a COT Friday, an EIA
+ * or NASS load): its `published_at`, when we first saw it, and the contiguous range of dates of a
+ * bucket it carried. For each date, the versions are the values of the releases that carried it,
+ * ordered by publication time, with consecutive equal values collapsed into the first: a release
+ * that repeats the value in force only *confirms* it (the bucket's release list remembers that it
+ * carried the date). The current answer is the newest version; `as_of T` is the newest version
+ * published at or before T; the first release is the oldest.
+ *
+ * Arrival order does not matter: a release folded late, between two others, is inserted at its
+ * publication time, and the value it displaced comes back at the next release that carried the
+ * date (found in the release list), exactly as a replay in publication order would have it.
+ * Assumption: a release carries every observation of the bucket between its first and last date.
+ */
+
+/** A release that carried data of one bucket. */
+export interface StoredRelease {
+  /** published_at: RFC 3339 in UTC with milliseconds (`toISOString`), so text order is time order. */
+  p: string;
+  /** first_seen_at: the earliest ingest time (`occurred_at`) of the events of this release. */
+  f: string;
+  /** Present when `p` is estimated (a release calendar, or the ingest time), not stated by the source. */
+  e?: true;
+  /** The first and last date of the bucket the release carried. */
+  lo: string;
+  hi: string;
+}
+
+/** Something versioned: `r` is the index of its release in the bucket's `releases`. */
+export interface Versioned {
+  /** Absent on documents written before versions were kept. */
+  r?: number;
+}
+
+/** The versioned parts of a bucket: the newest version per date, the older ones, the releases. */
+export interface VersionedParts<T extends Versioned> {
+  /** One per date, sorted by date: the version in force now. */
+  current: T[];
+  /** Superseded versions, sorted by date, then by publication time. */
+  revised: T[];
+  /** Sorted by publication time (`foldRelease` renumbers the items' `r` when one is inserted). */
+  releases: StoredRelease[];
+}
+
+/** How a kind of item is dated and compared (values only: not provenance, not `r`). */
+export interface ItemKind<T> {
+  dateOf(item: T): string;
+  same(a: T, b: T): boolean;
+}
+
+/** When a release was published and first seen. Instants as `toISOString()` text. */
+export interface ReleaseStamp {
+  publishedAt: string;
+  firstSeenAt: string;
+  estimated: boolean;
+}
+
+/** An RFC 3339 instant as `toISOString()` text (the form every stored instant takes); undefined when unreadable. */
+export function normalizeInstant(instant: string): string | undefined {
+  const ms = Date.parse(instant);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+function addMs(instant: string, ms: number): string {
+  return new Date(Date.parse(instant) + ms).toISOString();
+}
+
+function byDateThenRelease<T extends Versioned>(kind: ItemKind<T>, releases: readonly StoredRelease[]) {
+  return (a: T, b: T): number => {
+    const da = kind.dateOf(a);
+    const db = kind.dateOf(b);
+    if (da !== db) return da < db ? -1 : 1;
+    const pa = a.r === undefined ? '' : (releases[a.r]?.p ?? '');
+    const pb = b.r === undefined ? '' : (releases[b.r]?.p ?? '');
+    return pa < pb ? -1 : pa > pb ? 1 : 0;
+  };
+}
+
+/** The index of the release published at `p` (registering it, or widening its dates and first sighting). */
+function registerRelease(releases: StoredRelease[], stamp: ReleaseStamp, lo: string, hi: string): number {
+  const at = releases.findIndex((r) => r.p === stamp.publishedAt);
+  if (at === -1) {
+    releases.push({
+      p: stamp.publishedAt,
+      f: stamp.firstSeenAt,
+      ...(stamp.estimated ? { e: true as const } : {}),
+      lo,
+      hi,
+    });
+    return releases.length - 1;
+  }
+  const r = releases[at]!;
+  const next: StoredRelease = {
+    p: r.p,
+    f: stamp.firstSeenAt < r.f ? stamp.firstSeenAt : r.f,
+    ...(r.e === true && stamp.estimated ? { e: true as const } : {}),
+    lo: lo < r.lo ? lo : r.lo,
+    hi: hi > r.hi ? hi : r.hi,
+  };
+  if (next.f !== r.f || next.e !== r.e || next.lo !== r.lo || next.hi !== r.hi) releases[at] = next;
+  return at;
+}
+
+function publishedOf(releases: readonly StoredRelease[], item: Versioned): string {
+  return item.r === undefined ? '' : (releases[item.r]?.p ?? '');
+}
+
+/**
+ * Folds one release's items (all of one bucket, one date each, without `r`) into the bucket's
+ * versioned parts. Returns the same object when nothing changed (a replay, a confirmation of known
+ * dates), so callers can skip the write.
+ *
+ * Two different values for a date under one publication instant (a source re-issuing a report
+ * under the same release, or the calendar stamping both): the one first seen keeps the instant (by
+ * the release's first sighting, so the result does not depend on arrival order; at equal sightings
+ * the later arrival is the restatement); the other becomes a version of its own at its first sighting (at least 1 ms after the instant),
+ * estimated, so an `as_of` before we saw it never shows it.
+ */
+export function foldRelease<T extends Versioned>(
+  parts: VersionedParts<T>,
+  stamp: ReleaseStamp,
+  items: readonly T[],
+  kind: ItemKind<T>,
+  /** Receives the dates whose versions changed (for the projector's part positions). */
+  changedDates?: Set<string>,
+): VersionedParts<T> {
+  if (items.length === 0) return parts;
+  let lo = kind.dateOf(items[0]!);
+  let hi = lo;
+  for (const item of items) {
+    const d = kind.dateOf(item);
+    if (d < lo) lo = d;
+    if (d > hi) hi = d;
+  }
+  const releases = [...parts.releases];
+  // when the release was first seen before this event (a same-instant conflict is decided by it)
+  const priorSeen = parts.releases.find((x) => x.p === stamp.publishedAt)?.f;
+  const r = registerRelease(releases, stamp, lo, hi);
+  let changed = releases[r] !== parts.releases[r];
+
+  // every version of the dates this release carries, oldest first
+  const dates = new Set(items.map((i) => kind.dateOf(i)));
+  const versions = new Map<string, T[]>();
+  for (const v of parts.revised) {
+    const d = kind.dateOf(v);
+    if (dates.has(d)) (versions.get(d) ?? versions.set(d, []).get(d)!).push(v);
+  }
+  for (const v of parts.current) {
+    const d = kind.dateOf(v);
+    if (dates.has(d)) (versions.get(d) ?? versions.set(d, []).get(d)!).push(v);
+  }
+  const touched = new Set<string>();
+
+  /** Places a version of date `d` published at `p` (the one in force at `p` is unchanged when equal). */
+  const place = (d: string, list: T[], item: T, p: string): boolean => {
+    // i: the version in force at p (published before it); j: the next one
+    let j = list.findIndex((v) => publishedOf(releases, v) > p);
+    if (j === -1) j = list.length;
+    const inForce = j > 0 ? list[j - 1] : undefined;
+    if (inForce !== undefined && kind.same(inForce, item)) return false; // a confirmation
+    const after: T[] = [item];
+    const nextP = j < list.length ? publishedOf(releases, list[j]!) : undefined;
+    if (inForce !== undefined) {
+      // releases after p (and before the next version) that carried d carried the displaced value
+      let back: number | undefined;
+      releases.forEach((x, k) => {
+        if (x.p > p && (nextP === undefined || x.p < nextP) && x.lo <= d && d <= x.hi) {
+          if (back === undefined || x.p < releases[back]!.p) back = k;
+        }
+      });
+      if (back !== undefined) after.push({ ...inForce, r: back });
+    }
+    // the next version repeats what now precedes it: it is no longer a change
+    const drop = j < list.length && kind.same(list[j]!, after.at(-1)!) ? 1 : 0;
+    list.splice(j, drop, ...after);
+    return true;
+  };
+
+  for (const raw of items) {
+    const d = kind.dateOf(raw);
+    const list = versions.get(d) ?? [];
+    const p = stamp.publishedAt;
+    const atSame = list.findIndex((v) => publishedOf(releases, v) === p);
+    if (atSame === -1) {
+      if (!place(d, list, { ...raw, r }, p)) continue;
+    } else {
+      const holder = list[atSame]!;
+      if (kind.same(holder, raw)) continue;
+      // Two values under one instant: the one seen first was published then; the other is a
+      // restatement, a version of its own from when it was first seen (estimated), so an as_of
+      // before we saw it never shows it. Decided by first sighting, not arrival (seen at the same
+      // instant, the one arriving later is the restatement: the stream's order).
+      const holderSeen = priorSeen ?? stamp.firstSeenAt;
+      const newcomerFirst = stamp.firstSeenAt < holderSeen;
+      let restated: T = raw;
+      let restatedSeen = stamp.firstSeenAt;
+      let did = false;
+      if (newcomerFirst) {
+        restated = holder;
+        restatedSeen = holderSeen;
+        list[atSame] = { ...raw, r: holder.r };
+        if (atSame + 1 < list.length && kind.same(list[atSame + 1]!, list[atSame])) list.splice(atSame + 1, 1);
+        if (atSame > 0 && kind.same(list[atSame - 1]!, list[atSame])) list.splice(atSame, 1);
+        did = true;
+      }
+      const seen = restatedSeen > p ? restatedSeen : addMs(p, 1);
+      const rel = registerRelease(releases, { publishedAt: seen, firstSeenAt: restatedSeen, estimated: true }, d, d);
+      const again = list.findIndex((v) => publishedOf(releases, v) === seen);
+      if (again === -1) did = place(d, list, { ...restated, r: rel }, seen) || did;
+      else if (!kind.same(list[again]!, restated)) {
+        list.splice(again, 1);
+        place(d, list, { ...restated, r: rel }, seen);
+        did = true;
+      }
+      if (!did) continue;
+    }
+    versions.set(d, list);
+    touched.add(d);
+    changedDates?.add(d);
+    changed = true;
+  }
+  if (!changed) return parts;
+  let current: T[] = [];
+  let revised: T[] = [];
+  if (touched.size === 0) {
+    current = parts.current;
+    revised = parts.revised;
+  } else {
+    for (const v of parts.current) if (!touched.has(kind.dateOf(v))) current.push(v);
+    for (const v of parts.revised) if (!touched.has(kind.dateOf(v))) revised.push(v);
+    for (const d of touched) {
+      const list = versions.get(d)!;
+      current.push(list.at(-1)!);
+      revised.push(...list.slice(0, -1));
+    }
+    const order = byDateThenRelease(kind, releases);
+    current.sort(order);
+    revised.sort(order);
+  }
+  return releases.length === parts.releases.length
+    ? { current, revised, releases }
+    : inPublicationOrder({ current, revised, releases });
+}
+
+/**
+ * The releases sorted by publication time and the items' `r` renumbered, so the stored form of a
+ * bucket does not depend on the order its releases arrived in (replicas and rebuilds compare equal).
+ */
+function inPublicationOrder<T extends Versioned>(parts: VersionedParts<T>): VersionedParts<T> {
+  const order = parts.releases.map((_, i) => i).sort((a, b) => (parts.releases[a]!.p < parts.releases[b]!.p ? -1 : 1));
+  if (order.every((old, i) => old === i)) return parts;
+  const renumber = new Map(order.map((old, i) => [old, i] as const));
+  const moved = (v: T): T => (v.r === undefined ? v : { ...v, r: renumber.get(v.r)! });
+  return {
+    current: parts.current.map(moved),
+    revised: parts.revised.map(moved),
+    releases: order.map((old) => parts.releases[old]!),
+  };
+}
+
+/** Which view of the versions a read asks for. */
+export interface PointInTimeView {
+  /** Only what was published at or before this instant (`toISOString()` text). */
+  asOf?: string | undefined;
+  /** The first published version of every observation instead of the newest. */
+  firstRelease?: boolean | undefined;
+  /** Each item with the versions before it. */
+  revisions?: boolean | undefined;
+}
+
+/** True for the view every read had before versions: the newest of everything. */
+export function isCurrentView(view: PointInTimeView | undefined): boolean {
+  return view === undefined || (view.asOf === undefined && view.firstRelease !== true && view.revisions !== true);
+}
+
+/** An item of a view, with its release and, when asked, the versions before it (oldest first). */
+export interface ViewedItem<T> {
+  item: T;
+  release: StoredRelease | undefined;
+  earlier?: { item: T; release: StoredRelease | undefined }[];
+}
+
+/**
+ * The items of a bucket in a view, sorted by date. Items without a release (documents written
+ * before versions were kept) count as published before any instant.
+ */
+export function viewItems<T extends Versioned>(
+  parts: { current: readonly T[]; revised?: readonly T[] | undefined; releases?: readonly StoredRelease[] | undefined },
+  view: PointInTimeView | undefined,
+  kind: Pick<ItemKind<T>, 'dateOf'>,
+): ViewedItem<T>[] {
+  const releases = parts.releases ?? [];
+  const releaseOf = (item: T): StoredRelease | undefined => (item.r === undefined ? undefined : releases[item.r]);
+  const asOf = view?.asOf;
+  if (
+    isCurrentView(view) ||
+    (view?.firstRelease !== true && view?.revisions !== true && releases.every((x) => x.p <= asOf!))
+  ) {
+    return parts.current.map((item) => ({ item, release: releaseOf(item) }));
+  }
+  const byDate = new Map<string, T[]>();
+  for (const v of parts.revised ?? [])
+    (byDate.get(kind.dateOf(v)) ?? byDate.set(kind.dateOf(v), []).get(kind.dateOf(v))!).push(v);
+  for (const v of parts.current)
+    (byDate.get(kind.dateOf(v)) ?? byDate.set(kind.dateOf(v), []).get(kind.dateOf(v))!).push(v);
+  const out: ViewedItem<T>[] = [];
+  for (const d of [...byDate.keys()].sort()) {
+    const visible = byDate
+      .get(d)!
+      .filter((v) => asOf === undefined || v.r === undefined || (releaseOf(v)?.p ?? '') <= asOf);
+    if (visible.length === 0) continue;
+    const at = view?.firstRelease === true ? 0 : visible.length - 1;
+    const chosen = visible[at]!;
+    const viewed: ViewedItem<T> = { item: chosen, release: releaseOf(chosen) };
+    if (view?.revisions === true)
+      viewed.earlier = visible.slice(0, at).map((v) => ({ item: v, release: releaseOf(v) }));
+    out.push(viewed);
+  }
+  return out;
+}
+
+/** The earliest publication time of a bucket's releases (undefined without any). */
+export function firstPublished(releases: readonly StoredRelease[] | undefined): string | undefined {
+  let first: string | undefined;
+  for (const r of releases ?? []) if (first === undefined || r.p < first) first = r.p;
+  return first;
+}

@@ -105,6 +105,17 @@ export function lastDueRelease(source: SyncedSource, now: Date): ScheduledReleas
   return last;
 }
 
+/**
+ * The latest release of `source` scheduled at or before `now`, without the lateness grace: what a
+ * fetch at `now` can have seen at the earliest (a sync runs minutes after its release).
+ */
+export function lastReleaseAtOrBefore(source: SyncedSource, now: Date): ScheduledRelease {
+  const past = releasesAround(source, now).filter((r) => r.at.getTime() <= now.getTime());
+  const last = past.at(-1);
+  if (last === undefined) throw new Error(`no ${source} release at or before ${now.toISOString()}`);
+  return last;
+}
+
 /** The first release of `source` scheduled after `now`. */
 export function nextRelease(source: SyncedSource, now: Date): ScheduledRelease {
   const next = releasesAround(source, now).find((r) => r.at.getTime() > now.getTime());

@@ -86,6 +86,15 @@ export function cftcCotRelease(date: string): Release {
 }
 
 /**
+ * When the COT report of `reportDate` (its positions' date: a Tuesday, or the Monday before a
+ * Tuesday holiday) was published: the release of that week (cftcCotRelease), Friday 15:30 ET or
+ * the business day after a holiday-shifted Friday. A calendar instant: the CFTC states no time.
+ */
+export function cotReportPublishedAt(reportDate: string): Date {
+  return cftcCotRelease(reportDate).at;
+}
+
+/**
  * The Weekly Petroleum Status Report of the week holding `date`: Wednesday 10:30 ET. A federal
  * holiday on the Monday, Tuesday or Wednesday delays it by a day, to Thursday; it then shares the
  * morning with the Weekly Natural Gas Storage Report (10:30) and comes out at 11:00 ET. (Holidays

@@ -47,9 +47,10 @@ describe('ingest sync (CLI)', () => {
     expect(first.stderr).toContain('progress: ');
     expect(first.code, first.stderr).toBe(0);
     for (const s of ['cftc', 'eia', 'nass', 'ams', 'worldbank']) expect(first.stdout).toContain(`Summary: sync ${s}`);
-    // the five legacy reports and the five open interest points they give, in two events
+    // the five legacy reports in one event, and the five open interest points they give, each in the
+    // event of its report's release (a series event has one published_at)
     expect(first.stdout).toMatch(
-      /Summary: sync cftc\n(.*\n)*? {2}events published: +\d+ \(2 with 10 records, \d+ catalog\)/,
+      /Summary: sync cftc\n(.*\n)*? {2}events published: +\d+ \(6 with 10 records, \d+ catalog\)/,
     );
     expect(first.stdout).toContain(`series:              ${cftcSeries} synced, 0 failed`);
     expect(first.stdout).toMatch(/newest data: +2024-08-30/);

@@ -5,10 +5,13 @@ import {
   type LegacyCotRecord,
   type SeriesPointRecord,
 } from '@cds/contracts';
-import type { CotItem, SeriesItem, SeriesKey } from '../sources/types.ts';
+import type { CotItem, PublicationStamp, SeriesItem, SeriesKey } from '../sources/types.ts';
 
 /** A batch of the points of one series (SeriesKey) and period (YYYY). */
 export interface SeriesBatch extends SeriesKey {
+  /** The publication of its points (a batch holds the points of one release; absent: the ingest time). */
+  published_at?: string;
+  published_at_estimated?: boolean;
   period: string;
   /** Sorted by date, one point per date. */
   points: SeriesPointRecord[];
@@ -61,9 +64,13 @@ interface Group {
 
 export const DEFAULT_BATCH_BUDGET = 50_000;
 
+const stampKey = (p: PublicationStamp | undefined) => (p === undefined ? '' : `${p.at}${p.estimated ? '~' : ''}`);
+
 /**
  * Groups records into event-sized batches: series by (commodity, type, frequency, unit, source, basis,
- * year), COT by (commodity, format, source, year). Inputs interleave groups (CFTC files mix markets, EIA is
+ * year, publication: a series event has one `published_at`, so the open interest points of a CFTC
+ * file, one per weekly release, make one event each), COT by (commodity, format, source, year; each
+ * report carries its own). Inputs interleave groups (CFTC files mix markets, EIA is
  * newest first), so groups stay open until the memory budget forces the oldest out or the input
  * ends. Everything here depends only on the input order and the options, so the same input always
  * yields the same batches (and therefore the same event ids).
@@ -92,6 +99,9 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
         ...(it.unit !== undefined ? { unit: it.unit } : {}),
         ...(it.source !== undefined ? { source: it.source } : {}),
         ...(it.price_basis !== undefined ? { price_basis: it.price_basis } : {}),
+        ...(it.published !== undefined
+          ? { published_at: it.published.at, published_at_estimated: it.published.estimated }
+          : {}),
         period: g.period,
         points: records as SeriesPointRecord[],
       };
@@ -124,7 +134,7 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
       const period = date.slice(0, 4);
       const key =
         item.kind === 'series'
-          ? `s\u0000${item.commodity_id}\u0000${item.series_type}\u0000${item.frequency}\u0000${item.unit ?? ''}\u0000${item.source ?? ''}\u0000${item.price_basis ?? ''}\u0000${period}`
+          ? `s\u0000${item.commodity_id}\u0000${item.series_type}\u0000${item.frequency}\u0000${item.unit ?? ''}\u0000${item.source ?? ''}\u0000${item.price_basis ?? ''}\u0000${period}\u0000${stampKey(item.published)}`
           : `c\u0000${item.commodity_id}\u0000${item.format}\u0000${item.source ?? ''}\u0000${period}`;
       let g = groups.get(key);
       if (g === undefined) {

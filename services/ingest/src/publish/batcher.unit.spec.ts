@@ -152,3 +152,67 @@ describe('createBatcher', () => {
     expect(bad).toEqual({ ok: false, reason: expect.stringMatching(/^commodity_id: /) });
   });
 });
+
+describe('publication stamps on events', () => {
+  const stated = { at: '2025-12-02T00:00:00.000Z', estimated: false };
+  const stamped = (item: SeriesItem, published: SeriesItem['published']): SeriesItem => ({ ...item, published });
+
+  it("gives a series batch its points' release, and keeps points of two releases in two batches", () => {
+    const earlier = { at: '2025-11-04T00:00:00.000Z', estimated: false };
+    const batches = run([
+      stamped(point('OIL', '2024-01-02', 1), stated),
+      stamped(point('OIL', '2024-01-03', 2), stated),
+      stamped(point('OIL', '2024-01-02', 1), earlier),
+    ]);
+    expect(
+      batches.map((b) => b.kind === 'series' && [b.published_at, b.published_at_estimated, b.points.length]),
+    ).toEqual([
+      ['2025-11-04T00:00:00.000Z', false, 1],
+      ['2025-12-02T00:00:00.000Z', false, 2],
+    ]);
+    const data = eventOf(batches[1]!).event.data;
+    expect(data).toMatchObject({ published_at: '2025-12-02T00:00:00.000Z', published_at_estimated: false });
+  });
+
+  it('stamps a batch without a release with the ingest time, estimated, and leaves it out of the id', () => {
+    const [batch] = run([point('OIL', '2024-01-02', 1)]);
+    const first = eventOf(batch!);
+    expect(first.event.data).toMatchObject({ published_at: ctx.occurredAt, published_at_estimated: true });
+    const rerun = prepareBatchEvent(batch!, { ...ctx, occurredAt: '2025-06-01T00:00:00Z' });
+    if (!rerun.ok) throw new Error(rerun.reason);
+    expect(rerun.prepared.event.data).toMatchObject({ published_at: '2025-06-01T00:00:00Z' });
+    // a re-run of the same file (demo, OHLCV) stays a duplicate
+    expect(rerun.prepared.event.id).toBe(first.event.id);
+  });
+
+  it("puts a release's stamp in the id: the same release again is a duplicate, another release a new event", () => {
+    const id = (published: SeriesItem['published']) =>
+      eventOf(run([stamped(point('OIL', '2024-01-02', 1), published)])[0]!).event.id;
+    expect(id(stated)).toBe(id({ ...stated }));
+    expect(id(stated)).not.toBe(id({ at: '2026-01-06T00:00:00.000Z', estimated: false }));
+    expect(id(stated)).not.toBe(id({ ...stated, estimated: true }));
+    expect(id(stated)).not.toBe(eventOf(run([point('OIL', '2024-01-02', 1)])[0]!).event.id);
+  });
+
+  it("gives a COT report without a stamp (demo) its calendar release, and keeps a report's own", () => {
+    const own = {
+      ...cot('GOLD', '2024-11-19', 2),
+      record: {
+        ...cot('GOLD', '2024-11-19', 2).record,
+        published_at: '2024-11-22T21:00:00.000Z',
+        published_at_estimated: false,
+      },
+    } as CotItem;
+    const [batch] = run([cot('GOLD', '2024-11-26', 1), own]);
+    const reports = (
+      eventOf(batch!).event.data as {
+        reports: { report_date: string; published_at?: string; published_at_estimated?: boolean }[];
+      }
+    ).reports;
+    expect(reports.map((r) => [r.report_date, r.published_at, r.published_at_estimated])).toEqual([
+      ['2024-11-19', '2024-11-22T21:00:00.000Z', false],
+      // Thanksgiving week: the Monday after, 15:30 EST
+      ['2024-11-26', '2024-12-02T20:30:00.000Z', true],
+    ]);
+  });
+});

@@ -10,7 +10,8 @@ import {
 } from '@cds/contracts';
 import { z } from 'zod';
 import { fastCotReportsBatch, fastSeriesPointsBatch } from '../validation/index.ts';
-import type { Batch } from './batcher.ts';
+import { cotReportStamp } from '../sources/common/published.ts';
+import type { Batch, CotBatch } from './batcher.ts';
 
 export interface EventContext {
   /** Envelope `source`, e.g. `cftc-legacy:annual.txt` or `demo` (cut to 200 characters). */
@@ -71,11 +72,16 @@ function prepare(
   idParts: (string | number)[],
   records: number,
   ctx: EventContext,
+  /** The data carries the ingest time as its publication: left out of the id, as occurred_at is. */
+  ingestStamped = false,
 ): Prepared {
   const parsed = schema.safeParse(data);
   if (!parsed.success) return { ok: false, reason: firstIssue(parsed.error) };
   const dataJson = JSON.stringify(parsed.data);
-  const id = deterministicEventId(type, ...idParts, sha256(dataJson));
+  const idJson = ingestStamped
+    ? JSON.stringify({ ...(parsed.data as object), published_at: undefined, published_at_estimated: undefined })
+    : dataJson;
+  const id = deterministicEventId(type, ...idParts, sha256(idJson));
   const source = ctx.source.slice(0, 200) || 'ingest';
   const envelope = { id, type, version: 1, occurred_at: ctx.occurredAt, source };
   const checked = ENVELOPES[type].safeParse({ ...envelope, data: null });
@@ -90,20 +96,36 @@ function prepare(
  * The event of a batch. Its id covers the type, the group (commodity, series type or format,
  * frequency, unit, period) and a SHA-256 of the validated batch content, so the same records
  * always give the same id and any change in content gives a new one.
+ *
+ * Every event says when its release was published. The content hashed includes that stamp when
+ * it is the release's (stated by the source, or from its calendar: the same for every fetch of
+ * that release), so a re-sync of a release stays a duplicate while a later release carrying the
+ * same numbers is an event of its own (it confirms them). A series batch without a stamp (demo,
+ * OHLCV and EIA CSV files, a point newer than the calendar's release) carries the ingest time,
+ * estimated, which is not content: the id leaves it out, so a re-run yields the same ids. A COT
+ * report without one (demo) takes its calendar release, as the projector would.
  */
 export function prepareBatchEvent(batch: Batch, ctx: EventContext): Prepared {
   if (batch.kind === 'series') {
     const { kind: _kind, ...data } = batch;
+    const ingestStamped = data.published_at === undefined;
     return prepare(
       'series.points.recorded',
-      data,
+      ingestStamped ? { ...data, published_at: ctx.occurredAt, published_at_estimated: true } : data,
       fastSeriesPointsBatch,
       [batch.commodity_id, batch.series_type, batch.frequency, batch.unit ?? '', batch.period],
       batch.points.length,
       ctx,
+      ingestStamped,
     );
   }
-  const { kind: _kind, period, ...data } = batch;
+  const { kind: _kind, period, ...rest } = batch;
+  const data = {
+    ...rest,
+    reports: rest.reports.map((r: CotBatch['reports'][number]) =>
+      r.published_at !== undefined ? r : { ...r, ...cotReportStamp(r.report_date) },
+    ),
+  };
   return prepare(
     'cot.reports.recorded',
     data,

@@ -10,9 +10,9 @@ import { createReadStream } from 'node:fs';
 import { parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from '../sources/index.ts';
 import { createParseStats } from '../sources/common/stats.ts';
 import type { SourceItem } from '../sources/types.ts';
-import { readManifest, readSnapshot, SnapshotError } from './read.ts';
+import { readManifest, readSnapshot, SnapshotError, snapshotStamps } from './read.ts';
 import { writeSnapshot } from './write.ts';
-import { SNAPSHOT_FILES } from './format.ts';
+import { SNAPSHOT_FILES, type SnapshotManifest } from './format.ts';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -92,7 +92,10 @@ describe('the bundled snapshot format', () => {
     });
     const stats = createParseStats();
     const back = await collect(readSnapshot(dir, { stats }));
-    expect(sorted(back)).toEqual(sorted(items));
+    // read back with their publication: the COT reports and their open interest on the CFTC's
+    // calendar, as the parser stamps them; the rest when the snapshot was built (no vintage recorded)
+    const built = { at: '2026-11-27T12:00:00.000Z', estimated: true };
+    expect(sorted(back)).toEqual(sorted([{ ...gold, published: built }, { ...corn, published: built }, ...cot]));
     expect(stats.rejected).toBe(0);
 
     // the same data always gives the same bytes
@@ -115,7 +118,8 @@ describe('the bundled snapshot format', () => {
       origins: {},
     });
     expect(written.demo).toBe(1);
-    expect(await collect(readSnapshot(dir))).toEqual([revised]);
+    const builtAt = (await readManifest(dir)).built_at;
+    expect(await collect(readSnapshot(dir))).toEqual([{ ...revised, published: { at: builtAt, estimated: true } }]);
   });
 
   it('refuses a changed file before publishing anything, and says which', async () => {
@@ -162,6 +166,33 @@ describe('the bundled snapshot format', () => {
     expect(stats.skippedByReason).toEqual({ unknown_commodity: 1 });
   });
 
+  it('stamps what the manifest records: the Pink Sheet vintage its origin names, else the build time', () => {
+    const manifest = (from: string[]): SnapshotManifest => ({
+      format: 1,
+      built_at: '2026-11-27T18:05:15.627Z',
+      built_from: 'files',
+      files: {},
+      sources: [
+        {
+          name: 'worldbank',
+          origin: from.map((f) => ({ file: 'CMO-Historical-Data-Monthly.xlsx', from: f })),
+          licence: 'CC BY 4.0',
+          first_date: null,
+          last_date: null,
+          rows: 0,
+        },
+      ],
+    });
+    const one = snapshotStamps(manifest(['World Bank Pink Sheet, updated June 02, 2026, as kept in x']));
+    expect(one('worldbank:GOLD', '2026-05-31')).toEqual({ at: '2026-06-02T00:00:00.000Z', estimated: false });
+    expect(one('eia:RWTC', '2026-05-29')).toEqual({ at: '2026-11-27T18:05:15.627Z', estimated: true });
+    expect(one('cftc:legacy:088691', '2025-03-04')).toEqual({ at: '2025-03-07T20:30:00.000Z', estimated: true });
+    // two vintages merged: the newest, no longer the source's statement for every row
+    const two = snapshotStamps(manifest(['Pink Sheet, Updated on March 02, 2022', 'Pink Sheet, updated June 2, 2021']));
+    expect(two('worldbank:GOLD', '2021-05-31')).toEqual({ at: '2022-03-02T00:00:00.000Z', estimated: true });
+    expect(snapshotStamps(manifest(['no date here']))('worldbank:GOLD', '2021-05-31').estimated).toBe(true);
+  });
+
   it('the shipped snapshot (data/snapshot) is at most 3 MB, reads without a rejected row and holds no demo data', async () => {
     const dir = fileURLToPath(new URL('../../../../data/snapshot/', import.meta.url));
     const manifest = await readManifest(dir);
@@ -187,5 +218,12 @@ describe('the bundled snapshot format', () => {
     // COT for every commodity with a contract the CFTC still reports
     const cotCommodities = new Set(items.flatMap((i) => (i.kind === 'cot' ? [i.commodity_id] : [])));
     expect(cotCommodities.size).toBeGreaterThanOrEqual(27);
+    // every record says when it was published: COT reports on the calendar, Pink Sheet points on its stated vintage
+    for (const i of items) {
+      if (i.kind === 'cot') expect(i.record.published_at_estimated).toBe(true);
+      if (i.kind === 'series') expect(i.published?.at, `${i.source} ${i.point.date}`).toMatch(/Z$/);
+    }
+    const pink = items.find((i) => i.kind === 'series' && i.source?.startsWith('worldbank:'));
+    expect(pink?.kind === 'series' && pink.published).toEqual({ at: '2026-06-02T00:00:00.000Z', estimated: false });
   });
 });

@@ -28,8 +28,22 @@ export interface SeriesKey {
   price_basis?: PriceBasis;
 }
 
+/**
+ * When the release that carried a record was published (an instant, `Date#toISOString` text) and
+ * whether that is estimated (a release calendar) rather than stated by the source.
+ */
+export interface PublicationStamp {
+  at: string;
+  estimated: boolean;
+}
+
 export interface SeriesItem extends SeriesKey {
   point: SeriesPointRecord;
+  /**
+   * The release that carried the point; absent when nothing tells, and the event then carries the
+   * ingest time, estimated (publish/events.ts). A batch carries the latest stamp of its points.
+   */
+  published?: PublicationStamp;
 }
 
 /** A COT record; `source` is its provenance (`cftc:<format>:<contract code>` or `demo`). */

@@ -15,8 +15,17 @@ export function recordKey(item: Exclude<SourceItem, { kind: 'rejected' }>): { ke
   return { key: `${item.commodity_id}|${item.format}|${r.contract_code}|${r.report_date}`, date: r.report_date };
 }
 
+/**
+ * The digest of a record's value. Its publication stamp is not part of it: a later release with
+ * the same numbers is not a revision, and cursors stored before the stamps still match.
+ */
 function digest(item: Exclude<SourceItem, { kind: 'rejected' }>): string {
-  const value = item.kind === 'series' ? [item.unit, item.point] : item.record;
+  let value: unknown;
+  if (item.kind === 'series') value = [item.unit, item.point];
+  else {
+    const { published_at: _at, published_at_estimated: _estimated, ...record } = item.record;
+    value = record;
+  }
   return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
 }
 

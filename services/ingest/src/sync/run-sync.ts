@@ -100,6 +100,7 @@ export function createTaskContext(
       today: string;
       deadline: number;
       stats: ParseStats;
+      now?: Date;
     },
 ): TaskContext {
   const keyName = KEY_OF[source];
@@ -125,6 +126,7 @@ export function createTaskContext(
     catalog: opts.catalog,
     stats: opts.stats,
     today: opts.today,
+    ...(opts.now !== undefined ? { now: opts.now } : {}),
     ...(opts.baseUrls?.[source] !== undefined ? { baseUrl: opts.baseUrls[source] } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
     ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
@@ -170,8 +172,9 @@ export async function runSync(opts: SyncOptions): Promise<SourceSyncResult[]> {
       done += tasks.length;
       opts.onProgress?.({ done, total, recordsRead, label: source });
     } else {
-      const today = clock().toISOString().slice(0, 10);
-      const ctx = createTaskContext(source, { ...opts, catalog, today, deadline, stats });
+      const fetchedAt = clock();
+      const today = fetchedAt.toISOString().slice(0, 10);
+      const ctx = createTaskContext(source, { ...opts, catalog, today, deadline, stats, now: fetchedAt });
       for (const task of tasks) {
         const cursor = await opts.store.getCursor(source, task.series);
         const from = task.from(cursor?.newest_date, today, opts.since);

@@ -101,6 +101,43 @@ describe('ingest sync against the recorded sources', () => {
       ['2025-12-31', 186.5],
     ]);
 
+    // Publication: each COT report on its Friday 15:30 ET (estimated), the open interest point with it
+    const reports = cot[0]!.data.reports as {
+      report_date: string;
+      published_at: string;
+      published_at_estimated: boolean;
+    }[];
+    expect(reports.map((r) => [r.report_date, r.published_at, r.published_at_estimated])).toEqual([
+      ['2025-01-07', '2025-01-10T20:30:00.000Z', true],
+      ['2025-01-14', '2025-01-17T20:30:00.000Z', true],
+      ['2025-01-21', '2025-01-24T20:30:00.000Z', true],
+      ['2025-01-28', '2025-01-31T20:30:00.000Z', true],
+      ['2025-02-04', '2025-02-07T20:30:00.000Z', true],
+    ]);
+    const stamped = (type: string) =>
+      series
+        .filter((e) => e.data.series_type === type)
+        .map((e) => [
+          points(e)
+            .map((p) => p.date)
+            .join(' '),
+          e.data.published_at,
+          e.data.published_at_estimated,
+        ])
+        .sort();
+    expect(stamped('open_interest')).toEqual(reports.map((r) => [r.report_date, r.published_at, true]));
+    // EIA: the last WPSR before the sync (Wednesday 2025-02-05, 10:30 EST), estimated
+    for (const type of ['price', 'stocks'])
+      for (const [, at, estimated] of stamped(type))
+        expect([at, estimated]).toEqual(['2025-02-05T15:30:00.000Z', true]);
+    // NASS: each row's load_time (12:00 New York time, stated); the 2025 row's load_time (2026-01-12)
+    // lies after the sync, so its event takes the ingest time, estimated
+    expect(stamped('yield')).toEqual([
+      ['2023-12-31', '2024-01-12T17:00:00.000Z', false],
+      ['2024-12-31', '2025-01-12T17:00:00.000Z', false],
+      ['2025-12-31', '2025-02-10T16:00:00.000Z', true],
+    ]);
+
     // Asked ranges of the first run: three years back from 2025-02-10, EIA sorted by period.
     const rwtc = sources.requested('/v2/petroleum/pri/spt/').map((u) => u.searchParams);
     expect(rwtc[0]!.get('start')).toBe('2022-02-11');

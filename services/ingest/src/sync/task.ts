@@ -14,6 +14,8 @@ export interface TaskContext {
   stats: ParseStats;
   /** Today in UTC, YYYY-MM-DD. */
   today: string;
+  /** When the fetch runs (default: the clock): dates the records a source gives no release time. */
+  now?: Date;
   baseUrl?: string;
   apiKey?: string;
   pageSize?: number;

@@ -356,6 +356,51 @@ describe('compiled batch validators accept exactly what the zod schemas accept',
   });
 });
 
+describe('compiled validators and the publication fields (published_at, published_at_estimated)', () => {
+  const instants = [
+    '2025-03-07T20:30:00.000Z',
+    '2025-03-07T20:30:00Z',
+    '2025-03-07T15:30:00-05:00',
+    '2025-03-07T15:30:00.5+01:00',
+    '2025-03-07',
+    '2025-03-07 20:30:00Z',
+    '2025-13-07T20:30:00Z',
+    '2025-03-07T25:30:00Z',
+    'yesterday',
+    '',
+    1741379400000,
+    null,
+  ];
+  const flags = [true, false, 'true', 1, null];
+  const batch = {
+    commodity_id: 'GOLD',
+    series_type: 'price',
+    frequency: 'monthly',
+    period: '2025',
+    points: [{ date: '2025-01-31', value: 1 }],
+  };
+  const report = {
+    report_date: '2025-03-04',
+    open_interest: 1,
+    commercial: { long: 1, short: 2 },
+    non_commercial: { long: 3, short: 4, spreading: 5 },
+    non_reportable: { long: 6, short: 7 },
+  };
+
+  it('accept and refuse them as zod does, on a series batch and on a COT report', () => {
+    for (const published_at of instants)
+      for (const published_at_estimated of flags) {
+        const stamp = { published_at, published_at_estimated };
+        expectAgreement(fastSeriesPointsBatch, SeriesPointsBatch, { ...batch, ...stamp });
+        expectAgreement(fastLegacyCotRecord, LegacyCotRecord, { ...report, ...stamp });
+      }
+    expect(fastSeriesPointsBatch.check({ ...batch, published_at: instants[0], published_at_estimated: true })).toBe(
+      true,
+    );
+    expect(fastLegacyCotRecord.check({ ...report, published_at: 'yesterday' })).toBe(false);
+  });
+});
+
 describe('compiled validators on refusal', () => {
   it('return zod’s issues (the same message a rejected row always had)', () => {
     const bad = { date: '2024-01-02', value: 2, open: 3, high: 2.5, low: 1 };

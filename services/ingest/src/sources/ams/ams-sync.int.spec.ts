@@ -147,6 +147,29 @@ const summary = (e: { data: Record<string, unknown> }) => ({
   points: e.data.points,
 });
 
+/**
+ * The summaries of the events with the points of one series together: a series event carries the
+ * points of one release (`published_at`), so the daily reports of LMR come one event per report.
+ */
+function bySeries(events: { data: Record<string, unknown> }[]) {
+  const out = new Map<string, ReturnType<typeof summary> & { points: { date: string }[] }>();
+  for (const e of events) {
+    const { points, ...key } = summary(e);
+    const held = out.get(JSON.stringify(key)) ?? { ...key, points: [] };
+    held.points.push(...(points as { date: string }[]));
+    out.set(JSON.stringify(key), held);
+  }
+  return [...out.values()].map((s) => ({ ...s, points: s.points.sort((a, b) => (a.date < b.date ? -1 : 1)) }));
+}
+
+/** Each event's points' dates with its publication. */
+const stamps = (events: { data: Record<string, unknown> }[]) =>
+  events.map((e) => [
+    (e.data.points as { date: string }[]).map((p) => p.date).join(' '),
+    e.data.published_at,
+    e.data.published_at_estimated,
+  ]);
+
 beforeAll(async () => {
   await datamart.start();
 });
@@ -172,7 +195,12 @@ describe('ingest sync --source ams against a recorded datamart', () => {
     const [first] = await sync('2019-02-22', ['LEAN_HOGS']);
     expect([first!.ok, first!.error]).toEqual([true, undefined]);
     const events = (await newEvents()).filter((e) => e.type === 'series.points.recorded');
-    expect(events.map(summary)).toEqual([
+    // each slaughter day published with the report of the next day (report_date), by 11:00 ET
+    expect(stamps(events).sort()).toEqual([
+      ['2019-02-19', '2019-02-20T16:00:00.000Z', true],
+      ['2019-02-20', '2019-02-21T16:00:00.000Z', true],
+    ]);
+    expect(bySeries(events)).toEqual([
       {
         commodity_id: 'LEAN_HOGS',
         frequency: 'daily',
@@ -244,7 +272,16 @@ describe('ingest sync --source ams against a recorded datamart', () => {
         ],
       ],
     ]);
-    const events = (await newEvents()).filter((e) => e.type === 'series.points.recorded').map(summary);
+    const stored = (await newEvents()).filter((e) => e.type === 'series.points.recorded');
+    const events = bySeries(stored);
+    // LM_CT150 rows date their report: one event per report. FMMO rows do not: AMS's last
+    // scheduled release before the sync (Monday 2025-02-10, 11:00 EST), estimated
+    expect(stamps(stored).sort()).toEqual([
+      ['2024-01-31 2024-02-29', '2025-02-10T16:00:00.000Z', true],
+      ['2025-01-06', '2025-01-07T04:59:00.000Z', true],
+      ['2025-01-13', '2025-01-14T04:59:00.000Z', true],
+      ['2025-01-27', '2025-01-28T04:59:00.000Z', true],
+    ]);
     expect(events).toContainEqual({
       commodity_id: 'LIVE_CATTLE',
       frequency: 'weekly',

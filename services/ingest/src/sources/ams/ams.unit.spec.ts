@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chunked, collect, ownFixturePath } from '../../../test/helpers/source-fixtures.ts';
 import { CATALOG_WITH_LM_CT150 as CATALOG } from '../../../test/helpers/ams-catalog.ts';
+import { stampFromCalendar } from '../common/published.ts';
 import { createParseStats } from '../common/stats.ts';
 import type { SeriesItem, SourceItem } from '../types.ts';
 import { amsQueryUrls } from './fetch.ts';
@@ -37,6 +38,8 @@ describe('USDA AMS LM_HG201 (real recorded rows)', () => {
         source: 'ams:LM_HG201',
         price_basis: 'cash',
         point: { date: '2019-02-20', value: 50.66 },
+        // the report of 02/21/2019, out by 11:00 ET (EST: 16:00Z)
+        published: { at: '2019-02-21T16:00:00.000Z', estimated: true },
       },
       {
         kind: 'series',
@@ -47,6 +50,7 @@ describe('USDA AMS LM_HG201 (real recorded rows)', () => {
         source: 'ams:LM_HG201',
         price_basis: 'cash',
         point: { date: '2019-02-19', value: 49.51 },
+        published: { at: '2019-02-20T16:00:00.000Z', estimated: true },
       },
     ]);
     // the other purchase types (formula, packer owned...) are other series of the report
@@ -116,6 +120,8 @@ describe('USDA AMS LM_CT150 (hand-written answer, allSections=true shape)', () =
     ]);
     // Summary and Price Distribution rows are not read; heifers, dressed, one grade are other series
     expect(stats).toMatchObject({ rows: 7, emitted: 3, skippedByReason: { other_series: 3, missing_value: 1 } });
+    // no announced hour: published by the end of the report's day, New York time (EST: 04:59Z the next day)
+    expect(series(items)[0]!.published).toEqual({ at: '2025-01-07T04:59:00.000Z', estimated: true });
   });
 
   it('accepts the History spelling selling_basis_desc, and rejects a bad date or number with its row', async () => {
@@ -187,6 +193,13 @@ describe('USDA AMS FMMO class prices (hand-written answer, one section)', () => 
       },
     ]);
     expect(stats.skippedByReason).toEqual({ other_series: 1, missing_value: 1 });
+    // the rows date no report: a sync stamps them from AMS's calendar, a file takes the ingest time
+    expect(series(items).map((i) => i.published)).toEqual([undefined, undefined]);
+    const fetched = new Date('2024-03-05T18:00:00Z');
+    expect(series(stampFromCalendar(items, 'ams', fetched)).map((i) => i.published)).toEqual([
+      { at: '2024-03-05T16:00:00.000Z', estimated: true },
+      { at: '2024-03-05T16:00:00.000Z', estimated: true },
+    ]);
   });
 });
 

@@ -1,5 +1,6 @@
+import { easternInstant } from '@cds/schedule';
 import { CATALOG } from '../../catalog/index.ts';
-import type { SourceItem } from '../types.ts';
+import type { PublicationStamp, SourceItem } from '../types.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import type { TextInput } from '../common/text.ts';
@@ -146,6 +147,15 @@ function rowDate(row: Record<string, unknown>, spec: AmsReportSpec): { date: str
   return date ? { date } : { bad: `${spec.date.year[0]}/${spec.date.month[0]}: not a year and month "${y}" "${m}"` };
 }
 
+/** The row's publication: its report date at the report's hour, Eastern (estimated); none when the row does not say. */
+function publishedOf(row: Record<string, unknown>, spec: AmsReportSpec): PublicationStamp | undefined {
+  if (spec.published === undefined) return undefined;
+  const day = usDateToIso(text(field(row, spec.published.field)));
+  return day === undefined
+    ? undefined
+    : { at: easternInstant(day, spec.published.time).toISOString(), estimated: true };
+}
+
 /**
  * Streams the series points of a USDA AMS datamart answer (JSON) for one report: the rows of the
  * report's section that are its series (AMS_REPORTS: LM_CT150 live steers, LM_HG201 negotiated
@@ -210,6 +220,7 @@ export async function* parseAmsJson(input: TextInput, options: AmsOptions): Asyn
       skip('unknown_series');
       continue;
     }
+    const published = publishedOf(row, spec);
     for (const { commodity, series } of mappings)
       yield seriesItem(
         commodity.entry.id,
@@ -220,6 +231,7 @@ export async function* parseAmsJson(input: TextInput, options: AmsOptions): Asyn
         { file, line, ...(stats ? { stats } : {}) },
         `ams:${spec.report}`,
         series.basis ?? 'cash',
+        published,
       );
   }
 }

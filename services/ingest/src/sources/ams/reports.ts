@@ -20,6 +20,12 @@ export interface AmsReportSpec {
   date:
     | { kind: 'us_date'; field: readonly string[] }
     | { kind: 'year_month'; year: readonly string[]; month: readonly string[] };
+  /**
+   * The `MM/DD/YYYY` field that dates the report itself (LMR `report_date`) and the hour it is out
+   * by, US Eastern: the row's publication (estimated: the datamart states no time). Absent: the
+   * rows do not say (FMMO), and a sync takes AMS's calendar.
+   */
+  published?: { field: readonly string[]; time: string };
 }
 
 export const AMS_REPORTS: Readonly<Record<string, AmsReportSpec>> = {
@@ -37,6 +43,8 @@ export const AMS_REPORTS: Readonly<Record<string, AmsReportSpec>> = {
     ],
     value: ['weighted_avg_price'],
     date: { kind: 'us_date', field: ['report_date'] },
+    // no announced hour: the end of the report's day, never before it was out
+    published: { field: ['report_date'], time: '23:59' },
   },
   // National Daily Direct Prior Day Slaughtered Swine: barrows and gilts bought on the negotiated
   // (spot) market from producers, the weighted average net price, carcass basis; dated on the
@@ -49,6 +57,8 @@ export const AMS_REPORTS: Readonly<Record<string, AmsReportSpec>> = {
     match: [{ field: ['purchase_type'], equals: 'Prod. Sold Negotiated' }],
     value: ['avg_net_price'],
     date: { kind: 'us_date', field: ['for_date_begin'] },
+    // by 10:00 Central (amsLmHg201Release in @cds/schedule)
+    published: { field: ['report_date'], time: '11:00' },
   },
   // Federal Milk Marketing Order class prices by order: the Class III price is uniform across the
   // orders; the "All Market Average" row carries it, per month.

@@ -2,6 +2,7 @@ import type { AmsMapping, CommodityDefinition } from '../../catalog/index.ts';
 import { getCheckedPage, parseJsonBody } from '../../sync/pages.ts';
 import { INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../../sync/plans.ts';
 import type { SeriesTask } from '../../sync/task.ts';
+import { stampFromCalendar } from '../common/published.ts';
 import type { SourceItem } from '../types.ts';
 import { amsQueryUrls } from './fetch.ts';
 import { amsSectionRows, parseAmsJson } from './parse.ts';
@@ -46,7 +47,8 @@ function amsTask(commodityId: string, mapping: AmsMapping): SeriesTask {
         }))
           if (item.kind === 'rejected' || item.commodity_id === commodityId) items.push(item);
       }
-      return items;
+      // rows without a report date of their own (FMMO) take AMS's last scheduled release
+      return stampFromCalendar(items, 'ams', ctx.now ?? new Date());
     },
   };
 }

@@ -2,6 +2,7 @@ import type { CotFormat } from '@cds/contracts';
 import type { CatalogIndex } from '../../catalog/index.ts';
 import type { CotItem, RejectedItem, SeriesItem, SourceItem } from '../types.ts';
 import { cotItem, rejected } from '../common/records.ts';
+import { cotReportStamp } from '../common/published.ts';
 import { countSkip, type ParseStats } from '../common/stats.ts';
 import { isoDatePrefix, readInt } from '../common/values.ts';
 import { COMMON_FIELDS, positionFields } from './fields.ts';
@@ -43,6 +44,7 @@ export function buildCotItem(
   if (commodity.entry.exchange) record.exchange = commodity.entry.exchange;
   record.contract_code = code;
   record.open_interest = num('open_interest');
+  Object.assign(record, cotReportStamp(report_date));
   for (const { field, group, side } of POSITIONS[format]) {
     ((record[group] ??= {}) as Record<string, number>)[side] = num(field);
   }
@@ -67,6 +69,9 @@ export function openInterestOf(item: SourceItem): SeriesItem | undefined {
     unit: 'contracts',
     ...(item.source !== undefined ? { source: item.source } : {}),
     point: { date: item.record.report_date, value: item.record.open_interest },
+    ...(item.record.published_at !== undefined
+      ? { published: { at: item.record.published_at, estimated: item.record.published_at_estimated === true } }
+      : {}),
   };
 }
 

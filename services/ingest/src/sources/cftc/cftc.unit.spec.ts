@@ -43,7 +43,20 @@ describe('CFTC legacy annual file (real excerpt)', () => {
         unit: 'contracts',
         source: item.source,
         point: { date: item.record.report_date, value: item.record.open_interest },
+        published: { at: item.record.published_at, estimated: true },
       });
+    }
+    // each report published on its Friday, 15:30 New York time (EST: 20:30Z), by the release calendar
+    const fridays: Record<string, string> = {
+      '2025-01-07': '2025-01-10T20:30:00.000Z',
+      '2025-01-14': '2025-01-17T20:30:00.000Z',
+      '2025-01-21': '2025-01-24T20:30:00.000Z',
+      '2025-01-28': '2025-01-31T20:30:00.000Z',
+      '2025-02-04': '2025-02-07T20:30:00.000Z',
+    };
+    for (const { record } of cots(items)) {
+      expect(record.published_at, record.report_date).toBe(fridays[record.report_date]);
+      expect(record.published_at_estimated).toBe(true);
     }
 
     const out = cots(items);
@@ -270,6 +283,8 @@ describe('CFTC public reporting (Socrata) JSON', () => {
           commercial: { long: 734563, short: 1020693 },
           non_commercial: { long: 411623, short: 132056, spreading: 741920 },
           non_reportable: { long: 70305, short: 63742 },
+          published_at: '2025-01-10T20:30:00.000Z',
+          published_at_estimated: true,
         },
       },
       {
@@ -280,6 +295,7 @@ describe('CFTC public reporting (Socrata) JSON', () => {
         unit: 'contracts',
         source: 'cftc:legacy:067651',
         point: { date: '2025-01-07', value: 1958411 },
+        published: { at: '2025-01-10T20:30:00.000Z', estimated: true },
       },
       { kind: 'rejected', file: 'socrata', line: 3, reason: 'open_interest: missing value ""' },
     ]);

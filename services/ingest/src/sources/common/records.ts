@@ -1,7 +1,7 @@
 import type { CotFormat, Frequency, PriceBasis, SeriesType } from '@cds/contracts';
 import { fastDisaggregatedCotRecord, fastLegacyCotRecord, fastSeriesPointRecord } from '../../validation/index.ts';
 import type { CatalogIndex } from '../../catalog/index.ts';
-import type { CotItem, RejectedItem, SeriesItem } from '../types.ts';
+import type { CotItem, PublicationStamp, RejectedItem, SeriesItem } from '../types.ts';
 import type { ParseStats } from './stats.ts';
 
 /** Options every streaming parser takes. */
@@ -40,6 +40,7 @@ export function seriesItem(
   where: { file: string; line: number; stats?: ParseStats },
   source?: string,
   priceBasis?: PriceBasis,
+  published?: PublicationStamp,
 ): SeriesItem | RejectedItem {
   const parsed = fastSeriesPointRecord.safeParse(point);
   if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
@@ -53,6 +54,7 @@ export function seriesItem(
     ...(source !== undefined ? { source } : {}),
     ...(priceBasis !== undefined ? { price_basis: priceBasis } : {}),
     point: parsed.data,
+    ...(published !== undefined ? { published } : {}),
   };
 }
 

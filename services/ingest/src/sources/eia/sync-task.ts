@@ -2,6 +2,7 @@ import type { CommodityDefinition, EiaSeriesMapping } from '../../catalog/index.
 import { fetchPages, IncompletePageError, parseJsonBody, requireFields, SchemaChangeError } from '../../sync/pages.ts';
 import { EIA_MAX_PAGE, expectedEiaRows, INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../../sync/plans.ts';
 import { collectItems, type SeriesTask } from '../../sync/task.ts';
+import { stampFromCalendar } from '../common/published.ts';
 import type { SourceItem } from '../types.ts';
 import { eiaQueryUrl } from './fetch.ts';
 import { parseEiaApiJson } from './parse-api.ts';
@@ -77,7 +78,8 @@ function eiaTask(commodityId: string, s: EiaSeriesMapping): SeriesTask {
           }),
           items,
         );
-      return items;
+      // EIA's answer has no release time: the last scheduled release (WPSR) the fetch can have seen
+      return stampFromCalendar(items, 'eia', ctx.now ?? new Date());
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { CatalogIndex } from '../../catalog/index.ts';
 import type { RejectedItem, SeriesItem } from '../types.ts';
+import { easternStamp } from '../common/published.ts';
 import { rejected, seriesItem } from '../common/records.ts';
 import { countSkip, type ParseStats } from '../common/stats.ts';
 import { daysInMonth, readDecimal } from '../common/values.ts';
@@ -17,6 +18,8 @@ export const NASS_FIELDS = {
   item: ['short_desc', 'data_item'],
   domain: ['domain_desc', 'domain'],
   value: ['value'],
+  /** When Quick Stats loaded the row (US Eastern wall clock): its publication. */
+  load_time: ['load_time'],
 } as const;
 export type NassField = keyof typeof NASS_FIELDS;
 export const REQUIRED_NASS_FIELDS: NassField[] = ['program', 'year', 'period', 'level', 'commodity', 'item', 'value'];
@@ -113,6 +116,10 @@ export function mapNassRow(
     return rejected(ctx.file, ctx.line, `value is not a number "${cell.raw}"`, stats);
   }
   const { commodity, item } = mapping;
+  // load_time is Eastern time: the rows of a report load minutes after its 12:00 ET release (8:30
+  // ET until 2013), and as UTC they would predate it; a row without a readable one gets none
+  const loaded = read('load_time');
+  const published = loaded === undefined || loaded.trim() === '' ? undefined : easternStamp(loaded);
   return seriesItem(
     commodity.entry.id,
     item.type,
@@ -126,5 +133,6 @@ export function mapNassRow(
     },
     `nass:${item.short_desc}`,
     item.basis,
+    published,
   );
 }

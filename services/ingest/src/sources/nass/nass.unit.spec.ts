@@ -170,8 +170,11 @@ describe('NASS Quick Stats API JSON (real response)', () => {
         unit: 'bu/acre',
         source: 'nass:CORN, GRAIN, IRRIGATED, ENTIRE CROP - YIELD, MEASURED IN BU / ACRE',
         point: { date: `${raw.year}-12-31`, value: Number(raw.Value) },
+        // its load_time, 2012-12-31 00:00:00 New York time (EST), as the source states it
+        published: { at: '2012-12-31T05:00:00.000Z', estimated: false },
       },
     ]);
+    expect(raw.load_time).toBe('2012-12-31 00:00:00');
     expect(items[0]).toMatchObject({ point: { date: '2012-12-31', value: 161.2 } });
   });
 });
@@ -225,6 +228,8 @@ describe('NASS prices received (monthly)', () => {
       source: 'nass:CORN, GRAIN - PRICE RECEIVED, MEASURED IN $ / BU',
       price_basis: 'received_by_farmers',
       point: { date: '2026-01-31', value: 4.13 },
+      // load_time 2026-02-27 15:00 New York time: the Agricultural Prices report's 3 p.m. ET release
+      published: { at: '2026-02-27T20:00:00.000Z', estimated: false },
     });
     expect(items.map((i) => i.point.date)).toContain('2025-02-28');
     expect(stats).toMatchObject({ rows: 17, emitted: 17, skipped: 0, rejected: 0 });

@@ -9,6 +9,7 @@ import {
 import { NASS_MAX_RECORDS, nassFromYear, planYearRanges } from '../../sync/plans.ts';
 import { collectItems, type SeriesTask } from '../../sync/task.ts';
 import { SourceFetchError } from '../common/http.ts';
+import { stampFromCalendar } from '../common/published.ts';
 import type { SourceItem } from '../types.ts';
 import { nassQueryUrl } from './fetch.ts';
 import { parseNassJson } from './parse.ts';
@@ -97,7 +98,8 @@ function nassTask(commodityId: string, item: NassItemMapping): SeriesTask {
           items,
         );
       }
-      return items;
+      // rows carry load_time; one without it takes NASS's last scheduled release
+      return stampFromCalendar(items, 'nass', ctx.now ?? new Date());
     },
   };
 }

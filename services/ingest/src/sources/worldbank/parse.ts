@@ -3,6 +3,7 @@ import type { CellValue, Worksheet } from 'exceljs';
 import { CATALOG, type CatalogIndex, type CommodityDefinition, type WorldBankMapping } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
+import { statedDayStamp } from '../common/published.ts';
 import { countSkip } from '../common/stats.ts';
 import { isMissing, monthNumber, readDecimal } from '../common/values.ts';
 import { monthEnd } from '../eia/periods.ts';
@@ -289,6 +290,8 @@ export async function readWorldBankWorkbook(input: XlsxInput, options: WorldBank
     info.layout = found.layout;
   }
 
+  // "Updated on" is the publisher's own date of the file: its points were published that day
+  const published = vintage !== undefined ? statedDayStamp(vintage) : undefined;
   function* items(): Generator<SourceItem> {
     if (stats) for (let i = 0; i < found.unmapped; i++) countSkip(stats, 'unknown_series');
     for (let r = found.firstDataRow; r <= sheet.rowCount; r++) {
@@ -323,6 +326,7 @@ export async function readWorldBankWorkbook(input: XlsxInput, options: WorldBank
           { file, line: r, ...(stats ? { stats } : {}) },
           `worldbank:${c.series.code}`,
           c.series.basis,
+          published,
         );
       }
     }
@@ -342,7 +346,8 @@ export async function readWorldBankWorkbook(input: XlsxInput, options: WorldBank
  * Streams the items of a World Bank Pink Sheet workbook (sheet `Monthly Prices`): for each mapped
  * code (catalog `sources.worldbank`), one monthly `price` point per period, dated at the month's
  * last day, the value exactly as published, `source` = `worldbank:<CODE>`, basis
- * `monthly_average`. `…`, `...`, `..` and empty cells are skipped (`missing_value`); unmapped
+ * `monthly_average`, published on the file's "Updated on" day (stated; none without the note).
+ * `…`, `...`, `..` and empty cells are skipped (`missing_value`); unmapped
  * columns are skipped (`unknown_series`, once per column); a period that is not `YYYYMmm` rejects
  * its row. A layout problem throws WorldBankFileError before anything is yielded.
  */

@@ -116,6 +116,11 @@ describe('ingest sync --source worldbank', () => {
       source: 'worldbank:GOLD',
       price_basis: 'monthly_average',
     });
+    // every event of the November file published on its "Updated on" day (stated by the source)
+    const seriesEvents = events.filter((e) => e.type === 'series.points.recorded');
+    expect(new Set(seriesEvents.map((e) => [e.data.published_at, e.data.published_at_estimated].join(' ')))).toEqual(
+      new Set(['2025-11-04T00:00:00.000Z false']),
+    );
     expect(published(events)).toContain('worldbank:SOYBEAN_OIL 2025-10-31 1135.81');
     expect(first!.status.newest_data_date).toBe('2025-10-31');
     expect((await store.getCursor('worldbank', 'SOYBEAN_OIL'))?.newest_date).toBe('2025-10-31');
@@ -126,7 +131,9 @@ describe('ingest sync --source worldbank', () => {
     expect(second!.error).toBeUndefined();
     expect(second!.series.find((s) => s.series === 'SOYBEAN_OIL')).toMatchObject({ from: '2025-05-01', revised: 1 });
     expect(second!.series.reduce((n, s) => n + s.revised, 0)).toBe(2);
-    const again = published(await newEvents());
+    const secondEvents = await newEvents();
+    expect(new Set(secondEvents.map((e) => e.data.published_at))).toEqual(new Set(['2025-12-02T00:00:00.000Z']));
+    const again = published(secondEvents);
     expect(again.filter((p) => p.includes(' 2025-10-31 '))).toEqual([
       'worldbank:SOYBEAN_MEAL 2025-10-31 356',
       'worldbank:SOYBEAN_OIL 2025-10-31 1132.14834869565',

@@ -119,6 +119,8 @@ describe('World Bank Pink Sheet (real excerpts)', () => {
       source: 'worldbank:GOLD',
       price_basis: 'monthly_average',
       point: { date: '2025-11-30', value: 4087.19 },
+      // the workbook's "Updated on December 02, 2025": the source's own date, the start of that day UTC
+      published: { at: '2025-12-02T00:00:00.000Z', estimated: false },
     });
     // values are not rounded: the published monthly average of SRW wheat, 2025M11
     const srw = series(items).find((i) => i.source === 'worldbank:WHEAT_US_SRW' && i.point.date === '2025-11-30');
@@ -143,6 +145,11 @@ describe('World Bank Pink Sheet (real excerpts)', () => {
     const dec = await parse(DEC_2025);
     expect(nov.info.vintage).toBe('2025-11-04');
     expect(nov.info.lastPeriod).toBe('2025M10');
+    // every point of a file published on its "Updated on" day, the history as much as the new month
+    expect(new Set(series(nov.items).map((i) => JSON.stringify(i.published)))).toEqual(
+      new Set([JSON.stringify({ at: '2025-11-04T00:00:00.000Z', estimated: false })]),
+    );
+    expect(new Set(series(dec.items).map((i) => i.published?.at))).toEqual(new Set(['2025-12-02T00:00:00.000Z']));
     const novValues = new Map(series(nov.items).map((i) => [`${i.source}|${i.point.date}`, i.point.value]));
     const changed: string[] = [];
     for (const i of series(dec.items)) {
@@ -223,6 +230,29 @@ describe('World Bank Pink Sheet: refused files publish nothing', () => {
     wb.addWorksheet('Monthly Indices').getCell('A1').value = 'World Bank Commodity Price Data (The Pink Sheet)';
     const bytes = Buffer.from(await wb.xlsx.writeBuffer());
     expect(await failure(bytes)).toBe('worldbank: CMO.xlsx has no "Monthly Prices" sheet (sheets: "Monthly Indices")');
+  });
+
+  it('leaves the points of a workbook without an "Updated on" note unstamped (the event takes the ingest time)', async () => {
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(readFileSync(DEC_2025) as unknown as Parameters<typeof wb.xlsx.load>[0]);
+    const ws = wb.getWorksheet('Monthly Prices')!;
+    let cleared = 0;
+    ws.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (/Updated on/i.test(cell.text)) {
+          cell.value = null;
+          cleared++;
+        }
+      }),
+    );
+    expect(cleared).toBe(1);
+    const info: WorldBankFileInfo = {};
+    const items = series(
+      await collect(parseWorldBankXlsx(Buffer.from(await wb.xlsx.writeBuffer()), { file: 'CMO.xlsx', info })),
+    );
+    expect(info.vintage).toBeUndefined();
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.every((i) => i.published === undefined)).toBe(true);
   });
 
   it('rejects a row whose period is not YYYYMmm and reads the others', async () => {

@@ -6,7 +6,9 @@
 //
 // Configured only for the rules the service applies on purpose, each stated in the OpenAPI document:
 //   - positive_data_acceptance runs as test/support/schemathesis_hooks.py's wrapper: start_date
-//     after end_date, and a frequency finer than the series' native one, are 400 on purpose;
+//     after end_date, a frequency finer than the series' native one, an as_of malformed, in the
+//     future or before the data's first publication, and include=revisions of computed points,
+//     are 400 on purpose;
 //   - negative_data_rejection also takes 414 (test/support/schemathesis.toml): a request target
 //     over 4,096 characters is refused before its parameters are read;
 //   - GET /events is excluded (--exclude-path): its 200 is a server-sent event stream that never

@@ -1,14 +1,19 @@
 # Schemathesis extension for test/contract.e2e.spec.ts (loaded through SCHEMATHESIS_HOOKS).
 #
-# The service refuses, on purpose, two kinds of schema-valid requests. Each rule is stated in the
+# The service refuses, on purpose, four kinds of schema-valid requests. Each rule is stated in the
 # parameter's description in the OpenAPI document (libs/contracts/src/params.ts):
 #   1. start_date after end_date (the given one, or for the series endpoint the default end_date,
 #      today in UTC): 400 invalid_parameter naming start_date;
 #   2. a series frequency finer than the series' native one (known only from the data): 400
-#      invalid_parameter naming frequency.
-# Schemathesis's positive_data_acceptance check would report both. The spec runs this check in its
+#      invalid_parameter naming frequency;
+#   3. an as_of that is not an RFC 3339 date or date-time, is after now, or is before the first
+#      publication the service holds of the series or COT format (known only from the data): 400
+#      invalid_parameter naming as_of;
+#   4. include=revisions with a transform or a frequency other than the native one: 400
+#      invalid_parameter naming include.
+# Schemathesis's positive_data_acceptance check would report them. The spec runs this check in its
 # place (and excludes the built-in one): the built-in check's verdict, except for a 400 that is
-# exactly one of these two refusals of exactly such a request. Any other rejection still fails.
+# exactly one of these refusals of exactly such a request. Any other rejection still fails.
 import datetime
 import json
 import re
@@ -60,12 +65,55 @@ def _finer_than_native(case, error):
     return asked in FREQUENCY_RANK and native is not None and FREQUENCY_RANK[asked] < FREQUENCY_RANK[native.group(1)]
 
 
+AS_OF = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$")
+BEFORE_DATA = re.compile(r"^invalid 'as_of': no point-in-time data (yet|before \S+) for ")
+
+
+def _as_of_instant(value):
+    """The instant an as_of names (a date: the end of that day, UTC), or None when malformed."""
+    if not isinstance(value, str) or AS_OF.match(value) is None:
+        return None
+    try:
+        if "T" not in value:
+            day = datetime.date.fromisoformat(value)
+            return datetime.datetime.combine(day, datetime.time(23, 59, 59, 999000), datetime.timezone.utc)
+        return datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _as_of_refused(case, error):
+    """Rule 3: as_of malformed, after now, or (by the service's own words) before the data's first publication."""
+    if error.get("param") != "as_of":
+        return False
+    value = (case.query or {}).get("as_of")
+    if value is None:
+        return False
+    instant = _as_of_instant(value)
+    if instant is None or instant > datetime.datetime.now(datetime.timezone.utc):
+        return True
+    return BEFORE_DATA.search(error.get("message", "")) is not None
+
+
+def _revisions_of_computed(case, error):
+    """Rule 4: include=revisions with a transform, or a frequency (which may differ from the native one)."""
+    query = case.query or {}
+    if error.get("param") != "include" or query.get("include") != "revisions":
+        return False
+    return query.get("transform", "none") != "none" or query.get("frequency") is not None
+
+
 @schemathesis.check
 def positive_data_acceptance_but_documented_rules(ctx, response, case):
     try:
         return positive_data_acceptance(ctx, response, case)
     except AssertionError:
         error = _error(response) if response.status_code == 400 else None
-        if error is not None and (_start_after_end(case, error) or _finer_than_native(case, error)):
+        if error is not None and (
+            _start_after_end(case, error)
+            or _finer_than_native(case, error)
+            or _as_of_refused(case, error)
+            or _revisions_of_computed(case, error)
+        ):
             return None
         raise

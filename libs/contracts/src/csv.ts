@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { COT_INCLUDES, type CotInclude } from './params.ts';
 import type { CotFormat, SeriesType, Transform } from './primitives.ts';
-import { CommoditySummary, DisaggregatedCotReport, LegacyCotReport, TimeSeriesPoint } from './resources.ts';
+import {
+  CommoditySummary,
+  DisaggregatedCotReport,
+  LegacyCotReport,
+  PUBLICATION_FIELDS,
+  TimeSeriesPoint,
+} from './resources.ts';
 
 /**
  * The CSV form of the data answers (`Accept: text/csv` on the list, series and COT endpoints):
@@ -58,7 +64,10 @@ export function listCsvColumns(): readonly CsvColumn[] {
   return LIST_COLUMNS;
 }
 
-const POINT_KEYS = Object.keys(TimeSeriesPoint.shape) as (keyof typeof TimeSeriesPoint.shape)[];
+// The publication fields (point in time) are JSON only: the CSV keeps its columns.
+const POINT_KEYS = Object.keys(TimeSeriesPoint.shape).filter(
+  (k) => !(PUBLICATION_FIELDS as readonly string[]).includes(k),
+) as (keyof typeof TimeSeriesPoint.shape)[];
 const SERIES_COLUMNS = {
   /** Untransformed price series also carry open, high, low, close and volume (docs/decisions.md). */
   ohlcv: columnsOf(TimeSeriesPoint.shape, POINT_KEYS),
@@ -78,7 +87,7 @@ const COT_LEADING = ['report_date', 'commodity', 'format', 'exchange', 'open_int
 const COT_TRAILING = ['source', 'last_updated'] as const;
 
 function cotColumns(shape: Record<string, z.ZodType>) {
-  const fixed = new Set<string>([...COT_LEADING, ...COT_TRAILING, ...COT_INCLUDES]);
+  const fixed = new Set<string>([...COT_LEADING, ...COT_TRAILING, ...COT_INCLUDES, ...PUBLICATION_FIELDS]);
   const groups = Object.keys(shape).filter((k) => !fixed.has(k));
   return {
     leading: columnsOf(shape, [...COT_LEADING, ...groups]),

@@ -512,7 +512,9 @@ export function buildOpenApiDocument(): JsonObject {
         summary: 'Get a time series',
         description:
           'Points of one series in a date range, optionally resampled to a coarser frequency and transformed. ' +
-          'Free-tier keys can read the last 12 months.',
+          'Each point says when it was published (published_at, first_seen_at); as_of answers with what had been ' +
+          'published at an instant, first_release=true with the first published versions, include=revisions with ' +
+          'the earlier versions (docs/point-in-time.md). Free-tier keys can read the last 12 months.',
         tag: 'series',
         parameters: [slugParameter, ...queryParameters(SeriesQuery)],
         responseRef: 'SeriesResponse',
@@ -534,8 +536,10 @@ export function buildOpenApiDocument(): JsonObject {
         operationId: 'getCotReports',
         summary: 'Get positioning (COT) reports',
         description:
-          'Commitments of Traders reports, newest first by default. Legacy needs Professional or above; ' +
-          'disaggregated needs Business or above.',
+          'Commitments of Traders reports, newest first by default. Each report says when it was published ' +
+          "(published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time); " +
+          'as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs ' +
+          'Professional or above; disaggregated needs Business or above.',
         tag: 'positioning',
         parameters: [slugParameter, ...queryParameters(CotQuery)],
         responseRef: 'CotResponse',

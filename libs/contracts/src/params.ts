@@ -43,6 +43,43 @@ const perPage = integerParam(1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE).meta({ d
 const dateParam = (what: string, rule = '') =>
   IsoDate.optional().meta({ description: `${what} (inclusive), YYYY-MM-DD.${rule}` });
 
+const AS_OF_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const AS_OF_DATE_TIME = z.iso.datetime({ offset: true });
+
+/**
+ * The instant an `as_of` value names, as `toISOString()` text (the form of every stored instant):
+ * a date `YYYY-MM-DD` is the end of that day in UTC (`YYYY-MM-DDT23:59:59.999Z`), an RFC 3339
+ * date-time (`Z` or an offset) its instant. Undefined for anything else.
+ */
+export function parseAsOf(raw: string): string | undefined {
+  if (AS_OF_DATE.test(raw)) return IsoDate.safeParse(raw).success ? `${raw}T23:59:59.999Z` : undefined;
+  if (!AS_OF_DATE_TIME.safeParse(raw).success) return undefined;
+  const ms = Date.parse(raw);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+const AS_OF_MESSAGE = 'must be a date YYYY-MM-DD or an RFC 3339 date-time such as 2025-03-07T20:30:00Z';
+
+/** `as_of`: parsed to the instant it names (parseAsOf); the rules that need the clock or the data are the handlers'. */
+const asOf = z
+  .string()
+  .transform((raw, ctx) => {
+    const at = parseAsOf(raw);
+    if (at === undefined) {
+      ctx.addIssue({ code: 'custom', message: AS_OF_MESSAGE });
+      return z.NEVER;
+    }
+    return at;
+  })
+  .optional();
+
+const asOfDescription =
+  'Point in time: answer with what had been published at this instant (docs/point-in-time.md). A date ' +
+  'YYYY-MM-DD means the end of that day in UTC; an RFC 3339 date-time (with Z or an offset) its instant. ' +
+  'Observations first published later are absent; revised ones show the version in force then. meta.as_of ' +
+  'echoes the instant. A malformed value, an instant after the request, or one before the first publication ' +
+  'this service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history.';
+
 function startNotAfterEnd(q: { start_date?: string | undefined; end_date?: string | undefined }, ctx: z.RefinementCtx) {
   if (q.start_date !== undefined && q.end_date !== undefined && q.start_date > q.end_date) {
     ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'start_date must not be after end_date' });
@@ -95,8 +132,43 @@ export const SeriesQuery = documented(
         .optional()
         .meta({ description: 'Maximum number of points, 1 to 10000, applied after sorting.' }),
       sort_order: SortOrder.default('asc').meta({ description: 'Sort by date.' }),
+      as_of: asOf.meta({
+        description:
+          `${asOfDescription} Without end_date, end_date defaults to the date of as_of (UTC), so start_date to ` +
+          'one year before it.',
+        type: 'string',
+        examples: ['2022-01-31', '2025-03-07T20:31:00Z'],
+      }),
+      first_release: z
+        .enum(['true', 'false'])
+        .transform((v) => v === 'true')
+        .optional()
+        .meta({
+          description:
+            'true: the first published version of every observation (with as_of: the first one published by ' +
+            'then) instead of the newest. meta.first_release echoes it.',
+          type: 'boolean',
+        }),
+      // A rule beyond the schema (the native frequency depends on the data), told to the contract tester too.
+      include: z
+        .enum(['revisions'])
+        .optional()
+        .meta({
+          description:
+            'revisions: each point carries `revisions`, its earlier versions (oldest first) with their ' +
+            'published_at. Only at the native frequency and with transform=none; otherwise a 400 naming include.',
+        }),
     })
-    .superRefine(startNotAfterEnd),
+    .superRefine(startNotAfterEnd)
+    .superRefine((q, ctx) => {
+      if (q.include === 'revisions' && q.transform !== 'none') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['include'],
+          message: 'include=revisions needs transform=none (revisions are of the observations themselves)',
+        });
+      }
+    }),
   { title: 'SeriesQuery' },
 );
 
@@ -169,6 +241,11 @@ export const CotQuery = documented(
             'Window of cot_index in reports (weeks), 26 to 520, default 156 (three years). Used only with ' +
             'include=cot_index; accepted and ignored otherwise.',
         }),
+      as_of: asOf.meta({
+        description: `${asOfDescription} The analytics are computed over the reports of that view.`,
+        type: 'string',
+        examples: ['2025-03-07T20:31:00Z'],
+      }),
     })
     .superRefine(startNotAfterEnd),
   { title: 'CotQuery' },

@@ -42,6 +42,38 @@ const provenance = {
     }),
 };
 
+/**
+ * When a number was published and first seen (docs/point-in-time.md): optional, absent on data
+ * stored before versions were kept. Not CSV columns (csv.ts leaves them out).
+ */
+const publication = {
+  published_at: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({
+      description:
+        'When the source published this version (RFC 3339): the release that carried it, from the source when it ' +
+        'says (the Pink Sheet\'s "Updated on", EIA and NASS release fields) or from the release calendar ' +
+        '(published_at_estimated). A resampled or transformed point carries the latest of the observations it ' +
+        'comes from.',
+    }),
+  first_seen_at: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({ description: 'When this service first ingested that release (RFC 3339).' }),
+  published_at_estimated: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        'Present (true) when published_at is estimated (a release calendar, or the ingest time) rather than ' +
+        'stated by the source.',
+    }),
+};
+
+/** The publication fields of a point or report: never CSV columns (the CSV keeps its columns). */
+export const PUBLICATION_FIELDS = ['published_at', 'first_seen_at', 'published_at_estimated', 'revisions'] as const;
+
 /** What a series' numbers are and how to cite them, beside the provenance of series descriptors and meta. */
 const seriesTerms = {
   price_basis: PriceBasis.optional().meta({
@@ -97,6 +129,14 @@ export const SeriesDescriptor = documented(
       last_date: IsoDate,
       ...seriesTerms,
       ...provenance,
+      first_published_at: z.iso
+        .datetime({ offset: true })
+        .optional()
+        .meta({
+          description:
+            'The earliest publication this service holds of the series (RFC 3339): the earliest as_of it answers. ' +
+            'Absent when it holds no point-in-time data for it yet.',
+        }),
     })
     .refine((d) => d.first_date <= d.last_date, {
       message: 'first_date must not be after last_date',
@@ -125,15 +165,33 @@ export const CommodityDetail = documented(
   { id: 'CommodityDetail', description: 'A commodity with contract details and every series it offers.' },
 );
 
+const pointValues = {
+  value: z.number(),
+  open: z.number().optional(),
+  high: z.number().optional(),
+  low: z.number().optional(),
+  close: z.number().optional(),
+  volume: nonNegativeInt.optional(),
+};
+
+export const SeriesRevision = documented(z.object({ ...pointValues, ...publication }), {
+  id: 'SeriesRevision',
+  description: 'An earlier version of an observation (include=revisions), with the release that published it.',
+});
+
 export const TimeSeriesPoint = documented(
   z.object({
     date: IsoDate,
-    value: z.number(),
-    open: z.number().optional(),
-    high: z.number().optional(),
-    low: z.number().optional(),
-    close: z.number().optional(),
-    volume: nonNegativeInt.optional(),
+    ...pointValues,
+    ...publication,
+    revisions: z
+      .array(SeriesRevision)
+      .optional()
+      .meta({
+        description:
+          'With include=revisions: the versions of this observation before the one shown, oldest first (empty when ' +
+          'it was never revised; with as_of, those published by then).',
+      }),
   }),
   {
     id: 'TimeSeriesPoint',
@@ -142,6 +200,13 @@ export const TimeSeriesPoint = documented(
       'open/high/low/close/volume appear on untransformed price series only.',
   },
 );
+
+const pointInTimeMeta = {
+  as_of: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({ description: 'With as_of: the instant the answer is as of (RFC 3339, UTC).' }),
+};
 
 export const SeriesMeta = documented(
   z.object({
@@ -154,6 +219,11 @@ export const SeriesMeta = documented(
     request_id: RequestId,
     ...seriesTerms,
     ...provenance,
+    ...pointInTimeMeta,
+    first_release: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'With first_release=true: each point is the first published version.' }),
   }),
   { id: 'SeriesMeta', description: 'Metadata of a series response.' },
 );
@@ -193,6 +263,7 @@ const reportBase = {
   exchange: z.string().min(1).max(20).optional(),
   open_interest: nonNegativeInt,
   ...provenance,
+  ...publication,
 };
 
 // --- COT analytics (opt-in with include=…; docs/decisions.md "COT analytics") -----------------
@@ -310,20 +381,31 @@ export const CotReport = documented(z.discriminatedUnion('format', [LegacyCotRep
   description: 'A positioning (COT) report; the groups present depend on format.',
 });
 
-export const PaginationMeta = documented(
-  z
-    .object({
-      page: z.int().min(1),
-      per_page: z.int().min(1).max(100),
-      total: nonNegativeInt,
-      total_pages: nonNegativeInt,
-      request_id: RequestId,
-    })
-    .refine((m) => m.total_pages === Math.ceil(m.total / m.per_page), {
-      message: 'total_pages must be ceil(total / per_page)',
-      path: ['total_pages'],
-    }),
-  { id: 'PaginationMeta', description: 'Pagination of a list response. total_pages = ceil(total / per_page).' },
+const pagination = {
+  page: z.int().min(1),
+  per_page: z.int().min(1).max(100),
+  total: nonNegativeInt,
+  total_pages: nonNegativeInt,
+};
+const totalPagesRule: [
+  (m: { total: number; per_page: number; total_pages: number }) => boolean,
+  { message: string; path: string[] },
+] = [
+  (m) => m.total_pages === Math.ceil(m.total / m.per_page),
+  { message: 'total_pages must be ceil(total / per_page)', path: ['total_pages'] },
+];
+
+export const PaginationMeta = documented(z.object({ ...pagination, request_id: RequestId }).refine(...totalPagesRule), {
+  id: 'PaginationMeta',
+  description: 'Pagination of a list response. total_pages = ceil(total / per_page).',
+});
+
+export const CotMeta = documented(
+  z.object({ ...pagination, ...pointInTimeMeta, request_id: RequestId }).refine(...totalPagesRule),
+  {
+    id: 'CotMeta',
+    description: 'Pagination of the COT reports (total_pages = ceil(total / per_page)) and, with as_of, its instant.',
+  },
 );
 
 export const RequestMeta = documented(z.object({ request_id: RequestId }), {
@@ -340,7 +422,7 @@ export const CommodityDetailResponse = documented(z.object({ data: CommodityDeta
 export const SeriesResponse = documented(z.object({ data: z.array(TimeSeriesPoint), meta: SeriesMeta }), {
   id: 'SeriesResponse',
 });
-export const CotResponse = documented(z.object({ data: z.array(CotReport), meta: PaginationMeta }), {
+export const CotResponse = documented(z.object({ data: z.array(CotReport), meta: CotMeta }), {
   id: 'CotResponse',
 });
 
@@ -356,6 +438,8 @@ export type LegacyCotReport = z.infer<typeof LegacyCotReport>;
 export type DisaggregatedCotReport = z.infer<typeof DisaggregatedCotReport>;
 export type CotReport = z.infer<typeof CotReport>;
 export type PaginationMeta = z.infer<typeof PaginationMeta>;
+export type CotMeta = z.infer<typeof CotMeta>;
+export type SeriesRevision = z.infer<typeof SeriesRevision>;
 export type CommodityListResponse = z.infer<typeof CommodityListResponse>;
 export type CommodityDetailResponse = z.infer<typeof CommodityDetailResponse>;
 export type SeriesResponse = z.infer<typeof SeriesResponse>;

@@ -114,6 +114,10 @@ describe('the OpenAPI document', () => {
       'transform',
       'limit',
       'sort_order',
+      // point in time (issue #25)
+      'as_of',
+      'first_release',
+      'include',
       // the preconditions of a conditional request (issue #13), on every data endpoint
       'If-None-Match',
       'If-Modified-Since',

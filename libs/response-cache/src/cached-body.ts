@@ -50,7 +50,14 @@ export interface ResponseBody {
    * Not sent: what the answer's Last-Modified and max-age come from (the list's newest
    * last_updated, the sources of the data). Without it Last-Modified is meta.last_updated.
    */
-  freshness?: { lastModified?: string | undefined; sources?: readonly (string | undefined)[] } | undefined;
+  freshness?:
+    | {
+        lastModified?: string | undefined;
+        sources?: readonly (string | undefined)[];
+        /** A fixed max-age (seconds) instead of the sources': an answer that no release can change (a past as_of). */
+        maxAge?: number | undefined;
+      }
+    | undefined;
 }
 
 /** Cache-Control header values, computed at most once a second per entry (max-age has whole seconds). */
@@ -114,9 +121,11 @@ export function serializeBody(
   const json = JSON.stringify({ data: body.data, meta: { ...body.meta, request_id: '' } });
   const lastUpdated = body.freshness?.lastModified ?? body.meta.last_updated;
   const sources = body.freshness?.sources ?? [];
+  const fixed = body.freshness?.maxAge;
   return cached(Buffer.from(json.slice(0, -3)), {
     lastModified: typeof lastUpdated === 'string' ? lastUpdated : undefined,
-    maxAge: maxAgeOf === undefined ? undefined : (nowMs) => maxAgeOf(sources, nowMs),
+    maxAge:
+      maxAgeOf === undefined ? undefined : fixed !== undefined ? () => fixed : (nowMs) => maxAgeOf(sources, nowMs),
   });
 }
 

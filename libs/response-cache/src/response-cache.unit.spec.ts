@@ -20,6 +20,18 @@ describe('cached bodies', () => {
     expect(serializeBody({ data: [2], meta: { last_updated: '2026-11-20T21:00:00Z' } }).hash).not.toBe(b.hash);
     expect(body(1).lastModified).toBeUndefined();
   });
+  it("take their max-age from the sources' at send time, or a fixed one the answer gives (a past as_of)", () => {
+    const bySources = (sources: readonly (string | undefined)[], nowMs: number) =>
+      (sources.length * 1000 - nowMs) / 1000;
+    const current = serializeBody({ data: [], meta: {}, freshness: { sources: ['a', 'b'] } }, bySources);
+    expect(current.cacheControl(0)).toBe('private, max-age=2');
+    expect(current.cacheControl(1000)).toBe('private, max-age=1');
+    const settled = serializeBody({ data: [], meta: {}, freshness: { sources: ['a'], maxAge: 604800 } }, bySources);
+    expect(settled.cacheControl(0)).toBe('private, max-age=604800');
+    expect(settled.cacheControl(5000)).toBe('private, max-age=604800');
+    // without a max-age function (no freshness policy) an answer is never kept by clients
+    expect(serializeBody({ data: [], meta: {}, freshness: { maxAge: 60 } }).cacheControl(0)).toBe('no-store');
+  });
 });
 
 describe('response cache', () => {

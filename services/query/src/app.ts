@@ -79,9 +79,10 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
 
   app.setValidatorCompiler(zodValidatorCompiler);
   const { clock } = deps;
-  const ctx: RouteContext = { repository: deps.repository, today: createUtcToday(deps.clock ?? Date.now) };
+  const nowMs = clock === undefined ? Date.now : () => clock().getTime();
+  const ctx: RouteContext = { repository: deps.repository, today: createUtcToday(deps.clock ?? Date.now), nowMs };
   registerResponseCache(app, deps.cache, {
-    nowMs: clock === undefined ? Date.now : () => clock().getTime(),
+    nowMs,
     today: () => ctx.today(),
     maxAgeOf: (sources, nowMs) => maxAgeSecondsOf(sources, new Date(nowMs)),
   });

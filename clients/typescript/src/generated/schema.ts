@@ -51,7 +51,7 @@ export interface paths {
         };
         /**
          * Get a time series
-         * @description Points of one series in a date range, optionally resampled to a coarser frequency and transformed. Free-tier keys can read the last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the rate windows.
+         * @description Points of one series in a date range, optionally resampled to a coarser frequency and transformed. Each point says when it was published (published_at, first_seen_at); as_of answers with what had been published at an instant, first_release=true with the first published versions, include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the rate windows.
          */
         get: operations["getSeries"];
         put?: never;
@@ -71,7 +71,7 @@ export interface paths {
         };
         /**
          * Get positioning (COT) reports
-         * @description Commitments of Traders reports, newest first by default. Legacy needs Professional or above; disaggregated needs Business or above. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the rate windows.
+         * @description Commitments of Traders reports, newest first by default. Each report says when it was published (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time); as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs Professional or above; disaggregated needs Business or above. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the rate windows.
          */
         get: operations["getCotReports"];
         put?: never;
@@ -263,6 +263,11 @@ export interface components {
              * @description When the newest of these numbers was ingested by this service (RFC 3339), not when the source published them. Absent when unknown.
              */
             last_updated?: string;
+            /**
+             * Format: date-time
+             * @description The earliest publication this service holds of the series (RFC 3339): the earliest as_of it answers. Absent when it holds no point-in-time data for it yet.
+             */
+            first_published_at?: string;
         };
         /** @description A commodity with contract details and every series it offers. */
         CommodityDetail: {
@@ -280,6 +285,27 @@ export interface components {
             /** @description Present when the commodity has no price series because no free official source publishes one, saying why and what comes closest. */
             price_note?: string;
         };
+        /** @description An earlier version of an observation (include=revisions), with the release that published it. */
+        SeriesRevision: {
+            value: number;
+            open?: number;
+            high?: number;
+            low?: number;
+            close?: number;
+            volume?: number;
+            /**
+             * Format: date-time
+             * @description When the source published this version (RFC 3339): the release that carried it, from the source when it says (the Pink Sheet's "Updated on", EIA and NASS release fields) or from the release calendar (published_at_estimated). A resampled or transformed point carries the latest of the observations it comes from.
+             */
+            published_at?: string;
+            /**
+             * Format: date-time
+             * @description When this service first ingested that release (RFC 3339).
+             */
+            first_seen_at?: string;
+            /** @description Present (true) when published_at is estimated (a release calendar, or the ingest time) rather than stated by the source. */
+            published_at_estimated?: boolean;
+        };
         /** @description One observation. value is the closing price, or the transformed value when a transform is applied; open/high/low/close/volume appear on untransformed price series only. */
         TimeSeriesPoint: {
             date: components["schemas"]["Date"];
@@ -289,6 +315,20 @@ export interface components {
             low?: number;
             close?: number;
             volume?: number;
+            /**
+             * Format: date-time
+             * @description When the source published this version (RFC 3339): the release that carried it, from the source when it says (the Pink Sheet's "Updated on", EIA and NASS release fields) or from the release calendar (published_at_estimated). A resampled or transformed point carries the latest of the observations it comes from.
+             */
+            published_at?: string;
+            /**
+             * Format: date-time
+             * @description When this service first ingested that release (RFC 3339).
+             */
+            first_seen_at?: string;
+            /** @description Present (true) when published_at is estimated (a release calendar, or the ingest time) rather than stated by the source. */
+            published_at_estimated?: boolean;
+            /** @description With include=revisions: the versions of this observation before the one shown, oldest first (empty when it was never revised; with as_of, those published by then). */
+            revisions?: components["schemas"]["SeriesRevision"][];
         };
         /** @description Metadata of a series response. */
         SeriesMeta: {
@@ -310,6 +350,16 @@ export interface components {
              * @description When the newest of these numbers was ingested by this service (RFC 3339), not when the source published them. Absent when unknown.
              */
             last_updated?: string;
+            /**
+             * Format: date-time
+             * @description With as_of: the instant the answer is as of (RFC 3339, UTC).
+             */
+            as_of?: string;
+            /**
+             * @description With first_release=true: each point is the first published version.
+             * @constant
+             */
+            first_release?: true;
         };
         /** @description Positions of a trader group without spreading. net = long - short. */
         PositionGroup: {
@@ -408,6 +458,18 @@ export interface components {
              * @description When the newest of these numbers was ingested by this service (RFC 3339), not when the source published them. Absent when unknown.
              */
             last_updated?: string;
+            /**
+             * Format: date-time
+             * @description When the source published this version (RFC 3339): the release that carried it, from the source when it says (the Pink Sheet's "Updated on", EIA and NASS release fields) or from the release calendar (published_at_estimated). A resampled or transformed point carries the latest of the observations it comes from.
+             */
+            published_at?: string;
+            /**
+             * Format: date-time
+             * @description When this service first ingested that release (RFC 3339).
+             */
+            first_seen_at?: string;
+            /** @description Present (true) when published_at is estimated (a release calendar, or the ingest time) rather than stated by the source. */
+            published_at_estimated?: boolean;
             /** @constant */
             format: "legacy";
             commercial: components["schemas"]["PositionGroup"];
@@ -430,6 +492,18 @@ export interface components {
              * @description When the newest of these numbers was ingested by this service (RFC 3339), not when the source published them. Absent when unknown.
              */
             last_updated?: string;
+            /**
+             * Format: date-time
+             * @description When the source published this version (RFC 3339): the release that carried it, from the source when it says (the Pink Sheet's "Updated on", EIA and NASS release fields) or from the release calendar (published_at_estimated). A resampled or transformed point carries the latest of the observations it comes from.
+             */
+            published_at?: string;
+            /**
+             * Format: date-time
+             * @description When this service first ingested that release (RFC 3339).
+             */
+            first_seen_at?: string;
+            /** @description Present (true) when published_at is estimated (a release calendar, or the ingest time) rather than stated by the source. */
+            published_at_estimated?: boolean;
             /** @constant */
             format: "disaggregated";
             producer_merchant: components["schemas"]["PositionGroup"];
@@ -450,6 +524,19 @@ export interface components {
             total_pages: number;
             request_id: components["schemas"]["RequestId"];
         };
+        /** @description Pagination of the COT reports (total_pages = ceil(total / per_page)) and, with as_of, its instant. */
+        CotMeta: {
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+            /**
+             * Format: date-time
+             * @description With as_of: the instant the answer is as of (RFC 3339, UTC).
+             */
+            as_of?: string;
+            request_id: components["schemas"]["RequestId"];
+        };
         /** @description Metadata of a single-resource response. */
         RequestMeta: {
             request_id: components["schemas"]["RequestId"];
@@ -468,7 +555,7 @@ export interface components {
         };
         CotResponse: {
             data: components["schemas"]["CotReport"][];
-            meta: components["schemas"]["PaginationMeta"];
+            meta: components["schemas"]["CotMeta"];
         };
         /**
          * @description Machine-readable error code; documented at doc_url.
@@ -1029,6 +1116,12 @@ export interface operations {
                 limit?: number;
                 /** @description Sort by date. */
                 sort_order?: components["schemas"]["SortOrder"];
+                /** @description Point in time: answer with what had been published at this instant (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339 date-time (with Z or an offset) its instant. Observations first published later are absent; revised ones show the version in force then. meta.as_of echoes the instant. A malformed value, an instant after the request, or one before the first publication this service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history. Without end_date, end_date defaults to the date of as_of (UTC), so start_date to one year before it. */
+                as_of?: string;
+                /** @description true: the first published version of every observation (with as_of: the first one published by then) instead of the newest. meta.first_release echoes it. */
+                first_release?: boolean;
+                /** @description revisions: each point carries `revisions`, its earlier versions (oldest first) with their published_at. Only at the native frequency and with transform=none; otherwise a 400 naming include. */
+                include?: "revisions";
             };
             header?: {
                 /** @description ETags of copies you hold (a comma-separated list, `W/` tags compared weakly, or `*`): 304 when one matches the current answer. A value that is not an entity-tag list matches nothing. Takes precedence over If-Modified-Since. */
@@ -1239,6 +1332,8 @@ export interface operations {
                 include?: string;
                 /** @description Window of cot_index in reports (weeks), 26 to 520, default 156 (three years). Used only with include=cot_index; accepted and ignored otherwise. */
                 index_weeks?: number;
+                /** @description Point in time: answer with what had been published at this instant (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339 date-time (with Z or an offset) its instant. Observations first published later are absent; revised ones show the version in force then. meta.as_of echoes the instant. A malformed value, an instant after the request, or one before the first publication this service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history. The analytics are computed over the reports of that view. */
+                as_of?: string;
             };
             header?: {
                 /** @description ETags of copies you hold (a comma-separated list, `W/` tags compared weakly, or `*`): 304 when one matches the current answer. A value that is not an entity-tag list matches nothing. Takes precedence over If-Modified-Since. */

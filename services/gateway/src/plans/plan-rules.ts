@@ -4,11 +4,24 @@ import {
   addMonths,
   bulkFilePlans,
   earliestAllowedDate,
+  parseAsOf,
   parseBulkFileName,
   type Plan,
   type RouteName,
 } from '@cds/contracts';
-import { type ApiError, ForbiddenError, HistoricalLimitError } from '@cds/http';
+import { ApiError, ForbiddenError, HistoricalLimitError } from '@cds/http';
+
+/**
+ * The Free tier's history window applied to `as_of` (docs/decisions.md): the same refusal as an
+ * old start_date, naming as_of. An instant counts by its UTC date, as a date as_of does.
+ */
+function asOfBefore(earliest: string): ApiError {
+  return new ApiError(
+    'historical_limit',
+    `Your plan can read data from ${earliest} on: as_of must not be earlier. Upgrade for full history.`,
+    { param: 'as_of' },
+  );
+}
 
 /**
  * Plan rules of docs/decisions.md (the refusal is sent once the rate windows have counted the
@@ -31,11 +44,15 @@ export function checkPlan(
       return new ForbiddenError('Disaggregated COT reports need the Business plan or above.');
     }
   }
-  if (route === 'series') {
+  if (route === 'series' || route === 'cot') {
     const earliest = earliestAllowedDate(plan, todayUtc);
     if (earliest === null) return undefined;
+    const asOf = typeof query.as_of === 'string' ? parseAsOf(query.as_of) : undefined;
+    if (asOf !== undefined && asOf.slice(0, 10) < earliest) return asOfBefore(earliest);
+    if (route === 'cot') return undefined;
     const start = query.start_date;
-    const end = query.end_date;
+    // Without end_date, the series' end_date defaults to the date of as_of (then today).
+    const end = query.end_date ?? asOf?.slice(0, 10);
     if (typeof start === 'string') {
       if (IsoDate.safeParse(start).success && start < earliest) return new HistoricalLimitError(earliest);
     } else if (start === undefined && typeof end === 'string' && IsoDate.safeParse(end).success) {

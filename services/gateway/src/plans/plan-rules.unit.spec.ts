@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBulkFile } from './plan-rules.ts';
+import { checkBulkFile, checkPlan } from './plan-rules.ts';
 
 describe('checkBulkFile', () => {
   it('lets each plan download what the manifest lists for it', () => {
@@ -27,5 +27,46 @@ describe('checkBulkFile', () => {
 
   it('leaves a name that is no bulk file to the query service (its 404)', () => {
     expect(checkBulkFile('free', 'secrets.txt')).toBeUndefined();
+  });
+});
+
+describe("checkPlan: as_of and the Free tier's history window", () => {
+  const today = '2026-11-27';
+  const refusal = (plan: 'free' | 'business', route: 'series' | 'cot', query: Record<string, unknown>) => {
+    const err = checkPlan(plan, route, query, today);
+    return err === undefined ? undefined : { status: err.statusCode, code: err.code, param: err.param };
+  };
+
+  it('lets Free read as of an instant within its 12 months, given a start_date within them too', () => {
+    expect(refusal('free', 'series', { type: 'price', as_of: '2026-06-30', start_date: '2026-01-01' })).toBeUndefined();
+    expect(
+      refusal('free', 'series', { type: 'price', as_of: '2025-11-27T00:00:00Z', start_date: '2025-11-27' }),
+    ).toBeUndefined();
+  });
+
+  it('refuses Free an as_of before its window with 403 historical_limit naming as_of', () => {
+    const expected = { status: 403, code: 'historical_limit', param: 'as_of' };
+    expect(refusal('free', 'series', { type: 'price', as_of: '2025-11-26', start_date: '2025-12-01' })).toEqual(
+      expected,
+    );
+    // An instant counts by its UTC date: 23:30 on the 26th at -01:00 is the 27th in UTC.
+    expect(refusal('free', 'series', { as_of: '2025-11-26T22:00:00Z', start_date: '2025-12-01' })).toEqual(expected);
+    expect(refusal('free', 'series', { as_of: '2025-11-26T23:30:00-01:00', start_date: '2025-12-01' })).toBeUndefined();
+    expect(refusal('free', 'cot', { as_of: '2020-01-01' })).toMatchObject({ status: 403 });
+  });
+
+  it('defaults the end (so the start) from as_of: an old as_of without dates reaches back too far', () => {
+    expect(refusal('free', 'series', { type: 'price', as_of: '2026-06-30' })).toEqual({
+      status: 403,
+      code: 'historical_limit',
+      param: 'start_date',
+    });
+    expect(refusal('free', 'series', { type: 'price', as_of: '2026-06-30', end_date: '2026-11-27' })).toBeUndefined();
+  });
+
+  it('leaves a malformed as_of to the query service, and paid plans unlimited', () => {
+    expect(refusal('free', 'series', { type: 'price', as_of: 'yesterday' })).toBeUndefined();
+    expect(refusal('business', 'series', { type: 'price', as_of: '2001-01-01' })).toBeUndefined();
+    expect(refusal('business', 'cot', { as_of: '2001-01-01' })).toBeUndefined();
   });
 });

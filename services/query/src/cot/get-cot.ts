@@ -4,6 +4,8 @@ import type { CotDoc, StoredGroup } from '@cds/read-models';
 import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
 import { historyNeeded, withAnalytics } from './analytics.ts';
 import { provenanceOf, requireCommodity } from '../catalog/index.ts';
+import { asOfMaxAge, refuseAsOfBeforeData, refuseFutureAsOf } from '../http/point-in-time.ts';
+import { publicationOf } from '../http/point-in-time.ts';
 import { paginationMeta, ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
 
 function plain(g: StoredGroup | undefined) {
@@ -20,8 +22,8 @@ function spreading(g: StoredGroup | undefined) {
 
 /**
  * A stored report rendered in its format's groups, with net = long - short computed here (never
- * taken from a source). The projector stores every group of the format; a group missing from a
- * document would render as zeros rather than break the page.
+ * taken from a source), and the release that published it. The projector stores every group of
+ * the format; a group missing from a document would render as zeros rather than break the page.
  */
 export function toCotReport(doc: CotDoc): CotReport {
   const base = {
@@ -29,6 +31,7 @@ export function toCotReport(doc: CotDoc): CotReport {
     commodity: doc.commodity_id,
     ...(doc.exchange === undefined ? {} : { exchange: doc.exchange }),
     ...provenanceOf(doc),
+    ...publicationOf(doc.release),
   };
   const g = doc.groups ?? {};
   if (doc.format === 'legacy') {
@@ -81,6 +84,7 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
               // changes nothing without cot_index, so it keys only then.
               include: q.include?.join(','),
               index_weeks: q.include?.includes('cot_index') === true ? q.index_weeks : undefined,
+              as_of: q.as_of,
             }),
             tags: [slug],
           }),
@@ -103,11 +107,16 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
       },
     },
     async ({ params: { slug }, query: q }): Promise<ResponseBody> => {
+      const nowMs = ctx.nowMs();
+      refuseFutureAsOf(q.as_of, nowMs);
       const doc = await requireCommodity(ctx, slug);
       const descriptor = doc.series?.[`cot_${q.format}`];
       if (descriptor === undefined) {
         throw new NotFoundError(`Commodity '${slug}' has no ${q.format} COT reports.`, 'format');
       }
+      refuseAsOfBeforeData(q.as_of, descriptor.first_published_at, `the ${q.format} COT reports of ${slug}`);
+      // The reports and the analytics' history both as of the same instant.
+      const view = q.as_of === undefined ? undefined : { asOf: q.as_of };
       const page = await ctx.repository.findCotReports({
         commodityId: slug,
         format: q.format,
@@ -118,6 +127,7 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
         sortOrder: q.sort_order,
         skip: (q.page - 1) * q.per_page,
         limit: q.per_page,
+        view,
       });
       let data = page.items.map(toCotReport);
       const include = q.include ?? [];
@@ -131,6 +141,7 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
           firstDate: descriptor.first_date,
           before: earliest,
           count: historyNeeded(include, q.index_weeks),
+          view,
         });
         data = withAnalytics(data, history.map(toCotReport), include, q.index_weeks);
       }
@@ -138,8 +149,15 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
       // meta.last_updated), never older than any report or predecessor the answer was made from.
       return {
         data,
-        meta: paginationMeta(q.page, q.per_page, page.total),
-        freshness: { lastModified: descriptor.last_updated, sources: [descriptor.source] },
+        meta: {
+          ...paginationMeta(q.page, q.per_page, page.total),
+          ...(q.as_of === undefined ? {} : { as_of: q.as_of }),
+        },
+        freshness: {
+          lastModified: descriptor.last_updated,
+          sources: [descriptor.source],
+          maxAge: asOfMaxAge(q.as_of, nowMs),
+        },
       };
     },
   );

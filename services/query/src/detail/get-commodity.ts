@@ -22,6 +22,7 @@ export function availableSeries(doc: Pick<CatalogDoc, 'series'>): SeriesDescript
       last_date: d.last_date,
       ...seriesTermsOf(d),
       ...provenanceOf(d),
+      ...(d.first_published_at === undefined ? {} : { first_published_at: d.first_published_at }),
     }))
     .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
 }

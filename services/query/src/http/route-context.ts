@@ -15,6 +15,8 @@ export interface RouteContext {
   repository: ReadModelRepository;
   /** Today's date in UTC, YYYY-MM-DD, from the injected clock. */
   today(): string;
+  /** The injected clock's now (ms): `as_of` may not be after it. */
+  nowMs(): number;
 }
 
 /** The app as the routes see it: params and query string typed from their contract schemas. */

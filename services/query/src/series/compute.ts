@@ -7,7 +7,9 @@ import {
   type TimeSeriesPoint,
   type Transform,
 } from '@cds/contracts';
-import type { StoredPoint } from '@cds/read-models';
+import type { StoredPoint, StoredRelease } from '@cds/read-models';
+import type { ViewedPoint } from '@cds/store';
+import { publicationOf } from '../http/point-in-time.ts';
 import { periodStart } from './dates.ts';
 
 /** How observations of one period combine when resampling to a coarser frequency (docs/decisions.md). */
@@ -24,18 +26,35 @@ export function isFinerThan(requested: Frequency, native: Frequency): boolean {
   return FREQUENCY_RANK[requested] < FREQUENCY_RANK[native];
 }
 
-function combine(group: StoredPoint[], how: Aggregation): StoredPoint {
+/** The later published of two releases; an absent one (data stored before versions) counts as earliest. */
+export function laterRelease(a: StoredRelease | undefined, b: StoredRelease | undefined): StoredRelease | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return b.p > a.p ? b : a;
+}
+
+/** A point made from others carries the latest publication among them (docs/point-in-time.md). */
+function withRelease<T extends { d: string; v: number }>(
+  out: T,
+  release: StoredRelease | undefined,
+): T & { release?: StoredRelease } {
+  return release === undefined ? out : { ...out, release };
+}
+
+function combine(group: ViewedPoint[], how: Aggregation): ViewedPoint {
   const first = group[0]!;
   const last = group[group.length - 1]!;
-  if (how === 'last') return { d: last.d, v: last.v };
+  let release: StoredRelease | undefined;
+  for (const p of group) release = laterRelease(release, p.release);
+  if (how === 'last') return withRelease({ d: last.d, v: last.v }, release);
   if (how === 'sum') {
     let sum = 0;
     for (const p of group) sum += p.v;
-    return { d: last.d, v: sum };
+    return withRelease({ d: last.d, v: sum }, release);
   }
   // Price: open = first open, high = max, low = min, close = value = last close, volume = sum.
   // A field absent from every observation of the period stays absent.
-  const out: StoredPoint = { d: last.d, v: last.v };
+  const out: ViewedPoint = withRelease({ d: last.d, v: last.v }, release);
   if (first.o !== undefined) out.o = first.o;
   let high: number | undefined;
   let low: number | undefined;
@@ -57,10 +76,10 @@ function combine(group: StoredPoint[], how: Aggregation): StoredPoint {
  * one point per period that has observations, dated at the period's last observation. Daily (or
  * the native frequency, when the caller passes it) returns the observations unchanged.
  */
-export function resample(points: readonly StoredPoint[], frequency: Frequency, how: Aggregation): StoredPoint[] {
+export function resample(points: readonly ViewedPoint[], frequency: Frequency, how: Aggregation): ViewedPoint[] {
   if (frequency === 'daily' || points.length === 0) return [...points];
-  const out: StoredPoint[] = [];
-  let group: StoredPoint[] = [];
+  const out: ViewedPoint[] = [];
+  let group: ViewedPoint[] = [];
   let key = '';
   for (const p of points) {
     const k = periodStart(p.d, frequency);
@@ -89,28 +108,37 @@ export function round6(x: number): number {
  * before the first point in range (see computeSeries), or undefined when there is none, in which
  * case change and pct_change leave the first point out. pct_change leaves out every point whose
  * predecessor is 0. cumulative is the running sum from the first point in range.
+ *
+ * Each result carries the latest publication of the values it comes from: the point and its
+ * predecessor (`predecessorRelease` for the first), or every point so far for cumulative.
  */
 export function applyTransform(
-  points: readonly StoredPoint[],
+  points: readonly ViewedPoint[],
   transform: Exclude<Transform, 'none'>,
   predecessor: number | undefined,
-): { d: string; v: number }[] {
-  const out: { d: string; v: number }[] = [];
+  predecessorRelease?: StoredRelease,
+): { d: string; v: number; release?: StoredRelease }[] {
+  const out: { d: string; v: number; release?: StoredRelease }[] = [];
   if (transform === 'cumulative') {
     let sum = 0;
+    let release: StoredRelease | undefined;
     for (const p of points) {
       sum += p.v;
-      out.push({ d: p.d, v: round6(sum) });
+      release = laterRelease(release, p.release);
+      out.push(withRelease({ d: p.d, v: round6(sum) }, release));
     }
     return out;
   }
   let prev = predecessor;
+  let prevRelease = predecessorRelease;
   for (const p of points) {
     if (prev !== undefined) {
-      if (transform === 'change') out.push({ d: p.d, v: round6(p.v - prev) });
-      else if (prev !== 0) out.push({ d: p.d, v: round6(((p.v - prev) / prev) * 100) });
+      const release = laterRelease(prevRelease, p.release);
+      if (transform === 'change') out.push(withRelease({ d: p.d, v: round6(p.v - prev) }, release));
+      else if (prev !== 0) out.push(withRelease({ d: p.d, v: round6(((p.v - prev) / prev) * 100) }, release));
     }
     prev = p.v;
+    prevRelease = p.release;
   }
   return out;
 }
@@ -124,14 +152,14 @@ export interface SeriesComputation {
   transform: Transform;
   sortOrder: SortOrder;
   limit?: number | undefined;
-  /** Stored observations with start_date <= d <= end_date, ascending. */
-  inRange: readonly StoredPoint[];
+  /** Stored observations with start_date <= d <= end_date, ascending, as the view shows them. */
+  inRange: readonly ViewedPoint[];
   /**
    * Stored observations before start_date, ascending: at least every one in the period (at the
    * effective frequency) of the last observation before start_date. Only read for change and
    * pct_change; may be empty.
    */
-  before: readonly StoredPoint[];
+  before: readonly ViewedPoint[];
 }
 
 /**
@@ -142,27 +170,55 @@ export interface SeriesComputation {
  * start_date falls inside a period, the in-range part and the earlier part are two points).
  */
 export function predecessorValue(
-  before: readonly StoredPoint[],
+  before: readonly ViewedPoint[],
   frequency: Frequency,
   how: Aggregation,
 ): number | undefined {
+  return predecessorPoint(before, frequency, how)?.v;
+}
+
+/** The predecessor period as a point (predecessorValue), with the latest publication of its observations. */
+export function predecessorPoint(
+  before: readonly ViewedPoint[],
+  frequency: Frequency,
+  how: Aggregation,
+): ViewedPoint | undefined {
   const last = before[before.length - 1];
   if (last === undefined) return undefined;
   const key = periodStart(last.d, frequency);
   let i = before.length - 1;
   while (i > 0 && periodStart(before[i - 1]!.d, frequency) === key) i--;
   const resampled = resample(before.slice(i), frequency, how);
-  return resampled[resampled.length - 1]?.v;
+  return resampled[resampled.length - 1];
 }
 
-function render(p: StoredPoint, withPriceFields: boolean): TimeSeriesPoint {
+function priceFields(
+  p: StoredPoint,
+  out: { open?: number; high?: number; low?: number; close?: number; volume?: number },
+) {
+  if (p.o !== undefined) out.open = p.o;
+  if (p.h !== undefined) out.high = p.h;
+  if (p.l !== undefined) out.low = p.l;
+  if (p.c !== undefined) out.close = p.c;
+  if (p.vol !== undefined) out.volume = p.vol;
+}
+
+function render(p: ViewedPoint, withPriceFields: boolean): TimeSeriesPoint {
   const out: TimeSeriesPoint = { date: p.d, value: p.v };
-  if (withPriceFields) {
-    if (p.o !== undefined) out.open = p.o;
-    if (p.h !== undefined) out.high = p.h;
-    if (p.l !== undefined) out.low = p.l;
-    if (p.c !== undefined) out.close = p.c;
-    if (p.vol !== undefined) out.volume = p.vol;
+  if (withPriceFields) priceFields(p, out);
+  // Inline (no intermediate object): this runs once per point of every answer computed.
+  const r = p.release;
+  if (r !== undefined) {
+    out.published_at = r.p;
+    out.first_seen_at = r.f;
+    if (r.e === true) out.published_at_estimated = true;
+  }
+  if (p.earlier !== undefined) {
+    out.revisions = p.earlier.map((e) => {
+      const revision: NonNullable<TimeSeriesPoint['revisions']>[number] = { value: e.v };
+      if (withPriceFields) priceFields(e, revision);
+      return Object.assign(revision, publicationOf(e.release));
+    });
   }
   return out;
 }
@@ -182,8 +238,12 @@ export function computeSeries(c: SeriesComputation): TimeSeriesPoint[] {
     const predecessor =
       c.transform === 'cumulative'
         ? undefined
-        : predecessorValue(c.before, frequency === c.native ? 'daily' : frequency, how);
-    points = applyTransform(resampled, c.transform, predecessor).map((p) => ({ date: p.d, value: p.v }));
+        : predecessorPoint(c.before, frequency === c.native ? 'daily' : frequency, how);
+    points = applyTransform(resampled, c.transform, predecessor?.v, predecessor?.release).map((p) => ({
+      date: p.d,
+      value: p.v,
+      ...publicationOf(p.release),
+    }));
   }
   if (c.sortOrder === 'desc') points.reverse();
   const limit = Math.min(c.limit ?? MAX_SERIES_LIMIT, MAX_SERIES_LIMIT);

@@ -1,10 +1,12 @@
-import type { StoredPoint } from '@cds/read-models';
+import type { StoredPoint, StoredRelease } from '@cds/read-models';
+import type { ViewedPoint } from '@cds/store';
 import { describe, expect, it } from 'vitest';
 import { dateRange } from '../testing/fixtures.ts';
 import {
   applyTransform,
   computeSeries,
   isFinerThan,
+  laterRelease,
   predecessorValue,
   resample,
   round6,
@@ -175,5 +177,70 @@ describe('computeSeries ordering and limits', () => {
   it('non-price series never carry price fields', () => {
     const out = computeSeries(base({ type: 'stocks', inRange: [p('2024-01-01', 5, { o: 1 })] }));
     expect(out).toEqual([{ date: '2024-01-01', value: 5 }]);
+  });
+});
+
+describe('publication carried through resampling and transforms', () => {
+  const rel = (p: string, e = false): StoredRelease => ({
+    p,
+    f: p.replace('T00', 'T06'),
+    ...(e ? { e: true as const } : {}),
+    lo: '2024-01-01',
+    hi: '2024-12-31',
+  });
+  const jan = rel('2024-02-01T00:00:00.000Z');
+  const feb = rel('2024-03-01T00:00:00.000Z', true);
+  const mar = rel('2024-04-01T00:00:00.000Z');
+  const vp = (d: string, v: number, release?: StoredRelease): ViewedPoint => ({
+    d,
+    v,
+    ...(release === undefined ? {} : { release }),
+  });
+
+  it('a resampled period carries the latest release of its observations, whatever their order', () => {
+    const pts = [vp('2024-01-29', 1, feb), vp('2024-01-30', 2, jan), vp('2024-02-05', 3)];
+    for (const how of ['ohlc', 'sum', 'last'] as const) {
+      expect(resample(pts, 'weekly', how).map((x) => x.release)).toEqual([feb, undefined]);
+    }
+    expect(laterRelease(undefined, jan)).toBe(jan);
+    expect(laterRelease(mar, feb)).toBe(mar);
+  });
+
+  it('change takes the later of the point and its predecessor; cumulative the latest so far', () => {
+    const pts = [vp('2024-01-02', 10, feb), vp('2024-01-03', 11, jan), vp('2024-01-04', 13, mar)];
+    expect(applyTransform(pts, 'change', 9, jan).map((x) => x.release)).toEqual([feb, feb, mar]);
+    expect(applyTransform(pts, 'pct_change', 9).map((x) => x.release)).toEqual([feb, feb, mar]);
+    expect(applyTransform(pts, 'cumulative', undefined).map((x) => x.release)).toEqual([feb, feb, mar]);
+    // without releases (data stored before versions) nothing is added
+    expect(applyTransform([vp('2024-01-02', 1), vp('2024-01-03', 2)], 'change', 0)).toEqual([
+      { d: '2024-01-02', v: 1 },
+      { d: '2024-01-03', v: 1 },
+    ]);
+  });
+
+  it('computeSeries renders published_at, first_seen_at, the estimate flag and the revisions', () => {
+    const point: ViewedPoint = {
+      d: '2024-01-31',
+      v: 12,
+      o: 11,
+      release: feb,
+      earlier: [{ d: '2024-01-31', v: 10, o: 9, release: jan }],
+    };
+    expect(computeSeries(base({ type: 'price', inRange: [point] }))).toEqual([
+      {
+        date: '2024-01-31',
+        value: 12,
+        open: 11,
+        published_at: feb.p,
+        first_seen_at: feb.f,
+        published_at_estimated: true,
+        revisions: [{ value: 10, open: 9, published_at: jan.p, first_seen_at: jan.f }],
+      },
+    ]);
+    // the first point's predecessor comes from before start_date, with its release
+    const changed = computeSeries(
+      base({ transform: 'change', inRange: [vp('2024-01-03', 5, jan)], before: [vp('2024-01-02', 4, mar)] }),
+    );
+    expect(changed).toEqual([{ date: '2024-01-03', value: 1, published_at: mar.p, first_seen_at: mar.f }]);
   });
 });

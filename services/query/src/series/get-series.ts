@@ -11,6 +11,7 @@ import {
 import { InvalidParameterError, NotFoundError } from '@cds/http';
 import { cacheKey, cacheRule, type CacheEntry, type ResponseBody } from '@cds/response-cache';
 import { provenanceOf, requireCommodity, seriesTermsOf } from '../catalog/index.ts';
+import { asOfMaxAge, refuseAsOfBeforeData, refuseFutureAsOf } from '../http/point-in-time.ts';
 import { ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
 import { computeSeries, isFinerThan } from './compute.ts';
 import { periodStart, yearOf } from './dates.ts';
@@ -25,14 +26,21 @@ export interface SeriesRequest {
   transform: SeriesQuery['transform'];
   limit: number | undefined;
   sortOrder: SeriesQuery['sort_order'];
+  /** The instant of as_of (`toISOString()` text), when given. */
+  asOf: string | undefined;
+  firstRelease: boolean;
+  /** include=revisions. */
+  revisions: boolean;
 }
 
 /**
- * Applies the date defaults of docs/decisions.md: end_date today (UTC), start_date one year before
- * end_date. A given start_date after the (defaulted) end_date is a 400 on start_date.
+ * Applies the date defaults of docs/decisions.md: end_date today (UTC), or the date of as_of when
+ * given, start_date one year before end_date. A given start_date after the (defaulted) end_date is
+ * a 400 on start_date; an as_of after now a 400 on as_of.
  */
-export function resolveSeriesRequest(slug: string, q: SeriesQuery, today: string): SeriesRequest {
-  const endDate = q.end_date ?? today;
+export function resolveSeriesRequest(slug: string, q: SeriesQuery, today: string, nowMs: number): SeriesRequest {
+  refuseFutureAsOf(q.as_of, nowMs);
+  const endDate = q.end_date ?? (q.as_of === undefined ? today : q.as_of.slice(0, 10));
   const startDate = q.start_date ?? addMonths(endDate, -12);
   if (startDate > endDate) {
     throw new InvalidParameterError('start_date', `start_date must not be after end_date (${endDate})`);
@@ -46,6 +54,9 @@ export function resolveSeriesRequest(slug: string, q: SeriesQuery, today: string
     transform: q.transform,
     limit: q.limit,
     sortOrder: q.sort_order,
+    asOf: q.as_of,
+    firstRelease: q.first_release === true,
+    revisions: q.include === 'revisions',
   };
 }
 
@@ -72,12 +83,17 @@ async function readObservations(
     lastYear: seriesLastYear,
     predecessorPeriod:
       predecessorFrequency === undefined ? undefined : (date) => periodStart(date, predecessorFrequency),
+    // Only when asked: without it the adapters read the current versions as before.
+    view:
+      r.asOf === undefined && !r.firstRelease && !r.revisions
+        ? undefined
+        : { asOf: r.asOf, firstRelease: r.firstRelease, revisions: r.revisions },
   });
   return { inRange: range.points, before: range.before, unit: range.unit };
 }
 
 /** Computes the series answer (throws the 404/400s that need the catalog). */
-export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Promise<ResponseBody> {
+export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs: number): Promise<ResponseBody> {
   const doc = await requireCommodity(ctx, r.slug);
   const descriptor = doc.series?.[r.type];
   if (descriptor === undefined || descriptor.type !== r.type) {
@@ -91,6 +107,14 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Prom
       `invalid 'frequency': the '${r.type}' series of ${r.slug} is ${native}; ask for ${native} or coarser`,
     );
   }
+  if (r.revisions && frequency !== native) {
+    throw new InvalidParameterError(
+      'include',
+      `invalid 'include': revisions are of the observations themselves; the '${r.type}' series of ${r.slug} is ` +
+        `${native}: leave frequency out or ask for ${native}`,
+    );
+  }
+  refuseAsOfBeforeData(r.asOf, descriptor.first_published_at, `the '${r.type}' series of ${r.slug}`);
   const needsPredecessor = r.transform === 'change' || r.transform === 'pct_change';
   const obs = await readObservations(
     ctx,
@@ -124,8 +148,10 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest): Prom
     // the newest data was ingested, whatever range was asked for
     ...seriesTermsOf(descriptor),
     ...provenanceOf(descriptor),
+    ...(r.asOf === undefined ? {} : { as_of: r.asOf }),
+    ...(r.firstRelease ? { first_release: true as const } : {}),
   };
-  return { data, meta, freshness: { sources: [descriptor.source] } };
+  return { data, meta, freshness: { sources: [descriptor.source], maxAge: asOfMaxAge(r.asOf, nowMs) } };
 }
 
 /** The CSV form of a series request: its columns and a file name with the resolved dates. */
@@ -157,6 +183,10 @@ function seriesEntry(r: SeriesRequest): CacheEntry {
     transform: r.transform,
     limit: r.limit,
     sort_order: r.sortOrder,
+    // Only when given: without them the key (and the answer) stays what it was.
+    as_of: r.asOf,
+    first_release: r.firstRelease ? 'true' : undefined,
+    include: r.revisions ? 'revisions' : undefined,
   });
   return { key, tags: [r.slug], input: r };
 }
@@ -169,7 +199,7 @@ interface ValidatedSeries {
 /** GET /commodities/:slug/series. */
 export function registerSeriesRoute(app: QueryApp, ctx: RouteContext): void {
   const entryOf = ({ params: { slug }, query }: ValidatedSeries): CacheEntry =>
-    seriesEntry(resolveSeriesRequest(slug, query, ctx.today()));
+    seriesEntry(resolveSeriesRequest(slug, query, ctx.today(), ctx.nowMs()));
   app.get(
     ROUTES.series,
     {
@@ -179,6 +209,6 @@ export function registerSeriesRoute(app: QueryApp, ctx: RouteContext): void {
       },
     },
     // The effective request the key was made from: the key and the answer agree across midnight UTC.
-    (request) => buildSeriesBody(ctx, (request.cacheEntry ?? entryOf(request)).input as SeriesRequest),
+    (request) => buildSeriesBody(ctx, (request.cacheEntry ?? entryOf(request)).input as SeriesRequest, ctx.nowMs()),
   );
 }

@@ -1,5 +1,5 @@
-import type { CatalogDoc, CotDoc, SeriesBucketDoc, StoredPoint } from '@cds/read-models';
-import type { ReadModelReader } from '@cds/store';
+import { isCurrentView, viewItems, type CatalogDoc, type CotDoc, type SeriesBucketDoc } from '@cds/read-models';
+import type { ReadModelReader, ViewedPoint } from '@cds/store';
 import { createReadModelRepository, type ReadModelRepository } from '../repository/repository.ts';
 
 export interface FakeReadModels {
@@ -21,8 +21,9 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The repository over an in-memory ReadModelReader of documents in the libs/read-models shapes,
- * with the semantics of the storage port (listed only, year bounds, predecessor period, paging),
- * for HTTP tests without a database.
+ * with the semantics of the storage port (listed only, year bounds, predecessor period, paging,
+ * the view of a series bucket's versions), for HTTP tests without a database. COT reports are kept
+ * flat, one version each: an `as_of` view keeps those whose release was published by then.
  */
 export function createFakeRepository(initial: FakeReadModels = {}): FakeRepository {
   const data = { catalog: initial.catalog ?? [], series: initial.series ?? [], cot: initial.cot ?? [] };
@@ -33,9 +34,10 @@ export function createFakeRepository(initial: FakeReadModels = {}): FakeReposito
     if (fake.failWith !== undefined) return Promise.reject(fake.failWith);
     return Promise.resolve(structuredClone(fn()));
   }
-  const cotOf = (q: { commodityId: string; format: string }) =>
+  const cotOf = (q: { commodityId: string; format: string; view?: { asOf?: string | undefined } | undefined }) =>
     data.cot
       .filter((d) => d.commodity_id === q.commodityId && d.format === q.format)
+      .filter((d) => isCurrentView(q.view) || q.view?.asOf === undefined || (d.release?.p ?? '') <= q.view.asOf)
       .sort((a, b) => byText(a.report_date, b.report_date));
 
   const reader: ReadModelReader = {
@@ -53,10 +55,19 @@ export function createFakeRepository(initial: FakeReadModels = {}): FakeReposito
           data.series
             .filter((b) => b.commodity_id === q.commodityId && b.type === q.type && b.year >= from && b.year <= to)
             .sort((a, b) => a.year - b.year);
-        const points = (from: number, to: number): StoredPoint[] => buckets(from, to).flatMap((b) => b.points);
+        const points = (from: number, to: number): ViewedPoint[] =>
+          buckets(from, to).flatMap((b) =>
+            viewItems({ current: b.points, revised: b.revised, releases: b.releases }, q.view, {
+              dateOf: (x) => x.d,
+            }).map(({ item, release, earlier }) => ({
+              ...item,
+              ...(release === undefined ? {} : { release }),
+              ...(earlier === undefined ? {} : { earlier: earlier.map((e) => ({ ...e.item, release: e.release })) }),
+            })),
+          );
         const from = Math.max(startYear, q.firstYear);
         const to = Math.min(Number(q.endDate.slice(0, 4)), q.lastYear);
-        let before: StoredPoint[] = [];
+        let before: ViewedPoint[] = [];
         let unitFrom = from;
         if (q.predecessorPeriod !== undefined) {
           unitFrom = Math.max(Math.min(startYear - 1, q.lastYear), q.firstYear);

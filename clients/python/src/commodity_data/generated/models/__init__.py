@@ -19,6 +19,7 @@ from .cot_group_change import CotGroupChange
 from .cot_group_change_with_spreading import CotGroupChangeWithSpreading
 from .cot_group_pct_of_oi import CotGroupPctOfOi
 from .cot_group_pct_of_oi_with_spreading import CotGroupPctOfOiWithSpreading
+from .cot_meta import CotMeta
 from .cot_response import CotResponse
 from .disaggregated_cot_changes import DisaggregatedCotChanges
 from .disaggregated_cot_index import DisaggregatedCotIndex
@@ -28,6 +29,7 @@ from .error_body import ErrorBody
 from .error_body_error import ErrorBodyError
 from .error_code import ErrorCode
 from .frequency import Frequency
+from .get_series_include import GetSeriesInclude
 from .legacy_cot_changes import LegacyCotChanges
 from .legacy_cot_index import LegacyCotIndex
 from .legacy_cot_pct_of_oi import LegacyCotPctOfOi
@@ -46,6 +48,7 @@ from .scheduled_release import ScheduledRelease
 from .series_descriptor import SeriesDescriptor
 from .series_meta import SeriesMeta
 from .series_response import SeriesResponse
+from .series_revision import SeriesRevision
 from .series_type import SeriesType
 from .sort_order import SortOrder
 from .source_status import SourceStatus
@@ -76,6 +79,7 @@ __all__ = (
     "CotGroupChangeWithSpreading",
     "CotGroupPctOfOi",
     "CotGroupPctOfOiWithSpreading",
+    "CotMeta",
     "CotResponse",
     "DisaggregatedCotChanges",
     "DisaggregatedCotIndex",
@@ -85,6 +89,7 @@ __all__ = (
     "ErrorBodyError",
     "ErrorCode",
     "Frequency",
+    "GetSeriesInclude",
     "LegacyCotChanges",
     "LegacyCotIndex",
     "LegacyCotPctOfOi",
@@ -103,6 +108,7 @@ __all__ = (
     "SeriesDescriptor",
     "SeriesMeta",
     "SeriesResponse",
+    "SeriesRevision",
     "SeriesType",
     "SortOrder",
     "SourceStatus",

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from attrs import define as _attrs_define
 
 if TYPE_CHECKING:
+    from ..models.cot_meta import CotMeta
     from ..models.disaggregated_cot_report import DisaggregatedCotReport
     from ..models.legacy_cot_report import LegacyCotReport
-    from ..models.pagination_meta import PaginationMeta
 
 
 T = TypeVar("T", bound="CotResponse")
@@ -19,11 +19,12 @@ class CotResponse:
     """
     Attributes:
         data (list[DisaggregatedCotReport | LegacyCotReport]):
-        meta (PaginationMeta): Pagination of a list response. total_pages = ceil(total / per_page).
+        meta (CotMeta): Pagination of the COT reports (total_pages = ceil(total / per_page)) and, with as_of, its
+            instant.
     """
 
     data: list[DisaggregatedCotReport | LegacyCotReport]
-    meta: PaginationMeta
+    meta: CotMeta
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.legacy_cot_report import LegacyCotReport
@@ -53,9 +54,9 @@ class CotResponse:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.cot_meta import CotMeta
         from ..models.disaggregated_cot_report import DisaggregatedCotReport
         from ..models.legacy_cot_report import LegacyCotReport
-        from ..models.pagination_meta import PaginationMeta
 
         d = dict(src_dict)
         data = []
@@ -87,7 +88,7 @@ class CotResponse:
 
             data.append(data_item)
 
-        meta = PaginationMeta.from_dict(d.pop("meta"))
+        meta = CotMeta.from_dict(d.pop("meta"))
 
         cot_response = cls(
             data=data,

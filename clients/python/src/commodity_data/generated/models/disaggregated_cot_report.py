@@ -49,6 +49,13 @@ class DisaggregatedCotReport:
             `demo` for generated demonstration data that comes from no official source. Absent when unknown.
         last_updated (datetime.datetime | Unset): When the newest of these numbers was ingested by this service (RFC
             3339), not when the source published them. Absent when unknown.
+        published_at (datetime.datetime | Unset): When the source published this version (RFC 3339): the release that
+            carried it, from the source when it says (the Pink Sheet's "Updated on", EIA and NASS release fields) or from
+            the release calendar (published_at_estimated). A resampled or transformed point carries the latest of the
+            observations it comes from.
+        first_seen_at (datetime.datetime | Unset): When this service first ingested that release (RFC 3339).
+        published_at_estimated (bool | Unset): Present (true) when published_at is estimated (a release calendar, or the
+            ingest time) rather than stated by the source.
         changes (DisaggregatedCotChanges | Unset): Present with include=changes, except on the first report of the
             commodity in this format. Each value is this report's minus the previous report's (the previous report of the
             same commodity and format, even when it lies outside the requested dates or page); net = long - short, so its
@@ -74,6 +81,9 @@ class DisaggregatedCotReport:
     exchange: str | Unset = UNSET
     source: str | Unset = UNSET
     last_updated: datetime.datetime | Unset = UNSET
+    published_at: datetime.datetime | Unset = UNSET
+    first_seen_at: datetime.datetime | Unset = UNSET
+    published_at_estimated: bool | Unset = UNSET
     changes: DisaggregatedCotChanges | Unset = UNSET
     pct_of_oi: DisaggregatedCotPctOfOi | Unset = UNSET
     cot_index: DisaggregatedCotIndex | Unset = UNSET
@@ -102,6 +112,16 @@ class DisaggregatedCotReport:
         last_updated: str | Unset = UNSET
         if not isinstance(self.last_updated, Unset):
             last_updated = self.last_updated.isoformat()
+
+        published_at: str | Unset = UNSET
+        if not isinstance(self.published_at, Unset):
+            published_at = self.published_at.isoformat()
+
+        first_seen_at: str | Unset = UNSET
+        if not isinstance(self.first_seen_at, Unset):
+            first_seen_at = self.first_seen_at.isoformat()
+
+        published_at_estimated = self.published_at_estimated
 
         changes: dict[str, Any] | Unset = UNSET
         if not isinstance(self.changes, Unset):
@@ -135,6 +155,12 @@ class DisaggregatedCotReport:
             field_dict["source"] = source
         if last_updated is not UNSET:
             field_dict["last_updated"] = last_updated
+        if published_at is not UNSET:
+            field_dict["published_at"] = published_at
+        if first_seen_at is not UNSET:
+            field_dict["first_seen_at"] = first_seen_at
+        if published_at_estimated is not UNSET:
+            field_dict["published_at_estimated"] = published_at_estimated
         if changes is not UNSET:
             field_dict["changes"] = changes
         if pct_of_oi is not UNSET:
@@ -186,6 +212,22 @@ class DisaggregatedCotReport:
         else:
             last_updated = datetime.datetime.fromisoformat(_last_updated)
 
+        _published_at = d.pop("published_at", UNSET)
+        published_at: datetime.datetime | Unset
+        if isinstance(_published_at, Unset):
+            published_at = UNSET
+        else:
+            published_at = datetime.datetime.fromisoformat(_published_at)
+
+        _first_seen_at = d.pop("first_seen_at", UNSET)
+        first_seen_at: datetime.datetime | Unset
+        if isinstance(_first_seen_at, Unset):
+            first_seen_at = UNSET
+        else:
+            first_seen_at = datetime.datetime.fromisoformat(_first_seen_at)
+
+        published_at_estimated = d.pop("published_at_estimated", UNSET)
+
         _changes = d.pop("changes", UNSET)
         changes: DisaggregatedCotChanges | Unset
         if isinstance(_changes, Unset):
@@ -219,6 +261,9 @@ class DisaggregatedCotReport:
             exchange=exchange,
             source=source,
             last_updated=last_updated,
+            published_at=published_at,
+            first_seen_at=first_seen_at,
+            published_at_estimated=published_at_estimated,
             changes=changes,
             pct_of_oi=pct_of_oi,
             cot_index=cot_index,

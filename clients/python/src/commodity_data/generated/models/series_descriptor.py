@@ -36,6 +36,8 @@ class SeriesDescriptor:
             `demo` for generated demonstration data that comes from no official source. Absent when unknown.
         last_updated (datetime.datetime | Unset): When the newest of these numbers was ingested by this service (RFC
             3339), not when the source published them. Absent when unknown.
+        first_published_at (datetime.datetime | Unset): The earliest publication this service holds of the series (RFC
+            3339): the earliest as_of it answers. Absent when it holds no point-in-time data for it yet.
     """
 
     type_: AvailableSeriesType
@@ -46,6 +48,7 @@ class SeriesDescriptor:
     attribution: str | Unset = UNSET
     source: str | Unset = UNSET
     last_updated: datetime.datetime | Unset = UNSET
+    first_published_at: datetime.datetime | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         type_ = self.type_.value
@@ -68,6 +71,10 @@ class SeriesDescriptor:
         if not isinstance(self.last_updated, Unset):
             last_updated = self.last_updated.isoformat()
 
+        first_published_at: str | Unset = UNSET
+        if not isinstance(self.first_published_at, Unset):
+            first_published_at = self.first_published_at.isoformat()
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -86,6 +93,8 @@ class SeriesDescriptor:
             field_dict["source"] = source
         if last_updated is not UNSET:
             field_dict["last_updated"] = last_updated
+        if first_published_at is not UNSET:
+            field_dict["first_published_at"] = first_published_at
 
         return field_dict
 
@@ -118,6 +127,13 @@ class SeriesDescriptor:
         else:
             last_updated = datetime.datetime.fromisoformat(_last_updated)
 
+        _first_published_at = d.pop("first_published_at", UNSET)
+        first_published_at: datetime.datetime | Unset
+        if isinstance(_first_published_at, Unset):
+            first_published_at = UNSET
+        else:
+            first_published_at = datetime.datetime.fromisoformat(_first_published_at)
+
         series_descriptor = cls(
             type_=type_,
             frequency=frequency,
@@ -127,6 +143,7 @@ class SeriesDescriptor:
             attribution=attribution,
             source=source,
             last_updated=last_updated,
+            first_published_at=first_published_at,
         )
 
         return series_descriptor

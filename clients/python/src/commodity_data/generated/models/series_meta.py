@@ -40,6 +40,8 @@ class SeriesMeta:
             `demo` for generated demonstration data that comes from no official source. Absent when unknown.
         last_updated (datetime.datetime | Unset): When the newest of these numbers was ingested by this service (RFC
             3339), not when the source published them. Absent when unknown.
+        as_of (datetime.datetime | Unset): With as_of: the instant the answer is as of (RFC 3339, UTC).
+        first_release (bool | Unset): With first_release=true: each point is the first published version.
     """
 
     commodity_id: str
@@ -53,6 +55,8 @@ class SeriesMeta:
     attribution: str | Unset = UNSET
     source: str | Unset = UNSET
     last_updated: datetime.datetime | Unset = UNSET
+    as_of: datetime.datetime | Unset = UNSET
+    first_release: bool | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         commodity_id = self.commodity_id
@@ -81,6 +85,12 @@ class SeriesMeta:
         if not isinstance(self.last_updated, Unset):
             last_updated = self.last_updated.isoformat()
 
+        as_of: str | Unset = UNSET
+        if not isinstance(self.as_of, Unset):
+            as_of = self.as_of.isoformat()
+
+        first_release = self.first_release
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -103,6 +113,10 @@ class SeriesMeta:
             field_dict["source"] = source
         if last_updated is not UNSET:
             field_dict["last_updated"] = last_updated
+        if as_of is not UNSET:
+            field_dict["as_of"] = as_of
+        if first_release is not UNSET:
+            field_dict["first_release"] = first_release
 
         return field_dict
 
@@ -141,6 +155,15 @@ class SeriesMeta:
         else:
             last_updated = datetime.datetime.fromisoformat(_last_updated)
 
+        _as_of = d.pop("as_of", UNSET)
+        as_of: datetime.datetime | Unset
+        if isinstance(_as_of, Unset):
+            as_of = UNSET
+        else:
+            as_of = datetime.datetime.fromisoformat(_as_of)
+
+        first_release = d.pop("first_release", UNSET)
+
         series_meta = cls(
             commodity_id=commodity_id,
             type_=type_,
@@ -153,6 +176,8 @@ class SeriesMeta:
             attribution=attribution,
             source=source,
             last_updated=last_updated,
+            as_of=as_of,
+            first_release=first_release,
         )
 
         return series_meta

@@ -2,11 +2,15 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.series_revision import SeriesRevision
+
 
 T = TypeVar("T", bound="TimeSeriesPoint")
 
@@ -24,6 +28,15 @@ class TimeSeriesPoint:
             low (float | Unset):
             close (float | Unset):
             volume (int | Unset):
+            published_at (datetime.datetime | Unset): When the source published this version (RFC 3339): the release that
+                carried it, from the source when it says (the Pink Sheet's "Updated on", EIA and NASS release fields) or from
+                the release calendar (published_at_estimated). A resampled or transformed point carries the latest of the
+                observations it comes from.
+            first_seen_at (datetime.datetime | Unset): When this service first ingested that release (RFC 3339).
+            published_at_estimated (bool | Unset): Present (true) when published_at is estimated (a release calendar, or the
+                ingest time) rather than stated by the source.
+            revisions (list[SeriesRevision] | Unset): With include=revisions: the versions of this observation before the
+                one shown, oldest first (empty when it was never revised; with as_of, those published by then).
     """
 
     date: datetime.date
@@ -33,6 +46,10 @@ class TimeSeriesPoint:
     low: float | Unset = UNSET
     close: float | Unset = UNSET
     volume: int | Unset = UNSET
+    published_at: datetime.datetime | Unset = UNSET
+    first_seen_at: datetime.datetime | Unset = UNSET
+    published_at_estimated: bool | Unset = UNSET
+    revisions: list[SeriesRevision] | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         date = self.date.isoformat()
@@ -48,6 +65,23 @@ class TimeSeriesPoint:
         close = self.close
 
         volume = self.volume
+
+        published_at: str | Unset = UNSET
+        if not isinstance(self.published_at, Unset):
+            published_at = self.published_at.isoformat()
+
+        first_seen_at: str | Unset = UNSET
+        if not isinstance(self.first_seen_at, Unset):
+            first_seen_at = self.first_seen_at.isoformat()
+
+        published_at_estimated = self.published_at_estimated
+
+        revisions: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.revisions, Unset):
+            revisions = []
+            for revisions_item_data in self.revisions:
+                revisions_item = revisions_item_data.to_dict()
+                revisions.append(revisions_item)
 
         field_dict: dict[str, Any] = {}
 
@@ -67,11 +101,21 @@ class TimeSeriesPoint:
             field_dict["close"] = close
         if volume is not UNSET:
             field_dict["volume"] = volume
+        if published_at is not UNSET:
+            field_dict["published_at"] = published_at
+        if first_seen_at is not UNSET:
+            field_dict["first_seen_at"] = first_seen_at
+        if published_at_estimated is not UNSET:
+            field_dict["published_at_estimated"] = published_at_estimated
+        if revisions is not UNSET:
+            field_dict["revisions"] = revisions
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.series_revision import SeriesRevision
+
         d = dict(src_dict)
         date = datetime.date.fromisoformat(d.pop("date"))
 
@@ -87,6 +131,31 @@ class TimeSeriesPoint:
 
         volume = d.pop("volume", UNSET)
 
+        _published_at = d.pop("published_at", UNSET)
+        published_at: datetime.datetime | Unset
+        if isinstance(_published_at, Unset):
+            published_at = UNSET
+        else:
+            published_at = datetime.datetime.fromisoformat(_published_at)
+
+        _first_seen_at = d.pop("first_seen_at", UNSET)
+        first_seen_at: datetime.datetime | Unset
+        if isinstance(_first_seen_at, Unset):
+            first_seen_at = UNSET
+        else:
+            first_seen_at = datetime.datetime.fromisoformat(_first_seen_at)
+
+        published_at_estimated = d.pop("published_at_estimated", UNSET)
+
+        _revisions = d.pop("revisions", UNSET)
+        revisions: list[SeriesRevision] | Unset = UNSET
+        if _revisions is not UNSET:
+            revisions = []
+            for revisions_item_data in _revisions:
+                revisions_item = SeriesRevision.from_dict(revisions_item_data)
+
+                revisions.append(revisions_item)
+
         time_series_point = cls(
             date=date,
             value=value,
@@ -95,6 +164,10 @@ class TimeSeriesPoint:
             low=low,
             close=close,
             volume=volume,
+            published_at=published_at,
+            first_seen_at=first_seen_at,
+            published_at_estimated=published_at_estimated,
+            revisions=revisions,
         )
 
         return time_series_point

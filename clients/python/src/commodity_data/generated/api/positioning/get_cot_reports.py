@@ -25,6 +25,7 @@ def _get_kwargs(
     per_page: int | Unset = 25,
     include: str | Unset = UNSET,
     index_weeks: int | Unset = 156,
+    as_of: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -66,6 +67,8 @@ def _get_kwargs(
     params["include"] = include
 
     params["index_weeks"] = index_weeks
+
+    params["as_of"] = as_of
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -172,16 +175,19 @@ def sync_detailed(
     per_page: int | Unset = 25,
     include: str | Unset = UNSET,
     index_weeks: int | Unset = 156,
+    as_of: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Response[Any | CotResponse | ErrorBody]:
     """Get positioning (COT) reports
 
-     Commitments of Traders reports, newest first by default. Legacy needs Professional or above;
-    disaggregated needs Business or above. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; a 304 does not count against the rate windows.
+     Commitments of Traders reports, newest first by default. Each report says when it was published
+    (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time);
+    as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs
+    Professional or above; disaggregated needs Business or above. Served as application/json (default)
+    or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
+    that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
+    without a body when your copy is current; a 304 does not count against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -199,6 +205,13 @@ def sync_detailed(
         index_weeks (int | Unset): Window of cot_index in reports (weeks), 26 to 520, default 156
             (three years). Used only with include=cot_index; accepted and ignored otherwise. Default:
             156.
+        as_of (str | Unset): Point in time: answer with what had been published at this instant
+            (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339
+            date-time (with Z or an offset) its instant. Observations first published later are
+            absent; revised ones show the version in force then. meta.as_of echoes the instant. A
+            malformed value, an instant after the request, or one before the first publication this
+            service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history.
+            The analytics are computed over the reports of that view.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -220,6 +233,7 @@ def sync_detailed(
         per_page=per_page,
         include=include,
         index_weeks=index_weeks,
+        as_of=as_of,
         if_none_match=if_none_match,
         if_modified_since=if_modified_since,
     )
@@ -243,16 +257,19 @@ def sync(
     per_page: int | Unset = 25,
     include: str | Unset = UNSET,
     index_weeks: int | Unset = 156,
+    as_of: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Any | CotResponse | ErrorBody | None:
     """Get positioning (COT) reports
 
-     Commitments of Traders reports, newest first by default. Legacy needs Professional or above;
-    disaggregated needs Business or above. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; a 304 does not count against the rate windows.
+     Commitments of Traders reports, newest first by default. Each report says when it was published
+    (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time);
+    as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs
+    Professional or above; disaggregated needs Business or above. Served as application/json (default)
+    or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
+    that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
+    without a body when your copy is current; a 304 does not count against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -270,6 +287,13 @@ def sync(
         index_weeks (int | Unset): Window of cot_index in reports (weeks), 26 to 520, default 156
             (three years). Used only with include=cot_index; accepted and ignored otherwise. Default:
             156.
+        as_of (str | Unset): Point in time: answer with what had been published at this instant
+            (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339
+            date-time (with Z or an offset) its instant. Observations first published later are
+            absent; revised ones show the version in force then. meta.as_of echoes the instant. A
+            malformed value, an instant after the request, or one before the first publication this
+            service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history.
+            The analytics are computed over the reports of that view.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -292,6 +316,7 @@ def sync(
         per_page=per_page,
         include=include,
         index_weeks=index_weeks,
+        as_of=as_of,
         if_none_match=if_none_match,
         if_modified_since=if_modified_since,
     ).parsed
@@ -309,16 +334,19 @@ async def asyncio_detailed(
     per_page: int | Unset = 25,
     include: str | Unset = UNSET,
     index_weeks: int | Unset = 156,
+    as_of: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Response[Any | CotResponse | ErrorBody]:
     """Get positioning (COT) reports
 
-     Commitments of Traders reports, newest first by default. Legacy needs Professional or above;
-    disaggregated needs Business or above. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; a 304 does not count against the rate windows.
+     Commitments of Traders reports, newest first by default. Each report says when it was published
+    (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time);
+    as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs
+    Professional or above; disaggregated needs Business or above. Served as application/json (default)
+    or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
+    that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
+    without a body when your copy is current; a 304 does not count against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -336,6 +364,13 @@ async def asyncio_detailed(
         index_weeks (int | Unset): Window of cot_index in reports (weeks), 26 to 520, default 156
             (three years). Used only with include=cot_index; accepted and ignored otherwise. Default:
             156.
+        as_of (str | Unset): Point in time: answer with what had been published at this instant
+            (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339
+            date-time (with Z or an offset) its instant. Observations first published later are
+            absent; revised ones show the version in force then. meta.as_of echoes the instant. A
+            malformed value, an instant after the request, or one before the first publication this
+            service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history.
+            The analytics are computed over the reports of that view.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -357,6 +392,7 @@ async def asyncio_detailed(
         per_page=per_page,
         include=include,
         index_weeks=index_weeks,
+        as_of=as_of,
         if_none_match=if_none_match,
         if_modified_since=if_modified_since,
     )
@@ -378,16 +414,19 @@ async def asyncio(
     per_page: int | Unset = 25,
     include: str | Unset = UNSET,
     index_weeks: int | Unset = 156,
+    as_of: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Any | CotResponse | ErrorBody | None:
     """Get positioning (COT) reports
 
-     Commitments of Traders reports, newest first by default. Legacy needs Professional or above;
-    disaggregated needs Business or above. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; a 304 does not count against the rate windows.
+     Commitments of Traders reports, newest first by default. Each report says when it was published
+    (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time);
+    as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs
+    Professional or above; disaggregated needs Business or above. Served as application/json (default)
+    or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
+    that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
+    without a body when your copy is current; a 304 does not count against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -405,6 +444,13 @@ async def asyncio(
         index_weeks (int | Unset): Window of cot_index in reports (weeks), 26 to 520, default 156
             (three years). Used only with include=cot_index; accepted and ignored otherwise. Default:
             156.
+        as_of (str | Unset): Point in time: answer with what had been published at this instant
+            (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339
+            date-time (with Z or an offset) its instant. Observations first published later are
+            absent; revised ones show the version in force then. meta.as_of echoes the instant. A
+            malformed value, an instant after the request, or one before the first publication this
+            service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history.
+            The analytics are computed over the reports of that view.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -428,6 +474,7 @@ async def asyncio(
             per_page=per_page,
             include=include,
             index_weeks=index_weeks,
+            as_of=as_of,
             if_none_match=if_none_match,
             if_modified_since=if_modified_since,
         )

@@ -9,6 +9,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.frequency import Frequency
+from ...models.get_series_include import GetSeriesInclude
 from ...models.series_response import SeriesResponse
 from ...models.series_type import SeriesType
 from ...models.sort_order import SortOrder
@@ -26,6 +27,9 @@ def _get_kwargs(
     transform: Transform | Unset = UNSET,
     limit: int | Unset = UNSET,
     sort_order: SortOrder | Unset = UNSET,
+    as_of: str | Unset = UNSET,
+    first_release: bool | Unset = UNSET,
+    include: GetSeriesInclude | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -70,6 +74,16 @@ def _get_kwargs(
         json_sort_order = sort_order.value
 
     params["sort_order"] = json_sort_order
+
+    params["as_of"] = as_of
+
+    params["first_release"] = first_release
+
+    json_include: str | Unset = UNSET
+    if not isinstance(include, Unset):
+        json_include = include.value
+
+    params["include"] = json_include
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -175,16 +189,22 @@ def sync_detailed(
     transform: Transform | Unset = UNSET,
     limit: int | Unset = UNSET,
     sort_order: SortOrder | Unset = UNSET,
+    as_of: str | Unset = UNSET,
+    first_release: bool | Unset = UNSET,
+    include: GetSeriesInclude | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Response[Any | ErrorBody | SeriesResponse]:
     """Get a time series
 
      Points of one series in a date range, optionally resampled to a coarser frequency and transformed.
-    Free-tier keys can read the last 12 months. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; a 304 does not count against the rate windows.
+    Each point says when it was published (published_at, first_seen_at); as_of answers with what had
+    been published at an instant, first_release=true with the first published versions,
+    include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the
+    last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180,
+    a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a
+    304 does not count against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -196,6 +216,20 @@ def sync_detailed(
             cumulative (running sum).
         limit (int | Unset): Maximum number of points, 1 to 10000, applied after sorting.
         sort_order (SortOrder | Unset): Sort direction.
+        as_of (str | Unset): Point in time: answer with what had been published at this instant
+            (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339
+            date-time (with Z or an offset) its instant. Observations first published later are
+            absent; revised ones show the version in force then. meta.as_of echoes the instant. A
+            malformed value, an instant after the request, or one before the first publication this
+            service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history.
+            Without end_date, end_date defaults to the date of as_of (UTC), so start_date to one year
+            before it.
+        first_release (bool | Unset): true: the first published version of every observation (with
+            as_of: the first one published by then) instead of the newest. meta.first_release echoes
+            it.
+        include (GetSeriesInclude | Unset): revisions: each point carries `revisions`, its earlier
+            versions (oldest first) with their published_at. Only at the native frequency and with
+            transform=none; otherwise a 400 naming include.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -216,6 +250,9 @@ def sync_detailed(
         transform=transform,
         limit=limit,
         sort_order=sort_order,
+        as_of=as_of,
+        first_release=first_release,
+        include=include,
         if_none_match=if_none_match,
         if_modified_since=if_modified_since,
     )
@@ -238,16 +275,22 @@ def sync(
     transform: Transform | Unset = UNSET,
     limit: int | Unset = UNSET,
     sort_order: SortOrder | Unset = UNSET,
+    as_of: str | Unset = UNSET,
+    first_release: bool | Unset = UNSET,
+    include: GetSeriesInclude | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Any | ErrorBody | SeriesResponse | None:
     """Get a time series
 
      Points of one series in a date range, optionally resampled to a coarser frequency and transformed.
-    Free-tier keys can read the last 12 months. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; a 304 does not count against the rate windows.
+    Each point says when it was published (published_at, first_seen_at); as_of answers with what had
+    been published at an instant, first_release=true with the first published versions,
+    include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the
+    last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180,
+    a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a
+    304 does not count against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -259,6 +302,20 @@ def sync(
             cumulative (running sum).
         limit (int | Unset): Maximum number of points, 1 to 10000, applied after sorting.
         sort_order (SortOrder | Unset): Sort direction.
+        as_of (str | Unset): Point in time: answer with what had been published at this instant
+            (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339
+            date-time (with Z or an offset) its instant. Observations first published later are
+            absent; revised ones show the version in force then. meta.as_of echoes the instant. A
+            malformed value, an instant after the request, or one before the first publication this
+            service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history.
+            Without end_date, end_date defaults to the date of as_of (UTC), so start_date to one year
+            before it.
+        first_release (bool | Unset): true: the first published version of every observation (with
+            as_of: the first one published by then) instead of the newest. meta.first_release echoes
+            it.
+        include (GetSeriesInclude | Unset): revisions: each point carries `revisions`, its earlier
+            versions (oldest first) with their published_at. Only at the native frequency and with
+            transform=none; otherwise a 400 naming include.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -280,6 +337,9 @@ def sync(
         transform=transform,
         limit=limit,
         sort_order=sort_order,
+        as_of=as_of,
+        first_release=first_release,
+        include=include,
         if_none_match=if_none_match,
         if_modified_since=if_modified_since,
     ).parsed
@@ -296,16 +356,22 @@ async def asyncio_detailed(
     transform: Transform | Unset = UNSET,
     limit: int | Unset = UNSET,
     sort_order: SortOrder | Unset = UNSET,
+    as_of: str | Unset = UNSET,
+    first_release: bool | Unset = UNSET,
+    include: GetSeriesInclude | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Response[Any | ErrorBody | SeriesResponse]:
     """Get a time series
 
      Points of one series in a date range, optionally resampled to a coarser frequency and transformed.
-    Free-tier keys can read the last 12 months. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; a 304 does not count against the rate windows.
+    Each point says when it was published (published_at, first_seen_at); as_of answers with what had
+    been published at an instant, first_release=true with the first published versions,
+    include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the
+    last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180,
+    a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a
+    304 does not count against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -317,6 +383,20 @@ async def asyncio_detailed(
             cumulative (running sum).
         limit (int | Unset): Maximum number of points, 1 to 10000, applied after sorting.
         sort_order (SortOrder | Unset): Sort direction.
+        as_of (str | Unset): Point in time: answer with what had been published at this instant
+            (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339
+            date-time (with Z or an offset) its instant. Observations first published later are
+            absent; revised ones show the version in force then. meta.as_of echoes the instant. A
+            malformed value, an instant after the request, or one before the first publication this
+            service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history.
+            Without end_date, end_date defaults to the date of as_of (UTC), so start_date to one year
+            before it.
+        first_release (bool | Unset): true: the first published version of every observation (with
+            as_of: the first one published by then) instead of the newest. meta.first_release echoes
+            it.
+        include (GetSeriesInclude | Unset): revisions: each point carries `revisions`, its earlier
+            versions (oldest first) with their published_at. Only at the native frequency and with
+            transform=none; otherwise a 400 naming include.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -337,6 +417,9 @@ async def asyncio_detailed(
         transform=transform,
         limit=limit,
         sort_order=sort_order,
+        as_of=as_of,
+        first_release=first_release,
+        include=include,
         if_none_match=if_none_match,
         if_modified_since=if_modified_since,
     )
@@ -357,16 +440,22 @@ async def asyncio(
     transform: Transform | Unset = UNSET,
     limit: int | Unset = UNSET,
     sort_order: SortOrder | Unset = UNSET,
+    as_of: str | Unset = UNSET,
+    first_release: bool | Unset = UNSET,
+    include: GetSeriesInclude | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Any | ErrorBody | SeriesResponse | None:
     """Get a time series
 
      Points of one series in a date range, optionally resampled to a coarser frequency and transformed.
-    Free-tier keys can read the last 12 months. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; a 304 does not count against the rate windows.
+    Each point says when it was published (published_at, first_seen_at); as_of answers with what had
+    been published at an instant, first_release=true with the first published versions,
+    include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the
+    last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180,
+    a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a
+    304 does not count against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -378,6 +467,20 @@ async def asyncio(
             cumulative (running sum).
         limit (int | Unset): Maximum number of points, 1 to 10000, applied after sorting.
         sort_order (SortOrder | Unset): Sort direction.
+        as_of (str | Unset): Point in time: answer with what had been published at this instant
+            (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339
+            date-time (with Z or an offset) its instant. Observations first published later are
+            absent; revised ones show the version in force then. meta.as_of echoes the instant. A
+            malformed value, an instant after the request, or one before the first publication this
+            service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history.
+            Without end_date, end_date defaults to the date of as_of (UTC), so start_date to one year
+            before it.
+        first_release (bool | Unset): true: the first published version of every observation (with
+            as_of: the first one published by then) instead of the newest. meta.first_release echoes
+            it.
+        include (GetSeriesInclude | Unset): revisions: each point carries `revisions`, its earlier
+            versions (oldest first) with their published_at. Only at the native frequency and with
+            transform=none; otherwise a 400 naming include.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -400,6 +503,9 @@ async def asyncio(
             transform=transform,
             limit=limit,
             sort_order=sort_order,
+            as_of=as_of,
+            first_release=first_release,
+            include=include,
             if_none_match=if_none_match,
             if_modified_since=if_modified_since,
         )

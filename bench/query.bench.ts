@@ -12,6 +12,12 @@
 //   bench serving, in its own process) on the same database, loaded in every round with the others,
 //   for a before/after in one run (the checkout needs its node_modules).
 //
+// Point in time (issue #25): the buckets carry versions as the projector folds them (weekly
+// releases, every fourth one revising the week before), and two more figures are printed: the
+// series answer as of an instant half a year back (through the cache, like `series`), and a
+// 20-year daily series (GOLD) read with the cache off, current and as of ten years back: an as_of
+// read must cost the same order of time as a current one (`ratio long as_of / current`).
+//
 // The servers run in a child process (one event loop, as a deployed replica), autocannon in this
 // one, so the load generator does not share the servers' event loop. Bare and query run back to back
 // in pairs (order swapped every round) and the ratio is the median over the pairs, so drift in
@@ -22,17 +28,84 @@ import { once } from 'node:events';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyReply } from 'fastify';
 import { MongoClient } from 'mongodb';
-import { COLLECTIONS } from '@cds/read-models';
+import {
+  COLLECTIONS,
+  firstPublished,
+  foldRelease,
+  type CotBucketDoc,
+  type SeriesBucketDoc,
+  type StoredCotReport,
+  type StoredPoint,
+} from '@cds/read-models';
 import { INDEXES, packCotBucket, packSeriesBucket } from '@cds/store';
 import { buildApp, createMongoRepository, createResponseCache } from '@cds/query';
 import { catalogDoc, cotBuckets, cotDoc, dateRange, descriptorOf, seriesBuckets } from '@cds/query/testing';
 import { startMongo, uniqueName } from '@cds/testkit';
 
 const SLUG = 'CRUDE_OIL_WTI';
+const LONG = 'GOLD';
 const SCENARIOS = {
   series: `/api/v1/commodities/${SLUG}/series?type=price`,
   cot: `/api/v1/commodities/${SLUG}/cot`,
 } as const;
+const isoDay = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+/** Point-in-time reads, measured on the new service only (a base checkout does not know as_of). */
+const AS_OF = {
+  series_asof: `${SCENARIOS.series}&as_of=${isoDay(182)}`,
+  long: `/api/v1/commodities/${LONG}/series?type=price&start_date=${isoDay(20 * 365)}`,
+  long_asof: `/api/v1/commodities/${LONG}/series?type=price&start_date=${isoDay(20 * 365)}&as_of=${isoDay(10 * 365)}`,
+} as const;
+
+/** The Friday on or after a date, 21:00 UTC: when the bench's weekly release carrying it is published. */
+function weeklyRelease(date: string): string {
+  const d = new Date(`${date}T21:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + ((5 - d.getUTCDay() + 7) % 7));
+  return d.toISOString();
+}
+const laterBy = (instant: string, ms: number) => new Date(Date.parse(instant) + ms).toISOString();
+
+/** A series bucket as the projector folds it: weekly releases, every fourth revising the week before. */
+function versionedSeries(bucket: SeriesBucketDoc): SeriesBucketDoc {
+  const weeks = new Map<string, StoredPoint[]>();
+  for (const p of bucket.points) weeks.set(weeklyRelease(p.d), [...(weeks.get(weeklyRelease(p.d)) ?? []), p]);
+  let parts = {
+    current: [] as StoredPoint[],
+    revised: [] as StoredPoint[],
+    releases: [] as SeriesBucketDoc['releases'] & object,
+  };
+  let previous: StoredPoint[] = [];
+  let n = 0;
+  const kind = {
+    dateOf: (p: StoredPoint) => p.d,
+    same: (a: StoredPoint, b: StoredPoint) =>
+      a.v === b.v && a.o === b.o && a.h === b.h && a.l === b.l && a.c === b.c && a.vol === b.vol,
+  };
+  for (const [at, points] of [...weeks].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const stamp = { publishedAt: at, firstSeenAt: laterBy(at, 60_000), estimated: false };
+    const revision = n++ % 4 === 3 ? previous.map((p) => ({ ...p, v: p.v + 0.25, c: (p.c ?? p.v) + 0.25 })) : [];
+    parts = foldRelease(parts, stamp, [...revision, ...points], kind);
+    previous = points;
+  }
+  return { ...bucket, points: parts.current, revised: parts.revised, releases: parts.releases };
+}
+
+/** A COT bucket as the projector folds it: each report published on its Friday, 20:30 UTC. */
+function versionedCot(bucket: CotBucketDoc): CotBucketDoc {
+  let parts = {
+    current: [] as StoredCotReport[],
+    revised: [] as StoredCotReport[],
+    releases: [] as CotBucketDoc['releases'] & object,
+  };
+  const kind = {
+    dateOf: (r: StoredCotReport) => r.report_date,
+    same: (a: StoredCotReport, b: StoredCotReport) => a.open_interest === b.open_interest,
+  };
+  for (const report of bucket.reports) {
+    const at = weeklyRelease(report.report_date).replace('T21:00', 'T20:30');
+    parts = foldRelease(parts, { publishedAt: at, firstSeenAt: laterBy(at, 60_000), estimated: true }, [report], kind);
+  }
+  return { ...bucket, reports: parts.current, revised: parts.revised, releases: parts.releases };
+}
 type Scenario = keyof typeof SCENARIOS;
 type Target = 'bare' | 'bare_headers' | 'query' | 'query_nocache';
 const BASE_DIR = process.env.BENCH_QUERY_BASE;
@@ -126,7 +199,17 @@ async function load(mongoUrl: string, dbName: string): Promise<void> {
       return { d, v: r(c), o: r(c - 0.4), h: r(c + 1.1), l: r(c - 1.3), c: r(c), vol: 150_000 + ((i * 7919) % 50_000) };
     });
     const tuesdays = dateRange(from, today).filter((d) => new Date(`${d}T00:00:00Z`).getUTCDay() === 2);
-    await db.collection(COLLECTIONS.catalog).insertOne(
+    const series = seriesBuckets(SLUG, 'price', prices, { unit: 'USD/bbl' }).map(versionedSeries);
+    const cot = cotBuckets(tuesdays.map((d, i) => cotDoc(SLUG, 'legacy', d, 1 + (i % 7)))).map(versionedCot);
+    const longFrom = `${Number(today.slice(0, 4)) - 20}${today.slice(4)}`;
+    const longPrices = dateRange(longFrom, today, true).map((d, i) => ({
+      d,
+      v: Math.round((1200 + Math.sin(i / 30) * 80 + i / 20) * 100) / 100,
+    }));
+    const long = seriesBuckets(LONG, 'price', longPrices, { unit: 'USD/troy oz' }).map(versionedSeries);
+    const firstOf = (buckets: { releases?: SeriesBucketDoc['releases'] }[]) =>
+      buckets.map((b) => firstPublished(b.releases)!).sort()[0]!;
+    await db.collection(COLLECTIONS.catalog).insertMany([
       catalogDoc(SLUG, {
         name: 'Crude Oil WTI',
         symbol: 'CL',
@@ -134,27 +217,34 @@ async function load(mongoUrl: string, dbName: string): Promise<void> {
         exchange: 'NYMEX',
         unit: 'USD/bbl',
         series: [
-          descriptorOf('price', prices, 'daily', 'USD/bbl'),
-          descriptorOf(
-            'cot_legacy',
-            tuesdays.map((d) => ({ d })),
-            'weekly',
-          ),
+          { ...descriptorOf('price', prices, 'daily', 'USD/bbl'), first_published_at: firstOf(series) },
+          {
+            ...descriptorOf(
+              'cot_legacy',
+              tuesdays.map((d) => ({ d })),
+              'weekly',
+            ),
+            first_published_at: firstOf(cot),
+          },
         ],
-      }) as never,
-    );
-    await db
-      .collection(COLLECTIONS.series)
-      .insertMany(seriesBuckets(SLUG, 'price', prices, { unit: 'USD/bbl' }).map(packSeriesBucket) as never[]);
-    await db
-      .collection(COLLECTIONS.cot)
-      .insertMany(
-        cotBuckets(tuesdays.map((d, i) => cotDoc(SLUG, 'legacy', d, 1 + (i % 7)))).map(packCotBucket) as never[],
-      );
+      }),
+      catalogDoc(LONG, {
+        name: 'Gold',
+        category: 'metals',
+        unit: 'USD/troy oz',
+        series: [{ ...descriptorOf('price', longPrices, 'daily', 'USD/troy oz'), first_published_at: firstOf(long) }],
+      }),
+    ] as never[]);
+    await db.collection(COLLECTIONS.series).insertMany([...series, ...long].map(packSeriesBucket) as never[]);
+    await db.collection(COLLECTIONS.cot).insertMany(cot.map(packCotBucket) as never[]);
     for (const [name, specs] of Object.entries(INDEXES)) {
       for (const s of specs) await db.collection(name).createIndex(s.key, { name: s.name, unique: s.unique ?? false });
     }
-    console.log(`loaded ${SLUG}: ${prices.length} daily prices (${from} .. ${today}), ${tuesdays.length} COT reports`);
+    const revised = [...series, ...long].reduce((n, b) => n + (b.revised?.length ?? 0), 0);
+    console.log(
+      `loaded ${SLUG}: ${prices.length} daily prices (${from} .. ${today}), ${tuesdays.length} COT reports; ` +
+        `${LONG}: ${longPrices.length} daily prices (${longFrom} .. ${today}); weekly releases, ${revised} revised versions`,
+    );
   } finally {
     await client.close();
   }
@@ -192,6 +282,7 @@ async function main(): Promise<void> {
   const mongo = await startMongo();
   let child: ChildProcess | undefined;
   let baseChild: ChildProcess | undefined;
+  let baseNocachePort: number | undefined;
   try {
     const dbName = uniqueName('bench_query');
     await load(mongo.url, dbName);
@@ -206,6 +297,7 @@ async function main(): Promise<void> {
       });
       const [baseMsg] = (await once(baseChild, 'message')) as [ServeMessage];
       ports.base = baseMsg.ports.query;
+      baseNocachePort = baseMsg.ports.query_nocache;
       processOf.base = baseChild;
     }
     console.log(`bodies: series ${msg.bytes.series} B, cot ${msg.bytes.cot} B`);
@@ -254,11 +346,32 @@ async function main(): Promise<void> {
         }
       }
     }
-    add('series/query_nocache', await measured(msg.ports.query_nocache, SCENARIOS.series));
+    // the cold read (cache off), and the base's, in back-to-back pairs
+    const coldBaseRatios: number[] = [];
+    for (let round = 0; round < (baseNocachePort === undefined ? 1 : Math.max(2, ROUNDS / 2)); round++) {
+      const cold = await measured(msg.ports.query_nocache, SCENARIOS.series);
+      add('series/query_nocache', cold);
+      if (baseNocachePort !== undefined) {
+        const base = await measured(baseNocachePort, SCENARIOS.series, baseChild);
+        add('series/base_nocache', base);
+        coldBaseRatios.push(cold.rps / base.rps);
+      }
+    }
+    // point in time: the hot as_of answer, and the 20-year series cold, current and as_of, in pairs
+    await run(ports.query, AS_OF.series_asof, 1);
+    const longRatios: number[] = [];
+    for (let round = 0; round < Math.max(2, ROUNDS / 2); round++) {
+      add('series_asof/query', await measured(ports.query, AS_OF.series_asof));
+      const current = await measured(msg.ports.query_nocache, AS_OF.long);
+      const asOf = await measured(msg.ports.query_nocache, AS_OF.long_asof);
+      add('long/query_nocache', current);
+      add('long_asof/query_nocache', asOf);
+      longRatios.push(asOf.rps / current.rps);
+    }
 
     const cols = (...xs: [string, number][]) => xs.map(([v, w]) => v.padStart(w)).join(' ');
     console.log(
-      `scenario  target        ${cols(['req/s', 8], ['p50 ms', 7], ['p99 ms', 7], ['CPU us/req', 11], ['errors', 7])}`,
+      `scenario    target        ${cols(['req/s', 8], ['p50 ms', 7], ['p99 ms', 7], ['CPU us/req', 11], ['errors', 7])}`,
     );
     for (const [key, ss] of samples) {
       const [scenario, target] = key.split('/') as [string, string];
@@ -271,7 +384,7 @@ async function main(): Promise<void> {
         [med((s) => s.cpuUs, 1), 11],
         [errors, 7],
       );
-      console.log(`${scenario.padEnd(9)} ${target.padEnd(13)} ${row}`);
+      console.log(`${scenario.padEnd(11)} ${target.padEnd(13)} ${row}`);
     }
     console.log('');
     for (const scenario of ['series', 'cot'] as const) {
@@ -300,6 +413,20 @@ async function main(): Promise<void> {
     const nocache = median(samples.get('series/query_nocache')!.map((s) => s.rps));
     const bare = median(samples.get('series/bare')!.map((s) => s.rps));
     console.log(`ratio series with the cache off: query / bare = ${(nocache / bare).toFixed(3)}`);
+    if (coldBaseRatios.length > 0) {
+      console.log(
+        `ratio series with the cache off: query / base = ${median(coldBaseRatios).toFixed(3)} in req/s ` +
+          `(median of ${coldBaseRatios.length} pairs; min ${Math.min(...coldBaseRatios).toFixed(3)}, ` +
+          `max ${Math.max(...coldBaseRatios).toFixed(3)})`,
+      );
+    }
+    const hotAsOf = median(samples.get('series_asof/query')!.map((s) => s.rps));
+    const hot = median(samples.get('series/query')!.map((s) => s.rps));
+    console.log(`ratio series as_of / current, through the cache: ${(hotAsOf / hot).toFixed(3)} in req/s`);
+    console.log(
+      `ratio long as_of / current (20 years daily, cache off) = ${median(longRatios).toFixed(3)} in req/s ` +
+        `(median of ${longRatios.length} pairs; min ${Math.min(...longRatios).toFixed(3)}, max ${Math.max(...longRatios).toFixed(3)})`,
+    );
     const errors = [...samples.values()].flat().reduce((n, s) => n + s.errors, 0);
     if (errors > 0) process.exitCode = 1;
   } finally {

@@ -148,6 +148,32 @@ describe('npm start with no network', () => {
     );
   });
 
+  it('answers point in time on the bundled data, as the README shows it', async () => {
+    // the COT report known one minute before and after the Friday 15:30 New York release of 2025-03-07
+    const before = await get('/api/v1/commodities/CORN/cot?as_of=2025-03-07T20:29:00Z&per_page=1');
+    expect(before.status).toBe(200);
+    expect(before.json.data[0].report_date).toBe('2025-02-25');
+    const after = await get('/api/v1/commodities/CORN/cot?as_of=2025-03-07T20:31:00Z&per_page=1');
+    expect(after.json.data[0]).toMatchObject({
+      report_date: '2025-03-04',
+      published_at: '2025-03-07T20:30:00.000Z',
+      published_at_estimated: true,
+    });
+    // gold as published by 2026-07-01 (the bundled June 2026 Pink Sheet), each point saying when
+    const gold = await get('/api/v1/commodities/GOLD/series?type=price&as_of=2026-07-01');
+    expect(gold.status).toBe(200);
+    expect(gold.json.meta.as_of).toBe('2026-07-01T23:59:59.999Z');
+    expect(gold.json.data.length).toBeGreaterThan(0);
+    for (const p of gold.json.data)
+      expect(Date.parse(p.published_at)).toBeLessThanOrEqual(Date.parse('2026-07-01T23:59:59.999Z'));
+    const revisions = await get('/api/v1/commodities/GOLD/series?type=price&include=revisions');
+    expect(revisions.status).toBe(200);
+    // before the first capture: a 400 naming as_of, never today's data
+    const early = await get('/api/v1/commodities/GOLD/series?type=price&as_of=2001-01-01');
+    expect(early.status).toBe(400);
+    expect(early.json.error.param).toBe('as_of');
+  });
+
   it('a commodity with no free price source says so and offers no invented price', async () => {
     const detail = await get('/api/v1/commodities/PALLADIUM');
     expect(detail.json.data.price_note).toMatch(/no free official/i);

@@ -1015,6 +1015,106 @@ describe('chart specifics per value set', () => {
     expect(noName.stderr).toContain('/redis/sentinelName');
   });
 
+  it('cluster values: a NATS server list, Redis Sentinel and 3 replicas reach the pods; the dashboard may reach the sentinels (issue #27)', () => {
+    const natsServers = ['nats://nats-0.nats:4222', 'nats://nats-1.nats:4222', 'nats://nats-2.nats:4222'];
+    const sentinels = ['redis-sentinel-0.redis:26379', 'redis-sentinel-1.redis:26379', 'redis-sentinel-2.redis:26379'];
+    const r = run(requireTool('helm'), [
+      'template',
+      release,
+      chartDir,
+      '--namespace',
+      namespace,
+      '--kube-version',
+      kubeVersion,
+      '--values',
+      path.join(chartDir, 'ci/default-values.yaml'),
+      '--set',
+      `nats.url=${natsServers.join('\\,')}`,
+      '--set',
+      'nats.jetstreamReplicas=3',
+      '--set-json',
+      `redis.sentinels=${JSON.stringify(sentinels)}`,
+      ...['gateway', 'query'].flatMap((s) => [
+        '--set',
+        `services.${s}.autoscaling.enabled=false`,
+        '--set',
+        `services.${s}.replicaCount=3`,
+      ]),
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const objects = parseManifests(r.stdout, 'cluster values');
+    const cm = objects.find((o) => o.kind === 'ConfigMap')!;
+    expect(cm.data).toMatchObject({
+      NATS_URL: natsServers.join(','),
+      JETSTREAM_REPLICAS: '3',
+      STREAM_REPLICAS: '3',
+      DEADLETTER_REPLICAS: '3',
+      REDIS_SENTINELS: sentinels.join(','),
+      REDIS_SENTINEL_NAME: 'cds-redis',
+    });
+    const component = (o: K8sObject) => o.metadata.labels?.['app.kubernetes.io/component'];
+    for (const name of ['gateway', 'query', 'dashboard']) {
+      const d = objects.find((o) => o.kind === 'Deployment' && component(o) === name)!;
+      // Every container reads the ConfigMap whole: the server list and the sentinels included.
+      const container = d.spec.template.spec.containers[0] as { envFrom: { configMapRef?: { name: string } }[] };
+      expect(container.envFrom.map((e) => e.configMapRef?.name)).toContain(cm.metadata.name);
+      if (name !== 'dashboard') expect(d.spec.replicas, name).toBe(3);
+    }
+    expect(objects.filter((o) => o.kind === 'HorizontalPodAutoscaler' && component(o) === 'gateway')).toEqual([]);
+    // The policies: the gateway's egress stays open; the dashboard's names the sentinels' port.
+    const pods = podTemplates(objects);
+    const policiesOf = (name: string) => {
+      const pod = pods.find((p) => p.labels['app.kubernetes.io/component'] === name)!;
+      return objects.filter((o) => o.kind === 'NetworkPolicy' && selectorMatches(o.spec.podSelector, pod.labels));
+    };
+    expect(policiesOf('gateway').length).toBeGreaterThan(0);
+    for (const np of policiesOf('gateway')) expect(np.spec.policyTypes).not.toContain('Egress');
+    const dashboardEgress = policiesOf('dashboard').flatMap((np) => (np.spec.egress ?? []) as EgressRule[]);
+    expect(egressAllows(dashboardEgress, '10.0.3.7', 26379)).toBe(true);
+    expect(egressAllows(dashboardEgress, '10.0.3.7', 6379)).toBe(true);
+    expect(egressAllows(dashboardEgress, '10.0.3.7', 26380)).toBe(false);
+    // Without sentinels the dashboard has no rule for 26379.
+    const plain = renderChart('ci/default-values.yaml', release, namespace);
+    const plainPod = podTemplates(plain).find((p) => p.labels['app.kubernetes.io/component'] === 'dashboard')!;
+    const plainEgress = plain
+      .filter((o) => o.kind === 'NetworkPolicy' && selectorMatches(o.spec.podSelector, plainPod.labels))
+      .flatMap((np) => (np.spec.egress ?? []) as EgressRule[]);
+    expect(egressAllows(plainEgress, '10.0.3.7', 6379)).toBe(true);
+    expect(egressAllows(plainEgress, '10.0.3.7', 26379)).toBe(false);
+  });
+
+  it('production with sentinels on their own ports: the dashboard reaches each port, at the Redis peers only', () => {
+    const sentinels = ['s0.redis:26379', 's1.redis:26379', 's2.redis:26380'];
+    const r = run(requireTool('helm'), [
+      'template',
+      release,
+      chartDir,
+      '--namespace',
+      namespace,
+      '--kube-version',
+      kubeVersion,
+      '--values',
+      path.join(chartDir, 'ci/production-values.yaml'),
+      '--set-json',
+      `redis.sentinels=${JSON.stringify(sentinels)}`,
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const objects = parseManifests(r.stdout, 'production with sentinels');
+    const pod = podTemplates(objects).find((p) => p.labels['app.kubernetes.io/component'] === 'dashboard')!;
+    const rules = objects
+      .filter((o) => o.kind === 'NetworkPolicy' && selectorMatches(o.spec.podSelector, pod.labels))
+      .flatMap((np) => (np.spec.egress ?? []) as EgressRule[]);
+    const toRedis = rules.find((rule) => rule.ports.some((p) => p.port === 6379))!;
+    const toSentinels = rules.filter((rule) => rule.ports.some((p) => p.port === 26379 || p.port === 26380));
+    expect(toSentinels).toHaveLength(1);
+    expect(toSentinels[0]!.ports).toEqual([
+      { port: 26379, protocol: 'TCP' },
+      { port: 26380, protocol: 'TCP' },
+    ]);
+    expect(toSentinels[0]!.to).toEqual(toRedis.to);
+    expect(toRedis.to).toBeDefined();
+  });
+
   it('production: the alert rules of notifications, on metrics the notifier and the gateways export', () => {
     const objects = renderChart('ci/production-values.yaml', release, namespace);
     const rules = objects.filter((o) => o.kind === 'PrometheusRule');

@@ -43,6 +43,10 @@ export interface NatsClusterHandle {
   killServer(index: number): Promise<void>;
   /** Starts a stopped or killed server again, on the same ports and store. */
   startServer(index: number): Promise<void>;
+  /** SIGKILL every running server in the same turn (a power failure of the whole cluster). */
+  killAll(): Promise<void>;
+  /** Starts every stopped or killed server together, then waits for a meta leader (`timeoutMs`). */
+  restartAll(timeoutMs?: number): Promise<void>;
   /** The index of the server leading `stream` (STREAM.INFO cluster.leader), waiting up to `timeoutMs` for one. */
   streamLeader(stream: string, timeoutMs?: number): Promise<number>;
   /** Waits until every running server sees the same JetStream meta leader. */
@@ -170,6 +174,15 @@ export async function startNatsCluster(opts: ClusterOptions = {}): Promise<NatsC
     stopServer: (i) => check(i).stop(),
     killServer: (i) => check(i).kill('SIGKILL'),
     startServer: (i) => check(i).start(),
+    // Each kill() sends its signal before its first await, so all three go out in this turn.
+    killAll: async () => {
+      await Promise.all(procs.map((p) => p.kill('SIGKILL')));
+    },
+    restartAll: async (timeoutMs = readyTimeoutMs) => {
+      // Together, as at the first start: a lone server has no quorum to recover its streams with.
+      await Promise.all(procs.filter((p) => !p.running).map((p) => p.start()));
+      await waitForMetaLeader(timeoutMs);
+    },
     streamLeader: async (stream, timeoutMs = 10_000) => {
       const { user, password } = urlCredentials(auth.url(`nats://${HOST}:1`));
       let index = -1;

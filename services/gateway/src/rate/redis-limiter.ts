@@ -1,5 +1,6 @@
 import { rateHashKey, usageHashKey } from '@cds/contracts';
 import type { Redis } from '@cds/redis';
+import { keySlot } from './key-slot.ts';
 import { DAY, MINUTE, decide, type RateDecision, type RateLimiter, type RateLimits } from './windows.ts';
 
 /**
@@ -167,13 +168,25 @@ interface GiveBack extends Item {
  * the windows cost the gateway. Checks and give-backs (304s) are batched the same way in their own
  * scripts. A failed call fails every request of its batch (the failover limiter then answers them,
  * without counting usage).
+ *
+ * Every key a call touches must sit in one hash slot for Redis Cluster to run it. An account's two
+ * hashes do (the account id is their hash tag, and a prefix may hold no brace), but a batch mixes
+ * accounts, so with `oneSlotPerCall` (the default on an ioredis Cluster client) a turn's batch is
+ * split into one call per slot. A single Redis, or a Sentinel-managed primary, takes the whole
+ * batch in one call.
  */
 export function createRedisRateLimiter(
   redis: Redis,
-  opts: { keyPrefix?: string; usageKeyPrefix?: string } = {},
+  opts: { keyPrefix?: string; usageKeyPrefix?: string; oneSlotPerCall?: boolean } = {},
 ): RateLimiter {
   const prefix = opts.keyPrefix ?? 'cds:rl:';
   const usagePrefix = opts.usageKeyPrefix ?? 'cds:usage:';
+  for (const p of [prefix, usagePrefix]) {
+    if (/[{}]/.test(p)) {
+      throw new Error(`rate key prefix ${JSON.stringify(p)} holds a brace: the account id must be the keys' hash tag`);
+    }
+  }
+  const oneSlotPerCall = opts.oneSlotPerCall ?? redis.isCluster === true;
   if (!('cdsRateWindows' in redis)) {
     redis.defineCommand('cdsRateWindows', { lua: RATE_WINDOW_SCRIPT });
   }
@@ -203,6 +216,21 @@ export function createRedisRateLimiter(
     const flush = (): void => {
       const batch = waiting.splice(0, MAX_RATE_BATCH);
       if (waiting.length > 0) setImmediate(flush);
+      if (!oneSlotPerCall) {
+        send(batch);
+        return;
+      }
+      // An account's requests all land in its slot's call, in arrival order.
+      const bySlot = new Map<number, Waiting<T>[]>();
+      for (const w of batch) {
+        const slot = keySlot(rateKey(prefix, w.item.accountId));
+        const group = bySlot.get(slot);
+        if (group) group.push(w);
+        else bySlot.set(slot, [w]);
+      }
+      for (const group of bySlot.values()) send(group);
+    };
+    const send = (batch: Waiting<T>[]): void => {
       const args: (string | number)[] = [];
       for (const { item } of batch) args.push(rateKey(prefix, item.accountId), usageKey(usagePrefix, item.accountId));
       for (const { item } of batch) pushArgs(args, item);

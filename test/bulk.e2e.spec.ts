@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBulkJob } from './support/bulk.ts';
 import { waitForProjections } from './support/projections.ts';
 import { startE2E, type E2E } from './support/harness.ts';
+import { withoutPublication } from './support/publication.ts';
 
 let e2e: E2E;
 let messaging: Messaging;
@@ -139,7 +140,8 @@ async function apiPoints(): Promise<Record<string, unknown>[]> {
     },
   );
   expect(res.status).toBe(200);
-  return res.json.data as Record<string, unknown>[];
+  // the bulk files hold the values; when each was published is the API's (docs/point-in-time.md)
+  return (res.json.data as Record<string, unknown>[]).map(withoutPublication);
 }
 
 describe('bulk files through the gateway', () => {

@@ -16,6 +16,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectionsCaughtUp } from './support/projections.ts';
 import { eventually, FIXTURES, startE2E, type ApiResponse, type E2E } from './support/harness.ts';
+import { withoutPublication } from './support/publication.ts';
 
 let e2e: E2E;
 let messaging: Messaging;
@@ -190,7 +191,8 @@ function expectSameValues(path: string, json: ApiResponse, csv: ApiResponse): vo
   const items = (Array.isArray(json.json.data) ? json.json.data : [json.json.data]) as unknown[];
   expect(rows.length, path).toBe(items.length);
   for (const [i, item] of items.entries()) {
-    const leaves = flatten(item, '', new Map());
+    // the publication fields are JSON only (docs/point-in-time.md): the CSV keeps its columns
+    const leaves = flatten(withoutPublication(item as object), '', new Map());
     for (const name of leaves.keys()) expect(header, `${path}: column ${name}`).toContain(name);
     for (const [c, name] of header!.entries()) {
       const expected = leaves.get(name);

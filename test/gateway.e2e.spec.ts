@@ -7,6 +7,7 @@ import { connectMessaging } from '@cds/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, eventually, startE2E, type E2E } from './support/harness.ts';
 import { waitForProjections } from './support/projections.ts';
+import { PUBLICATION_FIELDS } from './support/publication.ts';
 
 let e2e: E2E;
 const keys: Record<string, string> = {};
@@ -142,7 +143,11 @@ describe('series', () => {
     expect(pct.json.meta.unit).toBe('percent');
     const [a, b] = [daily.json.data.at(-2).value, daily.json.data.at(-1).value];
     expect(pct.json.data.at(-1).value).toBeCloseTo(((b - a) / a) * 100, 6);
-    expect(Object.keys(pct.json.data.at(-1)).sort()).toEqual(['date', 'value']);
+    // a transformed price point carries its value and when it was published, not open/high/low/close
+    expect(Object.keys(pct.json.data.at(-1)).sort()).toEqual(
+      ['date', 'value', ...PUBLICATION_FIELDS.filter((f) => f in pct.json.data.at(-1))].sort(),
+    );
+    expect(pct.json.data.at(-1).published_at).toEqual(expect.any(String));
 
     const latest = await e2e.get(`${WTI}&sort_order=desc&limit=3`, { key: keys.business });
     expect(latest.json.data.map((p: { date: string }) => p.date)).toEqual(dates.slice(-3).reverse());

@@ -9,6 +9,7 @@ import { connectMessaging, type Messaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
+import { withoutPublication } from './support/publication.ts';
 import { waitForProjections } from './support/projections.ts';
 
 let e2e: E2E;
@@ -66,10 +67,13 @@ function series(type: 'price' | 'volume' | 'stocks', frequency: 'daily' | 'weekl
 }
 
 const SERIES = '/api/v1/commodities/GOLD/series';
+/** A series answer; its points without their publication fields (asserted once, below). */
 const get = async (query: string) => {
   const res = await e2e.get(`${SERIES}?${query}`, { key });
   expect(res.status, `${query}: ${res.text}`).toBe(200);
-  return res.json as { data: Record<string, number | string>[]; meta: Record<string, unknown> };
+  const body = res.json as { data: Record<string, number | string>[]; meta: Record<string, unknown> };
+  for (const p of body.data) expect(p.published_at, `${query}: published_at`).toEqual(expect.any(String));
+  return { ...body, data: body.data.map(withoutPublication) };
 };
 const values = async (query: string) => (await get(query)).data.map((p) => [p.date, p.value]);
 

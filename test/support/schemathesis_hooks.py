@@ -2,8 +2,8 @@
 #
 # The service refuses, on purpose, four kinds of schema-valid requests. Each rule is stated in the
 # parameter's description in the OpenAPI document (libs/contracts/src/params.ts):
-#   1. start_date after end_date (the given one, or for the series endpoint the default end_date,
-#      today in UTC): 400 invalid_parameter naming start_date;
+#   1. start_date after end_date (the given one, or for the series endpoint the default end_date:
+#      the date of as_of, else today, in UTC): 400 invalid_parameter naming start_date;
 #   2. a series frequency finer than the series' native one (known only from the data): 400
 #      invalid_parameter naming frequency;
 #   3. an as_of that is not an RFC 3339 date or date-time, is after now, or is before the first
@@ -45,14 +45,15 @@ def _error(response):
 
 
 def _start_after_end(case, error):
-    """Rule 1: the request's start_date is after its end_date (series: default today, UTC)."""
+    """Rule 1: the request's start_date is after its end_date (series: default the date of as_of, else today, UTC)."""
     if error.get("param") != "start_date":
         return False
     query = case.query or {}
     start = _date(query.get("start_date"))
     end = _date(query.get("end_date"))
     if end is None and "end_date" not in query and case.operation.path.endswith("/series"):
-        end = datetime.datetime.now(datetime.timezone.utc).date()
+        as_of = _as_of_instant(query.get("as_of"))
+        end = as_of.astimezone(datetime.timezone.utc).date() if as_of is not None else datetime.datetime.now(datetime.timezone.utc).date()
     return start is not None and end is not None and start > end
 
 

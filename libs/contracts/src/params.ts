@@ -58,6 +58,13 @@ export function parseAsOf(raw: string): string | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
+/**
+ * The shape of an `as_of` in the OpenAPI document (a date, or a date-time with Z or an offset), so
+ * generated clients and testers send date-like values; whether the date exists, and the rules
+ * that need the clock or the data, are checked on the server.
+ */
+const AS_OF_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2}))?$';
+
 const AS_OF_MESSAGE = 'must be a date YYYY-MM-DD or an RFC 3339 date-time such as 2025-03-07T20:30:00Z';
 
 /** `as_of`: parsed to the instant it names (parseAsOf); the rules that need the clock or the data are the handlers'. */
@@ -137,6 +144,7 @@ export const SeriesQuery = documented(
           `${asOfDescription} Without end_date, end_date defaults to the date of as_of (UTC), so start_date to ` +
           'one year before it.',
         type: 'string',
+        pattern: AS_OF_PATTERN,
         examples: ['2022-01-31', '2025-03-07T20:31:00Z'],
       }),
       first_release: z
@@ -244,6 +252,7 @@ export const CotQuery = documented(
       as_of: asOf.meta({
         description: `${asOfDescription} The analytics are computed over the reports of that view.`,
         type: 'string',
+        pattern: AS_OF_PATTERN,
         examples: ['2025-03-07T20:31:00Z'],
       }),
     })

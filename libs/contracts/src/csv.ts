@@ -194,6 +194,9 @@ export type CsvFileSubject =
       transform?: string | undefined;
       start_date?: string | undefined;
       end_date?: string | undefined;
+      /** Point in time: the as_of instant, and first_release (docs/point-in-time.md). */
+      as_of?: string | undefined;
+      first_release?: boolean | undefined;
     }
   | {
       endpoint: 'cot';
@@ -201,6 +204,7 @@ export type CsvFileSubject =
       format: string;
       start_date?: string | undefined;
       end_date?: string | undefined;
+      as_of?: string | undefined;
       page?: number | undefined;
     };
 
@@ -210,6 +214,11 @@ export const MAX_CSV_FILE_NAME = 120;
 /** A file name part of ASCII letters, digits, `.`, `_` and `-` only; any run of other characters becomes `_`. */
 function safePart(part: string): string {
   return part.replace(/[^A-Za-z0-9._-]+/g, '_');
+}
+
+/** `asof-2025-11-20T235959.999Z`: the instant without its colons (not allowed in Windows file names). */
+function asOfPart(asOf: string | undefined): string[] {
+  return asOf === undefined ? [] : [`asof-${asOf.replace(/:/g, '')}`];
 }
 
 function dateRange(start: string | undefined, end: string | undefined): string[] {
@@ -240,6 +249,8 @@ export function csvFileName(subject: CsvFileSubject): string {
         ...(subject.frequency ? [subject.frequency] : []),
         ...(subject.transform && subject.transform !== 'none' ? [subject.transform] : []),
         ...dateRange(subject.start_date, subject.end_date),
+        ...asOfPart(subject.as_of),
+        ...(subject.first_release === true ? ['first-release'] : []),
       ];
       break;
     case 'cot':
@@ -248,6 +259,7 @@ export function csvFileName(subject: CsvFileSubject): string {
         'cot',
         subject.format,
         ...dateRange(subject.start_date, subject.end_date),
+        ...asOfPart(subject.as_of),
         ...page(subject.page),
       ];
       break;

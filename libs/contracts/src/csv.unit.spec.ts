@@ -455,6 +455,23 @@ describe('csvFileName', () => {
     expect(csvFileName({ endpoint: 'cot', commodity: 'GOLD', format: 'legacy', page: 1 })).toBe('GOLD-cot-legacy.csv');
   });
 
+  it('point in time: the as_of instant (without colons) and first_release are named', () => {
+    const base = {
+      endpoint: 'series',
+      commodity: 'CORN',
+      type: 'price',
+      start_date: '2025-01-01',
+      end_date: '2025-12-31',
+    } as const;
+    expect(csvFileName({ ...base, as_of: '2025-11-20T23:59:59.999Z', first_release: true })).toBe(
+      'CORN-series-price-2025-01-01_2025-12-31-asof-2025-11-20T235959.999Z-first-release.csv',
+    );
+    expect(csvFileName({ ...base, first_release: false })).toBe('CORN-series-price-2025-01-01_2025-12-31.csv');
+    expect(
+      csvFileName({ endpoint: 'cot', commodity: 'GOLD', format: 'legacy', as_of: '2025-01-31T20:31:00.000Z', page: 2 }),
+    ).toBe('GOLD-cot-legacy-asof-2025-01-31T203100.000Z-page-2.csv');
+  });
+
   it('list: category and page', () => {
     expect(csvFileName({ endpoint: 'list' })).toBe('commodities.csv');
     expect(csvFileName({ endpoint: 'list', category: 'energy', page: 3 })).toBe('commodities-energy-page-3.csv');

@@ -98,6 +98,7 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
                   format: q.format,
                   start_date: q.start_date,
                   end_date: q.end_date,
+                  as_of: q.as_of,
                   page: q.page,
                 }),
               ),

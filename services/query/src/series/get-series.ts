@@ -167,6 +167,8 @@ function seriesCsv(r: SeriesRequest) {
         transform: r.transform,
         start_date: r.startDate,
         end_date: r.endDate,
+        as_of: r.asOf,
+        first_release: r.firstRelease,
       }),
     ),
   };

@@ -58,12 +58,62 @@ export interface E2EOptions {
   dashboard?: SystemOptions['dashboard'];
   /** Also start the webhook notifier (see SystemOptions.notifier). */
   notifier?: SystemOptions['notifier'];
+  /**
+   * Clustered infrastructure (test/cluster.e2e.spec.ts): a 3-server NATS JetStream cluster with every
+   * stream and KV bucket at 3 replicas (the services' and the ingest CLI's replica settings), and
+   * Redis with Sentinel (REDIS_SENTINELS / REDIS_SENTINEL_NAME for the gateway and the dashboard).
+   */
+  natsCluster?: boolean;
+  redisSentinel?: boolean;
+}
+
+type ServiceEnv = NonNullable<SystemOptions['serviceEnv']>;
+
+/** `extra` over `base`, service by service. */
+function mergeServiceEnv(base: ServiceEnv, extra: ServiceEnv | undefined): ServiceEnv {
+  const out: ServiceEnv = { ...base };
+  for (const [service, env] of Object.entries(extra ?? {}) as [keyof ServiceEnv, Record<string, string>][]) {
+    out[service] = { ...out[service], ...env };
+  }
+  return out;
+}
+
+/** The replica and Sentinel settings of every service on clustered infrastructure (E2EOptions.natsCluster / redisSentinel). */
+function clusterServiceEnv(infra: Infra): ServiceEnv {
+  let out: ServiceEnv = {};
+  if (infra.natsCluster !== undefined) {
+    const replicas = { JETSTREAM_REPLICAS: '3' };
+    out = mergeServiceEnv(out, {
+      ingest: { STREAM_REPLICAS: '3' },
+      projector: { ...replicas, DEADLETTER_REPLICAS: '3' },
+      gateway: replicas,
+      notifier: replicas,
+    });
+  }
+  const sentinel = infra.redisSentinel;
+  if (sentinel !== undefined) {
+    const env = {
+      REDIS_SENTINELS: sentinel.sentinels.map((s) => `${s.host}:${s.port}`).join(','),
+      REDIS_SENTINEL_NAME: sentinel.name,
+    };
+    out = mergeServiceEnv(out, { gateway: env, dashboard: env });
+  }
+  return out;
 }
 
 export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
   // Own servers even when NATS_URL & co. are set: the suites must not share streams or windows.
   const { NATS_URL: _n, REDIS_URL: _r, MONGODB_URL: _m, ...env } = process.env;
-  const infra = await startInfra({ env });
+  const infra = await startInfra({
+    env,
+    ...(opts.natsCluster === true ? { natsCluster: true } : {}),
+    ...(opts.redisSentinel === true ? { redisSentinel: true } : {}),
+  });
+  const clusterEnv = clusterServiceEnv(infra);
+  const serviceEnv =
+    Object.keys(clusterEnv).length > 0 ? mergeServiceEnv(clusterEnv, opts.serviceEnv) : opts.serviceEnv;
+  // The ingest CLI creates CDS_DATA and its buckets like the admin API: with the same replicas.
+  const ingestEnv = infra.natsCluster !== undefined ? { STREAM_REPLICAS: '3' } : {};
   let system: RunningSystem;
   try {
     system = await startSystem({
@@ -72,7 +122,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       gateways: opts.gateways ?? 1,
       queries: opts.queries ?? 1,
       projectors: opts.projectors ?? 1,
-      ...(opts.serviceEnv !== undefined ? { serviceEnv: opts.serviceEnv } : {}),
+      ...(serviceEnv !== undefined ? { serviceEnv } : {}),
       ...(opts.dashboard !== undefined ? { dashboard: opts.dashboard } : {}),
       ...(opts.notifier !== undefined ? { notifier: opts.notifier } : {}),
       env: { LOG_LEVEL: 'warn' },
@@ -150,7 +200,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
             '--nats-url',
             infra.identities.nats.ingest,
           ],
-          { cwd: REPO_ROOT, env: { ...process.env, CDS_LOCAL_ENV: '/nonexistent' } },
+          { cwd: REPO_ROOT, env: { ...process.env, ...ingestEnv, CDS_LOCAL_ENV: '/nonexistent' } },
         );
         let stdout = '';
         let stderr = '';
@@ -163,7 +213,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       await system.stop();
       // Every service ran as its own NATS user (libs/testkit identities.ts): a refused publish or
       // subscription, even one a service only logged, fails the suite.
-      const violations = infra.servers.nats?.violations() ?? [];
+      const violations = [...(infra.servers.nats?.violations() ?? []), ...(infra.natsCluster?.violations() ?? [])];
       await infra.stop();
       if (violations.length > 0) {
         throw new Error(`NATS refused ${violations.length} operation(s) of the services:\n${violations.join('\n')}`);

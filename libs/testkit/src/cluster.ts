@@ -51,6 +51,8 @@ export interface NatsClusterHandle {
   streamLeader(stream: string, timeoutMs?: number): Promise<number>;
   /** Waits until every running server sees the same JetStream meta leader. */
   waitForMetaLeader(timeoutMs?: number): Promise<string>;
+  /** The permission violations the servers logged so far (a user refused a publish or subscription), one line each. */
+  violations(): string[];
   stop(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startNatsCluster(opts: ClusterOptions = {}): Promise<NatsC
   const routes = names.map((_, i) => `nats-route://${HOST}:${routePort(i)}`).join(', ');
 
   const procs: ManagedProcess[] = [];
+  const violations: string[] = [];
   for (let i = 0; i < size; i++) {
     const dir = join(baseDir, names[i]!);
     await mkdir(join(dir, 'store'), { recursive: true });
@@ -102,6 +105,10 @@ export async function startNatsCluster(opts: ClusterOptions = {}): Promise<NatsC
           await fetchJson(`http://${HOST}:${monitorPort(i)}/healthz?js-enabled-only=true`);
         },
         readyTimeoutMs,
+        // As a single testkit server: `... - "$G/user:gateway" - Publish Violation - Subject "..."`.
+        onLine: (line) => {
+          if (/ Violation - /.test(line)) violations.push(`${names[i]}: ${line}`);
+        },
         ...(opts.env !== undefined ? { env: opts.env } : {}),
       }),
     );
@@ -212,6 +219,7 @@ export async function startNatsCluster(opts: ClusterOptions = {}): Promise<NatsC
       return index;
     },
     waitForMetaLeader,
+    violations: () => [...violations],
     stop,
   };
 }

@@ -1,7 +1,12 @@
+import { urlCredentials } from '@cds/config';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { startNatsCluster, startRedisSentinel, type NatsClusterHandle, type RedisSentinelHandle } from './cluster.ts';
 import { isContainerRuntimeAvailable } from './container-servers.ts';
 import { NATS_IDENTITIES, REDIS_IDENTITIES, sharedIdentities, type InfraIdentities } from './identities.ts';
 import { startMongo, startNats, startRedis } from './servers.ts';
 import type { InfraSource, MongoFlavor, MongoHandle, NatsHandle, RedisHandle, ServerHandle } from './types.ts';
+import { waitUntil } from './wait.ts';
 
 /** `auto`: containers when a Docker engine answers, else local binaries. */
 export type InfraMode = 'auto' | 'containers' | 'local';
@@ -61,6 +66,13 @@ export interface InfraOptions {
   readyTimeoutMs?: number;
   /** How long to wait for a Docker engine to answer in `auto` mode. Default 3 s. */
   dockerProbeTimeoutMs?: number;
+  /**
+   * Opt-in: a 3-server NATS JetStream cluster (startNatsCluster, local binaries) instead of one
+   * server; resolves once a 3-replica stream can be placed. Refused with NATS_URL set.
+   */
+  natsCluster?: boolean;
+  /** Opt-in: Redis with Sentinel (startRedisSentinel, local binaries) instead of one server. Refused with REDIS_URL set. */
+  redisSentinel?: boolean;
 }
 
 /** The running test infrastructure: URLs for clients, handles for what we started. */
@@ -78,6 +90,10 @@ export interface Infra {
   sources: { nats: InfraSource; redis: InfraSource; mongo: InfraSource };
   /** Handles of the servers the testkit started (env-provided ones are absent). */
   servers: { nats?: NatsHandle; redis?: RedisHandle; mongo?: MongoHandle };
+  /** The NATS cluster, with InfraOptions.natsCluster (then `servers.nats` is absent). */
+  natsCluster?: NatsClusterHandle;
+  /** Redis with Sentinel, with InfraOptions.redisSentinel (then `servers.redis` is absent); services need its `sentinels` and `name`. */
+  redisSentinel?: RedisSentinelHandle;
   processes: ServerHandle[];
   /** Stops every server the testkit started; safe to call more than once. */
   stop(): Promise<void>;
@@ -91,7 +107,15 @@ export interface Infra {
 export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   const env = opts.env ?? process.env;
   const plan = resolveInfraPlan(env);
-  const needsStart = [plan.nats, plan.redis, plan.mongo].some((p) => p.source === 'start');
+  if (opts.natsCluster === true && plan.nats.source === 'env') {
+    throw new Error('natsCluster: the testkit starts its own NATS cluster; unset NATS_URL');
+  }
+  if (opts.redisSentinel === true && plan.redis.source === 'env') {
+    throw new Error('redisSentinel: the testkit starts its own Redis with Sentinel; unset REDIS_URL');
+  }
+  const natsSingle = plan.nats.source === 'start' && opts.natsCluster !== true;
+  const redisSingle = plan.redis.source === 'start' && opts.redisSentinel !== true;
+  const needsStart = natsSingle || redisSingle || plan.mongo.source === 'start';
   let source: 'process' | 'container' = 'process';
   if (needsStart && plan.mode !== 'local') {
     const docker = await isContainerRuntimeAvailable(opts.dockerProbeTimeoutMs);
@@ -103,15 +127,26 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   const serverOpts = { source, env, dir: opts.dir, readyTimeoutMs: opts.readyTimeoutMs };
 
   const none = Promise.resolve(undefined);
+  const clusterOpts = { env, ...(opts.readyTimeoutMs !== undefined ? { readyTimeoutMs: opts.readyTimeoutMs } : {}) };
+  const clustersStarting = Promise.allSettled([
+    opts.natsCluster === true ? startNatsCluster(clusterOpts).then(awaitPlacement) : none,
+    opts.redisSentinel === true ? startRedisSentinel(clusterOpts) : none,
+  ] as const);
   const results = await Promise.allSettled([
-    plan.nats.source === 'start' ? startNats(serverOpts) : none,
-    plan.redis.source === 'start' ? startRedis(serverOpts) : none,
+    natsSingle ? startNats(serverOpts) : none,
+    redisSingle ? startRedis(serverOpts) : none,
     plan.mongo.source === 'start' ? startMongo(serverOpts) : none,
   ] as const);
+  const [natsClusterResult, redisSentinelResult] = await clustersStarting;
+  const natsCluster = natsClusterResult.status === 'fulfilled' ? natsClusterResult.value : undefined;
+  const redisSentinel = redisSentinelResult.status === 'fulfilled' ? redisSentinelResult.value : undefined;
+  const clusters = [natsCluster, redisSentinel].filter((c) => c !== undefined);
   const started = results.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? [r.value] : []));
-  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  const failures = [natsClusterResult, redisSentinelResult, ...results].flatMap((r) =>
+    r.status === 'rejected' ? [r.reason as unknown] : [],
+  );
   if (failures.length > 0) {
-    await Promise.allSettled(started.map((s) => s.stop()));
+    await Promise.allSettled([...started, ...clusters].map((s) => s.stop()));
     const messages = failures.map((f) => (f instanceof Error ? f.message : String(f)));
     throw new AggregateError(failures, `test infrastructure failed to start:\n${messages.join('\n\n')}`);
   }
@@ -123,30 +158,69 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   const urlOf = (p: ServicePlan, handle: ServerHandle | undefined): string =>
     p.source === 'env' ? p.url : (handle?.url ?? '');
   let stopped: Promise<void> | undefined;
-  const natsUrl = urlOf(plan.nats, nats);
-  const redisUrl = urlOf(plan.redis, redis);
+  const natsUrl = natsCluster?.url ?? urlOf(plan.nats, nats);
+  const redisUrl = redisSentinel?.url ?? urlOf(plan.redis, redis);
   return {
     natsUrl,
     redisUrl,
     identities: {
-      nats: nats?.identities ?? sharedIdentities(natsUrl, NATS_IDENTITIES),
-      redis: redis?.identities ?? sharedIdentities(redisUrl, REDIS_IDENTITIES),
+      nats: natsCluster?.identities ?? nats?.identities ?? sharedIdentities(natsUrl, NATS_IDENTITIES),
+      redis: redisSentinel?.identities ?? redis?.identities ?? sharedIdentities(redisUrl, REDIS_IDENTITIES),
     },
     mongoUrl: urlOf(plan.mongo, mongo),
     mongoFlavor: mongo?.flavor ?? 'external',
     sources: {
-      nats: nats?.source ?? 'env',
-      redis: redis?.source ?? 'env',
+      nats: natsCluster !== undefined ? 'process' : (nats?.source ?? 'env'),
+      redis: redisSentinel !== undefined ? 'process' : (redis?.source ?? 'env'),
       mongo: mongo?.source ?? 'env',
     },
     servers: { nats, redis, mongo },
+    ...(natsCluster !== undefined ? { natsCluster } : {}),
+    ...(redisSentinel !== undefined ? { redisSentinel } : {}),
     processes: started,
     stop: () => {
-      stopped ??= Promise.allSettled(started.map((s) => s.stop())).then((outcomes) => {
+      stopped ??= Promise.allSettled([...started, ...clusters].map((s) => s.stop())).then((outcomes) => {
         const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
         if (errors.length > 0) throw new AggregateError(errors, 'some test servers did not stop cleanly');
       });
       return stopped;
     },
   };
+}
+
+/**
+ * Resolves once the cluster places a 3-replica stream: right after the meta leader is elected a
+ * peer may still count as offline ("no suitable peers for placement"), and a service creating its
+ * streams at start would fail on it. Stops the cluster when it never does.
+ */
+async function awaitPlacement(cluster: NatsClusterHandle, timeoutMs = 30_000): Promise<NatsClusterHandle> {
+  const servers = cluster.url.split(',');
+  const { user, password } = urlCredentials(servers[0]!);
+  const stream = 'CDS_TESTKIT_PLACEMENT';
+  try {
+    await waitUntil(
+      'a 3-replica stream placed on the NATS cluster',
+      async () => {
+        const nc = await connect({
+          servers: servers.map((s) => urlCredentials(s).address),
+          ...(user !== undefined ? { user, pass: password ?? '' } : {}),
+          timeout: 2_000,
+          reconnect: false,
+          name: 'cds-testkit-placement',
+        });
+        try {
+          const jsm = await jetstreamManager(nc, { timeout: 5_000 });
+          await jsm.streams.add({ name: stream, subjects: ['cds-testkit.placement'], num_replicas: 3 });
+          await jsm.streams.delete(stream);
+        } finally {
+          await nc.close();
+        }
+      },
+      timeoutMs,
+    );
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+  return cluster;
 }

@@ -1,5 +1,5 @@
 import { KEYS_STREAM } from '@cds/contracts';
-import { loadConfig } from '@cds/config';
+import { keepTrying, loadConfig } from '@cds/config';
 import { connectMessaging } from '@cds/messaging';
 import { runService } from '@cds/telemetry';
 import { buildApp } from './admin/app.ts';
@@ -13,14 +13,21 @@ import { ensureEventStreams } from './publish/streams.ts';
 await runService({
   name: 'ingest-admin',
   config: () => loadConfig(AdminConfig, process.env),
-  async start({ config, logger, onClose }) {
+  async start({ config, logger, signal, onClose }) {
     const messaging = await connectMessaging({ servers: config.NATS_URL, name: `ingest-admin-${process.pid}` });
     onClose('nats', () => messaging.close());
     if (config.ENSURE_STREAMS) {
-      await ensureEventStreams(messaging, {
-        replicas: config.STREAM_REPLICAS,
-        duplicateWindowMs: config.DUPLICATE_WINDOW_MS,
-      });
+      // A JetStream API call can time out while a new cluster still places its replicated streams:
+      // retried rather than a failed start.
+      await keepTrying(
+        'cannot create the event streams yet',
+        () =>
+          ensureEventStreams(messaging, {
+            replicas: config.STREAM_REPLICAS,
+            duplicateWindowMs: config.DUPLICATE_WINDOW_MS,
+          }),
+        { signal, logger },
+      );
     }
     const log = await startKeyLog({
       nc: messaging.nc,

@@ -47,7 +47,13 @@ await runService({
     onClose('projection workers', () => Promise.allSettled(workers.map((w) => w.stop())));
     await app.listen({ host: config.HOST, port: config.PORT });
 
-    await ensureDeadletterStream(messaging, config.DEADLETTER_REPLICAS);
+    // A JetStream API call can time out while a new cluster still places its replicated streams:
+    // retried, as the workers' start below, rather than a failed start.
+    await keepTrying(
+      'cannot create the dead-letter stream yet',
+      () => ensureDeadletterStream(messaging, config.DEADLETTER_REPLICAS),
+      { signal, logger },
+    );
     const deps = { messaging, db, logger, metrics, clock: () => new Date() };
     for (const name of config.PROJECTIONS) {
       // The data stream belongs to ingest: wait for it rather than create it with other settings.

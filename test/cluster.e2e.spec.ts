@@ -11,7 +11,7 @@
 // random: once in 14 runs the three gateways stayed on their local limits for more than 45 s after
 // the sentinels had promoted the replica (every other run: back on Redis 2.3-3.6 s after), and once
 // a projector exited at startup on a JetStream API timeout (CDS_DEADLETTER) while the new cluster
-// was still placing its replicated streams.
+// was still placing its replicated streams (that step is now retried with backoff).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { DATA_STREAM, KEYS_STREAM, PLANS } from '@cds/contracts';

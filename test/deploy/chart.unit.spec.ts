@@ -11,6 +11,7 @@ import { SYNC_SCHEDULES } from '@cds/ingest/schedule';
 import {
   chartDir,
   type K8sObject,
+  helmTemplate,
   type LabelSelector,
   kubeVersion,
   parseManifests,
@@ -978,19 +979,7 @@ describe('chart specifics per value set', () => {
   });
 
   it('Redis Sentinel: redis.sentinels and redis.sentinelName reach the pods as REDIS_SENTINELS and REDIS_SENTINEL_NAME', () => {
-    const helm = (...set: string[]) =>
-      run(requireTool('helm'), [
-        'template',
-        release,
-        chartDir,
-        '--namespace',
-        namespace,
-        '--kube-version',
-        kubeVersion,
-        '--values',
-        path.join(chartDir, 'ci/production-values.yaml'),
-        ...set,
-      ]);
+    const helm = (...set: string[]) => helmTemplate('ci/production-values.yaml', release, namespace, set);
     const sentinels = ['redis-sentinel-0.redis:26379', 'redis-sentinel-1.redis:26379', 'redis-sentinel-2.redis:26379'];
     const r = helm(
       '--set-json',
@@ -1018,16 +1007,7 @@ describe('chart specifics per value set', () => {
   it('cluster values: a NATS server list, Redis Sentinel and 3 replicas reach the pods; the dashboard may reach the sentinels (issue #27)', () => {
     const natsServers = ['nats://nats-0.nats:4222', 'nats://nats-1.nats:4222', 'nats://nats-2.nats:4222'];
     const sentinels = ['redis-sentinel-0.redis:26379', 'redis-sentinel-1.redis:26379', 'redis-sentinel-2.redis:26379'];
-    const r = run(requireTool('helm'), [
-      'template',
-      release,
-      chartDir,
-      '--namespace',
-      namespace,
-      '--kube-version',
-      kubeVersion,
-      '--values',
-      path.join(chartDir, 'ci/default-values.yaml'),
+    const r = helmTemplate('ci/default-values.yaml', release, namespace, [
       '--set',
       `nats.url=${natsServers.join('\\,')}`,
       '--set',
@@ -1085,16 +1065,7 @@ describe('chart specifics per value set', () => {
 
   it('production with sentinels on their own ports: the dashboard reaches each port, at the Redis peers only', () => {
     const sentinels = ['s0.redis:26379', 's1.redis:26379', 's2.redis:26380'];
-    const r = run(requireTool('helm'), [
-      'template',
-      release,
-      chartDir,
-      '--namespace',
-      namespace,
-      '--kube-version',
-      kubeVersion,
-      '--values',
-      path.join(chartDir, 'ci/production-values.yaml'),
+    const r = helmTemplate('ci/production-values.yaml', release, namespace, [
       '--set-json',
       `redis.sentinels=${JSON.stringify(sentinels)}`,
     ]);

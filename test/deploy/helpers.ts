@@ -48,8 +48,16 @@ export function run(cmd: string, args: readonly string[], cwd = repoRoot): RunRe
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** `helm template` of the chart with one values file (path relative to the chart); returns helm's result. */
-export function helmTemplate(valuesFile: string, release = 'cds-test', namespace = 'commodity'): RunResult {
+/**
+ * `helm template` of the chart with one values file (path relative to the chart) and any further
+ * helm arguments (`--set`, `--set-json`...); returns helm's result.
+ */
+export function helmTemplate(
+  valuesFile: string,
+  release = 'cds-test',
+  namespace = 'commodity',
+  extraArgs: readonly string[] = [],
+): RunResult {
   return run(requireTool('helm'), [
     'template',
     release,
@@ -60,6 +68,7 @@ export function helmTemplate(valuesFile: string, release = 'cds-test', namespace
     kubeVersion,
     '--values',
     path.join(chartDir, valuesFile),
+    ...extraArgs,
   ]);
 }
 

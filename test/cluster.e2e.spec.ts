@@ -12,12 +12,12 @@
 // the sentinels had promoted the replica (every other run: back on Redis 2.3-3.6 s after), and once
 // a projector exited at startup on a JetStream API timeout (CDS_DEADLETTER) while the new cluster
 // was still placing its replicated streams (that step is now retried with backoff).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { DATA_STREAM, KEYS_STREAM, PLANS } from '@cds/contracts';
-import { REPO_ROOT, waitForProcessState, type NatsClusterHandle, type RedisSentinelHandle } from '@cds/testkit';
+import { type NatsClusterHandle, type RedisSentinelHandle } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, eventually, startE2E, type E2E, type PlanName } from './support/harness.ts';
+import { spawnIngest, stoppedMidPublish } from './support/ingest-child.ts';
 import { describeLoad, fallbackCount, startLoad, type LoadReport, type RunningLoad } from './support/load.ts';
 import {
   REAL_FILES,
@@ -136,45 +136,6 @@ async function newLeader(stream: string, not: number, timeoutMs: number): Promis
     timeoutMs,
   );
   return leader;
-}
-
-interface IngestChild {
-  child: ChildProcess;
-  result: Promise<{ code: number | null; out: string }>;
-}
-
-/**
- * The ingest CLI as the ingest user, at 3 replicas, as a child that stops itself (SIGSTOP) once
- * `stopAfter` events are stored anew, with 16 publishes in flight (INGEST_STOP_AFTER, PUBLISH_WINDOW).
- */
-function spawnIngest(args: string[], stopAfter: number): IngestChild {
-  const child = spawn(
-    process.execPath,
-    [
-      '--disable-warning=ExperimentalWarning',
-      'services/ingest/src/cli.ts',
-      ...args,
-      '--nats-url',
-      e2e.infra.identities.nats.ingest,
-    ],
-    {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        CDS_LOCAL_ENV: '/nonexistent',
-        STREAM_REPLICAS: '3',
-        INGEST_STOP_AFTER: String(stopAfter),
-        PUBLISH_WINDOW: '16',
-      },
-    },
-  );
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const result = new Promise<{ code: number | null; out: string }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, out })),
-  );
-  return { child, result };
 }
 
 /** Statuses of requests with `key` through every gateway at once, without counting (If-None-Match: *). */
@@ -315,14 +276,13 @@ describe('the system on a NATS cluster and Redis with Sentinel', () => {
     const base = (await dataStreamState(probes.messaging)).messages;
     const run = load();
     // It stops itself mid-publish (16 in flight, the rest to send); the leader dies under it.
-    const ingest = spawnIngest(['backfill', '--demo', '--years', '1', '--seed', 'cluster'], 40);
-    const stopped = await Promise.race([
-      waitForProcessState(ingest.child.pid!, (s) => s === 'T', 60_000),
-      ingest.result.then((r) => {
-        throw new Error(`the ingest exited (${r.code}) before stopping itself:\n${r.out}`);
-      }),
-    ]);
-    expect(stopped, 'the ingest stopped itself mid-publish').toBe(true);
+    // As the ingest user, its streams at 3 replicas.
+    const ingest = spawnIngest(['backfill', '--demo', '--years', '1', '--seed', 'cluster'], {
+      natsUrl: e2e.infra.identities.nats.ingest,
+      stopAfter: 40,
+      env: { STREAM_REPLICAS: '3' },
+    });
+    await stoppedMidPublish(ingest, 60_000);
     const leader = await nats.streamLeader(DATA_STREAM);
     const killedAt = Date.now();
     await nats.killServer(leader);

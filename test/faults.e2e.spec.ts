@@ -8,13 +8,13 @@
 // Tunables (CI-safe defaults): CDS_E2E_FAULT_LOAD_RATE (requests/s during each fault),
 // CDS_E2E_FAULT_MS (how long each fault lasts), CDS_E2E_DEMO_YEARS (demo years ingested while NATS
 // and the ingest are killed; at least 1).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { DATA_STREAM } from '@cds/contracts';
-import { REPO_ROOT, startServiceProcess, waitForProcessState, type ServiceProcess } from '@cds/testkit';
+import { startServiceProcess, waitForProcessState, type ServiceProcess } from '@cds/testkit';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, eventually, startE2E, type E2E } from './support/harness.ts';
+import { STOPPED_RUN_WINDOW, spawnIngest, stoppedMidPublish } from './support/ingest-child.ts';
 import { describeLoad, fallbackCount as fallbacksOf, metricSum, startLoad, type LoadReport } from './support/load.ts';
 import {
   REAL_FILES,
@@ -78,57 +78,6 @@ function expectClean(report: LoadReport, allowed: string[]): void {
 
 const fallbackCount = (e: E2E) => fallbacksOf(e.system.gateways.map((g) => g.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface IngestChild {
-  child: ChildProcess;
-  result: Promise<{ code: number | null; out: string }>;
-}
-
-/** Publishes in flight at once for a run that stops itself: a few in flight, most still to send. */
-const STOPPED_RUN_WINDOW = 16;
-
-/**
- * The ingest CLI as a child we can kill. With `stopAfter` it stops itself (SIGSTOP) once that many
- * events are stored anew, with `STOPPED_RUN_WINDOW` publishes in flight and the rest of its events
- * not yet sent (INGEST_STOP_AFTER and PUBLISH_WINDOW, docs/ingest.md).
- */
-function spawnIngest(args: string[], stopAfter?: number): IngestChild {
-  const child = spawn(
-    process.execPath,
-    ['--disable-warning=ExperimentalWarning', 'services/ingest/src/cli.ts', ...args, '--nats-url', e2e.infra.natsUrl],
-    {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        CDS_LOCAL_ENV: '/nonexistent',
-        ...(stopAfter !== undefined
-          ? { INGEST_STOP_AFTER: String(stopAfter), PUBLISH_WINDOW: String(STOPPED_RUN_WINDOW) }
-          : {}),
-      },
-    },
-  );
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const result = new Promise<{ code: number | null; out: string }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, out })),
-  );
-  return { child, result };
-}
-
-/**
- * Waits until a `spawnIngest(…, stopAfter)` child has stopped itself mid-publish. No poll can miss
- * it: the process waits, stopped, however long the test takes to look. Fails with the child's
- * output when it exited instead (it never stored that many events anew).
- */
-async function stoppedMidPublish(ingest: IngestChild, timeoutMs = 120_000): Promise<void> {
-  const exited = ingest.result.then((r) => `exited with ${r.code} before stopping itself:\n${r.out}`);
-  const stopped = waitForProcessState(ingest.child.pid!, (state) => state === 'T', timeoutMs).then((ok) =>
-    ok ? undefined : `not stopped within ${timeoutMs} ms`,
-  );
-  const failure = await Promise.race([stopped, exited]);
-  if (failure !== undefined) throw new Error(`the ingest was to stop itself mid-publish but ${failure}`);
-}
 
 beforeAll(async () => {
   e2e = await startE2E({ gateways: 2, queries: 1, projectors: 1 });
@@ -218,7 +167,7 @@ describe('faults under a steady load', () => {
   it('the ingest killed mid-publish, then the projector killed mid-batch: rerun and restart, nothing lost or doubled', async () => {
     const base = (await dataStreamState(probes.messaging)).messages;
     const args = ['backfill', '--demo', '--years', String(DEMO_YEARS)];
-    const first = spawnIngest(args, 40);
+    const first = spawnIngest(args, { natsUrl: e2e.infra.natsUrl, stopAfter: 40 });
     await stoppedMidPublish(first);
     first.child.kill('SIGKILL');
     const killed = await first.result;
@@ -245,7 +194,7 @@ describe('faults under a steady load', () => {
     // open when stopped holds messages delivered and never acknowledged.
     projector.signal('SIGSTOP');
     expect(await waitForProcessState(projector.child.pid!, (state) => state === 'T')).toBe(true);
-    const second = spawnIngest(args);
+    const second = spawnIngest(args, { natsUrl: e2e.infra.natsUrl });
     const done = await second.result;
     expect(done.code, done.out).toBe(0);
     const c = ingestCounts(done.out);
@@ -427,7 +376,10 @@ describe('faults under a steady load', () => {
     const base = (await dataStreamState(probes.messaging)).messages;
     // New facts (another demo seed): the ingest is publishing when NATS dies. It stops itself
     // mid-publish; NATS is killed under it; then it runs on against the dead server and retries.
-    const ingest = spawnIngest(['backfill', '--demo', '--years', String(DEMO_YEARS), '--seed', 'faults'], 30);
+    const ingest = spawnIngest(['backfill', '--demo', '--years', String(DEMO_YEARS), '--seed', 'faults'], {
+      natsUrl: e2e.infra.natsUrl,
+      stopAfter: 30,
+    });
     await stoppedMidPublish(ingest);
     // The load covers the whole outage, however long the ingest took to get here.
     const run = load(FAULT_MS + 4_000);

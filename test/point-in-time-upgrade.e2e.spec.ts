@@ -4,18 +4,16 @@
 // streams into new collections and switches the aliases; afterwards the same data is served, now
 // with publication times (estimated for the old events: their ingest time, and the COT release
 // calendar), and `as_of` works on it, including a Thanksgiving week's shifted COT release.
-import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { subjectFor, type DataEvent } from '@cds/contracts';
 import { connectMessaging } from '@cds/messaging';
-import { COLLECTIONS, activeCollection, type ReadModelAliasDoc, type ReadModelName } from '@cds/read-models';
+import { COLLECTIONS, activeCollection, type ReadModelAliasDoc } from '@cds/read-models';
 import { createReadModelStore } from '@cds/store';
-import { REPO_ROOT } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, type E2E } from './support/harness.ts';
 import { READ_MODELS } from './support/read-model-hash.ts';
-import { waitForProjections } from './support/projections.ts';
+import { runRebuild, waitForProjections } from './support/projections.ts';
 
 const CORN = '/api/v1/commodities/CORN/series?type=price&start_date=2024-01-01&end_date=2024-12-31';
 const GOLD_COT = '/api/v1/commodities/GOLD/cot?format=legacy&start_date=2024-11-01&end_date=2024-12-31';
@@ -115,33 +113,6 @@ async function downgradeReadModels(): Promise<void> {
   }
 }
 
-function rebuild(projection: ReadModelName): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--disable-warning=ExperimentalWarning', 'services/projector/src/cli.ts', 'rebuild', '--projection', projection],
-      {
-        cwd: REPO_ROOT,
-        env: {
-          ...process.env,
-          LOG_LEVEL: 'warn',
-          NATS_URL: e2e.infra.identities.nats.projector,
-          MONGODB_URL: e2e.infra.mongoUrl,
-          MONGODB_DB: 'cds',
-        },
-      },
-    );
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
-
 /** The values of an answer, without what the upgrade adds (publication fields) or varies (meta). */
 function values(body: { data: Record<string, unknown>[] }): unknown[] {
   return body.data.map((item) => {
@@ -223,7 +194,10 @@ describe('upgrading a running system to point in time', () => {
     })();
     const started = Date.now();
     const runs = [];
-    for (const projection of READ_MODELS) runs.push({ projection, ...(await rebuild(projection)) });
+    for (const projection of READ_MODELS) {
+      const target = { natsUrl: e2e.infra.identities.nats.projector, mongoUrl: e2e.infra.mongoUrl, db: 'cds' };
+      runs.push({ projection, ...(await runRebuild(projection, target)) });
+    }
     const rebuildMs = Date.now() - started;
     reading = false;
     await reader;

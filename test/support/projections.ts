@@ -6,6 +6,7 @@ import { DATA_STREAM } from '@cds/contracts';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
+import type { ReadModelName } from '@cds/read-models';
 import { READ_MODELS } from './read-model-hash.ts';
 
 /** The real source excerpts the suites ingest: [source, file in FIXTURES]. */
@@ -85,7 +86,12 @@ export async function waitForProjections(messaging: Messaging, timeoutMs: number
   throw new Error(`projections did not catch up within ${timeoutMs} ms (${states.join('; ')})`);
 }
 
-function runNode(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+/** A node script of this repository, killed (SIGKILL) if it has not exited within `timeoutMs`. */
+function runNode(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 180_000,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', ...args], {
       cwd: REPO_ROOT,
@@ -94,26 +100,47 @@ function runNode(args: string[], env: Record<string, string>): Promise<{ code: n
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    child.once('exit', (code) => resolve({ code, out }));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
   });
+}
+
+/**
+ * The projector's `rebuild` of one read model, run as in a projector pod: `natsUrl` is the
+ * projector's NATS user (`infra.identities.nats.projector`), `db` the database whose read model is
+ * replayed into a new collection and switched to (the previous one kept with `keepPrevious`).
+ */
+export function runRebuild(
+  projection: ReadModelName,
+  target: { natsUrl: string; mongoUrl: string; db: string },
+  opts: { keepPrevious?: boolean } = {},
+): Promise<{ code: number | null; out: string }> {
+  return runNode(
+    [
+      'services/projector/src/cli.ts',
+      'rebuild',
+      '--projection',
+      projection,
+      ...(opts.keepPrevious === true ? ['--keep-previous'] : []),
+    ],
+    { NATS_URL: target.natsUrl, MONGODB_URL: target.mongoUrl, MONGODB_DB: target.db },
+  );
 }
 
 /**
  * The clean reference: replays the whole data stream into the fresh database `db` with the
  * projector's own `rebuild` command (an ordered consumer per projection from sequence 1, no
- * faults, no competing replicas), run as in a projector pod: `natsUrl` is the projector's NATS user
- * (`infra.identities.nats.projector`). Returns the milliseconds it took.
+ * faults, no competing replicas). Returns the milliseconds it took.
  */
 export async function rebuildReference(natsUrl: string, mongoUrl: string, db: string): Promise<number> {
   const start = Date.now();
   // The three projections read disjoint collections: rebuild them side by side.
   const runs = await Promise.all(
     READ_MODELS.map((projection) =>
-      runNode(['services/projector/src/cli.ts', 'rebuild', '--projection', projection, '--keep-previous'], {
-        NATS_URL: natsUrl,
-        MONGODB_URL: mongoUrl,
-        MONGODB_DB: db,
-      }).then((run) => ({ projection, ...run })),
+      runRebuild(projection, { natsUrl, mongoUrl, db }, { keepPrevious: true }).then((run) => ({ projection, ...run })),
     ),
   );
   for (const run of runs) {

@@ -8,6 +8,7 @@ import { connect } from '@nats-io/transport-node';
 import { requireBinary } from './binaries.ts';
 import { natsServerAuth, redisServerAuth, type NatsIdentity, type RedisIdentity } from './identities.ts';
 import { createManagedProcess, type ManagedProcess } from './managed-process.ts';
+import { redisServerArgs } from './local-servers.ts';
 import { findFreePorts } from './ports.ts';
 import { probeRedis } from './probes.ts';
 import { waitUntil } from './wait.ts';
@@ -334,18 +335,7 @@ export async function startRedisSentinel(opts: ClusterOptions = {}): Promise<Red
       name: `redis-server :${port}`,
       command,
       args: [
-        '--port',
-        `${port}`,
-        '--bind',
-        HOST,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        dir,
-        '--daemonize',
-        'no',
+        ...redisServerArgs(port, dir),
         // Both may become a replica after a failover: each reaches its primary as the default user.
         '--masteruser',
         'default',

@@ -137,6 +137,11 @@ export async function startLocalNats(opts: StartServerOptions = {}): Promise<Nat
   });
 }
 
+/** A test `redis-server` on `port` of HOST, in the foreground, its files in `dir`, persistence off. */
+export function redisServerArgs(port: number, dir: string): string[] {
+  return ['--port', `${port}`, '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
+}
+
 /**
  * Starts `redis-server` on a free port with persistence off (tests need speed, not durability) and
  * its ACL users (identities.ts, fresh passwords): `url` is the default user's, with its password.
@@ -150,21 +155,7 @@ export async function startLocalRedis(opts: StartServerOptions = {}): Promise<Re
       label: 'redis-server',
       command,
       portCount: 1,
-      args: ([port], dataDir) => [
-        '--port',
-        `${port}`,
-        '--bind',
-        HOST,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        dataDir,
-        '--daemonize',
-        'no',
-        ...auth.args,
-      ],
+      args: ([port], dataDir) => [...redisServerArgs(port!, dataDir), ...auth.args],
       url: ([port]) => auth.url(`redis://${HOST}:${port}`),
       probe: ([port]) => probeRedis(auth.url(`redis://${HOST}:${port}`)),
     },

@@ -81,6 +81,26 @@ function byDateThenRelease<T extends Versioned>(kind: ItemKind<T>, releases: rea
   };
 }
 
+/**
+ * Every version of each date (of `only` when given), oldest first: the revised ones (stored by date,
+ * then publication time), then the current one.
+ */
+function versionsByDate<T>(
+  parts: { current: readonly T[]; revised?: readonly T[] | undefined },
+  kind: Pick<ItemKind<T>, 'dateOf'>,
+  only?: ReadonlySet<string>,
+): Map<string, T[]> {
+  const byDate = new Map<string, T[]>();
+  for (const v of [...(parts.revised ?? []), ...parts.current]) {
+    const d = kind.dateOf(v);
+    if (only !== undefined && !only.has(d)) continue;
+    const list = byDate.get(d);
+    if (list === undefined) byDate.set(d, [v]);
+    else list.push(v);
+  }
+  return byDate;
+}
+
 /** The index of the release published at `p` (registering it, or widening its dates and first sighting). */
 function registerRelease(releases: StoredRelease[], stamp: ReleaseStamp, lo: string, hi: string): number {
   const at = releases.findIndex((r) => r.p === stamp.publishedAt);
@@ -144,16 +164,7 @@ export function foldRelease<T extends Versioned>(
   let changed = releases[r] !== parts.releases[r];
 
   // every version of the dates this release carries, oldest first
-  const dates = new Set(items.map((i) => kind.dateOf(i)));
-  const versions = new Map<string, T[]>();
-  for (const v of parts.revised) {
-    const d = kind.dateOf(v);
-    if (dates.has(d)) (versions.get(d) ?? versions.set(d, []).get(d)!).push(v);
-  }
-  for (const v of parts.current) {
-    const d = kind.dateOf(v);
-    if (dates.has(d)) (versions.get(d) ?? versions.set(d, []).get(d)!).push(v);
-  }
+  const versions = versionsByDate(parts, kind, new Set(items.map((i) => kind.dateOf(i))));
   const touched = new Set<string>();
 
   /** Places a version of date `d` published at `p` (the one in force at `p` is unchanged when equal). */
@@ -303,11 +314,7 @@ export function viewItems<T extends Versioned>(
   ) {
     return parts.current.map((item) => ({ item, release: releaseOf(item) }));
   }
-  const byDate = new Map<string, T[]>();
-  for (const v of parts.revised ?? [])
-    (byDate.get(kind.dateOf(v)) ?? byDate.set(kind.dateOf(v), []).get(kind.dateOf(v))!).push(v);
-  for (const v of parts.current)
-    (byDate.get(kind.dateOf(v)) ?? byDate.set(kind.dateOf(v), []).get(kind.dateOf(v))!).push(v);
+  const byDate = versionsByDate(parts, kind);
   const out: ViewedItem<T>[] = [];
   for (const d of [...byDate.keys()].sort()) {
     const visible = byDate

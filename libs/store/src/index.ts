@@ -40,3 +40,4 @@ export {
   type BulkFileStore,
   type BulkManifest,
 } from './bulk-files.ts';
+export { viewPoints } from './read-models/views.ts';

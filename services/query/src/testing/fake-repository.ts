@@ -1,5 +1,5 @@
-import { isCurrentView, viewItems, type CatalogDoc, type CotDoc, type SeriesBucketDoc } from '@cds/read-models';
-import type { ReadModelReader, ViewedPoint } from '@cds/store';
+import { isCurrentView, type CatalogDoc, type CotDoc, type SeriesBucketDoc } from '@cds/read-models';
+import { viewPoints, type ReadModelReader, type ViewedPoint } from '@cds/store';
 import { createReadModelRepository, type ReadModelRepository } from '../repository/repository.ts';
 
 export interface FakeReadModels {
@@ -57,13 +57,7 @@ export function createFakeRepository(initial: FakeReadModels = {}): FakeReposito
             .sort((a, b) => a.year - b.year);
         const points = (from: number, to: number): ViewedPoint[] =>
           buckets(from, to).flatMap((b) =>
-            viewItems({ current: b.points, revised: b.revised, releases: b.releases }, q.view, {
-              dateOf: (x) => x.d,
-            }).map(({ item, release, earlier }) => ({
-              ...item,
-              ...(release === undefined ? {} : { release }),
-              ...(earlier === undefined ? {} : { earlier: earlier.map((e) => ({ ...e.item, release: e.release })) }),
-            })),
+            viewPoints({ current: b.points, revised: b.revised, releases: b.releases }, q.view),
           );
         const from = Math.max(startYear, q.firstYear);
         const to = Math.min(Number(q.endDate.slice(0, 4)), q.lastYear);

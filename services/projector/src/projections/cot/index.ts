@@ -8,7 +8,7 @@ import {
   type StoredCotReport,
   type StoredGroup,
 } from '@cds/read-models';
-import { cftcCotRelease } from '@cds/schedule';
+import { cotReportPublishedAt } from '@cds/schedule';
 import { firstSeenOf, stampOf } from '../releases.ts';
 import { commodityOf, cotReportSource, dateRange, nextMeta, readPath, type Projection } from '../types.ts';
 
@@ -51,7 +51,7 @@ export const REPORT_KIND: ItemKind<StoredCotReport> = {
 
 /** A report's release: its stated `published_at`, else the CFTC calendar's Friday 15:30 New York (estimated). */
 export function cotReportStamp(report: Report, firstSeenAt: string): ReleaseStamp {
-  return stampOf(report, () => cftcCotRelease(report.report_date).at.toISOString(), firstSeenAt);
+  return stampOf(report, () => cotReportPublishedAt(report.report_date).toISOString(), firstSeenAt);
 }
 
 function yearOf(date: string): number {

@@ -51,6 +51,7 @@ export function createRedis(opts: RedisClientOptions): Redis {
       : new Redis(opts.url, common);
   // Without a listener ioredis prints every reconnect failure to stderr.
   client.on('error', (err: Error) => opts.onError?.(err));
+  if (opts.sentinels !== undefined && opts.sentinels.length > 0) followSwitchMaster(client, opts, opts.sentinels);
   return client;
 }
 
@@ -76,10 +77,68 @@ function sentinelOptions(opts: RedisClientOptions, sentinels: readonly { host: s
     ...(opts.sentinelPassword !== undefined ? { sentinelPassword: opts.sentinelPassword } : {}),
     // Capped pauses between rounds of asking the sentinels, as between reconnects above.
     sentinelRetryStrategy: (times: number) => Math.min(times * 100, 1_000),
-    sentinelMaxConnections: 10,
-    // Follows +switch-master at once, also when the old primary stays up as a replica.
-    failoverDetector: true,
+    // A sentinel that accepts connections and never answers (paused, partitioned) costs one
+    // command timeout before the next is asked; without it the client would wait on it forever.
+    sentinelCommandTimeout: opts.commandTimeoutMs ?? 1_000,
+    // ioredis's own failover detector is off: when a +switch-master arrives while the client is
+    // already reconnecting (its primary died first), it aborts the connect in progress and the
+    // client ends for good ('Connection is closed.', every later command refused). followSwitchMaster
+    // below does its job without that race.
+    failoverDetector: false,
+    // A primary demoted under the client answers writes READONLY: reconnect, through the sentinels.
+    reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 1 : false),
   };
+}
+
+/**
+ * Follows a failover at once, also when the old primary stays up (demoted, or cut off from the
+ * sentinels but not from us): listens for `+switch-master` on every configured sentinel and, when
+ * the client is connected to some other server than the one named, drops the connection so the
+ * client asks the sentinels again. A client that is not connected is left alone: it asks the
+ * sentinels on its next attempt anyway. Stops when the client ends.
+ */
+function followSwitchMaster(
+  client: Redis,
+  opts: RedisClientOptions,
+  sentinels: readonly { host: string; port: number }[],
+): void {
+  const tls = opts.url.startsWith('rediss:');
+  let last = '';
+  let lastAt = 0;
+  const listeners = sentinels.map((s) => {
+    const listener = new Redis({
+      host: s.host,
+      port: s.port,
+      connectionName: `${opts.name}:failover`,
+      connectTimeout: opts.connectTimeoutMs ?? 2_000,
+      retryStrategy: (times: number) => Math.min(times * 100, 1_000),
+      ...(opts.sentinelPassword !== undefined ? { password: opts.sentinelPassword } : {}),
+      ...(tls ? { tls: {} } : {}),
+    });
+    listener.on('error', (err: Error) => opts.onError?.(err));
+    listener.on('message', (channel: string, message: string) => {
+      // "<name> <old-ip> <old-port> <new-ip> <new-port>"; every sentinel sends it once.
+      const [name, , , host, port] = message.split(' ');
+      if (channel !== '+switch-master' || name !== opts.sentinelName) return;
+      if (message === last && Date.now() - lastAt < 30_000) return;
+      last = message;
+      lastAt = Date.now();
+      if (client.status !== 'ready') return;
+      const stream = client.stream as { remoteAddress?: string; remotePort?: number } | undefined;
+      const onNamed =
+        stream?.remotePort === Number(port) &&
+        (stream.remoteAddress === host || stream.remoteAddress === `::ffff:${host}`);
+      if (!onNamed) client.disconnect(true);
+    });
+    // Resubscribed by ioredis after each reconnect; a sentinel down now is subscribed when it is back.
+    listener.subscribe('+switch-master').catch((err: unknown) => {
+      if (err instanceof Error) opts.onError?.(err);
+    });
+    return listener;
+  });
+  client.once('end', () => {
+    for (const listener of listeners) listener.disconnect();
+  });
 }
 
 /**

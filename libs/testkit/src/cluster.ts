@@ -308,6 +308,8 @@ export interface RedisSentinelHandle {
   waitForFailover(oldPort: number, timeoutMs?: number): Promise<number>;
   /** Restarts sentinel `index` (0..2). */
   restartSentinel(index: number): Promise<void>;
+  /** Sends `signal` to sentinel `index` (0..2): SIGSTOP makes it a sentinel that accepts connections and never answers. */
+  signalSentinel(index: number, signal: NodeJS.Signals): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -427,7 +429,18 @@ export async function startRedisSentinel(opts: ClusterOptions = {}): Promise<Red
     throw err;
   }
 
-  const primaryPort = async (): Promise<number> => (await sentinelView(sentinelPorts[0])).primary;
+  /** The primary the first sentinel that answers names (one may be stopped or paused). */
+  const primaryPort = async (): Promise<number> => {
+    let last: unknown;
+    for (const port of sentinelPorts) {
+      try {
+        return (await sentinelView(port)).primary;
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last;
+  };
 
   return {
     name,
@@ -468,6 +481,11 @@ export async function startRedisSentinel(opts: ClusterOptions = {}): Promise<Red
       if (s === undefined) throw new Error(`no sentinel ${index} (0..2)`);
       await s.stop();
       await s.start();
+    },
+    signalSentinel: async (index, signal) => {
+      const s = sentinels[index];
+      if (s === undefined) throw new Error(`no sentinel ${index} (0..2)`);
+      await s.kill(signal);
     },
     stop,
   };

@@ -115,6 +115,8 @@ export async function followStream<T>(
     onCaughtUp?: (seq: number) => void;
     /** Messages before this sequence are gone (retention), read from the stream at start. */
     onFirstSeq?: (firstSeq: number) => void;
+    /** The watchdog's `stallMs` (followOptions; default 3 s): how long the stream may be ahead unnoticed. */
+    stallMs?: number;
   },
 ): Promise<StreamFollower> {
   const { state } = await clients.jsm.streams.info(opts.stream);
@@ -128,7 +130,7 @@ export async function followStream<T>(
   });
   if (caught) opts.onCaughtUp?.(0);
   const consumer = await consumeStream<T>(clients, {
-    ...followOptions(opts.logger, opts.stream),
+    ...followOptions(opts.logger, opts.stream, opts.stallMs),
     decode: opts.decode,
     handler: (batch) => {
       for (const m of batch) {

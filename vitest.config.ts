@@ -33,9 +33,7 @@ export default defineConfig({
           include: ['test/**/*.e2e.spec.ts'],
           // Each file starts its own infrastructure and 6+ service processes: one at a time on 2 cores.
           fileParallelism: false,
-          // The clustered-infrastructure suite runs on demand (`npm run test:cluster`) until the two
-          // faults its header describes are understood.
-          exclude: process.env.CDS_CLUSTER_SUITE === '1' ? exclude : [...exclude, 'test/cluster.e2e.spec.ts'],
+          exclude,
           globalSetup: [infraSetup],
           testTimeout: 60_000,
           hookTimeout: 60_000,

@@ -6,12 +6,10 @@
 // and a short soak of sentinel and NATS server restarts. Each scenario prints its figures (one line,
 // `cluster: ...`); docs/reliability.md "Clustered infrastructure" has them.
 //
-// Not in `npm test` yet: `npm run test:cluster` runs it (vitest.config.ts leaves it out of the e2e
-// project otherwise). Two faults seen in its runs are not understood yet, and would make CI fail at
-// random: once in 14 runs the three gateways stayed on their local limits for more than 45 s after
-// the sentinels had promoted the replica (every other run: back on Redis 2.3-3.6 s after), and once
-// a projector exited at startup on a JetStream API timeout (CDS_DEADLETTER) while the new cluster
-// was still placing its replicated streams (that step is now retried with backoff).
+// Part of `npm test`; `npm run test:cluster` runs it alone. Two faults its early runs showed were in
+// the Redis client (libs/redis/src/client.ts, sentinel.int.spec.ts): a reconnect that asked a
+// sentinel with no deadline, and ioredis's failover detector ending the client for good when a
+// +switch-master arrived during a reconnect (the gateways then stayed on their local limits).
 import { join } from 'node:path';
 import { DATA_STREAM, KEYS_STREAM, PLANS } from '@cds/contracts';
 import { type NatsClusterHandle, type RedisSentinelHandle } from '@cds/testkit';
@@ -37,8 +35,8 @@ const LOAD_RATE = 8;
  * Bound on the revocation time after the CDS_KEYS leader died: revoke answered → last gateway's 401.
  * On one server it is milliseconds (docs/reliability.md "Revocation time"); here a gateway whose key
  * follower's consumer went with the dead server gets the event only once its watchdog recreates the
- * consumer (libs/messaging followOptions: no progress for 3 s with the stream ahead, checked every
- * 0.75 s): 4.0-4.5 s measured on the 2-core machine, so 6 s leaves room for a loaded CI runner.
+ * consumer (services/gateway/src/keys/key-stream.ts: no progress for 1.5 s with the stream ahead,
+ * checked every 375 ms): about 2.5 s at worst, so 6 s leaves room for a loaded CI runner.
  */
 const REVOCATION_BOUND_MS = 6_000;
 /** The plan of the account whose minute window is measured across the Redis failover (10 a minute). */

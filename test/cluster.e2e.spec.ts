@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { DATA_STREAM, KEYS_STREAM, PLANS } from '@cds/contracts';
 import { type NatsClusterHandle, type RedisSentinelHandle } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, eventually, startE2E, type E2E, type PlanName } from './support/harness.ts';
+import { FIXTURES, eventually, keyStatuses, startE2E, type E2E, type PlanName } from './support/harness.ts';
 import { spawnIngest, stoppedMidPublish } from './support/ingest-child.ts';
 import { describeLoad, fallbackCount, startLoad, type LoadReport, type RunningLoad } from './support/load.ts';
 import {
@@ -80,6 +80,7 @@ function expectClean(report: LoadReport, allowed: string[]): void {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const gatewayUrls = () => e2e.system.gateways.map((g) => g.url);
 
 /** Resolves with `promise`, or fails after `ms` naming `label`. */
 async function within<T>(label: string, ms: number, promise: Promise<T>): Promise<T> {
@@ -136,20 +137,6 @@ async function newLeader(stream: string, not: number, timeoutMs: number): Promis
   return leader;
 }
 
-/** Statuses of requests with `key` through every gateway at once, without counting (If-None-Match: *). */
-async function keyStatuses(key: string): Promise<number[]> {
-  return Promise.all(
-    e2e.system.gateways.map(async (g) => {
-      const res = await fetch(`${g.url}/api/v1/commodities`, {
-        headers: { authorization: `Bearer ${key}`, 'if-none-match': '*' },
-        signal: AbortSignal.timeout(5_000),
-      });
-      await res.arrayBuffer();
-      return res.status;
-    }),
-  );
-}
-
 /**
  * Polls every gateway with a revoked `key` (not counted: If-None-Match: *) until each answers 401;
  * the milliseconds from `since` to each gateway's first 401. A gateway that refused is not asked
@@ -189,7 +176,7 @@ async function newAccount(plan: PlanName): Promise<{ accountId: string; keyId: s
   const createdAt = Date.now();
   await eventually(
     `the key of a new ${plan} account known on every gateway`,
-    async () => (await keyStatuses(key.body.key)).every((s) => s === 304),
+    async () => (await keyStatuses(gatewayUrls(), key.body.key)).every((s) => s === 304),
     15_000,
   );
   return { accountId: acc.body.account_id, keyId: key.body.key_id, key: key.body.key, knownMs: Date.now() - createdAt };

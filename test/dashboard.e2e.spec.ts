@@ -12,6 +12,7 @@ import { connectMessaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './support/browser.ts';
+import { logIn as logInAs, openPasswordReset } from './support/dashboard-flows.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
 import { waitForProjections } from './support/projections.ts';
@@ -98,12 +99,7 @@ async function untilAll(key: string, expected: number | 'accepted', timeoutMs: n
 
 const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
 
-async function logIn(email: string, password: string) {
-  await page.goto(`${dash}/login`);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-}
+const logIn = (email: string, password: string) => logInAs(page, dash, email, password);
 
 async function createKey(label: string): Promise<{ key: string; keyId: string }> {
   await nav('API keys');
@@ -252,14 +248,8 @@ describe('developer dashboard in a browser', () => {
   });
 
   it('resets the password by mail; the old one stops working', async () => {
-    await page.goto(`${dash}/login`);
-    await page.getByRole('link', { name: 'Forgot your password?' }).click();
     const since = smtp.mails.length;
-    await page.getByLabel('E-mail address').fill(EMAIL);
-    await page.getByRole('button', { name: 'Send reset link' }).click();
-    await page.getByRole('heading', { name: 'Check your inbox' }).waitFor();
-    const mail = await smtp.waitFor(EMAIL, /Reset your password/, { since });
-    await page.goto(linkIn(mail, 'reset'));
+    await openPasswordReset(page, dash, smtp, EMAIL);
     await page.getByLabel('New password').fill(NEW_PASSWORD);
     await shot('17-reset');
     await page.getByRole('button', { name: 'Set new password' }).click();

@@ -6,12 +6,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { KEYS_STREAM, PLANS } from '@cds/contracts';
-import { linkIn, startSmtpListener, type SmtpListener } from '@cds/dashboard/testing';
+import { startSmtpListener, type SmtpListener } from '@cds/dashboard/testing';
 import { connectMessaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
+import { logIn, signUp } from './support/dashboard-flows.ts';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
 import { metricSum } from './support/load.ts';
 
@@ -74,18 +75,8 @@ const gatewayMetric = (name: string) =>
 describe('one free account creating keys in a loop', () => {
   it('meets the cap, then the throttle, and leaves only its active keys in every gateway', async () => {
     // Sign up, confirm by mail, log in.
-    await page.goto(`${dash}/signup`);
-    await page.getByLabel('E-mail address').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.getByRole('heading', { name: 'Check your inbox' }).waitFor();
-    await page.goto(linkIn(await smtp.waitFor(EMAIL, /Confirm your e-mail/), 'verify'));
-    await page.getByRole('button', { name: 'Confirm my e-mail address' }).click();
-    await page.getByRole('heading', { name: 'Your e-mail is confirmed' }).waitFor();
-    await page.goto(`${dash}/login`);
-    await page.getByLabel('E-mail address').fill(EMAIL);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await signUp(page, dash, smtp, EMAIL, PASSWORD);
+    await logIn(page, dash, EMAIL, PASSWORD);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
 
     // The loop: the first CAP creations succeed, the next is refused with the plan's cap, clearly.

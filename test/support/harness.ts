@@ -65,6 +65,8 @@ export interface E2EOptions {
    */
   natsCluster?: boolean;
   redisSentinel?: boolean;
+  /** A 3-primary Redis Cluster (REDIS_CLUSTER_NODES for the gateway and the dashboard); not with redisSentinel. */
+  redisCluster?: boolean;
 }
 
 type ServiceEnv = NonNullable<SystemOptions['serviceEnv']>;
@@ -78,7 +80,7 @@ function mergeServiceEnv(base: ServiceEnv, extra: ServiceEnv | undefined): Servi
   return out;
 }
 
-/** The replica and Sentinel settings of every service on clustered infrastructure (E2EOptions.natsCluster / redisSentinel). */
+/** The replica, Sentinel and Redis Cluster settings of every service on clustered infrastructure (E2EOptions.natsCluster / redisSentinel / redisCluster). */
 function clusterServiceEnv(infra: Infra): ServiceEnv {
   let out: ServiceEnv = {};
   if (infra.natsCluster !== undefined) {
@@ -98,6 +100,11 @@ function clusterServiceEnv(infra: Infra): ServiceEnv {
     };
     out = mergeServiceEnv(out, { gateway: env, dashboard: env });
   }
+  const redisCluster = infra.redisCluster;
+  if (redisCluster !== undefined) {
+    const env = { REDIS_CLUSTER_NODES: redisCluster.nodes.map((h) => `${h.host}:${h.port}`).join(',') };
+    out = mergeServiceEnv(out, { gateway: env, dashboard: env });
+  }
   return out;
 }
 
@@ -108,6 +115,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
     env,
     ...(opts.natsCluster === true ? { natsCluster: true } : {}),
     ...(opts.redisSentinel === true ? { redisSentinel: true } : {}),
+    ...(opts.redisCluster === true ? { redisCluster: true } : {}),
   });
   const clusterEnv = clusterServiceEnv(infra);
   const serviceEnv =
@@ -221,6 +229,23 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
     },
   };
   return e2e;
+}
+
+/**
+ * The status each gateway answers a request with `key` that no window counts (If-None-Match: *):
+ * 304 once the gateway knows the key, 401 while it does not (or no longer).
+ */
+export async function keyStatuses(gatewayUrls: readonly string[], key: string): Promise<number[]> {
+  return Promise.all(
+    gatewayUrls.map(async (url) => {
+      const res = await fetch(`${url}/api/v1/commodities`, {
+        headers: { authorization: `Bearer ${key}`, 'if-none-match': '*' },
+        signal: AbortSignal.timeout(5_000),
+      });
+      await res.arrayBuffer();
+      return res.status;
+    }),
+  );
 }
 
 /** Polls until `probe` returns true (for eventual consistency: projections, key propagation). */

@@ -1,5 +1,4 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { urlCredentials } from '@cds/config';
@@ -11,6 +10,7 @@ import { createManagedProcess, type ManagedProcess } from './managed-process.ts'
 import { redisServerArgs } from './local-servers.ts';
 import { findFreePorts } from './ports.ts';
 import { probeRedis } from './probes.ts';
+import { redisCommand } from './resp.ts';
 import { waitUntil } from './wait.ts';
 
 const HOST = '127.0.0.1';
@@ -227,70 +227,6 @@ export async function startNatsCluster(opts: ClusterOptions = {}): Promise<NatsC
 
 // ---------------------------------------------------------------------------------------------
 // Redis with Sentinel
-
-/** A RESP value as the few sentinel commands here answer: strings, numbers, arrays, null. */
-type Resp = string | number | null | Resp[];
-
-/** Parses one RESP reply from `buf` at `pos`; undefined while it is incomplete. */
-function parseResp(buf: string, pos = 0): { value: Resp; end: number } | undefined {
-  const eol = buf.indexOf('\r\n', pos);
-  if (eol < 0) return undefined;
-  const type = buf[pos];
-  const head = buf.slice(pos + 1, eol);
-  if (type === '+' || type === ':') return { value: type === ':' ? Number(head) : head, end: eol + 2 };
-  if (type === '-') throw new Error(head);
-  if (type === '$') {
-    const len = Number(head);
-    if (len < 0) return { value: null, end: eol + 2 };
-    // Sentinel answers are ASCII: characters are bytes here.
-    if (buf.length < eol + 2 + len + 2) return undefined;
-    return { value: buf.slice(eol + 2, eol + 2 + len), end: eol + 2 + len + 2 };
-  }
-  if (type === '*') {
-    const n = Number(head);
-    if (n < 0) return { value: null, end: eol + 2 };
-    const items: Resp[] = [];
-    let at = eol + 2;
-    for (let i = 0; i < n; i++) {
-      const item = parseResp(buf, at);
-      if (item === undefined) return undefined;
-      items.push(item.value);
-      at = item.end;
-    }
-    return { value: items, end: at };
-  }
-  throw new Error(`unexpected RESP reply ${JSON.stringify(buf.slice(pos, pos + 40))}`);
-}
-
-/** Sends one command to a Redis server or sentinel with no user, and returns its reply. */
-export function redisCommand(port: number, words: string[], timeoutMs = 2_000): Promise<Resp> {
-  const payload = `*${words.length}\r\n${words.map((w) => `$${Buffer.byteLength(w)}\r\n${w}\r\n`).join('')}`;
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ host: HOST, port });
-    let reply = '';
-    socket.setTimeout(timeoutMs, () => {
-      socket.destroy();
-      reject(new Error(`${HOST}:${port} did not answer ${words[0]} in ${timeoutMs} ms`));
-    });
-    socket.once('error', (err) => {
-      socket.destroy();
-      reject(err);
-    });
-    socket.once('connect', () => socket.write(payload));
-    socket.on('data', (chunk) => {
-      reply += chunk.toString('utf8');
-      try {
-        const parsed = parseResp(reply);
-        if (parsed === undefined) return;
-        socket.destroy();
-        resolve(parsed.value);
-      } catch (err) {
-        socket.destroy();
-        reject(err instanceof Error ? err : new Error(String(err)));
-      }
-    });
-  });
-}
 
 export interface RedisSentinelHandle {
   /** The primary's name the sentinels monitor (REDIS_SENTINEL_NAME). */

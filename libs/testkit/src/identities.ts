@@ -240,12 +240,14 @@ export const REDIS_ACL_RULES: Readonly<Record<RedisIdentity, string>> = {
     'resetkeys ~cds:rl:* ~cds:usage:* ~cds:sse:* resetchannels -@all',
     '+ping +info +client|setname +quit +evalsha +eval +script|load',
     '+time +hmget +hset +hexists +hkeys +hdel +expireat +zremrangebyscore +zcard +zscore +zadd +zrange +zrem +pexpire',
+    '+cluster|slots +cluster|info +asking',
   ].join(' '),
   // Its sessions and throttles under cds:dash:, and a read of the gateway's windows and usage (the usage page).
   dashboard: [
     'resetkeys ~cds:dash:* %R~cds:rl:* %R~cds:usage:* resetchannels -@all',
     '+ping +info +client|setname +quit +multi +exec +discard +time',
     '+get +set +del +sadd +smembers +pexpire +expire +incr +decr +hgetall',
+    '+cluster|slots +cluster|info +asking',
   ].join(' '),
 };
 

@@ -1,6 +1,5 @@
 export { findOnPath, resolveMongoBinary, type MongoBinary } from './binaries.ts';
 export {
-  redisCommand,
   startNatsCluster,
   startRedisSentinel,
   type ClusterMember,
@@ -47,6 +46,8 @@ export { findFreePort, findFreePorts, isPortOpen } from './ports.ts';
 export { probeMongo, probeNats, probeRedis } from './probes.ts';
 export { runNodeScript, type RunScriptOptions, type ScriptRun } from './run-script.ts';
 export type { TestInfraContext } from './provided-context.ts';
+export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.ts';
+export { redisCommand, type RedisReply } from './resp.ts';
 export { startMongo, startNats, startRedis } from './servers.ts';
 export { getTestInfra } from './spec-context.ts';
 export type {

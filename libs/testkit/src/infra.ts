@@ -4,6 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import { startNatsCluster, startRedisSentinel, type NatsClusterHandle, type RedisSentinelHandle } from './cluster.ts';
 import { isContainerRuntimeAvailable } from './container-servers.ts';
 import { NATS_IDENTITIES, REDIS_IDENTITIES, sharedIdentities, type InfraIdentities } from './identities.ts';
+import { startRedisCluster, type RedisClusterHandle } from './redis-cluster.ts';
 import { startMongo, startNats, startRedis } from './servers.ts';
 import type { InfraSource, MongoFlavor, MongoHandle, NatsHandle, RedisHandle, ServerHandle } from './types.ts';
 import { waitUntil } from './wait.ts';
@@ -73,6 +74,8 @@ export interface InfraOptions {
   natsCluster?: boolean;
   /** Opt-in: Redis with Sentinel (startRedisSentinel, local binaries) instead of one server. Refused with REDIS_URL set. */
   redisSentinel?: boolean;
+  /** Opt-in: a 3-primary Redis Cluster (startRedisCluster, local binaries) instead of one server. Refused with REDIS_URL set or with redisSentinel. */
+  redisCluster?: boolean;
 }
 
 /** The running test infrastructure: URLs for clients, handles for what we started. */
@@ -94,6 +97,8 @@ export interface Infra {
   natsCluster?: NatsClusterHandle;
   /** Redis with Sentinel, with InfraOptions.redisSentinel (then `servers.redis` is absent); services need its `sentinels` and `name`. */
   redisSentinel?: RedisSentinelHandle;
+  /** Redis Cluster, with InfraOptions.redisCluster (then `servers.redis` is absent); services need its `nodes`. */
+  redisCluster?: RedisClusterHandle;
   processes: ServerHandle[];
   /** Stops every server the testkit started; safe to call more than once. */
   stop(): Promise<void>;
@@ -113,8 +118,14 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   if (opts.redisSentinel === true && plan.redis.source === 'env') {
     throw new Error('redisSentinel: the testkit starts its own Redis with Sentinel; unset REDIS_URL');
   }
+  if (opts.redisCluster === true && opts.redisSentinel === true) {
+    throw new Error('redisCluster and redisSentinel: choose one Redis topology, not both');
+  }
+  if (opts.redisCluster === true && plan.redis.source === 'env') {
+    throw new Error('redisCluster: the testkit starts its own Redis Cluster; unset REDIS_URL');
+  }
   const natsSingle = plan.nats.source === 'start' && opts.natsCluster !== true;
-  const redisSingle = plan.redis.source === 'start' && opts.redisSentinel !== true;
+  const redisSingle = plan.redis.source === 'start' && opts.redisSentinel !== true && opts.redisCluster !== true;
   const needsStart = natsSingle || redisSingle || plan.mongo.source === 'start';
   let source: 'process' | 'container' = 'process';
   if (needsStart && plan.mode !== 'local') {
@@ -131,18 +142,20 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   const clustersStarting = Promise.allSettled([
     opts.natsCluster === true ? startNatsCluster(clusterOpts).then(awaitPlacement) : none,
     opts.redisSentinel === true ? startRedisSentinel(clusterOpts) : none,
+    opts.redisCluster === true ? startRedisCluster(clusterOpts) : none,
   ] as const);
   const results = await Promise.allSettled([
     natsSingle ? startNats(serverOpts) : none,
     redisSingle ? startRedis(serverOpts) : none,
     plan.mongo.source === 'start' ? startMongo(serverOpts) : none,
   ] as const);
-  const [natsClusterResult, redisSentinelResult] = await clustersStarting;
+  const [natsClusterResult, redisSentinelResult, redisClusterResult] = await clustersStarting;
   const natsCluster = natsClusterResult.status === 'fulfilled' ? natsClusterResult.value : undefined;
   const redisSentinel = redisSentinelResult.status === 'fulfilled' ? redisSentinelResult.value : undefined;
-  const clusters = [natsCluster, redisSentinel].filter((c) => c !== undefined);
+  const redisCluster = redisClusterResult.status === 'fulfilled' ? redisClusterResult.value : undefined;
+  const clusters = [natsCluster, redisSentinel, redisCluster].filter((c) => c !== undefined);
   const started = results.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? [r.value] : []));
-  const failures = [natsClusterResult, redisSentinelResult, ...results].flatMap((r) =>
+  const failures = [natsClusterResult, redisSentinelResult, redisClusterResult, ...results].flatMap((r) =>
     r.status === 'rejected' ? [r.reason as unknown] : [],
   );
   if (failures.length > 0) {
@@ -159,24 +172,29 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
     p.source === 'env' ? p.url : (handle?.url ?? '');
   let stopped: Promise<void> | undefined;
   const natsUrl = natsCluster?.url ?? urlOf(plan.nats, nats);
-  const redisUrl = redisSentinel?.url ?? urlOf(plan.redis, redis);
+  const redisUrl = redisSentinel?.url ?? redisCluster?.url ?? urlOf(plan.redis, redis);
   return {
     natsUrl,
     redisUrl,
     identities: {
       nats: natsCluster?.identities ?? nats?.identities ?? sharedIdentities(natsUrl, NATS_IDENTITIES),
-      redis: redisSentinel?.identities ?? redis?.identities ?? sharedIdentities(redisUrl, REDIS_IDENTITIES),
+      redis:
+        redisSentinel?.identities ??
+        redisCluster?.identities ??
+        redis?.identities ??
+        sharedIdentities(redisUrl, REDIS_IDENTITIES),
     },
     mongoUrl: urlOf(plan.mongo, mongo),
     mongoFlavor: mongo?.flavor ?? 'external',
     sources: {
       nats: natsCluster !== undefined ? 'process' : (nats?.source ?? 'env'),
-      redis: redisSentinel !== undefined ? 'process' : (redis?.source ?? 'env'),
+      redis: redisSentinel !== undefined || redisCluster !== undefined ? 'process' : (redis?.source ?? 'env'),
       mongo: mongo?.source ?? 'env',
     },
     servers: { nats, redis, mongo },
     ...(natsCluster !== undefined ? { natsCluster } : {}),
     ...(redisSentinel !== undefined ? { redisSentinel } : {}),
+    ...(redisCluster !== undefined ? { redisCluster } : {}),
     processes: started,
     stop: () => {
       stopped ??= Promise.allSettled([...started, ...clusters].map((s) => s.stop())).then((outcomes) => {

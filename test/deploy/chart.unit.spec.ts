@@ -1004,6 +1004,44 @@ describe('chart specifics per value set', () => {
     expect(noName.stderr).toContain('/redis/sentinelName');
   });
 
+  it('Redis Cluster: redis.clusterNodes reach the pods as REDIS_CLUSTER_NODES, the dashboard may reach their ports, and Sentinel with Cluster is refused', () => {
+    const nodes = ['redis-cluster-0.redis:6379', 'redis-cluster-1.redis:6380', 'redis-cluster-2.redis:6379'];
+    const r = helmTemplate('ci/default-values.yaml', release, namespace, [
+      '--set-json',
+      `redis.clusterNodes=${JSON.stringify(nodes)}`,
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const objects = parseManifests(r.stdout, 'redis cluster values');
+    const cm = objects.find((o) => o.kind === 'ConfigMap')!;
+    expect(cm.data).toMatchObject({ REDIS_CLUSTER_NODES: nodes.join(',') });
+    expect(cm.data.REDIS_SENTINELS).toBeUndefined();
+    const pods = podTemplates(objects);
+    const dashboard = pods.find((p) => p.labels['app.kubernetes.io/component'] === 'dashboard')!;
+    const egress = objects
+      .filter((o) => o.kind === 'NetworkPolicy' && selectorMatches(o.spec.podSelector, dashboard.labels))
+      .flatMap((np) => (np.spec.egress ?? []) as EgressRule[]);
+    expect(egressAllows(egress, '10.0.3.9', 6380)).toBe(true);
+    expect(egressAllows(egress, '10.0.3.9', 6381)).toBe(false);
+    // Without cluster nodes (the default) there is no REDIS_CLUSTER_NODES at all.
+    const plain = renderChart('ci/default-values.yaml', release, namespace).find((o) => o.kind === 'ConfigMap')!;
+    expect(plain.data.REDIS_CLUSTER_NODES).toBeUndefined();
+    // An address without a port, and both Sentinel and Cluster, are refused by the schema.
+    const noPort = helmTemplate('ci/default-values.yaml', release, namespace, [
+      '--set-json',
+      'redis.clusterNodes=["redis-cluster-0.redis"]',
+    ]);
+    expect(noPort.status).not.toBe(0);
+    expect(noPort.stderr).toContain('/redis/clusterNodes/0');
+    const both = helmTemplate('ci/default-values.yaml', release, namespace, [
+      '--set-json',
+      `redis.clusterNodes=${JSON.stringify(nodes)}`,
+      '--set-json',
+      'redis.sentinels=["redis-sentinel-0.redis:26379"]',
+    ]);
+    expect(both.status).not.toBe(0);
+    expect(both.stderr).toContain('/redis/clusterNodes');
+  });
+
   it('cluster values: a NATS server list, Redis Sentinel and 3 replicas reach the pods; the dashboard may reach the sentinels (issue #27)', () => {
     const natsServers = ['nats://nats-0.nats:4222', 'nats://nats-1.nats:4222', 'nats://nats-2.nats:4222'];
     const sentinels = ['redis-sentinel-0.redis:26379', 'redis-sentinel-1.redis:26379', 'redis-sentinel-2.redis:26379'];

@@ -9,7 +9,7 @@ import {
   loadConfig,
   portVar,
   processVars,
-  redisSentinelVars,
+  redisTopologyVars,
   urlCredentials,
   urlVar,
 } from './index.ts';
@@ -89,20 +89,30 @@ describe('loadConfig', () => {
       expect(() => loadConfig(nats, { NATS_URL: bad }), bad).toThrow(/NATS_URL/);
     }
   });
-  it('redisSentinelVars: none by default; a host:port list becomes the sentinels, with the primary name', () => {
-    const sentinel = z.object(redisSentinelVars);
-    expect(loadConfig(sentinel, {})).toEqual({ REDIS_SENTINELS: [], REDIS_SENTINEL_NAME: 'cds-redis' });
+  it('redisTopologyVars: none by default; host:port lists become the sentinels (with the primary name) or the cluster nodes', () => {
+    const topology = z.object(redisTopologyVars);
+    expect(loadConfig(topology, {})).toEqual({
+      REDIS_SENTINELS: [],
+      REDIS_SENTINEL_NAME: 'cds-redis',
+      REDIS_CLUSTER_NODES: [],
+    });
     expect(
-      loadConfig(sentinel, { REDIS_SENTINELS: 's0.redis:26379, [::1]:26380', REDIS_SENTINEL_NAME: 'mymaster' }),
+      loadConfig(topology, { REDIS_SENTINELS: 's0.redis:26379, [::1]:26380', REDIS_SENTINEL_NAME: 'mymaster' }),
     ).toEqual({
       REDIS_SENTINELS: [
         { host: 's0.redis', port: 26379 },
         { host: '::1', port: 26380 },
       ],
       REDIS_SENTINEL_NAME: 'mymaster',
+      REDIS_CLUSTER_NODES: [],
     });
-    expect(() => loadConfig(sentinel, { REDIS_SENTINELS: 's0.redis' })).toThrow(/REDIS_SENTINELS/);
-    expect(() => loadConfig(sentinel, { REDIS_SENTINEL_NAME: '' })).toThrow(/REDIS_SENTINEL_NAME/);
+    expect(loadConfig(topology, { REDIS_CLUSTER_NODES: 'redis-0:6379,redis-1:6379' }).REDIS_CLUSTER_NODES).toEqual([
+      { host: 'redis-0', port: 6379 },
+      { host: 'redis-1', port: 6379 },
+    ]);
+    expect(() => loadConfig(topology, { REDIS_SENTINELS: 's0.redis' })).toThrow(/REDIS_SENTINELS/);
+    expect(() => loadConfig(topology, { REDIS_CLUSTER_NODES: 'redis-0' })).toThrow(/REDIS_CLUSTER_NODES/);
+    expect(() => loadConfig(topology, { REDIS_SENTINEL_NAME: '' })).toThrow(/REDIS_SENTINEL_NAME/);
   });
   it('keepTrying: tries again after a failure, logging it, until it succeeds; stops when aborted', async () => {
     const warnings: object[] = [];

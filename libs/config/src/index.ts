@@ -119,21 +119,26 @@ export const hostPortListVar = z
   )
   .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'each entry must be host:port')));
 
+const hostPorts = hostPortListVar.transform((list) =>
+  list.map((entry) => {
+    const at = entry.lastIndexOf(':');
+    return { host: entry.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(entry.slice(at + 1)) };
+  }),
+);
+
 /**
- * Redis through Sentinel (the services that use Redis): REDIS_SENTINELS lists the sentinels
- * (`host:port,host:port`) and REDIS_SENTINEL_NAME the primary they monitor; REDIS_URL then gives only
- * the user, password, db and scheme. Unset, REDIS_URL is the server itself.
+ * Where Redis is, beyond REDIS_URL (the services that use Redis). Through Sentinel: REDIS_SENTINELS
+ * lists the sentinels (`host:port,host:port`) and REDIS_SENTINEL_NAME the primary they monitor. As a
+ * Redis Cluster: REDIS_CLUSTER_NODES lists some of its nodes. Either way REDIS_URL then gives only
+ * the user, password, db and scheme; unset, REDIS_URL is the server itself. Both set is refused at
+ * startup (libs/redis createRedis).
  */
-export const redisSentinelVars = {
-  REDIS_SENTINELS: hostPortListVar.transform((list) =>
-    list.map((entry) => {
-      const at = entry.lastIndexOf(':');
-      return { host: entry.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(entry.slice(at + 1)) };
-    }),
-  ),
+export const redisTopologyVars = {
+  REDIS_SENTINELS: hostPorts,
   REDIS_SENTINEL_NAME: z.string().min(1).default('cds-redis'),
   /** The sentinels' own password, when they have one (`requirepass` on the sentinels). */
   REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+  REDIS_CLUSTER_NODES: hostPorts,
 };
 
 /** Outgoing mail, as the dashboard and the notifier take it (libs/mail `createMailer`). */

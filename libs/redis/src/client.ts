@@ -1,4 +1,13 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+
+/** A `host:port` of a sentinel or a cluster node. */
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** What createRedis returns: one server (or the primary Sentinel names), or a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
 
 export interface RedisClientOptions {
   /** `redis://host:port[/db]` or `rediss://` for TLS. */
@@ -22,10 +31,31 @@ export interface RedisClientOptions {
    * Redis Sentinel: when given, the primary named `sentinelName` is found through these sentinels
    * (and found again after a failover); `url` then supplies only the user, password, db and TLS.
    */
-  sentinels?: readonly { host: string; port: number }[];
+  sentinels?: readonly HostPort[];
   sentinelName?: string;
   /** The sentinels' own password, when they require one (`requirepass` on the sentinels). */
   sentinelPassword?: string;
+  /**
+   * Redis Cluster: when given, some (or all) of the cluster's nodes, from which the client learns
+   * the slots and follows their moves; `url` then supplies only the user, password and TLS (db 0).
+   * Every command's keys must share a slot: the services hash-tag theirs (docs/operations.md).
+   */
+  clusterNodes?: readonly HostPort[];
+}
+
+/** The createRedis options of the settings libs/config `redisTopologyVars` reads (Sentinel or Cluster). */
+export function topologyOptions(config: {
+  REDIS_SENTINELS: readonly HostPort[];
+  REDIS_SENTINEL_NAME: string;
+  REDIS_SENTINEL_PASSWORD?: string | undefined;
+  REDIS_CLUSTER_NODES: readonly HostPort[];
+}): Pick<RedisClientOptions, 'sentinels' | 'sentinelName' | 'sentinelPassword' | 'clusterNodes'> {
+  return {
+    sentinels: config.REDIS_SENTINELS,
+    sentinelName: config.REDIS_SENTINEL_NAME,
+    ...(config.REDIS_SENTINEL_PASSWORD !== undefined ? { sentinelPassword: config.REDIS_SENTINEL_PASSWORD } : {}),
+    clusterNodes: config.REDIS_CLUSTER_NODES,
+  };
 }
 
 /**
@@ -35,7 +65,9 @@ export interface RedisClientOptions {
  * no command timeout. The client keeps reconnecting in the background (capped backoff), so it
  * recovers by itself when Redis is back.
  */
-export function createRedis(opts: RedisClientOptions): Redis {
+export function createRedis(opts: RedisClientOptions & { clusterNodes?: readonly [] | undefined }): Redis;
+export function createRedis(opts: RedisClientOptions): RedisClient;
+export function createRedis(opts: RedisClientOptions): RedisClient {
   const common = {
     connectionName: opts.name,
     connectTimeout: opts.connectTimeoutMs ?? 2_000,
@@ -45,35 +77,100 @@ export function createRedis(opts: RedisClientOptions): Redis {
     retryStrategy: (times: number) => Math.min(times * 100, 1_000),
     enableOfflineQueue: opts.offlineQueue ?? true,
   };
+  const sentinels = opts.sentinels ?? [];
+  const clusterNodes = opts.clusterNodes ?? [];
+  if (sentinels.length > 0 && clusterNodes.length > 0) {
+    throw new Error(
+      'createRedis: both sentinels and cluster nodes given (REDIS_SENTINELS, REDIS_CLUSTER_NODES): choose one',
+    );
+  }
+  if (clusterNodes.length > 0) {
+    const cluster = createCluster(opts, clusterNodes, common);
+    cluster.on('error', (err: Error) => opts.onError?.(err));
+    return cluster;
+  }
   const client =
-    opts.sentinels !== undefined && opts.sentinels.length > 0
-      ? new Redis({ ...common, ...sentinelOptions(opts, opts.sentinels) })
-      : new Redis(opts.url, common);
+    sentinels.length > 0 ? new Redis({ ...common, ...sentinelOptions(opts, sentinels) }) : new Redis(opts.url, common);
   // Without a listener ioredis prints every reconnect failure to stderr.
   client.on('error', (err: Error) => opts.onError?.(err));
-  if (opts.sentinels !== undefined && opts.sentinels.length > 0) followSwitchMaster(client, opts, opts.sentinels);
+  if (sentinels.length > 0) followSwitchMaster(client, opts, sentinels);
   return client;
 }
 
-function sentinelOptions(opts: RedisClientOptions, sentinels: readonly { host: string; port: number }[]) {
-  if (opts.sentinelName === undefined || opts.sentinelName === '') {
-    throw new Error("createRedis: sentinels given without sentinelName (the monitored primary's name)");
-  }
+/** The user, password, db and TLS of a Redis URL that names no server by itself (Sentinel, Cluster). */
+function urlSettings(rawUrl: string): { username?: string; password?: string; db?: number; tls: boolean } {
   let url: URL;
   try {
-    url = new URL(opts.url);
+    url = new URL(rawUrl);
   } catch {
-    throw new Error(`createRedis: invalid Redis URL (${opts.url.replace(/\/\/[^@/]*@/, '//***@')})`);
+    throw new Error(`createRedis: invalid Redis URL (${rawUrl.replace(/\/\/[^@/]*@/, '//***@')})`);
   }
   const db = url.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d+$/.test(db)) throw new Error(`createRedis: the Redis URL's db must be a number, got ${db}`);
   return {
-    sentinels: sentinels.map((s) => ({ host: s.host, port: s.port })),
-    name: opts.sentinelName,
     ...(url.username !== '' ? { username: decodeURIComponent(url.username) } : {}),
     ...(url.password !== '' ? { password: decodeURIComponent(url.password) } : {}),
     ...(db !== '' ? { db: Number(db) } : {}),
-    ...(url.protocol === 'rediss:' ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    tls: url.protocol === 'rediss:',
+  };
+}
+
+/**
+ * A Cluster client with the same fail-fast settings on every node connection. It asks a node for
+ * the slots at start and again after a MOVED or a lost node (capped pauses, each refresh within
+ * the connect timeout), and reads from primaries only: the rate windows are read-your-writes.
+ */
+function createCluster(
+  opts: RedisClientOptions,
+  nodes: readonly HostPort[],
+  common: {
+    connectionName: string;
+    connectTimeout: number;
+    commandTimeout: number;
+    maxRetriesPerRequest: number;
+    enableOfflineQueue: boolean;
+  },
+): Cluster {
+  const { username, password, db, tls } = urlSettings(opts.url);
+  if (db !== undefined && db !== 0) {
+    throw new Error(`createRedis: Redis Cluster has only db 0, the Redis URL names db ${db}`);
+  }
+  return new Cluster(
+    nodes.map((n) => ({ host: n.host, port: n.port })),
+    {
+      redisOptions: {
+        connectionName: common.connectionName,
+        connectTimeout: common.connectTimeout,
+        commandTimeout: common.commandTimeout,
+        maxRetriesPerRequest: common.maxRetriesPerRequest,
+        ...(username !== undefined ? { username } : {}),
+        ...(password !== undefined ? { password } : {}),
+        ...(tls ? { tls: {} } : {}),
+      },
+      enableOfflineQueue: common.enableOfflineQueue,
+      clusterRetryStrategy: (times: number) => Math.min(times * 100, 1_000),
+      slotsRefreshTimeout: common.connectTimeout,
+      scaleReads: 'master',
+      // With TLS, the certificate names the host the slots table gives (managed clusters).
+      ...(tls
+        ? { dnsLookup: (address: string, callback: (err: null, address: string) => void) => callback(null, address) }
+        : {}),
+    },
+  );
+}
+
+function sentinelOptions(opts: RedisClientOptions, sentinels: readonly HostPort[]) {
+  if (opts.sentinelName === undefined || opts.sentinelName === '') {
+    throw new Error("createRedis: sentinels given without sentinelName (the monitored primary's name)");
+  }
+  const { username, password, db, tls } = urlSettings(opts.url);
+  return {
+    sentinels: sentinels.map((s) => ({ host: s.host, port: s.port })),
+    name: opts.sentinelName,
+    ...(username !== undefined ? { username } : {}),
+    ...(password !== undefined ? { password } : {}),
+    ...(db !== undefined ? { db } : {}),
+    ...(tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
     ...(opts.sentinelPassword !== undefined ? { sentinelPassword: opts.sentinelPassword } : {}),
     // Capped pauses between rounds of asking the sentinels, as between reconnects above.
     sentinelRetryStrategy: (times: number) => Math.min(times * 100, 1_000),
@@ -97,11 +194,7 @@ function sentinelOptions(opts: RedisClientOptions, sentinels: readonly { host: s
  * client asks the sentinels again. A client that is not connected is left alone: it asks the
  * sentinels on its next attempt anyway. Stops when the client ends.
  */
-function followSwitchMaster(
-  client: Redis,
-  opts: RedisClientOptions,
-  sentinels: readonly { host: string; port: number }[],
-): void {
+function followSwitchMaster(client: Redis, opts: RedisClientOptions, sentinels: readonly HostPort[]): void {
   const tls = opts.url.startsWith('rediss:');
   let last = '';
   let lastAt = 0;
@@ -147,10 +240,14 @@ function followSwitchMaster(
  */
 export function isRedisUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  if (err.name === 'MaxRetriesPerRequestError') return true;
+  if (err.name === 'MaxRetriesPerRequestError' || err.name === 'ClusterAllFailedError') return true;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(code)) {
     return true;
   }
-  return /Command timed out|Connection is closed|Stream isn't writeable|LOADING|MASTERDOWN/.test(err.message);
+  // The cluster's: no node reachable, slots not served (a primary lost with no replica), a slot
+  // moving, a redirection loop.
+  return /Command timed out|Connection is closed|Stream isn't writeable|LOADING|MASTERDOWN|Cluster isn't ready|CLUSTERDOWN|TRYAGAIN|Failed to refresh slots cache|Too many Cluster redirections/.test(
+    err.message,
+  );
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './client.ts';
 
 export interface ScriptDefinition {
   /** Name of the command added to the client; must not clash with a Redis command. */
@@ -21,7 +21,7 @@ type CommandHost = Record<string, (...args: ScriptArg[]) => Promise<unknown>>;
  * atomically: no other command interleaves with it. `TResult` is the caller's claim about the
  * reply shape (integers come back as numbers, arrays as arrays).
  */
-export function defineScript<TResult>(redis: Redis, def: ScriptDefinition): ScriptCall<TResult> {
+export function defineScript<TResult>(redis: RedisClient, def: ScriptDefinition): ScriptCall<TResult> {
   if (typeof (redis as unknown as CommandHost)[def.name] === 'function') {
     throw new Error(`cannot define Redis script ${def.name}: the client already has a command of that name`);
   }

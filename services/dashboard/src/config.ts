@@ -6,7 +6,7 @@ import {
   portVar,
   positiveIntVar,
   processVars,
-  redisSentinelVars,
+  redisTopologyVars,
   urlVar,
 } from '@cds/config';
 import { z } from 'zod';
@@ -19,7 +19,7 @@ export const DashboardConfig = z.object({
   MONGODB_URL: infraVars.MONGODB_URL,
   MONGODB_DB: z.string().min(1).default('cds_dashboard'),
   REDIS_URL: infraVars.REDIS_URL,
-  ...redisSentinelVars,
+  ...redisTopologyVars,
   /** The ingest admin API (cluster-internal). */
   ADMIN_URL: urlVar(['http:', 'https:']).default('http://127.0.0.1:8083'),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),

@@ -1,5 +1,5 @@
 import { loadConfig } from '@cds/config';
-import { createRedis } from '@cds/redis';
+import { createRedis, topologyOptions } from '@cds/redis';
 import { connectStore } from '@cds/store';
 import { createMetrics, runService } from '@cds/telemetry';
 import { createWebhookStores } from '@cds/webhooks';
@@ -27,9 +27,7 @@ await runService({
     const redis = createRedis({
       url: config.REDIS_URL,
       name: 'dashboard',
-      sentinels: config.REDIS_SENTINELS,
-      sentinelName: config.REDIS_SENTINEL_NAME,
-      ...(config.REDIS_SENTINEL_PASSWORD !== undefined ? { sentinelPassword: config.REDIS_SENTINEL_PASSWORD } : {}),
+      ...topologyOptions(config),
       onError: (err) => logger.debug({ err: err.message }, 'redis connection error'),
     });
     onClose('redis', () => redis.quit());

@@ -1,11 +1,11 @@
-import { boolVar, infraVars, portVar, positiveIntVar, processVars, redisSentinelVars, urlVar } from '@cds/config';
+import { boolVar, infraVars, portVar, positiveIntVar, processVars, redisTopologyVars, urlVar } from '@cds/config';
 import { z } from 'zod';
 import { SSE_STREAM_CAP_DEFAULTS } from './events/stream-caps.ts';
 
 export const GatewayConfig = z.object({
   NATS_URL: infraVars.NATS_URL,
   REDIS_URL: infraVars.REDIS_URL,
-  ...redisSentinelVars,
+  ...redisTopologyVars,
   LOG_LEVEL: infraVars.LOG_LEVEL,
   PORT: portVar.default(8080),
   ...processVars,

@@ -4,7 +4,7 @@ import openapiDocument from '@cds/contracts/openapi.json' with { type: 'json' };
 import { keepTrying, loadConfig } from '@cds/config';
 import { connectMessaging, streamSpec } from '@cds/messaging';
 import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
-import { createRedis } from '@cds/redis';
+import { createRedis, topologyOptions } from '@cds/redis';
 import { createMetrics, runService } from '@cds/telemetry';
 import { buildApp } from './app.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
@@ -50,9 +50,7 @@ await runService({
     const redis = createRedis({
       url: config.REDIS_URL,
       name: 'gateway',
-      sentinels: config.REDIS_SENTINELS,
-      sentinelName: config.REDIS_SENTINEL_NAME,
-      ...(config.REDIS_SENTINEL_PASSWORD !== undefined ? { sentinelPassword: config.REDIS_SENTINEL_PASSWORD } : {}),
+      ...topologyOptions(config),
       commandTimeoutMs: config.REDIS_TIMEOUT_MS,
       maxRetriesPerRequest: 0,
       offlineQueue: false,

@@ -1,4 +1,4 @@
-import type { Redis } from '@cds/redis';
+import type { RedisClient } from '@cds/redis';
 import { keyedHash } from './csrf.ts';
 
 export interface ThrottleRule {
@@ -61,7 +61,12 @@ export interface Throttle {
 }
 
 /** Fixed-window counters in Redis (INCR + EXPIRE in one MULTI); subjects stored only as keyed hashes. */
-export function createThrottle(deps: { redis: Redis; prefix: string; secret: string; clock: () => number }): Throttle {
+export function createThrottle(deps: {
+  redis: RedisClient;
+  prefix: string;
+  secret: string;
+  clock: () => number;
+}): Throttle {
   return {
     async hit(bucket, subject, rule) {
       const nowS = Math.floor(deps.clock() / 1000);

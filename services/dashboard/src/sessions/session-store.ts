@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from '@cds/redis';
+import type { RedisClient } from '@cds/redis';
 import { keyedHash } from '../security/csrf.ts';
 
 export interface SessionPolicy {
@@ -49,7 +49,7 @@ const ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /** Server-side sessions in Redis: `<prefix>sess:<hmac(id)>` → JSON, expiring with the policy. */
 export function createSessionStore(deps: {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   secret: string;
   policy: SessionPolicy;
@@ -65,12 +65,18 @@ export function createSessionStore(deps: {
       const now = clock();
       const record: SessionRecord = { user_id: userId, created_ms: now, seen_ms: now };
       const key = keyOf(id);
-      await redis
+      // The session's key and its user's set live in different slots on Redis Cluster, so no
+      // MULTI over both: the set learns the key first, so a session can never exist unlisted
+      // (destroyAllForUser would miss it); a failure after that leaves only a listed key that
+      // never existed, which deleting ignores.
+      const listed = await redis
         .multi()
-        .set(key, JSON.stringify(record), 'PX', sessionTtlMs(record, now, policy))
         .sadd(userSetOf(userId), key)
         .pexpire(userSetOf(userId), policy.absoluteMs)
         .exec();
+      if (listed === null) throw new Error('session listing was aborted');
+      for (const [err] of listed) if (err) throw err;
+      await redis.set(key, JSON.stringify(record), 'PX', sessionTtlMs(record, now, policy));
       return { id, ...record };
     },
 
@@ -103,7 +109,9 @@ export function createSessionStore(deps: {
 
     async destroyAllForUser(userId) {
       const keys = await redis.smembers(userSetOf(userId));
-      await redis.del(...keys, userSetOf(userId));
+      // One DEL per key: on Redis Cluster the keys are in different slots.
+      await Promise.all(keys.map((key) => redis.del(key)));
+      await redis.del(userSetOf(userId));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { RateHash, UsageHash, currentRateCounts, rateHashKey, usageHashKey } from '@cds/contracts';
-import type { Redis } from '@cds/redis';
+import type { RedisClient } from '@cds/redis';
 
 /** A counters hash of the gateway's, as libs/contracts `usage-hash.ts` describes it. */
 export type UsageHashName = 'rate' | 'usage';
@@ -34,7 +34,7 @@ export const dayToDate = (day: number): string => new Date(day * 86_400_000).toI
  * "now" is Redis TIME, the gateway's clock. A hash that does not match its schema is read as empty
  * and named in `unreadable`, so the pages show what they can instead of failing.
  */
-export function createUsageReader(deps: { redis: Redis; ratePrefix: string; usagePrefix: string }): UsageReader {
+export function createUsageReader(deps: { redis: RedisClient; ratePrefix: string; usagePrefix: string }): UsageReader {
   return {
     async read(accountId, days = 30) {
       const results = await deps.redis

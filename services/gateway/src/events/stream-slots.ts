@@ -1,4 +1,4 @@
-import { defineScript, isRedisUnavailable, type Redis } from '@cds/redis';
+import { defineScript, isRedisUnavailable, type RedisClient } from '@cds/redis';
 import type { Logger } from '@cds/telemetry';
 
 /**
@@ -66,7 +66,7 @@ export function slotKey(prefix: string, accountId: string): string {
 }
 
 /** The Redis slots alone (errors reach the caller): see `createStreamSlots` for the one the gateway uses. */
-export function createRedisStreamSlots(redis: Redis, opts: { keyPrefix: string; ttlMs: number }): StreamSlots {
+export function createRedisStreamSlots(redis: RedisClient, opts: { keyPrefix: string; ttlMs: number }): StreamSlots {
   const acquire = defineScript<[number, number]>(redis, {
     name: 'cdsSseSlot',
     lua: STREAM_SLOT_SCRIPT,

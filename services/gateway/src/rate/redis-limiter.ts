@@ -1,5 +1,5 @@
 import { rateHashKey, usageHashKey } from '@cds/contracts';
-import type { Redis } from '@cds/redis';
+import type { RedisClient } from '@cds/redis';
 import { keySlot } from './key-slot.ts';
 import { DAY, MINUTE, decide, type RateDecision, type RateLimiter, type RateLimits } from './windows.ts';
 
@@ -176,7 +176,7 @@ interface GiveBack extends Item {
  * batch in one call.
  */
 export function createRedisRateLimiter(
-  redis: Redis,
+  redis: RedisClient,
   opts: { keyPrefix?: string; usageKeyPrefix?: string; oneSlotPerCall?: boolean } = {},
 ): RateLimiter {
   const prefix = opts.keyPrefix ?? 'cds:rl:';

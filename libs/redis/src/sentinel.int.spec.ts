@@ -156,7 +156,8 @@ describe('Redis with Sentinel: faults around a failover', () => {
     const listeners = async () => {
       let n = 0;
       for (const s of redis.sentinels) {
-        const list = String(await redisCommand(s.port, ['CLIENT', 'LIST']));
+        const list = await redisCommand(s.port, ['CLIENT', 'LIST']);
+        if (typeof list !== 'string') throw new Error(`CLIENT LIST answered ${JSON.stringify(list)}`);
         n += list.split('\n').filter((line) => line.includes('name=gateway:failover')).length;
       }
       return n;

@@ -298,8 +298,11 @@ export async function startRedisSentinel(opts: ClusterOptions = {}): Promise<Red
   const sentinelView = async (port: number): Promise<{ primary: number; replicas: number; others: number }> => {
     const master = await redisCommand(port, ['SENTINEL', 'MASTER', name]);
     if (!Array.isArray(master)) throw new Error(`sentinel :${port} does not monitor ${name}`);
-    const field = (key: string) => master[master.indexOf(key) + 1];
-    const flags = String(field('flags'));
+    const field = (key: string) => {
+      const value = master[master.indexOf(key) + 1];
+      return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+    };
+    const flags = field('flags');
     if (/o_down|s_down/.test(flags)) throw new Error(`sentinel :${port} sees ${name} down (${flags})`);
     return {
       primary: Number(field('port')),

@@ -74,7 +74,7 @@ export interface InfraOptions {
   natsCluster?: boolean;
   /** Opt-in: Redis with Sentinel (startRedisSentinel, local binaries) instead of one server. Refused with REDIS_URL set. */
   redisSentinel?: boolean;
-  /** Opt-in: a 3-primary Redis Cluster (startRedisCluster, local binaries) instead of one server. Refused with REDIS_URL set or with redisSentinel. */
+  /** Opt-in: a Redis Cluster of 3 primaries with a replica each (startRedisCluster, local binaries) instead of one server. Refused with REDIS_URL set or with redisSentinel. */
   redisCluster?: boolean;
 }
 
@@ -142,7 +142,7 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   const clustersStarting = Promise.allSettled([
     opts.natsCluster === true ? startNatsCluster(clusterOpts).then(awaitPlacement) : none,
     opts.redisSentinel === true ? startRedisSentinel(clusterOpts) : none,
-    opts.redisCluster === true ? startRedisCluster(clusterOpts) : none,
+    opts.redisCluster === true ? startRedisCluster({ ...clusterOpts, replicas: true }) : none,
   ] as const);
   const results = await Promise.allSettled([
     natsSingle ? startNats(serverOpts) : none,

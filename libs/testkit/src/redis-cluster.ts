@@ -17,8 +17,13 @@ const HINT = 'run `bash scripts/bootstrap.sh` (through `bash scripts/run.sh`)';
 const SLOTS = 16_384;
 const SIZE = 3;
 
+export interface RedisClusterOptions extends ClusterOptions {
+  /** One replica per primary (nodes 3..5 replicate 0..2): a lost primary's replica takes its slots. */
+  replicas?: boolean;
+}
+
 export interface RedisClusterHandle {
-  /** REDIS_CLUSTER_NODES: `host:port` of each primary (index = node index). */
+  /** REDIS_CLUSTER_NODES: `host:port` of each node (index = node index; primaries 0..2 first, then their replicas). */
   readonly nodes: readonly { host: string; port: number }[];
   /** The default user's URL of node 0 (with REDIS_CLUSTER_NODES only its credentials count). */
   readonly url: string;
@@ -28,8 +33,13 @@ export interface RedisClusterHandle {
   command(index: number, words: readonly string[], timeoutMs?: number): Promise<RedisReply>;
   /** The index of the node serving `slot` (0..16383), as CLUSTER SLOTS answered when the cluster formed. */
   nodeOfSlot(slot: number): number;
-  /** SIGKILLs node `index` (0..2); with no replicas its slots stay unserved until startNode. */
+  /** SIGKILLs node `index`; with no replicas its slots stay unserved until startNode. */
   killNode(index: number): Promise<void>;
+  /**
+   * With replicas: waits until the slots of the killed primary `index` are served by another node
+   * (its replica, promoted by the cluster) as every running node sees it; that node's index.
+   */
+  waitForFailover(index: number, timeoutMs?: number): Promise<number>;
   /** Starts node `index` again on its port and cluster config file, and waits until every node sees it back. */
   startNode(index: number, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -60,19 +70,21 @@ function slotRanges(reply: RedisReply): [number, number, number][] {
 }
 
 /**
- * Starts a Redis Cluster of three primaries and no replicas from the local redis-server: each with
+ * Starts a Redis Cluster of three primaries (and with `replicas`, one replica each, by CLUSTER
+ * REPLICATE) from the local redis-server: each with
  * its own cluster config file and bus port, a 2 s node timeout, the testkit's ACL users
  * (identities.ts) and persistence off. Assigns a third of the slots to each node and introduces them
  * (CLUSTER ADDSLOTSRANGE / MEET, no redis-cli), then resolves once every node reports the cluster ok
  * with three known nodes and CLUSTER SLOTS covering all 16384 slots.
  */
-export async function startRedisCluster(opts: ClusterOptions = {}): Promise<RedisClusterHandle> {
+export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise<RedisClusterHandle> {
   const command = requireBinary('redis-server', HINT, opts.env);
   const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
   const auth = redisServerAuth();
   const { password } = urlCredentials(auth.url(`redis://${HOST}:1`));
   if (password === undefined) throw new Error('unreachable: the default Redis user has no password');
   const admin = { user: 'default', password };
+  const total = opts.replicas === true ? SIZE * 2 : SIZE;
   const baseDir = await mkdtemp(join(tmpdir(), 'cds-redis-cluster-'));
   const procs: ManagedProcess[] = [];
 
@@ -93,10 +105,10 @@ export async function startRedisCluster(opts: ClusterOptions = {}): Promise<Redi
 
   /** Every running node sees the cluster ok, all three nodes known and none failing, and every slot served by one of ours. */
   const checkCluster = async (): Promise<void> => {
-    for (let i = 0; i < SIZE; i++) {
+    for (let i = 0; i < total; i++) {
       if (!procs[i]!.running) continue;
       const info = infoFields(await cmd(i, ['CLUSTER', 'INFO']));
-      if (info.get('cluster_state') !== 'ok' || info.get('cluster_known_nodes') !== `${SIZE}`) {
+      if (info.get('cluster_state') !== 'ok' || info.get('cluster_known_nodes') !== `${total}`) {
         throw new Error(
           `node ${i} (:${ports[i]}) reports cluster_state:${info.get('cluster_state')}, cluster_known_nodes:${info.get('cluster_known_nodes')}`,
         );
@@ -118,15 +130,15 @@ export async function startRedisCluster(opts: ClusterOptions = {}): Promise<Redi
   };
 
   try {
-    ports.push(...(await findFreePorts(SIZE * 2, HOST)));
+    ports.push(...(await findFreePorts(total * 2, HOST)));
     // An explicit bus port: the default (port + 10000) may be taken or beyond 65535.
-    busPorts.push(...ports.splice(SIZE));
-    for (let i = 0; i < SIZE; i++) {
+    busPorts.push(...ports.splice(total));
+    for (let i = 0; i < total; i++) {
       const dir = join(baseDir, `node-${i}`);
       await mkdir(dir, { recursive: true });
       procs.push(
         createManagedProcess({
-          name: `redis-server cluster node ${i} :${ports[i]}`,
+          name: `redis-server cluster ${i < SIZE ? 'primary' : 'replica'} ${i} :${ports[i]}`,
           command,
           args: [
             ...redisServerArgs(ports[i]!, dir),
@@ -143,6 +155,11 @@ export async function startRedisCluster(opts: ClusterOptions = {}): Promise<Redi
             // instead of only its own slots.
             '--cluster-require-full-coverage',
             'no',
+            // A replica (and a primary demoted after a failover) syncs as the default user.
+            '--masteruser',
+            'default',
+            '--masterauth',
+            password,
             ...auth.args,
           ],
           probe: () => probeRedis(auth.url(`redis://${HOST}:${ports[i]}`)),
@@ -155,7 +172,19 @@ export async function startRedisCluster(opts: ClusterOptions = {}): Promise<Redi
     for (let i = 0; i < SIZE; i++) {
       await cmd(i, ['CLUSTER', 'ADDSLOTSRANGE', `${ranges[i]![0]}`, `${ranges[i]![1]}`]);
     }
-    for (let i = 1; i < SIZE; i++) await cmd(0, ['CLUSTER', 'MEET', HOST, `${ports[i]}`, `${busPorts[i]}`]);
+    for (let i = 1; i < total; i++) await cmd(0, ['CLUSTER', 'MEET', HOST, `${ports[i]}`, `${busPorts[i]}`]);
+    for (let i = SIZE; i < total; i++) {
+      const primaryId = await cmd(i - SIZE, ['CLUSTER', 'MYID']);
+      if (typeof primaryId !== 'string') throw new Error(`CLUSTER MYID answered ${JSON.stringify(primaryId)}`);
+      // Refused until the replica has heard of the primary through the MEETs.
+      await waitUntil(
+        `Redis Cluster node ${i} replicating node ${i - SIZE}`,
+        async () => {
+          await cmd(i, ['CLUSTER', 'REPLICATE', primaryId]);
+        },
+        readyTimeoutMs,
+      );
+    }
     await waitUntil('Redis Cluster formed', checkCluster, readyTimeoutMs);
   } catch (err) {
     await stop();
@@ -164,7 +193,7 @@ export async function startRedisCluster(opts: ClusterOptions = {}): Promise<Redi
 
   const check = (index: number): ManagedProcess => {
     const p = Number.isInteger(index) ? procs[index] : undefined;
-    if (p === undefined) throw new Error(`no Redis Cluster node ${index} (0..${SIZE - 1})`);
+    if (p === undefined) throw new Error(`no Redis Cluster node ${index} (0..${total - 1})`);
     return p;
   };
 
@@ -183,6 +212,28 @@ export async function startRedisCluster(opts: ClusterOptions = {}): Promise<Redi
       return slotOwner[slot]!;
     },
     killNode: (i) => check(i).kill('SIGKILL'),
+    waitForFailover: async (i, timeoutMs = readyTimeoutMs) => {
+      check(i);
+      const [from] = ranges[i] ?? [];
+      if (from === undefined || opts.replicas !== true) throw new Error(`node ${i} is not a primary with a replica`);
+      let owner = -1;
+      await waitUntil(
+        `the slots of node ${i} served by its replica`,
+        async () => {
+          for (let n = 0; n < total; n++) {
+            if (!procs[n]!.running) continue;
+            for (const [start, end, port] of slotRanges(await cmd(n, ['CLUSTER', 'SLOTS']))) {
+              if (from < start || from > end) continue;
+              owner = ports.indexOf(port);
+              if (owner === i || !procs[owner]?.running) throw new Error(`node ${n} still names node ${owner}`);
+              slotOwner.fill(owner, start, end + 1);
+            }
+          }
+        },
+        timeoutMs,
+      );
+      return owner;
+    },
     startNode: async (i, timeoutMs = readyTimeoutMs) => {
       await check(i).start();
       // The others clear their FAIL flag on a primary with slots only some node timeouts after it came back.

@@ -137,7 +137,7 @@ export class StallWatchdog {
     const busy = this.deps.inHand();
     if (busy !== undefined) return { phase: 'handling', durable: this.deps.name, quietMs, ...busy };
     // Waiting: is there anything for us? (NATS unreachable is not ours to judge: no stall.)
-    const found = await this.deps.backlog();
+    const found = await this.backlog();
     if (found === undefined || this.deps.inHand() !== undefined || this.lastProgressAt > now - stallMs) {
       return undefined;
     }
@@ -156,9 +156,26 @@ export class StallWatchdog {
     return { ...found.report, quietMs };
   }
 
+  /**
+   * The backlog, or undefined when the server does not say within half of `stallMs`: during a
+   * NATS cluster's leader election a stream info can wait out the JetStream API timeout (5 s),
+   * and no other check runs meanwhile, which had delayed a key follower's recovery by that much.
+   */
+  private async backlog(): Promise<Backlog | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), Math.max(100, Math.floor(this.options.stallMs / 2)));
+    });
+    try {
+      return await Promise.race([this.deps.backlog().catch(() => undefined), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Stalled waiting: has the consumer moved (or drained) since the report? */
   private async movedSince(was: WaitingReport): Promise<boolean> {
-    const found = await this.deps.backlog();
+    const found = await this.backlog();
     if (found === undefined) return false;
     if (found.empty) return true;
     const now = found.report;

@@ -201,6 +201,26 @@ describe('StallWatchdog', () => {
     w.dog.stop();
   });
 
+  it('waiting: a backlog probe that never answers counts as "cannot say" after stallMs / 2, and the next check goes on', async () => {
+    // A stream info during a NATS leader election can wait out the JetStream API timeout (5 s).
+    let calls = 0;
+    const w = watchdog({
+      backlog: () => {
+        calls += 1;
+        return calls === 1 ? new Promise<Backlog>(() => undefined) : Promise.resolve(backlogOf(3, 10));
+      },
+    });
+    // Quiet for stallMs at 1,000 ms: that probe hangs and is given up at 1,500 ms (stallMs / 2);
+    // the next checks see the same position twice (the mark at 1,500, the stall at 1,750). Without
+    // the deadline nothing would be checked again while the probe hangs.
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(w.events).toEqual([]);
+    await vi.advanceTimersByTimeAsync(250);
+    expect(w.events).toEqual(['stall waiting', 'reopen: watchdog: no progress for 1750 ms with 3 pending']);
+    expect(calls).toBe(3);
+    w.dog.stop();
+  });
+
   it('ordered: reopens again every stallMs while it stays stuck', async () => {
     const w = watchdog({ reopenWhileStuck: true });
     w.setBacklog(backlogOf(3, 7));

@@ -197,13 +197,14 @@ export function describeLoad(report: LoadReport): string {
   return `sent ${report.sent} in ${(report.elapsedMs / 1000).toFixed(1)} s: ${statuses}; skipped ${report.skipped}; violations ${report.contractViolations.length}; failures ${report.failures}`;
 }
 
-/** Sum of every sample of a Prometheus metric on a /metrics page (0 when absent). */
-export async function metricSum(url: string, name: string): Promise<number> {
+/** Sum of every sample of a Prometheus metric on a /metrics page, of those with all `labels` (0 when absent). */
+export async function metricSum(url: string, name: string, labels: Record<string, string> = {}): Promise<number> {
   const text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   let sum = 0;
   for (const line of text.split('\n')) {
-    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `))
-      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (wanted.every((label) => line.includes(label))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return sum;
 }

@@ -20,6 +20,7 @@ import { createQueryClient } from './proxy/query-client.ts';
 import { createFailoverRateLimiter } from './rate/failover-limiter.ts';
 import { createMemoryRateLimiter } from './rate/memory-limiter.ts';
 import { createRedisRateLimiter } from './rate/redis-limiter.ts';
+import { createRefusalMemo } from './rate/refusal-memo.ts';
 import { createStatusBoard, registerSourceMetrics } from './status/status-document.ts';
 import { followSyncState } from './status/sync-state.ts';
 
@@ -95,16 +96,19 @@ await runService({
     onClose('sync state follower', () => syncState.stop());
     registerSourceMetrics(metrics, syncState, nowMs);
 
-    const rateLimiter = createFailoverRateLimiter({
-      primary: createRedisRateLimiter(redis, {
-        keyPrefix: config.RATE_KEY_PREFIX,
-        usageKeyPrefix: config.USAGE_KEY_PREFIX,
+    const rateLimiter = createRefusalMemo(
+      createFailoverRateLimiter({
+        primary: createRedisRateLimiter(redis, {
+          keyPrefix: config.RATE_KEY_PREFIX,
+          usageKeyPrefix: config.USAGE_KEY_PREFIX,
+        }),
+        fallback: createMemoryRateLimiter({ nowMs }),
+        logger,
+        nowMs,
+        events: { onFallback: () => fallbacks.rateLimits.add([]) },
       }),
-      fallback: createMemoryRateLimiter({ nowMs }),
-      logger,
-      nowMs,
-      events: { onFallback: () => fallbacks.rateLimits.add([]) },
-    });
+      { nowMs },
+    );
     const cache =
       config.CACHE_TTL_MS > 0
         ? createResponseCache({

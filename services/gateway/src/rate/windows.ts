@@ -14,7 +14,8 @@ export interface RateDecision {
   retryAfter: number;
   /** The window that refused the request, when not admitted. */
   refusedBy?: 'minute' | 'day';
-  source: 'redis' | 'memory';
+  /** Who decided: Redis, this replica's fallback, or a refusal by Redis this replica kept (refusal-memo.ts). */
+  source: 'redis' | 'memory' | 'kept';
 }
 
 export interface RateLimits {

@@ -77,22 +77,34 @@ await runService({
       slots,
       logger,
     });
+    // Each JetStream step of the start is retried: an API call can time out while a new cluster
+    // still places its replicated streams (seen in the cluster suite), which is no reason to exit.
+    const retried = <T>(what: string, attempt: () => Promise<T>) => keepTrying(what, attempt, { signal, logger });
     // The projector records changes there; whoever starts first creates it (idempotent).
-    await messaging.ensureStream(streamSpec('changes', { replicas: config.JETSTREAM_REPLICAS }));
-    const changes = await followChanges({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, hub, logger });
+    const changes = await retried('cannot follow the change stream yet', async () => {
+      await messaging.ensureStream(streamSpec('changes', { replicas: config.JETSTREAM_REPLICAS }));
+      return followChanges({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, hub, logger });
+    });
+    if (changes === undefined) return;
     onClose('change follower', () => changes.stop());
     hub.startHeartbeat();
     // Revocations and plan changes reach the open streams as the key table applies them.
-    const follower = await followKeyStream({ nc: messaging.nc, table, logger, onEvent: (e) => hub.onKeyEvent(e) });
+    const follower = await retried('cannot follow the key stream yet', () =>
+      followKeyStream({ nc: messaging.nc, table, logger, onEvent: (e) => hub.onKeyEvent(e) }),
+    );
+    if (follower === undefined) return;
     onClose('key follower', () => follower.stop());
     // Source freshness for GET /status and the cds_source_* gauges, followed live from ingest's KV.
-    const syncState = await followSyncState({
-      nc: messaging.nc,
-      js: messaging.js,
-      jsm: messaging.jsm,
-      logger,
-      replicas: config.JETSTREAM_REPLICAS,
-    });
+    const syncState = await retried('cannot follow the sync state yet', () =>
+      followSyncState({
+        nc: messaging.nc,
+        js: messaging.js,
+        jsm: messaging.jsm,
+        logger,
+        replicas: config.JETSTREAM_REPLICAS,
+      }),
+    );
+    if (syncState === undefined) return;
     onClose('sync state follower', () => syncState.stop());
     registerSourceMetrics(metrics, syncState, nowMs);
 

@@ -6,6 +6,12 @@ export interface HostPort {
   port: number;
 }
 
+/**
+ * The pause before reconnect `times` (to a server, a sentinel, a cluster): short and capped, so a
+ * restarted Redis is picked up within a second.
+ */
+const cappedRetry = (times: number): number => Math.min(times * 100, 1_000);
+
 /** What createRedis returns: one server (or the primary Sentinel names), or a Redis Cluster. */
 export type RedisClient = Redis | Cluster;
 
@@ -73,8 +79,7 @@ export function createRedis(opts: RedisClientOptions): RedisClient {
     connectTimeout: opts.connectTimeoutMs ?? 2_000,
     commandTimeout: opts.commandTimeoutMs ?? 1_000,
     maxRetriesPerRequest: opts.maxRetriesPerRequest ?? 1,
-    // Short, capped reconnect pauses: a restarted Redis is picked up within a second.
-    retryStrategy: (times: number) => Math.min(times * 100, 1_000),
+    retryStrategy: cappedRetry,
     enableOfflineQueue: opts.offlineQueue ?? true,
   };
   const sentinels = opts.sentinels ?? [];
@@ -148,7 +153,7 @@ function createCluster(
         ...(tls ? { tls: {} } : {}),
       },
       enableOfflineQueue: common.enableOfflineQueue,
-      clusterRetryStrategy: (times: number) => Math.min(times * 100, 1_000),
+      clusterRetryStrategy: cappedRetry,
       slotsRefreshTimeout: common.connectTimeout,
       scaleReads: 'master',
       // With TLS, the certificate names the host the slots table gives (managed clusters).
@@ -172,8 +177,8 @@ function sentinelOptions(opts: RedisClientOptions, sentinels: readonly HostPort[
     ...(db !== undefined ? { db } : {}),
     ...(tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
     ...(opts.sentinelPassword !== undefined ? { sentinelPassword: opts.sentinelPassword } : {}),
-    // Capped pauses between rounds of asking the sentinels, as between reconnects above.
-    sentinelRetryStrategy: (times: number) => Math.min(times * 100, 1_000),
+    // Between rounds of asking the sentinels, as between reconnects.
+    sentinelRetryStrategy: cappedRetry,
     // A sentinel that accepts connections and never answers (paused, partitioned) costs one
     // command timeout before the next is asked; without it the client would wait on it forever.
     sentinelCommandTimeout: opts.commandTimeoutMs ?? 1_000,
@@ -195,7 +200,7 @@ function sentinelOptions(opts: RedisClientOptions, sentinels: readonly HostPort[
  * sentinels on its next attempt anyway. Stops when the client ends.
  */
 function followSwitchMaster(client: Redis, opts: RedisClientOptions, sentinels: readonly HostPort[]): void {
-  const tls = opts.url.startsWith('rediss:');
+  const { tls } = urlSettings(opts.url);
   let last = '';
   let lastAt = 0;
   const listeners = sentinels.map((s) => {
@@ -204,7 +209,7 @@ function followSwitchMaster(client: Redis, opts: RedisClientOptions, sentinels: 
       port: s.port,
       connectionName: `${opts.name}:failover`,
       connectTimeout: opts.connectTimeoutMs ?? 2_000,
-      retryStrategy: (times: number) => Math.min(times * 100, 1_000),
+      retryStrategy: cappedRetry,
       ...(opts.sentinelPassword !== undefined ? { password: opts.sentinelPassword } : {}),
       ...(tls ? { tls: {} } : {}),
     });

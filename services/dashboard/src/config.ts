@@ -11,6 +11,21 @@ import {
 } from '@cds/config';
 import { z } from 'zod';
 
+/**
+ * The two secrets the local development overlay once shipped in the repository (k8s/overlays/local now
+ * generates random ones): anyone may know them, so the dashboard refuses them, whatever its environment.
+ */
+export const KNOWN_DEV_SECRETS = {
+  ADMIN_TOKEN: 'local-dev-admin-token-change-me',
+  SESSION_SECRET: 'local-dev-dashboard-session-secret-change-me',
+} as const;
+
+const notKnown = (name: keyof typeof KNOWN_DEV_SECRETS) =>
+  [
+    (v: string) => v !== KNOWN_DEV_SECRETS[name],
+    'is the well-known development value published in the repository: generate one (openssl rand -hex 32)',
+  ] as const;
+
 /** The dashboard process (main.ts): environment variables, parsed once by loadConfig. */
 export const DashboardConfig = z.object({
   PORT: portVar.default(8084),
@@ -22,7 +37,10 @@ export const DashboardConfig = z.object({
   ...redisTopologyVars,
   /** The ingest admin API (cluster-internal). */
   ADMIN_URL: urlVar(['http:', 'https:']).default('http://127.0.0.1:8083'),
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  ADMIN_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .refine(...notKnown('ADMIN_TOKEN')),
   /** Deadline of every admin API call. */
   ADMIN_TIMEOUT_MS: positiveIntVar.default(5_000),
   /** The public API base the browser calls and the curl examples show. */
@@ -30,7 +48,10 @@ export const DashboardConfig = z.object({
   /** The dashboard's own public origin + prefix, for links in mails. */
   PUBLIC_BASE_URL: urlVar(['http:', 'https:']).default('http://localhost:8084/dashboard'),
   /** Keys the CSRF tokens and the hashes of session ids and throttled addresses. */
-  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  SESSION_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .refine(...notKnown('SESSION_SECRET')),
   COOKIE_SECURE: boolVar.default(true),
   /** A session ends after this long without a request… */
   SESSION_IDLE_SECONDS: positiveIntVar.default(30 * 60),

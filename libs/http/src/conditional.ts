@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isOws, trimOws } from './ows.ts';
 
 /**
  * Conditional GET and HEAD (RFC 9110 §8.8 and §13): entity-tags, HTTP-dates and the evaluation of
@@ -34,10 +35,6 @@ function isEtagc(code: number): boolean {
   return code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
 }
 
-function isOws(code: number): boolean {
-  return code === 0x20 || code === 0x09;
-}
-
 /**
  * Parses If-None-Match: `"*"` / `#entity-tag` (§13.1.2). List rules (§5.6.1): elements separated by
  * commas with optional spaces or tabs around them, empty elements ignored. `W/` is case-sensitive
@@ -47,7 +44,7 @@ function isOws(code: number): boolean {
 export function parseIfNoneMatch(value: HeaderValue): IfNoneMatch | undefined {
   if (value === undefined) return undefined;
   const text = typeof value === 'string' ? value : value.join(', ');
-  if (text.replace(/^[ \t]+|[ \t]+$/g, '') === '*') return { kind: 'any' };
+  if (trimOws(text) === '*') return { kind: 'any' };
   const tags: EntityTag[] = [];
   let i = 0;
   const n = text.length;
@@ -117,6 +114,9 @@ const RFC850_DATE = new RegExp(`^(?:${LONG_DAY_NAMES.join('|')}), (\\d{2})-(${MO
 /** Sun Nov  6 08:49:37 1994 (obsolete; a one-digit day is padded with a space) */
 const ASCTIME_DATE = new RegExp(`^(?:${DAY}) (${MONTH}) ((?:\\d| )\\d) ${TIME} (\\d{4})$`);
 
+/** Characters of the longest HTTP-date: `Wednesday, 06-Nov-94 08:49:37 GMT`. */
+const MAX_HTTP_DATE_LENGTH = 33;
+
 function instant(year: number, month: string, day: number, h: string, m: string, s: string): Date | undefined {
   const mon = MONTHS.indexOf(month as (typeof MONTHS)[number]);
   const [hh, mm, ss] = [Number(h), Number(m), Number(s)];
@@ -138,7 +138,9 @@ function instant(year: number, month: string, day: number, h: string, m: string,
  * beyond the field's own trimming.
  */
 export function parseHttpDate(value: string, now: Date): Date | undefined {
-  const text = value.replace(/^[ \t]+|[ \t]+$/g, '');
+  const text = trimOws(value);
+  // The longest HTTP-date (an rfc850-date) has 33 characters: anything longer is none, unread.
+  if (text.length > MAX_HTTP_DATE_LENGTH) return undefined;
   let m = IMF_FIXDATE.exec(text);
   if (m !== null) return instant(Number(m[3]), m[2]!, Number(m[1]), m[4]!, m[5]!, m[6]!);
   m = RFC850_DATE.exec(text);

@@ -9,3 +9,5 @@ export * from './conditional.ts';
 export * from './negotiate.ts';
 export * from './client-bucket.ts';
 export * from './failure-limiter.ts';
+export * from './ows.ts';
+export * from './header-bounds.ts';

@@ -9,6 +9,8 @@
  * well-formed Accept that allows neither format (`application/xml`, or every type at q=0) is the 406.
  */
 
+import { trimOws } from './ows.ts';
+
 /** The formats the data endpoints serve. */
 export type DataFormat = 'json' | 'csv';
 
@@ -49,15 +51,27 @@ function splitOutsideQuotes(text: string, sep: string): string[] {
   return parts;
 }
 
-function trimOws(s: string): string {
-  return s.replace(/^[ \t]+|[ \t]+$/g, '');
-}
-
-/** A parameter value: a token, or a quoted-string unquoted (closed, escapes resolved); undefined when neither. */
+/**
+ * A parameter value: a token, or a quoted-string unquoted (closed, escapes resolved); undefined when
+ * neither (an unescaped `"` inside, or a closing quote that is escaped). One pass.
+ */
 function paramValue(raw: string): string | undefined {
   if (TOKEN.test(raw)) return raw;
-  const m = /^"((?:[^"\\]|\\.)*)"$/s.exec(raw);
-  return m === null ? undefined : m[1]!.replace(/\\(.)/gs, '$1');
+  const last = raw.length - 1;
+  if (last < 1 || raw.charCodeAt(0) !== 0x22 || raw.charCodeAt(last) !== 0x22) return undefined;
+  let out = '';
+  let from = 1;
+  for (let i = 1; i < last; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x22) return undefined;
+    if (c === 0x5c) {
+      if (i + 1 >= last) return undefined;
+      out += raw.slice(from, i);
+      from = i + 1;
+      i++;
+    }
+  }
+  return out + raw.slice(from, last);
 }
 
 /** One Accept element, or undefined when it is malformed (the caller skips it). */

@@ -95,9 +95,17 @@ export interface ResponseCacheOptions {
 const JSON_ONLY: readonly DataFormat[] = ['json'];
 export const JSON_OR_CSV: readonly DataFormat[] = ['json', 'csv'];
 
+/** Most distinct Accept values a negotiator remembers (the memo is emptied when full). */
+const REMEMBERED_ACCEPTS = 256;
+/** Longer Accept values are negotiated every time (linear, and bounded by @cds/http header-bounds.ts). */
+const MAX_REMEMBERED_ACCEPT_LENGTH = 256;
+
 /**
- * The format of a request from its Accept among `formats`, remembered per distinct Accept value
- * (clients send a handful): no Accept is JSON without a lookup. Undefined: nothing acceptable (406).
+ * The format of a request from its Accept among `formats`, remembered per distinct short Accept
+ * value (clients send a handful): no Accept is JSON without a lookup. Undefined: nothing acceptable
+ * (406). The memo saves work only: a miss costs one linear negotiation of at most the header bound,
+ * and it holds at most 256 values of at most 256 characters, so a client varying its Accept gains
+ * nothing from it (no entry it makes costs more than the negotiation it skips) and cannot grow it.
  */
 export function createNegotiator(
   formats: readonly DataFormat[],
@@ -107,8 +115,10 @@ export function createNegotiator(
     if (accept === undefined) return 'json';
     if (known.has(accept)) return known.get(accept);
     const format = negotiate(accept, formats);
-    if (known.size >= 256) known.clear();
-    known.set(accept, format);
+    if (accept.length <= MAX_REMEMBERED_ACCEPT_LENGTH) {
+      if (known.size >= REMEMBERED_ACCEPTS) known.clear();
+      known.set(accept, format);
+    }
     return format;
   };
 }

@@ -1,6 +1,8 @@
 import {
   createRequestIdGenerator,
+  MAX_REQUEST_HEAD_BYTES,
   registerErrorHandling,
+  registerHeaderBounds,
   registerReadOnlyRoutes,
   ServiceUnavailableError,
   zodValidatorCompiler,
@@ -64,9 +66,13 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
     bodyLimit: 1024,
     // A long slug reaches its route (a well-formed unknown id is a 404, not the router's 414 past 100).
     routerOptions: { maxParamLength: MAX_SLUG_PARAM_LENGTH },
+    // The request head is bounded as the gateway's is (8 KiB; Node answers 431 past it).
+    http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
   }) as unknown as FastifyInstance;
 
   registerErrorHandling(app, { publicBaseUrl: deps.publicBaseUrl, classify: classifyMongoError });
+  // Accept, the preconditions and Range over 1 KiB are a 400 before anything parses them.
+  registerHeaderBounds(app);
   // Cached answers write x-request-id themselves (writeCachedBody); every other answer gets it here,
   // and an error is never cacheable.
   app.addHook('onSend', (request, reply, _payload, done) => {

@@ -2,8 +2,10 @@ import type { Socket } from 'node:net';
 import {
   ApiError,
   InvalidParameterError,
+  MAX_REQUEST_HEAD_BYTES,
   createQueryStringParser,
   lazyChildLoggerFactory,
+  overlongHeader,
   registerErrorHandling,
   sendApiError,
 } from '@cds/http';
@@ -33,8 +35,10 @@ export interface HardenedServerOptions {
  * The gateway's Fastify server, hardened before any route exists: timeouts against slow clients,
  * every refusal in the contract's error shape (Fastify's own, and requests Node cannot even parse,
  * answered on the raw socket), CONNECT and unknown methods answered 405, a GET with a body or an
- * HTTP/1.1 request without Host refused and its connection closed, over-long URLs 414, and the
- * security headers and request id on every answer.
+ * HTTP/1.1 request without Host refused and its connection closed, over-long URLs 414, the
+ * request head bounded (8 KiB, 413) and Accept, the preconditions and Range over 1 KiB refused (400
+ * naming the header) before anything parses them, and the security headers and request id on every
+ * answer.
  */
 export function createHardenedServer(opts: HardenedServerOptions): FastifyInstance {
   const { nextId, publicBaseUrl, securityHeaders, maxUrlLength } = opts;
@@ -58,7 +62,9 @@ export function createHardenedServer(opts: HardenedServerOptions): FastifyInstan
     // Node's own answer to an HTTP/1.1 request without Host is an empty 400; the onRequest hook
     // answers it in the contract shape instead. Header and request timeouts are enforced on this
     // check interval (Node's default, 30 s, would let a slowloris client hold a socket for 40 s).
-    http: { requireHostHeader: false, connectionsCheckingInterval: 1_000 },
+    // The request head is bounded at 8 KiB (Node's default is 16 KiB): past it Node's parser
+    // refuses the request (HPE_HEADER_OVERFLOW, answered 413 below) before any handler runs.
+    http: { requireHostHeader: false, connectionsCheckingInterval: 1_000, maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
     // Fastify answers a path with bad percent-encoding (`%ZZ`, `%C0%AE`) or an over-long path
     // parameter itself, outside the error handler: answer both in the contract shape.
     // These answers skip the onSend hook, so they set the security headers and request id here.
@@ -123,6 +129,13 @@ export function createHardenedServer(opts: HardenedServerOptions): FastifyInstan
     }
     if (request.url.length > maxUrlLength) {
       done(new ApiError('uri_too_long', `The request URL is longer than ${maxUrlLength} characters.`));
+      return;
+    }
+    // Accept, the preconditions and Range over 1 KiB: a 400 naming the header, before any step
+    // (authentication, the cache lookup, the windows) or parser reads them.
+    const overlong = overlongHeader(request.headers);
+    if (overlong !== undefined) {
+      done(overlong);
       return;
     }
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {

@@ -1,11 +1,41 @@
-import { parseEntityTag, strongMatch } from '@cds/http';
+import { isOws, parseEntityTag, strongMatch } from '@cds/http';
 
 /** What a download answers: the whole file, one byte range of it (inclusive), or 416. */
 export type RangeAnswer =
   { kind: 'whole' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
 
 const WHOLE: RangeAnswer = { kind: 'whole' };
-const SPEC = /^bytes[ \t]*=[ \t]*(\d*)[ \t]*-[ \t]*(\d*)[ \t]*$/i;
+
+/**
+ * `bytes OWS = OWS [first] OWS - OWS [last] OWS` (unit case-insensitive), the two digit strings, or
+ * undefined. One pass with an index: a regex of this shape (`[ \t]*(\d*)[ \t]*$`) backtracks
+ * quadratically on a run of spaces not followed by the end.
+ */
+function rangeSpec(text: string): [first: string, last: string] | undefined {
+  const n = text.length;
+  if (n < 6 || text.slice(0, 5).toLowerCase() !== 'bytes') return undefined;
+  let i = 5;
+  const skipOws = (): void => {
+    while (i < n && isOws(text.charCodeAt(i))) i++;
+  };
+  const digits = (): string => {
+    const from = i;
+    while (i < n && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) i++;
+    return text.slice(from, i);
+  };
+  skipOws();
+  if (text.charCodeAt(i) !== 0x3d) return undefined;
+  i++;
+  skipOws();
+  const first = digits();
+  skipOws();
+  if (text.charCodeAt(i) !== 0x2d) return undefined;
+  i++;
+  skipOws();
+  const last = digits();
+  skipOws();
+  return i === n ? [first, last] : undefined;
+}
 
 /**
  * The Range header of a GET of a file of `size` bytes (RFC 9110 §14.2), served for one range only:
@@ -16,9 +46,9 @@ const SPEC = /^bytes[ \t]*=[ \t]*(\d*)[ \t]*-[ \t]*(\d*)[ \t]*$/i;
  */
 export function parseRange(header: string | readonly string[] | undefined, size: number): RangeAnswer {
   if (typeof header !== 'string') return WHOLE;
-  const m = SPEC.exec(header.trim());
-  if (m === null) return WHOLE;
-  const [, first = '', last = ''] = m;
+  const spec = rangeSpec(header.trim());
+  if (spec === undefined) return WHOLE;
+  const [first, last] = spec;
   if (first === '' && last === '') return WHOLE;
   if (first === '') {
     const suffix = Number(last);

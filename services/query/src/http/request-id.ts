@@ -1,7 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 
-/** A request id taken from a caller must be short JSON-safe ASCII: it is spliced into cached bodies unescaped. */
-const FORWARDED_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * A request id taken from a caller must be short JSON-safe ASCII: it is spliced into cached bodies
+ * unescaped. At most 128 characters: a longer one is not read at all (a fresh id replaces it).
+ */
+const MAX_FORWARDED_ID_LENGTH = 128;
+const FORWARDED_ID = /^[A-Za-z0-9._:-]+$/;
 
 /**
  * Fastify's genReqId: the gateway's `x-request-id` (the id of the public request) when present
@@ -10,6 +14,8 @@ const FORWARDED_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createRequestIdResolver(generate: () => string): (req: IncomingMessage) => string {
   return (req) => {
     const forwarded = req.headers['x-request-id'];
-    return typeof forwarded === 'string' && FORWARDED_ID.test(forwarded) ? forwarded : generate();
+    return typeof forwarded === 'string' && forwarded.length <= MAX_FORWARDED_ID_LENGTH && FORWARDED_ID.test(forwarded)
+      ? forwarded
+      : generate();
   };
 }

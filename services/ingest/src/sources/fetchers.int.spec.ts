@@ -192,4 +192,53 @@ describe('HTTP client', () => {
     const refused = createHttpClient({ source: 'test', maxRetries: 1, ...fakeTime() });
     await expect(refused.getText(new URL('http://127.0.0.1:1/'))).rejects.toThrow(/last: network error/);
   });
+
+  it('fetches https only: plain http only to a loopback host, refused before any request', async () => {
+    const client = createHttpClient({ source: 'test', maxRetries: 0, ...fakeTime() });
+    for (const url of ['http://example.com/x', 'http://10.0.0.1/x', 'ftp://127.0.0.1/x', 'file:///etc/passwd']) {
+      const err = await client.getText(new URL(url)).catch((e: unknown) => e);
+      expect(err, url).toBeInstanceOf(SourceFetchError);
+      expect((err as Error).message, url).toMatch(/only https is fetched/);
+    }
+    expect(seen).toHaveLength(0);
+  });
+
+  it('follows a few same-origin redirects and refuses one to another host or scheme', async () => {
+    handler = (_req, url, res) => {
+      if (url.pathname === '/hop') res.writeHead(302, { location: '/final' }).end();
+      else if (url.pathname === '/loop') res.writeHead(301, { location: '/loop' }).end();
+      else if (url.pathname === '/away') res.writeHead(302, { location: 'https://evil.example/CMO.xlsx' }).end();
+      else if (url.pathname === '/downgrade')
+        res.writeHead(307, { location: `http://localhost:${url.port}/final` }).end();
+      else json(res, 200, '"here"');
+    };
+    const client = createHttpClient({ source: 'test', maxRetries: 2, ...fakeTime() });
+    expect(await client.getText(new URL('/hop', baseUrl))).toBe('"here"');
+    await expect(client.getText(new URL('/away', baseUrl))).rejects.toThrow(
+      'test: GET ' +
+        baseUrl +
+        '/away: HTTP 302 redirects to another host or scheme (https://evil.example): not followed',
+    );
+    // another host name for the same server is another origin too
+    await expect(client.getText(new URL('/downgrade', baseUrl))).rejects.toThrow(/redirects to another host or scheme/);
+    await expect(client.getText(new URL('/loop', baseUrl))).rejects.toThrow(/more than 3 redirects: not followed/);
+    // refused at once, not retried: /away asked once
+    expect(seen.filter((r) => r.url.pathname === '/away')).toHaveLength(1);
+    expect(seen.filter((r) => r.url.pathname === '/loop')).toHaveLength(4);
+  });
+
+  it('reads a text body within its bound, announced or chunked', async () => {
+    handler = (_req, url, res) => {
+      res.writeHead(200, url.pathname === '/announced' ? { 'content-length': '3000' } : {});
+      for (let i = 0; i < 3; i++) res.write(Buffer.alloc(1000, 120));
+      res.end();
+    };
+    const client = createHttpClient({ source: 'test', maxRetries: 0, maxTextBytes: 2500, ...fakeTime() });
+    await expect(client.getText(new URL('/announced', baseUrl))).rejects.toThrow(
+      /the body is 3000 bytes, more than the 2500 read/,
+    );
+    await expect(client.getText(new URL('/chunked', baseUrl))).rejects.toThrow(/more than the 2500 read/);
+    const roomy = createHttpClient({ source: 'test', maxRetries: 0, maxTextBytes: 3000, ...fakeTime() });
+    expect(await roomy.getText(new URL('/chunked', baseUrl))).toHaveLength(3000);
+  });
 });

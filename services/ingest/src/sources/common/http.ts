@@ -26,6 +26,10 @@ export interface HttpClientOptions {
   /** Per-attempt timeout (default 30 s). */
   timeoutMs?: number;
   headers?: Record<string, string>;
+  /** Largest body getText reads (default SOURCE_TEXT_MAX_BYTES); getBytes takes its own bound. */
+  maxTextBytes?: number;
+  /** Same-origin redirects followed per attempt (default 3); a redirect to another origin is refused. */
+  maxRedirects?: number;
   /** Overall deadline (ms on the `now` clock): no attempt starts, and no backoff waits, past it. */
   deadline?: number;
   /** Injected for tests. */
@@ -43,7 +47,10 @@ export interface SourceFetchOptions extends Partial<Omit<HttpClientOptions, 'sou
 }
 
 export interface HttpClient {
-  /** GETs a URL and returns the body text of a 2xx response, retrying transient failures. */
+  /**
+   * GETs a URL and returns the body text (UTF-8) of a 2xx response, retrying transient failures;
+   * a body over `maxTextBytes` fails at once, reading no further.
+   */
   getText(url: URL): Promise<string>;
   /**
    * GETs a URL and returns the body bytes of a 2xx response (a binary file), retrying transient
@@ -53,6 +60,29 @@ export interface HttpClient {
 }
 
 const RETRYABLE = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+/**
+ * Largest text body read by default: a NASS answer holds at most 50,000 records of ~1.3 KB (65 MB);
+ * a CFTC or EIA page of 5,000 rows is under 20 MB, an AMS report window under 5 MB.
+ */
+export const SOURCE_TEXT_MAX_BYTES = 96 * 1024 * 1024;
+
+/** 127.0.0.0/8, ::1 and localhost: the only hosts spoken to in plain http (a local stand-in). */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * Why the client will not GET `url`, or undefined: only https, except plain http to a loopback
+ * host (a local stand-in for a source, as tests and an offline `npm start` configure; a redirect
+ * or a link can never reach one, as both keep to their origin).
+ */
+export function refusedUrl(url: URL): string | undefined {
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
+  return `only https is fetched (${url.protocol}//${url.host})`;
+}
 const SECRET_PARAMS = /([?&](?:api_key|key|\$\$app_token|app_token)=)[^&]*/gi;
 
 /** The URL with credentials masked, for logs and errors. */
@@ -75,6 +105,9 @@ export function parseRetryAfter(value: string | null, now: number): number | und
  * A small fetch wrapper for the public data sources: client-side rate limit (requests spaced by
  * minIntervalMs, shared by concurrent callers), per-attempt timeout, exponential backoff with
  * jitter on 429/5xx/network errors that honours Retry-After, and errors that never echo keys.
+ * Bounded: https only (refusedUrl), same-origin redirects only (at most maxRedirects), every body
+ * read within a byte bound (maxTextBytes, getBytes' maxBytes, 64 KiB of an error body), every
+ * attempt within timeoutMs and all of them within the deadline.
  */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const sleep = options.sleep ?? defaultSleep;
@@ -85,6 +118,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const base = options.baseDelayMs ?? 500;
   const maxDelay = options.maxDelayMs ?? 30_000;
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const maxText = options.maxTextBytes ?? SOURCE_TEXT_MAX_BYTES;
+  const maxRedirects = options.maxRedirects ?? 3;
   let nextSlot = 0;
 
   async function acquireSlot(): Promise<void> {
@@ -123,8 +158,45 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return Buffer.concat(parts, size);
   }
 
+  /**
+   * One attempt: GETs `url` without letting fetch follow redirects; follows up to maxRedirects
+   * same-origin ones itself and refuses one to another host, port or scheme (SourceFetchError,
+   * not retried), so a redirect cannot downgrade to http or leave the publisher's host.
+   */
+  async function fetchFollowing(url: URL, signal: AbortSignal, shown: string): Promise<Response> {
+    let target = url;
+    for (let hops = 0; ; hops++) {
+      const res = await fetch(target, {
+        headers: { accept: 'application/json, text/csv;q=0.9, */*;q=0.5', ...options.headers },
+        redirect: 'manual',
+        signal,
+      });
+      const location = res.headers.get('location');
+      if (res.status < 300 || res.status > 399 || location === null) return res;
+      await res.body?.cancel().catch(() => undefined);
+      const refuse = (why: string) =>
+        new SourceFetchError(`${options.source}: GET ${shown}: ${why}: not followed`, {
+          status: res.status,
+          attempts: 1,
+        });
+      let next: URL;
+      try {
+        next = new URL(location, target);
+      } catch {
+        throw refuse(`HTTP ${res.status} redirects to a malformed address`);
+      }
+      if (next.origin !== target.origin)
+        throw refuse(`HTTP ${res.status} redirects to another host or scheme (${redactUrl(next.origin)})`);
+      if (hops >= maxRedirects) throw refuse(`more than ${maxRedirects} redirects`);
+      target = next;
+    }
+  }
+
   async function get<T>(url: URL, read: (res: Response, shown: string) => Promise<T>): Promise<T> {
     const shown = redactUrl(url);
+    const refused = refusedUrl(url);
+    if (refused !== undefined)
+      throw new SourceFetchError(`${options.source}: GET ${shown}: ${refused}; not fetched`, { attempts: 0 });
     let lastProblem = '';
     let lastStatus: number | undefined;
     const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
@@ -138,12 +210,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (now() >= deadline) throw pastDeadline(attempt);
       let wait = backoff(attempt);
       try {
-        const res = await fetch(url, {
-          headers: { accept: 'application/json, text/csv;q=0.9, */*;q=0.5', ...options.headers },
-          signal: AbortSignal.timeout(Math.max(1, Math.min(timeoutMs, deadline - now()))),
-        });
+        const res = await fetchFollowing(
+          url,
+          AbortSignal.timeout(Math.max(1, Math.min(timeoutMs, deadline - now()))),
+          shown,
+        );
         if (res.ok) return await read(res, shown);
-        const body = await res.text();
+        const body = new TextDecoder('utf-8').decode(
+          await boundedBody(res, 64 * 1024, shown).catch(() => new Uint8Array()),
+        );
         lastStatus = res.status;
         lastProblem = `HTTP ${res.status}: ${body.slice(0, 200).replace(/\s+/g, ' ')}`;
         if (!RETRYABLE.has(res.status)) {
@@ -172,7 +247,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 
   return {
-    getText: (url) => get(url, (res) => res.text()),
+    getText: (url) =>
+      get(url, async (res, shown) => new TextDecoder('utf-8').decode(await boundedBody(res, maxText, shown))),
     getBytes: (url, { maxBytes }) => get(url, (res, shown) => boundedBody(res, maxBytes, shown)),
   };
 }

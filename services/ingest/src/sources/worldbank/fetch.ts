@@ -26,7 +26,7 @@ const decodeEntities = (s: string) =>
 /**
  * The workbook link of the Commodity Markets page: the first `href` whose path ends in
  * `CMO-Historical-Data-Monthly.xlsx`, resolved against the page, on thedocs.worldbank.org or the
- * page's host, over http(s). Undefined when there is none.
+ * page's host, over https (or on the page's own origin). Undefined when there is none.
  */
 export function findPinkSheetLink(html: string, pageUrl: URL): URL | undefined {
   for (const m of html.matchAll(HREF)) {
@@ -38,7 +38,8 @@ export function findPinkSheetLink(html: string, pageUrl: URL): URL | undefined {
       continue;
     }
     if (!url.pathname.toLowerCase().endsWith(`/${PINK_SHEET_FILE.toLowerCase()}`)) continue;
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') continue;
+    // https only: plain http only on the page's own origin (a local stand-in the page itself is on)
+    if (url.protocol !== 'https:' && url.origin !== pageUrl.origin) continue;
     if (url.hostname !== DOCUMENT_HOST && url.hostname !== pageUrl.hostname) continue;
     return url;
   }

@@ -1,5 +1,3 @@
-import ExcelJS from 'exceljs';
-import type { CellValue, Worksheet } from 'exceljs';
 import { CATALOG, type CatalogIndex, type CommodityDefinition, type WorldBankMapping } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
@@ -8,18 +6,25 @@ import { countSkip } from '../common/stats.ts';
 import { isMissing, monthNumber, readDecimal } from '../common/values.ts';
 import { monthEnd } from '../eia/periods.ts';
 import { normalizeSeriesName, PINK_SHEET_NAMES } from './names.ts';
-import { checkZipBounds, ZipGuardError } from './zip-guard.ts';
+import { readXlsxSheet, XlsxError, type XlsxSheet, type XlsxValue } from './xlsx.ts';
+import { ZipGuardError } from './zip-guard.ts';
 
 /** The sheet of the Pink Sheet workbook (CMO-Historical-Data-Monthly.xlsx) that holds the prices. */
 export const PINK_SHEET_SHEET = 'Monthly Prices';
 
-/** Bounds on an untrusted workbook (the real one: 0.8 MB, 4 MB unzipped, ~800 rows, 72 columns). */
+/**
+ * Bounds on an untrusted workbook, fitted to the real one with margin: the Pink Sheet is 0.6-0.8 MB,
+ * about 30 entries, its "Monthly Prices" sheet 2.4-4 MB unpacked (6 MB in all), ~800 rows by 89
+ * columns, ~1,100 shared strings. docs/sources.md lists what is refused.
+ */
 export const PINK_SHEET_LIMITS = {
-  maxBytes: 20 * 1024 * 1024,
-  maxUnzippedBytes: 100 * 1024 * 1024,
-  maxEntries: 1_000,
+  maxBytes: 8 * 1024 * 1024,
+  maxEntryBytes: 10 * 1024 * 1024,
+  maxUnzippedBytes: 16 * 1024 * 1024,
+  maxEntries: 200,
   maxRows: 5_000,
   maxColumns: 500,
+  maxSharedStrings: 50_000,
   /** The header (notes, names, units, codes) must end within these rows. */
   headerRows: 30,
 } as const;
@@ -69,15 +74,12 @@ const CODE_LIKE = /^[A-Za-z][A-Za-z0-9_]*$/;
 const PINK_MISSING = new Set(['…', '...', '..']);
 
 /** The text of a cell (rich text joined, a formula's result), or undefined for a number or nothing. */
-function cellText(v: CellValue): string | undefined {
-  if (typeof v === 'string') return v;
-  if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
-    if ('richText' in v) return v.richText.map((t) => t.text).join('');
-    if ('result' in v) return cellText(v.result);
-    if ('text' in v && typeof v.text === 'string') return v.text;
-  }
-  return undefined;
+function cellText(v: XlsxValue | undefined): string | undefined {
+  return typeof v === 'string' ? v : undefined;
 }
+
+/** The value at row r, column col of the sheet. */
+const cellAt = (ws: XlsxSheet, r: number, col: number): XlsxValue | undefined => ws.rows.get(r)?.[col];
 
 /** The date of an "Updated on December 02, 2025" note, as 2025-12-02; undefined if there is none. */
 export function readPinkSheetVintage(text: string): string | undefined {
@@ -125,11 +127,11 @@ function mappedSeries(catalog: CatalogIndex): { commodity: CommodityDefinition; 
 }
 
 /** The non-empty text cells of a row from column B on, by column. */
-function headerCells(ws: Worksheet, row: number, maxColumns: number): Map<number, string> {
+function headerCells(ws: XlsxSheet, row: number, maxColumns: number): Map<number, string> {
   const out = new Map<number, string>();
-  const r = ws.getRow(row);
-  for (let col = 2; col <= Math.min(r.cellCount, maxColumns); col++) {
-    const text = cellText(r.getCell(col).value)?.trim();
+  const r = ws.rows.get(row) ?? [];
+  for (let col = 2; col <= Math.min(r.length - 1, maxColumns); col++) {
+    const text = cellText(r[col])?.trim();
     if (text) out.set(col, text);
   }
   return out;
@@ -150,13 +152,13 @@ interface Layout {
  * workbook without codes (the 2022 layout), by the names row with the units row under it. Every
  * mapped code must be there, with the unit the mapping expects: anything else is a layout change.
  */
-function locateColumns(ws: Worksheet, catalog: CatalogIndex, file: string): Layout {
+function locateColumns(ws: XlsxSheet, catalog: CatalogIndex, file: string): Layout {
   const nothing = `; nothing was read from ${file}`;
   const fail = (msg: string) => new WorldBankFileError(`worldbank: ${msg}${nothing}`);
   const limits = PINK_SHEET_LIMITS;
   let firstDataRow = 0;
   for (let r = 1; r <= Math.min(limits.headerRows, ws.rowCount); r++) {
-    if (PERIOD.test(cellText(ws.getRow(r).getCell(1).value)?.trim() ?? '')) {
+    if (PERIOD.test(cellText(cellAt(ws, r, 1))?.trim() ?? '')) {
       firstDataRow = r;
       break;
     }
@@ -219,9 +221,8 @@ function locateColumns(ws: Worksheet, catalog: CatalogIndex, file: string): Layo
   if (missing.length > 0) throw fail(`the "${PINK_SHEET_SHEET}" sheet has no column ${missing.join(', ')} (renamed?)`);
 
   const changed: string[] = [];
-  const unitCells = ws.getRow(unitsRow);
   for (const c of columns) {
-    const unit = cellText(unitCells.getCell(c.column).value)?.trim() ?? '';
+    const unit = cellText(cellAt(ws, unitsRow, c.column))?.trim() ?? '';
     if (unit !== c.series.source_unit)
       changed.push(`the unit of ${c.series.code} in row ${unitsRow} is "${unit}", expected "${c.series.source_unit}"`);
   }
@@ -230,14 +231,13 @@ function locateColumns(ws: Worksheet, catalog: CatalogIndex, file: string): Layo
 }
 
 /** The value of one cell: a number, missing, or a reason to reject it. */
-function cellNumber(v: CellValue): { value: number } | { missing: true } | { bad: string } {
+function cellNumber(v: XlsxValue | undefined): { value: number } | { missing: true } | { bad: string } {
   if (typeof v === 'number') return Number.isFinite(v) ? { value: v } : { bad: `value is not a number "${v}"` };
-  if (v === null || v === undefined) return { missing: true };
-  if (typeof v === 'object' && !(v instanceof Date) && 'error' in v) return { bad: `the cell holds ${v.error}` };
-  if (typeof v === 'object' && !(v instanceof Date) && 'result' in v && typeof v.result === 'number')
-    return cellNumber(v.result);
+  if (v === undefined) return { missing: true };
+  if (typeof v === 'object' && 'error' in v) return { bad: `the cell holds ${v.error}` };
+  if (typeof v === 'object') return { bad: 'the cell holds a formula without a value' };
   const text = cellText(v);
-  if (text === undefined) return { bad: `value is not a number (${v instanceof Date ? 'a date' : typeof v})` };
+  if (text === undefined) return { bad: `value is not a number (${typeof v})` };
   const s = text.trim();
   if (PINK_MISSING.has(s) || isMissing(s)) return { missing: true };
   const n = readDecimal(s);
@@ -248,43 +248,39 @@ function cellNumber(v: CellValue): { value: number } | { missing: true } | { bad
  * Reads a World Bank Pink Sheet workbook (`CMO-Historical-Data-Monthly.xlsx`) and checks its
  * layout, throwing a WorldBankFileError (nothing read) when the file is too large, not an .xlsx, has
  * no `Monthly Prices` sheet, lacks a mapped code, or shows another unit for it. An .xlsx is a zip,
- * so the file is read whole (bounded), its zip checked (checkZipBounds), then loaded with exceljs.
+ * so the file is read whole (bounded to `maxBytes`), then its zip and its one sheet are read by the
+ * bounded reader of xlsx.ts (zip-guard.ts refuses a lying or hostile container before anything is
+ * inflated; every entry inflates within its declared size; rows, columns and merged ranges past
+ * PINK_SHEET_LIMITS are refused): time and memory bounded by the limits, whatever the file holds.
  */
 export async function readWorldBankWorkbook(input: XlsxInput, options: WorldBankOptions): Promise<WorldBankWorkbook> {
   const { file, stats, info } = options;
   const catalog = options.catalog ?? CATALOG;
   const limits = PINK_SHEET_LIMITS;
   const bytes = await readBounded(input, options.maxBytes ?? limits.maxBytes, file);
+  let read: ReturnType<typeof readXlsxSheet>;
   try {
-    checkZipBounds(bytes, limits);
+    read = readXlsxSheet(bytes, PINK_SHEET_SHEET, limits);
   } catch (err) {
     if (err instanceof ZipGuardError)
       throw new WorldBankFileError(`worldbank: ${file} is not an .xlsx workbook we read: ${err.message}`);
+    if (err instanceof XlsxError)
+      throw new WorldBankFileError(
+        `worldbank: ${file} cannot be read as an .xlsx workbook (${err.message}); nothing was read`,
+      );
     throw err;
   }
-  const wb = new ExcelJS.Workbook();
-  try {
-    await wb.xlsx.load(bytes as unknown as Parameters<typeof wb.xlsx.load>[0]);
-  } catch (err) {
-    throw new WorldBankFileError(`worldbank: ${file} cannot be read as an .xlsx workbook (${(err as Error).message})`);
-  }
-  const ws = wb.getWorksheet(PINK_SHEET_SHEET);
-  if (ws === undefined)
+  const { sheet: maybeSheet } = read;
+  if (maybeSheet === undefined)
     throw new WorldBankFileError(
-      `worldbank: ${file} has no "${PINK_SHEET_SHEET}" sheet (sheets: ${wb.worksheets.map((w) => `"${w.name}"`).join(', ') || 'none'})`,
+      `worldbank: ${file} has no "${PINK_SHEET_SHEET}" sheet (sheets: ${read.sheetNames.map((n) => `"${n}"`).join(', ') || 'none'})`,
     );
-  if (ws.rowCount > limits.maxRows || ws.columnCount > limits.maxColumns)
-    throw new WorldBankFileError(
-      `worldbank: the "${PINK_SHEET_SHEET}" sheet of ${file} is ${ws.rowCount} rows by ${ws.columnCount} columns, more than the ${limits.maxRows} by ${limits.maxColumns} read`,
-    );
-  const sheet: Worksheet = ws;
+  const sheet: XlsxSheet = maybeSheet;
   const found = locateColumns(sheet, catalog, file);
   let vintage: string | undefined;
-  for (let r = 1; r < found.firstDataRow && vintage === undefined; r++) {
-    const row = ws.getRow(r);
-    for (let col = 1; col <= Math.min(3, row.cellCount) && vintage === undefined; col++)
-      vintage = readPinkSheetVintage(cellText(row.getCell(col).value) ?? '');
-  }
+  for (let r = 1; r < found.firstDataRow && vintage === undefined; r++)
+    for (let col = 1; col <= 3 && vintage === undefined; col++)
+      vintage = readPinkSheetVintage(cellText(cellAt(sheet, r, col)) ?? '');
   if (info) {
     if (vintage !== undefined) info.vintage = vintage;
     info.layout = found.layout;
@@ -295,10 +291,10 @@ export async function readWorldBankWorkbook(input: XlsxInput, options: WorldBank
   function* items(): Generator<SourceItem> {
     if (stats) for (let i = 0; i < found.unmapped; i++) countSkip(stats, 'unknown_series');
     for (let r = found.firstDataRow; r <= sheet.rowCount; r++) {
-      const row = sheet.getRow(r);
-      if (!row.hasValues) continue;
+      const row = sheet.rows.get(r);
+      if (row === undefined) continue;
       if (stats) stats.rows++;
-      const first = row.getCell(1).value;
+      const first = row[1];
       const rawPeriod = cellText(first) ?? (typeof first === 'number' ? String(first) : '');
       const date = pinkSheetPeriodDate(rawPeriod);
       if (date === undefined) {
@@ -308,7 +304,7 @@ export async function readWorldBankWorkbook(input: XlsxInput, options: WorldBank
       const period = rawPeriod.trim();
       if (info && (info.lastPeriod === undefined || period > info.lastPeriod)) info.lastPeriod = period;
       for (const c of found.columns) {
-        const cell = cellNumber(row.getCell(c.column).value);
+        const cell = cellNumber(row[c.column]);
         if ('missing' in cell) {
           if (stats) countSkip(stats, 'missing_value');
           continue;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { SeriesPointRecord } from '@cds/contracts';
@@ -10,13 +10,15 @@ import { createParseStats } from '../common/stats.ts';
 import type { SeriesItem, SourceItem } from '../types.ts';
 import {
   parseWorldBankXlsx,
+  PINK_SHEET_LIMITS,
   pinkSheetPeriodDate,
   readPinkSheetVintage,
   WorldBankFileError,
   type WorldBankFileInfo,
 } from './parse.ts';
 import { findPinkSheetLink } from './fetch.ts';
-import { checkZipBounds, ZipGuardError } from './zip-guard.ts';
+import { readXlsxSheet, scanXml, XlsxError } from './xlsx.ts';
+import { openZip, ZipGuardError } from './zip-guard.ts';
 
 // Real excerpts (test/fixtures/README.md): the same cells as the publisher's workbooks.
 const DEC_2025 = ownFixturePath('worldbank_pink_sheet_2025-12_excerpt.xlsx');
@@ -274,45 +276,217 @@ describe('World Bank Pink Sheet: refused files publish nothing', () => {
   });
 });
 
-/** A one-entry zip whose central directory declares `declared` bytes for `content`. */
-function zipOf(content: Buffer, declared: number): Buffer {
-  const name = Buffer.from('xl/worksheets/sheet1.xml');
-  const data = deflateRawSync(content);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(data.length, 18);
-  local.writeUInt32LE(declared, 22);
-  local.writeUInt16LE(name.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt32LE(data.length, 20);
-  central.writeUInt32LE(declared, 24);
-  central.writeUInt16LE(name.length, 28);
-  central.writeUInt32LE(0, 42);
-  const cdOffset = local.length + name.length + data.length;
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(central.length + name.length, 12);
-  end.writeUInt32LE(cdOffset, 16);
-  return Buffer.concat([local, name, data, central, name, end]);
+interface TestEntry {
+  name: string;
+  data: Buffer;
+  /** Size the headers declare (default: the real one). */
+  declared?: number;
 }
 
-describe('zip bounds (before exceljs inflates anything)', () => {
-  const limits = { maxEntries: 100, maxUnzippedBytes: 1_000_000 };
-  it('accepts an honest entry and the real workbook excerpts', () => {
-    expect(() => checkZipBounds(zipOf(Buffer.alloc(1000, 65), 1000), limits)).not.toThrow();
-    expect(() => checkZipBounds(readFileSync(DEC_2025), limits)).not.toThrow();
+/** A zip built byte by byte (deflate, no data descriptors), with knobs to make it lie. */
+function buildZip(
+  entries: TestEntry[],
+  opts: { declaredCount?: number; prepend?: Buffer; beforeEnd?: Buffer } = {},
+): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = opts.prepend?.length ?? 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const data = deflateRawSync(e.data);
+    const size = e.declared ?? e.data.length;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc32(e.data), 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(size, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc32(e.data), 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(size, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, data);
+    centrals.push(central, name);
+    offset += local.length + name.length + data.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(opts.declaredCount ?? entries.length, 8);
+  end.writeUInt16LE(opts.declaredCount ?? entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([opts.prepend ?? Buffer.alloc(0), ...locals, cd, opts.beforeEnd ?? Buffer.alloc(0), end]);
+}
+
+const NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+const REL = 'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+/** A minimal workbook whose one sheet, "Monthly Prices", has `sheetBody` inside <worksheet>. */
+function workbookWith(sheetBody: string, extra: TestEntry[] = []): TestEntry[] {
+  return [
+    {
+      name: 'xl/workbook.xml',
+      data: Buffer.from(
+        `<workbook ${NS} ${REL}><sheets><sheet name="Monthly Prices" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+      ),
+    },
+    {
+      name: 'xl/_rels/workbook.xml.rels',
+      data: Buffer.from(
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+      ),
+    },
+    { name: 'xl/worksheets/sheet1.xml', data: Buffer.from(`<worksheet ${NS}>${sheetBody}</worksheet>`) },
+    ...extra,
+  ];
+}
+const SMALL_SHEET =
+  '<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Updated on December 02, 2025</t></is></c></row></sheetData>';
+
+/** What the workbook reader makes of `bytes`: its error message and the bytes it inflated. */
+function refusal(bytes: Buffer): { message: string; inflated: number; error: unknown } {
+  const cost = { inflatedBytes: 0 };
+  try {
+    readXlsxSheet(bytes, 'Monthly Prices', PINK_SHEET_LIMITS, cost);
+  } catch (err) {
+    return { message: (err as Error).message, inflated: cost.inflatedBytes, error: err };
+  }
+  throw new Error('expected the workbook to be refused');
+}
+
+describe('the workbook reader refuses hostile files before building anything', () => {
+  const honest = workbookWith(SMALL_SHEET);
+  const partsBytes = honest.reduce((n, e) => n + e.data.length, 0);
+
+  it('reads an honest workbook and the real excerpts, inflating only the parts it needs', () => {
+    const cost = { inflatedBytes: 0 };
+    const { sheet } = readXlsxSheet(buildZip(honest), 'Monthly Prices', PINK_SHEET_LIMITS, cost);
+    expect(sheet?.rows.get(1)?.[1]).toBe('Updated on December 02, 2025');
+    expect(cost.inflatedBytes).toBe(partsBytes);
+    // the real excerpt: workbook, relationships, shared strings and the one sheet; not the theme or styles
+    const real = readFileSync(DEC_2025);
+    const zip = openZip(real, PINK_SHEET_LIMITS);
+    const realCost = { inflatedBytes: 0 };
+    readXlsxSheet(real, 'Monthly Prices', PINK_SHEET_LIMITS, realCost);
+    expect(zip.names).toContain('xl/theme/theme1.xml');
+    expect(realCost.inflatedBytes).toBe(
+      ['xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/sharedStrings.xml', 'xl/worksheets/sheet1.xml']
+        .map((n) => zip.read(n).length)
+        .reduce((a, b) => a + b),
+    );
   });
 
-  it('refuses an entry that inflates past its declared size (a zip bomb) or a total past the bound', () => {
-    expect(() => checkZipBounds(zipOf(Buffer.alloc(5_000_000), 1000), limits)).toThrow(ZipGuardError);
-    expect(() => checkZipBounds(zipOf(Buffer.alloc(5_000_000), 5_000_000), limits)).toThrow(
-      /unpacks to more than 1000000 bytes/,
+  it('refuses two central records under an end record that declares one (the hidden entry), inflating nothing', () => {
+    const bomb = { name: 'xl/bomb.xml', data: Buffer.alloc(2_000_000) };
+    const r = refusal(buildZip([...honest, bomb], { declaredCount: honest.length }));
+    expect(r.error).toBeInstanceOf(ZipGuardError);
+    expect(r.message).toBe('the zip central directory holds more records than the 3 its end record declares');
+    expect(r.inflated).toBe(0);
+  });
+
+  it('refuses prepended data and bytes between the directory and the end record', () => {
+    expect(refusal(buildZip(honest, { prepend: Buffer.alloc(100, 7) })).message).toBe(
+      'the zip archive has data before its first entry (prepended data)',
     );
+    // a zip whose offsets all count the prepended bytes: the entries still do not start at 0
+    const shifted = buildZip(honest, { prepend: Buffer.from('PK\u0003\u0004' + 'x'.repeat(96)) });
+    expect(refusal(shifted).message).toMatch(/prepended data|no local header|names another entry/);
+    expect(refusal(buildZip(honest, { beforeEnd: Buffer.alloc(64) })).message).toMatch(
+      /^the zip central directory \(offset \d+, \d+ bytes\) does not end where the end record starts/,
+    );
+  });
+
+  it('refuses duplicate names, case folded', () => {
+    const twice = [...honest, { name: 'XL/Worksheets/Sheet1.xml', data: Buffer.from('<worksheet/>') }];
+    expect(refusal(buildZip(twice)).message).toBe('the archive holds two entries named XL/Worksheets/Sheet1.xml');
+  });
+
+  it('refuses an entry declaring more than the bound without inflating it', () => {
+    const zeros = Buffer.alloc(PINK_SHEET_LIMITS.maxEntryBytes + 1);
+    const r = refusal(buildZip([...honest, { name: 'xl/big.xml', data: zeros }]));
+    expect(r.message).toBe(
+      `zip entry xl/big.xml declares ${zeros.length} bytes unpacked, more than the ${PINK_SHEET_LIMITS.maxEntryBytes} read`,
+    );
+    expect(r.inflated).toBe(0);
+  });
+
+  it('stops inflating an entry that lies about its size at the declared size (bounded memory)', () => {
+    // 16 MB of spaces compress to 16 KB; the sheet declares 1,000 bytes
+    const sheet = Buffer.concat([Buffer.from(`<worksheet ${NS}><sheetData>`), Buffer.alloc(16 * 1024 * 1024, 32)]);
+    const entries = workbookWith('');
+    entries[2] = { name: 'xl/worksheets/sheet1.xml', data: sheet, declared: 1000 };
+    const r = refusal(buildZip(entries));
+    expect(r.error).toBeInstanceOf(ZipGuardError);
+    // zlib's own output bound stopped it: never more than the declared 1,000 bytes were produced
+    expect(r.message).toMatch(/^zip entry xl\/worksheets\/sheet1\.xml does not inflate to its declared 1000 bytes/);
+    expect(r.message).toMatch(/larger than 1000 bytes/);
+    expect(r.inflated).toBeLessThanOrEqual(partsBytes - honest[2]!.data.length + 1000);
+  });
+
+  it('refuses a merged range or a dimension beyond the layout bounds, building no cell for either', () => {
+    const merged = refusal(
+      buildZip(workbookWith(`${SMALL_SHEET}<mergeCells count="1"><mergeCell ref="A1:XFD1048576"/></mergeCells>`)),
+    );
+    expect(merged.error).toBeInstanceOf(XlsxError);
+    expect(merged.message).toBe(
+      'the "Monthly Prices" sheet merges the range A1:XFD1048576, beyond the 5000 rows by 500 columns read',
+    );
+    const dimension = refusal(buildZip(workbookWith(`<dimension ref="A1:CK900000"/>${SMALL_SHEET}`)));
+    expect(dimension.message).toBe(
+      'the "Monthly Prices" sheet declares 900000 rows by 89 columns (dimension A1:CK900000), beyond the 5000 rows by 500 columns read',
+    );
+    // a dimension that lies small does not help: the cell itself is refused
+    const cell = refusal(
+      buildZip(
+        workbookWith('<dimension ref="A1"/><sheetData><row r="6000"><c r="A6000"><v>1</v></c></row></sheetData>'),
+      ),
+    );
+    expect(cell.message).toBe('the "Monthly Prices" sheet has a row 6000, beyond the 5000 rows by 500 columns read');
+    const wide = refusal(buildZip(workbookWith('<sheetData><row r="1"><c r="ZZ1"><v>1</v></c></row></sheetData>')));
+    expect(wide.message).toBe('the "Monthly Prices" sheet has a cell ZZ1, beyond the 5000 rows by 500 columns read');
+    // the merged range cost what its few bytes of XML cost: the same parts as the honest workbook, no more
+    expect(merged.inflated).toBe(
+      partsBytes + '<mergeCells count="1"><mergeCell ref="A1:XFD1048576"/></mergeCells>'.length,
+    );
+  });
+
+  it('refuses a DOCTYPE (entity expansion) and malformed XML, as a WorldBankFileError naming the file', async () => {
+    const laughs = '<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>';
+    const entries = workbookWith(SMALL_SHEET);
+    entries[2] = {
+      name: 'xl/worksheets/sheet1.xml',
+      data: Buffer.from(`${laughs}<worksheet ${NS}>${SMALL_SHEET}</worksheet>`),
+    };
+    expect(refusal(buildZip(entries)).message).toBe('a DOCTYPE or entity declaration is not read');
+    expect(await failure(buildZip(workbookWith('<sheetData><row r="1"><c r="A1"><v>1</v></row></sheetData>')))).toBe(
+      'worldbank: CMO.xlsx cannot be read as an .xlsx workbook (malformed XML: </row> closes no open <row>); nothing was read',
+    );
+    expect(await failure(buildZip(honest, { declaredCount: 2 }))).toBe(
+      'worldbank: CMO.xlsx is not an .xlsx workbook we read: the zip central directory holds more records than the 2 its end record declares',
+    );
+  });
+
+  it('costs time linear in the sheet: ten times the rows, about ten times the work', () => {
+    const rows = (n: number) =>
+      `<sheetData>${Array.from({ length: n }, (_, i) => `<row r="${i + 1}"><c r="A${i + 1}"><v>${i}</v></c><c r="B${i + 1}" t="inlineStr"><is><t>x</t></is></c></row>`).join('')}</sheetData>`;
+    const small = readXlsxSheet(buildZip(workbookWith(rows(400))), 'Monthly Prices', PINK_SHEET_LIMITS).sheet!;
+    const large = readXlsxSheet(buildZip(workbookWith(rows(4000))), 'Monthly Prices', PINK_SHEET_LIMITS).sheet!;
+    expect([small.rowCount, large.rowCount]).toEqual([400, 4000]);
+    let tokensSmall = 0;
+    let tokensLarge = 0;
+    const count = (xml: string, bump: () => void) =>
+      scanXml(xml, { open: bump, close: () => undefined, text: () => undefined });
+    count(rows(400), () => tokensSmall++);
+    count(rows(4000), () => tokensLarge++);
+    expect(tokensLarge / tokensSmall).toBeCloseTo(10, 0);
   });
 });
 
@@ -348,6 +522,16 @@ describe('the workbook link on the Commodity Markets page', () => {
       findPinkSheetLink('<a href="https://example.com/CMO-Historical-Data-Monthly.xlsx">x</a>', page),
     ).toBeUndefined();
     expect(findPinkSheetLink('<a href="javascript:CMO-Historical-Data-Monthly.xlsx">x</a>', page)).toBeUndefined();
+    // https only: an http link on the publisher's hosts is not followed (a MITM could serve anything)
+    for (const host of ['thedocs.worldbank.org', 'www.worldbank.org'])
+      expect(
+        findPinkSheetLink(`<a href="http://${host}/d/CMO-Historical-Data-Monthly.xlsx">x</a>`, page),
+      ).toBeUndefined();
+    // a local stand-in page (tests, offline runs) may link its own origin
+    const local = new URL('http://127.0.0.1:8080/en/research/commodity-markets');
+    expect(findPinkSheetLink('<a href="/d/CMO-Historical-Data-Monthly.xlsx">x</a>', local)?.href).toBe(
+      'http://127.0.0.1:8080/d/CMO-Historical-Data-Monthly.xlsx',
+    );
     expect(findPinkSheetLink(html.replaceAll('Monthly.xlsx', 'Monthly.pdf'), page)).toBeUndefined();
   });
 });

@@ -58,8 +58,14 @@ export function createSseMetrics(
 }
 
 /** The key table's size, read at collection: what every replica holds in memory for the key stream. */
-export function registerKeyTableMetrics(metrics: Metrics, table: { activeKeys: number; accounts: number }): void {
+export function registerKeyTableMetrics(
+  metrics: Metrics,
+  table: { activeKeys: number; accounts: number; bytes: number },
+): void {
   const m = declareMetrics(metrics);
+  m.observe('cds_gateway_key_table_bytes', 'gauge', 'Bytes of the typed arrays of this replica’s key table', (report) =>
+    report(table.bytes),
+  );
   m.observe('cds_gateway_active_keys', 'gauge', 'Active API keys in this replica’s key table', (report) =>
     report(table.activeKeys),
   );

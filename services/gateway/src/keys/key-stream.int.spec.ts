@@ -113,7 +113,7 @@ describe('followKeyStream', () => {
     await Promise.all([live.stop(), late.stop()]);
   });
 
-  it("ignores account.closed (no entry, no crash); the closed account's keys end with their revocations, live and replayed", async () => {
+  it("refuses a closed account's keys from its account.closed on; the account leaves with its last revocation, live and replayed", async () => {
     await messaging.jsm.streams.purge(KEYS_STREAM);
     const account = 'acc_0000000d';
     await publish('account.created', { account_id: account, name: 'Closing', plan: 'business' });
@@ -129,13 +129,21 @@ describe('followKeyStream', () => {
     expect(table.lookup(key(2_001))).toMatchObject({ accountId: account, plan: 'business' });
     // As the admin API closes an account: the closure, then a revocation per active key.
     const at = new Date().toISOString();
-    await publish('account.closed', {
+    const closure = await publish('account.closed', {
       account_id: account,
       name: 'Closing',
       plan: 'business',
       created_at: at,
       closed_at: at,
     });
+    await waitUntil(
+      'closure applied',
+      () => (live.position() >= closure.seq ? Promise.resolve() : Promise.reject(new Error('not yet'))),
+      5_000,
+    );
+    // Refused at once, before the revocations come.
+    for (const i of [1, 2]) expect(table.lookup(key(2_000 + i))).toBeUndefined();
+    expect([table.activeKeys, table.accounts]).toEqual([2, 1]);
     let last = 0;
     for (const i of [1, 2]) last = (await publish('key.revoked', keyOf(i))).seq;
     await waitUntil(
@@ -143,15 +151,14 @@ describe('followKeyStream', () => {
       () => (live.position() >= last ? Promise.resolve() : Promise.reject(new Error('not yet'))),
       5_000,
     );
-    expect(table.ignoredEvents).toBe(1);
-    expect(table.activeKeys).toBe(0);
+    expect([table.activeKeys, table.accounts]).toEqual([0, 0]);
     for (const i of [1, 2]) expect(table.lookup(key(2_000 + i))).toBeUndefined();
     // A replay meets the closure in place of the account's creation (one message per subject).
     const replayed = new KeyTable();
     const late = await followKeyStream({ nc: gateway.nc, table: replayed, logger });
     await late.caughtUp;
     expect(late.isCaughtUp()).toBe(true);
-    expect([replayed.activeKeys, replayed.ignoredEvents]).toEqual([0, 1]);
+    expect([replayed.activeKeys, replayed.accounts]).toEqual([0, 0]);
     await Promise.all([live.stop(), late.stop()]);
   });
 

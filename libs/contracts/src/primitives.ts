@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { documented } from './registry.ts';
 
@@ -121,9 +122,53 @@ export const RequestId = documented(z.string().min(1).max(128), {
   description: 'Unique request identifier for support and debugging; also sent as X-Request-Id.',
 });
 
-/** An API key as issued: 40 lowercase hexadecimal characters. */
-export const API_KEY_PATTERN = /^[0-9a-f]{40}$/;
-export const ApiKey = z.string().regex(API_KEY_PATTERN);
+/**
+ * API keys (docs/decisions.md "Keys"). Issued now: `cds_` + 30 random base62 characters (178 bits) +
+ * 6 base62 characters of the CRC32 of everything before them, so secret scanners find a key by its
+ * prefix and tell it from random text by its checksum (GitHub's token format). Issued before, and
+ * still accepted: 40 lowercase hexadecimal characters. Both are 40 characters long.
+ */
+export const API_KEY_PREFIX = 'cds_';
+export const API_KEY_LENGTH = 40;
+/** Either shape; a `cds_` key must also carry its checksum (isWellFormedApiKey). Linear: no nesting. */
+export const API_KEY_PATTERN = /^(?:cds_[0-9A-Za-z]{36}|[0-9a-f]{40})$/;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const KEY_RANDOM_CHARS = API_KEY_LENGTH - API_KEY_PREFIX.length - 6;
+
+/** The 6 base62 characters (most significant first, zero-padded) of the CRC32 of `body`. */
+function keyChecksum(body: string): string {
+  let n = crc32(body);
+  let out = '';
+  for (let i = 0; i < 6; i++) {
+    out = BASE62[n % 62]! + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+/**
+ * True when `key` has one of the two shapes and, for a `cds_` key, the right checksum: the gateway
+ * refuses anything else without a lookup. Constant work: the length is checked first.
+ */
+export function isWellFormedApiKey(key: string): boolean {
+  if (key.length !== API_KEY_LENGTH || !API_KEY_PATTERN.test(key)) return false;
+  if (!key.startsWith(API_KEY_PREFIX)) return true;
+  return keyChecksum(key.slice(0, API_KEY_LENGTH - 6)) === key.slice(API_KEY_LENGTH - 6);
+}
+
+/** A new key from `random` (e.g. crypto.randomBytes): each character drawn without modulo bias. */
+export function generateApiKey(random: (n: number) => Uint8Array): string {
+  let body = API_KEY_PREFIX;
+  while (body.length < API_KEY_PREFIX.length + KEY_RANDOM_CHARS) {
+    for (const byte of random(KEY_RANDOM_CHARS)) {
+      // 248 = 4 × 62: bytes from 248 up would favour the first 8 characters; they are drawn again.
+      if (byte < 248 && body.length < API_KEY_PREFIX.length + KEY_RANDOM_CHARS) body += BASE62[byte % 62];
+    }
+  }
+  return body + keyChecksum(body);
+}
+
+export const ApiKey = z.string().refine(isWellFormedApiKey, 'not an API key');
 
 /** Hex SHA-256 digest (64 lowercase hex). */
 export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);

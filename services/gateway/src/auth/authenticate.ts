@@ -1,4 +1,4 @@
-import { API_KEY_PATTERN } from '@cds/contracts';
+import { isWellFormedApiKey } from '@cds/contracts';
 import { ApiError, clientBucket, UnauthorizedError } from '@cds/http';
 import type { preHandlerHookHandler } from 'fastify';
 import type { Principal } from '../keys/key-table.ts';
@@ -13,7 +13,7 @@ export interface KeyLookup {
 
 /**
  * Step 1 of an API request: the key (Bearer header, else api_key; docs/decisions.md), refused without a
- * lookup when malformed; an unknown, revoked or missing key is a 401, or a 429 once the client's
+ * lookup when malformed or when a `cds_` key's checksum is wrong; an unknown, revoked or missing key is a 401, or a 429 once the client's
  * address has failed too often (FailedAuthLimiter). Sets `request.principal`.
  */
 export function createAuthStep(deps: {
@@ -25,7 +25,9 @@ export function createAuthStep(deps: {
   const { keys, failedAuth, nowMs, metrics } = deps;
   return function authenticate(request, _reply, done) {
     const extracted = extractKey(request.headers, request.raw.rawHeaders, request.query);
-    const principal = extracted.ok && API_KEY_PATTERN.test(extracted.key) ? keys.lookup(extracted.key) : undefined;
+    // The shape and a `cds_` key's checksum are checked first (constant work: the length is checked
+    // before anything else): a malformed or mistyped key costs no hash and no lookup.
+    const principal = extracted.ok && isWellFormedApiKey(extracted.key) ? keys.lookup(extracted.key) : undefined;
     if (principal !== undefined) {
       request.principal = principal;
       done();

@@ -18,7 +18,8 @@ export const ERROR_CODES = {
     status: 401,
     title: 'Unauthorized',
     description:
-      'The API key is missing, malformed (a key is 40 lowercase hexadecimal characters), unknown or revoked. ' +
+      'The API key is missing, malformed (a key is `cds_` followed by 36 letters and digits, the last 6 a ' +
+      'checksum, or a key issued before that: 40 lowercase hexadecimal characters), unknown or revoked. ' +
       'Send it as `Authorization: Bearer <key>` (preferred) or as the `api_key` query parameter.',
   },
   forbidden: {
@@ -72,6 +73,14 @@ export const ERROR_CODES = {
     description:
       'A bulk file download asked for a byte range (Range: bytes=first-last) that lies past the end of the file. ' +
       'Content-Range says the size (`bytes */<size>`). Only one range per request is served.',
+  },
+  free_key_ceiling: {
+    status: 409,
+    title: 'Free key ceiling',
+    description:
+      'Account management only (the dashboard and the admin API), never an API answer: the service holds as ' +
+      'many active Free keys as it accepts, so no new Free key can be created for now. Keys already issued ' +
+      'keep working; a paid plan is not affected.',
   },
   rate_limited: {
     status: 429,

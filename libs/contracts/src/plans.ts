@@ -27,7 +27,9 @@ export const PLANS: Readonly<Record<Plan, Readonly<PlanRules>>> = {
     historyMonths: 12,
     cotLegacy: false,
     cotDisaggregated: false,
-    maxActiveKeys: 10,
+    // What one person needs (one key in use, one for a rotation, one spare): also what makes farming
+    // Free accounts for keys cost the most sign-ups (docs/reliability.md "Key table").
+    maxActiveKeys: 3,
   },
   professional: {
     perMinute: 100,

@@ -10,7 +10,7 @@ describe('plans', () => {
       cotLegacy: false,
       cotDisaggregated: false,
       // Not in the spec's table: the cap on active keys (docs/decisions.md, "Keys: bounded per account").
-      maxActiveKeys: 10,
+      maxActiveKeys: 3,
     });
     for (const plan of ['professional', 'business', 'enterprise'] as const) expect(PLANS[plan].maxActiveKeys).toBe(50);
     expect(PLANS.professional).toMatchObject({

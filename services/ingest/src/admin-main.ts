@@ -1,9 +1,10 @@
 import { KEYS_STREAM } from '@cds/contracts';
 import { keepTrying, loadConfig } from '@cds/config';
 import { connectMessaging } from '@cds/messaging';
-import { runService } from '@cds/telemetry';
+import { createMetrics, runService } from '@cds/telemetry';
 import { buildApp } from './admin/app.ts';
 import { createKeyCommands } from './admin/commands.ts';
+import { createAdminMetrics } from './admin/metrics.ts';
 import { startKeyLog } from './admin/key-log.ts';
 import { startRevokedKeyRetention } from './admin/revoked-retention.ts';
 import { AdminConfig } from './config.ts';
@@ -44,8 +45,20 @@ await runService({
       ready: () => log.ready,
     });
     onClose('revoked key retention', () => retention.stop());
+    const metrics = createMetrics('ingest-admin');
+    onClose('metrics', () => metrics.shutdown());
+    const adminMetrics = createAdminMetrics(metrics, {
+      model: log.model,
+      maxActiveFreeKeys: config.MAX_ACTIVE_FREE_KEYS,
+    });
     const app = buildApp({
-      commands: createKeyCommands({ js: messaging.js, log }),
+      commands: createKeyCommands({
+        js: messaging.js,
+        log,
+        maxActiveFreeKeys: config.MAX_ACTIVE_FREE_KEYS,
+        onRefused: adminMetrics.keyCreationRefused,
+      }),
+      metrics,
       adminToken: config.ADMIN_TOKEN,
       publicBaseUrl: config.PUBLIC_BASE_URL,
       isReady: () => !messaging.nc.isClosed() && log.ready,

@@ -29,6 +29,11 @@ export const AdminConfig = z.object({
   DUPLICATE_WINDOW_MS: positiveIntVar.default(EVENT_DUPLICATE_WINDOW_MS),
   /** Create or align the streams at start (off when operations own them). */
   ENSURE_STREAMS: boolVar.default(true),
+  /**
+   * Active Free keys (all accounts) above which a new Free key is refused, 409 free_key_ceiling:
+   * every gateway replica holds every active key (docs/reliability.md "Key table").
+   */
+  MAX_ACTIVE_FREE_KEYS: positiveIntVar.default(500_000),
 });
 export type AdminConfig = z.infer<typeof AdminConfig>;
 

@@ -561,7 +561,7 @@ export interface components {
          * @description Machine-readable error code; documented at doc_url.
          * @enum {string}
          */
-        ErrorCode: "invalid_parameter" | "unauthorized" | "forbidden" | "historical_limit" | "not_found" | "method_not_allowed" | "not_acceptable" | "payload_too_large" | "uri_too_long" | "range_not_satisfiable" | "rate_limited" | "slow_consumer" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_parameter" | "unauthorized" | "forbidden" | "historical_limit" | "not_found" | "method_not_allowed" | "not_acceptable" | "payload_too_large" | "uri_too_long" | "range_not_satisfiable" | "free_key_ceiling" | "rate_limited" | "slow_consumer" | "internal_error" | "service_unavailable";
         /** @description The body of every error response. */
         ErrorBody: {
             error: {

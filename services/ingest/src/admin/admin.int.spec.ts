@@ -1,5 +1,6 @@
-import { KEYS_STREAM, KeyEvent } from '@cds/contracts';
+import { isWellFormedApiKey, KEYS_STREAM, KeyEvent, PLANS } from '@cds/contracts';
 import { connectMessaging, streamSpec, type Messaging } from '@cds/messaging';
+import { createMetrics } from '@cds/telemetry';
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { buildApp } from './app.ts';
 import { ensureEventStreams } from '../publish/streams.ts';
 import { createKeyCommands } from './commands.ts';
 import { startKeyLog, type KeyLog } from './key-log.ts';
+import { createAdminMetrics } from './metrics.ts';
 import { startRevokedKeyRetention } from './revoked-retention.ts';
 
 // A private NATS server: the keys stream has fixed subjects (cds.keys.>), so it cannot share one.
@@ -16,14 +18,24 @@ let messaging: Messaging;
 const logs: KeyLog[] = [];
 const silent = { warn: () => undefined, error: () => undefined };
 
-async function makeApp() {
+async function makeApp(opts: { maxActiveFreeKeys?: number } = {}) {
   const log = await startKeyLog({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger: silent });
   logs.push(log);
+  // As admin-main.ts wires them.
+  const metrics = createMetrics('ingest-admin');
+  const maxActiveFreeKeys = opts.maxActiveFreeKeys ?? 500_000;
+  const adminMetrics = createAdminMetrics(metrics, { model: log.model, maxActiveFreeKeys });
   const app = buildApp({
-    commands: createKeyCommands({ js: messaging.js, log }),
+    commands: createKeyCommands({
+      js: messaging.js,
+      log,
+      maxActiveFreeKeys,
+      onRefused: adminMetrics.keyCreationRefused,
+    }),
     adminToken: TOKEN,
     publicBaseUrl: 'https://api.example.test',
     isReady: () => log.ready,
+    metrics,
   });
   await app.ready();
   return { app, log };
@@ -94,7 +106,9 @@ describe('admin API', () => {
     });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body.key).toMatch(/^[0-9a-f]{40}$/);
+    // cds_ + base62 with a checksum (docs/decisions.md "Keys"): what secret scanners look for.
+    expect(body.key).toMatch(/^cds_[0-9A-Za-z]{36}$/);
+    expect(isWellFormedApiKey(body.key)).toBe(true);
     expect(body.key_id).toMatch(/^key_[0-9a-f]{20}$/);
     expect(body).toMatchObject({ account_id: accountId, label: 'ci', status: 'active' });
     expect(body).not.toHaveProperty('key_hash');
@@ -197,19 +211,20 @@ describe('bounded keys (security review #1)', () => {
 
   it('caps active keys per account by plan, even for racing creates; a revocation frees a place', async () => {
     const free = await newAccount('free');
-    // 15 creates at once on a free account (10 places): exactly 10 keys, the rest a clear 403.
+    // 15 creates at once on a free account (3 places): exactly 3 keys, the rest a clear 403.
+    expect(PLANS.free.maxActiveKeys).toBe(3);
     const results = await createKeys(free, 15);
     const statuses = results.map((r) => r.statusCode).sort();
-    expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(3);
     const refused = results.filter((r) => r.statusCode !== 201);
-    expect(refused).toHaveLength(5);
+    expect(refused).toHaveLength(12);
     for (const r of refused) {
       expectError(r, 403, 'forbidden');
-      expect(r.json().error.message).toContain('10 active keys');
+      expect(r.json().error.message).toContain('3 active keys');
     }
     const keys = (await app.inject({ method: 'GET', url: `/admin/v1/accounts/${free}/keys`, headers: auth })).json()
       .keys as { key_id: string }[];
-    expect(keys).toHaveLength(10);
+    expect(keys).toHaveLength(3);
     await app.inject({ method: 'POST', url: `/admin/v1/keys/${keys[0]!.key_id}/revoke`, headers: auth });
     const [again, past] = await createKeys(free, 2);
     expect([again!.statusCode, past!.statusCode].sort()).toEqual([201, 403]);
@@ -218,6 +233,59 @@ describe('bounded keys (security review #1)', () => {
     const paid = await newAccount('professional');
     const paidResults = await createKeys(paid, 52);
     expect(paidResults.filter((r) => r.statusCode === 201)).toHaveLength(50);
+  });
+
+  it('refuses a Free key above the ceiling on all Free keys (409 free_key_ceiling), counts it, and lets paid keys through', async () => {
+    // A replica whose ceiling is 4 more Free keys than the stream holds now.
+    const probe = await makeApp();
+    await probe.log.catchUp();
+    const ceiling = probe.log.model.activeFreeKeys + 4;
+    await probe.app.close();
+    const { app: capped, log } = await makeApp({ maxActiveFreeKeys: ceiling });
+    await log.catchUp();
+    const create = (account: string) =>
+      capped.inject({ method: 'POST', url: `/admin/v1/accounts/${account}/keys`, headers: auth });
+    // Accounts are created through the first replica: this one catches up before using them.
+    const account = async (plan: string) => {
+      const id = await newAccount(plan);
+      await log.catchUp();
+      return id;
+    };
+    const [a, b] = [await account('free'), await account('free')];
+    const made = [await create(a), await create(a), await create(a), await create(b)];
+    expect(made.map((r) => r.statusCode)).toEqual([201, 201, 201, 201]);
+    expect(log.model.activeFreeKeys).toBe(ceiling);
+    // b has room under its plan's cap, but the service has none: a clear error the dashboard shows.
+    const refused = await create(b);
+    expectError(refused, 409, 'free_key_ceiling');
+    expect(refused.json().error.message).toBe(
+      'New Free API keys are paused: the service holds as many active Free keys as it can accept right now. ' +
+        'Your existing keys keep working. Try again later, or choose a paid plan.',
+    );
+    expect(refused.json().error.doc_url).toBe('https://api.example.test/docs/errors#free_key_ceiling');
+    // A paid account is not bounded by it; a Free revocation gives a place back; an upgrade moves keys out.
+    expect((await create(await account('business'))).statusCode).toBe(201);
+    await capped.inject({ method: 'POST', url: `/admin/v1/keys/${made[3]!.json().key_id}/revoke`, headers: auth });
+    expect((await create(b)).statusCode).toBe(201);
+    expectError(await create(b), 409, 'free_key_ceiling');
+    await capped.inject({
+      method: 'PUT',
+      url: `/admin/v1/accounts/${a}/plan`,
+      headers: auth,
+      payload: { plan: 'professional' },
+    });
+    expect(log.model.activeFreeKeys).toBe(ceiling - 3);
+    expect((await create(b)).statusCode).toBe(201);
+    const metrics = await capped.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.statusCode).toBe(200);
+    // Each series carries the meter's scope label (libs/telemetry).
+    const value = (name: string, labels = '') =>
+      Number(new RegExp(`^${name}\\{${labels}[^}]*\\} (\\d+)$`, 'm').exec(metrics.body)?.[1]);
+    expect(value('cds_admin_active_free_keys')).toBe(ceiling - 2);
+    expect(value('cds_admin_free_key_ceiling')).toBe(ceiling);
+    expect(value('cds_admin_key_creations_refused_total', 'reason="free_key_ceiling",')).toBe(2);
+    expect(value('cds_admin_active_keys')).toBeGreaterThanOrEqual(ceiling - 2);
+    await capped.close();
   });
 
   it('keeps one message per account and per key: a revocation replaces its key, a plan change its account', async () => {

@@ -1,4 +1,5 @@
 import { type ApiError, createRequestIdGenerator, InvalidParameterError, registerErrorHandling } from '@cds/http';
+import type { Metrics } from '@cds/telemetry';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { KeyCommands } from './commands.ts';
 import { type AdminAuthThrottle, registerAdminRoutes } from './routes.ts';
@@ -17,6 +18,8 @@ export interface AppDeps {
   authThrottle?: AdminAuthThrottle;
   /** Wall clock of the throttle. */
   nowMs?: () => number;
+  /** Served at GET /metrics when given (admin/metrics.ts declares them). */
+  metrics?: Metrics;
 }
 
 /** Fastify's body-parsing failures, as invalid_parameter naming the body. */
@@ -33,7 +36,7 @@ function classify(error: unknown): ApiError | undefined {
 /**
  * The admin API of the ingest service: account and key commands under /admin/v1 (behind the admin
  * bearer token, wrong tokens throttled per client address; meant for the cluster network only, the
- * chart admits only the dashboard's and ingest's pods), plus /healthz and /readyz.
+ * chart admits only the dashboard's and ingest's pods), plus /healthz, /readyz and /metrics.
  */
 export function buildApp(deps: AppDeps): FastifyInstance {
   const common = {
@@ -50,6 +53,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.get('/readyz', (_request, reply) =>
     deps.isReady() ? { status: 'ready' } : reply.code(503).send({ status: 'not_ready' }),
   );
+  const { metrics } = deps;
+  if (metrics !== undefined) {
+    app.get('/metrics', async (_request, reply) =>
+      reply.header('content-type', 'text/plain; version=0.0.4').send(await metrics.render()),
+    );
+  }
   registerAdminRoutes(app, {
     commands: deps.commands,
     adminToken: deps.adminToken,

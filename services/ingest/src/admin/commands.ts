@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
+  generateApiKey,
   KeyEvent,
   subjectFor,
   type AccountClosed,
@@ -13,7 +14,7 @@ import {
   type Plan,
   PLANS,
 } from '@cds/contracts';
-import { ForbiddenError, InvalidParameterError, NotFoundError, ServiceUnavailableError } from '@cds/http';
+import { ApiError, ForbiddenError, InvalidParameterError, NotFoundError, ServiceUnavailableError } from '@cds/http';
 import { encodeJson, injectTraceContext, isJetStreamApiError } from '@cds/messaging';
 import { JetStreamApiCodes, type JetStreamClient } from '@nats-io/jetstream';
 import { headers as createHeaders } from '@nats-io/transport-node';
@@ -69,7 +70,20 @@ export interface KeyCommandDeps {
   random?: (n: number) => Buffer;
   /** Attempts when another writer changed the same subject first. Default 3. */
   maxAttempts?: number;
+  /**
+   * Active Free keys across all accounts above which a new Free key is refused (409
+   * free_key_ceiling): every gateway replica holds every active key in memory. Default 500,000.
+   */
+  maxActiveFreeKeys?: number;
+  /** Told of each refused creation, by reason (the admin API's metrics). */
+  onRefused?: (reason: KeyCreationRefusal) => void;
 }
+
+/** Why a key creation was refused: the Free-key ceiling, the plan's cap per account, a closed account. */
+export type KeyCreationRefusal = 'free_key_ceiling' | 'plan_cap' | 'account_closed';
+
+/** The default of MAX_ACTIVE_FREE_KEYS (services/ingest/src/config.ts). */
+export const DEFAULT_MAX_ACTIVE_FREE_KEYS = 500_000;
 
 /** SHA-256 hex of a key: the only form in which a key is stored or published. */
 export function hashKey(key: string): string {
@@ -105,6 +119,11 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
   const clock = deps.clock ?? (() => new Date());
   const random = deps.random ?? randomBytes;
   const maxAttempts = deps.maxAttempts ?? 3;
+  const maxActiveFreeKeys = deps.maxActiveFreeKeys ?? DEFAULT_MAX_ACTIVE_FREE_KEYS;
+  const refused = (reason: KeyCreationRefusal, err: ApiError): ApiError => {
+    deps.onRefused?.(reason);
+    return err;
+  };
   const { model } = deps.log;
   const newId = (prefix: string) => `${prefix}_${random(10).toString('hex')}`;
 
@@ -217,14 +236,32 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
       oneAtATime(accountId, () =>
         execute(async () => {
           const owner = account(accountId);
-          if (owner.closed_at !== undefined) throw closedError(owner, 'it takes no new keys');
+          if (owner.closed_at !== undefined) {
+            throw refused('account_closed', closedError(owner, 'it takes no new keys'));
+          }
           const limit = PLANS[owner.plan].maxActiveKeys;
           if (activeKeyCount(model, accountId) >= limit) {
-            throw new ForbiddenError(
-              `Account ${accountId} already has ${limit} active keys, the most its plan (${owner.plan}) allows: revoke one first.`,
+            throw refused(
+              'plan_cap',
+              new ForbiddenError(
+                `Account ${accountId} already has ${limit} active keys, the most its plan (${owner.plan}) allows: revoke one first.`,
+              ),
             );
           }
-          const key = random(20).toString('hex');
+          // The ceiling on all Free keys (docs/reliability.md "Key table"): checked against this
+          // replica's model, so replicas creating at the same moment may pass it by as many keys.
+          if (owner.plan === 'free' && model.activeFreeKeys >= maxActiveFreeKeys) {
+            throw refused(
+              'free_key_ceiling',
+              new ApiError(
+                'free_key_ceiling',
+                'New Free API keys are paused: the service holds as many active Free keys as it can accept right ' +
+                  'now. Your existing keys keep working. Try again later, or choose a paid plan.',
+              ),
+            );
+          }
+          // `cds_` + random base62 + checksum (docs/decisions.md "Keys"), from the random source.
+          const key = generateApiKey(random);
           const keyId = newId('key');
           const event: KeyCreated = {
             id: `key.created:${keyId}`,

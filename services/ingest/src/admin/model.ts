@@ -26,12 +26,31 @@ export interface KeyState {
 export interface KeysModel {
   accounts: Map<string, AccountState>;
   keys: Map<string, KeyState>;
+  /** Active keys per account (accounts with none are absent), kept as events are applied. */
+  activeByAccount: Map<string, number>;
+  /** Active keys of accounts on the Free plan: what the Free-key ceiling bounds. */
+  activeFreeKeys: number;
   /** Stream sequence of the last event applied. */
   lastSeq: number;
 }
 
 export function createKeysModel(): KeysModel {
-  return { accounts: new Map(), keys: new Map(), lastSeq: 0 };
+  return { accounts: new Map(), keys: new Map(), activeByAccount: new Map(), activeFreeKeys: 0, lastSeq: 0 };
+}
+
+/** Counts `delta` active keys for an account (in the Free count too when the account is known as Free). */
+function countActive(model: KeysModel, accountId: string, delta: number): void {
+  const n = (model.activeByAccount.get(accountId) ?? 0) + delta;
+  if (n === 0) model.activeByAccount.delete(accountId);
+  else model.activeByAccount.set(accountId, n);
+  if (model.accounts.get(accountId)?.plan === 'free') model.activeFreeKeys += delta;
+}
+
+/** An account enters the model, or changes plan: its active keys move into or out of the Free count. */
+function countPlan(model: KeysModel, accountId: string, from: Plan | undefined, to: Plan): void {
+  const n = model.activeByAccount.get(accountId) ?? 0;
+  if (from === 'free' && to !== 'free') model.activeFreeKeys -= n;
+  if (from !== 'free' && to === 'free') model.activeFreeKeys += n;
 }
 
 /**
@@ -45,6 +64,7 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
     case 'account.created': {
       if (model.accounts.has(event.data.account_id)) return;
       model.accounts.set(event.data.account_id, { ...event.data, created_at: event.occurred_at, seq });
+      countPlan(model, event.data.account_id, undefined, event.data.plan);
       return;
     }
     case 'account.plan_changed': {
@@ -59,8 +79,10 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
           created_at: event.data.created_at ?? event.occurred_at,
           seq,
         });
+        countPlan(model, event.data.account_id, undefined, event.data.plan);
         return;
       }
+      countPlan(model, event.data.account_id, account.plan, event.data.plan);
       account.plan = event.data.plan;
       account.seq = seq;
       return;
@@ -77,6 +99,7 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
           closed_at: event.data.closed_at,
           seq,
         });
+        countPlan(model, event.data.account_id, undefined, event.data.plan);
         return;
       }
       // Closing is final: a second closure (never published by the admin API) keeps the first time.
@@ -94,6 +117,7 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
         created_at: event.occurred_at,
         seq,
       });
+      countActive(model, event.data.account_id, 1);
       return;
     }
     case 'key.revoked': {
@@ -114,6 +138,7 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
       if (key.revoked_at !== undefined) return;
       key.revoked_at = event.occurred_at;
       key.seq = seq;
+      countActive(model, key.account_id, -1);
       return;
     }
   }
@@ -146,9 +171,7 @@ export function keysOf(model: KeysModel, accountId: string): KeyMetadata[] {
 
 /** How many of an account's keys are active (not revoked). */
 export function activeKeyCount(model: KeysModel, accountId: string): number {
-  let n = 0;
-  for (const k of model.keys.values()) if (k.account_id === accountId && k.revoked_at === undefined) n++;
-  return n;
+  return model.activeByAccount.get(accountId) ?? 0;
 }
 
 /** An account's keys that are still active (not revoked), in no particular order. */

@@ -1,4 +1,5 @@
-import type { KeyEvent } from '@cds/contracts';
+import type { KeyEvent, Plan } from '@cds/contracts';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { activeKeysOf, applyKeyEvent, createKeysModel, keysOf, type KeysModel } from './model.ts';
 
@@ -89,5 +90,78 @@ describe('keys model: account.closed', () => {
     expect(model.accounts.get(ACCOUNT)).toMatchObject({ closed_at: '2026-11-27T12:00:00.000Z', seq: 3 });
     applyKeyEvent(model, closed, 2);
     expect(model.accounts.get(ACCOUNT)?.seq).toBe(3);
+  });
+});
+
+describe('active key counts', () => {
+  // Recounted from scratch: the incremental counts must always equal it, whatever the order of events
+  // (a key before its account, as a replay of the compacted stream may give them).
+  const recount = (model: KeysModel) => {
+    const byAccount = new Map<string, number>();
+    let free = 0;
+    for (const k of model.keys.values()) {
+      if (k.revoked_at !== undefined) continue;
+      byAccount.set(k.account_id, (byAccount.get(k.account_id) ?? 0) + 1);
+      if (model.accounts.get(k.account_id)?.plan === 'free') free += 1;
+    }
+    return { byAccount, free };
+  };
+
+  it('keeps the active keys per account and the active Free keys as a recount finds them', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.record({ t: fc.constant('create' as const), k: fc.nat(7), a: fc.nat(2) }),
+            fc.record({ t: fc.constant('revoke' as const), k: fc.nat(7), a: fc.nat(2) }),
+            fc.record({
+              t: fc.constant('open' as const),
+              a: fc.nat(2),
+              plan: fc.constantFrom<Plan>('free', 'business'),
+            }),
+            fc.record({
+              t: fc.constant('plan' as const),
+              a: fc.nat(2),
+              plan: fc.constantFrom<Plan>('free', 'enterprise'),
+            }),
+            fc.record({
+              t: fc.constant('close' as const),
+              a: fc.nat(2),
+              plan: fc.constantFrom<Plan>('free', 'business'),
+            }),
+          ),
+          { maxLength: 60 },
+        ),
+        (ops) => {
+          const model = createKeysModel();
+          let seq = 0;
+          for (const o of ops) {
+            const account = `acc_0000000${o.a}`;
+            const at = '2026-01-01T00:00:00.000Z';
+            const event =
+              o.t === 'create'
+                ? ev('key.created', { key_id: `key_0000000${o.k}`, account_id: account, key_hash: HASH, plan: 'free' })
+                : o.t === 'revoke'
+                  ? ev('key.revoked', { key_id: `key_0000000${o.k}`, account_id: account, key_hash: HASH })
+                  : o.t === 'open'
+                    ? ev('account.created', { account_id: account, name: 'x', plan: o.plan })
+                    : o.t === 'plan'
+                      ? ev('account.plan_changed', { account_id: account, plan: o.plan, previous_plan: 'free' })
+                      : ev('account.closed', {
+                          account_id: account,
+                          name: 'x',
+                          plan: o.plan,
+                          created_at: at,
+                          closed_at: at,
+                        });
+            applyKeyEvent(model, event, (seq += 1));
+            const expected = recount(model);
+            expect(model.activeByAccount).toEqual(expected.byAccount);
+            expect(model.activeFreeKeys).toBe(expected.free);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

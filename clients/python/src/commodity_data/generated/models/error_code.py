@@ -3,6 +3,7 @@ from enum import StrEnum
 
 class ErrorCode(StrEnum):
     FORBIDDEN = "forbidden"
+    FREE_KEY_CEILING = "free_key_ceiling"
     HISTORICAL_LIMIT = "historical_limit"
     INTERNAL_ERROR = "internal_error"
     INVALID_PARAMETER = "invalid_parameter"

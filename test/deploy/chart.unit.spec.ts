@@ -87,6 +87,37 @@ function egressAllows(rules: readonly EgressRule[], address: string, port: numbe
   });
 }
 
+/**
+ * NOTES.txt as `helm install` prints it (helm template skips it: a copy of the chart renders it as a
+ * YAML document). `extraArgs` as for helmTemplate (`--set`, `--is-upgrade`...).
+ */
+function renderNotes(valuesFile: string, extraArgs: readonly string[] = []): string {
+  const copy = mkdtempSync(path.join(tmpdir(), 'cds-chart-'));
+  try {
+    cpSync(chartDir, copy, { recursive: true });
+    const notes = readFileSync(path.join(copy, 'templates/NOTES.txt'), 'utf8');
+    writeFileSync(path.join(copy, 'templates/notes-check.yaml'), `notes: |\n${notes.replace(/^/gm, '  ')}`);
+    const r = run(requireTool('helm'), [
+      'template',
+      release,
+      copy,
+      '--namespace',
+      namespace,
+      '--kube-version',
+      kubeVersion,
+      '--values',
+      path.join(chartDir, valuesFile),
+      ...extraArgs,
+      '--show-only',
+      'templates/notes-check.yaml',
+    ]);
+    if (r.status !== 0) throw new Error(`NOTES.txt with ${valuesFile} failed:\n${r.stderr}`);
+    return (parse(r.stdout) as { notes: string }).notes;
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
 const pinnedImage = /^[a-z0-9.:/_-]+(@sha256:[a-f0-9]{64}|:(?!latest$)[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})$/;
 
 describe('helm (installed by scripts/bootstrap.sh)', () => {
@@ -106,6 +137,7 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
   let objects: K8sObject[] = [];
   const byKind = (kind: string) => objects.filter((o) => o.kind === kind);
   const named = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+  const otelEnabled = () => byKind('ConfigMap')[0]?.data?.OTEL_TRACES_EXPORTER === 'otlp';
 
   beforeAll(() => {
     objects = renderChart(valuesFile, release, namespace);
@@ -442,7 +474,9 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       const pods = podTemplates(objects);
       for (const d of dashboards) {
         const selecting = policies().filter((np) => selectorMatches(np.spec.podSelector, d.labels));
-        const egress = selecting.filter((np) => np.spec.policyTypes.includes('Egress'));
+        const egress = selecting.filter(
+          (np) => np.spec.policyTypes.includes('Egress') && !np.metadata.name.endsWith('-default-deny'),
+        );
         expect(egress.length).toBe(1);
         type Rule = { to?: Peer[]; ports: { port: number | string; protocol: string }[] };
         const rules = egress[0]!.spec.egress as Rule[];
@@ -467,15 +501,67 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
           const admitted = pods.filter((p) => selectorMatches(peer.podSelector, p.labels));
           expect(new Set(admitted.map((p) => p.labels['app.kubernetes.io/component']))).toEqual(new Set(['query']));
         }
-        // Nothing else: every rule names its ports.
+        // Nothing else: every rule names its ports (the collector's too, when tracing is on).
         for (const r of rules) expect(r.ports.length).toBeGreaterThan(0);
-        expect(rules.length).toBe(6);
+        expect(rules.length).toBe(6 + (otelEnabled() ? 1 : 0));
       }
-      // The other workloads' egress stays open (NATS, MongoDB, Redis, the data sources); the notifier's is below.
-      const limited = ['dashboard', 'notifier'];
-      for (const pod of pods.filter((p) => !limited.includes(p.labels['app.kubernetes.io/component']!))) {
-        for (const np of policies().filter((n) => selectorMatches(n.spec.podSelector, pod.labels)))
-          expect(np.spec.policyTypes).not.toContain('Egress');
+    });
+
+    it("limit every workload's egress to what it uses: DNS, its servers, its peers (#16)", () => {
+      if (policies().length === 0) return;
+      const deny = policies().find((np) => np.metadata.name.endsWith('-default-deny'))!;
+      expect(deny.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      expect(deny.spec.egress ?? []).toEqual([]);
+      // What each component may reach, by port (in-cluster addresses are private ones); anything else is refused.
+      const uses: Record<string, number[]> = {
+        gateway: [4222, 6379, 8081],
+        query: [4222, 27017],
+        projector: [4222, 27017],
+        ingest: [4222],
+        'ingest-job': [4222],
+        dashboard: [27017, 6379, 8083, 8081],
+        notifier: [4222, 27017],
+      };
+      const otel = otelEnabled() ? [4318] : [];
+      const cluster = '10.96.0.10';
+      const pods = podTemplates(objects);
+      const components = new Set(pods.map((p) => p.labels['app.kubernetes.io/component']!));
+      expect([...components].filter((c) => !(c in uses))).toEqual([]);
+      for (const pod of pods) {
+        const component = pod.labels['app.kubernetes.io/component']!;
+        const at = `${pod.owner.kind} ${pod.owner.metadata.name}`;
+        const own = policies().filter(
+          (np) =>
+            np !== deny && selectorMatches(np.spec.podSelector, pod.labels) && np.spec.policyTypes.includes('Egress'),
+        );
+        expect(own.length, `${at} has no egress policy of its own`).toBe(1);
+        const rules = own[0]!.spec.egress as EgressRule[];
+        for (const r of rules) expect(r.ports.length, at).toBeGreaterThan(0);
+        const reach = (address: string, port: number) => egressAllows(rules, address, port);
+        expect(reach(cluster, 53), `${at}: DNS`).toBe(true);
+        for (const port of [...uses[component]!, ...otel]) expect(reach(cluster, port), `${at} -> ${port}`).toBe(true);
+        const all = [...new Set(Object.values(uses).flat())];
+        for (const port of [...all.filter((p) => !uses[component]!.includes(p)), 22, 80, 443, 5432, 8080, 9090, 10250])
+          expect(reach(cluster, port), `${at} must not reach ${cluster}:${port}`).toBe(false);
+        // The internet: only the sync jobs (the data sources) and the notifier (webhooks), on 443.
+        const toInternet = ['ingest-job', 'notifier'].includes(component);
+        for (const address of PUBLIC_SAMPLES) expect(reach(address, 443), `${at} -> ${address}:443`).toBe(toInternet);
+        for (const address of NON_PUBLIC_SAMPLES)
+          expect(reach(address, 443), `${at} must not reach ${address}:443`).toBe(false);
+      }
+    });
+
+    it('admit nobody to the sync jobs, and let them reach only DNS, NATS and public https (the data sources)', () => {
+      const jobs = podTemplates(objects).filter((p) => p.labels['app.kubernetes.io/component'] === 'ingest-job');
+      if (policies().length === 0 || jobs.length === 0) return;
+      for (const job of jobs) {
+        expect(allowedPeers(job.labels), job.owner.metadata.name).toEqual([]);
+        const rules = policies()
+          .filter((np) => selectorMatches(np.spec.podSelector, job.labels))
+          .flatMap((np) => (np.spec.egress ?? []) as EgressRule[]);
+        const web = rules.find((r) => r.ports.some((p) => p.port === 443))!;
+        expect(web.ports).toEqual([{ port: 443, protocol: 'TCP' }]);
+        expect(web.to!.map((p) => p.ipBlock?.cidr).sort()).toEqual(['0.0.0.0/0', '::/0']);
       }
     });
 
@@ -489,7 +575,9 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       const extraPorts = values.networkPolicy?.notifierEgress?.webhookExtraPorts ?? [];
       for (const n of notifiers) {
         const selecting = policies().filter((np) => selectorMatches(np.spec.podSelector, n.labels));
-        const egress = selecting.filter((np) => np.spec.policyTypes.includes('Egress'));
+        const egress = selecting.filter(
+          (np) => np.spec.policyTypes.includes('Egress') && !np.metadata.name.endsWith('-default-deny'),
+        );
         expect(egress.length).toBe(1);
         const rules = egress[0]!.spec.egress as EgressRule[];
         for (const r of rules) expect(r.ports.length).toBeGreaterThan(0);
@@ -523,43 +611,24 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
   });
 
   it('renders NOTES.txt with the values it names (helm template skips it: rendered here as a YAML document)', () => {
-    const copy = mkdtempSync(path.join(tmpdir(), 'cds-chart-'));
-    try {
-      cpSync(chartDir, copy, { recursive: true });
-      const notes = readFileSync(path.join(copy, 'templates/NOTES.txt'), 'utf8');
-      const wrapped = `notes: |\n${notes.replace(/^/gm, '  ')}`;
-      writeFileSync(path.join(copy, 'templates/notes-check.yaml'), wrapped);
-      const r = run(requireTool('helm'), [
-        'template',
-        release,
-        copy,
-        '--namespace',
-        namespace,
-        '--kube-version',
-        kubeVersion,
-        '--values',
-        path.join(chartDir, valuesFile),
-        '--show-only',
-        'templates/notes-check.yaml',
-      ]);
-      expect(r.status, r.stderr).toBe(0);
-      const text = (parse(r.stdout) as { notes: string }).notes;
-      // (helm prints a missing value as nothing, so each line that names one is checked for its content)
-      expect(text).toMatch(/The API is served at https?:\/\/[a-z0-9.-]+\/api\/v1 through|No Ingress is rendered/);
-      expect(text).toContain('-notifier');
-      const mailers = objects.filter(
-        (o) =>
-          o.kind === 'Deployment' &&
-          o.spec.template.spec.containers[0].env.some(
-            (e: { name: string; valueFrom?: { secretKeyRef?: { optional?: boolean } } }) =>
-              e.name === 'SMTP_URL' && e.valueFrom?.secretKeyRef?.optional !== true,
-          ),
-      );
-      if (mailers.length > 0) expect(text).toMatch(/with key "smtp-url" \(the SMTP relay of the /);
-      else expect(text).not.toContain('smtp-url');
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
-    }
+    const text = renderNotes(valuesFile);
+    // (helm prints a missing value as nothing, so each line that names one is checked for its content)
+    expect(text).toMatch(/The API is served at https?:\/\/[a-z0-9.-]+\/api\/v1 through|No Ingress is rendered/);
+    expect(text).toContain('-notifier');
+    const mailers = objects.filter(
+      (o) =>
+        o.kind === 'Deployment' &&
+        o.spec.template.spec.containers[0].env.some(
+          (e: { name: string; valueFrom?: { secretKeyRef?: { optional?: boolean } } }) =>
+            e.name === 'SMTP_URL' && e.valueFrom?.secretKeyRef?.optional !== true,
+        ),
+    );
+    if (mailers.length > 0) expect(text).toMatch(/with key "smtp-url" \(the SMTP relay of the /);
+    else expect(text).not.toContain('smtp-url');
+    // A throwaway install says so, naming every server without per-component users; others do not.
+    const trial = (parse(readFileSync(path.join(chartDir, valuesFile), 'utf8')) as { trial?: boolean }).trial;
+    if (trial) expect(text).toContain('WARNING (trial: true): NATS, MongoDB, Redis without per-component users');
+    else expect(text).not.toContain('WARNING (trial: true)');
   });
 
   it('schedules ingest runs of the ingest CLI that never restart in place', () => {
@@ -664,6 +733,18 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
   });
 });
 
+/** Values that render the chart as a throwaway install: no per-component users (the plain URLs). */
+const trialArgs = [
+  '--set',
+  'trial=true',
+  '--set',
+  'nats.existingSecret=',
+  '--set',
+  'mongodb.existingSecret=',
+  '--set',
+  'redis.existingSecret=',
+];
+
 describe('chart specifics per value set', () => {
   const env = (objects: K8sObject[], deployment: string) => {
     const d = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === deployment)!;
@@ -697,8 +778,12 @@ describe('chart specifics per value set', () => {
       JETSTREAM_REPLICAS: '1',
       STREAM_REPLICAS: '1',
       DEADLETTER_REPLICAS: '1',
-      NATS_URL: 'nats://nats:4222',
       MONGODB_DB: 'commodity_data',
+    });
+    // Least privilege by default: no shared, credential-less address; each component its own user.
+    expect([cm.data.NATS_URL, cm.data.MONGODB_URL, cm.data.REDIS_URL]).toEqual([undefined, undefined, undefined]);
+    expect(env(objects, 'cds-test-commodity-data-gateway').find((e) => e.name === 'NATS_URL')?.valueFrom).toEqual({
+      secretKeyRef: { name: 'commodity-data-infra', key: 'nats-url-gateway' },
     });
     expect(env(objects, 'cds-test-commodity-data-gateway')).toEqual(
       expect.arrayContaining([
@@ -717,7 +802,9 @@ describe('chart specifics per value set', () => {
     expect(ingest).toContainEqual({ name: 'ADMIN_URL', value: 'http://127.0.0.1:8083' });
     expect(ingest.find((e) => e.name === 'EIA_API_KEY')?.valueFrom?.secretKeyRef.optional).toBe(true);
     const ingress = objects.find((o) => o.kind === 'Ingress')!;
-    expect(ingress.spec.tls).toEqual([{ hosts: ['cds.example.com'], secretName: 'cds-test-commodity-data-tls' }]);
+    expect(ingress.spec.tls).toEqual([
+      { hosts: ['cds.example.com', 'dashboard.cds.example.com'], secretName: 'cds-test-commodity-data-tls' },
+    ]);
     expect(objects.filter((o) => o.kind === 'CronJob').length).toBe(SYNC_SCHEDULES.length);
 
     // The dashboard: its objects, its route, its environment, its secrets by reference only.
@@ -730,10 +817,14 @@ describe('chart specifics per value set', () => {
     const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === dash)!;
     expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: dash });
     expect(hpa.spec).toMatchObject({ minReplicas: 2, maxReplicas: 6 });
-    expect(ingress.spec.rules[0].http.paths).toContainEqual({
-      path: '/dashboard',
-      pathType: 'Prefix',
-      backend: { service: { name: dash, port: { name: 'http' } } },
+    // On a host of its own, apart from the API reference (/docs on cds.example.com).
+    expect(ingress.spec.rules[1]).toEqual({
+      host: 'dashboard.cds.example.com',
+      http: {
+        paths: [
+          { path: '/dashboard', pathType: 'Prefix', backend: { service: { name: dash, port: { name: 'http' } } } },
+        ],
+      },
     });
     const d = env(objects, dash);
     expect(d).toEqual(
@@ -742,7 +833,7 @@ describe('chart specifics per value set', () => {
         { name: 'MONGODB_DB', value: 'cds_dashboard' },
         { name: 'ADMIN_URL', value: 'http://cds-test-commodity-data-ingest:8083' },
         { name: 'PUBLIC_API_URL', value: 'https://cds.example.com/api/v1' },
-        { name: 'PUBLIC_BASE_URL', value: 'https://cds.example.com/dashboard' },
+        { name: 'PUBLIC_BASE_URL', value: 'https://dashboard.cds.example.com/dashboard' },
         { name: 'COOKIE_SECURE', value: 'true' },
         { name: 'TRUST_PROXY_HOPS', value: '1' },
         { name: 'MAIL_FROM', value: 'no-reply@cds.example.com' },
@@ -754,10 +845,11 @@ describe('chart specifics per value set', () => {
     expect(ref('SMTP_URL')).toEqual({ name: 'commodity-data-secrets', key: 'smtp-url' });
     for (const e of d) if (/SECRET|TOKEN|SMTP_URL/.test(e.name)) expect(e.value, e.name).toBeUndefined();
     expect(d.some((e) => e.name === 'MAIL_DIR')).toBe(false);
-    // MONGODB_URL and REDIS_URL come from the shared ConfigMap here.
+    // MONGODB_URL and REDIS_URL come from the Secret, with the dashboard's own users.
     const dep = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === dash)!;
     expect(dep.spec.template.spec.containers[0].envFrom[0].configMapRef.name).toBe(cm.metadata.name);
-    expect(cm.data).toMatchObject({ MONGODB_URL: expect.any(String), REDIS_URL: 'redis://redis:6379' });
+    expect(ref('MONGODB_URL')).toEqual({ name: 'commodity-data-infra', key: 'mongodb-url-dashboard' });
+    expect(ref('REDIS_URL')).toEqual({ name: 'commodity-data-infra', key: 'redis-url-dashboard' });
     expect(dep.spec.template.spec.containers[0].command).toContain('services/dashboard/src/main.ts');
     // Ingest's long-running process is its admin API.
     const admin = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'cds-test-commodity-data-ingest')!;
@@ -823,7 +915,7 @@ describe('chart specifics per value set', () => {
         { name: 'JETSTREAM_REPLICAS', value: '1' },
         { name: 'WEBHOOKS_DB', value: 'cds_webhooks' },
         { name: 'PUBLIC_API_ORIGIN', value: 'https://cds.example.com' },
-        { name: 'DASHBOARD_URL', value: 'https://cds.example.com/dashboard' },
+        { name: 'DASHBOARD_URL', value: 'https://dashboard.cds.example.com/dashboard' },
         { name: 'MAIL_FROM', value: 'no-reply@cds.example.com' },
         { name: 'WEBHOOK_TIMEOUT_MS', value: '10000' },
         { name: 'WEBHOOK_MAX_RESPONSE_BYTES', value: '65536' },
@@ -842,7 +934,8 @@ describe('chart specifics per value set', () => {
     });
     expect(e.some((v) => v.name === 'MAIL_DIR' || v.name === 'WEBHOOK_ALLOW_PRIVATE')).toBe(false);
     const cm = objects.find((o) => o.kind === 'ConfigMap')!;
-    expect(cm.data).toMatchObject({ NATS_URL: 'nats://nats:4222', MONGODB_URL: expect.any(String), LOG_LEVEL: 'info' });
+    expect(cm.data).toMatchObject({ LOG_LEVEL: 'info' });
+    expect(e.find((v) => v.name === 'MONGODB_URL')?.valueFrom?.secretKeyRef.key).toBe('mongodb-url-notifier');
   });
 
   it('production: digests, JetStream replicas 3, infrastructure URLs from Secrets, metrics scraping allowed', () => {
@@ -992,9 +1085,45 @@ describe('chart specifics per value set', () => {
     expect(cm.data).toMatchObject({ REDIS_SENTINELS: sentinels.join(','), REDIS_SENTINEL_NAME: 'mymaster' });
     // The Redis users still come from the Secret: with sentinels REDIS_URL carries only the credentials.
     expect(cm.data.REDIS_URL).toBeUndefined();
+    // The sentinels' own password (N8): from the same Secret, by reference, to the Redis users only.
+    const sentinelObjects = parseManifests(r.stdout, 'sentinel values');
+    for (const name of ['cds-gateway', 'cds-dashboard']) {
+      expect(
+        env(sentinelObjects, name).find((e) => e.name === 'REDIS_SENTINEL_PASSWORD'),
+        name,
+      ).toEqual({
+        name: 'REDIS_SENTINEL_PASSWORD',
+        valueFrom: { secretKeyRef: { name: 'cds-infra', key: 'redis-sentinel-password' } },
+      });
+    }
+    for (const name of ['cds-query', 'cds-ingest', 'cds-notifier', 'cds-projector-series'])
+      expect(
+        env(sentinelObjects, name).some((e) => e.name === 'REDIS_SENTINEL_PASSWORD'),
+        name,
+      ).toBe(false);
+    expect(JSON.stringify(sentinelObjects.filter((o) => o.kind === 'ConfigMap'))).not.toContain('SENTINEL_PASSWORD');
     // Without sentinels (the default) nothing changes: REDIS_URL names the server.
-    const plain = renderChart('ci/production-values.yaml', release, namespace).find((o) => o.kind === 'ConfigMap')!;
+    const plainObjects = renderChart('ci/production-values.yaml', release, namespace);
+    const plain = plainObjects.find((o) => o.kind === 'ConfigMap')!;
     expect([plain.data.REDIS_SENTINELS, plain.data.REDIS_SENTINEL_NAME]).toEqual([undefined, undefined]);
+    expect(env(plainObjects, 'cds-gateway').some((e) => e.name === 'REDIS_SENTINEL_PASSWORD')).toBe(false);
+    // Another key of the Secret may hold it; an empty key is refused (sentinels without a password).
+    const otherKey = helm(
+      '--set-json',
+      `redis.sentinels=${JSON.stringify(sentinels)}`,
+      '--set',
+      'redis.sentinelPasswordKey=sentinel-pw',
+    );
+    expect(otherKey.status, otherKey.stderr).toBe(0);
+    expect(otherKey.stdout).toContain('key: sentinel-pw');
+    const noKey = helm(
+      '--set-json',
+      `redis.sentinels=${JSON.stringify(sentinels)}`,
+      '--set',
+      'redis.sentinelPasswordKey=',
+    );
+    expect(noKey.status).not.toBe(0);
+    expect(noKey.stderr).toContain('/redis/sentinelPasswordKey');
     // The schema refuses an address without a port and an empty name.
     const noPort = helm('--set-json', 'redis.sentinels=["redis-sentinel-0.redis"]');
     expect(noPort.status).not.toBe(0);
@@ -1046,6 +1175,7 @@ describe('chart specifics per value set', () => {
     const natsServers = ['nats://nats-0.nats:4222', 'nats://nats-1.nats:4222', 'nats://nats-2.nats:4222'];
     const sentinels = ['redis-sentinel-0.redis:26379', 'redis-sentinel-1.redis:26379', 'redis-sentinel-2.redis:26379'];
     const r = helmTemplate('ci/default-values.yaml', release, namespace, [
+      ...trialArgs,
       '--set',
       `nats.url=${natsServers.join('\\,')}`,
       '--set',
@@ -1079,18 +1209,22 @@ describe('chart specifics per value set', () => {
       if (name !== 'dashboard') expect(d.spec.replicas, name).toBe(3);
     }
     expect(objects.filter((o) => o.kind === 'HorizontalPodAutoscaler' && component(o) === 'gateway')).toEqual([]);
-    // The policies: the gateway's egress stays open; the dashboard's names the sentinels' port.
+    // The policies: the gateway's and the dashboard's egress name the sentinels' port, nobody else's.
     const pods = podTemplates(objects);
     const policiesOf = (name: string) => {
       const pod = pods.find((p) => p.labels['app.kubernetes.io/component'] === name)!;
       return objects.filter((o) => o.kind === 'NetworkPolicy' && selectorMatches(o.spec.podSelector, pod.labels));
     };
-    expect(policiesOf('gateway').length).toBeGreaterThan(0);
-    for (const np of policiesOf('gateway')) expect(np.spec.policyTypes).not.toContain('Egress');
-    const dashboardEgress = policiesOf('dashboard').flatMap((np) => (np.spec.egress ?? []) as EgressRule[]);
-    expect(egressAllows(dashboardEgress, '10.0.3.7', 26379)).toBe(true);
-    expect(egressAllows(dashboardEgress, '10.0.3.7', 6379)).toBe(true);
-    expect(egressAllows(dashboardEgress, '10.0.3.7', 26380)).toBe(false);
+    for (const name of ['gateway', 'dashboard']) {
+      const egress = policiesOf(name).flatMap((np) => (np.spec.egress ?? []) as EgressRule[]);
+      expect(egressAllows(egress, '10.0.3.7', 26379), name).toBe(true);
+      expect(egressAllows(egress, '10.0.3.7', 6379), name).toBe(true);
+      expect(egressAllows(egress, '10.0.3.7', 26380), name).toBe(false);
+    }
+    for (const name of ['query', 'projector', 'ingest', 'notifier']) {
+      const egress = policiesOf(name).flatMap((np) => (np.spec.egress ?? []) as EgressRule[]);
+      expect(egressAllows(egress, '10.0.3.7', 26379), name).toBe(false);
+    }
     // Without sentinels the dashboard has no rule for 26379.
     const plain = renderChart('ci/default-values.yaml', release, namespace);
     const plainPod = podTemplates(plain).find((p) => p.labels['app.kubernetes.io/component'] === 'dashboard')!;
@@ -1136,11 +1270,21 @@ describe('chart specifics per value set', () => {
       .map((r) => [r.alert, r] as const);
     const byName = Object.fromEntries(alerts);
     expect(Object.keys(byName).sort()).toEqual([
+      'CdsActiveFreeKeysNearCeiling',
+      'CdsGatewayActiveKeysHigh',
+      'CdsKeyCreationsRefused',
       'CdsNotifierChangesBehind',
       'CdsSseSlowConsumerClosesRising',
       'CdsWebhookFailureRatioHigh',
       'CdsWebhookQueueAgeHigh',
     ]);
+    // The key table: a gateway's active keys near the configured ceiling, the admin API's Free keys near
+    // its own, and refused creations by reason.
+    expect(byName.CdsGatewayActiveKeysHigh!.expr).toBe('max(cds_gateway_active_keys) > 800000');
+    expect(byName.CdsActiveFreeKeysNearCeiling!.expr).toBe('max(cds_admin_active_free_keys) > 200000');
+    expect(byName.CdsKeyCreationsRefused!.expr).toBe(
+      'sum by (reason) (increase(cds_admin_key_creations_refused_total[15m])) > 20',
+    );
     expect(byName.CdsWebhookQueueAgeHigh!.expr).toBe('max(cds_notifier_queue_age_seconds) > 300');
     expect(byName.CdsWebhookFailureRatioHigh!.expr).toMatch(
       /cds_notifier_attempts_total\{outcome!="delivered"\}\[15m\][\s\S]*\/ sum\(rate\(cds_notifier_attempts_total\[15m\]\)\) > 0\.5$/,
@@ -1151,10 +1295,248 @@ describe('chart specifics per value set', () => {
     expect(byName.CdsSseSlowConsumerClosesRising!.expr).toContain(
       'cds_gateway_sse_streams_closed_total{reason="slow_consumer"}',
     );
-    for (const [, r] of alerts) {
-      expect(r.for).toMatch(/^\d+m$/);
+    for (const [name, r] of alerts) {
+      // A refused creation is news at once; the others must last before they page.
+      if (name !== 'CdsKeyCreationsRefused') expect(r.for, name).toMatch(/^\d+m$/);
       expect(r.labels).toEqual({ severity: 'warning' });
     }
+    // The thresholds are values.
+    const tuned = helmTemplate('ci/production-values.yaml', release, namespace, [
+      '--set',
+      'metrics.prometheusRule.activeKeysWarning=250000',
+      '--set',
+      'metrics.prometheusRule.activeFreeKeysWarning=1000',
+    ]);
+    expect(tuned.status, tuned.stderr).toBe(0);
+    expect(tuned.stdout).toContain('expr: max(cds_gateway_active_keys) > 250000');
+    expect(tuned.stdout).toContain('expr: max(cds_admin_active_free_keys) > 1000');
+  });
+
+  it('least privilege by default: without per-component users rendering fails with what to set (#2)', () => {
+    const message = 'least privilege: set nats.existingSecret';
+    // The chart's own defaults (values.yaml alone).
+    const bare = run(requireTool('helm'), [
+      'template',
+      release,
+      chartDir,
+      '--namespace',
+      namespace,
+      '--kube-version',
+      kubeVersion,
+    ]);
+    expect(bare.status).not.toBe(0);
+    expect(bare.stderr).toContain(message);
+    for (const part of [
+      'nats.existingSecret (a Secret with keys nats-url-admin, nats-url-gateway, nats-url-ingest, nats-url-notifier, nats-url-projector, nats-url-query)',
+      'mongodb.existingSecret (a Secret with keys mongodb-url-dashboard, mongodb-url-notifier, mongodb-url-projector, mongodb-url-query)',
+      'redis.existingSecret (a Secret with keys redis-url-dashboard, redis-url-gateway)',
+      'Or set trial=true',
+    ])
+      expect(bare.stderr).toContain(part);
+    // One Secret missing: that one is named, and only it.
+    const noMongo = helmTemplate('ci/default-values.yaml', release, namespace, ['--set', 'mongodb.existingSecret=']);
+    expect(noMongo.status).not.toBe(0);
+    expect(noMongo.stderr).toContain('least privilege: set mongodb.existingSecret');
+    expect(noMongo.stderr).not.toContain('set nats.existingSecret');
+    expect(noMongo.stderr).not.toContain('redis.existingSecret (a Secret');
+    // A server no enabled component uses needs no Secret: without the gateway and the dashboard, no Redis.
+    const noRedisUsers = helmTemplate('ci/default-values.yaml', release, namespace, [
+      '--set',
+      'redis.existingSecret=',
+      '--set',
+      'services.gateway.enabled=false',
+      '--set',
+      'services.dashboard.enabled=false',
+    ]);
+    expect(noRedisUsers.status, noRedisUsers.stderr).toBe(0);
+  });
+
+  it('trial: true renders a throwaway install on the plain URLs, and NOTES warns for NATS, MongoDB and Redis', () => {
+    const r = run(requireTool('helm'), [
+      'template',
+      release,
+      chartDir,
+      '--namespace',
+      namespace,
+      '--kube-version',
+      kubeVersion,
+      '--set',
+      'trial=true',
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const cm = parseManifests(r.stdout, 'trial').find((o) => o.kind === 'ConfigMap')!;
+    expect(cm.data).toMatchObject({
+      NATS_URL: 'nats://nats:4222',
+      MONGODB_URL: 'mongodb://mongodb:27017/?replicaSet=rs0',
+      REDIS_URL: 'redis://redis:6379',
+    });
+    const notes = renderNotes('ci/default-values.yaml', trialArgs);
+    expect(notes).toContain('WARNING (trial: true): NATS, MongoDB, Redis without per-component users');
+    expect(notes).toMatch(/gateway could publish\s+key events/);
+    // Each server is named on its own when only it lacks users.
+    for (const [infra, label] of [
+      ['nats', 'NATS'],
+      ['mongodb', 'MongoDB'],
+      ['redis', 'Redis'],
+    ] as const) {
+      const one = renderNotes('ci/default-values.yaml', ['--set', 'trial=true', '--set', `${infra}.existingSecret=`]);
+      expect(one, infra).toContain(`WARNING (trial: true): ${label} without per-component users`);
+    }
+    // With every Secret set, no warning even in trial.
+    expect(renderNotes('ci/default-values.yaml', ['--set', 'trial=true'])).not.toContain('WARNING (trial');
+    // Sentinels without the Redis Secret have no password: said too.
+    const sentinels = renderNotes('ci/default-values.yaml', [
+      ...trialArgs,
+      '--set-json',
+      'redis.sentinels=["s0.redis:26379"]',
+    ]);
+    expect(sentinels).toContain('The Redis sentinels get no password either');
+  });
+
+  it('refuses credentials in the plain URLs, which would land in the ConfigMap (#2)', () => {
+    const refused = {
+      'nats.url': ['nats://gateway:pw@nats:4222', 'nats://nats-0:4222,nats://admin@nats-1:4222', 'tls://u:p@nats:4222'],
+      'mongodb.url': ['mongodb://cds:pw@mongodb:27017/?replicaSet=rs0', 'mongodb+srv://cds@cluster0.example.net/db'],
+      'redis.url': ['redis://:pw@redis:6379', 'rediss://gateway:pw@redis:6380/0', 'redis://default@redis'],
+    };
+    for (const [key, urls] of Object.entries(refused)) {
+      for (const url of urls) {
+        const r = helmTemplate('ci/default-values.yaml', release, namespace, [
+          ...trialArgs,
+          '--set-string',
+          `${key}=${url.replaceAll(',', '\\,')}`,
+        ]);
+        expect(r.status, `${key}=${url} was accepted`).not.toBe(0);
+        expect(r.stderr).toContain(`/${key.replace('.', '/')}`);
+      }
+    }
+    // The same servers without credentials render, options and server lists included.
+    const accepted = {
+      'nats.url': 'tls://nats-0:4222,tls://nats-1:4222',
+      'mongodb.url': 'mongodb://mongodb-0:27017,mongodb-1:27017/commodity?replicaSet=rs0&appName=cds@v1',
+      'redis.url': 'rediss://redis:6380/0',
+    };
+    for (const [key, url] of Object.entries(accepted)) {
+      const r = helmTemplate('ci/default-values.yaml', release, namespace, [
+        ...trialArgs,
+        '--set-string',
+        `${key}=${url.replaceAll(',', '\\,')}`,
+      ]);
+      expect(r.status, `${key}=${url}: ${r.stderr}`).toBe(0);
+    }
+  });
+
+  it('serves the API reference and the dashboard on different origins (N9)', () => {
+    const hostsOf = (objects: K8sObject[]) => {
+      const byHost = new Map<string, { path: string; component: string }[]>();
+      for (const ing of objects.filter((o) => o.kind === 'Ingress'))
+        for (const rule of ing.spec.rules as {
+          host: string;
+          http: { paths: { path: string; backend: { service: { name: string } } }[] };
+        }[])
+          for (const p of rule.http.paths) {
+            const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === p.backend.service.name)!;
+            byHost.set(rule.host, [
+              ...(byHost.get(rule.host) ?? []),
+              { path: p.path, component: svc.spec.selector['app.kubernetes.io/component'] },
+            ]);
+          }
+      return byHost;
+    };
+    for (const file of ['ci/default-values.yaml', 'ci/production-values.yaml']) {
+      const objects = renderChart(file, release, namespace);
+      const hosts = hostsOf(objects);
+      const docsHosts = [...hosts].filter(([, ps]) => ps.some((p) => p.path === '/docs')).map(([h]) => h);
+      const dashboardHosts = [...hosts].filter(([, ps]) => ps.some((p) => p.component === 'dashboard')).map(([h]) => h);
+      expect(docsHosts.length, file).toBe(1);
+      expect(dashboardHosts.length, file).toBe(1);
+      expect(dashboardHosts[0], file).not.toBe(docsHosts[0]);
+      // The dashboard's host serves the dashboard only.
+      expect(
+        hosts.get(dashboardHosts[0]!)!.map((p) => p.component),
+        file,
+      ).toEqual(['dashboard']);
+      // Its links, cookies and the notifier's links name its own origin.
+      const origin = `https://${dashboardHosts[0]}`;
+      expect(
+        env(
+          objects,
+          objects.find((o) => o.kind === 'Deployment' && o.metadata.name.endsWith('-dashboard'))!.metadata.name,
+        ),
+      ).toContainEqual({
+        name: 'PUBLIC_BASE_URL',
+        value: `${origin}/dashboard`,
+      });
+    }
+    // An explicit host is used as given; the API's host for the dashboard is refused.
+    const own = helmTemplate('ci/default-values.yaml', release, namespace, [
+      '--set',
+      'ingress.dashboardHostname=app.example.org',
+    ]);
+    expect(own.status, own.stderr).toBe(0);
+    const objects = parseManifests(own.stdout, 'dashboardHostname');
+    expect(hostsOf(objects).get('app.example.org')).toEqual([{ path: '/dashboard', component: 'dashboard' }]);
+    expect(objects.find((o) => o.kind === 'Ingress')!.spec.tls[0].hosts).toEqual([
+      'cds.example.com',
+      'app.example.org',
+    ]);
+    expect(env(objects, 'cds-test-commodity-data-notifier')).toContainEqual({
+      name: 'DASHBOARD_URL',
+      value: 'https://app.example.org/dashboard',
+    });
+    const same = helmTemplate('ci/default-values.yaml', release, namespace, [
+      '--set',
+      'ingress.dashboardHostname=cds.example.com',
+    ]);
+    expect(same.status).not.toBe(0);
+    expect(same.stderr).toContain('ingress.dashboardHostname must differ from ingress.hostname');
+    // Without the dashboard there is no second host.
+    const none = helmTemplate('ci/default-values.yaml', release, namespace, [
+      '--set',
+      'services.dashboard.enabled=false',
+    ]);
+    expect(none.status, none.stderr).toBe(0);
+    expect([...hostsOf(parseManifests(none.stdout, 'no dashboard')).keys()]).toEqual(['cds.example.com']);
+  });
+
+  it('production: each workload reaches its servers at their peers only, the collector included (#16)', () => {
+    const objects = renderChart('ci/production-values.yaml', release, namespace);
+    const egressOf = (name: string) =>
+      objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === name)!.spec.egress as EgressRule[];
+    const ns = (name: string) => [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } }];
+    const rule = (port: number, to: unknown) => ({ ports: [{ port, protocol: 'TCP' }], to });
+    expect(egressOf('cds-gateway')).toEqual(
+      expect.arrayContaining([rule(4222, ns('nats')), rule(6379, ns('redis')), rule(4318, ns('observability'))]),
+    );
+    expect(egressOf('cds-query')).toEqual(expect.arrayContaining([rule(4222, ns('nats')), rule(27017, ns('mongodb'))]));
+    expect(egressOf('cds-projector')).toEqual(
+      expect.arrayContaining([rule(4222, ns('nats')), rule(27017, ns('mongodb'))]),
+    );
+    expect(egressOf('cds-ingest')).toEqual(expect.arrayContaining([rule(4222, ns('nats'))]));
+    expect(egressOf('cds-ingest-job')).toEqual(expect.arrayContaining([rule(4222, ns('nats'))]));
+    // Every rule of the data path names its peers, but DNS and the sync jobs' public https.
+    for (const name of ['cds-gateway', 'cds-query', 'cds-projector', 'cds-ingest', 'cds-ingest-job'])
+      for (const r of egressOf(name))
+        if (!r.ports.some((p) => p.port === 53 || p.port === 443)) expect(r.to, name).toBeDefined();
+    // The collector's port comes from otel.endpoint; without one in the URL, from its scheme.
+    const https = helmTemplate('ci/production-values.yaml', release, namespace, [
+      '--set',
+      'otel.endpoint=https://otlp.example.com',
+    ]);
+    expect(https.status, https.stderr).toBe(0);
+    const gateway = parseManifests(https.stdout, 'otel https').find(
+      (o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'cds-gateway',
+    )!;
+    expect(gateway.spec.egress).toContainEqual(rule(443, ns('observability')));
+  });
+
+  it('on upgrade, NOTES says what chart 0.5 changed for installs that relied on the open default', () => {
+    const notes = renderNotes('ci/production-values.yaml', ['--is-upgrade']);
+    expect(notes).toContain('Upgrading to chart 0.5');
+    expect(notes).toContain('https://commodities.example.com/dashboard');
+    expect(renderNotes('ci/production-values.yaml')).not.toContain('Upgrading to chart 0.5');
+    const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as { version: string };
+    expect(chart.version).toMatch(/^0\.5\./);
   });
 
   it('minimal: no Ingress, NetworkPolicy, HPA, PDB or CronJob; fixed single replicas', () => {

@@ -1,7 +1,8 @@
 // k8s/ (local-cluster infrastructure, kustomize) and skaffold.yaml: every manifest validated against the
 // Kubernetes API schemas, the clusters shaped as the design says (3-node JetStream with routes, a
 // 3-member MongoDB replica set, Redis), and skaffold building every service and deploying the chart.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -11,6 +12,7 @@ import {
   podTemplates,
   renderChart,
   repoRoot,
+  run,
   selectorMatches,
   validateObject,
 } from './helpers.ts';
@@ -96,16 +98,51 @@ describe('k8s/ manifests', () => {
     for (const i of [0, 1, 2]) expect(script).toContain(`mongodb-${i}.mongodb-headless:27017`);
   });
 
-  it('run Redis and create the Secret the chart references', () => {
+  it('run Redis and create the Secret the chart references, from a generated, gitignored file (N10)', () => {
     expect(find('StatefulSet', 'redis')).toBeDefined();
     const overlay = parse(readFileSync(path.join(k8sDir, 'overlays/local/kustomization.yaml'), 'utf8'));
     const secret = overlay.secretGenerator.find((g: { name: string }) => g.name === 'commodity-data-secrets');
     const chartValues = parse(readFileSync(path.join(repoRoot, 'charts/commodity-data/values.yaml'), 'utf8'));
     expect(secret.name).toBe(chartValues.secrets.existingSecret);
-    const keys = secret.literals.map((l: string) => l.split('=')[0]);
-    // Every key but the SMTP URL, which a local cluster leaves out (mails go to files, smtpRequired false).
-    const { smtpUrl: _smtp, ...required } = chartValues.secrets.keys as Record<string, string>;
-    expect(keys).toEqual(expect.arrayContaining(Object.values(required)));
+    // No value in the repository: the generator reads the file generate-secrets.sh writes, which git ignores.
+    expect(secret.literals).toBeUndefined();
+    expect(secret.envs).toEqual(['secrets.env']);
+    const ignored = run('git', ['check-ignore', '-q', 'k8s/overlays/local/secrets.env']);
+    expect(ignored.status, 'k8s/overlays/local/secrets.env must be gitignored').toBe(0);
+    const text = readFileSync(path.join(k8sDir, 'overlays/local/kustomization.yaml'), 'utf8');
+    expect(text).not.toMatch(/change-me|admin-token=|session-secret=/);
+
+    const dir = mkdtempSync(path.join(tmpdir(), 'cds-dev-secrets-'));
+    try {
+      const generate = (file: string, ...flags: string[]) => {
+        const r = run('bash', ['k8s/overlays/local/generate-secrets.sh', ...flags, file]);
+        expect(r.status, r.stderr).toBe(0);
+        return Object.fromEntries(
+          readFileSync(file, 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+        ) as Record<string, string>;
+      };
+      const a = generate(path.join(dir, 'a.env'));
+      const b = generate(path.join(dir, 'b.env'));
+      // Every key but the SMTP URL, which a local cluster leaves out (mails go to files, smtpRequired false).
+      const { smtpUrl: _smtp, ...required } = chartValues.secrets.keys as Record<string, string>;
+      expect(Object.keys(a).sort()).toEqual(Object.values(required).sort());
+      for (const key of ['admin-token', 'dashboard-session-secret']) {
+        expect(a[key], key).toMatch(/^[0-9a-f]{64}$/);
+        expect(a[key], `${key} is random per checkout`).not.toBe(b[key]);
+      }
+      expect(a['admin-token']).not.toBe('local-dev-admin-token-change-me');
+      expect(a['dashboard-session-secret']).not.toBe('local-dev-dashboard-session-secret-change-me');
+      // Readable by its owner only; kept as it is on the next render (a new session secret signs users out)...
+      expect(statSync(path.join(dir, 'a.env')).mode & 0o077).toBe(0);
+      expect(generate(path.join(dir, 'a.env'))).toEqual(a);
+      // ...unless asked to rotate.
+      expect(generate(path.join(dir, 'a.env'), '--rotate')['admin-token']).not.toBe(a['admin-token']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('give the chart values that address these services and render valid objects', () => {
@@ -185,5 +222,10 @@ describe('skaffold.yaml', () => {
     );
     const dev = config.profiles.find((p: { name: string }) => p.name === 'dev');
     expect(dev.manifests.kustomize.paths).toEqual(['k8s/overlays/local']);
+    // The overlay's Secret values are generated before the render, on the developer's machine.
+    expect(dev.manifests.hooks.before).toEqual([
+      { host: { command: ['bash', 'k8s/overlays/local/generate-secrets.sh'], os: ['darwin', 'linux'] } },
+    ]);
+    expect(existsSync(path.join(repoRoot, 'k8s/overlays/local/generate-secrets.sh'))).toBe(true);
   });
 });

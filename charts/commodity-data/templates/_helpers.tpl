@@ -54,6 +54,44 @@ appVersion by default). Usage: include "commodity-data.image" (dict "ctx" $ "svc
 {{- end -}}
 {{- end -}}
 
+{{/*
+Refuses values that would run without least privilege (docs/operations.md "Credentials: one user per
+component"): every server a component of the release uses needs its `existingSecret` of per-component
+URLs, unless `trial` says this is a throwaway install. Also checks what the schema cannot compare.
+Included by configmap.yaml, which every rendering has.
+*/}}
+{{- define "commodity-data.checkValues" -}}
+{{- $v := .Values -}}
+{{- $users := dict "nats" (list "gateway" "query" "projector" "ingest" "notifier") "mongodb" (list "query" "projector" "dashboard" "notifier") "redis" (list "gateway" "dashboard") -}}
+{{- if not $v.trial -}}
+{{- $missing := list -}}
+{{- range $infra := list "nats" "mongodb" "redis" -}}
+{{- $i := index $v $infra -}}
+{{- $enabled := list -}}
+{{- range $c := index $users $infra }}{{ if (index $v.services $c).enabled }}{{ $enabled = append $enabled $c }}{{ end }}{{ end -}}
+{{- if and $enabled (not $i.existingSecret) -}}
+{{- $missing = append $missing (printf "%s.existingSecret (a Secret with keys %s)" $infra (join ", " (sortAlpha (values $i.existingSecretKeys)))) -}}
+{{- end -}}
+{{- end -}}
+{{- if $missing -}}
+{{- fail (printf "least privilege: set %s: one URL per component, each with that component's own user (docs/operations.md \"Credentials: one user per component\"; files/nats-authorization.conf, files/redis-users.conf). Or set trial=true for a throwaway install in which every component shares the credential-less nats/mongodb/redis.url with every right on those servers (never in production)" (join " and " $missing)) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $v.ingress.enabled $v.services.dashboard.enabled (eq (include "commodity-data.dashboardHostname" .) $v.ingress.hostname) -}}
+{{- fail "ingress.dashboardHostname must differ from ingress.hostname: the dashboard (its sessions) and the API reference (/docs, a third-party bundle) must not share an origin" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The dashboard's public host: `ingress.dashboardHostname`, else dashboard.<ingress.hostname>. */}}
+{{- define "commodity-data.dashboardHostname" -}}
+{{- default (printf "dashboard.%s" .Values.ingress.hostname) .Values.ingress.dashboardHostname -}}
+{{- end -}}
+
+{{/* The dashboard's public origin: its host, with the scheme of the API's public URL. */}}
+{{- define "commodity-data.dashboardOrigin" -}}
+{{- printf "%s://%s" (urlParse (include "commodity-data.publicBaseUrl" .)).scheme (include "commodity-data.dashboardHostname" .) -}}
+{{- end -}}
+
 {{/* The in-cluster URL of query, for the gateway's QUERY_URL. */}}
 {{- define "commodity-data.queryUrl" -}}
 {{- printf "http://%s:%v" (include "commodity-data.componentName" (dict "ctx" . "suffix" "query")) .Values.services.query.port -}}
@@ -130,6 +168,10 @@ the admin API ("admin", the only publisher of key events) and the scheduled runs
 {{- end }}
 {{- if and $v.redis.existingSecret (has .component (list "gateway" "dashboard")) }}
 {{ include "commodity-data.secretEnv" (list "REDIS_URL" $v.redis.existingSecret (index $v.redis.existingSecretKeys .component) false) }}
+{{- /* Sentinels that anyone may talk to can be told to name another primary: theirs is a password of their own. */}}
+{{- if $v.redis.sentinels }}
+{{ include "commodity-data.secretEnv" (list "REDIS_SENTINEL_PASSWORD" $v.redis.existingSecret $v.redis.sentinelPasswordKey false) }}
+{{- end }}
 {{- end }}
 {{- if eq .component "gateway" }}
 - name: QUERY_URL
@@ -148,6 +190,7 @@ the admin API ("admin", the only publisher of key events) and the scheduled runs
 {{- if eq .component "dashboard" }}
 {{- $s := $v.secrets }}
 {{- $public := trimSuffix "/" (include "commodity-data.publicBaseUrl" .ctx) }}
+{{- $own := include "commodity-data.dashboardOrigin" .ctx }}
 - name: MONGODB_DB
   value: {{ $svc.database | quote }}
 - name: ADMIN_URL
@@ -155,9 +198,9 @@ the admin API ("admin", the only publisher of key events) and the scheduled runs
 - name: PUBLIC_API_URL
   value: {{ printf "%s/api/v1" $public | quote }}
 - name: PUBLIC_BASE_URL
-  value: {{ printf "%s/dashboard" $public | quote }}
+  value: {{ printf "%s/dashboard" $own | quote }}
 - name: COOKIE_SECURE
-  value: {{ hasPrefix "https://" $public | quote }}
+  value: {{ hasPrefix "https://" $own | quote }}
 - name: TRUST_PROXY_HOPS
   value: {{ ternary $v.ingress.trustProxyHops 0 $v.ingress.enabled | quote }}
 {{- include "commodity-data.mailEnv" (dict "ctx" .ctx "svc" $svc) }}
@@ -191,7 +234,7 @@ the admin API ("admin", the only publisher of key events) and the scheduled runs
 - name: PUBLIC_API_ORIGIN
   value: {{ $public | quote }}
 - name: DASHBOARD_URL
-  value: {{ default (printf "%s/dashboard" $public) $svc.dashboardUrl | quote }}
+  value: {{ default (printf "%s/dashboard" (include "commodity-data.dashboardOrigin" .ctx)) $svc.dashboardUrl | quote }}
 {{- include "commodity-data.mailEnv" (dict "ctx" .ctx "svc" $svc) }}
 - name: WEBHOOK_TIMEOUT_MS
   value: {{ int64 $wh.timeoutMs | toString | quote }}

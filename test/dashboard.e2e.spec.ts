@@ -109,7 +109,7 @@ async function createKey(label: string): Promise<{ key: string; keyId: string }>
   const keyId = /Key id (key_[0-9a-f]+)/.exec(
     await page.getByRole('region', { name: /Your new key/ }).innerText(),
   )?.[1];
-  expect(key).toMatch(/^[0-9a-f]{40}$/);
+  expect(key).toMatch(/^cds_[0-9A-Za-z]{36}$/);
   expect(keyId).toBeDefined();
   return { key, keyId: keyId! };
 }

@@ -89,7 +89,7 @@ describe('the system on a Redis Cluster', () => {
     await page.getByLabel('Label').fill('on the cluster');
     await page.getByRole('button', { name: 'Create key' }).click();
     dashboardKey = await page.getByLabel('New API key').inputValue();
-    expect(dashboardKey).toMatch(/^[0-9a-f]{40}$/);
+    expect(dashboardKey).toMatch(/^cds_[0-9A-Za-z]{36}$/);
     await shot('01-key-created');
   });
 

@@ -78,7 +78,7 @@ beforeAll(async () => {
     await new Promise((r) => setTimeout(r, 250));
   }
   baseUrl = new URL(/Base URL\s+(\S+)/.exec(out)![1]!).origin;
-  key = /^\s+business\s+([0-9a-f]{40})$/m.exec(out)![1]!;
+  key = /^\s+business\s+(cds_[0-9A-Za-z]{36}|[0-9a-f]{40})$/m.exec(out)![1]!;
 }, 300_000);
 
 afterAll(async () => {

@@ -1,11 +1,12 @@
 import { findFreePort, runNodeScript, startNats, type NatsHandle } from '@cds/testkit';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticCftcLegacyFile } from '../testing/synthetic-cftc.ts';
+import { buildZip, workbookWith } from '../../test/helpers/zip.ts';
 
 // The CLIs run as child processes, as `npm run ingest` / `npm run admin` run them, against a
 // private NATS server (the event streams have fixed subjects).
@@ -94,6 +95,43 @@ describe('ingest CLI', () => {
     expect(noAddress.stderr).toContain('no NATS address');
   });
 
+  it('refuses hostile or oversized files with a clear message and exit 1, before publishing', async () => {
+    const env = { NATS_URL: nats.identities.ingest };
+    const backfill = async (source: string, name: string, bytes: Buffer | string) => {
+      const path = join(dir, name);
+      await writeFile(path, bytes);
+      return run(ingestCli, ['backfill', '--source', source, '--file', path, '--quiet'], env);
+    };
+    // a merged range of 1.7e10 cells in a 1 KB workbook, and a zip hiding a second entry
+    const merged = await backfill(
+      'worldbank',
+      'merge-bomb.xlsx',
+      buildZip(workbookWith('<sheetData/><mergeCells count="1"><mergeCell ref="A1:XFD1048576"/></mergeCells>')),
+    );
+    expect(merged.code).toBe(1);
+    expect(merged.stderr).toContain(
+      'error: worldbank: merge-bomb.xlsx cannot be read as an .xlsx workbook (the "Monthly Prices" sheet merges the range A1:XFD1048576, beyond the 5000 rows by 500 columns read); nothing was read',
+    );
+    const entries = workbookWith('<sheetData/>');
+    const hidden = await backfill('worldbank', 'hidden.xlsx', buildZip(entries, { declaredCount: 2 }));
+    expect(hidden.code).toBe(1);
+    expect(hidden.stderr).toContain(
+      'error: worldbank: hidden.xlsx is not an .xlsx workbook we read: the zip central directory holds more records than the 2 its end record declares',
+    );
+    // a line of 100,000 characters in an EIA CSV
+    const longLine = await backfill('eia', 'long-line.csv', `Date,Price\n${'9'.repeat(100_000)}\n`);
+    expect(longLine.code).toBe(1);
+    expect(longLine.stderr).toMatch(/error: ingest failed: line 2 is longer than the 65536 characters read/);
+    // a file past its source's size bound is refused before it is read (a sparse file: no bytes written)
+    const big = join(dir, 'huge.csv');
+    await writeFile(big, '');
+    await truncate(big, 64 * 1024 * 1024 + 1);
+    const huge = await run(ingestCli, ['backfill', '--source', 'eia', '--file', big, '--quiet'], env);
+    expect(huge.code).toBe(1);
+    expect(huge.stderr).toContain(`error: ${big} is 67108865 bytes, more than the 67108864 read for --source eia`);
+    for (const r of [merged, hidden, longLine, huge]) expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('takes the NATS address from the local environment file npm start leaves behind', async () => {
     const localPath = join(dir, 'local.json');
     await writeFile(
@@ -163,7 +201,7 @@ describe('admin API process and admin CLI', () => {
 
     const key = await run(adminCli, ['create-key', '--account', accountId!, '--label', 'ci'], env);
     expect(key.code).toBe(0);
-    expect(key.stdout).toMatch(/API key \(shown once, store it now\): [0-9a-f]{40}\n/);
+    expect(key.stdout).toMatch(/API key \(shown once, store it now\): cds_[0-9A-Za-z]{36}\n/);
     const keyId = /key (key_[0-9a-f]+) created/.exec(key.stdout)?.[1];
 
     const list = await run(adminCli, ['list-keys', '--account', accountId!], env);

@@ -54,7 +54,7 @@ async function createUser(args: string[]): Promise<void> {
     if (user === null) {
       const created = await users.create({
         email,
-        passwordHash: await createPasswordHasher().hash(password),
+        passwordHash: await createPasswordHasher().hash(password, 'user'),
         verified: true,
       });
       user = created === 'duplicate' ? await users.byEmail(email) : created;

@@ -40,12 +40,14 @@ export function registerChangePasswordRoute(
       return refuse(401, 'current_password', 'The current password is wrong; nothing was changed.');
     }
     const attempt = await web.failureThrottled('account-password', user._id, deps.rules.accountPasswordPerUser);
-    if (!(await deps.passwords.verify(current, user.password_hash))) {
+    if (!(await deps.passwords.verify(current, user.password_hash, 'user'))) {
       return refuse(401, 'current_password', 'The current password is wrong; nothing was changed.');
     }
     await attempt.passed();
     // Only over the hash just checked: a reset (or another tab's change) that landed meanwhile wins.
-    if (!(await deps.users.replacePasswordHash(user._id, user.password_hash, await deps.passwords.hash(next)))) {
+    if (
+      !(await deps.users.replacePasswordHash(user._id, user.password_hash, await deps.passwords.hash(next, 'user')))
+    ) {
       return renderAccount(
         request,
         reply,

@@ -72,7 +72,7 @@ export function registerAccountPageRoutes(
     // The signed-in user's own bucket (security review #7): failed log-ins for the address, by
     // anyone, never keep its owner from deleting the account.
     const attempt = await web.failureThrottled('account-password', user._id, deps.rules.accountPasswordPerUser);
-    if (!(await deps.passwords.verify(web.form(request, 'password'), user.password_hash))) {
+    if (!(await deps.passwords.verify(web.form(request, 'password'), user.password_hash, 'user'))) {
       return renderAccount(request, reply, { deleteError: 'The password is wrong; nothing was deleted.' }, 401);
     }
     await attempt.passed();

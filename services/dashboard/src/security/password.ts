@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createHashScheduler, type HashPriority, type HashSchedulerLimits } from './hash-scheduler.ts';
 
 /**
  * scrypt parameters (docs/dashboard-security.md): OWASP's current minimum, N = 2^17, r = 8, p = 1,
@@ -109,68 +110,48 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, parsed.key);
 }
 
-/** More password checks are waiting than the dashboard will queue: a 503, try again shortly. */
-export class PasswordHasherBusyError extends Error {
-  override readonly name = 'PasswordHasherBusyError';
-}
+export { AnonymousHashBudgetError, PasswordHasherBusyError, type HashPriority } from './hash-scheduler.ts';
 
 export interface PasswordHasher {
-  hash(password: string): Promise<string>;
-  verify(password: string, stored: string): Promise<boolean>;
+  /** Hashes a new password; `priority` says whose (see HashPriority). */
+  hash(password: string, priority: HashPriority): Promise<string>;
+  verify(password: string, stored: string, priority: HashPriority): Promise<boolean>;
   /** Whether a stored hash was made with weaker parameters than new ones get (then re-hash it). */
   needsRehash(stored: string): boolean;
   /**
    * Spends the same work as a real check when there is no user, so "no such user" and "wrong
-   * password" take as long as each other.
+   * password" take as long as each other (always anonymous: nobody is signed in).
    */
   burn(password: string): Promise<void>;
 }
 
-export interface HasherLimits {
-  /** Hashes computed at once: each holds 128·N·r·p bytes (128 MiB at the defaults). */
-  concurrent: number;
-  /** Hashes waiting for their turn; past this a check fails at once with PasswordHasherBusyError. */
-  waiting: number;
-}
+export type HasherLimits = HashSchedulerLimits;
 
 /**
  * One at a time by default: the dashboard's pod has 384 MiB, and libuv would otherwise run four
  * 128 MiB hashes at once (its thread pool). A wait of at most 16 hashes (~1 s each on a busy core)
- * stays inside the 30 s request timeout.
+ * stays inside the 30 s request timeout. Anonymous hashes (log-in, sign-up) get a budget of 10 at
+ * once, refilled at one every 2 s, and at most 8 waiting: under a flood they take about 60 % of the
+ * hasher (1.2 s a hash measured on the CI machine), and a signed-in user's hash goes first.
  */
-export const DEFAULT_HASHER_LIMITS: Readonly<HasherLimits> = { concurrent: 1, waiting: 16 };
-
-/** Runs work at most `concurrent` at a time, queueing at most `waiting` more. */
-function createGate(limits: HasherLimits): <T>(work: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const queue: (() => void)[] = [];
-  return async (work) => {
-    if (running < limits.concurrent) {
-      running++;
-    } else {
-      if (queue.length >= limits.waiting) throw new PasswordHasherBusyError('too many password checks waiting');
-      // The slot is handed over by the one finishing (`running` stays as it is).
-      await new Promise<void>((resolve) => queue.push(resolve));
-    }
-    try {
-      return await work();
-    } finally {
-      const next = queue.shift();
-      if (next === undefined) running--;
-      else next();
-    }
-  };
-}
+export const DEFAULT_HASHER_LIMITS: Readonly<HasherLimits> = {
+  concurrent: 1,
+  waiting: 16,
+  anonymousWaiting: 8,
+  anonymous: { burst: 10, perSecond: 0.5 },
+};
 
 export function createPasswordHasher(
   params: ScryptParams = DEFAULT_SCRYPT,
   limits: HasherLimits = DEFAULT_HASHER_LIMITS,
+  clock: () => number = Date.now,
 ): PasswordHasher {
-  const gate = createGate(limits);
+  const scheduler = createHashScheduler(limits, clock);
+  // The dummy hash `burn` checks against, made once, outside the queues (a fixed, known input).
   let dummy: Promise<string> | undefined;
   return {
-    hash: (password) => gate(() => hashPassword(password, params)),
-    verify: (password, stored) => gate(() => verifyPassword(password, stored)),
+    hash: (password, priority) => scheduler.run(priority, () => hashPassword(password, params)),
+    verify: (password, stored, priority) => scheduler.run(priority, () => verifyPassword(password, stored)),
     needsRehash: (stored) => {
       const parsed = parseStored(stored);
       if (parsed === null) return false;
@@ -178,13 +159,13 @@ export function createPasswordHasher(
       return old.N < params.N || old.r < params.r || old.p < params.p;
     },
     burn: async (password) => {
-      // Made at the first use; a failed attempt (a full queue) is not kept as the dummy.
-      dummy ??= gate(() => hashPassword('not-a-real-password-0000', params)).catch((err: unknown) => {
+      // Made at the first use; a failed attempt is not kept as the dummy.
+      dummy ??= hashPassword('not-a-real-password-0000', params).catch((err: unknown) => {
         dummy = undefined;
         throw err;
       });
       const stored = await dummy;
-      await gate(() => verifyPassword(password, stored));
+      await scheduler.run('anonymous', () => verifyPassword(password, stored));
     },
   };
 }

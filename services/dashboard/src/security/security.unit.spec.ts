@@ -62,9 +62,9 @@ describe('scrypt hashing', () => {
   it('still verifies older, weaker hashes, and asks for a re-hash of those only', async () => {
     const old = await hashPassword('correct horse battery staple', params);
     const hasher = createPasswordHasher({ N: 2 ** 11, r: 8, p: 1 });
-    expect(await hasher.verify('correct horse battery staple', old)).toBe(true);
+    expect(await hasher.verify('correct horse battery staple', old, 'anonymous')).toBe(true);
     expect(hasher.needsRehash(old)).toBe(true);
-    expect(hasher.needsRehash(await hasher.hash('correct horse battery staple'))).toBe(false);
+    expect(hasher.needsRehash(await hasher.hash('correct horse battery staple', 'user'))).toBe(false);
     expect(hasher.needsRehash(await hashPassword('x', { N: 2 ** 12, r: 8, p: 1 }))).toBe(false);
     expect(hasher.needsRehash('not a hash')).toBe(false);
   });
@@ -73,18 +73,23 @@ describe('scrypt hashing', () => {
     expect(await verifyPassword('anything at all', absurd)).toBe(false);
   });
   it('runs one hash at a time and refuses past its queue, as a busy error rather than memory spent', async () => {
-    const hasher = createPasswordHasher(params, { concurrent: 1, waiting: 1 });
+    const hasher = createPasswordHasher(params, {
+      concurrent: 1,
+      waiting: 1,
+      anonymousWaiting: 1,
+      anonymous: { burst: 10, perSecond: 1 },
+    });
     const stored = await hashPassword('correct horse battery staple', params);
     const [first, second, third] = await Promise.allSettled([
-      hasher.verify('correct horse battery staple', stored),
-      hasher.verify('correct horse battery staple', stored),
-      hasher.verify('correct horse battery staple', stored),
+      hasher.verify('correct horse battery staple', stored, 'user'),
+      hasher.verify('correct horse battery staple', stored, 'user'),
+      hasher.verify('correct horse battery staple', stored, 'user'),
     ]);
     expect(first).toEqual({ status: 'fulfilled', value: true });
     expect(second).toEqual({ status: 'fulfilled', value: true });
     expect(third?.status === 'rejected' && third.reason instanceof PasswordHasherBusyError).toBe(true);
     // The queue drains: later checks run again.
-    expect(await hasher.verify('correct horse battery staple', stored)).toBe(true);
+    expect(await hasher.verify('correct horse battery staple', stored, 'user')).toBe(true);
   });
 });
 

@@ -458,12 +458,13 @@ describe('routing and failures', () => {
       const unparseable = await raw('F(O /api/v1/commodities HTTP/1.1\r\nHost: x\r\n\r\n');
       expect(unparseable).toMatch(/^HTTP\/1\.1 400 /);
       expectSecurityHeaders(unparseable);
-      // Headers beyond Node's limit (16 KiB) are refused by the parser: 413 written raw.
-      const oversized = await raw(
-        `GET /api/v1/commodities HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
-      );
-      expect(oversized).toMatch(/^HTTP\/1\.1 413 [^]*"payload_too_large"/);
-      expectSecurityHeaders(oversized);
+      // A request head over 8 KiB (the gateway's maxHeaderSize; Node's default is 16 KiB) is
+      // refused by the parser: 413 written raw, whichever headers make it up.
+      for (const head of [`X-Big: ${'a'.repeat(10_000)}`, `Accept: x${' '.repeat(9_000)}y`]) {
+        const oversized = await raw(`GET /api/v1/commodities HTTP/1.1\r\nHost: x\r\n${head}\r\n\r\n`);
+        expect(oversized).toMatch(/^HTTP\/1\.1 413 [^]*"payload_too_large"/);
+        expectSecurityHeaders(oversized);
+      }
     } finally {
       await h.app.close();
     }
@@ -759,5 +760,79 @@ describe('response cache', () => {
     h.queryDown.value = false;
     expect((await h.app.inject({ url: SERIES, headers: bearer(KEYS.business) })).statusCode).toBe(200);
     expect(h.calls).toHaveLength(2);
+  });
+});
+
+describe('header bounds', () => {
+  const BOUNDED = {
+    accept: 'Accept',
+    'if-none-match': 'If-None-Match',
+    'if-modified-since': 'If-Modified-Since',
+    'if-range': 'If-Range',
+    range: 'Range',
+  } as const;
+
+  it('refuses Accept, the preconditions and Range over 1 KiB with a 400 naming the header, before the key is looked up', async () => {
+    const h = harness({ cache: createResponseCache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000 }) });
+    for (const [name, param] of Object.entries(BOUNDED)) {
+      for (const value of [
+        `x${' '.repeat(1100)}y`,
+        Array.from({ length: 30 }, () => `"${'A'.repeat(43)}"`).join(', '),
+      ]) {
+        const res = await h.app.inject({ url: SERIES, headers: { ...bearer(KEYS.free), [name]: value } });
+        expect(res.statusCode, name).toBe(400);
+        const body = ErrorBody.parse(res.json());
+        expect(body.error).toMatchObject({ code: 'invalid_parameter', param });
+        expect(body.error.message).toContain('1024');
+        expect(res.headers['x-request-id']).toBe(body.error.request_id);
+        expect(res.headers['x-ratelimit-limit']).toBeUndefined(); // refused before the windows
+      }
+    }
+    // Without a key too: the bound comes first.
+    const anonymous = await h.app.inject({ url: SERIES, headers: { accept: 'a'.repeat(2000) } });
+    expect(anonymous.statusCode).toBe(400);
+    expect(h.lookups).toEqual([]);
+    expect(h.calls).toEqual([]);
+  });
+
+  it('serves headers within the bound, however much whitespace they hold', async () => {
+    const h = harness({ cache: createResponseCache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000 }) });
+    const accept = `x${' '.repeat(900)}y, text/csv;q=0.1, application/json`;
+    expect(accept.length).toBeLessThanOrEqual(1024);
+    await h.app.inject({ url: SERIES, headers: { ...bearer(KEYS.free), accept } }); // a miss, kept
+    const res = await h.app.inject({ url: SERIES, headers: { ...bearer(KEYS.free), accept } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const etag = res.headers.etag as string;
+    const tags = [...Array.from({ length: 20 }, (_, i) => `"other-${i}"`), etag].join(`,${' '.repeat(10)}`);
+    const again = await h.app.inject({ url: SERIES, headers: { ...bearer(KEYS.free), 'if-none-match': tags } });
+    expect(again.statusCode).toBe(304);
+  });
+});
+
+describe('304s count at a tenth', () => {
+  it('refuses a key looping If-None-Match 429 with Retry-After, asking the windows about once per ten 304s', async () => {
+    const rateCalls: string[] = [];
+    const h = harness({ cache: createResponseCache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000 }), rateCalls });
+    await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) }); // a miss, kept
+    const first = await h.app.inject({ url: SERIES, headers: bearer(KEYS.free) });
+    const conditional = { ...bearer(KEYS.free), 'if-none-match': first.headers.etag as string };
+    rateCalls.length = 0;
+    const statuses: number[] = [];
+    let refused;
+    while (refused === undefined && statuses.length < 1_000) {
+      const res = await h.app.inject({ url: SERIES, headers: conditional });
+      statuses.push(res.statusCode);
+      if (res.statusCode !== 304) refused = res;
+    }
+    // Eight requests were left in the free minute: eighty 304s fill it (every tenth counts).
+    expect(statuses.filter((s) => s === 304)).toHaveLength(80);
+    expect(refused.statusCode).toBe(429);
+    expect(ErrorBody.parse(refused.json()).error.code).toBe('rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['x-request-id']).toBeDefined();
+    // One check to start the streak, eight takes, and the refusing check.
+    expect(rateCalls).toEqual(['check', ...Array(8).fill('take'), 'check']);
+    expect(h.calls).toHaveLength(1);
   });
 });

@@ -1,3 +1,4 @@
+import { costRatio } from '@cds/http/testing';
 import { describe, expect, it } from 'vitest';
 import { ifRangeHolds, parseRange } from './range.ts';
 
@@ -44,5 +45,43 @@ describe('ifRangeHolds', () => {
     expect(ifRangeHolds('W/"abc"', current)).toBe(false);
     expect(ifRangeHolds('Fri, 20 Nov 2026 09:59:59 GMT', current)).toBe(false);
     expect(ifRangeHolds('soon', current)).toBe(false);
+  });
+});
+
+describe('Range and If-Range in linear time', () => {
+  // A ten times longer header costs about ten times more (a backtracking pattern: a hundred).
+  const LINEAR = 30;
+  const ETAG = `"${'A'.repeat(43)}"`;
+  const current = { etag: ETAG, lastModified: new Date('2026-12-01T00:00:00Z') };
+
+  it.each([
+    ['spaces before the end', (n: number) => `bytes=0-${' '.repeat(n)}x`],
+    ['spaces between first and the dash', (n: number) => `bytes=0${' '.repeat(n)}x-1`],
+    ['spaces and tabs after the unit', (n: number) => `bytes${' \t'.repeat(n / 2)}=0-1x`],
+    ['a long number', (n: number) => `bytes=${'1'.repeat(n)}-x`],
+  ])('Range: %s', (_, header) => {
+    const parse = (h: string) => parseRange(h, 1000);
+    expect(costRatio(parse, header(800), header(8000))).toBeLessThan(LINEAR);
+  });
+
+  it.each([
+    ['a tag with inner spaces', (n: number) => `"a${' '.repeat(n)}b"`],
+    ['many tags', (n: number) => Array.from({ length: n / 40 }, () => ETAG).join(', ')],
+    ['a long date', (n: number) => `Tue, 01 Dec 2026 00:00:00 GMT${' '.repeat(n)}x`],
+  ])('If-Range: %s', (_, header) => {
+    const holds = (h: string) => ifRangeHolds(h, current);
+    expect(costRatio(holds, header(800), header(8000))).toBeLessThan(LINEAR);
+  });
+
+  it('still reads what the grammar allows, whatever the whitespace', () => {
+    expect(parseRange(`bytes${' '.repeat(3000)}=\t0${' '.repeat(3000)}-${' '.repeat(3000)}9\t`, 1000)).toEqual({
+      kind: 'partial',
+      start: 0,
+      end: 9,
+    });
+    expect(parseRange(`bytes=0-9${' '.repeat(3000)}x`, 1000)).toEqual({ kind: 'whole' });
+    expect(parseRange('BYTES=-10', 1000)).toEqual({ kind: 'partial', start: 990, end: 999 });
+    expect(parseRange('bytes=', 1000)).toEqual({ kind: 'whole' });
+    expect(parseRange('bytes', 1000)).toEqual({ kind: 'whole' });
   });
 });

@@ -18,6 +18,7 @@ import { createPlanStep } from './plans/plan-step.ts';
 import { createForwardHandler } from './proxy/forward.ts';
 import type { QueryClient } from './proxy/query-client.ts';
 import { createGiveBack } from './rate/give-back.ts';
+import { createNotModifiedMeter } from './rate/not-modified-meter.ts';
 import { createRateStep } from './rate/rate-step.ts';
 import type { RateLimiter } from './rate/windows.ts';
 import { registerDocsRoutes } from './routes/docs.ts';
@@ -108,8 +109,10 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     nowMs: deps.nowMs,
     metrics,
   });
-  const windows = createRateStep({ rateLimiter: deps.rateLimiter, metrics });
-  const giveBack = createGiveBack(deps.rateLimiter);
+  // The secondary limit on 304s: every tenth of an account's 304s counts (not-modified-meter.ts).
+  const notModified = createNotModifiedMeter(deps.rateLimiter, { nowMs: deps.nowMs });
+  const windows = createRateStep({ rateLimiter: deps.rateLimiter, notModified, metrics });
+  const giveBack = createGiveBack(deps.rateLimiter, notModified);
   const cache =
     deps.cache === undefined
       ? undefined

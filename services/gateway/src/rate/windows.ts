@@ -14,7 +14,11 @@ export interface RateDecision {
   retryAfter: number;
   /** The window that refused the request, when not admitted. */
   refusedBy?: 'minute' | 'day';
-  /** Who decided: Redis, this replica's fallback, or a refusal by Redis this replica kept (refusal-memo.ts). */
+  /**
+   * Who decided: Redis, this replica's fallback, or this replica from a decision it kept: a refusal
+   * by Redis (refusal-memo.ts), or an uncounted 304 admitted from the account's last decision
+   * (not-modified-meter.ts).
+   */
   source: 'redis' | 'memory' | 'kept';
 }
 

@@ -21,6 +21,7 @@ import {
   type ParseStats,
   type SourceItem,
 } from '../sources/index.ts';
+import { boundedChunks, InputBoundError, SOURCE_FILE_MAX_BYTES } from '../sources/common/bounds.ts';
 import type { SnapshotManifest } from '../snapshot/format.ts';
 import { readManifest, readSnapshot, SnapshotError } from '../snapshot/read.ts';
 import type { IngestCommand } from './args.ts';
@@ -42,13 +43,24 @@ export class SourceOpenError extends Error {
   override readonly name = 'SourceOpenError';
 }
 
-/** Reads a file as a stream of chunks, counting bytes for the progress bar. */
-async function openFile(path: string): Promise<{ chunks: AsyncIterable<Uint8Array>; fraction: () => number }> {
+/**
+ * Reads a file as a stream of chunks, counting bytes for the progress bar. A file larger than
+ * `maxBytes` is refused before it is read, and one that grows past it while read stops the run.
+ */
+async function openFile(
+  path: string,
+  maxBytes: number,
+  source: string,
+): Promise<{ chunks: AsyncIterable<Uint8Array>; fraction: () => number }> {
   let size: number;
   try {
     const s = await stat(path);
     if (!s.isFile()) throw new SourceOpenError(`${path} is not a file`);
     size = s.size;
+    if (size > maxBytes)
+      throw new SourceOpenError(
+        `${path} is ${size} bytes, more than the ${maxBytes} read for --source ${source} (docs/sources.md "What an import refuses")`,
+      );
   } catch (err) {
     if (err instanceof SourceOpenError) throw err;
     throw new SourceOpenError(
@@ -63,7 +75,7 @@ async function openFile(path: string): Promise<{ chunks: AsyncIterable<Uint8Arra
       yield chunk;
     }
   }
-  return { chunks: chunks(), fraction: () => (size === 0 ? 1 : read / size) };
+  return { chunks: boundedChunks(chunks(), maxBytes, path), fraction: () => (size === 0 ? 1 : read / size) };
 }
 
 /** The snapshot's items; a file changed since the build stops the run with its error, nothing of it published. */
@@ -112,7 +124,7 @@ export async function openSource(
     };
   }
   if (cmd.command === 'backfill') {
-    const { chunks, fraction } = await openFile(cmd.file);
+    const { chunks, fraction } = await openFile(cmd.file, SOURCE_FILE_MAX_BYTES[cmd.source], cmd.source);
     const file = basename(cmd.file);
     const opts = { file, stats };
     if (cmd.source === 'worldbank') return { ...(await openWorldBank(chunks, opts)), fraction };
@@ -194,7 +206,7 @@ async function openWorldBank(
   try {
     book = await readWorldBankWorkbook(chunks, opts);
   } catch (err) {
-    if (err instanceof WorldBankFileError) throw new SourceOpenError(err.message);
+    if (err instanceof WorldBankFileError || err instanceof InputBoundError) throw new SourceOpenError(err.message);
     throw err;
   }
   return {

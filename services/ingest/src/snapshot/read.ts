@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import {
   FREQUENCIES,
   PRICE_BASES,
@@ -23,6 +23,7 @@ import {
   cotColumns,
   MANIFEST_FILE,
   MAX_FILE_BYTES,
+  MAX_FILE_LINES,
   MAX_INFLATED_BYTES,
   SERIES_COLUMNS,
   SnapshotManifest,
@@ -61,8 +62,19 @@ export async function readManifest(dir: string): Promise<SnapshotManifest> {
   return parsed.data;
 }
 
-/** A snapshot file's text, after checking its size and its SHA-256 against the manifest. */
-async function readPart(dir: string, name: string, manifest: SnapshotManifest): Promise<string | undefined> {
+/** The inflated chunks of a gzip file held in memory (at most MAX_FILE_BYTES), ~16 KB at a time. */
+async function* gunzipChunks(bytes: Buffer): AsyncGenerator<Buffer> {
+  const gz = createGunzip();
+  gz.end(bytes);
+  for await (const chunk of gz as AsyncIterable<Buffer>) yield chunk;
+}
+
+/**
+ * A snapshot file's compressed bytes, after checking its size, its SHA-256 against the manifest,
+ * and, inflating it once as a stream and keeping nothing, that it is whole gzip within
+ * MAX_INFLATED_BYTES and MAX_FILE_LINES. Its text is then read as a stream (gunzipChunks).
+ */
+async function readPart(dir: string, name: string, manifest: SnapshotManifest): Promise<Buffer | undefined> {
   const expected = manifest.files[name];
   if (expected === undefined) return undefined;
   const path = join(dir, name);
@@ -75,11 +87,21 @@ async function readPart(dir: string, name: string, manifest: SnapshotManifest): 
     throw new SnapshotError(
       `${path} changed since the snapshot was built (SHA-256 ${sha256}, manifest ${expected.sha256})`,
     );
+  let inflated = 0;
+  let lines = 0;
   try {
-    return gunzipSync(bytes, { maxOutputLength: MAX_INFLATED_BYTES }).toString('utf8');
+    for await (const chunk of gunzipChunks(bytes)) {
+      inflated += chunk.length;
+      if (inflated > MAX_INFLATED_BYTES)
+        throw new SnapshotError(`${path} inflates to more than the ${MAX_INFLATED_BYTES} bytes read`);
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+      if (lines > MAX_FILE_LINES) throw new SnapshotError(`${path} holds more than the ${MAX_FILE_LINES} lines read`);
+    }
   } catch (err) {
-    throw new SnapshotError(`${path} is not a gzip file within ${MAX_INFLATED_BYTES} bytes: ${String(err)}`);
+    if (err instanceof SnapshotError) throw err;
+    throw new SnapshotError(`${path} is not a whole gzip file: ${(err as Error).message}`);
   }
+  return bytes;
 }
 
 const headerCheck =
@@ -146,15 +168,17 @@ export async function* readSnapshot(
     return false;
   };
 
-  // every file checked (size, SHA-256, gzip) before the first item: a damaged snapshot publishes nothing
-  const seriesText = await readPart(dir, SNAPSHOT_FILES.series, manifest);
-  const cotTexts = {
+  // every file checked (size, SHA-256, whole gzip within the inflated size and line bounds) before the
+  // first item: a damaged or oversized snapshot publishes nothing
+  const seriesBytes = await readPart(dir, SNAPSHOT_FILES.series, manifest);
+  const cotBytes = {
     legacy: await readPart(dir, SNAPSHOT_FILES.legacy, manifest),
     disaggregated: await readPart(dir, SNAPSHOT_FILES.disaggregated, manifest),
   };
-  if (seriesText !== undefined) {
+  if (seriesBytes !== undefined) {
     const file = SNAPSHOT_FILES.series;
-    for await (const row of readCsvTable([seriesText], { file, stats }, headerCheck(SERIES_COLUMNS, file))) {
+    const text = gunzipChunks(seriesBytes);
+    for await (const row of readCsvTable(text, { file, stats }, headerCheck(SERIES_COLUMNS, file))) {
       if (row.kind === 'rejected') {
         yield row;
         continue;
@@ -188,10 +212,10 @@ export async function* readSnapshot(
 
   for (const format of ['legacy', 'disaggregated'] as const satisfies readonly CotFormat[]) {
     const file = SNAPSHOT_FILES[format];
-    const text = cotTexts[format];
-    if (text === undefined) continue;
+    const bytes = cotBytes[format];
+    if (bytes === undefined) continue;
     const columns = cotColumns(format);
-    for await (const row of readCsvTable([text], { file, stats }, headerCheck(columns, file))) {
+    for await (const row of readCsvTable(gunzipChunks(bytes), { file, stats }, headerCheck(columns, file))) {
       if (row.kind === 'rejected') {
         yield row;
         continue;

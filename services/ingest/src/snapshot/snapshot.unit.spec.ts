@@ -12,7 +12,8 @@ import { createParseStats } from '../sources/common/stats.ts';
 import type { SourceItem } from '../sources/types.ts';
 import { readManifest, readSnapshot, SnapshotError, snapshotStamps } from './read.ts';
 import { writeSnapshot } from './write.ts';
-import { SNAPSHOT_FILES, type SnapshotManifest } from './format.ts';
+import { MAX_FILE_LINES, MAX_INFLATED_BYTES, SNAPSHOT_FILES, type SnapshotManifest } from './format.ts';
+import { createHash } from 'node:crypto';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -132,6 +133,43 @@ describe('the bundled snapshot format', () => {
       new RegExp(`${SNAPSHOT_FILES.series} changed since the snapshot was built`),
     );
     await expect(readManifest(join(dir, 'nowhere'))).rejects.toBeInstanceOf(SnapshotError);
+  });
+
+  it('refuses a file that inflates or runs past its bounds before the first item', async () => {
+    const dir = await tempDir();
+    await writeSnapshot(dir, [gold, corn], { builtAt: new Date(), builtFrom: 'files', origins: {} });
+    const manifestPath = join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    const replace = async (bytes: Buffer) => {
+      await writeFile(join(dir, SNAPSHOT_FILES.legacy), bytes);
+      manifest.files[SNAPSHOT_FILES.legacy] = {
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        bytes: bytes.length,
+        rows: 1,
+      };
+      await writeFile(manifestPath, JSON.stringify(manifest));
+    };
+    const firstItem = async () => {
+      const items: SourceItem[] = [];
+      const err = await (async () => {
+        for await (const i of readSnapshot(dir)) items.push(i);
+      })().catch((e: unknown) => e);
+      return { items, err };
+    };
+    // 65 MB of spaces, 64 KB gzipped, in the cot-legacy file (read after series.csv.gz)
+    await replace(gzipSync(Buffer.alloc(MAX_INFLATED_BYTES + 1, 32)));
+    let r = await firstItem();
+    expect(r.err).toBeInstanceOf(SnapshotError);
+    expect((r.err as Error).message).toMatch(/cot-legacy\.csv\.gz inflates to more than the 67108864 bytes read$/);
+    expect(r.items).toEqual([]);
+    await replace(gzipSync(Buffer.alloc(MAX_FILE_LINES + 1, 10)));
+    r = await firstItem();
+    expect((r.err as Error).message).toMatch(/cot-legacy\.csv\.gz holds more than the 1000000 lines read$/);
+    expect(r.items).toEqual([]);
+    await replace(gzipSync(Buffer.from('commodity_id\n')).subarray(0, 15));
+    r = await firstItem();
+    expect((r.err as Error).message).toMatch(/cot-legacy\.csv\.gz is not a whole gzip file: /);
+    expect(r.items).toEqual([]);
   });
 
   it('rejects a row with an unknown series type, frequency or basis, with its line; skips unknown commodities', async () => {

@@ -4,6 +4,7 @@ import type { PublicationStamp, SourceItem } from '../types.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import type { TextInput } from '../common/text.ts';
+import { InputBoundError, SOURCE_FILE_MAX_BYTES } from '../common/bounds.ts';
 import { daysInMonth, monthNumber, readDecimal, usDateToIso } from '../common/values.ts';
 import { AMS_REPORTS, amsReport, requiredAmsFields, type AmsReportSpec } from './reports.ts';
 
@@ -20,8 +21,8 @@ export class AmsSchemaError extends Error {
   override readonly name = 'AmsSchemaError';
 }
 
-/** A datamart answer of a 180-day window is a few MB; anything far larger is not one. */
-const MAX_BODY_CHARS = 64 * 1024 * 1024;
+/** A datamart answer of a 180-day window is a few MB; anything far larger is not one (read whole: JSON.parse). */
+const MAX_BODY_CHARS = SOURCE_FILE_MAX_BYTES.ams;
 
 async function readBounded(input: TextInput, file: string): Promise<string> {
   const decoder = new TextDecoder('utf-8');
@@ -29,7 +30,9 @@ async function readBounded(input: TextInput, file: string): Promise<string> {
   for await (const chunk of input) {
     out += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
     if (out.length > MAX_BODY_CHARS)
-      throw new AmsSchemaError(`${file}: more than 64 MiB: not one datamart answer (ask a shorter date range)`);
+      throw new InputBoundError(
+        `${file}: more than the ${MAX_BODY_CHARS} characters read: not one datamart answer (ask a shorter date range)`,
+      );
   }
   return out + decoder.decode();
 }

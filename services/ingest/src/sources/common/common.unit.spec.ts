@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createCsvAssembler, normalizeHeader, parseCsvRecord, readCsvRecords, scanCsvRecord } from './csv.ts';
 import { streamJsonArrayObjects } from './json.ts';
 import { readLineBatches, readLines } from './text.ts';
+import { boundedChunks, InputBoundError } from './bounds.ts';
 import { isRealDate, readDecimal, readInt, usDateToIso } from './values.ts';
 
 const all = async <T>(gen: AsyncIterable<T>) => {
@@ -76,6 +77,60 @@ describe('streaming JSON arrays', () => {
       { index: 0, value: { a: 1 } },
       { index: 1, error: expect.stringMatching(/^invalid JSON element/) },
     ]);
+  });
+});
+
+describe('input bounds', () => {
+  /** Chunks of `size` characters of `text`, counting how many were pulled. */
+  function counted(text: string, size: number) {
+    const seen = { chunks: 0 };
+    function* gen() {
+      for (let i = 0; i < text.length; i += size) {
+        seen.chunks++;
+        yield text.slice(i, i + size);
+      }
+    }
+    return { seen, chunks: gen() };
+  }
+
+  it('refuses a line past the bound as soon as it passes it, whatever follows', async () => {
+    await expect(all(readLines(['a\n', 'b'.repeat(101), '\n'], 100))).rejects.toThrow(
+      new InputBoundError('line 2 is longer than the 100 characters read (not a line-based file?)'),
+    );
+    // a file with no line break at all: read up to the bound, then refused; ten times longer costs the same
+    const short = counted('x'.repeat(10_000), 10);
+    const long = counted('x'.repeat(100_000), 10);
+    await expect(all(readLines(short.chunks, 100))).rejects.toBeInstanceOf(InputBoundError);
+    await expect(all(readLines(long.chunks, 100))).rejects.toBeInstanceOf(InputBoundError);
+    expect([short.seen.chunks, long.seen.chunks]).toEqual([11, 11]);
+    // lines within the bound, the last one unterminated, are read
+    expect(await all(readLines(['a'.repeat(100), '\n', 'b'.repeat(100)], 100))).toEqual([
+      'a'.repeat(100),
+      'b'.repeat(100),
+    ]);
+  });
+
+  it('refuses a JSON element or a string past the bound, reading no further', async () => {
+    const big = `{"data":[{"a":1},{"a":"${'x'.repeat(500)}"}]}`;
+    const parts = counted(big, 50);
+    const seen: unknown[] = [];
+    await expect(
+      (async () => {
+        for await (const el of streamJsonArrayObjects(parts.chunks, 'data', 200)) seen.push(el);
+      })(),
+    ).rejects.toThrow('JSON element 2 is longer than the 200 characters read (not one record?)');
+    expect(seen).toEqual([{ index: 0, value: { a: 1 } }]);
+    expect(parts.seen.chunks).toBeLessThan(big.length / 50);
+    // the same element in one chunk is refused too
+    await expect(all(streamJsonArrayObjects([big], 'data', 200))).rejects.toBeInstanceOf(InputBoundError);
+    await expect(all(streamJsonArrayObjects(['{"', 'k'.repeat(300), '":[]}'], 'data', 200))).rejects.toThrow(
+      'a JSON string is longer than the 200 characters read',
+    );
+  });
+
+  it('counts the bytes of a stream against its bound', async () => {
+    expect(await all(boundedChunks(['ab', 'cd'], 4, 'f'))).toEqual(['ab', 'cd']);
+    await expect(all(boundedChunks(['ab', 'cd', 'é'], 4, 'f'))).rejects.toThrow('f is larger than the 4 bytes read');
   });
 });
 

@@ -1,4 +1,5 @@
 import type { RejectedItem } from '../types.ts';
+import { InputBoundError, MAX_JSON_ELEMENT_CHARS } from './bounds.ts';
 import { normalizeHeader } from './csv.ts';
 import { rejected } from './records.ts';
 import type { ParseStats } from './stats.ts';
@@ -11,8 +12,14 @@ export type JsonElement = { index: number; value: Record<string, unknown> } | { 
  * the first property named `arrayKey` at any depth (`{"data":[...]}`, `{"response":{"data":[...]}}`),
  * or the root array when `arrayKey` is null (Socrata). Each element is parsed on its own; a bad
  * element or a truncated document yields an `error` element and the scan goes on where it can.
+ * An element, or a string outside the elements, longer than `maxElementChars` (default
+ * MAX_JSON_ELEMENT_CHARS) stops the scan with an InputBoundError: nothing larger is ever held.
  */
-export async function* streamJsonArrayObjects(input: TextInput, arrayKey: string | null): AsyncGenerator<JsonElement> {
+export async function* streamJsonArrayObjects(
+  input: TextInput,
+  arrayKey: string | null,
+  maxElementChars: number = MAX_JSON_ELEMENT_CHARS,
+): AsyncGenerator<JsonElement> {
   const decoder = new TextDecoder('utf-8');
   let depth = 0;
   let inString = false;
@@ -80,6 +87,10 @@ export async function* streamJsonArrayObjects(input: TextInput, arrayKey: string
           depth--;
           if (capturing && depth === targetDepth) {
             const textOf = captureParts + text.slice(captureStart, i + 1);
+            if (textOf.length > maxElementChars)
+              throw new InputBoundError(
+                `JSON element ${index + 1} is longer than the ${maxElementChars} characters read (not one record?)`,
+              );
             capturing = false;
             captureParts = '';
             yield parseElement(textOf, index++);
@@ -93,8 +104,18 @@ export async function* streamJsonArrayObjects(input: TextInput, arrayKey: string
           break;
       }
     }
-    if (capturing) captureParts += text.slice(captureStart);
-    if (inString) stringParts += text.slice(stringStart);
+    if (capturing) {
+      captureParts += text.slice(captureStart);
+      if (captureParts.length > maxElementChars)
+        throw new InputBoundError(
+          `JSON element ${index + 1} is longer than the ${maxElementChars} characters read (not one record?)`,
+        );
+    }
+    if (inString && !capturing) {
+      stringParts += text.slice(stringStart);
+      if (stringParts.length > maxElementChars)
+        throw new InputBoundError(`a JSON string is longer than the ${maxElementChars} characters read`);
+    }
   }
   if (capturing || depth !== 0 || inString) {
     yield { index, error: 'truncated JSON document' };

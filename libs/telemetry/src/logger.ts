@@ -2,7 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /**
- * Paths pino censors in every log line: the Authorization header, the api_key query value, and
+ * Paths pino censors in every log line: the Authorization header, the secret query values, and
  * key material anywhere in a logged object. URLs are cleaned separately (redactUrl), because the
  * key can sit inside a string.
  */
@@ -13,6 +13,10 @@ const REDACT_PATHS = [
   'authorization',
   'req.query.api_key',
   'query.api_key',
+  'req.query.token',
+  'req.query.key',
+  'app_token',
+  '*.app_token',
   'api_key',
   '*.api_key',
   'key',
@@ -26,20 +30,37 @@ const REDACT_PATHS = [
 export const REDACTED = '[REDACTED]';
 
 /**
- * Replaces the value of every api_key parameter in a URL or query string, also when the name is
- * percent-encoded (`api%5Fkey`), since the query parser decodes names before the gateway reads them.
+ * Query parameters whose values are secrets, compared without case and after percent-decoding the
+ * name: the API key (`api_key`), mail-link and session tokens (`token`), and the upstream sources'
+ * keys (NASS `key`, Socrata `app_token` / `$$app_token`). Every URL that reaches a log line, a span
+ * or an error message goes through redactUrl with this list (the ingest's source client too).
  */
-export function redactUrl(url: string): string {
-  if (!/api(?:_|%5f)key|%[0-9a-f]{2}/i.test(url)) return url;
-  return url.replace(/([?&;])([^=&#;]*)=([^&#;]*)/g, (pair, sep: string, name: string) =>
-    isKeyParam(name) ? `${sep}${name}=${REDACTED}` : pair,
+export const SECRET_QUERY_PARAMS: readonly string[] = ['api_key', 'key', 'token', 'app_token', '$$app_token'];
+
+const SECRET_NAMES = new Set(SECRET_QUERY_PARAMS);
+/** Cheap pre-check: a URL without any of these substrings has nothing to censor. */
+const MAYBE_SECRET = /key|token|%[0-9a-f]{2}/i;
+
+/**
+ * Replaces the value of every secret query parameter (SECRET_QUERY_PARAMS) in a URL or query
+ * string with `censor`, also when the name is percent-encoded (`api%5Fkey`), since query parsers
+ * decode names before they read them. Linear in the URL's length.
+ */
+export function redactUrl(url: string, censor: string = REDACTED): string {
+  if (!MAYBE_SECRET.test(url)) return url;
+  // A name never spans a '?': from each separator the scan stops at the next one, so the whole
+  // replacement is linear in the URL's length (with '?' in the name class, a URL of thousands of
+  // '?' took quadratic time).
+  return url.replace(/([?&;])([^=&#;?]*)=([^&#;]*)/g, (pair, sep: string, name: string) =>
+    isSecretParam(name) ? `${sep}${name}=${censor}` : pair,
   );
 }
 
-function isKeyParam(name: string): boolean {
-  if (!name.includes('%')) return name.toLowerCase() === 'api_key';
+/** Whether a query parameter name (as sent, possibly percent-encoded) names a secret. */
+export function isSecretParam(name: string): boolean {
+  if (!name.includes('%')) return SECRET_NAMES.has(name.toLowerCase());
   try {
-    return decodeURIComponent(name).toLowerCase() === 'api_key';
+    return SECRET_NAMES.has(decodeURIComponent(name).toLowerCase());
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactUrl } from './logger.ts';
+import { createLogger, isSecretParam, redactUrl, SECRET_QUERY_PARAMS } from './logger.ts';
 
 function capture() {
   const lines: string[] = [];
@@ -28,6 +28,48 @@ describe('redactUrl', () => {
     expect(redactUrl(`/x?a=%20&%61pi_key=${KEY}`)).toBe('/x?a=%20&%61pi_key=[REDACTED]');
     expect(redactUrl('/x?a=%zz&api%zzkey=1')).toBe('/x?a=%zz&api%zzkey=1');
     expect(redactUrl('/api/v1/commodities')).toBe('/api/v1/commodities');
+  });
+
+  it('censors every secret parameter of the shared list, in any case, encoded or not', () => {
+    expect(SECRET_QUERY_PARAMS).toEqual(['api_key', 'key', 'token', 'app_token', '$$app_token']);
+    expect(redactUrl(`/dashboard/reset?token=${KEY}`)).toBe('/dashboard/reset?token=[REDACTED]');
+    expect(redactUrl(`/dashboard/verify?next=%2Fkeys&TOKEN=${KEY}`)).toBe(
+      '/dashboard/verify?next=%2Fkeys&TOKEN=[REDACTED]',
+    );
+    expect(redactUrl(`https://quickstats.nass.usda.gov/api/api_GET/?key=${KEY}&year=2024`)).toBe(
+      'https://quickstats.nass.usda.gov/api/api_GET/?key=[REDACTED]&year=2024',
+    );
+    expect(redactUrl(`/resource/x.json?$$app_token=${KEY}&$limit=5`)).toBe(
+      '/resource/x.json?$$app_token=[REDACTED]&$limit=5',
+    );
+    expect(redactUrl(`/resource/x.json?%24%24app_token=${KEY}`)).toBe('/resource/x.json?%24%24app_token=[REDACTED]');
+    expect(redactUrl(`/r?App_Token=${KEY}`)).toBe('/r?App_Token=[REDACTED]');
+    expect(redactUrl(`/r?%6Bey=${KEY}`)).toBe('/r?%6Bey=[REDACTED]');
+    // Names that merely contain a secret's name are kept: only whole names match.
+    expect(redactUrl('/x?keys=1&tokens=2&monkey=3&key_hint=4')).toBe('/x?keys=1&tokens=2&monkey=3&key_hint=4');
+    expect(redactUrl(`/x?key=${KEY}`, '***')).toBe('/x?key=***');
+    expect(isSecretParam('Api_Key')).toBe(true);
+    expect(isSecretParam('%zz')).toBe(false);
+  });
+
+  it('costs time linear in the URL length, also for pathological URLs', () => {
+    // A ratio, never a wall-clock bound: ten times the input costs about ten times as much (a
+    // quadratic scan, as a name pattern that ran over '?' had, costs a hundred times as much).
+    const cost = (url: string) => {
+      let best = Infinity;
+      for (let run = 0; run < 5; run++) {
+        const started = process.hrtime.bigint();
+        for (let i = 0; i < 10; i++) redactUrl(url);
+        best = Math.min(best, Number(process.hrtime.bigint() - started));
+      }
+      return best;
+    };
+    for (const unit of ['?', '&', ';', 'a=%20&', '?key']) {
+      const short = `/x?token${unit.repeat(2_000 / unit.length)}`;
+      const long = `/x?token${unit.repeat(20_000 / unit.length)}`;
+      cost(short); // warm-up
+      expect(cost(long) / cost(short), unit).toBeLessThan(40);
+    }
   });
 });
 

@@ -9,7 +9,12 @@ if (process.env.OTEL_TRACES_EXPORTER !== undefined && process.env.OTEL_TRACES_EX
 }
 // Without OTEL_SERVICE_NAME the service is named after its folder (services/<name>/src/main.ts).
 const folder = /services[\\/]([^\\/]+)[\\/]src[\\/][^\\/]+\.ts$/.exec(process.argv[1] ?? '')?.[1];
-const tracing = startTracing({ serviceName: folder ?? 'commodity-data', env: process.env });
+// The dashboard's server spans carry no query string: its pages take mail-link tokens there.
+const tracing = startTracing({
+  serviceName: folder ?? 'commodity-data',
+  env: process.env,
+  serverQuery: folder === 'dashboard' ? 'none' : 'redacted',
+});
 if (tracing.enabled) {
   // Flush what is still batched when the process ends: on its own (a CLI), or on a signal. A
   // service's own signal handler runs beside this one and exits when it has closed; with no other

@@ -4,8 +4,8 @@ import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
-import type { Span } from '@opentelemetry/api';
-import { redactUrl } from './logger.ts';
+import type { Attributes } from '@opentelemetry/api';
+import { redactUrl, SECRET_QUERY_PARAMS } from './logger.ts';
 
 export interface TracingHandle {
   enabled: boolean;
@@ -18,34 +18,47 @@ export interface TracingOptions {
   env: Record<string, string | undefined>;
   /** Extra processors (tests use an in-memory exporter); given processors also turn tracing on. */
   spanProcessors?: SpanProcessor[];
+  /**
+   * What server spans record of the query string: `redacted` (the default: every secret value
+   * censored) or `none` (no `url.query` at all; the dashboard, whose pages take mail-link tokens
+   * and whose queries are worth nothing in a trace).
+   */
+  serverQuery?: 'redacted' | 'none';
 }
 
 /**
  * Starts OpenTelemetry tracing (HTTP server/client, undici, MongoDB and ioredis instrumentation),
  * configured by the standard OTEL_* variables. Off unless OTEL_TRACES_EXPORTER is set to something
  * other than `none` (so tests and local runs pay nothing), or span processors are given.
+ *
+ * No secret query value reaches a span: the start-span hooks replace the URL attributes the
+ * instrumentations derive (`url.full`, `url.query`) before the span exists, for the server side
+ * (node:http) and the client side (undici, which carries fetch: the ingest's calls with the NASS
+ * `key=`); the node:http client is censored by its own redaction list and then by the request hook.
  */
 export function startTracing(opts: TracingOptions): TracingHandle {
   const exporter = opts.env.OTEL_TRACES_EXPORTER;
   const wanted = (exporter !== undefined && exporter !== 'none') || (opts.spanProcessors?.length ?? 0) > 0;
   if (!wanted || opts.env.OTEL_SDK_DISABLED === 'true') return { enabled: false, shutdown: async () => {} };
+  const serverQuery = opts.serverQuery ?? 'redacted';
+  // The instrumentation's own list compares names exactly: both spellings, as a first layer.
+  const secretNames = SECRET_QUERY_PARAMS.flatMap((n) => [n, n.toUpperCase()]);
   const sdk = new NodeSDK({
     serviceName: opts.env.OTEL_SERVICE_NAME ?? opts.serviceName,
     ...(opts.spanProcessors === undefined ? {} : { spanProcessors: opts.spanProcessors }),
     instrumentations: [
       new HttpInstrumentation({
-        // The key never reaches a span: the query string and full URL are recorded with api_key censored.
+        redactedQueryParams: secretNames,
+        redactedQueryParamsServer: secretNames,
+        startIncomingSpanHook: (req) => serverUrlAttributes(req.url ?? '', serverQuery),
         requestHook: (span, req) => {
-          if ('url' in req && typeof req.url === 'string') {
-            redactServerUrl(span, req.url);
-          } else if ('path' in req && typeof req.path === 'string') {
-            redactClientUrl(span, `${req.protocol}//${req.host}`, req.path);
-          }
+          if (!('path' in req) || typeof req.path !== 'string') return;
+          span.setAttributes(clientUrlAttributes(`${req.protocol}//${req.host}`, req.path));
         },
         ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
       }),
       new UndiciInstrumentation({
-        requestHook: (span, req) => redactClientUrl(span, req.origin, req.path),
+        startSpanHook: (req) => clientUrlAttributes(req.origin, req.path),
       }),
       new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
       new IORedisInstrumentation(),
@@ -55,19 +68,26 @@ export function startTracing(opts: TracingOptions): TracingHandle {
   return { enabled: true, shutdown: () => sdk.shutdown() };
 }
 
-/** Server spans: `url.query` (no leading '?') with every api_key value censored. */
-export function redactServerUrl(span: Pick<Span, 'setAttribute'>, target: string): void {
+/**
+ * Server spans: `url.query` (no leading '?') with every secret value censored; with `none`, the
+ * attribute is removed (an undefined attribute is dropped when the span starts). A target without
+ * a query string changes nothing.
+ */
+export function serverUrlAttributes(target: string, query: 'redacted' | 'none' = 'redacted'): Attributes {
   const q = target.indexOf('?');
-  if (q >= 0) span.setAttribute('url.query', redactUrl(target).slice(q + 1));
+  if (q < 0) return {};
+  return { 'url.query': query === 'none' ? undefined : redactUrl(target).slice(q + 1) };
 }
 
-/** Client spans (http, undici): `url.full` and `url.query` with every api_key value censored. */
-export function redactClientUrl(span: Pick<Span, 'setAttribute'>, origin: string, path: string): void {
+/**
+ * Client spans (http, undici): `url.full` and `url.query` (with its '?', as undici records it)
+ * with every secret value censored. A path without a query string changes nothing.
+ */
+export function clientUrlAttributes(origin: string, path: string): Attributes {
   const q = path.indexOf('?');
-  if (q < 0) return;
+  if (q < 0) return {};
   const clean = redactUrl(path);
-  span.setAttribute('url.full', `${origin}${clean}`);
-  span.setAttribute('url.query', clean.slice(q));
+  return { 'url.full': `${origin}${clean}`, 'url.query': clean.slice(q) };
 }
 
 /** Where the `--import` bootstrap leaves its flush function (it is a separate module instance). */

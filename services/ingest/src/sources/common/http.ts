@@ -1,3 +1,4 @@
+import { redactUrl as redactSecrets } from '@cds/telemetry';
 import type { CatalogIndex } from '../../catalog/index.ts';
 import type { ParseStats } from './stats.ts';
 
@@ -83,11 +84,10 @@ export function refusedUrl(url: URL): string | undefined {
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return `only https is fetched (${url.protocol}//${url.host})`;
 }
-const SECRET_PARAMS = /([?&](?:api_key|key|\$\$app_token|app_token)=)[^&]*/gi;
 
-/** The URL with credentials masked, for logs and errors. */
+/** The URL with credentials masked, for logs and errors (the secret names: @cds/telemetry SECRET_QUERY_PARAMS). */
 export function redactUrl(url: URL | string): string {
-  return String(url).replace(SECRET_PARAMS, '$1***');
+  return redactSecrets(String(url), '***');
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

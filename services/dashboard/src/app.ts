@@ -1,4 +1,4 @@
-import { createRequestIdGenerator, lazyChildLoggerFactory } from '@cds/http';
+import { createRequestIdGenerator, lazyChildLoggerFactory, MAX_REQUEST_HEAD_BYTES } from '@cds/http';
 import type { Metrics } from '@cds/telemetry';
 import type { WebhookAdmin } from '@cds/webhooks';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -14,6 +14,7 @@ import { createKeyRows, registerKeyRoutes } from './keys/index.ts';
 import type { Mailer } from '@cds/mail';
 import { registerPlanRoutes } from './plan/routes.ts';
 import { registerCsrfGuard } from './security/csrf-guard.ts';
+import type { Challenges } from './security/challenge.ts';
 import type { PasswordHasher } from './security/password.ts';
 import { scrub } from './security/scrub.ts';
 import { DEFAULT_THROTTLES, type Throttle, type ThrottleRules } from './security/throttle.ts';
@@ -39,6 +40,8 @@ export interface DashboardDeps {
   admin: AdminClient;
   usage: UsageReader;
   passwords: PasswordHasher;
+  /** Proof-of-work challenges of the sign-up and log-in forms (createChallenges, on the dashboard's Redis). */
+  challenges: Challenges;
   /** Webhook endpoints and their deliveries (libs/webhooks, the notifier's database). */
   webhooks: WebhookAdmin;
   /** Checks a webhook URL's address when it is saved (createWebhookUrlCheck). */
@@ -80,6 +83,8 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     trustProxy: (_address: string, hop: number) => hop < (deps.trustProxyHops ?? 0),
     bodyLimit: 16 * 1024,
+    // The request line and headers together (Node's default is 16 KiB); cookies past 4 KiB get a page (cookies.ts).
+    http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
     connectionTimeout: 30_000,
     requestTimeout: 30_000,
     return503OnClosing: true,

@@ -8,6 +8,7 @@ import { buildApp } from './app.ts';
 import { DashboardConfig } from './config.ts';
 import { loadExplorer } from './explorer-mount.ts';
 import { createMailer } from '@cds/mail';
+import { createChallenges } from './security/challenge.ts';
 import { createPasswordHasher } from './security/password.ts';
 import { createThrottle } from './security/throttle.ts';
 import { createSessionStore } from './sessions/session-store.ts';
@@ -77,6 +78,12 @@ await runService({
       admin,
       usage: createUsageReader({ redis, ratePrefix: config.RATE_KEY_PREFIX, usagePrefix: config.USAGE_KEY_PREFIX }),
       passwords: createPasswordHasher(),
+      challenges: createChallenges({
+        redis,
+        prefix: config.DASHBOARD_KEY_PREFIX,
+        secret: config.SESSION_SECRET,
+        clock,
+      }),
       webhooks,
       checkWebhookUrl: createWebhookUrlCheck({
         allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../src/admin/admin-client.ts';
 import { buildApp } from '../src/app.ts';
 import { createSmtpMailer, type Mailer } from '@cds/mail';
+import { createChallenges } from '../src/security/challenge.ts';
 import { createPasswordHasher } from '../src/security/password.ts';
 import { createThrottle } from '../src/security/throttle.ts';
 import { createSessionStore } from '../src/sessions/session-store.ts';
@@ -67,6 +68,7 @@ beforeAll(async () => {
     }),
     usage: createUsageReader({ redis, ratePrefix: `${prefix}rl:`, usagePrefix: `${prefix}usage:` }),
     passwords: createPasswordHasher({ N: 2 ** 10, r: 8, p: 1 }),
+    challenges: createChallenges({ redis, prefix, secret: SECRET, clock }),
     // Not used by these pages either.
     webhooks: await createWebhookStores(store.db(uniqueName('forgot-webhooks')), {
       retry: { baseMs: 30_000, maxMs: 3_600_000 },

@@ -16,6 +16,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient, type AdminClient } from '../src/admin/admin-client.ts';
 import { buildApp, type DashboardDeps } from '../src/app.ts';
+import { createChallenges } from '../src/security/challenge.ts';
 import { createPasswordHasher } from '../src/security/password.ts';
 import { createThrottle } from '../src/security/throttle.ts';
 import { createSessionStore } from '../src/sessions/session-store.ts';
@@ -124,6 +125,7 @@ beforeAll(async () => {
     admin,
     usage: createUsageReader({ redis, ratePrefix: `${prefix}rl:`, usagePrefix: `${prefix}usage:` }),
     passwords: createPasswordHasher({ N: 2 ** 10, r: 8, p: 1 }),
+    challenges: createChallenges({ redis, prefix, secret: SECRET, clock: () => Date.now() }),
     webhooks,
     checkWebhookUrl: createWebhookUrlCheck({ allowPrivate: [RECEIVER], timeoutMs: 2_000, resolver }),
     catalog: createCommodityCatalog({ queryUrl: queryProcess.url, timeoutMs: 3_000, ttlMs: 60_000, clock: Date.now }),
@@ -165,7 +167,7 @@ const fieldError = (res: LightMyRequestResponse, name: string) =>
 async function member(email: string, plan: 'free' | 'business', ip: string) {
   const user = await users.create({
     email,
-    passwordHash: await createPasswordHasher({ N: 2 ** 10, r: 8, p: 1 }).hash(PASSWORD),
+    passwordHash: await createPasswordHasher({ N: 2 ** 10, r: 8, p: 1 }).hash(PASSWORD, 'user'),
     verified: true,
   });
   if (user === 'duplicate') throw new Error('duplicate user');

@@ -1,6 +1,7 @@
+import type { ChallengeRefusal } from '../security/challenge.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../security/password.ts';
 import { html, type SafeHtml } from '../security/html.ts';
-import { csrfField, field, notice } from '../pages/forms.ts';
+import { challengeFields, csrfField, field, notice, type FormChallenge } from '../pages/forms.ts';
 import { PREFIX } from '../pages/layout.ts';
 
 interface FormState {
@@ -9,6 +10,18 @@ interface FormState {
   error?: string | undefined;
   fieldErrors?: Partial<Record<'email' | 'password', string>>;
   info?: string | undefined;
+  /** A proof-of-work check the form must carry (sign-up in a burst; log-in after many wrong passwords). */
+  challenge?: FormChallenge | undefined;
+}
+
+/** What a form says when it asks for (another) proof of work: `reason` when none came, else why the last failed. */
+export function challengeNote(why: ChallengeRefusal, reason: string): string {
+  const again = 'Enter your password again and send the form once more.';
+  if (why === 'missing')
+    return `${reason}, so this form asks your browser for a short check first (a few seconds). ${again}`;
+  if (why === 'expired') return `The browser check of this form expired. ${again}`;
+  if (why === 'reused') return `The browser check of this form was already used. ${again}`;
+  return `The browser check of this form did not pass. ${again}`;
 }
 
 export const passwordHint = `${PASSWORD_MIN}–${PASSWORD_MAX} characters. A passphrase of a few unrelated words works well.`;
@@ -22,6 +35,7 @@ export function signupPage(s: FormState): SafeHtml {
       ${csrfField(s.csrf)}
       ${field({ label: 'E-mail address', name: 'email', type: 'email', value: s.email, autocomplete: 'email', maxlength: 254, error: s.fieldErrors?.email })}
       ${field({ label: 'Password', name: 'password', type: 'password', autocomplete: 'new-password', hint: passwordHint, error: s.fieldErrors?.password })}
+      ${challengeFields(s.challenge)}
       <button type="submit" class="button primary wide">Sign up</button>
     </form>
     <p class="aside">Already have an account? <a href="${PREFIX}/login">Log in</a></p>
@@ -39,13 +53,13 @@ export function checkInboxPage(): SafeHtml {
   </section>`;
 }
 
-export function verifyPage(s: { csrf: string; token: string }): SafeHtml {
+/** The confirmation form; the link's token is held in a cookie (http/cookies.ts), not in the page. */
+export function verifyPage(s: { csrf: string }): SafeHtml {
   return html`<section class="auth card">
     <h1>Confirm your e-mail address</h1>
     <p class="lead">One click and your account is ready.</p>
     <form method="post" action="${PREFIX}/verify">
       ${csrfField(s.csrf)}
-      <input type="hidden" name="token" value="${s.token}" />
       <button type="submit" class="button primary wide">Confirm my e-mail address</button>
     </form>
   </section>`;
@@ -78,6 +92,7 @@ export function loginPage(s: FormState): SafeHtml {
       ${csrfField(s.csrf)}
       ${field({ label: 'E-mail address', name: 'email', type: 'email', value: s.email, autocomplete: 'username', maxlength: 254 })}
       ${field({ label: 'Password', name: 'password', type: 'password', autocomplete: 'current-password' })}
+      ${challengeFields(s.challenge)}
       <button type="submit" class="button primary wide">Log in</button>
     </form>
     <p class="aside">
@@ -108,13 +123,13 @@ export function forgotSentPage(): SafeHtml {
   </section>`;
 }
 
-export function resetPage(s: FormState & { token: string }): SafeHtml {
+/** The new-password form; the link's token is held in a cookie (http/cookies.ts), not in the page. */
+export function resetPage(s: FormState): SafeHtml {
   return html`<section class="auth card">
     <h1>Choose a new password</h1>
     ${notice('error', s.error)}
     <form method="post" action="${PREFIX}/reset" novalidate>
       ${csrfField(s.csrf)}
-      <input type="hidden" name="token" value="${s.token}" />
       ${field({ label: 'New password', name: 'password', type: 'password', autocomplete: 'new-password', hint: passwordHint, error: s.fieldErrors?.password })}
       <button type="submit" class="button primary wide">Set new password</button>
     </form>

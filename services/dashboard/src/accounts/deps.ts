@@ -2,6 +2,7 @@ import type { WebhookAdmin } from '@cds/webhooks';
 import type { AdminClient } from '../admin/admin-client.ts';
 import type { Cookies } from '../http/cookies.ts';
 import type { Web } from '../http/web.ts';
+import type { Challenges } from '../security/challenge.ts';
 import type { PasswordHasher } from '../security/password.ts';
 import type { ThrottleRules } from '../security/throttle.ts';
 import type { SessionStore } from '../sessions/session-store.ts';
@@ -18,5 +19,7 @@ export interface AccountDeps {
   admin: AdminClient;
   mails: AccountMails;
   rules: ThrottleRules;
+  /** Proof-of-work challenges (sign-up bursts, log-in after many wrong passwords). */
+  challenges: Challenges;
   webhooks: WebhookAdmin;
 }

@@ -2,7 +2,7 @@ import { clientBucket } from '@cds/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Cookies } from '../http/cookies.ts';
 import type { Web } from '../http/web.ts';
-import { loginPage, messagePage } from './auth-pages.ts';
+import { challengeNote, loginPage, messagePage } from './auth-pages.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { PASSWORD_MAX } from '../security/password.ts';
 import { normalizeEmail, type User } from '../users/user-store.ts';
@@ -41,7 +41,7 @@ async function rehashIfWeaker(
 ): Promise<void> {
   if (!deps.passwords.needsRehash(user.password_hash)) return;
   try {
-    await deps.users.replacePasswordHash(user._id, user.password_hash, await deps.passwords.hash(password));
+    await deps.users.replacePasswordHash(user._id, user.password_hash, await deps.passwords.hash(password, 'user'));
   } catch (err) {
     request.log.warn({ err_name: err instanceof Error ? err.name : 'unknown' }, 'password re-hash failed');
   }
@@ -50,7 +50,7 @@ async function rehashIfWeaker(
 /** The home redirect, log-in (a new session id each time) and log-out. */
 export function registerLoginRoutes(
   app: FastifyInstance,
-  deps: Pick<AccountDeps, 'web' | 'cookies' | 'users' | 'sessions' | 'passwords' | 'mails' | 'rules'>,
+  deps: Pick<AccountDeps, 'web' | 'cookies' | 'users' | 'sessions' | 'passwords' | 'mails' | 'rules' | 'challenges'>,
 ): void {
   const { web, cookies, rules } = deps;
 
@@ -66,27 +66,75 @@ export function registerLoginRoutes(
   app.post(`${PREFIX}/login`, { config: { acceptPreSessionToken: true } }, async (request, reply) => {
     const email = web.form(request, 'email').trim();
     const password = web.form(request, 'password');
-    const wrong = (message = 'The e-mail address or the password is wrong.') =>
-      web.page(reply, request, 'Log in', loginPage({ csrf: web.csrfOf(request), email, error: message }), {
-        status: 401,
-        active: 'login',
-      });
-    await web.throttled('login-ip', clientBucket(request.ip), rules.loginPerIp);
+    const form = (status: number, error: string, pow?: { scope: string }) =>
+      web.page(
+        reply,
+        request,
+        'Log in',
+        loginPage({
+          csrf: web.csrfOf(request),
+          email,
+          error,
+          challenge: pow ? { challenge: deps.challenges.issue(pow.scope), bits: deps.challenges.bits } : undefined,
+        }),
+        { status, active: 'login' },
+      );
+    const wrong = () => form(401, 'The e-mail address or the password is wrong.');
+    const bucket = clientBucket(request.ip);
+    await web.throttled('login-ip', bucket, rules.loginPerIp);
     if (!Email.safeParse(email).success || password.length === 0 || password.length > PASSWORD_MAX * 4) {
       return wrong();
     }
     const normalized = normalizeEmail(email);
-    // Only wrong passwords use up the address's bucket (security review #7): the attempt holds a
+    // Only wrong passwords use up the address's buckets (security review #7): an attempt holds a
     // place while it runs, so parallel guesses cannot overshoot, and gives it back once the password
-    // is right. An unknown address counts like a wrong password, or the lock would tell them apart.
-    const attempt = await web.failureThrottled('login-addr', normalized, rules.loginPerAddress);
-    const user = await deps.users.byEmail(normalized);
-    if (user === null) {
-      await deps.passwords.burn(password);
-      return wrong();
+    // is right (or was never checked). An unknown address counts like a wrong password, or the lock
+    // would tell them apart. The lock is per address and client bucket: a guesser elsewhere cannot
+    // lock the owner out. Per address alone there is a loose bound, and past a few failures a
+    // proof of work for every client, which the owner's browser does by itself.
+    const fromClient = await web.failureThrottled(
+      'login-addr-client',
+      `${normalized} ${bucket}`,
+      rules.loginPerAddressClient,
+    );
+    let fromAnywhere: Awaited<ReturnType<Web['failureThrottled']>>;
+    try {
+      fromAnywhere = await web.failureThrottled('login-addr', normalized, rules.loginPerAddress);
+    } catch (err) {
+      await fromClient.passed();
+      throw err;
     }
-    if (!(await deps.passwords.verify(password, user.password_hash))) return wrong();
-    await attempt.passed();
+    const giveBack = () => Promise.all([fromClient.passed(), fromAnywhere.passed()]);
+    const scope = `login:${normalized}`;
+    let verified: User | undefined;
+    try {
+      if (fromAnywhere.count > rules.loginChallengeAfter) {
+        const pow = await deps.challenges.verify(
+          scope,
+          web.form(request, 'pow_challenge'),
+          web.form(request, 'pow_nonce'),
+        );
+        if (!pow.ok) {
+          await giveBack();
+          return form(429, challengeNote(pow.why, 'Many wrong passwords were given for this address'), { scope });
+        }
+      }
+      const user = await deps.users.byEmail(normalized);
+      if (user === null) await deps.passwords.burn(password);
+      else if (await deps.passwords.verify(password, user.password_hash, 'anonymous')) verified = user;
+    } catch (err) {
+      // Nothing was checked (a dependency down, the hasher's budget spent): no failure to count.
+      await giveBack();
+      throw err;
+    }
+    if (verified === undefined) {
+      // The next try of this address will need a check too: the form carries one already.
+      return fromAnywhere.count >= rules.loginChallengeAfter
+        ? form(401, 'The e-mail address or the password is wrong.', { scope })
+        : wrong();
+    }
+    const user = verified;
+    await giveBack();
     if (!user.verified) {
       await deps.mails.sendVerification(user);
       return web.page(

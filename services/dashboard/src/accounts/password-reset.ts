@@ -7,6 +7,7 @@ import { normalizeEmail } from '../users/user-store.ts';
 import type { AccountDeps } from './deps.ts';
 import { Email } from './email.ts';
 import { leaveToLogin } from './login.ts';
+import { takeLinkToken } from './link-token.ts';
 import { sendInBackground } from './mails.ts';
 
 /** "Forgot your password" (mails a reset link; same answer, at the same speed, for unknown addresses) and the reset itself. */
@@ -14,7 +15,7 @@ export function registerPasswordResetRoutes(
   app: FastifyInstance,
   deps: Pick<AccountDeps, 'web' | 'cookies' | 'users' | 'sessions' | 'passwords' | 'mails' | 'rules'>,
 ): void {
-  const { web, users, rules } = deps;
+  const { web, users, rules, cookies } = deps;
 
   app.get(`${PREFIX}/forgot`, (request, reply) =>
     web.page(reply, request, 'Reset your password', forgotPage({ csrf: web.csrfOf(request) })),
@@ -41,14 +42,15 @@ export function registerPasswordResetRoutes(
 
   const expired = () => badLinkPage('password reset');
   app.get(`${PREFIX}/reset`, async (request, reply) => {
-    const token = web.query(request, 'token');
-    if ((await users.peekToken(token, 'reset')) === null) {
+    // The mailed link's token goes into a cookie of this page, then a 303 to the page without it (link-token.ts).
+    if (takeLinkToken(web, cookies, request, reply, 'reset')) return reply;
+    if ((await users.peekToken(cookies.linkToken(request, 'reset') ?? '', 'reset')) === null) {
       return web.page(reply, request, 'Link expired', expired(), { status: 400 });
     }
-    return web.page(reply, request, 'New password', resetPage({ csrf: web.csrfOf(request), token }));
+    return web.page(reply, request, 'New password', resetPage({ csrf: web.csrfOf(request) }));
   });
   app.post(`${PREFIX}/reset`, async (request, reply) => {
-    const token = web.form(request, 'token');
+    const token = cookies.linkToken(request, 'reset') ?? '';
     const password = web.form(request, 'password');
     const userId = await users.peekToken(token, 'reset');
     const user = userId === null ? null : await users.byId(userId);
@@ -59,15 +61,18 @@ export function registerPasswordResetRoutes(
         reply,
         request,
         'New password',
-        resetPage({ csrf: web.csrfOf(request), token, fieldErrors: { password: problem } }),
+        resetPage({ csrf: web.csrfOf(request), fieldErrors: { password: problem } }),
         { status: 400 },
       );
     }
     // Hashed before the link is used up: should hashing fail (a full queue), the link still works.
-    const passwordHash = await deps.passwords.hash(password);
+    // The link's holder proved the mailbox (its token was checked above): a user's hash, not an anonymous one.
+    const passwordHash = await deps.passwords.hash(password, 'user');
     if ((await users.consumeToken(token, 'reset')) !== user._id) {
+      cookies.dropLinkToken(reply, 'reset');
       return web.page(reply, request, 'Link expired', expired(), { status: 400 });
     }
+    cookies.dropLinkToken(reply, 'reset');
     await users.update(user._id, { password_hash: passwordHash });
     // Every session of the account ends: whoever knew the old password is logged out.
     await deps.sessions.destroyAllForUser(user._id);

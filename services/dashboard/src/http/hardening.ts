@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { AdminUnavailableError } from '../admin/admin-client.ts';
 import { MailError } from '@cds/mail';
 import { errorPage } from '../pages/error-page.ts';
-import { PasswordHasherBusyError } from '../security/password.ts';
+import { AnonymousHashBudgetError, PasswordHasherBusyError } from '../security/password.ts';
 import { scrub } from '../security/scrub.ts';
+import { readRequestCookies } from './cookies.ts';
 import { PageError } from './page-error.ts';
 import type { Web } from './web.ts';
 
@@ -28,7 +29,15 @@ function contentSecurityPolicy(apiOrigin: string): string {
 }
 
 /** The status and words of an error that is no PageError: 503 when a dependency is down, never internals. */
-function failure(error: unknown): { status: number; title: string; text: string } {
+function failure(error: unknown): { status: number; title: string; text: string; retryAfter?: number } {
+  if (error instanceof AnonymousHashBudgetError) {
+    return {
+      status: 503,
+      title: 'Busy',
+      text: `Too many log-ins and sign-ups are being checked right now. Nothing was changed; try again in ${error.retryAfter} second${error.retryAfter === 1 ? '' : 's'}.`,
+      retryAfter: error.retryAfter,
+    };
+  }
   if (error instanceof PasswordHasherBusyError) {
     return {
       status: 503,
@@ -81,11 +90,19 @@ export async function registerHardening(
   };
   if (deps.cookieSecure) headers['strict-transport-security'] = 'max-age=31536000';
 
-  await app.register(fastifyCookie);
+  // The plugin writes cookies; they are read by readRequestCookies (bounded, linear, only the
+  // dashboard's own names), not by the plugin's parser.
+  await app.register(fastifyCookie, { hook: false });
   await app.register(fastifyFormbody);
 
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.headers(headers);
+    try {
+      readRequestCookies(request);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
     done();
   });
 
@@ -110,7 +127,7 @@ export async function registerHardening(
         status: error.status,
       });
     }
-    const { status, title, text } = failure(error);
+    const { status, title, text, retryAfter } = failure(error);
     if (status >= 500) {
       const cause = (error as Error).cause;
       request.log.error(
@@ -122,7 +139,7 @@ export async function registerHardening(
         'request failed',
       );
     }
-    if (status === 503) reply.header('retry-after', '30');
+    if (status === 503) reply.header('retry-after', String(retryAfter ?? 30));
     return web.page(reply, request, title, errorPage(status, title, text), { status });
   });
 }

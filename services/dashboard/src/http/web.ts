@@ -25,13 +25,21 @@ export interface Web {
   query(request: FastifyRequest, name: string): string;
   /** A form field, '' when absent or repeated. */
   form(request: FastifyRequest, name: string): string;
-  /** Counts one attempt; throws the 429 page once the rule's limit is reached. */
-  throttled(bucket: string, subject: string, rule: ThrottleRule): Promise<void>;
+  /** Counts one attempt, never refusing it: the window's count (a rule whose limit only asks for a challenge). */
+  count(bucket: string, subject: string, rule: ThrottleRule): Promise<number>;
+  /** The window's count, without counting an attempt. */
+  peek(bucket: string, subject: string, rule: ThrottleRule): Promise<number>;
+  /** Counts one attempt; throws the 429 page once the rule's limit is reached; else the window's count. */
+  throttled(bucket: string, subject: string, rule: ThrottleRule): Promise<number>;
   /**
    * For throttles that count failures only (password checks): like `throttled`, but the caller
-   * calls `passed()` once the attempt did not fail, which gives its place back.
+   * calls `passed()` once the attempt did not fail (or was not tried), which gives its place back.
    */
-  failureThrottled(bucket: string, subject: string, rule: ThrottleRule): Promise<{ passed(): Promise<void> }>;
+  failureThrottled(
+    bucket: string,
+    subject: string,
+    rule: ThrottleRule,
+  ): Promise<{ count: number; passed(): Promise<void> }>;
   /** The logged-in user; throws a 401 (answered with the log-in page) otherwise. */
   requireUser(request: FastifyRequest): SignedInUser;
   /** A 303 to a dashboard path, with a note for the next page in its query (`?notice=logged-out`). */
@@ -73,13 +81,18 @@ export function createWeb(deps: { sessionSecret: string; docsUrl: string; thrott
         ),
     query: (request, name) => field(request.query, name),
     form: (request, name) => field(request.body, name),
+    count: async (bucket, subject, rule) => (await deps.throttle.hit(bucket, subject, rule)).count,
+    peek: (bucket, subject, rule) => deps.throttle.peek(bucket, subject, rule),
     throttled: async (bucket, subject, rule) => {
-      refuseWhenSpent(await deps.throttle.hit(bucket, subject, rule));
+      const decision = await deps.throttle.hit(bucket, subject, rule);
+      refuseWhenSpent(decision);
+      return decision.count;
     },
     failureThrottled: async (bucket, subject, rule) => {
       const decision = await deps.throttle.hit(bucket, subject, rule);
+      if (!decision.allowed) await decision.refund();
       refuseWhenSpent(decision);
-      return { passed: () => decision.refund() };
+      return { count: decision.count, passed: () => decision.refund() };
     },
     requireUser: (request) => {
       const user = request.user;

@@ -61,9 +61,16 @@ export function registerKeyRoutes(
     try {
       created = await admin.createKey(user.account_id, label === '' ? undefined : label);
     } catch (err) {
+      if (!(err instanceof AdminRejectedError)) throw err;
+      // The service-wide ceiling on active Free keys: the admin API's refusal, told as such.
+      if (err.code === 'free_key_ceiling') {
+        const error =
+          'No new Free key can be created right now: the service holds as many active Free keys as it accepts. Your existing keys keep working; try again later, or move to a paid plan.';
+        return renderKeys(request, reply, { label, error }, 409);
+      }
       // Past the plan's cap on active keys the admin API answers 403, and for a closed account
       // (deleted by another tab meanwhile) too.
-      if (err instanceof AdminRejectedError && err.status === 403) {
+      if (err.status === 403) {
         const { plan, closed_at } = await admin.getAccount(user.account_id);
         if (closed_at !== undefined) {
           return renderKeys(request, reply, { label, error: 'This account is closed: no key was created.' }, 403);
@@ -72,10 +79,12 @@ export function registerKeyRoutes(
         const error = `You have ${limit} active keys, the most the ${plan} plan allows. Revoke one before creating another.`;
         return renderKeys(request, reply, { label, error }, 403);
       }
-      throw err;
+      // Any other refusal: the admin API's own message, with its status (never a 500).
+      return renderKeys(request, reply, { label, error: `No key was created: ${err.message}` }, err.status);
     }
     const last4 = created.key.slice(-4);
-    await deps.users.addKeyHint(user._id, created.key_id, last4);
+    const { plan } = await admin.getAccount(user.account_id);
+    await deps.users.addKeyHint(user._id, created.key_id, last4, PLANS[plan].maxActiveKeys);
     user.key_hints = { ...user.key_hints, [created.key_id]: last4 };
     return renderKeys(request, reply, {
       created: { key: created.key, key_id: created.key_id, label: created.label },
@@ -117,6 +126,8 @@ export function registerKeyRoutes(
       if (err instanceof AdminRejectedError) return alreadyRevoked(request, reply, key.key_id);
       throw err;
     }
+    // Its hint goes with it (a revoked key is listed without its last 4 characters).
+    await deps.users.dropKeyHint(user._id, key.key_id);
     return web.redirect(reply, '/keys', { revoked: key.key_id });
   });
 }

@@ -41,3 +41,26 @@ export function notice(kind: 'error' | 'success' | 'info', text: SafeHtml | stri
   if (text === undefined || text === '') return html``;
   return html`<div class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>`;
 }
+
+/** A proof-of-work challenge a form carries (security/challenge.ts). */
+export interface FormChallenge {
+  challenge: string;
+  bits: number;
+}
+
+/**
+ * The fields of a proof-of-work challenge: the challenge, the nonce the page's script finds
+ * (assets/dashboard.js) and its progress line; without JavaScript, a notice saying the form needs it.
+ */
+export function challengeFields(pow: FormChallenge | undefined): SafeHtml {
+  if (pow === undefined) return html``;
+  return html`<input type="hidden" name="pow_challenge" value="${pow.challenge}" />
+    <input type="hidden" name="pow_nonce" value="" data-pow-challenge="${pow.challenge}" data-pow-bits="${pow.bits}" />
+    <p class="hint pow-status" data-pow-status role="status" hidden></p>
+    <noscript>
+      <div class="notice error" role="alert">
+        This form needs a short check done by JavaScript in your browser, because unusually many attempts are being made
+        right now. Enable JavaScript for this site and reload the page, or try again in an hour.
+      </div>
+    </noscript>`;
+}

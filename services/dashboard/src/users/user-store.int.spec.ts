@@ -48,3 +48,25 @@ describe('password hashes', () => {
     expect((await users.byId(user._id))?.password_hash).toBe('re-hashed');
   });
 });
+
+describe('key hints (I3)', () => {
+  it("keeps at most the plan's cap, dropping the oldest, and drops a revoked key's hint", async () => {
+    const user = await users.create({ email: 'hints@example.test', passwordHash: 'x' });
+    if (user === 'duplicate') throw new Error('duplicate');
+    for (let i = 1; i <= 5; i++) await users.addKeyHint(user._id, `key_0000000${i}`, `000${i}`, 3);
+    expect((await users.byId(user._id))?.key_hints).toEqual({
+      key_00000003: '0003',
+      key_00000004: '0004',
+      key_00000005: '0005',
+    });
+    // Adding an existing key again neither duplicates nor drops another.
+    await users.addKeyHint(user._id, 'key_00000005', '0005', 3);
+    expect(Object.keys((await users.byId(user._id))!.key_hints)).toHaveLength(3);
+    await users.dropKeyHint(user._id, 'key_00000004');
+    await users.dropKeyHint(user._id, 'key_99999999');
+    expect((await users.byId(user._id))?.key_hints).toEqual({ key_00000003: '0003', key_00000005: '0005' });
+    // A lower cap (a plan changed down) trims to it at the next creation.
+    await users.addKeyHint(user._id, 'key_00000006', '0006', 1);
+    expect((await users.byId(user._id))?.key_hints).toEqual({ key_00000006: '0006' });
+  });
+});

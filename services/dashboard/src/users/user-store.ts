@@ -12,7 +12,10 @@ export interface User {
   /** The admin API account, created at verification; named by the user id, never the e-mail. */
   account_id: string | null;
   created_at: Date;
-  /** Last 4 characters of keys created here, by key id (the plain key is never stored). */
+  /**
+   * Last 4 characters of keys created here, by key id (the plain key is never stored), oldest
+   * first: a revoked key's hint is dropped, and at most the plan's cap on active keys is kept.
+   */
   key_hints: Record<string, string>;
 }
 
@@ -36,7 +39,10 @@ export interface UserStore {
    * reset or change that landed meanwhile): true when it was swapped.
    */
   replacePasswordHash(id: string, from: string, to: string): Promise<boolean>;
-  addKeyHint(id: string, keyId: string, last4: string): Promise<void>;
+  /** Keeps a new key's hint, dropping the oldest ones past `max` (the plan's cap on active keys). */
+  addKeyHint(id: string, keyId: string, last4: string, max: number): Promise<void>;
+  /** Drops a key's hint (at its revocation). */
+  dropKeyHint(id: string, keyId: string): Promise<void>;
   /** Erases the user and its tokens. */
   delete(id: string): Promise<void>;
   count(): Promise<number>;
@@ -91,8 +97,21 @@ export async function createUserStore(deps: { db: Db; clock: () => number; maxTi
       const result = await users.updateOne({ _id: id, password_hash: from }, { $set: { password_hash: to } });
       return result.modifiedCount === 1;
     },
-    async addKeyHint(id, keyId, last4) {
-      await users.updateOne({ _id: id }, { $set: { [`key_hints.${keyId}`]: last4 } });
+    async addKeyHint(id, keyId, last4, max) {
+      const user = await users.findOne({ _id: id }, { projection: { key_hints: 1 }, maxTimeMS });
+      const older = Object.keys(user?.key_hints ?? {}).filter((k) => k !== keyId);
+      const drop = older.slice(0, Math.max(0, older.length + 1 - max));
+      // Field by field ($set one, $unset the dropped), so a hint another tab adds meanwhile stays.
+      await users.updateOne(
+        { _id: id },
+        {
+          $set: { [`key_hints.${keyId}`]: last4 },
+          ...(drop.length === 0 ? {} : { $unset: Object.fromEntries(drop.map((k) => [`key_hints.${k}`, ''])) }),
+        },
+      );
+    },
+    async dropKeyHint(id, keyId) {
+      await users.updateOne({ _id: id }, { $unset: { [`key_hints.${keyId}`]: '' } });
     },
     async delete(id) {
       await tokens.deleteMany({ user_id: id });

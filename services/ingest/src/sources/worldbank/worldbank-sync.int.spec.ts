@@ -65,6 +65,10 @@ beforeAll(async () => {
       res.writeHead(200, req.url === '/big' ? { 'content-length': String(3 * 1024 * 1024) } : {});
       for (let i = 0; i < 3; i++) res.write(Buffer.alloc(1024 * 1024, 120));
       res.end();
+    } else if (req.url === '/moved/CMO-Historical-Data-Monthly.xlsx') {
+      // a redirect off the publisher's origin (a compromised page, an open redirect)
+      res.writeHead(302, { location: 'https://mirror.example/CMO-Historical-Data-Monthly.xlsx' });
+      res.end();
     } else if (req.url?.endsWith('/related/CMO-Historical-Data-Monthly.xlsx')) {
       res.writeHead(200, { 'content-type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
       res.end(site.workbook);
@@ -155,6 +159,25 @@ describe('ingest sync --source worldbank', () => {
     expect(await newEvents()).toEqual([]);
     expect(await store.getCursor('worldbank', 'GOLD')).toBeUndefined();
     expect(result!.status).toMatchObject({ last_success_at: null, newest_data_date: null });
+  });
+
+  it('refuses an http workbook link and a redirect to another host, publishing nothing', async () => {
+    // the real page's link, in plain http: not followed (the page itself is this local stand-in)
+    site.page = PAGE.replaceAll('https://thedocs.worldbank.org', 'http://thedocs.worldbank.org');
+    const [plain] = await sync();
+    expect(plain!.ok).toBe(false);
+    expect(plain!.series[0]!.error).toMatch(/^worldbank: no CMO-Historical-Data-Monthly\.xlsx link on /);
+    expect(requests).toEqual([PAGE_PATH]);
+    requests.length = 0;
+    site.page = `<a href="/moved/CMO-Historical-Data-Monthly.xlsx">xlsx</a>`;
+    const [moved] = await sync();
+    expect(moved!.ok).toBe(false);
+    expect(moved!.series[0]!.error).toBe(
+      `worldbank: GET ${baseUrl}/moved/CMO-Historical-Data-Monthly.xlsx: HTTP 302 redirects to another host or scheme (https://mirror.example): not followed`,
+    );
+    // refused at once: no retry, and nothing asked of the other host
+    expect(requests).toEqual([PAGE_PATH, '/moved/CMO-Historical-Data-Monthly.xlsx']);
+    expect(await newEvents()).toEqual([]);
   });
 
   it('publishes nothing when the workbook layout changed (a renamed code)', async () => {

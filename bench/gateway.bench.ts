@@ -10,6 +10,12 @@
 // If-None-Match of the current ETag (answered 304 from the gateway's cache, the windows checked
 // without counting), and `gw csv`, every request with Accept: text/csv (kept by the gateway as
 // bytes, like the JSON form); their req/s are printed as ratios to the gateway's JSON 200.
+// Three loads of hostile but cheap headers (N1 of the second security review), each printed with
+// the gateway's own CPU per request beside the plain request's: `gw ws-accept`, an Accept just under
+// the 1 KiB bound made of `x<~900 spaces>y, application/json` (the shape a regex trim is quadratic
+// on; the number of spaces varies per request, so no memo helps); `gw etags`, an If-None-Match of
+// 20 other ETags and the current one (304); `gw over`, an Accept of 1.1-1.9 KB of such spaces,
+// refused 400 before authentication. With BENCH_GATEWAY_BASE, the same three go to `base` too.
 //
 //   node bench/gateway.bench.ts       (root script: npm run bench:gateway)
 //   BENCH_DURATION_S=3 BENCH_CONNECTIONS=32 BENCH_ROUNDS=4 BENCH_REVOCATIONS=30 (the defaults);
@@ -232,11 +238,12 @@ interface Sample {
 /** Processes whose CPU a target's request costs, by target port. */
 const costOf = new Map<number, (number | undefined)[]>();
 
-/** A load's extra request headers and the status class its answers should have. */
+/** A load's extra request headers (fixed, or made per request from a counter) and the status class its answers should have. */
 interface Variant {
-  headers: Record<string, string>;
-  expect: '2xx' | '3xx';
+  headers: Record<string, string> | ((i: number) => Record<string, string>);
+  expect: '2xx' | '3xx' | '4xx';
 }
+let variantCounter = 0;
 const PLAIN: Variant = { headers: {}, expect: '2xx' };
 
 let nextKey = 0;
@@ -255,7 +262,8 @@ async function load(port: number, duration: number, withKeys: boolean, variant: 
         setupRequest: (req) => {
           if (!withKeys) return req;
           nextKey = (nextKey + 1) % (ACCOUNTS - REVOCATIONS);
-          return { ...req, headers: { ...variant.headers, authorization: `Bearer ${keyOf(nextKey)}` } };
+          const extra = typeof variant.headers === 'function' ? variant.headers(variantCounter++) : variant.headers;
+          return { ...req, headers: { ...extra, authorization: `Bearer ${keyOf(nextKey)}` } };
         },
       },
     ],
@@ -266,7 +274,10 @@ async function load(port: number, duration: number, withKeys: boolean, variant: 
     rps: r.requests.total / r.duration,
     p50: r.latency.p50,
     p99: r.latency.p99,
-    errors: r.errors + r.timeouts + (variant.expect === '2xx' ? r.non2xx : r.requests.total - r['3xx']),
+    errors:
+      r.errors +
+      r.timeouts +
+      (variant.expect === '2xx' ? r.non2xx : r.requests.total - (variant.expect === '3xx' ? r['3xx'] : r['4xx'])),
     cpuPerRequest: cpu / Math.max(1, r.requests.total),
     ownCpuPerRequest: own / Math.max(1, r.requests.total),
   };
@@ -387,13 +398,42 @@ async function main(): Promise<void> {
 
     const etag = answerHeaders.etag;
     if (etag === undefined) throw new Error('the gateway sent no ETag');
-    type Name = 'bare' | 'bare_headers' | 'gateway' | 'reference' | 'query' | 'base' | 'gw 304' | 'gw csv';
+    const HEADER_LOADS = ['ws-accept', 'etags', 'over'] as const;
+    type HeaderLoad = (typeof HEADER_LOADS)[number];
+    type Name =
+      | 'bare'
+      | 'bare_headers'
+      | 'gateway'
+      | 'reference'
+      | 'query'
+      | 'base'
+      | 'gw 304'
+      | 'gw csv'
+      | `gw ${HeaderLoad}`
+      | `base ${HeaderLoad}`;
     const keyed = (n: Name) => n !== 'bare' && n !== 'bare_headers' && n !== 'query';
+    // `x<spaces>y`: one element no media range parses, so the rest decides (JSON).
+    const spaced = (spaces: number) => `x${' '.repeat(spaces)}y`;
+    const otherTags = Array.from({ length: 20 }, (_, i) => `"${String(i).padStart(43, 'o')}"`).join(', ');
+    const headerLoads: Record<HeaderLoad, (overBoundAnswer: '2xx' | '4xx') => Variant> = {
+      'ws-accept': () => ({
+        headers: (i) => ({ accept: `${spaced(800 + (i % 160))}, application/json` }),
+        expect: '2xx',
+      }),
+      etags: () => ({ headers: { 'if-none-match': `${otherTags}, ${etag}` }, expect: '3xx' }),
+      over: (answer) => ({ headers: (i) => ({ accept: spaced(1100 + (i % 800)) }), expect: answer }),
+    };
     const variants: Partial<Record<Name, Variant>> = {
       'gw 304': { headers: { 'if-none-match': etag }, expect: '3xx' },
       'gw csv': { headers: { accept: 'text/csv' }, expect: '2xx' },
     };
-    const port = (n: Name) => (n === 'gw 304' || n === 'gw csv' ? targets.gateway : targets[n]);
+    for (const h of HEADER_LOADS) {
+      variants[`gw ${h}`] = headerLoads[h]('4xx');
+      // The base checkout has no bound: it serves the over-long Accept (as JSON).
+      variants[`base ${h}`] = headerLoads[h]('2xx');
+    }
+    const port = (n: Name) =>
+      n.startsWith('gw ') ? targets.gateway : n.startsWith('base ') ? targets.base : targets[n as keyof typeof targets];
     // BENCH_TARGETS=bare,gateway loads only those (e.g. to profile one path); the ratios need bare,
     // gateway and reference.
     const only = process.env.BENCH_TARGETS?.split(',');
@@ -407,6 +447,8 @@ async function main(): Promise<void> {
         ...(baseDir === undefined ? [] : ['base' as const]),
         'gw 304',
         'gw csv',
+        ...HEADER_LOADS.map((h) => `gw ${h}` as const),
+        ...(baseDir === undefined ? [] : HEADER_LOADS.map((h) => `base ${h}` as const)),
       ] satisfies Name[]
     ).filter((n) => only === undefined || only.includes(n));
     for (const n of names) await load(port(n), 1, keyed(n), variants[n]);
@@ -419,6 +461,12 @@ async function main(): Promise<void> {
       base: [],
       'gw 304': [],
       'gw csv': [],
+      'gw ws-accept': [],
+      'gw etags': [],
+      'gw over': [],
+      'base ws-accept': [],
+      'base etags': [],
+      'base over': [],
     };
     const vsBare: number[] = [];
     const vsBareHeaders: number[] = [];
@@ -480,6 +528,16 @@ async function main(): Promise<void> {
     if (csvVsJson.length > 0) {
       const r = median(csvVsJson);
       console.log(`gw csv / gateway JSON 200:   ${r.toFixed(2)}  (target >= 0.80: ${r >= 0.8 ? 'met' : 'NOT met'})`);
+    }
+    const own = (n: Name) => median(samples[n].map((s) => s.ownCpuPerRequest));
+    if (samples.gateway.length > 0 && samples['gw ws-accept'].length > 0) {
+      console.log('\nhostile headers, each gateway process: its own CPU per request (us), beside a plain request:');
+      const sides: ['gateway' | 'base', string][] = [['gateway', 'gw']];
+      if (baseDir !== undefined) sides.push(['base', 'base']);
+      for (const [plain, prefix] of sides) {
+        const cells = HEADER_LOADS.map((h) => `${h} ${own(`${prefix} ${h}` as Name).toFixed(1)}`).join(', ');
+        console.log(`  ${plain.padEnd(8)} plain ${own(plain).toFixed(1)}, ${cells}`);
+      }
     }
     if (vsReference.length > 0)
       console.log(`gateway / reference gateway: ${rr.toFixed(2)}  (target >= 1.00: ${rr >= 1 ? 'met' : 'NOT met'})`);

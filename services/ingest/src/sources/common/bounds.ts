@@ -18,10 +18,10 @@ const MiB = 1024 * 1024;
 /**
  * Largest file `ingest backfill --source <s> --file` reads, fitted to the real files with margin
  * (docs/sources.md "What an import refuses"): every parser streams, so the size bounds the time
- * of a run, not its memory. The CFTC full-history text files (1986-2016) are ~250 MB; an EIA
- * history CSV under 1 MB; a Quick Stats CSV export is capped at 50,000 rows (~30 MB); an AMS
- * answer a few MB (read whole: JSON.parse); an OHLCV daily history a few MB; the Pink Sheet
- * under 1 MB (its own bounds: worldbank/parse.ts PINK_SHEET_LIMITS).
+ * of a run, not its memory. A year of the CFTC legacy text file is ~20 MB, the 1986-2016 history
+ * a few hundred MB; an EIA history CSV under 1 MB; a Quick Stats CSV export is capped at 50,000
+ * rows (~30 MB); an AMS answer a few MB (read whole: JSON.parse); an OHLCV daily history a few MB;
+ * the Pink Sheet under 1 MB (its own bounds: worldbank/parse.ts PINK_SHEET_LIMITS).
  */
 export const SOURCE_FILE_MAX_BYTES: Readonly<Record<SourceName, number>> = {
   'cftc-legacy': 1024 * MiB,

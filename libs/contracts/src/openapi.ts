@@ -185,7 +185,7 @@ function operation(opts: {
           : 'Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, ' +
             'streamed; errors stay JSON). An Accept that allows neither is 406.') +
         ' Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is ' +
-        'current; a 304 does not count against the rate windows.',
+        'current; only every tenth 304 counts against the rate windows.',
       tags: [opts.tag],
       parameters: [...opts.parameters, ...conditionalParameters],
       responses: {
@@ -435,7 +435,7 @@ const INFO_DESCRIPTION = [
   ].join('\n'),
   'Every answer to an authenticated request carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and ' +
     '`X-RateLimit-Reset` (the binding window), `RateLimit-Policy` and `RateLimit`; a 429 adds `Retry-After`. ' +
-    'A 304 does not count against the rate windows.',
+    'Only every tenth 304 counts against the rate windows (a secondary limit on revalidation).',
   '## Errors',
   'Every error body is `{"error": {"code", "message", "doc_url", "param"?, "request_id"}}`; each code is ' +
     'explained on the [error codes page](/docs/errors). Every path answers a method other than GET, HEAD and ' +

@@ -28,6 +28,8 @@ const ODD_ID = 0x8000_0000;
 /** The plan code of a closed account: its keys are refused until their revocations remove them. */
 const CLOSED = 255;
 const PLAN_CODE = new Map<Plan, number>(PLAN_NAMES.map((p, i) => [p, i]));
+/** Principals kept for the keys looked up last, one per slot by entry number (hot keys skip decoding). */
+const MEMO_SLOTS = 4096;
 
 /**
  * An open-addressing index from a 32-bit hash to entry numbers (linear probing over an Int32Array:
@@ -181,6 +183,10 @@ export class KeyTable {
   readonly #soughtHash = new Uint32Array(8);
   readonly #soughtHashBytes = Buffer.from(this.#soughtHash.buffer);
   readonly #soughtId = Buffer.alloc(ID_BYTES);
+  // The memo: the entry each slot's principal was made for (-1: none). A removed entry clears its slot;
+  // a principal whose plan is no longer its account's is made again.
+  readonly #memoEntry = new Int32Array(MEMO_SLOTS).fill(-1);
+  readonly #memo: (Principal | undefined)[] = new Array<Principal | undefined>(MEMO_SLOTS).fill(undefined);
 
   readonly #keys = new OpenIndex(
     (e) => this.#keyHashes.list[e >>> CHUNK_BITS]![(e & IN_CHUNK) * 8]!,
@@ -250,11 +256,18 @@ export class KeyTable {
     const a = word & ~ODD_ID;
     const code = this.#plans.list[a >>> CHUNK_BITS]![a & IN_CHUNK]!;
     if (code === CLOSED) return undefined;
-    return {
+    const slot = e & (MEMO_SLOTS - 1);
+    const plan = PLAN_NAMES[code]!;
+    const kept = this.#memo[slot];
+    if (this.#memoEntry[slot] === e && kept !== undefined && kept.plan === plan) return kept;
+    const principal = Object.freeze({
       keyId: word & ODD_ID ? this.#oddKeyIds.get(e)! : `key_${this.#idHex(this.#keyIds, e)}`,
       accountId: this.#oddAccountIds.get(a) ?? `acc_${this.#idHex(this.#accountIds, a)}`,
-      plan: PLAN_NAMES[code]!,
-    };
+      plan,
+    });
+    this.#memoEntry[slot] = e;
+    this.#memo[slot] = principal;
+    return principal;
   }
 
   get activeKeys(): number {
@@ -352,6 +365,10 @@ export class KeyTable {
   /** Removes key entry `e`, whose hash is in #soughtHash (its first word `h`). */
   #removeKey(e: number, h: number): void {
     this.#keys.remove(h);
+    if (this.#memoEntry[e & (MEMO_SLOTS - 1)] === e) {
+      this.#memoEntry[e & (MEMO_SLOTS - 1)] = -1;
+      this.#memo[e & (MEMO_SLOTS - 1)] = undefined;
+    }
     const word = this.#keyAccounts.list[e >>> CHUNK_BITS]![e & IN_CHUNK]!;
     if (word & ODD_ID) this.#oddKeyIds.delete(e);
     const a = word & ~ODD_ID;

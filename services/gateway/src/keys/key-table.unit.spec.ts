@@ -47,6 +47,22 @@ describe('KeyTable', () => {
     expect(t.lookup(keyOf(4))?.plan).toBe('enterprise');
   });
 
+  it('answers a key looked up again with the same frozen principal, until its plan changes or it is revoked', () => {
+    const t = new KeyTable();
+    const a = accountId(8);
+    t.apply(created(1, a, 'free'));
+    const first = t.lookup(keyOf(1))!;
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(t.lookup(keyOf(1))).toBe(first);
+    t.apply(ev('account.plan_changed', { account_id: a, plan: 'business', previous_plan: 'free' }));
+    expect(t.lookup(keyOf(1))).toEqual({ ...first, plan: 'business' });
+    // Revoked, then its entry reused by another key: the other key's principal, never the old one.
+    t.apply(revoked(1, a));
+    t.apply(created(2, accountId(9), 'professional'));
+    expect(t.lookup(keyOf(1))).toBeUndefined();
+    expect(t.lookup(keyOf(2))).toEqual({ keyId: keyId(2), accountId: accountId(9), plan: 'professional' });
+  });
+
   it('holds ids of another shape beside the compact ones, with the same answers', () => {
     const t = new KeyTable();
     const odd = accountId(3, true);

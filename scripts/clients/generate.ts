@@ -50,6 +50,11 @@ function pythonGenerator(): { bin: string; venvBin: string } {
 
 function generatePython(outDir: string): void {
   const { bin, venvBin } = pythonGenerator();
+  generateWith(bin, venvBin, outDir);
+  editPython(outDir, venvBin);
+}
+
+function generateWith(bin: string, venvBin: string, outDir: string): void {
   const target = join(outDir, 'generated');
   const res = spawnSync(
     bin,
@@ -67,6 +72,47 @@ function generatePython(outDir: string): void {
   // It reports a document it could not fully follow as a warning and still exits 0.
   if (res.status !== 0 || /warning|error/i.test(output)) {
     throw new Error(`openapi-python-client failed (exit ${String(res.status)}):\n${output}`);
+  }
+}
+
+/**
+ * The edits the generated Python client carries, each checked to apply (a generator version whose
+ * text differs fails here rather than silently dropping one): attrs puts every field in a class's
+ * repr, so the API key would be printed by `repr(client.lowlevel)` (a notebook cell, a `%r` in a
+ * log line, an error reporter capturing frame locals) through `token`, and through `_headers`, where
+ * get_httpx_client writes the Authorization header. Both are left out of the repr.
+ */
+const PY_EDITS: { file: string; from: string; to: string; count: number }[] = [
+  {
+    file: 'client.py',
+    from: '    _headers: dict[str, str] = field(factory=dict, kw_only=True, alias="headers")\n',
+    to: '    _headers: dict[str, str] = field(factory=dict, kw_only=True, alias="headers", repr=False)\n',
+    count: 2,
+  },
+  { file: 'client.py', from: '    token: str\n', to: '    token: str = field(repr=False)\n', count: 1 },
+];
+
+function editPython(outDir: string, venvBin: string): void {
+  const target = join(outDir, 'generated');
+  for (const edit of PY_EDITS) {
+    const file = join(target, edit.file);
+    const text = readFileSync(file, 'utf8');
+    const found = text.split(edit.from).length - 1;
+    if (found !== edit.count) {
+      throw new Error(
+        `generated ${edit.file}: expected ${edit.count} × ${JSON.stringify(edit.from)}, found ${found}: update PY_EDITS in scripts/clients/generate.ts`,
+      );
+    }
+    writeFileSync(file, text.replaceAll(edit.from, edit.to));
+  }
+  // Formatted as the generator's own post hook formats (scripts/clients/python-generator.yaml).
+  const res = spawnSync(join(venvBin, 'ruff'), ['format', '--isolated', '--no-cache', '--quiet', '.'], {
+    cwd: target,
+    encoding: 'utf8',
+    timeout: GENERATOR_DEADLINE_MS,
+  });
+  if (res.error !== undefined || res.status !== 0) {
+    throw new Error(`ruff format failed: ${res.error?.message ?? ''}${res.stdout ?? ''}${res.stderr ?? ''}`);
   }
 }
 

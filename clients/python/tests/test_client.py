@@ -8,6 +8,7 @@ import json
 import os
 import threading
 import time
+import traceback
 import unittest
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -281,9 +282,9 @@ class ErrorsTest(StubCase):
 
 class ConfigurationTest(unittest.TestCase):
     def test_key_and_base_url_default_to_the_environment(self) -> None:
-        with mock.patch.dict(os.environ, {"CDS_API_KEY": KEY, "CDS_BASE_URL": "http://example.test:9000"}):
+        with mock.patch.dict(os.environ, {"CDS_API_KEY": KEY, "CDS_BASE_URL": "https://example.test:9000"}):
             client = Client()
-        self.assertEqual(client.base_url, "http://example.test:9000/api/v1")
+        self.assertEqual(client.base_url, "https://example.test:9000/api/v1")
         self.assertEqual(client.lowlevel.token, KEY)
         with mock.patch.dict(os.environ, {"CDS_API_KEY": KEY}, clear=True):
             self.assertEqual(Client().base_url, DEFAULT_BASE_URL)
@@ -291,6 +292,86 @@ class ConfigurationTest(unittest.TestCase):
             Client()
         with self.assertRaisesRegex(ValueError, "http"):
             Client(api_key=KEY, base_url="localhost:8080")
+
+
+class InsecureHttpTest(unittest.TestCase):
+    def test_plain_http_to_another_machine_is_refused_unless_asked(self) -> None:
+        for url in (
+            "http://example.test:9000",
+            "http://api.example.com/api/v1",
+            "http://10.0.0.5:8080",
+            "http://[2001:db8::1]:8080",
+            "http://localhost.example.com",
+            "http://127.0.0.1.example.com",
+        ):
+            with self.subTest(url=url), self.assertRaises(ValueError) as caught:
+                Client(api_key=KEY, base_url=url)
+            message = str(caught.exception)
+            self.assertIn("https://", message)
+            self.assertIn("allow_insecure_http=True", message)
+            self.assertNotIn(KEY, message)
+        self.assertEqual(
+            Client(api_key=KEY, base_url="http://api.example.com", allow_insecure_http=True).base_url,
+            "http://api.example.com/api/v1",
+        )
+        with mock.patch.dict(os.environ, {"CDS_ALLOW_INSECURE_HTTP": "1"}):
+            self.assertEqual(Client(api_key=KEY, base_url="http://gateway:8080").base_url, "http://gateway:8080/api/v1")
+        with mock.patch.dict(os.environ, {"CDS_ALLOW_INSECURE_HTTP": "1"}), self.assertRaises(ValueError):
+            Client(api_key=KEY, base_url="http://gateway:8080", allow_insecure_http=False)
+
+    def test_loopback_and_https_stay_allowed(self) -> None:
+        for url in (
+            "http://localhost:8080",
+            "http://LOCALHOST:8080/api/v1",
+            "http://127.0.0.1:8080",
+            "http://127.3.2.1",
+            "http://[::1]:8080",
+            "https://api.example.com",
+            DEFAULT_BASE_URL,
+        ):
+            with self.subTest(url=url):
+                self.assertTrue(Client(api_key=KEY, base_url=url).base_url.endswith("/api/v1"))
+
+
+class KeyNeverPrintedTest(StubCase):
+    def test_repr_and_str_of_the_client_and_its_lowlevel_client_leave_the_key_out(self) -> None:
+        self.serve(lambda _p, _q: ok(SERIES))
+        client = self.client()
+        client.series("CRUDE_OIL_WTI", type="price")  # the low-level client now holds its Authorization header
+        self.assertEqual(self.stub.requests[0][2]["Authorization"], f"Bearer {KEY}")
+        shown = [
+            repr(client),
+            str(client),
+            repr(client.lowlevel),
+            str(client.lowlevel),
+            repr(vars(client)),
+            repr(client.lowlevel.get_httpx_client().headers),
+        ]
+        for text in shown:
+            self.assertNotIn(KEY, text)
+        self.assertEqual(repr(client), f"Client(base_url={self.stub.url!r}, timeout=30.0, deadline=180.0)")
+
+    def test_errors_never_carry_the_key_even_when_the_answer_quotes_it(self) -> None:
+        self.serve(lambda _p, _q: error(401, "unauthorized", f"unknown key {KEY}"))
+        with self.assertRaises(AuthenticationError) as caught:
+            self.client().commodity("GOLD")
+        err = caught.exception
+        self.assertEqual(err.message, "unknown key [REDACTED]")
+        self.assertNotIn(KEY, str(err))
+        self.assertNotIn(KEY, repr(err))
+        self.assertNotIn(KEY, "".join(traceback.format_exception(err)))
+        # no answer at all: the connection error names the URL, not the key
+        port = self.stub.server.server_address[1]
+        self.stub.close()
+        with self.assertRaises(APIConnectionError) as refused:
+            Client(api_key=KEY, base_url=f"http://127.0.0.1:{port}", timeout=2).status()
+        self.assertNotIn(KEY, "".join(traceback.format_exception(refused.exception)))
+
+    def test_a_key_that_no_header_can_carry_is_refused_without_quoting_it(self) -> None:
+        for bad in (f"{KEY}\n", f"{KEY} x", f"{KEY}\u00e9", f"{KEY}\r\nX-Injected: 1"):
+            with self.subTest(key=len(bad)), self.assertRaises(ValueError) as caught:
+                Client(api_key=bad, base_url="http://127.0.0.1:1")
+            self.assertNotIn(KEY, str(caught.exception))
 
 
 class DataFramesTest(StubCase):

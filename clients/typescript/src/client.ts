@@ -50,12 +50,24 @@ export interface ClientOptions {
   deadlineMs?: number;
   /** The fetch to use (default globalThis.fetch). */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Send the key over plain `http://` to another machine. Refused by default: only loopback hosts
+   * (`localhost`, 127.0.0.0/8, `::1`) are reached over http. Default the CDS_ALLOW_INSECURE_HTTP
+   * environment variable (`1`).
+   */
+  allowInsecureHttp?: boolean;
 }
 
 const environment = (): Record<string, string | undefined> =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
 
-function apiRoot(url: string): string {
+/** localhost, 127.0.0.0/8 or ::1 (a URL's hostname: lower case, IPv4 normalized, IPv6 in brackets). */
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/\.$/, '');
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function apiRoot(url: string, allowInsecureHttp: boolean): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -65,9 +77,18 @@ function apiRoot(url: string): string {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new TypeError(`baseUrl must be an http(s) URL such as ${DEFAULT_BASE_URL}, not ${JSON.stringify(url)}`);
   }
+  if (parsed.protocol === 'http:' && !allowInsecureHttp && !isLoopback(parsed.hostname)) {
+    throw new TypeError(
+      `baseUrl ${parsed.origin} is plain http to another machine: the API key would travel in clear. ` +
+        'Use https://, or pass allowInsecureHttp: true (or set CDS_ALLOW_INSECURE_HTTP=1) when the network in between is trusted',
+    );
+  }
   const path = parsed.pathname.replace(/\/+$/, '');
   return `${parsed.origin}${path || API_PREFIX}`;
 }
+
+/** What replaces the key in a message, were it ever to appear in one. */
+const REDACTED = '[REDACTED]';
 
 /** One page of a list endpoint. */
 interface Page<T> {
@@ -129,7 +150,11 @@ export class Pager<T> implements AsyncIterable<T> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The Commodity Data Service API. Every method takes the API's query parameters, and passes others on. */
+/**
+ * The Commodity Data Service API. Every method takes the API's query parameters, and passes others on.
+ * The key is never shown: it lives in a private field, and util.inspect / console.log, JSON.stringify
+ * and every error message leave it out.
+ */
 export class Client {
   readonly baseUrl: string;
   /** The openapi-fetch client typed by the generated `paths`, for what this layer does not cover. */
@@ -139,12 +164,20 @@ export class Client {
   readonly #maxRetryWaitSeconds: number;
   readonly #deadlineMs: number;
   readonly #fetch: typeof globalThis.fetch;
+  readonly #key: string;
 
   constructor(options: ClientOptions = {}) {
     const env = environment();
     const key = options.apiKey ?? env.CDS_API_KEY ?? '';
     if (key === '') throw new TypeError('no API key: pass new Client({ apiKey }) or set CDS_API_KEY');
-    this.baseUrl = apiRoot(options.baseUrl ?? (env.CDS_BASE_URL || DEFAULT_BASE_URL));
+    // Printable ASCII without spaces, as every key is: anything else could not travel in a header,
+    // and the Headers class's complaint would quote it. This message never does.
+    if (!/^[\x21-\x7e]+$/.test(key)) {
+      throw new TypeError('the API key has characters an API key never has (spaces, line breaks, non-ASCII): check it');
+    }
+    this.#key = key;
+    const insecure = options.allowInsecureHttp ?? ['1', 'true'].includes(env.CDS_ALLOW_INSECURE_HTTP ?? '');
+    this.baseUrl = apiRoot(options.baseUrl ?? (env.CDS_BASE_URL || DEFAULT_BASE_URL), insecure);
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#maxRetries = options.maxRetries ?? 3;
     this.#maxRetryWaitSeconds = options.maxRetryWaitSeconds ?? 60;
@@ -158,6 +191,16 @@ export class Client {
       headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
       fetch: (request) => this.#send(request),
     });
+  }
+
+  /** What console.log and util.inspect show: the address, never the key. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `Client { baseUrl: ${JSON.stringify(this.baseUrl)} }`;
+  }
+
+  /** What JSON.stringify writes: the address, never the key. */
+  toJSON(): { baseUrl: string } {
+    return { baseUrl: this.baseUrl };
   }
 
   /** Every commodity of the catalog (filtered), across pages. */
@@ -224,6 +267,23 @@ export class Client {
 
   /** The data of an answer, or its typed error; a failure to get one is an ApiConnectionError. */
   async #call(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<unknown> {
+    try {
+      return await this.#settle(pending);
+    } catch (err) {
+      throw this.#scrub(err);
+    }
+  }
+
+  /** The error with the key cut out of its message (were an answer ever to quote it). */
+  #scrub(err: unknown): unknown {
+    if (err instanceof Error && err.message.includes(this.#key)) {
+      err.message = err.message.replaceAll(this.#key, REDACTED);
+      if (err.stack !== undefined) err.stack = err.stack.replaceAll(this.#key, REDACTED);
+    }
+    return err;
+  }
+
+  async #settle(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<unknown> {
     let result: { data?: unknown; error?: unknown; response: Response };
     try {
       result = await pending;

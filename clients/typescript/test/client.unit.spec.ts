@@ -2,6 +2,7 @@
 // typed errors, timeouts and the environment defaults.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiConnectionError,
@@ -203,8 +204,8 @@ describe('configuration', () => {
     const saved = { key: process.env.CDS_API_KEY, url: process.env.CDS_BASE_URL };
     try {
       process.env.CDS_API_KEY = KEY;
-      process.env.CDS_BASE_URL = 'http://example.test:9000';
-      expect(new Client().baseUrl).toBe('http://example.test:9000/api/v1');
+      process.env.CDS_BASE_URL = 'https://example.test:9000';
+      expect(new Client().baseUrl).toBe('https://example.test:9000/api/v1');
       delete process.env.CDS_BASE_URL;
       expect(new Client().baseUrl).toBe(DEFAULT_BASE_URL);
       delete process.env.CDS_API_KEY;
@@ -218,6 +219,120 @@ describe('configuration', () => {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
+    }
+  });
+});
+
+/** Runs fn with the given environment variables set (undefined: unset), restoring them after. */
+function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const apply = (v: Record<string, string | undefined>) => {
+    for (const [k, value] of Object.entries(v)) {
+      if (value === undefined) delete process.env[k];
+      else process.env[k] = value;
+    }
+  };
+  apply(vars);
+  try {
+    return fn();
+  } finally {
+    apply(saved);
+  }
+}
+
+describe('plain http', () => {
+  it('is refused to another machine unless asked, with a message saying how', () => {
+    withEnv({ CDS_ALLOW_INSECURE_HTTP: undefined }, () => {
+      for (const baseUrl of [
+        'http://example.test:9000',
+        'http://api.example.com/api/v1',
+        'http://10.0.0.5:8080',
+        'http://[2001:db8::1]:8080',
+        'http://localhost.example.com',
+        'http://127.0.0.1.example.com',
+      ]) {
+        let err: unknown;
+        try {
+          new Client({ apiKey: KEY, baseUrl });
+        } catch (e) {
+          err = e;
+        }
+        expect(err, baseUrl).toBeInstanceOf(TypeError);
+        expect((err as Error).message).toMatch(/https:\/\/.*allowInsecureHttp: true/);
+        expect((err as Error).message).not.toContain(KEY);
+      }
+      expect(new Client({ apiKey: KEY, baseUrl: 'http://api.example.com', allowInsecureHttp: true }).baseUrl).toBe(
+        'http://api.example.com/api/v1',
+      );
+    });
+    withEnv({ CDS_ALLOW_INSECURE_HTTP: '1' }, () => {
+      expect(new Client({ apiKey: KEY, baseUrl: 'http://gateway:8080' }).baseUrl).toBe('http://gateway:8080/api/v1');
+      expect(() => new Client({ apiKey: KEY, baseUrl: 'http://gateway:8080', allowInsecureHttp: false })).toThrow(
+        /plain http/,
+      );
+    });
+  });
+
+  it('stays allowed to this machine (localhost, 127.0.0.0/8, ::1), and https anywhere', () => {
+    withEnv({ CDS_ALLOW_INSECURE_HTTP: undefined }, () => {
+      for (const baseUrl of [
+        'http://localhost:8080',
+        'http://LOCALHOST:8080/api/v1',
+        'http://127.0.0.1:8080',
+        'http://127.3.2.1',
+        'http://[::1]:8080',
+        'https://api.example.com',
+        DEFAULT_BASE_URL,
+      ]) {
+        expect(new Client({ apiKey: KEY, baseUrl }).baseUrl, baseUrl).toMatch(/\/api\/v1$/);
+      }
+    });
+  });
+});
+
+describe('the key is never shown', () => {
+  it('not by util.inspect / console.log or JSON.stringify', async () => {
+    const { url, seen } = await stub(() => json(series));
+    const client = new Client({ apiKey: KEY, baseUrl: url });
+    await client.series('CRUDE_OIL_WTI', { type: 'price' });
+    expect(seen[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    const shown = [
+      inspect(client),
+      inspect(client, { depth: Infinity, showHidden: true, getters: true }),
+      inspect({ nested: { client } }, { depth: Infinity }),
+      JSON.stringify(client),
+      JSON.stringify({ client }),
+      inspect(client.lowlevel, { depth: Infinity, showHidden: true }),
+    ];
+    for (const text of shown) expect(text).not.toContain(KEY);
+    expect(inspect(client)).toBe(`Client { baseUrl: ${JSON.stringify(url)} }`);
+    expect(JSON.parse(JSON.stringify(client))).toEqual({ baseUrl: url });
+  });
+
+  it('not by an error, even when the answer quotes the key', async () => {
+    const { url } = await stub(() => apiError(401, 'unauthorized', `unknown key ${KEY}`));
+    const err = await new Client({ apiKey: KEY, baseUrl: url }).commodity('GOLD').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect((err as Error).message).toContain('unknown key [REDACTED]');
+    for (const text of [String(err), (err as Error).stack ?? '', inspect(err, { depth: Infinity, showHidden: true })]) {
+      expect(text).not.toContain(KEY);
+    }
+    // No answer at all: the connection error names the URL, not the key.
+    const refused = await new Client({ apiKey: KEY, baseUrl: 'http://127.0.0.1:1' }).status().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiConnectionError);
+    expect(inspect(refused, { depth: Infinity, showHidden: true })).not.toContain(KEY);
+  });
+
+  it('nor by the refusal of a key no header can carry', () => {
+    for (const bad of [`${KEY}\n`, `${KEY} x`, `${KEY}é`, `${KEY}\r\nx-injected: 1`]) {
+      let err: unknown;
+      try {
+        new Client({ apiKey: bad, baseUrl: DEFAULT_BASE_URL });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(TypeError);
+      expect((err as Error).message).not.toContain(KEY);
     }
   });
 });

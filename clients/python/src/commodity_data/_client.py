@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime
 import enum
+import ipaddress
 import os
+import re
 import time
 from collections.abc import Callable, Mapping
 from types import ModuleType
@@ -13,7 +15,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ._errors import APIConnectionError, RateLimitError, error_from_response
+from ._errors import APIConnectionError, CommodityDataError, RateLimitError, error_from_response
 from ._pagination import CotPager, Pager, Series
 from .generated import AuthenticatedClient
 from .generated.api.bulk import list_bulk_files
@@ -42,6 +44,9 @@ __version__ = "0.1.0"
 #: What ``npm start`` serves; CDS_BASE_URL overrides it.
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/api/v1"
 API_PREFIX = "/api/v1"
+#: What replaces the key in a message, were it ever to appear in one.
+REDACTED = "[REDACTED]"
+_KEY = re.compile(r"[\x21-\x7e]+")
 
 M = TypeVar("M")
 E = TypeVar("E", bound=enum.Enum)
@@ -49,13 +54,50 @@ E = TypeVar("E", bound=enum.Enum)
 DateLike = datetime.date | str
 
 
-def _base_url(url: str) -> str:
-    """The API root: a bare origin (``http://host:8080``) gets ``/api/v1``, as ``npm start`` prints it."""
+def _is_loopback(host: str) -> bool:
+    """localhost, 127.0.0.0/8 or ::1: this machine, where plain http never leaves it."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _base_url(url: str, allow_insecure_http: bool = False) -> str:
+    """The API root: a bare origin (``http://host:8080``) gets ``/api/v1``, as ``npm start`` prints it.
+
+    Plain http is refused to any host but this machine (the key would cross the network in clear),
+    unless ``allow_insecure_http`` says the network in between is trusted.
+    """
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"base_url must be an http(s) URL such as {DEFAULT_BASE_URL}, not {url!r}")
+    host = (parts.hostname or "").rstrip(".")
+    if parts.scheme == "http" and not allow_insecure_http and not _is_loopback(host):
+        raise ValueError(
+            f"base_url {parts.scheme}://{parts.netloc} is plain http to another machine: the API key would travel"
+            " in clear. Use https://, or pass allow_insecure_http=True (or set CDS_ALLOW_INSECURE_HTTP=1)"
+            " when the network in between is trusted"
+        )
     path = parts.path.rstrip("/")
     return f"{parts.scheme}://{parts.netloc}{path or API_PREFIX}"
+
+
+def _check_key(key: str) -> None:
+    """An API key is printable ASCII without spaces; anything else could not travel in a header, and
+    the HTTP library's complaint would quote it. The message never quotes it."""
+    if not _KEY.fullmatch(key):
+        raise ValueError("the API key has characters an API key never has (spaces, line breaks, non-ASCII): check it")
+
+
+def _scrub(error: BaseException, key: str) -> None:
+    """Cuts the key out of an error's message (were an answer ever to quote it)."""
+    if any(isinstance(a, str) and key in a for a in error.args):
+        error.args = tuple(a.replace(key, REDACTED) if isinstance(a, str) else a for a in error.args)
+    message = getattr(error, "message", None)
+    if isinstance(message, str) and key in message:
+        error.message = message.replace(key, REDACTED)  # type: ignore[attr-defined]
 
 
 def _enum(cls: type[E], value: E | str | None) -> E | Any:
@@ -109,6 +151,12 @@ class Client:
         max_retries: how many times a 429 is retried after waiting its Retry-After.
         max_retry_wait: the longest Retry-After waited; a longer one (the daily window) is raised at once.
         deadline: seconds one method call may take in all, retries and waits included.
+        allow_insecure_http: send the key over plain ``http://`` to another machine (refused by
+            default: only loopback hosts, ``localhost``, ``127.0.0.0/8`` and ``::1``, are reached over
+            http); default the CDS_ALLOW_INSECURE_HTTP environment variable (``1``).
+
+    The key is never printed: ``repr(client)``, ``repr(client.lowlevel)`` and every error message
+    leave it out.
 
     Every method takes the API's query parameters as keyword arguments, and passes any other
     keyword argument on as a query parameter as it is (``as_of=...`` once the API has it).
@@ -123,14 +171,18 @@ class Client:
         max_retries: int = 3,
         max_retry_wait: float = 60.0,
         deadline: float = 180.0,
+        allow_insecure_http: bool | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         key = api_key if api_key is not None else os.environ.get("CDS_API_KEY", "")
         if not key:
             raise ValueError("no API key: pass Client(api_key=...) or set CDS_API_KEY")
+        _check_key(key)
         if timeout <= 0 or deadline <= 0 or max_retries < 0 or max_retry_wait < 0:
             raise ValueError("timeout and deadline must be positive, max_retries and max_retry_wait not negative")
-        self.base_url = _base_url(base_url or os.environ.get("CDS_BASE_URL") or DEFAULT_BASE_URL)
+        if allow_insecure_http is None:
+            allow_insecure_http = os.environ.get("CDS_ALLOW_INSECURE_HTTP", "") in ("1", "true")
+        self.base_url = _base_url(base_url or os.environ.get("CDS_BASE_URL") or DEFAULT_BASE_URL, allow_insecure_http)
         self.timeout = timeout
         self.max_retries = max_retries
         self.max_retry_wait = max_retry_wait
@@ -145,6 +197,9 @@ class Client:
             headers={"User-Agent": f"commodity-data-python/{__version__}", "Accept": "application/json"},
             httpx_args=httpx_args,
         )
+
+    def __repr__(self) -> str:
+        return f"Client(base_url={self.base_url!r}, timeout={self.timeout!r}, deadline={self.deadline!r})"
 
     def close(self) -> None:
         self.lowlevel.get_httpx_client().close()
@@ -273,7 +328,11 @@ class Client:
         for name, value in extra.items():
             if value is not None:
                 query[name] = _query_value(value)
-        response = self._send(request)
+        try:
+            response = self._send(request)
+        except CommodityDataError as err:
+            _scrub(err, self.lowlevel.token)
+            raise
         parsed = operation._parse_response(client=self.lowlevel, response=response)
         if not isinstance(parsed, model):
             raise TypeError(f"unexpected answer to {request['url']}: {type(parsed).__name__}")

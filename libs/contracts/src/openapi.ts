@@ -422,8 +422,9 @@ const INFO_DESCRIPTION = [
     '(prices, volume, open interest, fundamentals) and CFTC Commitments of Traders reports.',
   '## Authentication',
   'Every request needs an API key, except `GET /status`. Send your 40-character key as ' +
-    '`Authorization: Bearer <key>` (recommended), or as the `api_key` query parameter for quick tests; the ' +
-    'header wins when both are sent. An address that sends more than 30 requests a minute without a valid key ' +
+    '`Authorization: Bearer <key>`. The `api_key` query parameter is still accepted, for old scripts, but not ' +
+    'offered by this reference: a key in a URL is written to logs, browser histories and proxies (the header ' +
+    'wins when both are sent). An address that sends more than 30 requests a minute without a valid key ' +
     'is answered 429 to them until the minute passes.',
   '```sh\ncurl -H "Authorization: Bearer $KEY" "$BASE/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&limit=5&sort_order=desc"\n```',
   '## Rate limits',
@@ -465,7 +466,10 @@ export function buildOpenApiDocument(): JsonObject {
       description: INFO_DESCRIPTION,
     },
     servers: [{ url: API_PREFIX, description: 'Relative to the host that serves this document.' }],
-    security: [{ bearerAuth: [] }, { apiKeyQuery: [] }],
+    // Only the header: a scheme in the query string would have every tool reading this document
+    // (the reference's try-it, generators) offer to put the key in URLs. api_key is still accepted
+    // (services/gateway/src/auth/extract-key.ts) and described in the Authentication section.
+    security: [{ bearerAuth: [] }],
     tags: [
       { name: 'catalog', description: 'The commodity catalog.' },
       { name: 'series', description: 'Time series per commodity.' },
@@ -587,13 +591,6 @@ export function buildOpenApiDocument(): JsonObject {
           type: 'http',
           scheme: 'bearer',
           description: '`Authorization: Bearer <key>`, a 40-character lowercase hexadecimal key (recommended).',
-        },
-        apiKeyQuery: {
-          type: 'apiKey',
-          in: 'query',
-          name: 'api_key',
-          description:
-            'The key as a query parameter, for quick tests only. The Authorization header wins when both are sent.',
         },
       },
       headers: Object.fromEntries(

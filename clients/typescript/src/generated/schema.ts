@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * List commodities
-         * @description Commodities sorted by id, filtered by category and by a literal search on name or symbol. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the rate windows.
+         * @description Commodities sorted by id, filtered by category and by a literal search on name or symbol. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts against the rate windows.
          */
         get: operations["listCommodities"];
         put?: never;
@@ -31,7 +31,7 @@ export interface paths {
         };
         /**
          * Get a commodity
-         * @description A commodity with contract details and every series it offers, with their date ranges. Served as application/json only (Accept must allow it, else 406). Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the rate windows.
+         * @description A commodity with contract details and every series it offers, with their date ranges. Served as application/json only (Accept must allow it, else 406). Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts against the rate windows.
          */
         get: operations["getCommodity"];
         put?: never;
@@ -51,7 +51,7 @@ export interface paths {
         };
         /**
          * Get a time series
-         * @description Points of one series in a date range, optionally resampled to a coarser frequency and transformed. Each point says when it was published (published_at, first_seen_at); as_of answers with what had been published at an instant, first_release=true with the first published versions, include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the rate windows.
+         * @description Points of one series in a date range, optionally resampled to a coarser frequency and transformed. Each point says when it was published (published_at, first_seen_at); as_of answers with what had been published at an instant, first_release=true with the first published versions, include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts against the rate windows.
          */
         get: operations["getSeries"];
         put?: never;
@@ -71,7 +71,7 @@ export interface paths {
         };
         /**
          * Get positioning (COT) reports
-         * @description Commitments of Traders reports, newest first by default. Each report says when it was published (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time); as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs Professional or above; disaggregated needs Business or above. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the rate windows.
+         * @description Commitments of Traders reports, newest first by default. Each report says when it was published (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time); as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs Professional or above; disaggregated needs Business or above. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts against the rate windows.
          */
         get: operations["getCotReports"];
         put?: never;
@@ -91,7 +91,7 @@ export interface paths {
         };
         /**
          * List bulk files
-         * @description Every bulk file with its manifest: rows, bytes, sha256, date range, when it was generated, the licence and attribution of its sources, and the plans that may download it. Files are regenerated after each sync; a dataset without data has no file. Served as application/json only (Accept must allow it, else 406). Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the rate windows.
+         * @description Every bulk file with its manifest: rows, bytes, sha256, date range, when it was generated, the licence and attribution of its sources, and the plans that may download it. Files are regenerated after each sync; a dataset without data has no file. Served as application/json only (Accept must allow it, else 406). Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts against the rate windows.
          */
         get: operations["listBulkFiles"];
         put?: never;

@@ -112,7 +112,7 @@ def sync_detailed(
     licence and attribution of its sources, and the plans that may download it. Files are regenerated
     after each sync; a dataset without data has no file. Served as application/json only (Accept must
     allow it, else 406). Conditional requests: If-None-Match / If-Modified-Since get a 304 without a
-    body when your copy is current; a 304 does not count against the rate windows.
+    body when your copy is current; only every tenth 304 counts against the rate windows.
 
     Args:
         if_none_match (str | Unset):
@@ -150,7 +150,7 @@ def sync(
     licence and attribution of its sources, and the plans that may download it. Files are regenerated
     after each sync; a dataset without data has no file. Served as application/json only (Accept must
     allow it, else 406). Conditional requests: If-None-Match / If-Modified-Since get a 304 without a
-    body when your copy is current; a 304 does not count against the rate windows.
+    body when your copy is current; only every tenth 304 counts against the rate windows.
 
     Args:
         if_none_match (str | Unset):
@@ -183,7 +183,7 @@ async def asyncio_detailed(
     licence and attribution of its sources, and the plans that may download it. Files are regenerated
     after each sync; a dataset without data has no file. Served as application/json only (Accept must
     allow it, else 406). Conditional requests: If-None-Match / If-Modified-Since get a 304 without a
-    body when your copy is current; a 304 does not count against the rate windows.
+    body when your copy is current; only every tenth 304 counts against the rate windows.
 
     Args:
         if_none_match (str | Unset):
@@ -219,7 +219,7 @@ async def asyncio(
     licence and attribution of its sources, and the plans that may download it. Files are regenerated
     after each sync; a dataset without data has no file. Served as application/json only (Accept must
     allow it, else 406). Conditional requests: If-None-Match / If-Modified-Since get a 304 without a
-    body when your copy is current; a 304 does not count against the rate windows.
+    body when your copy is current; only every tenth 304 counts against the rate windows.
 
     Args:
         if_none_match (str | Unset):

@@ -120,8 +120,8 @@ def sync_detailed(
 
      A commodity with contract details and every series it offers, with their date ranges. Served as
     application/json only (Accept must allow it, else 406). Conditional requests: If-None-Match / If-
-    Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the
-    rate windows.
+    Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts
+    against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -160,8 +160,8 @@ def sync(
 
      A commodity with contract details and every series it offers, with their date ranges. Served as
     application/json only (Accept must allow it, else 406). Conditional requests: If-None-Match / If-
-    Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the
-    rate windows.
+    Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts
+    against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -195,8 +195,8 @@ async def asyncio_detailed(
 
      A commodity with contract details and every series it offers, with their date ranges. Served as
     application/json only (Accept must allow it, else 406). Conditional requests: If-None-Match / If-
-    Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the
-    rate windows.
+    Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts
+    against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -233,8 +233,8 @@ async def asyncio(
 
      A commodity with contract details and every series it offers, with their date ranges. Served as
     application/json only (Accept must allow it, else 406). Conditional requests: If-None-Match / If-
-    Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the
-    rate windows.
+    Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts
+    against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.

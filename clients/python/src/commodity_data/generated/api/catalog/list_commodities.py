@@ -146,8 +146,8 @@ def sync_detailed(
      Commodities sorted by id, filtered by category and by a literal search on name or symbol. Served as
     application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed;
     errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-
-    Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the
-    rate windows.
+    Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts
+    against the rate windows.
 
     Args:
         category (Category | Unset): Commodity category.
@@ -201,8 +201,8 @@ def sync(
      Commodities sorted by id, filtered by category and by a literal search on name or symbol. Served as
     application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed;
     errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-
-    Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the
-    rate windows.
+    Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts
+    against the rate windows.
 
     Args:
         category (Category | Unset): Commodity category.
@@ -251,8 +251,8 @@ async def asyncio_detailed(
      Commodities sorted by id, filtered by category and by a literal search on name or symbol. Served as
     application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed;
     errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-
-    Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the
-    rate windows.
+    Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts
+    against the rate windows.
 
     Args:
         category (Category | Unset): Commodity category.
@@ -304,8 +304,8 @@ async def asyncio(
      Commodities sorted by id, filtered by category and by a literal search on name or symbol. Served as
     application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed;
     errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-
-    Modified-Since get a 304 without a body when your copy is current; a 304 does not count against the
-    rate windows.
+    Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts
+    against the rate windows.
 
     Args:
         category (Category | Unset): Commodity category.

@@ -187,7 +187,7 @@ def sync_detailed(
     Professional or above; disaggregated needs Business or above. Served as application/json (default)
     or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
     that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
-    without a body when your copy is current; a 304 does not count against the rate windows.
+    without a body when your copy is current; only every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -269,7 +269,7 @@ def sync(
     Professional or above; disaggregated needs Business or above. Served as application/json (default)
     or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
     that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
-    without a body when your copy is current; a 304 does not count against the rate windows.
+    without a body when your copy is current; only every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -346,7 +346,7 @@ async def asyncio_detailed(
     Professional or above; disaggregated needs Business or above. Served as application/json (default)
     or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
     that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
-    without a body when your copy is current; a 304 does not count against the rate windows.
+    without a body when your copy is current; only every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -426,7 +426,7 @@ async def asyncio(
     Professional or above; disaggregated needs Business or above. Served as application/json (default)
     or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
     that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
-    without a body when your copy is current; a 304 does not count against the rate windows.
+    without a body when your copy is current; only every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.

@@ -203,8 +203,8 @@ def sync_detailed(
     include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the
     last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180,
     a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
-    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a
-    304 does not count against the rate windows.
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only
+    every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -289,8 +289,8 @@ def sync(
     include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the
     last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180,
     a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
-    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a
-    304 does not count against the rate windows.
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only
+    every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -370,8 +370,8 @@ async def asyncio_detailed(
     include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the
     last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180,
     a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
-    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a
-    304 does not count against the rate windows.
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only
+    every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -454,8 +454,8 @@ async def asyncio(
     include=revisions with the earlier versions (docs/point-in-time.md). Free-tier keys can read the
     last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180,
     a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
-    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; a
-    304 does not count against the rate windows.
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only
+    every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.

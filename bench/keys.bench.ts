@@ -189,7 +189,8 @@ async function publishAll(messaging: Messaging, events: Iterable<KeyEvent>): Pro
   let inFlight: Promise<unknown>[] = [];
   let n = 0;
   for (const event of events) {
-    inFlight.push(messaging.js.publish(subjectFor(event), encodeJson(event), { msgID: event.id }));
+    // A generous ack deadline: a busy machine storing a million events can fall seconds behind.
+    inFlight.push(messaging.js.publish(subjectFor(event), encodeJson(event), { msgID: event.id, timeout: 60_000 }));
     n += 1;
     if (inFlight.length >= PUBLISH_WINDOW) {
       await Promise.all(inFlight);

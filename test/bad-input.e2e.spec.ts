@@ -785,7 +785,7 @@ describe('the API key', () => {
         'Token VALID',
         'VALID',
         'Bearer VALID, Bearer VALID',
-        `Bearer ${'f'.repeat(8000)}`,
+        `Bearer ${'f'.repeat(7000)}`, // long, but the request head stays under its 8 KiB bound
         'Bearer 0000000000000000000000000000000000000000',
       ),
     );
@@ -1126,10 +1126,24 @@ describe('raw HTTP', () => {
         'payload_too_large',
       ],
       [
-        'header name of 9,000 bytes',
-        request(['GET /api/v1/commodities HTTP/1.1', 'Host: x', auth(), `X-${'n'.repeat(9_000)}: 1`]),
+        'header name of 7,000 bytes',
+        request(['GET /api/v1/commodities HTTP/1.1', 'Host: x', auth(), `X-${'n'.repeat(7_000)}: 1`]),
         200,
         '',
+      ],
+      [
+        // The request head is bounded at 8 KiB (Node's default is 16 KiB).
+        'header name of 9,000 bytes',
+        request(['GET /api/v1/commodities HTTP/1.1', 'Host: x', auth(), `X-${'n'.repeat(9_000)}: 1`]),
+        413,
+        'payload_too_large',
+      ],
+      [
+        // Accept, the preconditions and Range are bounded at 1 KiB before anything parses them.
+        'Accept of 2,000 bytes of inner spaces',
+        request(['GET /api/v1/commodities HTTP/1.1', 'Host: x', auth(), `Accept: x${' '.repeat(2_000)}y`]),
+        400,
+        'invalid_parameter',
       ],
       [
         '3,000 small headers',

@@ -825,6 +825,7 @@ describe('304s count at a tenth', () => {
       statuses.push(res.statusCode);
       if (res.statusCode !== 304) refused = res;
     }
+    if (refused === undefined) throw new Error(`no refusal after ${statuses.length} requests`);
     // Eight requests were left in the free minute: eighty 304s fill it (every tenth counts).
     expect(statuses.filter((s) => s === 304)).toHaveLength(80);
     expect(refused.statusCode).toBe(429);

@@ -12,7 +12,7 @@ import { connectMessaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './support/browser.ts';
-import { logIn as logInAs, openPasswordReset } from './support/dashboard-flows.ts';
+import { logIn as logInAs, openMailLink, openPasswordReset } from './support/dashboard-flows.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startE2E, type E2E } from './support/harness.ts';
 import { waitForProjections } from './support/projections.ts';
@@ -135,7 +135,8 @@ describe('developer dashboard in a browser', () => {
     await shot('03-check-inbox');
 
     const mail = await smtp.waitFor(EMAIL, /Confirm your e-mail/, { since });
-    await page.goto(linkIn(mail, 'verify'));
+    await openMailLink(page, linkIn(mail, 'verify'));
+    expect(new URL(page.url()).pathname).toBe('/dashboard/verify');
     await shot('04-verify');
     await page.getByRole('button', { name: 'Confirm my e-mail address' }).click();
     await page.getByRole('heading', { name: 'Your e-mail is confirmed' }).waitFor();
@@ -265,6 +266,51 @@ describe('developer dashboard in a browser', () => {
     await page.waitForTimeout((IDLE_SECONDS + 1) * 1000);
     await page.goto(`${dash}/usage`);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  });
+
+  it('asks for a proof of work once a client has made 3 sign-ups in 10 minutes: the script does it, without it the page says so', async () => {
+    // Sign-ups from this client (127.0.0.1; weak passwords: refused after being counted) until the
+    // form carries a challenge: after 3 within the 10-minute window.
+    const visitor = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const p = await visitor.newPage();
+    p.on('pageerror', (err) => browserErrors.push(err.message));
+    const challenged = () => p.locator('input[name="pow_nonce"]').count();
+    await p.goto(`${dash}/signup`);
+    for (let i = 0; i < 3 && (await challenged()) === 0; i++) {
+      await p.getByLabel('E-mail address').fill(`burst${i}@example.test`);
+      await p.getByLabel('Password').fill('too short');
+      await p.getByRole('button', { name: 'Sign up' }).click();
+      await p.getByText('Use at least 12 characters.').waitFor();
+      await p.goto(`${dash}/signup`);
+    }
+    // The form carries a challenge, which the page's script solves while the form is filled.
+    expect(await challenged()).toBe(1);
+    expect(await p.getByText('This form needs a short check done by JavaScript').count()).toBe(0);
+    await p.getByLabel('E-mail address').fill('third.user@example.test');
+    await p.getByLabel('Password').fill(PASSWORD);
+    const started = performance.now();
+    await p.getByText(/Check done \(\d+\.\d s\)/).waitFor({ timeout: 60_000 });
+    console.info(
+      `sign-up proof of work in Chromium: ${Math.round(performance.now() - started)} ms after the form was filled`,
+    );
+    await p.screenshot({ path: join(ARTIFACTS, '03b-signup-check-done.png'), fullPage: true });
+    expect(await p.locator('input[name="pow_nonce"]').inputValue()).toMatch(/^\d+$/);
+    await p.getByRole('button', { name: 'Sign up' }).click();
+    await p.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+    await smtp.waitFor('third.user@example.test', /Confirm your e-mail/);
+    await visitor.close();
+
+    // Without JavaScript the form says the check needs it, and sending it anyway changes nothing.
+    const noScript = await browser.newContext({ viewport: { width: 1280, height: 860 }, javaScriptEnabled: false });
+    const q = await noScript.newPage();
+    await q.goto(`${dash}/signup`);
+    await q.getByText('This form needs a short check done by JavaScript in your browser').waitFor();
+    await q.screenshot({ path: join(ARTIFACTS, '03c-signup-without-javascript.png'), fullPage: true });
+    await q.getByLabel('E-mail address').fill('fourth.user@example.test');
+    await q.getByLabel('Password').fill(PASSWORD);
+    await q.getByRole('button', { name: 'Sign up' }).click();
+    await q.getByText('Unusually many sign-ups are being made right now').waitFor();
+    await noScript.close();
   });
 
   it('deletes the account: it is closed, every key gets 401 from every gateway, and the log-in is gone', async () => {

@@ -214,7 +214,7 @@ async function openLink(b: Browser, link: string, purpose: 'verify' | 'reset'): 
 function solved(res: LightMyRequestResponse): { pow_challenge: string; pow_nonce: string } | undefined {
   const challenge = /name="pow_challenge" value="([^"]+)"/.exec(res.body)?.[1];
   if (challenge === undefined) return undefined;
-  expect(res.body).toContain('<noscript>');
+  expect(res.body).toContain('data-pow-needs-script');
   return { pow_challenge: challenge, pow_nonce: solveChallenge(challenge, POW_BITS) };
 }
 

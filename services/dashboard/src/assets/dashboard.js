@@ -1,7 +1,7 @@
 /* global document, window, navigator, setTimeout, Element, HTMLInputElement, TextEncoder, crypto */
 // The dashboard's only script: copy buttons and select-on-focus for the one-time key display, and
 // the proof-of-work check of the sign-up and log-in forms when the server asks for one. Pages work
-// without it, except a form that carries such a check (it says so in a <noscript>).
+// without it, except a form that carries such a check (it says so until this script removes the notice).
 'use strict';
 
 document.addEventListener('click', (event) => {
@@ -67,6 +67,7 @@ async function solveChallenge(challenge, bits) {
 const nonceInput = document.querySelector('input[data-pow-challenge]');
 if (nonceInput instanceof HTMLInputElement && nonceInput.form) {
   const form = nonceInput.form;
+  form.querySelector('[data-pow-needs-script]')?.remove();
   const status = form.querySelector('[data-pow-status]');
   const say = (text) => {
     if (!status) return;

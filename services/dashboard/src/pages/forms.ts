@@ -50,17 +50,17 @@ export interface FormChallenge {
 
 /**
  * The fields of a proof-of-work challenge: the challenge, the nonce the page's script finds
- * (assets/dashboard.js) and its progress line; without JavaScript, a notice saying the form needs it.
+ * (assets/dashboard.js) and its progress line, and a notice that the form needs JavaScript, which
+ * the script removes when it starts (shown to browsers without it; a <noscript> would not be shown
+ * where scripts are merely disabled).
  */
 export function challengeFields(pow: FormChallenge | undefined): SafeHtml {
   if (pow === undefined) return html``;
   return html`<input type="hidden" name="pow_challenge" value="${pow.challenge}" />
     <input type="hidden" name="pow_nonce" value="" data-pow-challenge="${pow.challenge}" data-pow-bits="${pow.bits}" />
     <p class="hint pow-status" data-pow-status role="status" hidden></p>
-    <noscript>
-      <div class="notice error" role="alert">
-        This form needs a short check done by JavaScript in your browser, because unusually many attempts are being made
-        right now. Enable JavaScript for this site and reload the page, or try again in an hour.
-      </div>
-    </noscript>`;
+    <div class="notice error" role="alert" data-pow-needs-script>
+      This form needs a short check done by JavaScript in your browser, because unusually many attempts are being made
+      right now. Enable JavaScript for this site and reload the page, or try again in an hour.
+    </div>`;
 }

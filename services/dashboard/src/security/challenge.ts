@@ -70,7 +70,8 @@ export function createChallenges(deps: {
       return `${body}.${mac(scope, body)}`;
     },
     async verify(scope, challenge, nonce) {
-      if (challenge === '' && nonce === '') return { ok: false, why: 'missing' };
+      // No nonce: the form was sent without its script (or before it ran), whatever the challenge.
+      if (nonce === '') return { ok: false, why: 'missing' };
       if (challenge.length > MAX_CHALLENGE_LENGTH || nonce.length > MAX_NONCE_LENGTH || !DIGITS.test(nonce)) {
         return { ok: false, why: 'malformed' };
       }

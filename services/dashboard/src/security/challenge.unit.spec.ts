@@ -85,6 +85,8 @@ describe('proof-of-work challenges', () => {
       bits: BITS,
     }).issue('signup');
     expect(await challenges.verify('signup', other, solveChallenge(other, BITS))).toEqual({ ok: false, why: 'forged' });
+    expect(await challenges.verify('signup', '', '')).toEqual({ ok: false, why: 'missing' });
+    expect(await challenges.verify('signup', challenge, '')).toEqual({ ok: false, why: 'missing' });
     for (const [c, n] of [
       ['', ''],
       [challenge, ''],

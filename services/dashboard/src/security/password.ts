@@ -147,7 +147,8 @@ export function createPasswordHasher(
   clock: () => number = Date.now,
 ): PasswordHasher {
   const scheduler = createHashScheduler(limits, clock);
-  // The dummy hash `burn` checks against, made once, outside the queues (a fixed, known input).
+  // The dummy hash `burn` checks against, made once (a fixed, known input), in the queue like any
+  // hash (never a second 128 MiB at once), ahead of anonymous work and without their budget.
   let dummy: Promise<string> | undefined;
   return {
     hash: (password, priority) => scheduler.run(priority, () => hashPassword(password, params)),
@@ -160,10 +161,12 @@ export function createPasswordHasher(
     },
     burn: async (password) => {
       // Made at the first use; a failed attempt is not kept as the dummy.
-      dummy ??= hashPassword('not-a-real-password-0000', params).catch((err: unknown) => {
-        dummy = undefined;
-        throw err;
-      });
+      dummy ??= scheduler
+        .run('user', () => hashPassword('not-a-real-password-0000', params))
+        .catch((err: unknown) => {
+          dummy = undefined;
+          throw err;
+        });
       const stored = await dummy;
       await scheduler.run('anonymous', () => verifyPassword(password, stored));
     },

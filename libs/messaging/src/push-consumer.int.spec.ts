@@ -87,7 +87,7 @@ describe('a push consumer delivering into another stream', () => {
     // The query service's wildcard subscription is not interest in a literal deliver subject.
     const query = await connectNats({ servers: nats.identities.query, name: 'push-query' });
     const heard: string[] = [];
-    query.subscribe('cds.projected.>', { callback: (_e, m) => heard.push(m.subject) });
+    query.subscribe('cds.projected.>', { callback: (_e, m) => void heard.push(m.subject) });
     await query.flush();
     await gateway.jsm.consumers.add(KEYS_STREAM, pushTo('gw-to-projected', 'cds.projected.x'));
     await sleep(SETTLE_MS);
@@ -121,7 +121,7 @@ describe('a push consumer delivering into another stream', () => {
     const gateway = await as('gateway');
     const query = await connectNats({ servers: nats.identities.query, name: 'push-query-2' });
     const heard: string[] = [];
-    query.subscribe('cds.projected.>', { callback: (_e, m) => heard.push(m.subject) });
+    query.subscribe('cds.projected.>', { callback: (_e, m) => void heard.push(m.subject) });
     await query.flush();
     const own = gateway.nc.subscribe('cds.projected.series.GOLD');
     await gateway.nc.flush();
@@ -135,7 +135,7 @@ describe('a push consumer delivering into another stream', () => {
   it('would land with a subscriber (the control: the system user, which no service holds)', async () => {
     const before = await messages(DATA_STREAM);
     const got: string[] = [];
-    const sub = system.nc.subscribe('cds.data.x', { callback: (_e, m) => got.push(m.subject) });
+    const sub = system.nc.subscribe('cds.data.x', { callback: (_e, m) => void got.push(m.subject) });
     await system.nc.flush();
     for (let i = 0; i < 50 && got.length < 3; i += 1) await sleep(20);
     sub.unsubscribe();

@@ -1272,6 +1272,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     const byName = Object.fromEntries(alerts);
     expect(Object.keys(byName).sort()).toEqual([
       'CdsActiveFreeKeysNearCeiling',
+      'CdsFreeKeyCeilingReached',
       'CdsGatewayActiveKeysHigh',
       'CdsKeyCreationsRefused',
       'CdsNotifierChangesBehind',
@@ -1282,9 +1283,14 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     // The key table: a gateway's active keys near the configured ceiling, the admin API's Free keys near
     // its own, and refused creations by reason.
     expect(byName.CdsGatewayActiveKeysHigh!.expr).toBe('max(cds_gateway_active_keys) > 800000');
-    expect(byName.CdsActiveFreeKeysNearCeiling!.expr).toBe('max(cds_admin_active_free_keys) > 200000');
+    expect(byName.CdsActiveFreeKeysNearCeiling!.expr).toBe(
+      'max(cds_admin_active_free_keys) / max(cds_admin_free_key_ceiling) > 0.8',
+    );
+    expect(byName.CdsFreeKeyCeilingReached!.expr).toBe(
+      'sum(increase(cds_admin_key_creations_refused_total{reason="free_key_ceiling"}[15m])) > 0',
+    );
     expect(byName.CdsKeyCreationsRefused!.expr).toBe(
-      'sum by (reason) (increase(cds_admin_key_creations_refused_total[15m])) > 20',
+      'sum by (reason) (increase(cds_admin_key_creations_refused_total{reason!="free_key_ceiling"}[15m])) > 20',
     );
     expect(byName.CdsWebhookQueueAgeHigh!.expr).toBe('max(cds_notifier_queue_age_seconds) > 300');
     expect(byName.CdsWebhookFailureRatioHigh!.expr).toMatch(
@@ -1298,19 +1304,30 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     );
     for (const [name, r] of alerts) {
       // A refused creation is news at once; the others must last before they page.
-      if (name !== 'CdsKeyCreationsRefused') expect(r.for, name).toMatch(/^\d+m$/);
+      if (name !== 'CdsKeyCreationsRefused' && name !== 'CdsFreeKeyCeilingReached')
+        expect(r.for, name).toMatch(/^\d+m$/);
       expect(r.labels).toEqual({ severity: 'warning' });
     }
     // The thresholds are values.
     const tuned = helmTemplate('ci/production-values.yaml', release, namespace, [
       '--set',
       'metrics.prometheusRule.activeKeysWarning=250000',
+      // --set reads 0.5 as a string, which the schema refuses.
+      '--set-json',
+      'metrics.prometheusRule.activeFreeKeysWarningRatio=0.5',
       '--set',
-      'metrics.prometheusRule.activeFreeKeysWarning=1000',
+      'apiKeys.maxActiveFreeKeys=20000',
     ]);
     expect(tuned.status, tuned.stderr).toBe(0);
     expect(tuned.stdout).toContain('expr: max(cds_gateway_active_keys) > 250000');
-    expect(tuned.stdout).toContain('expr: max(cds_admin_active_free_keys) > 1000');
+    expect(tuned.stdout).toContain('expr: max(cds_admin_active_free_keys) / max(cds_admin_free_key_ceiling) > 0.5');
+    // The ceiling itself reaches the admin API (never the sync jobs, which create no keys).
+    const admin = renderChart('ci/production-values.yaml', release, namespace).find(
+      (o) => o.kind === 'Deployment' && o.metadata.name.endsWith('-ingest'),
+    );
+    const env = (admin!.spec.template.spec.containers[0].env as { name: string; value?: string }[]) ?? [];
+    expect(env.find((e) => e.name === 'MAX_ACTIVE_FREE_KEYS')?.value).toBe('500000');
+    expect(tuned.stdout).toContain('value: "20000"');
   });
 
   it('least privilege by default: without per-component users rendering fails with what to set (#2)', () => {

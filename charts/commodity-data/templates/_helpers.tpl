@@ -269,6 +269,8 @@ The admin token is the admin API's own (and its CLI's, run in its pod): the sche
 - name: ADMIN_URL
   value: {{ printf "http://127.0.0.1:%v" $svc.port | quote }}
 {{ include "commodity-data.secretEnv" (list "ADMIN_TOKEN" $s.existingSecret $s.keys.adminToken false) }}
+- name: MAX_ACTIVE_FREE_KEYS
+  value: {{ int64 $v.apiKeys.maxActiveFreeKeys | toString | quote }}
 {{- end }}
 {{ include "commodity-data.secretEnv" (list "EIA_API_KEY" $s.existingSecret $s.keys.eiaApiKey true) }}
 {{ include "commodity-data.secretEnv" (list "NASS_API_KEY" $s.existingSecret $s.keys.nassApiKey true) }}

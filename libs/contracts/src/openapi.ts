@@ -590,7 +590,9 @@ export function buildOpenApiDocument(): JsonObject {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: '`Authorization: Bearer <key>`, a 40-character lowercase hexadecimal key (recommended).',
+          description:
+            '`Authorization: Bearer <key>` (recommended): a 40-character key, `cds_` then 36 letters and digits ' +
+            '(a key issued before that: 40 lowercase hexadecimal characters).',
         },
       },
       headers: Object.fromEntries(

@@ -1,3 +1,4 @@
+import { keptDecision } from './refusal-memo.ts';
 import type { RateDecision, RateLimiter, RateLimits } from './windows.ts';
 
 /** Every this many 304s of an account (on one replica), one counts against its windows as a request. */
@@ -81,13 +82,7 @@ export function createNotModifiedMeter(
     }
     const now = opts.nowMs();
     if (now >= k.untilMs || now < k.atMs) return undefined;
-    const elapsed = Math.floor((now - k.atMs) / 1_000);
-    return {
-      ...k.decision,
-      now: k.decision.now + elapsed,
-      retryAfter: Math.max(1, k.decision.retryAfter - elapsed),
-      source: 'kept',
-    };
+    return keptDecision(k.decision, k.atMs, now);
   }
 
   return {

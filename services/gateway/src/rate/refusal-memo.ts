@@ -11,6 +11,20 @@ interface Kept {
 }
 
 /**
+ * A decision taken at local time `atMs`, answered again at `nowMs` from memory: its clock and
+ * Retry-After moved on by the whole seconds elapsed, marked `kept`.
+ */
+export function keptDecision(decision: RateDecision, atMs: number, nowMs: number): RateDecision {
+  const elapsed = Math.floor((nowMs - atMs) / 1_000);
+  return {
+    ...decision,
+    now: decision.now + elapsed,
+    retryAfter: Math.max(1, decision.retryAfter - elapsed),
+    source: 'kept',
+  };
+}
+
+/**
  * Keeps the refusals of `limiter` (Redis): once an account's window is spent, this replica refuses
  * its requests itself until the window resets, instead of asking Redis again for each. A client
  * looping past its limit otherwise costs its Redis shard one script call per request
@@ -40,13 +54,7 @@ export function createRefusalMemo(
       kept.delete(accountId);
       return undefined;
     }
-    const elapsed = Math.floor((now - k.atMs) / 1_000);
-    return {
-      ...k.decision,
-      now: k.decision.now + elapsed,
-      retryAfter: Math.max(1, k.decision.retryAfter - elapsed),
-      source: 'kept',
-    };
+    return keptDecision(k.decision, k.atMs, now);
   }
 
   function keep(accountId: string, limits: RateLimits, decision: RateDecision): RateDecision {

@@ -97,20 +97,13 @@ function renderNotes(valuesFile: string, extraArgs: readonly string[] = []): str
     cpSync(chartDir, copy, { recursive: true });
     const notes = readFileSync(path.join(copy, 'templates/NOTES.txt'), 'utf8');
     writeFileSync(path.join(copy, 'templates/notes-check.yaml'), `notes: |\n${notes.replace(/^/gm, '  ')}`);
-    const r = run(requireTool('helm'), [
-      'template',
+    const r = helmTemplate(
+      valuesFile,
       release,
-      copy,
-      '--namespace',
       namespace,
-      '--kube-version',
-      kubeVersion,
-      '--values',
-      path.join(chartDir, valuesFile),
-      ...extraArgs,
-      '--show-only',
-      'templates/notes-check.yaml',
-    ]);
+      [...extraArgs, '--show-only', 'templates/notes-check.yaml'],
+      copy,
+    );
     if (r.status !== 0) throw new Error(`NOTES.txt with ${valuesFile} failed:\n${r.stderr}`);
     return (parse(r.stdout) as { notes: string }).notes;
   } finally {

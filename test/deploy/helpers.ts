@@ -57,11 +57,13 @@ export function helmTemplate(
   release = 'cds-test',
   namespace = 'commodity',
   extraArgs: readonly string[] = [],
+  /** A copy of the chart to render instead (values files are still read from the chart itself). */
+  dir = chartDir,
 ): RunResult {
   return run(requireTool('helm'), [
     'template',
     release,
-    chartDir,
+    dir,
     '--namespace',
     namespace,
     '--kube-version',

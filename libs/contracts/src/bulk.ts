@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PLAN_NAMES, PLANS, Plan } from './plans.ts';
 import { AVAILABLE_SERIES_TYPES, IsoDate, RequestId } from './primitives.ts';
 import { documented } from './registry.ts';
+import { sourceFactsOf } from './sources.ts';
 
 /**
  * Bulk files (GET /bulk, GET /bulk/{file}): every observation of one dataset (a series type, or a
@@ -61,21 +62,9 @@ export function bulkFilePlans(dataset: BulkDataset, span: BulkSpan): Plan[] {
   });
 }
 
-/** The licence of a provenance source's data, by the source's prefix (data/snapshot/SOURCES.md). */
-const LICENCES: Readonly<Record<string, string>> = {
-  cftc: 'Public domain (U.S. government work, 17 U.S.C. § 105)',
-  eia: 'Public domain (U.S. government work, 17 U.S.C. § 105)',
-  nass: 'Public domain (U.S. government work, 17 U.S.C. § 105)',
-  ams: 'Public domain (U.S. government work, 17 U.S.C. § 105)',
-  worldbank: 'CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/)',
-  demo: 'Generated demonstration data (no licence terms)',
-};
-
-/** The licence of a provenance `source`, or undefined for an unknown or absent one. */
+/** The licence of a provenance `source` (its row's `licence` in SOURCES), or undefined for an unknown or absent one. */
 export function licenceOf(source: string | undefined): string | undefined {
-  if (source === undefined) return undefined;
-  const colon = source.indexOf(':');
-  return LICENCES[colon === -1 ? source : source.slice(0, colon)];
+  return sourceFactsOf(source)?.licence;
 }
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);

@@ -1,15 +1,13 @@
 import { z } from 'zod';
 import { RequestId } from './primitives.ts';
 import { documented } from './registry.ts';
+import { SOURCES, SYNC_SOURCE_NAMES } from './sources.ts';
 
-/** The official sources `ingest sync` keeps up to date. */
-export const SYNC_SOURCE_NAMES = ['cftc', 'eia', 'nass', 'ams', 'worldbank'] as const;
+/** The official sources `ingest sync` keeps up to date (the synced rows of SOURCES). */
+export { SYNC_SOURCE_NAMES };
 export const SyncSourceName = documented(z.enum(SYNC_SOURCE_NAMES), {
   id: 'SyncSourceName',
-  description:
-    'An official source: `cftc` (CFTC Commitments of Traders), `eia` (U.S. Energy Information Administration), ' +
-    '`nass` (USDA National Agricultural Statistics Service), `ams` (USDA Agricultural Marketing Service: Market News), ' +
-    '`worldbank` (World Bank Commodity Price Data, the Pink Sheet).',
+  description: `An official source: ${SYNC_SOURCE_NAMES.map((n) => `\`${n}\` (${SOURCES[n].title})`).join(', ')}.`,
 });
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CotFormat } from '@cds/contracts';
+import { sourceFactsOf, type CotFormat } from '@cds/contracts';
 
 /**
  * The bundled snapshot of real data (data/snapshot/, docs/sources.md "The bundled snapshot"): what
@@ -101,12 +101,7 @@ export const SnapshotManifest = z.strictObject({
 });
 export type SnapshotManifest = z.infer<typeof SnapshotManifest>;
 
-/** The licence line of each source, as the manifest and docs/sources.md state it. */
-export const SOURCE_LICENCES: Readonly<Record<string, string>> = {
-  cftc: 'U.S. Commodity Futures Trading Commission: public domain (U.S. government work)',
-  eia: 'U.S. Energy Information Administration: public domain (U.S. government work); cite "Source: U.S. EIA"',
-  nass: 'USDA National Agricultural Statistics Service: public domain (U.S. government work)',
-  ams: 'USDA Agricultural Marketing Service: public domain (U.S. government work)',
-  worldbank:
-    'The World Bank: Commodity Price Data (The Pink Sheet), CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/)',
-};
+/** The licence line a source's rows carry in the manifest (its `snapshotLicence` in the contracts' SOURCES). */
+export function snapshotLicenceOf(name: string): string | undefined {
+  return sourceFactsOf(name)?.snapshotLicence;
+}

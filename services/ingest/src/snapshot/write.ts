@@ -11,7 +11,7 @@ import {
   SERIES_COLUMNS,
   SNAPSHOT_FILES,
   SNAPSHOT_FORMAT,
-  SOURCE_LICENCES,
+  snapshotLicenceOf,
   type SnapshotManifest,
   type SnapshotSource,
 } from './format.ts';
@@ -139,7 +139,7 @@ export async function writeSnapshot(
     .map(([name, s]) => ({
       name,
       origin: opts.origins[name] ?? [],
-      licence: SOURCE_LICENCES[name] ?? 'unknown',
+      licence: snapshotLicenceOf(name) ?? 'unknown',
       first_date: s.first,
       last_date: s.last,
       rows: s.rows,

@@ -156,6 +156,11 @@ export interface SeriesBucketDoc {
   _meta: ProjectionMeta;
 }
 
+/** The year of a YYYY-MM-DD date: the bucket a dated item belongs in. */
+export function yearOf(date: string): number {
+  return Number(date.slice(0, 4));
+}
+
 export function seriesBucketId(commodityId: string, type: string, year: number): string {
   return `${commodityId}:${type}:${year}`;
 }

@@ -6,6 +6,7 @@ import {
   NotAcceptableError,
   type DataFormat,
 } from '@cds/http';
+import { utcToday } from '@cds/schedule';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializeBody, serializeCsv, type CachedBody, type ResponseBody } from './cached-body.ts';
 import type { CacheTags, ResponseCache } from './response-cache.ts';
@@ -140,7 +141,7 @@ export function registerResponseCache(
   opts: ResponseCacheOptions = {},
 ): void {
   const nowMs = opts.nowMs ?? Date.now;
-  const today = opts.today ?? (() => new Date(nowMs()).toISOString().slice(0, 10));
+  const today = opts.today ?? utcToday(nowMs);
   const { maxAgeOf } = opts;
   // The one memo in front of the cache: a URL seen before on a cached route maps to its entry, so
   // its hit is answered here, before the query string is parsed or validated.

@@ -1,6 +1,7 @@
 import { EVENTS_PATH } from '@cds/contracts';
 import { createRequestIdGenerator, registerReadOnlyRoutes } from '@cds/http';
 import type { ResponseCache } from '@cds/response-cache';
+import { UtcDay } from '@cds/schedule';
 import type { Metrics } from '@cds/telemetry';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { addApiAnswerHeaders } from './api/answer-headers.ts';
@@ -27,7 +28,6 @@ import { STATUS_URL, registerStatusRoute } from './routes/status.ts';
 import { createHardenedServer } from './server/hardening.ts';
 import { securityHeaders as securityHeadersFor } from './server/headers.ts';
 import type { StatusBoard } from './status/status-document.ts';
-import { UtcDay } from './utc-day.ts';
 
 export interface GatewayDeps {
   /** Lookup of a well-formed key (hash, table), and whether the key table has caught up with the stream. */
@@ -130,7 +130,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     const plan = createPlanStep(route, { nowMs: deps.nowMs, today });
     // A bulk file is never kept (and its Range must reach the query service): no cache lookup.
     const preHandler =
-      cache === undefined || route.name === 'bulkFile' ? [auth, plan, windows] : [auth, plan, cache.lookup, windows];
+      cache === undefined || !route.cached ? [auth, plan, windows] : [auth, plan, cache.lookup, windows];
     app.get(route.url, { preHandler, onSend: addApiAnswerHeaders }, handler);
   }
 

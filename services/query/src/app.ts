@@ -8,7 +8,7 @@ import {
   zodValidatorCompiler,
   type ZodTypeProvider,
 } from '@cds/http';
-import { maxAgeSecondsOf } from '@cds/schedule';
+import { maxAgeSecondsOf, utcToday } from '@cds/schedule';
 import type { Metrics } from '@cds/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerResponseCache, type ResponseCache } from '@cds/response-cache';
@@ -22,7 +22,6 @@ import { registerListRoute } from './list/list-commodities.ts';
 import { registerQueryMetrics } from './metrics.ts';
 import { classifyMongoError } from './repository/mongo-errors.ts';
 import type { ReadModelRepository } from './repository/repository.ts';
-import { createUtcToday } from './series/dates.ts';
 import { registerSeriesRoute } from './series/get-series.ts';
 
 export { ROUTES };
@@ -86,7 +85,7 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
   app.setValidatorCompiler(zodValidatorCompiler);
   const { clock } = deps;
   const nowMs = clock === undefined ? Date.now : () => clock().getTime();
-  const ctx: RouteContext = { repository: deps.repository, today: createUtcToday(deps.clock ?? Date.now), nowMs };
+  const ctx: RouteContext = { repository: deps.repository, today: utcToday(deps.clock ?? Date.now), nowMs };
   registerResponseCache(app, deps.cache, {
     nowMs,
     today: () => ctx.today(),

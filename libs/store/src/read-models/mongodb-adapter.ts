@@ -2,6 +2,7 @@ import {
   cotBucketId,
   isCurrentView,
   seriesBucketId,
+  yearOf,
   type CatalogDoc,
   type CotDoc,
   type PointInTimeView,
@@ -21,7 +22,7 @@ import type {
   StoreCall,
   ViewedPoint,
 } from './port.ts';
-import { CATALOG_SUMMARY, duplicateKeyIndexes, yearOf, type Run } from './run.ts';
+import { CATALOG_SUMMARY, duplicateKeyIndexes, type Run } from './run.ts';
 import {
   cotBeforeFromBuckets,
   cotPageFromBuckets,

@@ -31,10 +31,6 @@ export const byId = (a: { _id: string }, b: { _id: string }) => byText(a._id, b.
 export const byReportDate = (a: { report_date: string }, b: { report_date: string }) =>
   byText(a.report_date, b.report_date);
 
-export function yearOf(date: string): number {
-  return Number(date.slice(0, 4));
-}
-
 /** The years from `from` to `to`, inclusive (none when from > to). */
 export function years(from: number, to: number): number[] {
   const out: number[] = [];

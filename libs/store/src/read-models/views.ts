@@ -1,5 +1,6 @@
 import {
   viewItems,
+  yearOf,
   type CotDoc,
   type PointInTimeView,
   type StoredCotReport,
@@ -9,7 +10,7 @@ import {
 } from '@cds/read-models';
 import { seriesPlan } from './adapter.ts';
 import type { CotHistoryQuery, CotPageQuery, Page, SeriesRange, SeriesRangeQuery, ViewedPoint } from './port.ts';
-import { byReportDate, yearOf, years } from './run.ts';
+import { byReportDate, years } from './run.ts';
 
 /**
  * What both adapters share to read the versions of a bucket (versions.ts): the current view as the

@@ -11,11 +11,11 @@ import {
   writeCachedBody,
   type ResponseCache,
 } from '@cds/response-cache';
+import type { UtcDay } from '@cds/schedule';
 import type { FastifyInstance, preHandlerHookHandler, RouteHandlerMethod } from 'fastify';
 import { apiAnswerHeaders } from '../api/answer-headers.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { AnswerKeeper } from '../proxy/forward.ts';
-import type { UtcDay } from '../utc-day.ts';
 import { CSV_TYPE, JSON_TYPE } from '../server/headers.ts';
 
 export interface CacheStep {

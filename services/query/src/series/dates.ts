@@ -1,4 +1,5 @@
 import type { Frequency } from '@cds/contracts';
+import { yearOf } from '@cds/read-models';
 
 const DAY_MS = 86_400_000;
 
@@ -8,28 +9,6 @@ function parseUtc(date: string): number {
 
 function formatUtc(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
-}
-
-/** Today's date in UTC as YYYY-MM-DD. */
-export function utcDate(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
-
-/** `today()` over a clock, formatting the date only when the UTC day changes (it runs on every request). */
-export function createUtcToday(clock: () => Date | number): () => string {
-  let day = '';
-  let from = 0;
-  let until = -1;
-  return () => {
-    const now = clock();
-    const ms = typeof now === 'number' ? now : now.getTime();
-    if (ms < from || ms >= until) {
-      day = utcDate(new Date(ms));
-      from = Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)));
-      until = from + DAY_MS;
-    }
-    return day;
-  };
 }
 
 /** The Monday that starts the ISO week (Monday to Sunday) of a YYYY-MM-DD date. */
@@ -53,10 +32,6 @@ export function periodStart(date: string, frequency: Frequency): string {
     case 'monthly':
       return `${date.slice(0, 8)}01`;
   }
-}
-
-export function yearOf(date: string): number {
-  return Number(date.slice(0, 4));
 }
 
 /** The whole years from the year of `from` to the year of `to`, inclusive. */

@@ -9,12 +9,13 @@ import {
   type SeriesType,
 } from '@cds/contracts';
 import { InvalidParameterError, NotFoundError } from '@cds/http';
+import { yearOf } from '@cds/read-models';
 import { cacheKey, cacheRule, type CacheEntry, type ResponseBody } from '@cds/response-cache';
 import { provenanceOf, requireCommodity, seriesTermsOf } from '../catalog/index.ts';
 import { asOfMaxAge, refuseAsOfBeforeData, refuseFutureAsOf } from '../http/point-in-time.ts';
 import { ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
 import { computeSeries, isFinerThan } from './compute.ts';
-import { periodStart, yearOf } from './dates.ts';
+import { periodStart } from './dates.ts';
 
 /** The effective request after defaults: the dates are always set. */
 export interface SeriesRequest {

@@ -1,4 +1,4 @@
-import { cotReportPublishedAt, easternInstant, lastReleaseAtOrBefore, type SyncedSource } from '@cds/schedule';
+import { easternInstant, lastReleaseAtOrBefore, type SyncedSource } from '@cds/schedule';
 import type { PublicationStamp, SourceItem } from '../types.ts';
 
 /** Whether `day` is a real calendar date YYYY-MM-DD. */
@@ -7,14 +7,8 @@ function isDay(day: string): boolean {
   return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === day;
 }
 
-/**
- * The COT report of `reportDate` was published on the CFTC's release calendar (estimated: no
- * time is stated). Nothing for a date that is not one (the record's validation rejects it).
- */
-export function cotReportStamp(reportDate: string): { published_at?: string; published_at_estimated?: true } {
-  if (!isDay(reportDate)) return {};
-  return { published_at: cotReportPublishedAt(reportDate).toISOString(), published_at_estimated: true };
-}
+// A COT report's calendar stamp has its one home in libs/schedule (the projector uses it too).
+export { cotReportStamp } from '@cds/schedule';
 
 /** A date the source states as its publication (the Pink Sheet's "Updated on"): the start of that day, UTC. */
 export function statedDayStamp(day: string): PublicationStamp {

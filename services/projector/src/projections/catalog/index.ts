@@ -1,6 +1,6 @@
 import type { CatalogEntry, DataEvent } from '@cds/contracts';
 import type { CatalogDoc, StoredSeriesDescriptor } from '@cds/read-models';
-import { cotReportStamp } from '../cot/index.ts';
+import { cotReportRelease } from '../cot/index.ts';
 import { earlierInstant, firstSeenOf, stampOf } from '../releases.ts';
 import { commodityOf, cotReportSource, laterInstant, nextMeta, sourceOf, type Projection } from '../types.ts';
 
@@ -60,7 +60,7 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
     const firstSeen = firstSeenOf(event);
     let firstPublished: string | undefined;
     for (const r of event.data.reports) {
-      firstPublished = earlierInstant(firstPublished, cotReportStamp(r, firstSeen).publishedAt);
+      firstPublished = earlierInstant(firstPublished, cotReportRelease(r, firstSeen).publishedAt);
     }
     if (firstPublished !== undefined) d.first_published_at = firstPublished;
     return { key: type, descriptor: d };

@@ -7,8 +7,9 @@ import {
   type ReleaseStamp,
   type StoredCotReport,
   type StoredGroup,
+  yearOf,
 } from '@cds/read-models';
-import { cotReportPublishedAt } from '@cds/schedule';
+import { cotReportStamp as calendarStamp } from '@cds/schedule';
 import { firstSeenOf, stampOf } from '../releases.ts';
 import { commodityOf, cotReportSource, dateRange, nextMeta, readPath, type Projection } from '../types.ts';
 
@@ -49,13 +50,12 @@ export const REPORT_KIND: ItemKind<StoredCotReport> = {
   same: (a, b) => a.open_interest === b.open_interest && a.exchange === b.exchange && sameGroups(a.groups, b.groups),
 };
 
-/** A report's release: its stated `published_at`, else the CFTC calendar's Friday 15:30 New York (estimated). */
-export function cotReportStamp(report: Report, firstSeenAt: string): ReleaseStamp {
-  return stampOf(report, () => cotReportPublishedAt(report.report_date).toISOString(), firstSeenAt);
-}
-
-function yearOf(date: string): number {
-  return Number(date.slice(0, 4));
+/**
+ * A report's release: its stated `published_at`, else the CFTC calendar's Friday 15:30 New York
+ * (estimated; the stamp the ingest gives, libs/schedule `cotReportStamp`).
+ */
+export function cotReportRelease(report: Report, firstSeenAt: string): ReleaseStamp {
+  return stampOf(report, () => calendarStamp(report.report_date).published_at ?? firstSeenAt, firstSeenAt);
 }
 
 function toStored(event: DataEvent & { type: 'cot.reports.recorded' }, report: Report): StoredCotReport {
@@ -130,7 +130,7 @@ export const cotProjection: Projection<CotBucketDoc> = {
     const releases = new Map<string, { stamp: ReleaseStamp; items: StoredCotReport[] }>();
     for (const report of event.data.reports as readonly Report[]) {
       if (yearOf(report.report_date) !== doc.year) continue;
-      const stamp = cotReportStamp(report, firstSeen);
+      const stamp = cotReportRelease(report, firstSeen);
       const key = `${stamp.publishedAt}|${stamp.estimated}`;
       const group = releases.get(key) ?? releases.set(key, { stamp, items: [] }).get(key)!;
       group.items.push(toStored(event, report));

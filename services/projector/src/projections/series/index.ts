@@ -1,5 +1,12 @@
 import type { DataEvent, SeriesPointRecord } from '@cds/contracts';
-import { foldRelease, seriesBucketId, type ItemKind, type SeriesBucketDoc, type StoredPoint } from '@cds/read-models';
+import {
+  foldRelease,
+  seriesBucketId,
+  yearOf,
+  type ItemKind,
+  type SeriesBucketDoc,
+  type StoredPoint,
+} from '@cds/read-models';
 import { firstSeenOf, stampOf } from '../releases.ts';
 import { commodityOf, dateRange, laterInstant, nextMeta, readPath, sourceOf, type Projection } from '../types.ts';
 
@@ -11,10 +18,6 @@ export const POINT_KIND: ItemKind<StoredPoint> = {
   dateOf: (p) => p.d,
   same: (a, b) => a.v === b.v && a.o === b.o && a.h === b.h && a.l === b.l && a.c === b.c && a.vol === b.vol,
 };
-
-function yearOf(date: string): number {
-  return Number(date.slice(0, 4));
-}
 
 function toStored(p: SeriesPointRecord): StoredPoint {
   const s: StoredPoint = { d: p.date, v: p.value };

@@ -1,5 +1,6 @@
 export { isDatabaseUnavailable, isDuplicateKeyError } from './errors.ts';
 export { withDeadline, type OperationDeadline } from './deadline.ts';
+export { isFerretDB } from './ferretdb.ts';
 export { ensureIndexes } from './indexes.ts';
 export { connectStore, createStore, type Store } from './store.ts';
 export type {

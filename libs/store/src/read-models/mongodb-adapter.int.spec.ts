@@ -4,7 +4,8 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDEXES } from './mongodb-adapter.ts';
 import { registerPortContract } from './testing/port.contract.ts';
-import { createReadModelStore, isFerretDB } from './store.ts';
+import { isFerretDB } from '../ferretdb.ts';
+import { createReadModelStore } from './store.ts';
 
 // The MongoDB adapter, forced, on the run's MongoDB API server. Without mongod on the machine that
 // is FerretDB, which speaks the API: the contract checks the adapter's queries there for

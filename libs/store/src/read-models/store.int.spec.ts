@@ -2,7 +2,8 @@ import { startMongo, waitUntil, type MongoHandle } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../errors.ts';
-import { createReadModelStore, isFerretDB } from './store.ts';
+import { isFerretDB } from '../ferretdb.ts';
+import { createReadModelStore } from './store.ts';
 
 describe('createReadModelStore: choosing the adapter', () => {
   let server: MongoHandle | undefined;

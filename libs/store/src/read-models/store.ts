@@ -2,6 +2,7 @@ import type { ReadModelName } from '@cds/read-models';
 import type { Db, Document } from 'mongodb';
 import { withDeadline } from '../deadline.ts';
 import { mapStoreError } from '../errors.ts';
+import { isFerretDB } from '../ferretdb.ts';
 import type { Adapter } from './adapter.ts';
 import { createAliasResolver } from './aliases.ts';
 import { createFerretDbAdapter, type FerretDbOptions } from './ferretdb-adapter.ts';
@@ -22,14 +23,6 @@ export interface ReadModelStoreOptions {
   onCollectionSwap?: (name: ReadModelName) => void;
   /** Clock in ms, for the alias cache. */
   now?: () => number;
-}
-
-/** True when the server is FerretDB (its buildInfo carries `ferretdbVersion`). */
-export async function isFerretDB(db: Db, call: StoreCall = {}): Promise<boolean> {
-  const info = await runner(20_000, call)('buildInfo', ({ signal }) =>
-    db.admin().command({ buildInfo: 1 }, { signal }),
-  );
-  return typeof info.ferretdbVersion === 'string';
 }
 
 /**
@@ -53,7 +46,8 @@ export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): 
     if (chosen === undefined) {
       const pending = (async () => {
         const flavour =
-          opts.adapter ?? ((await isFerretDB(db, { ...call, ...deadlineOf(call) })) ? 'ferretdb' : 'mongodb');
+          opts.adapter ??
+          ((await isFerretDB(db, runner(20_000, { ...call, ...deadlineOf(call) }))) ? 'ferretdb' : 'mongodb');
         return flavour === 'ferretdb'
           ? createFerretDbAdapter(db, { ...opts.ferretdb, owner })
           : createMongoDbAdapter(db);

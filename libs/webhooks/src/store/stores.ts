@@ -1,3 +1,4 @@
+import { isFerretDB } from '@cds/store';
 import type { Db } from 'mongodb';
 import { storeContext, type WebhookStoreSettings } from './common.ts';
 import { createFerretDbAdapter } from './ferretdb-adapter.ts';
@@ -9,12 +10,6 @@ export interface WebhookStoreOptions extends WebhookStoreSettings {
   adapter?: WebhookAdapterName;
 }
 
-/** Which adapter the server needs: FerretDB when its buildInfo carries `ferretdbVersion` (as libs/store decides). */
-async function adapterFor(db: Db, run: ReturnType<typeof storeContext>['run']): Promise<WebhookAdapterName> {
-  const info = await run('buildInfo', ({ signal }) => db.admin().command({ buildInfo: 1 }, { signal }));
-  return typeof info.ferretdbVersion === 'string' ? 'ferretdb' : 'mongodb';
-}
-
 /**
  * The webhook store on `db` (collections `endpoints`, `deliveries`, and the adapter's own), both
  * ports in one object: the dashboard takes it as `WebhookAdmin`, the notifier as `WebhookQueue`.
@@ -23,6 +18,6 @@ async function adapterFor(db: Db, run: ReturnType<typeof storeContext>['run']): 
  */
 export async function createWebhookStores(db: Db, opts: WebhookStoreOptions): Promise<WebhookStores> {
   const ctx = storeContext(db, opts);
-  const adapter = opts.adapter ?? (await adapterFor(db, ctx.run));
+  const adapter = opts.adapter ?? ((await isFerretDB(db, ctx.run)) ? 'ferretdb' : 'mongodb');
   return adapter === 'ferretdb' ? createFerretDbAdapter(ctx) : createMongoDbAdapter(ctx);
 }

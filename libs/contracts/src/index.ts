@@ -3,6 +3,7 @@ export * from './primitives.ts';
 export * from './resources.ts';
 export * from './params.ts';
 export * from './routes.ts';
+export * from './server-sent-event.ts';
 export * from './errors.ts';
 export * from './headers.ts';
 export * from './plans.ts';

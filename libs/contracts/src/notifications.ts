@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { documented } from './registry.ts';
-import { API_PREFIX } from './routes.ts';
-import { AVAILABLE_SERIES_TYPES, CommodityId, CotFormat, IsoDate, SeriesType } from './primitives.ts';
+import { API_PREFIX } from './api-prefix.ts';
+import {
+  AVAILABLE_SERIES_TYPES,
+  COMMODITY_ID_PATTERN,
+  CommodityId,
+  CotFormat,
+  IsoDate,
+  SeriesType,
+} from './primitives.ts';
 import type { Plan } from './plans.ts';
 
 /**
@@ -175,6 +182,10 @@ export const LastEventId = z
  * `GET /api/v1/events` query parameters. A commodity id of the right shape that the catalog does
  * not know is a 400 naming `commodities` too (the gateway checks it against the catalog).
  */
+/** The shapes of the filters' entries in the OpenAPI document (the lists' patterns). */
+const ID = COMMODITY_ID_PATTERN.source.slice(1, -1);
+const TYPE = AVAILABLE_SERIES_TYPES.join('|');
+
 export const EventsQuery = documented(
   z.strictObject({
     commodities: csvList(
@@ -185,16 +196,20 @@ export const EventsQuery = documented(
       .optional()
       .meta({
         description:
-          'Only these commodities: a comma-separated list of known commodity ids (at most 100). Default: all.',
+          'Only these commodities: a comma-separated list of distinct commodity ids the catalog lists (at most ' +
+          '100; an id it does not list, or one listed twice, is a 400 naming commodities). Default: all.',
         type: 'string',
+        pattern: `^${ID}(,${ID})*$`,
       }),
     types: csvList(AVAILABLE_SERIES_TYPES, `a comma-separated list of ${AVAILABLE_SERIES_TYPES.join(', ')}`, 12)
       .optional()
       .meta({
         description:
           'Only these series types or COT formats (cot_legacy, cot_disaggregated), comma-separated. Default: every ' +
-          'type the plan may read. Asking for a COT format the plan does not include is a 403.',
+          'type the plan may read. Asking for a COT format the plan does not include is a 403; one listed twice is a ' +
+          '400 naming types.',
         type: 'string',
+        pattern: `^(${TYPE})(,(${TYPE}))*$`,
       }),
     last_event_id: LastEventId.optional().meta({
       description:

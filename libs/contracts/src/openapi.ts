@@ -2,13 +2,16 @@ import { z } from 'zod';
 import { contractRegistry } from './registry.ts';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { RATE_LIMIT_HEADER_NAMES, RESPONSE_HEADERS } from './headers.ts';
-import { EventsQuery, SSE_STREAMS_PER_PLAN } from './notifications.ts';
-import { CommodityPathParams, CotQuery, ListCommoditiesQuery, SeriesQuery } from './params.ts';
 import { PLAN_NAMES, PLANS } from './plans.ts';
-import { API_PREFIX } from './routes.ts';
-import './resources.ts';
-import './status.ts';
-import { BULK_MEDIA_TYPES, BulkFileParams } from './bulk.ts';
+import {
+  API_PREFIX,
+  openApiPath,
+  pathParamNames,
+  PUBLIC_ROUTES,
+  type PublicRoute,
+  type RouteHeader,
+  type RouteSamples,
+} from './routes.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -43,6 +46,12 @@ function schemaOf(schema: z.ZodType): JsonObject {
   ) as JsonObject;
 }
 
+/** A body's schema: a reference when it is a component (a schema with an id), else inline. */
+function bodySchemaOf(schema: z.ZodType): JsonObject {
+  const id = contractRegistry.get(schema)?.id;
+  return id === undefined ? schemaOf(schema) : { $ref: `${COMPONENT_REF}${id}` };
+}
+
 function queryParameters(schema: z.ZodObject): JsonObject[] {
   return Object.entries(schema.shape).map(([name, field]) => {
     const f = field as z.ZodType;
@@ -57,14 +66,6 @@ function queryParameters(schema: z.ZodObject): JsonObject[] {
     };
   });
 }
-
-const slugParameter = {
-  name: 'slug',
-  in: 'path',
-  required: true,
-  description: 'Commodity identifier (UPPER_SNAKE_CASE), for example GOLD.',
-  schema: schemaOf(CommodityPathParams.shape.slug),
-};
 
 const headerRefs = (names: readonly string[]) =>
   Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
@@ -126,20 +127,12 @@ const conditionalParameters: JsonObject[] = [
 /** The headers of a data 200 and 304 besides the rate limit headers. */
 const VALIDATOR_HEADERS = ['ETag', 'Last-Modified', 'Cache-Control', 'Vary'] as const;
 
-/** One call of an operation in curl, with the Python client and with the TypeScript client. */
-interface CodeSamples {
-  /** The path and query string after the API prefix, e.g. `/commodities?category=energy`. */
-  path: string;
-  python: string;
-  typescript: string;
-}
-
 /**
  * The `x-codeSamples` of an operation (the reference page shows them beside "try it"): curl with the
  * key from `CDS_API_KEY`, and the clients of clients/python and clients/typescript, which read the
  * key and the API address from `CDS_API_KEY` and `CDS_BASE_URL`, so every sample runs as it is.
  */
-function codeSamples(samples: CodeSamples): JsonObject[] {
+function codeSamples(samples: RouteSamples): JsonObject[] {
   return [
     {
       lang: 'Shell',
@@ -159,238 +152,61 @@ function codeSamples(samples: CodeSamples): JsonObject[] {
   ];
 }
 
-function operation(opts: {
-  operationId: string;
-  summary: string;
-  description: string;
-  tag: string;
-  parameters: JsonObject[];
-  responseRef: string;
-  errors: ErrorCode[];
-  /** The CSV form's columns, when the endpoint serves `text/csv`. */
-  csv?: string;
-  /** How to call it with curl and the clients in clients/ (shown by the reference at /docs). */
-  samples: CodeSamples;
-}): JsonObject {
-  const csv = opts.csv;
+/** A header parameter of an operation (not required). */
+function headerParameter(h: RouteHeader): JsonObject {
   return {
-    get: {
-      operationId: opts.operationId,
-      summary: opts.summary,
-      'x-codeSamples': codeSamples(opts.samples),
-      description:
-        `${opts.description} ` +
-        (csv === undefined
-          ? 'Served as application/json only (Accept must allow it, else 406).'
-          : 'Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, ' +
-            'streamed; errors stay JSON). An Accept that allows neither is 406.') +
-        ' Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is ' +
-        'current; only every tenth 304 counts against the rate windows.',
-      tags: [opts.tag],
-      parameters: [...opts.parameters, ...conditionalParameters],
-      responses: {
-        '200': {
-          description:
-            csv === undefined
-              ? 'OK'
-              : `OK. As CSV: one row per item of \`data\` (meta is not part of it), columns ${csv}; numbers as the ` +
-                'JSON prints them, an absent or null value as an empty field.',
-          headers: headerRefs([
-            'X-Request-Id',
-            ...RATE_LIMIT_HEADER_NAMES,
-            ...VALIDATOR_HEADERS,
-            ...(csv === undefined ? [] : ['Content-Disposition']),
-          ]),
-          content: {
-            'application/json': { schema: { $ref: `${COMPONENT_REF}${opts.responseRef}` } },
-            ...(csv === undefined ? {} : { 'text/csv': { schema: { type: 'string' } } }),
-          },
-        },
-        '304': {
-          description:
-            'Not modified: the precondition matched, your copy is current. No body; not counted against the rate ' +
-            'windows (the rate limit headers show them after the give-back).',
-          headers: headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, ...VALIDATOR_HEADERS]),
-        },
-        ...errorResponses([...opts.errors, 'not_acceptable', ...COMMON_ERRORS], true),
-      },
-    },
+    name: h.name,
+    in: 'header',
+    required: false,
+    description: h.description,
+    schema: { type: 'string', ...(h.pattern === undefined ? {} : { pattern: h.pattern }) },
   };
 }
 
-/**
- * GET /bulk/{file}: a file's bytes (not JSON), whole or one byte range, with the file's sha256 as
- * its strong ETag; refused 403 to plans the manifest does not list for it.
- */
-const bulkFileOperation: JsonObject = {
-  get: {
-    operationId: 'getBulkFile',
-    summary: 'Download a bulk file',
-    'x-codeSamples': [
-      {
-        lang: 'Shell',
-        label: 'curl',
-        // -C - resumes an interrupted download with a Range request.
-        source:
-          'curl -C - -o price.recent.parquet -H "Authorization: Bearer $CDS_API_KEY" ' +
-          '"$CDS_BASE_URL/bulk/price.recent.parquet"\n' +
-          'python -c "import pandas; print(pandas.read_parquet(\'price.recent.parquet\'))"',
-      },
-    ],
-    description:
-      'One file of GET /bulk, as gzipped CSV (application/gzip) or Parquet (application/vnd.apache.parquet). ' +
-      'The ETag is the sha256 of the manifest (strong); If-None-Match / If-Modified-Since get a 304. One byte ' +
-      'range (`Range: bytes=first-last`, `first-`, or `-suffix`) is answered 206 with Content-Range, and ' +
-      'If-Range with the ETag resumes a download only when the file is unchanged. A plan the manifest does not ' +
-      'list for the file gets 403 (Free: only the `recent` files, no COT; Professional: no disaggregated COT). ' +
-      'Counted as one request against the rate windows, whatever its size.',
-    tags: ['bulk'],
-    parameters: [
-      {
-        name: 'file',
-        in: 'path',
-        required: true,
-        description: 'A file name from GET /bulk: `<dataset>.<full|recent>.<csv.gz|parquet>`.',
-        schema: schemaOf(BulkFileParams.shape.file),
-      },
-      {
-        name: 'Range',
-        in: 'header',
-        required: false,
-        description:
-          'One byte range, `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; several ranges get the whole file.',
-        schema: { type: 'string' },
-      },
-      {
-        name: 'If-Range',
-        in: 'header',
-        required: false,
-        description:
-          'The ETag of the copy a range continues: when the file changed since, the whole file is sent (200).',
-        schema: { type: 'string' },
-      },
-      ...conditionalParameters,
-    ],
-    responses: {
+/** The path parameters of a route, from its params schema and their descriptions. */
+function pathParameters(route: PublicRoute): JsonObject[] {
+  return pathParamNames(route).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: route.paramDescriptions?.[name],
+    schema: schemaOf(route.params!.shape[name] as z.ZodType),
+  }));
+}
+
+/** Validators and rate headers of a keyed answer (200, 206, 304); a file has no Vary. */
+function answerHeaders(route: PublicRoute, extra: readonly string[] = []): JsonObject {
+  const validators = route.body.kind === 'file' ? VALIDATOR_HEADERS.filter((h) => h !== 'Vary') : VALIDATOR_HEADERS;
+  return headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, ...validators, ...extra]);
+}
+
+const binaryContent = (types: readonly string[]): JsonObject =>
+  Object.fromEntries(
+    types.map((type) => [type, { schema: { type: 'string', format: 'binary', contentMediaType: type } }]),
+  );
+
+/** The 200 (and the 206 of a file) of a route, by what its body is. */
+function successResponses(route: PublicRoute): JsonObject {
+  const body = route.body;
+  if (body.kind === 'file') {
+    const fileHeaders = ['Content-Disposition', 'Accept-Ranges'];
+    return {
       '200': {
         description: 'The whole file.',
-        headers: headerRefs([
-          'X-Request-Id',
-          ...RATE_LIMIT_HEADER_NAMES,
-          ...VALIDATOR_HEADERS.filter((h) => h !== 'Vary'),
-          'Content-Disposition',
-          'Accept-Ranges',
-        ]),
-        content: Object.fromEntries(
-          Object.values(BULK_MEDIA_TYPES).map((type) => [
-            type,
-            { schema: { type: 'string', format: 'binary', contentMediaType: type } },
-          ]),
-        ),
+        headers: answerHeaders(route, fileHeaders),
+        content: binaryContent(body.mediaTypes),
       },
       '206': {
         description: 'The byte range asked for.',
-        headers: headerRefs([
-          'X-Request-Id',
-          ...RATE_LIMIT_HEADER_NAMES,
-          ...VALIDATOR_HEADERS.filter((h) => h !== 'Vary'),
-          'Content-Disposition',
-          'Accept-Ranges',
-          'Content-Range',
-        ]),
-        content: Object.fromEntries(
-          Object.values(BULK_MEDIA_TYPES).map((type) => [
-            type,
-            { schema: { type: 'string', format: 'binary', contentMediaType: type } },
-          ]),
-        ),
+        headers: answerHeaders(route, [...fileHeaders, 'Content-Range']),
+        content: binaryContent(body.mediaTypes),
       },
-      '304': {
-        description: 'Not modified: your copy is current. Not counted against the rate windows.',
-        headers: headerRefs([
-          'X-Request-Id',
-          ...RATE_LIMIT_HEADER_NAMES,
-          ...VALIDATOR_HEADERS.filter((h) => h !== 'Vary'),
-        ]),
-      },
-      ...errorResponses(
-        ['invalid_parameter', 'forbidden', 'not_found', 'range_not_satisfiable', ...COMMON_ERRORS],
-        true,
-      ),
-    },
-  },
-};
-
-/**
- * GET /status: public (no key, `security: []`), never counted against a rate window, answered
- * from the gateway's memory; so none of the key or window errors apply.
- */
-const statusOperation: JsonObject = {
-  get: {
-    operationId: 'getStatus',
-    summary: 'Source freshness',
-    description:
-      'Per official source (CFTC, EIA, NASS): the last successful sync, the newest data date, the last release ' +
-      'that should be in by now and the next scheduled one (America/New_York, federal holiday shifts included), ' +
-      'and whether the source is late. Public: no API key, not counted against any rate window; cacheable for 60 s.',
-    tags: ['status'],
-    security: [],
-    parameters: [],
-    responses: {
+    };
+  }
+  if (body.kind === 'events') {
+    return {
       '200': {
-        description: 'OK',
-        headers: headerRefs(['X-Request-Id', 'Cache-Control']),
-        content: { 'application/json': { schema: { $ref: `${COMPONENT_REF}StatusResponse` } } },
-      },
-      ...errorResponses(['payload_too_large', 'uri_too_long', 'internal_error', 'service_unavailable'], false),
-    },
-  },
-};
-
-const streamLimits = Object.entries(SSE_STREAMS_PER_PLAN)
-  .map(([plan, n]) => `${plan} ${n}`)
-  .join(', ');
-
-/**
- * GET /events: server-sent change notifications. The 200 is a stream that does not end by itself,
- * so the operation describes its events in words; each `data:` is a `Notification` (components).
- */
-const eventsOperation: JsonObject = {
-  get: {
-    operationId: 'streamEvents',
-    summary: 'Change notifications (server-sent events)',
-    description:
-      'A `text/event-stream` that tells you when data changed: one event each time new series points or COT ' +
-      'reports become readable through the API, filtered by `commodities` and `types`. Opening a stream counts as ' +
-      'one request against the rate windows. Concurrent streams per account are limited by plan (' +
-      `${streamLimits}); one more is 429. After the headers: \`retry: 3000\`, then events and a \`: keep-alive\` ` +
-      'comment every 15 s. Each event is `id: <id>`, `event: series.updated` or `cot.updated`, `data: <Notification ' +
-      'JSON>` (components: Notification). Reconnect with `Last-Event-ID: <the last id you received>` (or ' +
-      '`last_event_id`) to receive every change after it that the server still keeps (the last 7 days at most); ' +
-      'when it no longer keeps all of them the stream starts with `event: resync` (refetch what you follow). The ' +
-      'server ends a stream with a final `event: error` whose data is the error body: `unauthorized` (the key was ' +
-      'revoked), `forbidden` (the plan changed and no longer reads a COT format you asked for), `rate_limited` ' +
-      '(the plan changed and allows fewer streams: the newest end) or `slow_consumer` (the client read too slowly: ' +
-      'reconnect with Last-Event-ID).',
-    tags: ['notifications'],
-    parameters: [
-      ...queryParameters(EventsQuery),
-      {
-        name: 'Last-Event-ID',
-        in: 'header',
-        required: false,
-        description:
-          'The id of the last event you received: the stream starts with the changes after it. A value that is not ' +
-          'a non-negative integer is a 400. Wins over `last_event_id`.',
-        schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,14})$' },
-      },
-    ],
-    responses: {
-      '200': {
-        description:
-          'The event stream (never a JSON body). Events: `series.updated` and `cot.updated` (data: Notification), ' +
-          '`resync` (data: `{message, last_event_id}`), and a final `error` (data: ErrorBody) when the server ends ' +
-          'the stream.',
+        description: body.description,
         headers: {
           ...headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, 'Cache-Control']),
           'X-Accel-Buffering': {
@@ -400,15 +216,111 @@ const eventsOperation: JsonObject = {
         },
         content: {
           'text/event-stream': {
-            schema: { type: 'string' },
-            example:
-              'retry: 3000\n\nid: 1042\nevent: series.updated\ndata: {"id":"evt_…","type":"series.updated","data":{…}}\n\n',
+            // OpenAPI 3.1 types a body, not the items of a stream: the body is text, and each of its
+            // events is a ServerSentEvent (x-itemSchema, the `itemSchema` of OpenAPI 3.2).
+            schema: { type: 'string', description: 'Events separated by a blank line; each one a ServerSentEvent.' },
+            'x-itemSchema': bodySchemaOf(body.event),
+            example: body.example,
           },
         },
       },
-      ...errorResponses(['invalid_parameter', 'forbidden', ...COMMON_ERRORS], true),
+    };
+  }
+  const csv = body.csv;
+  if (!route.conditional) {
+    return {
+      '200': {
+        description: 'OK',
+        headers: headerRefs(['X-Request-Id', 'Cache-Control']),
+        content: { 'application/json': { schema: bodySchemaOf(body.schema) } },
+      },
+    };
+  }
+  return {
+    '200': {
+      description:
+        csv === undefined
+          ? 'OK'
+          : `OK. As CSV: one row per item of \`data\` (meta is not part of it), columns ${csv}; numbers as the ` +
+            'JSON prints them, an absent or null value as an empty field.',
+      headers: answerHeaders(route, csv === undefined ? [] : ['Content-Disposition']),
+      content: {
+        'application/json': { schema: bodySchemaOf(body.schema) },
+        ...(csv === undefined ? {} : { 'text/csv': { schema: { type: 'string' } } }),
+      },
     },
-  },
+  };
+}
+
+/** The format sentence of a JSON operation's description, and the conditional-request one. */
+function formatNote(route: PublicRoute): string {
+  if (route.body.kind !== 'json' || !route.conditional) return '';
+  return (
+    ' ' +
+    (route.body.csv === undefined
+      ? 'Served as application/json only (Accept must allow it, else 406).'
+      : 'Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, ' +
+        'streamed; errors stay JSON). An Accept that allows neither is 406.') +
+    ' Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is ' +
+    'current; only every tenth 304 counts against the rate windows.'
+  );
+}
+
+/** The errors a route answers: its own, 406 for negotiated JSON, and the common ones (public: no key errors). */
+function routeErrors(route: PublicRoute): JsonObject {
+  if (route.auth === 'public') {
+    return errorResponses(
+      [...route.errors, 'payload_too_large', 'uri_too_long', 'internal_error', 'service_unavailable'],
+      false,
+    );
+  }
+  const negotiated = route.body.kind === 'json' && route.conditional ? (['not_acceptable'] as const) : [];
+  return errorResponses([...route.errors, ...negotiated, ...COMMON_ERRORS], true);
+}
+
+/** The OpenAPI operation of one public route (libs/contracts routes.ts). */
+function operationOf(route: PublicRoute): JsonObject {
+  const samples = route.samples;
+  return {
+    get: {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(samples === undefined
+        ? {}
+        : {
+            'x-codeSamples':
+              'shell' in samples ? [{ lang: 'Shell', label: 'curl', source: samples.shell }] : codeSamples(samples),
+          }),
+      description: route.description + formatNote(route),
+      tags: [route.tag],
+      ...(route.auth === 'public' ? { security: [] } : {}),
+      parameters: [
+        ...(route.params === undefined ? [] : pathParameters(route)),
+        ...(route.query === undefined ? [] : queryParameters(route.query)),
+        ...(route.headers ?? []).map(headerParameter),
+        ...(route.conditional ? conditionalParameters : []),
+      ],
+      responses: {
+        ...successResponses(route),
+        ...(route.conditional
+          ? {
+              '304': {
+                description: NOT_MODIFIED[route.body.kind === 'file' ? 'file' : 'data'],
+                headers: answerHeaders(route),
+              },
+            }
+          : {}),
+        ...routeErrors(route),
+      },
+    },
+  };
+}
+
+const NOT_MODIFIED = {
+  data:
+    'Not modified: the precondition matched, your copy is current. No body; not counted against the rate ' +
+    'windows (the rate limit headers show them after the give-back).',
+  file: 'Not modified: your copy is current. Not counted against the rate windows.',
 };
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -478,112 +390,7 @@ export function buildOpenApiDocument(): JsonObject {
       { name: 'status', description: 'Freshness of the official sources (public).' },
       { name: 'notifications', description: 'Change notifications as server-sent events.' },
     ],
-    paths: {
-      '/commodities': operation({
-        operationId: 'listCommodities',
-        summary: 'List commodities',
-        description: 'Commodities sorted by id, filtered by category and by a literal search on name or symbol.',
-        tag: 'catalog',
-        parameters: queryParameters(ListCommoditiesQuery),
-        responseRef: 'CommodityListResponse',
-        errors: ['invalid_parameter'],
-        csv: 'id, name, symbol, category, exchange, unit (file name `commodities[-<category>][-page-<n>].csv`)',
-        samples: {
-          path: '/commodities?category=energy',
-          python: 'for c in client.commodities(category="energy"):  # every page\n    print(c.id, c.name)',
-          typescript:
-            "for await (const c of client.commodities({ category: 'energy' })) console.log(c.id, c.name); // every page",
-        },
-      }),
-      '/commodities/{slug}': operation({
-        operationId: 'getCommodity',
-        summary: 'Get a commodity',
-        description: 'A commodity with contract details and every series it offers, with their date ranges.',
-        tag: 'catalog',
-        parameters: [slugParameter],
-        responseRef: 'CommodityDetailResponse',
-        errors: ['invalid_parameter', 'not_found'],
-        samples: {
-          path: '/commodities/CORN',
-          python:
-            'corn = client.commodity("CORN").data\nprint(corn.name, [str(s.type_) for s in corn.available_series])',
-          typescript:
-            "const { data: corn } = await client.commodity('CORN');\nconsole.log(corn.name, corn.available_series.map((s) => s.type));",
-        },
-      }),
-      '/commodities/{slug}/series': operation({
-        operationId: 'getSeries',
-        summary: 'Get a time series',
-        description:
-          'Points of one series in a date range, optionally resampled to a coarser frequency and transformed. ' +
-          'Each point says when it was published (published_at, first_seen_at); as_of answers with what had been ' +
-          'published at an instant, first_release=true with the first published versions, include=revisions with ' +
-          'the earlier versions (docs/point-in-time.md). Free-tier keys can read the last 12 months.',
-        tag: 'series',
-        parameters: [slugParameter, ...queryParameters(SeriesQuery)],
-        responseRef: 'SeriesResponse',
-        errors: ['invalid_parameter', 'historical_limit', 'not_found'],
-        csv:
-          'date, value, and for an untransformed price series open, high, low, close, volume (file name ' +
-          '`<slug>-series-<type>[-<frequency>][-<transform>]-<start>_<end>.csv`)',
-        samples: {
-          path: '/commodities/CRUDE_OIL_WTI/series?type=price&frequency=monthly&start_date=2022-01-01',
-          python:
-            'wti = client.series("CRUDE_OIL_WTI", type="price", frequency="monthly", start_date="2022-01-01")\n' +
-            'print(wti.to_pandas())  # pip install "commodity-data[pandas]"',
-          typescript:
-            "const wti = await client.series('CRUDE_OIL_WTI', { type: 'price', frequency: 'monthly', start_date: '2022-01-01' });\n" +
-            'for (const p of wti.data) console.log(p.date, p.value);',
-        },
-      }),
-      '/commodities/{slug}/cot': operation({
-        operationId: 'getCotReports',
-        summary: 'Get positioning (COT) reports',
-        description:
-          'Commitments of Traders reports, newest first by default. Each report says when it was published ' +
-          "(published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time); " +
-          'as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs ' +
-          'Professional or above; disaggregated needs Business or above.',
-        tag: 'positioning',
-        parameters: [slugParameter, ...queryParameters(CotQuery)],
-        responseRef: 'CotResponse',
-        errors: ['invalid_parameter', 'forbidden', 'not_found'],
-        csv:
-          'report_date, commodity, format, exchange, open_interest, each trader group flattened (`<group>_long`, ' +
-          '`<group>_short`, `<group>_spreading` where the group has it, `<group>_net`), the included analytics ' +
-          '(`changes_open_interest`, `changes_<group>_<field>`, `pct_of_oi_<group>_<field>`, `cot_index_<group>`), ' +
-          'then source, last_updated (file name `<slug>-cot-<format>[-<start>_<end>][-page-<n>].csv`)',
-        samples: {
-          path: '/commodities/CORN/cot?include=changes,cot_index&per_page=10',
-          python:
-            'reports = client.cot("CORN", include="changes,cot_index", per_page=10)\n' +
-            'print(reports.to_pandas())  # every page, newest first',
-          typescript:
-            "for await (const r of client.cot('CORN', { include: 'changes,cot_index', per_page: 10 })) {\n" +
-            '  console.log(r.report_date, r.non_commercial.net);\n}',
-        },
-      }),
-      '/bulk': operation({
-        operationId: 'listBulkFiles',
-        summary: 'List bulk files',
-        description:
-          'Every bulk file with its manifest: rows, bytes, sha256, date range, when it was generated, the licence ' +
-          'and attribution of its sources, and the plans that may download it. Files are regenerated after each ' +
-          'sync; a dataset without data has no file.',
-        tag: 'bulk',
-        parameters: [],
-        responseRef: 'BulkListResponse',
-        errors: ['invalid_parameter'],
-        samples: {
-          path: '/bulk',
-          python: 'for f in client.bulk_files().data:\n    print(f.file, f.rows, f.sha256)',
-          typescript: 'for (const f of (await client.bulkFiles()).data) console.log(f.file, f.rows, f.sha256);',
-        },
-      }),
-      '/bulk/{file}': bulkFileOperation,
-      '/events': eventsOperation,
-      '/status': statusOperation,
-    },
+    paths: Object.fromEntries(PUBLIC_ROUTES.map((route) => [openApiPath(route), operationOf(route)])),
     components: {
       schemas,
       securitySchemes: {

@@ -63,7 +63,18 @@ export function parseAsOf(raw: string): string | undefined {
  * generated clients and testers send date-like values; whether the date exists, and the rules
  * that need the clock or the data, are checked on the server.
  */
-const AS_OF_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2}))?$';
+const AS_OF_PATTERN = (() => {
+  // Exactly the dates parseAsOf takes (Gregorian: no 0000-00-00, no 2023-02-30) and the times it
+  // takes (hours 00-23, minutes and seconds 00-59, offsets up to ±23:59): what fits is not refused
+  // for its shape.
+  const year = '[0-9]{4}';
+  const leapYear = '(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)';
+  const monthDay =
+    '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))';
+  const date = `(?:${year}-${monthDay}|${leapYear}-02-29)`;
+  const time = 'T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]+)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])';
+  return `^${date}(?:${time})?$`;
+})();
 
 const AS_OF_MESSAGE = 'must be a date YYYY-MM-DD or an RFC 3339 date-time such as 2025-03-07T20:30:00Z';
 

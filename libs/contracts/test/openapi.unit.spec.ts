@@ -1,7 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, ERROR_CODE_LIST } from '../src/index.ts';
+import {
+  buildOpenApiDocument,
+  contractRegistry,
+  ERROR_CODE_LIST,
+  ERROR_CODES,
+  openApiPath,
+  pathParamNames,
+  PUBLIC_ROUTES,
+  type PublicRoute,
+} from '../src/index.ts';
 import { createOpenApiResponseValidator } from '../src/testing/index.ts';
 import { legacyReport } from './fixtures.ts';
 
@@ -31,16 +40,40 @@ describe('the OpenAPI document', () => {
     // No scheme puts the key in a URL (api_key is accepted, described in prose, never offered).
     expect(Object.keys(schemes)).toEqual(['bearerAuth']);
     expect(committed.security).toEqual([{ bearerAuth: [] }]);
-    expect(Object.keys(committed.paths as object).sort()).toEqual([
-      '/bulk',
-      '/bulk/{file}',
-      '/commodities',
-      '/commodities/{slug}',
-      '/commodities/{slug}/cot',
-      '/commodities/{slug}/series',
-      '/events',
-      '/status',
-    ]);
+    expect(Object.keys(committed.paths as object)).toEqual(PUBLIC_ROUTES.map(openApiPath));
+  });
+
+  it('holds each route of the table, with its params, query, headers and statuses, and nothing else', () => {
+    // The file the gateway serves at /api/v1/openapi.json (services/gateway/src/main.ts imports it).
+    type Op = { parameters: { name: string; in: string }[]; responses: Record<string, unknown> };
+    const paths = committed.paths as Record<string, { get: Op }>;
+    expect(Object.keys(paths).sort()).toEqual(PUBLIC_ROUTES.map(openApiPath).sort());
+    for (const route of PUBLIC_ROUTES as readonly PublicRoute[]) {
+      const op = paths[openApiPath(route)]!.get;
+      const named = (where: string) => op.parameters.filter((p) => p.in === where).map((p) => p.name);
+      expect(named('path'), route.name).toEqual(pathParamNames(route));
+      expect(named('path'), route.name).toEqual(Object.keys(route.params?.shape ?? {}));
+      expect(named('query'), route.name).toEqual(Object.keys(route.query?.shape ?? {}));
+      const headers = (route.headers ?? []).map((h) => h.name);
+      expect(named('header'), route.name).toEqual(
+        route.conditional ? [...headers, 'If-None-Match', 'If-Modified-Since'] : headers,
+      );
+      const statuses = Object.keys(op.responses);
+      expect(statuses, route.name).toContain('200');
+      expect(statuses.includes('304'), route.name).toBe(route.conditional);
+      for (const code of route.errors)
+        expect(statuses, `${route.name} ${code}`).toContain(String(ERROR_CODES[code].status));
+      expect(op.responses['401'] === undefined, route.name).toBe(route.auth === 'public');
+      if (route.body.kind === 'json') {
+        const id = contractRegistry.get(route.body.schema)?.id;
+        expect(op.responses['200'], route.name).toMatchObject({
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${id}` } } },
+        });
+        expect(Object.keys((op.responses['200'] as { content: object }).content).includes('text/csv')).toBe(
+          route.body.csv !== undefined,
+        );
+      }
+    }
   });
 
   it('documents /events as a text/event-stream with its filters, Last-Event-ID and its refusals', () => {

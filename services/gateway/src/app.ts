@@ -130,7 +130,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     const plan = createPlanStep(route, { nowMs: deps.nowMs, today });
     // A bulk file is never kept (and its Range must reach the query service): no cache lookup.
     const preHandler =
-      cache === undefined || route.name === 'bulkFile' ? [auth, plan, windows] : [auth, plan, cache.lookup, windows];
+      cache === undefined || !route.cached ? [auth, plan, windows] : [auth, plan, cache.lookup, windows];
     app.get(route.url, { preHandler, onSend: addApiAnswerHeaders }, handler);
   }
 

@@ -557,6 +557,86 @@ export interface components {
             data: components["schemas"]["CotReport"][];
             meta: components["schemas"]["CotMeta"];
         };
+        /** @description The manifest entry of one bulk file. */
+        BulkFile: {
+            /** @description The file name: GET /bulk/{file} downloads it. */
+            file: string;
+            /**
+             * @description A series type, or cot_legacy / cot_disaggregated.
+             * @enum {string}
+             */
+            dataset: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated";
+            /**
+             * @description full: every observation; recent: the last 12 months before generated_at.
+             * @enum {string}
+             */
+            span: "full" | "recent";
+            /**
+             * @description csv.gz: gzipped CSV with a header row; parquet: Apache Parquet.
+             * @enum {string}
+             */
+            format: "csv.gz" | "parquet";
+            rows: number;
+            bytes: number;
+            /** @description SHA-256 of the file (hex); also its strong ETag. */
+            sha256: string;
+            first_date: components["schemas"]["Date"];
+            last_date: components["schemas"]["Date"];
+            /** Format: date-time */
+            generated_at: string;
+            /** @description The column names, in order. */
+            columns: string[];
+            /** @description The licences of the sources the file holds data of. */
+            licence: string[];
+            /** @description How each source of the file asks to be cited. */
+            attribution: string[];
+            /** @description The plans whose keys may download the file (others get 403). */
+            plans: ("free" | "professional" | "business" | "enterprise")[];
+        };
+        /** @description The bulk files and their manifest. */
+        BulkListResponse: {
+            data: components["schemas"]["BulkFile"][];
+            meta: {
+                /** @description When the files were generated; null before the first run. */
+                generated_at: string | null;
+                request_id: components["schemas"]["RequestId"];
+            };
+        };
+        NotificationData: {
+            commodity: components["schemas"]["CommodityId"];
+            /**
+             * @description The series type, or cot_legacy / cot_disaggregated.
+             * @enum {string}
+             */
+            topic: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated";
+            /** @description series.updated: the series type. */
+            series_type?: components["schemas"]["SeriesType"];
+            /** @description cot.updated: the report format. */
+            format?: components["schemas"]["CotFormat"];
+            /** @description Earliest date the change wrote. */
+            first_date: components["schemas"]["Date"];
+            /** @description Latest date the change wrote. */
+            newest_date: components["schemas"]["Date"];
+            /**
+             * Format: date-time
+             * @description When the data became readable through the API.
+             */
+            landed_at: string;
+            /**
+             * Format: uri
+             * @description The API request that fetches exactly the changed dates.
+             */
+            url: string;
+        };
+        /** @description A change notification (server-sent event data, webhook body). */
+        Notification: {
+            /** @description Stable across retries and re-sends: receivers deduplicate on it. */
+            id: string;
+            /** @enum {string} */
+            type: "series.updated" | "cot.updated";
+            test?: boolean;
+            data: components["schemas"]["NotificationData"];
+        };
         /**
          * @description Machine-readable error code; documented at doc_url.
          * @enum {string}
@@ -632,86 +712,6 @@ export interface components {
                  * @description When this document was computed (RFC 3339).
                  */
                 generated_at: string;
-            };
-        };
-        NotificationData: {
-            commodity: components["schemas"]["CommodityId"];
-            /**
-             * @description The series type, or cot_legacy / cot_disaggregated.
-             * @enum {string}
-             */
-            topic: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated";
-            /** @description series.updated: the series type. */
-            series_type?: components["schemas"]["SeriesType"];
-            /** @description cot.updated: the report format. */
-            format?: components["schemas"]["CotFormat"];
-            /** @description Earliest date the change wrote. */
-            first_date: components["schemas"]["Date"];
-            /** @description Latest date the change wrote. */
-            newest_date: components["schemas"]["Date"];
-            /**
-             * Format: date-time
-             * @description When the data became readable through the API.
-             */
-            landed_at: string;
-            /**
-             * Format: uri
-             * @description The API request that fetches exactly the changed dates.
-             */
-            url: string;
-        };
-        /** @description A change notification (server-sent event data, webhook body). */
-        Notification: {
-            /** @description Stable across retries and re-sends: receivers deduplicate on it. */
-            id: string;
-            /** @enum {string} */
-            type: "series.updated" | "cot.updated";
-            test?: boolean;
-            data: components["schemas"]["NotificationData"];
-        };
-        /** @description The manifest entry of one bulk file. */
-        BulkFile: {
-            /** @description The file name: GET /bulk/{file} downloads it. */
-            file: string;
-            /**
-             * @description A series type, or cot_legacy / cot_disaggregated.
-             * @enum {string}
-             */
-            dataset: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated";
-            /**
-             * @description full: every observation; recent: the last 12 months before generated_at.
-             * @enum {string}
-             */
-            span: "full" | "recent";
-            /**
-             * @description csv.gz: gzipped CSV with a header row; parquet: Apache Parquet.
-             * @enum {string}
-             */
-            format: "csv.gz" | "parquet";
-            rows: number;
-            bytes: number;
-            /** @description SHA-256 of the file (hex); also its strong ETag. */
-            sha256: string;
-            first_date: components["schemas"]["Date"];
-            last_date: components["schemas"]["Date"];
-            /** Format: date-time */
-            generated_at: string;
-            /** @description The column names, in order. */
-            columns: string[];
-            /** @description The licences of the sources the file holds data of. */
-            licence: string[];
-            /** @description How each source of the file asks to be cited. */
-            attribution: string[];
-            /** @description The plans whose keys may download the file (others get 403). */
-            plans: ("free" | "professional" | "business" | "enterprise")[];
-        };
-        /** @description The bulk files and their manifest. */
-        BulkListResponse: {
-            data: components["schemas"]["BulkFile"][];
-            meta: {
-                /** @description When the files were generated; null before the first run. */
-                generated_at: string | null;
-                request_id: components["schemas"]["RequestId"];
             };
         };
     };
@@ -1904,9 +1904,9 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Only these commodities: a comma-separated list of known commodity ids (at most 100). Default: all. */
+                /** @description Only these commodities: a comma-separated list of distinct commodity ids the catalog lists (at most 100; an id it does not list, or one listed twice, is a 400 naming commodities). Default: all. */
                 commodities?: string;
-                /** @description Only these series types or COT formats (cot_legacy, cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a COT format the plan does not include is a 403. */
+                /** @description Only these series types or COT formats (cot_legacy, cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a COT format the plan does not include is a 403; one listed twice is a 400 naming types. */
                 types?: string;
                 /** @description Resume after this event id, for clients that cannot send the Last-Event-ID header (the header wins when both are sent). */
                 last_event_id?: string;

@@ -23,44 +23,80 @@ function asOfBefore(earliest: string): ApiError {
   );
 }
 
+/** What a plan rule reads of a request: its parsed query string and its path parameters. */
+export interface PlannedRequest {
+  query: Readonly<Record<string, unknown>>;
+  params: Readonly<Record<string, string>>;
+}
+
+/** A route's plan rule: the refusal (403, or the history limit) of a request under a plan, if any. */
+export type PlanRule = (plan: Plan, request: PlannedRequest, todayUtc: string) => ApiError | undefined;
+
+/** COT features per plan: legacy needs Professional, disaggregated Business (the default format is legacy). */
+function cotFeatures(plan: Plan, query: Readonly<Record<string, unknown>>): ApiError | undefined {
+  const rules = PLANS[plan];
+  const format = query.format ?? 'legacy';
+  if (format === 'legacy' && !rules.cotLegacy) {
+    return new ForbiddenError('COT reports need the Professional plan or above.');
+  }
+  if (format === 'disaggregated' && !rules.cotDisaggregated) {
+    return new ForbiddenError('Disaggregated COT reports need the Business plan or above.');
+  }
+  return undefined;
+}
+
 /**
- * Plan rules of docs/decisions.md (the refusal is sent once the rate windows have counted the
- * request): COT features per plan, and the Free tier's 12 months of history. Parameters of the wrong shape are left to the query service,
- * which names them in its 400; the rules apply to what a well-formed request would read.
+ * The Free tier's history: as_of (both routes), and for a series start_date, or the default start
+ * one year before end_date.
  */
+function history(
+  plan: Plan,
+  query: Readonly<Record<string, unknown>>,
+  todayUtc: string,
+  dates: boolean,
+): ApiError | undefined {
+  const earliest = earliestAllowedDate(plan, todayUtc);
+  if (earliest === null) return undefined;
+  const asOf = typeof query.as_of === 'string' ? parseAsOf(query.as_of) : undefined;
+  if (asOf !== undefined && asOf.slice(0, 10) < earliest) return asOfBefore(earliest);
+  if (!dates) return undefined;
+  const start = query.start_date;
+  // Without end_date, the series' end_date defaults to the date of as_of (then today).
+  const end = query.end_date ?? asOf?.slice(0, 10);
+  if (typeof start === 'string') {
+    if (IsoDate.safeParse(start).success && start < earliest) return new HistoricalLimitError(earliest);
+  } else if (start === undefined && typeof end === 'string' && IsoDate.safeParse(end).success) {
+    // The default start is one year before end_date: an old end_date reaches back too far.
+    if (addMonths(end, -12) < earliest) return new HistoricalLimitError(earliest);
+  }
+  return undefined;
+}
+
+const NO_RULE: PlanRule = () => undefined;
+
+/**
+ * Plan rules of docs/decisions.md by route (the refusal is sent once the rate windows have counted
+ * the request): COT features per plan, the Free tier's 12 months of history, bulk files per plan.
+ * Parameters of the wrong shape are left to the query service, which names them in its 400; the
+ * rules apply to what a well-formed request would read. A new route names its rule here.
+ */
+export const PLAN_RULES: Readonly<Record<RouteName, PlanRule>> = {
+  list: NO_RULE,
+  detail: NO_RULE,
+  series: (plan, { query }, today) => history(plan, query, today, true),
+  cot: (plan, { query }, today) => cotFeatures(plan, query) ?? history(plan, query, today, false),
+  bulk: NO_RULE,
+  bulkFile: (plan, { params }) => checkBulkFile(plan, params.file ?? ''),
+};
+
+/** The plan rule of a route for a query string (no path parameters). */
 export function checkPlan(
   plan: Plan,
   route: RouteName,
   query: Readonly<Record<string, unknown>>,
   todayUtc: string,
 ): ApiError | undefined {
-  const rules = PLANS[plan];
-  if (route === 'cot') {
-    const format = query.format ?? 'legacy';
-    if (format === 'legacy' && !rules.cotLegacy) {
-      return new ForbiddenError('COT reports need the Professional plan or above.');
-    }
-    if (format === 'disaggregated' && !rules.cotDisaggregated) {
-      return new ForbiddenError('Disaggregated COT reports need the Business plan or above.');
-    }
-  }
-  if (route === 'series' || route === 'cot') {
-    const earliest = earliestAllowedDate(plan, todayUtc);
-    if (earliest === null) return undefined;
-    const asOf = typeof query.as_of === 'string' ? parseAsOf(query.as_of) : undefined;
-    if (asOf !== undefined && asOf.slice(0, 10) < earliest) return asOfBefore(earliest);
-    if (route === 'cot') return undefined;
-    const start = query.start_date;
-    // Without end_date, the series' end_date defaults to the date of as_of (then today).
-    const end = query.end_date ?? asOf?.slice(0, 10);
-    if (typeof start === 'string') {
-      if (IsoDate.safeParse(start).success && start < earliest) return new HistoricalLimitError(earliest);
-    } else if (start === undefined && typeof end === 'string' && IsoDate.safeParse(end).success) {
-      // The default start is one year before end_date: an old end_date reaches back too far.
-      if (addMonths(end, -12) < earliest) return new HistoricalLimitError(earliest);
-    }
-  }
-  return undefined;
+  return PLAN_RULES[route](plan, { query, params: {} }, todayUtc);
 }
 
 /**

@@ -129,11 +129,12 @@ def sync_detailed(
     Last-Event-ID).
 
     Args:
-        commodities (str | Unset): Only these commodities: a comma-separated list of known
-            commodity ids (at most 100). Default: all.
+        commodities (str | Unset): Only these commodities: a comma-separated list of distinct
+            commodity ids the catalog lists (at most 100; an id it does not list, or one listed twice,
+            is a 400 naming commodities). Default: all.
         types (str | Unset): Only these series types or COT formats (cot_legacy,
             cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a
-            COT format the plan does not include is a 403.
+            COT format the plan does not include is a 403; one listed twice is a 400 naming types.
         last_event_id_query (str | Unset): Resume after this event id, for clients that cannot
             send the Last-Event-ID header (the header wins when both are sent).
         last_event_id_header (str | Unset):
@@ -185,11 +186,12 @@ def sync(
     Last-Event-ID).
 
     Args:
-        commodities (str | Unset): Only these commodities: a comma-separated list of known
-            commodity ids (at most 100). Default: all.
+        commodities (str | Unset): Only these commodities: a comma-separated list of distinct
+            commodity ids the catalog lists (at most 100; an id it does not list, or one listed twice,
+            is a 400 naming commodities). Default: all.
         types (str | Unset): Only these series types or COT formats (cot_legacy,
             cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a
-            COT format the plan does not include is a 403.
+            COT format the plan does not include is a 403; one listed twice is a 400 naming types.
         last_event_id_query (str | Unset): Resume after this event id, for clients that cannot
             send the Last-Event-ID header (the header wins when both are sent).
         last_event_id_header (str | Unset):
@@ -236,11 +238,12 @@ async def asyncio_detailed(
     Last-Event-ID).
 
     Args:
-        commodities (str | Unset): Only these commodities: a comma-separated list of known
-            commodity ids (at most 100). Default: all.
+        commodities (str | Unset): Only these commodities: a comma-separated list of distinct
+            commodity ids the catalog lists (at most 100; an id it does not list, or one listed twice,
+            is a 400 naming commodities). Default: all.
         types (str | Unset): Only these series types or COT formats (cot_legacy,
             cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a
-            COT format the plan does not include is a 403.
+            COT format the plan does not include is a 403; one listed twice is a 400 naming types.
         last_event_id_query (str | Unset): Resume after this event id, for clients that cannot
             send the Last-Event-ID header (the header wins when both are sent).
         last_event_id_header (str | Unset):
@@ -290,11 +293,12 @@ async def asyncio(
     Last-Event-ID).
 
     Args:
-        commodities (str | Unset): Only these commodities: a comma-separated list of known
-            commodity ids (at most 100). Default: all.
+        commodities (str | Unset): Only these commodities: a comma-separated list of distinct
+            commodity ids the catalog lists (at most 100; an id it does not list, or one listed twice,
+            is a 400 naming commodities). Default: all.
         types (str | Unset): Only these series types or COT formats (cot_legacy,
             cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a
-            COT format the plan does not include is a 403.
+            COT format the plan does not include is a 403; one listed twice is a 400 naming types.
         last_event_id_query (str | Unset): Resume after this event id, for clients that cannot
             send the Last-Event-ID header (the header wins when both are sent).
         last_event_id_header (str | Unset):

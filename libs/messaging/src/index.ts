@@ -21,6 +21,12 @@ export {
 } from './definitions.ts';
 export { PoisonMessageError } from './errors.ts';
 export { connectMessaging, type Messaging } from './messaging.ts';
-export { encodeJson } from './publish.ts';
+export {
+  encodeJson,
+  publishToStream,
+  WrongLastSequenceError,
+  type PublishOptions,
+  type PublishResult,
+} from './publish.ts';
 export { compactStream, isJetStreamApiError } from './streams.ts';
 export { injectTraceContext } from './trace-context.ts';

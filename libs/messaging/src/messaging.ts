@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connectNats, type NatsConnectOptions } from './connection.ts';
 import { consumeStream, type ConsumeOptions, type RunningConsumer } from './consume.ts';
 import { ensureConsumer, type ConsumerSpec } from './consumer.ts';
-import { publishJson, type PublishOptions, type PublishResult } from './publish.ts';
+import { encodeJson, publishToStream, type PublishOptions, type PublishResult } from './publish.ts';
 import { ensureStream, type EnsureStreamResult, type StreamSpec } from './streams.ts';
 
 /** One NATS connection with the JetStream operations the services use. */
@@ -20,6 +20,7 @@ export interface Messaging {
   readonly jsm: JetStreamManager;
   ensureStream(spec: StreamSpec): Promise<EnsureStreamResult>;
   ensureConsumer(spec: ConsumerSpec): Promise<ConsumerInfo>;
+  /** `payload` as JSON through `publishToStream`. */
   publish(subject: string, payload: unknown, opts: PublishOptions): Promise<PublishResult>;
   /** Consumes a stream (`consumeStream`): a durable work queue with acks, or an ordered follow. */
   consume<T>(opts: ConsumeOptions<T>): Promise<RunningConsumer>;
@@ -44,7 +45,7 @@ async function createMessaging(nc: NatsConnection): Promise<Messaging> {
     jsm,
     ensureStream: (spec) => ensureStream(jsm, spec),
     ensureConsumer: (spec) => ensureConsumer(jsm, spec),
-    publish: (subject, payload, opts) => publishJson(js, subject, payload, opts),
+    publish: (subject, payload, opts) => publishToStream(js, subject, encodeJson(payload), opts),
     consume: (opts) => consumeStream({ nc, js, jsm }, opts),
     close: async () => {
       if (nc.isClosed()) return;

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNats } from './connection.ts';
 import { streamSpec } from './definitions.ts';
-import { publishJson } from './publish.ts';
+import { encodeJson, publishToStream } from './publish.ts';
 import { ensureStream } from './streams.ts';
 
 // A power failure of the whole event store: the three servers of a cluster SIGKILLed in the same
@@ -87,7 +87,7 @@ describe('power failure of the whole NATS cluster', () => {
         attempted.add(idOf(i));
         inFlight++;
         try {
-          const ack = await publishJson(js, subjectOf(i), payloadOf(i), {
+          const ack = await publishToStream(js, subjectOf(i), encodeJson(payloadOf(i)), {
             msgID: idOf(i),
             expectStream: DATA_STREAM,
             timeoutMs: PUBLISH_TIMEOUT_MS,
@@ -155,10 +155,10 @@ describe('power failure of the whole NATS cluster', () => {
     const retried = await Promise.all(
       unacked.map((id) =>
         within(`retry of ${id}`, 20_000, () =>
-          publishJson(
+          publishToStream(
             jetstream(nc, { timeout: PUBLISH_TIMEOUT_MS }),
             subjectOf(Number(id.slice(3))),
-            payloadOf(Number(id.slice(3))),
+            encodeJson(payloadOf(Number(id.slice(3)))),
             { msgID: id, expectStream: DATA_STREAM, timeoutMs: PUBLISH_TIMEOUT_MS },
           ),
         ),

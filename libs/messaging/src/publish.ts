@@ -1,5 +1,6 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
+import { JetStreamApiCodes, type JetStreamClient } from '@nats-io/jetstream';
 import { headers as createHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import { isJetStreamApiError } from './streams.ts';
 import { injectTraceContext } from './trace-context.ts';
 
 export interface PublishOptions {
@@ -8,6 +9,12 @@ export interface PublishOptions {
    * duplicate window. Ingest uses the deterministic event id, so re-ingesting publishes nothing.
    */
   msgID: string;
+  /**
+   * Store only if the subject's last message in the stream has this sequence (0: the subject has
+   * none yet): optimistic concurrency between writers of one subject. A writer that lost the race
+   * gets a WrongLastSequenceError.
+   */
+  expectLastSubjectSequence?: number;
   /** Extra headers; the trace context is added to them. */
   headers?: MsgHdrs;
   /** Fail unless the stream has this name (guards against a subject captured by another stream). */
@@ -23,6 +30,11 @@ export interface PublishResult {
   duplicate: boolean;
 }
 
+/** Thrown by `publishToStream` when `expectLastSubjectSequence` no longer holds: another writer came first. */
+export class WrongLastSequenceError extends Error {
+  override readonly name = 'WrongLastSequenceError';
+}
+
 const encoder = new TextEncoder();
 
 /** Encodes a JSON payload. Exported so tests can publish raw bytes the same way. */
@@ -31,21 +43,40 @@ export function encodeJson(payload: unknown): Uint8Array {
 }
 
 /**
- * Publishes `payload` as JSON to a JetStream subject and waits for the stream to store it,
- * carrying `msgID` for deduplication and the active trace context in the headers.
+ * The one JetStream publish of the repository (the projector's change records and parked
+ * messages through `Messaging.publish`, the data publisher, the accounts service): stores `data`
+ * (already encoded, e.g. by `encodeJson`) on `subject` and waits for the stream's acknowledgement
+ * within `timeoutMs`, carrying `msgID` for deduplication, the active trace context in the headers,
+ * and the expected stream and last subject sequence when given. Retrying is the caller's choice.
  */
-export async function publishJson(
+export async function publishToStream(
   js: JetStreamClient,
   subject: string,
-  payload: unknown,
+  data: Uint8Array,
   opts: PublishOptions,
 ): Promise<PublishResult> {
-  const hdrs = injectTraceContext(opts.headers ?? createHeaders());
-  const ack = await js.publish(subject, encodeJson(payload), {
-    msgID: opts.msgID,
-    headers: hdrs,
-    timeout: opts.timeoutMs ?? 5_000,
-    ...(opts.expectStream !== undefined ? { expect: { streamName: opts.expectStream } } : {}),
-  });
-  return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+  const expect = {
+    ...(opts.expectStream !== undefined ? { streamName: opts.expectStream } : {}),
+    ...(opts.expectLastSubjectSequence !== undefined ? { lastSubjectSequence: opts.expectLastSubjectSequence } : {}),
+  };
+  try {
+    const ack = await js.publish(subject, data, {
+      msgID: opts.msgID,
+      headers: injectTraceContext(opts.headers ?? createHeaders()),
+      timeout: opts.timeoutMs ?? 5_000,
+      ...(Object.keys(expect).length > 0 ? { expect } : {}),
+    });
+    return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+  } catch (err) {
+    if (
+      opts.expectLastSubjectSequence !== undefined &&
+      (isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequence) ||
+        isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequenceUnknown))
+    ) {
+      throw new WrongLastSequenceError(`${subject} changed since sequence ${opts.expectLastSubjectSequence}`, {
+        cause: err,
+      });
+    }
+    throw err;
+  }
 }

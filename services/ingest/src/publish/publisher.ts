@@ -1,7 +1,6 @@
-import { injectTraceContext } from '@cds/messaging';
+import { publishToStream } from '@cds/messaging';
 import { SpanKind } from '@opentelemetry/api';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { headers as createHeaders } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PreparedEvent } from './events.ts';
 import type { Ledger } from './ledger.ts';
@@ -117,10 +116,9 @@ export function createPublisher(opts: PublisherOptions): Publisher {
           checked = true;
         }
         if (outcome === undefined) {
-          const ack = await opts.js.publish(prepared.subject, prepared.payload, {
+          const ack = await publishToStream(opts.js, prepared.subject, prepared.payload, {
             msgID: event.id,
-            headers: injectTraceContext(createHeaders()),
-            timeout: ackTimeoutMs,
+            timeoutMs: ackTimeoutMs,
           });
           outcome = ack.duplicate ? 'duplicate' : 'published';
         }

@@ -10,7 +10,10 @@
 #      publication the service holds of the series or COT format (known only from the data): 400
 #      invalid_parameter naming as_of;
 #   4. include=revisions with a transform or a frequency other than the native one: 400
-#      invalid_parameter naming include.
+#      invalid_parameter naming include;
+#   5. GET /events filters naming a commodity id of the right shape that the catalog does not list,
+#      or an entry twice (known only from the data, or beyond a pattern): 400 invalid_parameter
+#      naming commodities or types.
 # Schemathesis's positive_data_acceptance check would report them. The spec runs this check in its
 # place (and excludes the built-in one): the built-in check's verdict, except for a 400 that is
 # exactly one of these refusals of exactly such a request. Any other rejection still fails.
@@ -104,6 +107,18 @@ def _revisions_of_computed(case, error):
     return query.get("transform", "none") != "none" or query.get("frequency") is not None
 
 
+UNLISTED = re.compile(r"^invalid 'commodities': unknown commodity '|listed twice")
+
+
+def _unlisted_filter(case, error):
+    """Rule 5: an /events filter naming a commodity the catalog does not list, or an entry twice."""
+    param = error.get("param")
+    if not case.operation.path.endswith("/events") or param not in ("commodities", "types"):
+        return False
+    values = ((case.query or {}).get(param) or "").split(",")
+    return len(set(values)) < len(values) or (param == "commodities" and UNLISTED.search(error.get("message", "")) is not None)
+
+
 @schemathesis.check
 def positive_data_acceptance_but_documented_rules(ctx, response, case):
     try:
@@ -115,6 +130,7 @@ def positive_data_acceptance_but_documented_rules(ctx, response, case):
             or _finer_than_native(case, error)
             or _as_of_refused(case, error)
             or _revisions_of_computed(case, error)
+            or _unlisted_filter(case, error)
         ):
             return None
         raise

@@ -1,3 +1,4 @@
+import { openApiPath, routeOfPath } from '@cds/contracts';
 import { createOpenApiResponseValidator, type ResponseLike } from '@cds/contracts/testing';
 
 /** Headers only the gateway adds (rate windows); the query service is internal and never sends them. */
@@ -9,14 +10,11 @@ const GATEWAY_HEADERS = {
   ratelimit: '"minute";r=99;t=60',
 };
 
-/** The OpenAPI path template of a query-service URL. */
+/** The OpenAPI path template of a query-service URL, by the contract's route table. */
 export function pathTemplateOf(url: string): string {
-  const path = (url.split('?')[0] ?? '').replace(/^\/api\/v1/, '');
-  if (path === '/commodities' || path === '/bulk') return path;
-  if (/^\/bulk\/[^/]+$/.test(path)) return '/bulk/{file}';
-  const m = /^\/commodities\/[^/]+(\/series|\/cot)?$/.exec(path);
-  if (m === null) throw new Error(`not an API path: ${url}`);
-  return `/commodities/{slug}${m[1] ?? ''}`;
+  const route = routeOfPath(url.split('?')[0] ?? '');
+  if (route === undefined) throw new Error(`not an API path: ${url}`);
+  return openApiPath(route);
 }
 
 /**

@@ -38,3 +38,38 @@ export function createGapDetector(opts: {
     },
   };
 }
+
+/** Messages lost between two delivered sequences: `lost` deleted after `after` and before `seq`. */
+export interface StreamGap {
+  after: number;
+  seq: number;
+  lost: number;
+}
+
+/** The gap check of a consumer's batches (see `createBatchGapCheck`). */
+export interface BatchGapCheck {
+  /**
+   * Checks each of `seqs` against the one delivered before it (`prev` for the first), reports each
+   * gap to `onGap` once (a retried batch's gaps are not reported again) and returns the highest
+   * sequence seen. Throws when `signal` aborts between two checks.
+   */
+  check(prev: number, seqs: readonly number[], signal: AbortSignal, onGap: (gap: StreamGap) => void): Promise<number>;
+}
+
+/** A BatchGapCheck over `gaps`, for a consumer whose acknowledged floor is `from`. */
+export function createBatchGapCheck(gaps: GapDetector, from: number): BatchGapCheck {
+  // Highest sequence already checked for gaps (a retried batch is not counted twice).
+  let checkedTo = from;
+  return {
+    async check(prev, seqs, signal, onGap) {
+      for (const seq of seqs) {
+        const lost = await gaps.check(prev, seq);
+        signal.throwIfAborted();
+        if (lost > 0 && seq > checkedTo) onGap({ after: prev, seq, lost });
+        prev = Math.max(prev, seq);
+      }
+      checkedTo = Math.max(checkedTo, prev);
+      return prev;
+    },
+  };
+}

@@ -1,31 +1,32 @@
 import { KEYS_STREAM } from '@cds/contracts';
 import { keepTrying, loadConfig } from '@cds/config';
-import { connectMessaging, streamSpec } from '@cds/messaging';
+import { connectMessaging } from '@cds/messaging';
 import { createMetrics, runService } from '@cds/telemetry';
-import { buildApp } from './api/app.ts';
-import { createKeyCommands } from './commands/index.ts';
-import { AccountsConfig } from './config.ts';
-import { startKeyLog } from './keys/key-log.ts';
-import { startRevokedKeyRetention } from './keys/revoked-retention.ts';
-import { createAdminMetrics } from './metrics.ts';
+import { buildApp } from './admin/app.ts';
+import { createKeyCommands } from './admin/commands.ts';
+import { createAdminMetrics } from './admin/metrics.ts';
+import { startKeyLog } from './admin/key-log.ts';
+import { startRevokedKeyRetention } from './admin/revoked-retention.ts';
+import { AdminConfig } from './config.ts';
+import { ensureEventStreams } from './publish/streams.ts';
 
-// The accounts service: replays the keys stream, serves the admin API (/admin/v1) on HOST:PORT.
+// The admin API process: replays the keys stream, serves /admin/v1 on HOST:PORT.
 await runService({
-  name: 'accounts',
-  config: () => loadConfig(AccountsConfig, process.env),
+  name: 'ingest-admin',
+  config: () => loadConfig(AdminConfig, process.env),
   async start({ config, logger, signal, onClose }) {
-    const messaging = await connectMessaging({ servers: config.NATS_URL, name: `accounts-${process.pid}` });
+    const messaging = await connectMessaging({ servers: config.NATS_URL, name: `ingest-admin-${process.pid}` });
     onClose('nats', () => messaging.close());
     if (config.ENSURE_STREAMS) {
-      // Both event streams, as libs/messaging defines them (the data publisher creates CDS_DATA too;
-      // only this service may touch CDS_KEYS). A JetStream API call can time out while a new cluster
-      // still places its replicated streams: retried rather than a failed start.
-      const settings = { replicas: config.STREAM_REPLICAS, duplicateWindowMs: config.DUPLICATE_WINDOW_MS };
+      // A JetStream API call can time out while a new cluster still places its replicated streams:
+      // retried rather than a failed start.
       await keepTrying(
         'cannot create the event streams yet',
-        async () => {
-          for (const name of ['data', 'keys'] as const) await messaging.ensureStream(streamSpec(name, settings));
-        },
+        () =>
+          ensureEventStreams(messaging, {
+            replicas: config.STREAM_REPLICAS,
+            duplicateWindowMs: config.DUPLICATE_WINDOW_MS,
+          }),
         { signal, logger },
       );
     }
@@ -44,7 +45,7 @@ await runService({
       ready: () => log.ready,
     });
     onClose('revoked key retention', () => retention.stop());
-    const metrics = createMetrics('accounts');
+    const metrics = createMetrics('ingest-admin');
     onClose('metrics', () => metrics.shutdown());
     const adminMetrics = createAdminMetrics(metrics, {
       model: log.model,

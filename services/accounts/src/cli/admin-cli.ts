@@ -1,12 +1,7 @@
 import { PLAN_NAMES } from '@cds/contracts';
-import { parseCommandLine, readCommand, resolveAddresses, UsageError } from '@cds/config';
-
-/** Where the CLI writes, and the environment it reads (tests pass their own). */
-export interface CliIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-  env: Record<string, string | undefined>;
-}
+import { resolveAddresses } from './addresses.ts';
+import { parseCommandLine, readCommand, UsageError } from './args.ts';
+import type { CliIo } from './io.ts';
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
 

@@ -1,3 +1,4 @@
+import { SYNCED } from '../sources/registry.ts';
 import { COMMODITIES } from '../catalog/index.ts';
 import type { IngestEnv } from '../config.ts';
 import { runSync, type SourceSyncResult, type SyncOptions, type SyncSettings } from '../sync/run-sync.ts';
@@ -84,17 +85,14 @@ export function syncSettingsOf(
   env: Record<string, string | undefined>,
   settings: IngestEnv,
 ): SyncSettings & Pick<SyncOptions, 'http'> {
+  const keys = SYNCED.flatMap(({ source }) => source.credentials).filter((c) => env[c.env]);
+  const urls = SYNCED.flatMap(({ name, sync }) => {
+    const url = (settings as Record<string, unknown>)[sync.baseUrlSetting];
+    return typeof url === 'string' ? [[name, url] as const] : [];
+  });
   return {
-    ...(env.EIA_API_KEY ? { eiaApiKey: env.EIA_API_KEY } : {}),
-    ...(env.NASS_API_KEY ? { nassApiKey: env.NASS_API_KEY } : {}),
-    ...(env.CFTC_APP_TOKEN ? { cftcAppToken: env.CFTC_APP_TOKEN } : {}),
-    baseUrls: {
-      ...(settings.CFTC_API_URL !== undefined ? { cftc: settings.CFTC_API_URL } : {}),
-      ...(settings.EIA_API_URL !== undefined ? { eia: settings.EIA_API_URL } : {}),
-      ...(settings.NASS_API_URL !== undefined ? { nass: settings.NASS_API_URL } : {}),
-      ...(settings.AMS_API_URL !== undefined ? { ams: settings.AMS_API_URL } : {}),
-      ...(settings.WORLDBANK_PAGE_URL !== undefined ? { worldbank: settings.WORLDBANK_PAGE_URL } : {}),
-    },
+    ...Object.fromEntries(keys.map((c) => [c.setting, env[c.env]!])),
+    baseUrls: Object.fromEntries(urls),
     ...(settings.SOURCE_REQUEST_INTERVAL_MS !== undefined
       ? { http: { minIntervalMs: settings.SOURCE_REQUEST_INTERVAL_MS } }
       : {}),

@@ -4,20 +4,19 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CATALOG } from '../catalog/index.ts';
-import { openSource } from '../cli/sources.ts';
+import { openFile } from '../sources/common/files.ts';
 import { createParseStats } from '../sources/common/stats.ts';
+import { SYNC_SOURCES, type SyncSource } from '../sources/common/sync/task.ts';
+import { INPUTS, REGISTRY, seriesTasks, syncPartOf } from '../sources/registry.ts';
+import type { SourceInput, SourceItem } from '../sources/types.ts';
 import { createTaskContext, missingKey, type SyncOptions, type SyncSettings } from '../sync/run-sync.ts';
-import { seriesTasks } from '../sync/registry.ts';
-import { SYNC_SOURCES, type SyncSource } from '../sync/task.ts';
-import { SOURCE_NAMES, type SourceItem, type SourceName } from '../sources/types.ts';
 import type { SnapshotSource } from './format.ts';
 import { writeSnapshot, type WriteSummary } from './write.ts';
 
-/** The provenance prefix each backfill source's numbers carry (cftc-legacy → cftc). */
-const PROVENANCE_OF: Partial<Record<SourceName, string>> = {
-  'cftc-legacy': 'cftc',
-  'cftc-disaggregated': 'cftc',
-};
+/** The provenance prefix an input's numbers carry: its source's name (cftc-legacy → cftc). */
+function provenanceOf(input: SourceInput): string {
+  return REGISTRY.find((s) => s.inputs.includes(input))!.name;
+}
 
 /** The COT reports (and the open interest they give) kept in a snapshot: from this date on. */
 export function defaultCotSince(today: Date, years = 3): string {
@@ -65,22 +64,24 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
   const say = opts.say ?? (() => {});
   const downloadedFrom = opts.downloadedFrom ?? (await readOrigins(join(opts.rawDir, 'origins.json')));
   const origins: Record<string, SnapshotSource['origin']> = {};
-  const plan: { source: SourceName; file: string; name: string }[] = [];
+  const plan: { source: string; input: SourceInput; file: string; name: string }[] = [];
+  const inputNames = INPUTS.map((i) => i.name);
   for (const entry of (await readdir(opts.rawDir, { withFileTypes: true })).sort((a, b) =>
     a.name < b.name ? -1 : 1,
   )) {
     if (!entry.isDirectory()) continue;
-    if (!(SOURCE_NAMES as readonly string[]).includes(entry.name))
+    const input = INPUTS.find((i) => i.name === entry.name);
+    if (input === undefined)
       throw new Error(
-        `${join(opts.rawDir, entry.name)}: not a source folder (expected one of ${SOURCE_NAMES.join(', ')})`,
+        `${join(opts.rawDir, entry.name)}: not a source folder (expected one of ${inputNames.join(', ')})`,
       );
-    const source = entry.name as SourceName;
+    const source = entry.name;
     const dir = join(opts.rawDir, source);
     for (const name of (await readdir(dir)).sort()) {
       const file = join(dir, name);
       if (!(await stat(file)).isFile() || name.startsWith('.') || /\.(md|txt\.md)$/i.test(name)) continue;
-      plan.push({ source, file, name });
-      const provenance = PROVENANCE_OF[source] ?? source;
+      plan.push({ source, input, file, name });
+      const provenance = provenanceOf(input);
       (origins[provenance] ??= []).push({
         file: `${source}/${name}`,
         sha256: await sha256Of(file),
@@ -94,19 +95,15 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
   async function* items(): AsyncGenerator<SourceItem> {
     for (const p of plan) {
       say(`reading ${p.source}/${p.name}…`);
-      const opened = await openSource(
-        {
-          command: 'backfill',
-          source: p.source,
-          file: p.file,
-          // an EIA file without the EIA preamble (a `Date,Value` CSV) is named after its series: RWTC.csv
-          ...(p.source === 'eia' ? { series: p.name.split('.')[0]! } : {}),
-          common: { ledger: false, quiet: true },
-        },
-        {},
-      );
+      // as `ingest backfill --source <folder> --file <file>` reads it, with the flags its name gives
+      const { chunks } = await openFile(p.file, p.input.file.maxBytes, p.source);
+      const opened = await p.input.file.open(chunks, {
+        ...p.input.file.snapshotFlags?.(p.name),
+        file: p.name,
+        stats: createParseStats(),
+      });
       let n = 0;
-      for await (const item of opened.items) {
+      for await (const item of opened) {
         if (item.kind === 'rejected') {
           problems.push(`${p.source}/${p.name}:${item.line}: ${item.reason}`);
           continue;
@@ -132,14 +129,6 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
   return summary;
 }
 
-/** How far back a live build asks each source (COT: `cotSince`): the whole history each publishes. */
-export const LIVE_SINCE: Readonly<Record<Exclude<SyncSource, 'cftc'>, string>> = {
-  eia: '1986-01-01',
-  nass: '2000-01-01',
-  worldbank: '1960-01-01',
-  ams: '2020-01-01',
-};
-
 export interface BuildLiveOptions {
   outDir: string;
   cotSince: string;
@@ -154,7 +143,7 @@ export interface BuildLiveOptions {
 /**
  * Builds the snapshot from the sources themselves: every mapped series of each source, fetched by
  * the same tasks `ingest sync` runs (all pages or nothing, retries, deadlines), from `cotSince`
- * for the CFTC and from LIVE_SINCE for the others. A source that needs a key it lacks, or a
+ * for the COT reports and from each source's `liveSince` for the others. A source that needs a key it lacks, or a
  * series that fails, fails the build: a snapshot is whole or not written.
  */
 export async function buildSnapshotLive(opts: BuildLiveOptions): Promise<WriteSummary> {
@@ -178,7 +167,8 @@ export async function buildSnapshotLive(opts: BuildLiveOptions): Promise<WriteSu
       deadline: (opts.http?.now ?? Date.now)() + 60 * 60_000,
       stats,
     });
-    const since = source === 'cftc' ? opts.cotSince : LIVE_SINCE[source];
+    // the whole history each source publishes (its sync part's liveSince); the COT reports from cotSince
+    const since = syncPartOf(source).sync.liveSince ?? opts.cotSince;
     for (const task of seriesTasks(source, CATALOG)) {
       const from = task.from(undefined, today, since);
       say(`fetching ${source} ${task.series} from ${from}…`);

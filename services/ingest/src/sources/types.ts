@@ -6,7 +6,12 @@ import type {
   PriceBasis,
   SeriesPointRecord,
   SeriesType,
+  PublicSourceName,
 } from '@cds/contracts';
+import type { z } from 'zod';
+import type { CommodityDefinition } from '../catalog/types.ts';
+import type { ParseStats } from './common/stats.ts';
+import type { SeriesTask, SyncKeys } from './common/sync/task.ts';
 
 /**
  * What every source adapter yields, one item per input record, in input order: a validated
@@ -71,6 +76,95 @@ export interface RejectedItem {
   reason: string;
 }
 
-/** The source names the ingest CLI accepts with --source. */
-export const SOURCE_NAMES = ['cftc-legacy', 'cftc-disaggregated', 'eia', 'nass', 'ohlcv', 'worldbank', 'ams'] as const;
-export type SourceName = (typeof SOURCE_NAMES)[number];
+/** The flags of `ingest backfill --source <input> --file <path>` a parser may take. */
+export interface FileFlags {
+  /** ohlcv: the catalog id the file belongs to. */
+  commodity?: string;
+  /** eia: the series id when the file's preamble does not name it. */
+  series?: string;
+  /** ams: the report the datamart answer is for. */
+  report?: string;
+}
+
+/** How a downloaded file of an input is read (`ingest backfill --source <input> --file <path>`). */
+export interface FileReader {
+  /** Largest file read (docs/sources.md "What an import refuses"): every parser streams, so it bounds the time. */
+  maxBytes: number;
+  /** Flags the parser needs, each with what to name in the usage error. */
+  requires?: readonly { flag: keyof FileFlags; hint?: string }[];
+  /** Flags only this kind of file takes (others refuse them). */
+  takes?: readonly (keyof FileFlags)[];
+  /** The file's items; a layout it cannot read stops with SourceOpenError before anything is published. */
+  open(
+    chunks: AsyncIterable<Uint8Array>,
+    opts: FileFlags & { file: string; stats: ParseStats },
+  ): Promise<AsyncIterable<SourceItem>> | AsyncIterable<SourceItem>;
+  /** In a snapshot built from raw files: the flags a file needs, from its name. */
+  snapshotFlags?(fileName: string): FileFlags;
+}
+
+/** A live fetch (`ingest fetch --source <input> [--since D]`), or why the input has none (a usage error). */
+export type LiveFetch =
+  | ((opts: {
+      since?: string;
+      env: Readonly<Record<string, string | undefined>>;
+      stats: ParseStats;
+    }) => AsyncIterable<SourceItem>)
+  | { none: string };
+
+/** One `--source` value of the ingest CLI: a file parser and its live fetch. */
+export interface SourceInput {
+  name: string;
+  file: FileReader;
+  live: LiveFetch;
+}
+
+/** A key or token a source reads from the environment. */
+export interface Credential {
+  /** The environment variable, e.g. EIA_API_KEY. */
+  env: string;
+  /** Where `ingest sync` keeps it in its settings. */
+  setting: keyof SyncKeys;
+  /** Sync refuses to run the source without it (else it only raises a rate limit). */
+  required: boolean;
+}
+
+/**
+ * Everything one data source brings, exported by `sources/<name>/index.ts` and listed once in
+ * `sources/registry.ts`; its public facts (attribution, licence, whether it is synced) are its row
+ * of the contracts' SOURCES (docs/adding-a-source.md).
+ */
+export interface Source {
+  /** Its name: the key of its row in the contracts' SOURCES and the prefix of its provenance. */
+  name: PublicSourceName;
+  /** Keys and tokens, as environment variables. */
+  credentials: readonly Credential[];
+  /** The catalog mapping it reads (the commodity's `sources.<name>`), checked when the catalog loads. */
+  mapping?: z.ZodType;
+  /** Its `--source` inputs: file parsers and live fetches. */
+  inputs: readonly SourceInput[];
+  /** `ingest sync`: its series tasks (on the release calendar of `@cds/schedule`). */
+  sync?: SyncPart;
+  /** What of the demo this source's data replaces (`backfill --demo --without <part>`). */
+  demo?: DemoPart;
+}
+
+/** The demo series a source's real data replaces. */
+export interface DemoPart {
+  /** The word `--without` takes. */
+  part: string;
+  /** The series types of a commodity its data gives (their demo series are left out). */
+  replaces(def: CommodityDefinition): readonly SeriesType[];
+}
+
+/** The `ingest sync` part of a source. */
+export interface SyncPart {
+  /** Every series task of the source, commodity by commodity. */
+  tasks(defs: readonly CommodityDefinition[]): SeriesTask[];
+  /** The IngestEnv setting that points the sync at another address (tests, mirrors). */
+  baseUrlSetting: string;
+  /** How far back a live snapshot build asks (COT: the build's `cotSince`), when not from the COT start. */
+  liveSince?: string;
+  /** Request pacing and headers for its HTTP client, given the settings. */
+  http?(keys: SyncKeys): { minIntervalMs?: number; headers?: Record<string, string> };
+}

@@ -8,4 +8,4 @@ export {
   type SyncStore,
 } from './state.ts';
 export { runSync, type SyncOptions, type SourceSyncResult, type SeriesOutcome } from './run-sync.ts';
-export { SYNC_SOURCES, type SyncSource } from './task.ts';
+export { SYNC_SOURCES, type SyncSource } from '../sources/common/sync/task.ts';

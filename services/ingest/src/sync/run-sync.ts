@@ -8,13 +8,10 @@ import { createParseStats, type ParseStats } from '../sources/common/stats.ts';
 import type { SourceItem } from '../sources/types.ts';
 import { filterAgainstCursor } from './cursor.ts';
 import type { SourceSyncStatus, SyncCursor, SyncStore } from './state.ts';
-import { seriesTasks } from './registry.ts';
-import type { SyncSource, TaskContext } from './task.ts';
+import { seriesTasks, syncPartOf } from '../sources/registry.ts';
+import type { SyncKeys, SyncSource, TaskContext } from '../sources/common/sync/task.ts';
 
-export interface SyncSettings {
-  eiaApiKey?: string;
-  nassApiKey?: string;
-  cftcAppToken?: string;
+export interface SyncSettings extends SyncKeys {
   /** Source API addresses (default: the official ones). */
   baseUrls?: Partial<Record<SyncSource, string>>;
 }
@@ -66,25 +63,14 @@ export interface SourceSyncResult {
   status: SourceSyncStatus;
 }
 
-const KEY_OF: Record<SyncSource, 'eiaApiKey' | 'nassApiKey' | undefined> = {
-  cftc: undefined,
-  eia: 'eiaApiKey',
-  nass: 'nassApiKey',
-  worldbank: undefined,
-  ams: undefined,
-};
-const KEY_ENV: Record<SyncSource, string> = {
-  cftc: 'CFTC_APP_TOKEN',
-  eia: 'EIA_API_KEY',
-  nass: 'NASS_API_KEY',
-  worldbank: '(none: the World Bank needs no key)',
-  ams: '(none: the AMS datamart needs no key)',
-};
+/** The key a source cannot sync without (its required credential), when the settings lack it. */
+function requiredKey(source: SyncSource, settings: SyncSettings) {
+  return syncPartOf(source).source.credentials.find((c) => c.required && !settings[c.setting]);
+}
 
 /** The API key a source needs (EIA, NASS), its environment variable when it is missing, else undefined. */
 export function missingKey(source: SyncSource, settings: SyncSettings): string | undefined {
-  const keyName = KEY_OF[source];
-  return keyName !== undefined && !settings[keyName] ? KEY_ENV[source] : undefined;
+  return requiredKey(source, settings)?.env;
 }
 
 /**
@@ -103,17 +89,16 @@ export function createTaskContext(
       now?: Date;
     },
 ): TaskContext {
-  const keyName = KEY_OF[source];
-  const apiKey = keyName === undefined ? undefined : opts[keyName];
+  const { source: src, sync } = syncPartOf(source);
+  const keyed = src.credentials.find((c) => c.required);
+  const apiKey = keyed === undefined ? undefined : opts[keyed.setting];
+  const paced = sync.http?.(opts) ?? {};
   const client = createHttpClient({
-    minIntervalMs: source === 'cftc' && opts.cftcAppToken ? 250 : 1000,
+    minIntervalMs: paced.minIntervalMs ?? 1000,
     ...opts.http,
     deadline: opts.deadline,
     source,
-    headers: {
-      ...opts.http?.headers,
-      ...(source === 'cftc' && opts.cftcAppToken ? { 'X-App-Token': opts.cftcAppToken } : {}),
-    },
+    headers: { ...opts.http?.headers, ...paced.headers },
   });
   return {
     client,

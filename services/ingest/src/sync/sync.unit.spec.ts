@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { parseIngestArgs } from '../cli/args.ts';
 import type { SeriesItem, SourceItem } from '../sources/types.ts';
 import { filterAgainstCursor } from './cursor.ts';
-import { parseJsonBody, requireFields, IncompletePageError, SchemaChangeError } from './pages.ts';
-import { expectedEiaRows, nassFromYear, planYearRanges, syncFrom } from './plans.ts';
+import { parseJsonBody, requireFields, IncompletePageError, SchemaChangeError } from '../sources/common/sync/pages.ts';
+import { expectedEiaRows, nassFromYear, planYearRanges, syncFrom } from '../sources/common/sync/plans.ts';
 import { cursorKey, createMemorySyncStore } from './state.ts';
-import { seriesTasks } from './registry.ts';
+import { seriesTasks } from '../sources/registry.ts';
 import { CATALOG } from '../catalog/index.ts';
 
 const price = (date: string, value: number): SeriesItem => ({

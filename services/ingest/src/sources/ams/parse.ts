@@ -4,7 +4,7 @@ import type { PublicationStamp, SourceItem } from '../types.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import type { TextInput } from '../common/text.ts';
-import { InputBoundError, SOURCE_FILE_MAX_BYTES } from '../common/bounds.ts';
+import { InputBoundError, MiB } from '../common/bounds.ts';
 import { daysInMonth, monthNumber, readDecimal, usDateToIso } from '../common/values.ts';
 import { AMS_REPORTS, amsReport, requiredAmsFields, type AmsReportSpec } from './reports.ts';
 
@@ -21,8 +21,12 @@ export class AmsSchemaError extends Error {
   override readonly name = 'AmsSchemaError';
 }
 
-/** A datamart answer of a 180-day window is a few MB; anything far larger is not one (read whole: JSON.parse). */
-const MAX_BODY_CHARS = SOURCE_FILE_MAX_BYTES.ams;
+/**
+ * A datamart answer of a 180-day window is a few MB; anything far larger is not one (read whole:
+ * JSON.parse). Also the largest file `backfill --source ams` reads.
+ */
+export const AMS_MAX_BYTES = 32 * MiB;
+const MAX_BODY_CHARS = AMS_MAX_BYTES;
 
 async function readBounded(input: TextInput, file: string): Promise<string> {
   const decoder = new TextDecoder('utf-8');

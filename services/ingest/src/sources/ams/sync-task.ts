@@ -1,7 +1,7 @@
 import type { AmsMapping, CommodityDefinition } from '../../catalog/index.ts';
-import { getCheckedPage, parseJsonBody } from '../../sync/pages.ts';
-import { INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../../sync/plans.ts';
-import type { SeriesTask } from '../../sync/task.ts';
+import { getCheckedPage, parseJsonBody } from '../common/sync/pages.ts';
+import { INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../common/sync/plans.ts';
+import type { SeriesTask } from '../common/sync/task.ts';
 import { stampFromCalendar } from '../common/published.ts';
 import type { SourceItem } from '../types.ts';
 import { amsQueryUrls } from './fetch.ts';

@@ -1,8 +1,14 @@
 import type { CotFormat } from '@cds/contracts';
 import type { CommodityDefinition } from '../../catalog/index.ts';
-import { fetchPages, IncompletePageError, parseJsonBody, requireFields, SchemaChangeError } from '../../sync/pages.ts';
-import { INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../../sync/plans.ts';
-import { collectItems, type SeriesTask } from '../../sync/task.ts';
+import {
+  fetchPages,
+  IncompletePageError,
+  parseJsonBody,
+  requireFields,
+  SchemaChangeError,
+} from '../common/sync/pages.ts';
+import { INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../common/sync/plans.ts';
+import { collectItems, type SeriesTask } from '../common/sync/task.ts';
 import type { SourceItem } from '../types.ts';
 import { cftcQueryUrl, CFTC_DATASETS } from './fetch.ts';
 import { COMMON_FIELDS, positionFields } from './fields.ts';

@@ -1,6 +1,7 @@
 import type { Frequency, SeriesType } from '@cds/contracts';
 import { CATALOG, type CatalogIndex, type CommodityDefinition } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
+import { REGISTRY } from '../registry.ts';
 import { cotItem, seriesItem } from '../common/records.ts';
 import { cotReportDateOfWeek, endOfEasternDay, lastReleasedCotDate } from './cot-dates.ts';
 import { createRandom, hashSeed } from './prng.ts';
@@ -31,15 +32,11 @@ export interface DemoOptions {
   cotAsOf?: Date;
   /**
    * Parts to leave out because real data replaces them: `cot` the COT reports and the open interest
-   * of a commodity with a COT contract (the CFTC's weekly figure replaces it), `eia`, `nass`,
-   * `worldbank`, `ams` the series a commodity maps to that source.
+   * of a commodity with a COT contract (the CFTC's weekly figure replaces it), each other source's
+   * `demo.part` the series a commodity maps to that source (sources/registry.ts DEMO_PARTS).
    */
-  without?: readonly DemoPart[];
+  without?: readonly string[];
 }
-
-/** The parts of the demo that real data can replace (`without`). */
-export const DEMO_PARTS = ['cot', 'eia', 'nass', 'worldbank', 'ams'] as const;
-export type DemoPart = (typeof DEMO_PARTS)[number];
 
 const DAY_MS = 86_400_000;
 const FILE = 'demo';
@@ -158,13 +155,9 @@ function* commodityItems(
   const where = { file: FILE, line: 0 };
   // series types real data replaces (a real spot, cash or average price replaces the demo price too)
   const without = new Set(options.without ?? []);
-  const replaced = new Set<string>([
-    ...(without.has('eia') ? (c.sources.eia?.series ?? []).map((s) => s.type) : []),
-    ...(without.has('nass') ? (c.sources.nass?.items ?? []).map((i) => i.type) : []),
-    ...(without.has('worldbank') ? (c.sources.worldbank?.series ?? []).map((s) => s.type) : []),
-    ...(without.has('ams') ? (c.sources.ams?.series ?? []).map((s) => s.type) : []),
-    ...(without.has('cot') && c.sources.cftc.codes.length > 0 ? ['open_interest'] : []),
-  ]);
+  const replaced = new Set<string>(
+    REGISTRY.flatMap((s) => (s.demo !== undefined && without.has(s.demo.part) ? s.demo.replaces(c) : [])),
+  );
   const series = (
     type: SeriesType,
     frequency: Frequency,

@@ -1,7 +1,13 @@
 import type { CommodityDefinition, EiaSeriesMapping } from '../../catalog/index.ts';
-import { fetchPages, IncompletePageError, parseJsonBody, requireFields, SchemaChangeError } from '../../sync/pages.ts';
-import { EIA_MAX_PAGE, expectedEiaRows, INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../../sync/plans.ts';
-import { collectItems, type SeriesTask } from '../../sync/task.ts';
+import {
+  fetchPages,
+  IncompletePageError,
+  parseJsonBody,
+  requireFields,
+  SchemaChangeError,
+} from '../common/sync/pages.ts';
+import { EIA_MAX_PAGE, expectedEiaRows, INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../common/sync/plans.ts';
+import { collectItems, type SeriesTask } from '../common/sync/task.ts';
 import { stampFromCalendar } from '../common/published.ts';
 import type { SourceItem } from '../types.ts';
 import { eiaQueryUrl } from './fetch.ts';

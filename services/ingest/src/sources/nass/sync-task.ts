@@ -5,9 +5,9 @@ import {
   parseJsonBody,
   requireFields,
   SchemaChangeError,
-} from '../../sync/pages.ts';
-import { NASS_MAX_RECORDS, nassFromYear, planYearRanges } from '../../sync/plans.ts';
-import { collectItems, type SeriesTask } from '../../sync/task.ts';
+} from '../common/sync/pages.ts';
+import { NASS_MAX_RECORDS, nassFromYear, planYearRanges } from '../common/sync/plans.ts';
+import { collectItems, type SeriesTask } from '../common/sync/task.ts';
 import { SourceFetchError } from '../common/http.ts';
 import { stampFromCalendar } from '../common/published.ts';
 import type { SourceItem } from '../types.ts';

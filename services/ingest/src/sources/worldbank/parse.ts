@@ -4,7 +4,7 @@ import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
 import { statedDayStamp } from '../common/published.ts';
 import { countSkip } from '../common/stats.ts';
 import { isMissing, monthNumber, readDecimal } from '../common/values.ts';
-import { monthEnd } from '../eia/periods.ts';
+import { monthEnd } from '../common/periods.ts';
 import { normalizeSeriesName, PINK_SHEET_NAMES } from './names.ts';
 import { readXlsxSheet, XlsxError, type XlsxSheet, type XlsxValue } from './xlsx.ts';
 import { ZipGuardError } from './zip-guard.ts';

@@ -1,5 +1,5 @@
-import { syncFrom } from '../../sync/plans.ts';
-import type { SeriesTask, TaskContext } from '../../sync/task.ts';
+import { syncFrom } from '../common/sync/plans.ts';
+import type { SeriesTask, TaskContext } from '../common/sync/task.ts';
 import type { CommodityDefinition } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { fetchPinkSheet, PINK_SHEET_FILE, WORLDBANK_PAGE_URL } from './fetch.ts';

@@ -1,5 +1,5 @@
-import type { HttpClient } from '../sources/common/http.ts';
-import { redactUrl } from '../sources/common/http.ts';
+import type { HttpClient } from '../http.ts';
+import { redactUrl } from '../http.ts';
 
 /** A page that came back incomplete (truncated or malformed body, fewer rows than announced): retried. */
 export class IncompletePageError extends Error {

@@ -1,11 +1,20 @@
-import type { CatalogIndex } from '../catalog/index.ts';
-import type { HttpClient } from '../sources/common/http.ts';
-import type { ParseStats } from '../sources/common/stats.ts';
-import type { SourceItem } from '../sources/types.ts';
+import { SYNC_SOURCE_NAMES, type SyncSourceName } from '@cds/contracts';
+import type { CatalogIndex } from '../../../catalog/index.ts';
+import type { HttpClient } from '../http.ts';
+import type { ParseStats } from '../stats.ts';
+import type { SourceItem } from '../../types.ts';
 import type { PageRetry } from './pages.ts';
 
-export type SyncSource = 'cftc' | 'eia' | 'nass' | 'ams' | 'worldbank';
-export const SYNC_SOURCES: readonly SyncSource[] = ['cftc', 'eia', 'nass', 'ams', 'worldbank'];
+/** The sources `ingest sync` runs: the synced rows of the contracts' SOURCES, in their order. */
+export type SyncSource = SyncSourceName;
+export const SYNC_SOURCES: readonly SyncSource[] = SYNC_SOURCE_NAMES;
+
+/** The keys and tokens sync reads from the environment (each source's `credentials`). */
+export interface SyncKeys {
+  eiaApiKey?: string;
+  nassApiKey?: string;
+  cftcAppToken?: string;
+}
 
 export interface TaskContext {
   client: HttpClient;

@@ -1,0 +1,33 @@
+import { SourceUsageError } from '../common/errors.ts';
+import type { Source } from '../types.ts';
+import { fetchAmsReports } from './fetch.ts';
+import { AMS_MAX_BYTES, parseAmsJson } from './parse.ts';
+import { AMS_REPORTS, amsReport } from './reports.ts';
+import { amsTasks } from './sync-task.ts';
+
+/** USDA AMS Market News: the LMR datamart's answers (Livestock Mandatory Reporting, FMMO class prices). */
+export const ams = {
+  name: 'ams',
+  credentials: [],
+  inputs: [
+    {
+      name: 'ams',
+      file: {
+        maxBytes: AMS_MAX_BYTES,
+        requires: [{ flag: 'report', hint: 'LM_CT150, LM_HG201 or FMMO_CLASS' }],
+        takes: ['report'],
+        open: (chunks, opts) => {
+          if (opts.report === undefined || !amsReport(opts.report))
+            throw new SourceUsageError(
+              `--report must be one of ${Object.keys(AMS_REPORTS).join(', ')} for --source ams`,
+            );
+          return parseAmsJson(chunks, { file: opts.file, stats: opts.stats, report: opts.report });
+        },
+      },
+      // the LMR datamart needs no key
+      live: ({ since, stats }) => fetchAmsReports({ ...(since !== undefined ? { from: since } : {}), stats }),
+    },
+  ],
+  sync: { tasks: amsTasks, baseUrlSetting: 'AMS_API_URL', liveSince: '2020-01-01' },
+  demo: { part: 'ams', replaces: (def) => (def.sources.ams?.series ?? []).map((s) => s.type) },
+} satisfies Source;

@@ -1,0 +1,40 @@
+import { MiB } from '../common/bounds.ts';
+import type { Source } from '../types.ts';
+import { fetchCftcCot } from './fetch.ts';
+import { parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from './parse-annual.ts';
+import { cftcTasks } from './sync-task.ts';
+
+// A year of the legacy text file is ~20 MB, the 1986-2016 history a few hundred MB.
+const maxBytes = 1024 * MiB;
+
+/**
+ * The CFTC Commitments of Traders: one source with two inputs, the legacy and the disaggregated
+ * report (`--source cftc-legacy|cftc-disaggregated`), synced together (`sync --source cftc`), both
+ * published under the `cftc:` provenance. One object keeps the sync, which asks both formats per
+ * commodity under one status, whole.
+ */
+export const cftc = {
+  name: 'cftc',
+  credentials: [{ env: 'CFTC_APP_TOKEN', setting: 'cftcAppToken', required: false }],
+  inputs: (['legacy', 'disaggregated'] as const).map((format) => ({
+    name: `cftc-${format}`,
+    file: {
+      maxBytes,
+      open: (chunks, opts) => (format === 'legacy' ? parseCftcLegacyCsv : parseCftcDisaggregatedCsv)(chunks, opts),
+    },
+    live: ({ since, env, stats }) =>
+      fetchCftcCot({
+        format,
+        ...(since !== undefined ? { from: since } : {}),
+        ...(env.CFTC_APP_TOKEN ? { appToken: env.CFTC_APP_TOKEN } : {}),
+        stats,
+      }),
+  })),
+  sync: {
+    tasks: cftcTasks,
+    baseUrlSetting: 'CFTC_API_URL',
+    // An app token lifts Socrata's throttling: four requests a second instead of one.
+    http: (keys) => (keys.cftcAppToken ? { minIntervalMs: 250, headers: { 'X-App-Token': keys.cftcAppToken } } : {}),
+  },
+  demo: { part: 'cot', replaces: (def) => (def.sources.cftc.codes.length > 0 ? ['open_interest'] : []) },
+} satisfies Source;

@@ -1,0 +1,32 @@
+import { MiB } from '../common/bounds.ts';
+import { SourceOpenError } from '../common/errors.ts';
+import type { Source } from '../types.ts';
+import { fetchEiaSeries } from './fetch.ts';
+import { parseEiaCsv } from './parse-csv.ts';
+import { eiaTasks } from './sync-task.ts';
+
+/** The U.S. Energy Information Administration: the dnav CSV downloads and the API v2. */
+export const eia = {
+  name: 'eia',
+  credentials: [{ env: 'EIA_API_KEY', setting: 'eiaApiKey', required: true }],
+  inputs: [
+    {
+      name: 'eia',
+      // An EIA history CSV is under 1 MB.
+      file: {
+        maxBytes: 64 * MiB,
+        open: (chunks, opts) => parseEiaCsv(chunks, opts),
+        // a file without the EIA preamble (a `Date,Value` CSV) is named after its series: RWTC.csv
+        snapshotFlags: (fileName) => ({ series: fileName.split('.')[0]! }),
+      },
+      live: ({ since, env, stats }) => {
+        const apiKey = env.EIA_API_KEY;
+        if (!apiKey)
+          throw new SourceOpenError('fetching from EIA needs an API key in EIA_API_KEY (free at eia.gov/opendata)');
+        return fetchEiaSeries({ apiKey, ...(since !== undefined ? { start: since } : {}), stats });
+      },
+    },
+  ],
+  sync: { tasks: eiaTasks, baseUrlSetting: 'EIA_API_URL', liveSince: '1986-01-01' },
+  demo: { part: 'eia', replaces: (def) => (def.sources.eia?.series ?? []).map((s) => s.type) },
+} satisfies Source;

@@ -1,0 +1,67 @@
+import type { PublicSourceName, SyncSourceName } from '@cds/contracts';
+import { SYNC_SOURCE_NAMES } from '@cds/contracts';
+import type { CommodityDefinition } from '../catalog/types.ts';
+import { ams } from './ams/index.ts';
+import { cftc } from './cftc/index.ts';
+import type { SeriesTask } from './common/sync/task.ts';
+import { demo } from './demo/index.ts';
+import { eia } from './eia/index.ts';
+import { nass } from './nass/index.ts';
+import { ohlcv } from './ohlcv/index.ts';
+import { snapshot } from './snapshot/index.ts';
+import type { Source, SourceInput, SyncPart } from './types.ts';
+import { worldbank } from './worldbank/index.ts';
+
+/**
+ * Every data source, in the order the CLI lists their inputs. The one list of sources in ingest:
+ * every other one (CLI inputs and usage text, sync, the demo parts, the snapshot build) is derived
+ * from it (docs/adding-a-source.md).
+ */
+const ALL = [cftc, eia, nass, ohlcv, worldbank, ams, demo, snapshot] as const;
+export const REGISTRY: readonly Source[] = ALL;
+
+// Each registered source has its row in the contracts' SOURCES (Source.name is typed by the table),
+// and each row its source: a row without one fails to compile here.
+type Registered = (typeof ALL)[number]['name'];
+const everyRowRegistered: Exclude<PublicSourceName, Registered> extends never ? true : never = true;
+void everyRowRegistered;
+
+/** The source of a name, or undefined. */
+export function sourceNamed(name: string): Source | undefined {
+  return REGISTRY.find((s) => s.name === name);
+}
+
+/** Every `--source` input of the CLI, in registry order. */
+export const INPUTS: readonly SourceInput[] = REGISTRY.flatMap((s) => s.inputs);
+
+/** The input of a `--source` value, or undefined. */
+export function inputNamed(name: string): SourceInput | undefined {
+  return INPUTS.find((i) => i.name === name);
+}
+
+/** The synced sources with their sync part, in the contracts' order (GET /status, `sync --source all`). */
+export const SYNCED: readonly { name: SyncSourceName; source: Source; sync: SyncPart }[] = SYNC_SOURCE_NAMES.map(
+  (name) => {
+    const source = sourceNamed(name);
+    if (source?.sync === undefined) throw new Error(`sources/registry.ts: ${name} is synced but has no sync part`);
+    return { name, source, sync: source.sync };
+  },
+);
+
+/** The sync part of a synced source. */
+export function syncPartOf(name: SyncSourceName): { source: Source; sync: SyncPart } {
+  return SYNCED.find((s) => s.name === name)!;
+}
+
+/** The words `backfill --demo --without` takes: one per source whose data replaces demo series. */
+export const DEMO_PARTS: readonly string[] = REGISTRY.flatMap((s) => (s.demo !== undefined ? [s.demo.part] : []));
+
+/** Every series of a synced source, commodity by commodity, in catalog order. */
+export function seriesTasks(
+  source: SyncSourceName,
+  catalog: { commodities: readonly CommodityDefinition[] },
+  commodities?: readonly string[],
+): SeriesTask[] {
+  const defs = catalog.commodities.filter((c) => commodities === undefined || commodities.includes(c.entry.id));
+  return syncPartOf(source).sync.tasks(defs);
+}

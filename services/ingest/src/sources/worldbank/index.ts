@@ -1,0 +1,33 @@
+import { InputBoundError, MiB } from '../common/bounds.ts';
+import { SourceOpenError } from '../common/errors.ts';
+import type { Source } from '../types.ts';
+import { readWorldBankWorkbook, WorldBankFileError } from './parse.ts';
+import { WORLDBANK_FIRST_DATE, worldbankTasks } from './sync-task.ts';
+
+/** The World Bank's Commodity Price Data (the Pink Sheet): one monthly workbook. */
+export const worldbank = {
+  name: 'worldbank',
+  credentials: [],
+  inputs: [
+    {
+      name: 'worldbank',
+      // The Pink Sheet is under 1 MB (its own bounds: parse.ts PINK_SHEET_LIMITS).
+      file: {
+        maxBytes: 8 * MiB,
+        // The workbook is read and its layout checked here, so a changed layout stops before anything is published.
+        async open(chunks, opts) {
+          try {
+            return (await readWorldBankWorkbook(chunks, { file: opts.file, stats: opts.stats })).stream();
+          } catch (err) {
+            if (err instanceof WorldBankFileError || err instanceof InputBoundError)
+              throw new SourceOpenError(err.message);
+            throw err;
+          }
+        },
+      },
+      live: { none: 'worldbank: use sync --source worldbank (it finds the monthly file), or backfill --file' },
+    },
+  ],
+  sync: { tasks: worldbankTasks, baseUrlSetting: 'WORLDBANK_PAGE_URL', liveSince: WORLDBANK_FIRST_DATE },
+  demo: { part: 'worldbank', replaces: (def) => (def.sources.worldbank?.series ?? []).map((s) => s.type) },
+} satisfies Source;

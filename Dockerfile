@@ -33,9 +33,9 @@ COPY package.json ./
 COPY libs libs
 COPY services services
 # Each service's long-running process is services/<name>/src/main.ts, except ingest's: its long-running
-# process is the admin API (admin-main.ts); the ingest CLI (cli.ts) runs as jobs.
+# process is the admin API (services/accounts/src/main.ts); the ingest CLI (cli.ts) runs as jobs.
 RUN test -n "${SERVICE}" && entry="services/${SERVICE}/src/main.ts" \
-  && if [ "${SERVICE}" = ingest ]; then entry="services/ingest/src/admin-main.ts"; fi \
+  && if [ "${SERVICE}" = ingest ]; then entry="services/accounts/src/main.ts"; fi \
   && test -f "${entry}" && ln -s "${entry}" main.ts
 USER 1000:1000
 # gateway 8080, query 8081, projector 8082, ingest admin API 8083, dashboard 8084, notifier 8085 (health, metrics)

@@ -254,7 +254,7 @@ async function main(): Promise<void> {
   const shown = (url: string) => url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
   say(`infrastructure up: ${shown(infra.natsUrl)} ${shown(infra.redisUrl)} ${shown(infra.mongoUrl)}`);
 
-  say('starting the ingest admin API, projector, query, gateway, dashboard and notifier (logs in .cds/logs/)…');
+  say('starting the accounts service, projector, query, gateway, dashboard and notifier (logs in .cds/logs/)…');
   system = await startSystem({
     // Each service runs as its own NATS and Redis user (libs/testkit identities.ts).
     identities: infra.identities,

@@ -847,7 +847,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     expect(dep.spec.template.spec.containers[0].command).toContain('services/dashboard/src/main.ts');
     // Ingest's long-running process is its admin API.
     const admin = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'cds-test-commodity-data-ingest')!;
-    expect(admin.spec.template.spec.containers[0].command).toContain('services/ingest/src/admin-main.ts');
+    expect(admin.spec.template.spec.containers[0].command).toContain('services/accounts/src/main.ts');
     // The dashboard manages webhook endpoints in the notifier's database; it never gets the private-address exemption.
     expect(d).toEqual(
       expect.arrayContaining([

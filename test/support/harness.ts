@@ -86,7 +86,7 @@ function clusterServiceEnv(infra: Infra): ServiceEnv {
   if (infra.natsCluster !== undefined) {
     const replicas = { JETSTREAM_REPLICAS: '3' };
     out = mergeServiceEnv(out, {
-      ingest: { STREAM_REPLICAS: '3' },
+      accounts: { STREAM_REPLICAS: '3' },
       projector: { ...replicas, DEADLETTER_REPLICAS: '3' },
       gateway: replicas,
       notifier: replicas,
@@ -120,7 +120,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
   const clusterEnv = clusterServiceEnv(infra);
   const serviceEnv =
     Object.keys(clusterEnv).length > 0 ? mergeServiceEnv(clusterEnv, opts.serviceEnv) : opts.serviceEnv;
-  // The ingest CLI creates CDS_DATA and its buckets like the admin API: with the same replicas.
+  // The ingest CLI creates CDS_DATA and its buckets like the accounts service: with the same replicas.
   const ingestEnv = infra.natsCluster !== undefined ? { STREAM_REPLICAS: '3' } : {};
   let system: RunningSystem;
   try {

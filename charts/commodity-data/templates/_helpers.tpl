@@ -340,10 +340,10 @@ volumeMounts:
     mountPath: /tmp
 {{- end -}}
 
-{{/* The long-running process of a component: services/<component>/src/main.ts, except ingest's, which is the admin API. */}}
+{{/* The long-running process of a component: services/<component>/src/main.ts, except ingest's, which is the admin API (services/accounts). */}}
 {{- define "commodity-data.entrypoint" -}}
 {{- if eq . "ingest" -}}
-services/ingest/src/admin-main.ts
+services/accounts/src/main.ts
 {{- else -}}
 {{- printf "services/%s/src/main.ts" . -}}
 {{- end -}}

@@ -175,3 +175,7 @@ export async function keepTrying<T>(
   }
   return undefined;
 }
+
+// The command-line kit the CLIs share (ingest, accounts) and the addresses `npm start` leaves behind.
+export { parseCommandLine, readCommand, UsageError } from './cli.ts';
+export { LOCAL_ENV_PATH, LocalEnv, readLocalEnv, resolveAddresses, type Addresses } from './local-env.ts';

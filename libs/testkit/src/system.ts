@@ -10,9 +10,9 @@ import { findFreePort } from './ports.ts';
 /** The repository root (libs/testkit/src/../../..). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** The long-running process of each service: `src/main.ts`, except ingest's, which is its admin API. */
+/** The long-running process of each service: `src/main.ts` (ingest has none: it runs as jobs). */
 const ENTRYPOINTS: Record<StartServiceOptions['service'], string> = {
-  ingest: 'services/ingest/src/admin-main.ts',
+  accounts: 'services/accounts/src/main.ts',
   projector: 'services/projector/src/main.ts',
   query: 'services/query/src/main.ts',
   gateway: 'services/gateway/src/main.ts',
@@ -38,7 +38,7 @@ export interface ServiceProcess {
 
 export interface StartServiceOptions {
   /** Folder under services/ (its process: ENTRYPOINTS). */
-  service: 'ingest' | 'projector' | 'query' | 'gateway' | 'dashboard' | 'notifier';
+  service: 'accounts' | 'projector' | 'query' | 'gateway' | 'dashboard' | 'notifier';
   /** Name in logs and messages (e.g. gateway-2). Default: the service. */
   name?: string;
   env: Record<string, string>;
@@ -217,7 +217,7 @@ export interface RunningSystem {
 }
 
 /**
- * Starts the whole application on given infrastructure: the ingest admin API, the projector (all
+ * Starts the whole application on given infrastructure: the accounts service (admin API), the projector (all
  * projections), the query service and N gateways, each its own process, and waits until each is
  * ready; with `dashboard`, also the developer dashboard, and with `notifier` the webhook notifier. Used by
  * `npm start` and the end-to-end suites.
@@ -246,9 +246,8 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   try {
     const admin = await startServiceProcess({
       ...base,
-      service: 'ingest',
-      name: 'ingest-admin',
-      env: envFor('ingest', { NATS_URL: nats.admin, ADMIN_TOKEN: adminToken }),
+      service: 'accounts',
+      env: envFor('accounts', { NATS_URL: nats.admin, ADMIN_TOKEN: adminToken }),
     });
     started.push(admin);
     await waitForReady(`${admin.url}/readyz`, { service: admin, timeoutMs });

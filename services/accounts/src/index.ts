@@ -6,8 +6,8 @@ export {
   type CreatedKey,
   type KeyCommandDeps,
   type KeyCommands,
-} from './commands.ts';
-export { startKeyLog, type KeyLog, type KeyLogLogger } from './key-log.ts';
+} from './commands/index.ts';
+export { startKeyLog, type KeyLog, type KeyLogLogger } from './keys/key-log.ts';
 export {
   activeKeysOf,
   applyKeyEvent,
@@ -18,5 +18,6 @@ export {
   type KeyMetadata,
   type KeysModel,
   type KeyState,
-} from './model.ts';
-export { createAdminAuth, registerAdminRoutes } from './routes.ts';
+} from './keys/model.ts';
+export { createAdminAuth, registerAdminRoutes } from './api/routes.ts';
+export { buildApp, type AppDeps } from './api/app.ts';

@@ -1,32 +1,31 @@
 import { KEYS_STREAM } from '@cds/contracts';
 import { keepTrying, loadConfig } from '@cds/config';
-import { connectMessaging } from '@cds/messaging';
+import { connectMessaging, streamSpec } from '@cds/messaging';
 import { createMetrics, runService } from '@cds/telemetry';
-import { buildApp } from './admin/app.ts';
-import { createKeyCommands } from './admin/commands.ts';
-import { createAdminMetrics } from './admin/metrics.ts';
-import { startKeyLog } from './admin/key-log.ts';
-import { startRevokedKeyRetention } from './admin/revoked-retention.ts';
-import { AdminConfig } from './config.ts';
-import { ensureEventStreams } from './publish/streams.ts';
+import { buildApp } from './api/app.ts';
+import { createKeyCommands } from './commands/index.ts';
+import { AccountsConfig } from './config.ts';
+import { startKeyLog } from './keys/key-log.ts';
+import { startRevokedKeyRetention } from './keys/revoked-retention.ts';
+import { createAdminMetrics } from './metrics.ts';
 
-// The admin API process: replays the keys stream, serves /admin/v1 on HOST:PORT.
+// The accounts service: replays the keys stream, serves the admin API (/admin/v1) on HOST:PORT.
 await runService({
-  name: 'ingest-admin',
-  config: () => loadConfig(AdminConfig, process.env),
+  name: 'accounts',
+  config: () => loadConfig(AccountsConfig, process.env),
   async start({ config, logger, signal, onClose }) {
-    const messaging = await connectMessaging({ servers: config.NATS_URL, name: `ingest-admin-${process.pid}` });
+    const messaging = await connectMessaging({ servers: config.NATS_URL, name: `accounts-${process.pid}` });
     onClose('nats', () => messaging.close());
     if (config.ENSURE_STREAMS) {
-      // A JetStream API call can time out while a new cluster still places its replicated streams:
-      // retried rather than a failed start.
+      // Both event streams, as libs/messaging defines them (the data publisher creates CDS_DATA too;
+      // only this service may touch CDS_KEYS). A JetStream API call can time out while a new cluster
+      // still places its replicated streams: retried rather than a failed start.
+      const settings = { replicas: config.STREAM_REPLICAS, duplicateWindowMs: config.DUPLICATE_WINDOW_MS };
       await keepTrying(
         'cannot create the event streams yet',
-        () =>
-          ensureEventStreams(messaging, {
-            replicas: config.STREAM_REPLICAS,
-            duplicateWindowMs: config.DUPLICATE_WINDOW_MS,
-          }),
+        async () => {
+          for (const name of ['data', 'keys'] as const) await messaging.ensureStream(streamSpec(name, settings));
+        },
         { signal, logger },
       );
     }
@@ -45,7 +44,7 @@ await runService({
       ready: () => log.ready,
     });
     onClose('revoked key retention', () => retention.stop());
-    const metrics = createMetrics('ingest-admin');
+    const metrics = createMetrics('accounts');
     onClose('metrics', () => metrics.shutdown());
     const adminMetrics = createAdminMetrics(metrics, {
       model: log.model,

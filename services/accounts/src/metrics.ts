@@ -1,6 +1,6 @@
 import { declareMetrics, type Metrics } from '@cds/telemetry';
-import type { KeyCreationRefusal } from './commands.ts';
-import type { KeysModel } from './model.ts';
+import type { KeyCreationRefusal } from './commands/index.ts';
+import type { KeysModel } from './keys/model.ts';
 
 /**
  * The admin API's metrics (GET /metrics): the keys every gateway replica holds, the Free keys against

@@ -79,7 +79,7 @@ beforeAll(async () => {
   const infra = getTestInfra();
   nats = await startNats();
   adminProcess = await startServiceProcess({
-    service: 'ingest',
+    service: 'accounts',
     name: 'dashboard-int-admin',
     env: { NATS_URL: nats.identities.admin, ADMIN_TOKEN, LOG_LEVEL: 'warn' },
   });

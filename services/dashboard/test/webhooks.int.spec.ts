@@ -74,7 +74,7 @@ beforeAll(async () => {
   nats = await startNats();
   [adminProcess, queryProcess] = await Promise.all([
     startServiceProcess({
-      service: 'ingest',
+      service: 'accounts',
       name: 'webhooks-int-admin',
       env: { NATS_URL: nats.identities.admin, ADMIN_TOKEN, LOG_LEVEL: 'warn' },
     }),

@@ -5,11 +5,10 @@ import { startNats, type NatsHandle } from '@cds/testkit';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.ts';
-import { ensureEventStreams } from '../publish/streams.ts';
-import { createKeyCommands } from './commands.ts';
-import { startKeyLog, type KeyLog } from './key-log.ts';
-import { createAdminMetrics } from './metrics.ts';
-import { startRevokedKeyRetention } from './revoked-retention.ts';
+import { createKeyCommands } from '../commands/index.ts';
+import { startKeyLog, type KeyLog } from '../keys/key-log.ts';
+import { createAdminMetrics } from '../metrics.ts';
+import { startRevokedKeyRetention } from '../keys/revoked-retention.ts';
 
 // A private NATS server: the keys stream has fixed subjects (cds.keys.>), so it cannot share one.
 const TOKEN = 'admin-token-for-tests-0123456789';
@@ -21,8 +20,8 @@ const silent = { warn: () => undefined, error: () => undefined };
 async function makeApp(opts: { maxActiveFreeKeys?: number } = {}) {
   const log = await startKeyLog({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger: silent });
   logs.push(log);
-  // As admin-main.ts wires them.
-  const metrics = createMetrics('ingest-admin');
+  // As main.ts wires them.
+  const metrics = createMetrics('accounts');
   const maxActiveFreeKeys = opts.maxActiveFreeKeys ?? 500_000;
   const adminMetrics = createAdminMetrics(metrics, { model: log.model, maxActiveFreeKeys });
   const app = buildApp({
@@ -67,7 +66,9 @@ function expectError(res: { statusCode: number; json: () => unknown }, status: n
 beforeAll(async () => {
   nats = await startNats();
   messaging = await connectMessaging({ servers: nats.url, name: 'admin-int-spec' });
-  await ensureEventStreams(messaging, { replicas: 1, duplicateWindowMs: 120_000 });
+  for (const name of ['data', 'keys'] as const) {
+    await messaging.ensureStream(streamSpec(name, { replicas: 1, duplicateWindowMs: 120_000 }));
+  }
   app = (await makeApp()).app;
 });
 

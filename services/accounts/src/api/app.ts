@@ -1,7 +1,7 @@
 import { type ApiError, createRequestIdGenerator, InvalidParameterError, registerErrorHandling } from '@cds/http';
 import type { Metrics } from '@cds/telemetry';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { KeyCommands } from './commands.ts';
+import type { KeyCommands } from '../commands/index.ts';
 import { type AdminAuthThrottle, registerAdminRoutes } from './routes.ts';
 
 export interface AppDeps {
@@ -18,7 +18,7 @@ export interface AppDeps {
   authThrottle?: AdminAuthThrottle;
   /** Wall clock of the throttle. */
   nowMs?: () => number;
-  /** Served at GET /metrics when given (admin/metrics.ts declares them). */
+  /** Served at GET /metrics when given (metrics.ts declares them). */
   metrics?: Metrics;
 }
 
@@ -34,9 +34,9 @@ function classify(error: unknown): ApiError | undefined {
 }
 
 /**
- * The admin API of the ingest service: account and key commands under /admin/v1 (behind the admin
+ * The admin API of the accounts service: account and key commands under /admin/v1 (behind the admin
  * bearer token, wrong tokens throttled per client address; meant for the cluster network only, the
- * chart admits only the dashboard's and ingest's pods), plus /healthz, /readyz and /metrics.
+ * chart admits only the dashboard's pods and the admin CLI's), plus /healthz, /readyz and /metrics.
  */
 export function buildApp(deps: AppDeps): FastifyInstance {
   const common = {

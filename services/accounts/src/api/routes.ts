@@ -3,7 +3,7 @@ import { AccountId, AdminCreateAccount, KeyId, Plan } from '@cds/contracts';
 import { ApiError, FailureLimiter, InvalidParameterError, NotFoundError, UnauthorizedError } from '@cds/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { KeyCommands } from './commands.ts';
+import type { KeyCommands } from '../commands/index.ts';
 
 export const CreateAccountBody = AdminCreateAccount;
 export const CreateKeyBody = z.strictObject({ label: z.string().max(200).optional() }).optional();

@@ -1,7 +1,12 @@
 import { PLAN_NAMES } from '@cds/contracts';
-import { resolveAddresses } from './addresses.ts';
-import { parseCommandLine, readCommand, UsageError } from './args.ts';
-import type { CliIo } from './io.ts';
+import { parseCommandLine, readCommand, resolveAddresses, UsageError } from '@cds/config';
+
+/** Where the CLI writes, and the environment it reads (tests pass their own). */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  env: Record<string, string | undefined>;
+}
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
 

@@ -24,7 +24,16 @@ import {
   type PackedCotBucketDoc,
   type PackedSeriesBucketDoc,
 } from './ferretdb-packing.ts';
-import type { CasResult, CasWrite, ReadModelCollection, ReadModelDoc, SeriesRange, StoreCall } from './port.ts';
+import type {
+  CasResult,
+  CasWrite,
+  CatalogQuery,
+  ReadModelCollection,
+  ReadModelDoc,
+  SeriesRange,
+  SeriesRangeQuery,
+  StoreCall,
+} from './port.ts';
 import { byId, CATALOG_SUMMARY, duplicateKeyIndexes, type Run } from './run.ts';
 import {
   attachReleases,
@@ -111,6 +120,257 @@ async function findEach<T extends Document>(
   );
 }
 
+/** A FerretDB writer's settings, from FerretDbOptions with their defaults. */
+interface WriterSettings {
+  owner: string;
+  useClaims: boolean;
+  leaseMs: number;
+  now: () => number;
+  perCommand: number;
+}
+
+/** Claims `ids`; returns the ones this writer holds (fresh, its own, or taken over after the lease). */
+async function claim(
+  claims: Collection<WriteClaimDoc>,
+  ids: string[],
+  run: Run,
+  w: Pick<WriterSettings, 'owner' | 'leaseMs' | 'now'>,
+): Promise<Set<string>> {
+  const at = w.now();
+  const held = new Set(ids);
+  try {
+    await run('insert write claims', ({ maxTimeMS }) =>
+      claims.insertMany(
+        ids.map((_id) => ({ _id, owner: w.owner, at })),
+        { ordered: false, maxTimeMS },
+      ),
+    );
+    return held;
+  } catch (err) {
+    const dup = err instanceof MongoBulkWriteError ? duplicateKeyIndexes(err) : undefined;
+    if (dup === undefined) throw err;
+    const taken = ids.filter((_, i) => dup.has(i));
+    for (const id of taken) held.delete(id);
+    const found = await run('read write claims', (o) => claims.find({ _id: { $in: taken } }, o).toArray());
+    for (const c of found) {
+      if (c.owner === w.owner) held.add(c._id);
+      else if (at - c.at > w.leaseMs) {
+        // The holder died mid-write: drop its claim; the next attempt claims afresh.
+        await run('drop an expired write claim', ({ maxTimeMS }) =>
+          claims.deleteOne({ _id: c._id, owner: c.owner, at: c.at }, { maxTimeMS }),
+        );
+      }
+    }
+    return held;
+  }
+}
+
+type Replace<D extends ReadModelDoc> = CasWrite<D> & { rev: number | undefined };
+
+/**
+ * The replaces this writer may send under write claims: those whose claim it holds and whose
+ * document is still at the revision they were folded from (claims are released after each write,
+ * so a document may have moved on between the caller's read and the claim). Returns them with
+ * the claims taken.
+ */
+async function claimedReplaces<D extends ReadModelDoc>(
+  coll: Collection<Document>,
+  claims: Collection<WriteClaimDoc>,
+  replaces: Replace<D>[],
+  run: Run,
+  w: WriterSettings,
+): Promise<{ replaces: Replace<D>[]; claimed: string[] }> {
+  const held = await claim(
+    claims,
+    replaces.map((r) => claimId(r.doc._id, r.rev)),
+    run,
+    w,
+  );
+  const mine = replaces.filter((r) => held.has(claimId(r.doc._id, r.rev)));
+  const current = await findEach<ReadModelDoc>(
+    coll,
+    mine.map((r) => r.doc._id),
+    run,
+    { '_meta.rev': 1 },
+  );
+  const confirmed = mine.filter((r, i) => {
+    const now = current[i];
+    return now !== null && now !== undefined && now._meta.rev === r.rev;
+  });
+  return { replaces: confirmed, claimed: [...held] };
+}
+
+/**
+ * The commands of one compare-and-set: inserts and replaces together when the replaces fit in
+ * one command, else the inserts alone, then the replaces `perCommand` at a time.
+ */
+export function writeCommands(
+  insertOps: AnyBulkWriteOperation[],
+  replaceOps: AnyBulkWriteOperation[],
+  perCommand: number,
+): AnyBulkWriteOperation[][] {
+  if (replaceOps.length <= perCommand) return [[...insertOps, ...replaceOps]];
+  return [
+    insertOps,
+    ...Array.from({ length: Math.ceil(replaceOps.length / perCommand) }, (_, i) =>
+      replaceOps.slice(i * perCommand, (i + 1) * perCommand),
+    ),
+  ];
+}
+
+/** Sends the commands in turn; a duplicate `_id` is a racing insert (a conflict), anything else a failure. Returns the documents written. */
+async function sendCommands(
+  coll: Collection<Document>,
+  commands: AnyBulkWriteOperation[][],
+  run: Run,
+): Promise<number> {
+  let written = 0;
+  for (const ops of commands) {
+    if (ops.length === 0) continue;
+    try {
+      const res = await run('write documents', ({ maxTimeMS }) => coll.bulkWrite(ops, { ordered: false, maxTimeMS }));
+      written += res.insertedCount + res.matchedCount;
+    } catch (err) {
+      if (!(err instanceof MongoBulkWriteError) || duplicateKeyIndexes(err) === undefined) throw err;
+      written += err.result.insertedCount + err.result.matchedCount;
+    }
+  }
+  return written;
+}
+
+async function compareAndSet<D extends ReadModelDoc>(
+  target: { name: ReadModelName; coll: Collection<Document>; claims: Collection<WriteClaimDoc> },
+  writes: readonly CasWrite<D>[],
+  run: Run,
+  w: WriterSettings,
+): Promise<CasResult> {
+  const { name, coll, claims } = target;
+  const inserts = writes.filter((x) => x.rev === null);
+  let replaces = writes.filter((x): x is Replace<D> => x.rev !== null);
+  const wanted = writes.length;
+  if (wanted === 0) return { written: 0, conflicts: 0 };
+  let claimed: string[] = [];
+  if (w.useClaims && replaces.length > 0)
+    ({ replaces, claimed } = await claimedReplaces(coll, claims, replaces, run, w));
+  const insertOps: AnyBulkWriteOperation[] = inserts.map((x) => ({ insertOne: { document: pack(name, x.doc) } }));
+  const replaceOps: AnyBulkWriteOperation[] = replaces.map((x) => ({
+    replaceOne: {
+      // Under claims the claim and the check above guard the revision, and a filter on
+      // `_id` alone is the only one FerretDB answers without decoding the whole collection.
+      filter: (w.useClaims
+        ? { _id: x.doc._id }
+        : { _id: x.doc._id, '_meta.rev': x.rev === undefined ? { $exists: false } : x.rev }) as never,
+      replacement: pack(name, x.doc),
+    },
+  }));
+  const written = await sendCommands(coll, writeCommands(insertOps, replaceOps, w.perCommand), run);
+  // Claims are released after a write that went through. One that failed (past its deadline,
+  // connection lost) may still land on the server: its claims stay until their lease ends, so no
+  // other writer replaces those documents meanwhile (this writer's own retry holds them already,
+  // being their owner).
+  if (claimed.length > 0) {
+    await run('release write claims', ({ maxTimeMS }) =>
+      claims.deleteMany({ _id: { $in: claimed }, owner: w.owner }, { maxTimeMS }),
+    );
+  }
+  return { written, conflicts: wanted - written };
+}
+
+function writerOf<D extends ReadModelDoc>(
+  db: FerretDb,
+  name: ReadModelName,
+  physical: string,
+  runFor: (call?: StoreCall) => Run,
+  w: WriterSettings,
+): ReadModelCollection<D> {
+  const coll = db.collection(physical);
+  const claims = db.collection(claimsCollectionName(physical)) as unknown as Collection<WriteClaimDoc>;
+  return {
+    name,
+    collection: physical,
+    async load(ids, call) {
+      const found = await findEach(coll, ids, runFor(call));
+      return found.filter((d) => d !== null).map((d) => unpack<D>(name, d));
+    },
+    compareAndSet: (writes, call) => compareAndSet({ name, coll, claims }, writes, runFor(call), w),
+  };
+}
+
+interface StoredVersions<T> {
+  revised_json?: string;
+  revised?: T[];
+  releases_json?: string;
+  releases?: StoredRelease[];
+}
+type StoredSeries = StoredVersions<StoredPoint> & {
+  year: number;
+  unit?: string;
+  points_json?: string;
+  points?: StoredPoint[];
+};
+type StoredCot = StoredVersions<StoredCotReport> & { reports_json?: string; reports?: StoredCotReport[] };
+// The current view reads neither the superseded versions nor anything else it does not show.
+const SERIES_FIELDS = { _id: 0, year: 1, unit: 1, points_json: 1, points: 1, releases_json: 1, releases: 1 };
+const SERIES_VERSION_FIELDS = { ...SERIES_FIELDS, revised_json: 1, revised: 1 };
+const COT_FIELDS = { reports_json: 1, reports: 1, releases_json: 1, releases: 1 };
+const COT_VERSION_FIELDS = { ...COT_FIELDS, revised_json: 1, revised: 1 };
+
+function viewedSeries(b: StoredSeries, view: PointInTimeView | undefined): ViewedSeriesBucket {
+  const points = isCurrentView(view)
+    ? attachReleases(unpackPoints(b), unpackReleases(b))
+    : viewPoints({ current: unpackPoints(b), revised: unpackRevised(b), releases: unpackReleases(b) }, view);
+  return { points, ...(b.unit === undefined ? {} : { unit: b.unit }) };
+}
+
+function viewedReports(b: StoredCot, view: PointInTimeView | undefined): ViewedReport[] {
+  return isCurrentView(view)
+    ? attachReleases(unpackReports(b), unpackReleases(b))
+    : viewReports({ current: unpackReports(b), revised: unpackRevised(b), releases: unpackReleases(b) }, view);
+}
+
+async function cotBuckets(
+  coll: Collection<Document>,
+  q: { commodityId: string; format: CotDoc['format']; view?: PointInTimeView | undefined },
+  ys: number[],
+  run: Run,
+): Promise<ViewedReport[]> {
+  const found = await findEach<StoredCot>(
+    coll,
+    ys.map((y) => cotBucketId(q.commodityId, q.format, y)),
+    run,
+    isCurrentView(q.view) ? COT_FIELDS : COT_VERSION_FIELDS,
+  );
+  return found.flatMap((b) => (b === null ? [] : viewedReports(b, q.view)));
+}
+
+async function catalogEntries(coll: Collection<Document>, q: CatalogQuery, run: Run): Promise<CatalogDoc[]> {
+  // Tens of documents: read whole and filtered here (any filter but `_id` is a scan anyway).
+  const docs = await run('read the catalog', (o) =>
+    coll.find<CatalogDoc>({}, { ...o, projection: CATALOG_SUMMARY }).toArray(),
+  );
+  return docs.filter((d) => d.listed === true && (q.category === undefined || d.category === q.category)).sort(byId);
+}
+
+async function catalogEntry(coll: Collection<Document>, id: string, run: Run): Promise<CatalogDoc | null> {
+  const [doc] = await findEach<CatalogDoc>(coll, [id], run, { _meta: 0 });
+  return doc?.listed === true ? doc : null;
+}
+
+async function seriesRange(coll: Collection<Document>, q: SeriesRangeQuery, run: Run): Promise<SeriesRange> {
+  const fields = isCurrentView(q.view) ? SERIES_FIELDS : SERIES_VERSION_FIELDS;
+  return seriesRangeFromBuckets(q, async (ys) => {
+    const found = await findEach<StoredSeries>(
+      coll,
+      ys.map((y) => seriesBucketId(q.commodityId, q.type, y)),
+      run,
+      fields,
+    );
+    return found.map((b) => (b === null ? null : viewedSeries(b, q.view)));
+  });
+}
+
+type FerretDb = { collection: (name: string) => Collection<Document> };
+
 /**
  * The read models on FerretDB 1.x, which answers only `{_id: <string>}` filters without decoding
  * the whole collection (seconds on a few thousand documents): every read is by `_id`, years
@@ -118,228 +378,23 @@ async function findEach<T extends Document>(
  * and series ranges cut in memory from whole buckets; writes are guarded by write claims and sent
  * in commands of at most FERRETDB_UPDATES_PER_COMMAND statements. No secondary index is used.
  */
-export function createFerretDbAdapter(
-  db: { collection: (name: string) => Collection<Document> },
-  opts: FerretDbOptions & { owner: string },
-): Adapter {
-  const useClaims = opts.writeClaims ?? true;
-  const leaseMs = opts.leaseMs ?? 15_000;
-  const now = opts.now ?? Date.now;
-  const perCommand = opts.maxUpdatesPerCommand ?? FERRETDB_UPDATES_PER_COMMAND;
-
-  /** Claims `ids`; returns the ones this writer holds (fresh, its own, or taken over after the lease). */
-  async function claim(claims: Collection<WriteClaimDoc>, ids: string[], run: Run): Promise<Set<string>> {
-    const at = now();
-    const held = new Set(ids);
-    try {
-      await run('insert write claims', ({ maxTimeMS }) =>
-        claims.insertMany(
-          ids.map((_id) => ({ _id, owner: opts.owner, at })),
-          { ordered: false, maxTimeMS },
-        ),
-      );
-      return held;
-    } catch (err) {
-      const dup = err instanceof MongoBulkWriteError ? duplicateKeyIndexes(err) : undefined;
-      if (dup === undefined) throw err;
-      const taken = ids.filter((_, i) => dup.has(i));
-      for (const id of taken) held.delete(id);
-      const found = await run('read write claims', (o) => claims.find({ _id: { $in: taken } }, o).toArray());
-      for (const c of found) {
-        if (c.owner === opts.owner) held.add(c._id);
-        else if (at - c.at > leaseMs) {
-          // The holder died mid-write: drop its claim; the next attempt claims afresh.
-          await run('drop an expired write claim', ({ maxTimeMS }) =>
-            claims.deleteOne({ _id: c._id, owner: c.owner, at: c.at }, { maxTimeMS }),
-          );
-        }
-      }
-      return held;
-    }
-  }
-
-  function collection<D extends ReadModelDoc>(
-    name: ReadModelName,
-    physical: string,
-    runFor: (call?: StoreCall) => Run,
-  ): ReadModelCollection<D> {
-    const coll = db.collection(physical);
-    const claims = db.collection(claimsCollectionName(physical)) as unknown as Collection<WriteClaimDoc>;
-    return {
-      name,
-      collection: physical,
-      async load(ids, call) {
-        const found = await findEach(coll, ids, runFor(call));
-        return found.filter((d) => d !== null).map((d) => unpack<D>(name, d));
-      },
-      async compareAndSet(writes: readonly CasWrite<D>[], call): Promise<CasResult> {
-        const run = runFor(call);
-        const inserts = writes.filter((w) => w.rev === null);
-        let replaces = writes.filter((w): w is CasWrite<D> & { rev: number | undefined } => w.rev !== null);
-        const wanted = writes.length;
-        if (wanted === 0) return { written: 0, conflicts: 0 };
-        let claimed: string[] = [];
-        if (useClaims && replaces.length > 0) {
-          const held = await claim(
-            claims,
-            replaces.map((r) => claimId(r.doc._id, r.rev)),
-            run,
-          );
-          replaces = replaces.filter((r) => held.has(claimId(r.doc._id, r.rev)));
-          claimed = [...held];
-          // Claims are released after each write, so a document may have moved on between the
-          // caller's read and our claim: confirm, under the claim, that it is still at the
-          // revision it was folded from.
-          const current = await findEach<ReadModelDoc>(
-            coll,
-            replaces.map((r) => r.doc._id),
-            run,
-            { '_meta.rev': 1 },
-          );
-          replaces = replaces.filter((r, i) => {
-            const now = current[i];
-            return now !== null && now !== undefined && now._meta.rev === r.rev;
-          });
-        }
-        const insertOps: AnyBulkWriteOperation[] = inserts.map((w) => ({ insertOne: { document: pack(name, w.doc) } }));
-        const replaceOps: AnyBulkWriteOperation[] = replaces.map((w) => ({
-          replaceOne: {
-            // Under claims the claim and the check above guard the revision, and a filter on
-            // `_id` alone is the only one FerretDB answers without decoding the whole collection.
-            filter: (useClaims
-              ? { _id: w.doc._id }
-              : { _id: w.doc._id, '_meta.rev': w.rev === undefined ? { $exists: false } : w.rev }) as never,
-            replacement: pack(name, w.doc),
-          },
-        }));
-        const commands =
-          replaceOps.length <= perCommand
-            ? [[...insertOps, ...replaceOps]]
-            : [
-                insertOps,
-                ...Array.from({ length: Math.ceil(replaceOps.length / perCommand) }, (_, i) =>
-                  replaceOps.slice(i * perCommand, (i + 1) * perCommand),
-                ),
-              ];
-        let written = 0;
-        let writeFailed = true;
-        try {
-          for (const ops of commands) {
-            if (ops.length === 0) continue;
-            try {
-              const res = await run('write documents', ({ maxTimeMS }) =>
-                coll.bulkWrite(ops, { ordered: false, maxTimeMS }),
-              );
-              written += res.insertedCount + res.matchedCount;
-            } catch (err) {
-              // A duplicate _id is a racing insert: a conflict. Anything else is a failure.
-              if (!(err instanceof MongoBulkWriteError) || duplicateKeyIndexes(err) === undefined) throw err;
-              written += err.result.insertedCount + err.result.matchedCount;
-            }
-          }
-          writeFailed = false;
-        } finally {
-          // A write that failed (past its deadline, connection lost) may still land on the server:
-          // its claims stay until their lease ends, so no other writer replaces those documents
-          // meanwhile (this writer's own retry holds them already, being their owner).
-          if (claimed.length > 0 && !writeFailed) {
-            await run('release write claims', ({ maxTimeMS }) =>
-              claims.deleteMany({ _id: { $in: claimed }, owner: opts.owner }, { maxTimeMS }),
-            );
-          }
-        }
-        return { written, conflicts: wanted - written };
-      },
-    };
-  }
-
-  interface StoredVersions<T> {
-    revised_json?: string;
-    revised?: T[];
-    releases_json?: string;
-    releases?: StoredRelease[];
-  }
-  type StoredSeries = StoredVersions<StoredPoint> & {
-    year: number;
-    unit?: string;
-    points_json?: string;
-    points?: StoredPoint[];
+export function createFerretDbAdapter(db: FerretDb, opts: FerretDbOptions & { owner: string }): Adapter {
+  const writer: WriterSettings = {
+    owner: opts.owner,
+    useClaims: opts.writeClaims ?? true,
+    leaseMs: opts.leaseMs ?? 15_000,
+    now: opts.now ?? Date.now,
+    perCommand: opts.maxUpdatesPerCommand ?? FERRETDB_UPDATES_PER_COMMAND,
   };
-  type StoredCot = StoredVersions<StoredCotReport> & { reports_json?: string; reports?: StoredCotReport[] };
-  // The current view reads neither the superseded versions nor anything else it does not show.
-  const SERIES_FIELDS = { _id: 0, year: 1, unit: 1, points_json: 1, points: 1, releases_json: 1, releases: 1 };
-  const SERIES_VERSION_FIELDS = { ...SERIES_FIELDS, revised_json: 1, revised: 1 };
-  const COT_FIELDS = { reports_json: 1, reports: 1, releases_json: 1, releases: 1 };
-  const COT_VERSION_FIELDS = { ...COT_FIELDS, revised_json: 1, revised: 1 };
-
-  function viewedSeries(b: StoredSeries, view: PointInTimeView | undefined): ViewedSeriesBucket {
-    const points = isCurrentView(view)
-      ? attachReleases(unpackPoints(b), unpackReleases(b))
-      : viewPoints({ current: unpackPoints(b), revised: unpackRevised(b), releases: unpackReleases(b) }, view);
-    return { points, ...(b.unit === undefined ? {} : { unit: b.unit }) };
-  }
-
-  function viewedReports(b: StoredCot, view: PointInTimeView | undefined): ViewedReport[] {
-    return isCurrentView(view)
-      ? attachReleases(unpackReports(b), unpackReleases(b))
-      : viewReports({ current: unpackReports(b), revised: unpackRevised(b), releases: unpackReleases(b) }, view);
-  }
-
-  async function cotBuckets(
-    coll: Collection<Document>,
-    q: { commodityId: string; format: CotDoc['format']; view?: PointInTimeView | undefined },
-    ys: number[],
-    run: Run,
-  ): Promise<ViewedReport[]> {
-    const found = await findEach<StoredCot>(
-      coll,
-      ys.map((y) => cotBucketId(q.commodityId, q.format, y)),
-      run,
-      isCurrentView(q.view) ? COT_FIELDS : COT_VERSION_FIELDS,
-    );
-    return found.flatMap((b) => (b === null ? [] : viewedReports(b, q.view)));
-  }
-
   return {
     name: 'ferretdb',
     indexes: { catalog: [], series: [], cot: [] },
     companions: (physical) => [claimsCollectionName(physical)],
-    collection,
-
-    async catalogEntries(coll, q, run) {
-      // Tens of documents: read whole and filtered here (any filter but `_id` is a scan anyway).
-      const docs = await run('read the catalog', (o) =>
-        coll.find<CatalogDoc>({}, { ...o, projection: CATALOG_SUMMARY }).toArray(),
-      );
-      return docs
-        .filter((d) => d.listed === true && (q.category === undefined || d.category === q.category))
-        .sort(byId);
-    },
-
-    async catalogEntry(coll, id, run) {
-      const [doc] = await findEach<CatalogDoc>(coll, [id], run, { _meta: 0 });
-      return doc?.listed === true ? doc : null;
-    },
-
-    async seriesRange(coll, q, run): Promise<SeriesRange> {
-      const fields = isCurrentView(q.view) ? SERIES_FIELDS : SERIES_VERSION_FIELDS;
-      return seriesRangeFromBuckets(q, async (ys) => {
-        const found = await findEach<StoredSeries>(
-          coll,
-          ys.map((y) => seriesBucketId(q.commodityId, q.type, y)),
-          run,
-          fields,
-        );
-        return found.map((b) => (b === null ? null : viewedSeries(b, q.view)));
-      });
-    },
-
-    async cotPage(coll, q, run) {
-      return cotPageFromBuckets(q, (ys) => cotBuckets(coll, q, ys, run));
-    },
-
-    async cotBefore(coll, q, run) {
-      return cotBeforeFromBuckets(q, (ys) => cotBuckets(coll, q, ys, run));
-    },
+    collection: (name, physical, runFor) => writerOf(db, name, physical, runFor, writer),
+    catalogEntries,
+    catalogEntry,
+    seriesRange,
+    cotPage: (coll, q, run) => cotPageFromBuckets(q, (ys) => cotBuckets(coll, q, ys, run)),
+    cotBefore: (coll, q, run) => cotBeforeFromBuckets(q, (ys) => cotBuckets(coll, q, ys, run)),
   };
 }

@@ -15,10 +15,14 @@ import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type 
 import { seriesPlan, type Adapter, type ReadModelIndex } from './adapter.ts';
 import type {
   CasResult,
+  CatalogQuery,
   CotHistoryQuery,
   CotPageQuery,
+  Page,
+  ReadModelCollection,
   ReadModelDoc,
   SeriesRange,
+  SeriesRangeQuery,
   StoreCall,
   ViewedPoint,
 } from './port.ts';
@@ -61,6 +65,338 @@ function bucketsOf(field: 'type' | 'format', commodityId: string, kind: string, 
   return { $match: { commodity_id: commodityId, [field]: kind, year: { $gte: from, $lte: to } } };
 }
 
+type MongoDb = { collection: (name: string) => Collection<Document> };
+
+async function unwound<T extends Document>(
+  coll: Collection<Document>,
+  what: string,
+  run: Run,
+  pipeline: Document[],
+): Promise<T[]> {
+  return run(what, (o) => coll.aggregate<T>(pipeline, o).toArray());
+}
+
+/** The releases of the buckets of one series or COT format between two years, by year (none: absent). */
+async function releasesOf(
+  coll: Collection<Document>,
+  field: 'type' | 'format',
+  commodityId: string,
+  kind: string,
+  from: number,
+  to: number,
+  run: Run,
+): Promise<Map<number, StoredRelease[]>> {
+  const rows = await run('read the releases of buckets', (o) =>
+    coll
+      .find<{ year: number; releases: StoredRelease[] }>(
+        { commodity_id: commodityId, [field]: kind, year: { $gte: from, $lte: to }, releases: { $exists: true } },
+        { ...o, projection: { _id: 0, year: 1, releases: 1 } },
+      )
+      .toArray(),
+  );
+  return new Map(rows.map((r) => [r.year, r.releases]));
+}
+
+/** Attaches each item's release from its bucket's (the bucket of its date's year). */
+function withReleases<T extends StoredPoint | StoredCotReport>(
+  items: T[],
+  releases: Map<number, StoredRelease[]>,
+  dateOf: (item: T) => string,
+): (T & { release?: StoredRelease })[] {
+  if (releases.size === 0) return items;
+  for (const item of items) {
+    const release = item.r === undefined ? undefined : releases.get(yearOf(dateOf(item)))?.[item.r];
+    if (release !== undefined) (item as T & { release?: StoredRelease }).release = release;
+  }
+  return items;
+}
+
+async function pointsBetween(
+  coll: Collection<Document>,
+  q: { commodityId: string; type: string },
+  years: [number, number],
+  dates: { $gte: string; $lte?: string; $lt?: string },
+  run: Run,
+): Promise<ViewedPoint[]> {
+  if (years[0] > years[1]) return [];
+  const [rows, releases] = await Promise.all([
+    unwound<{ points: StoredPoint }>(coll, 'read a series range', run, [
+      bucketsOf('type', q.commodityId, q.type, years[0], years[1]),
+      { $unwind: '$points' },
+      { $match: { 'points.d': dates } },
+      { $sort: { 'points.d': 1 } },
+      { $project: { _id: 0, points: 1 } },
+    ]),
+    releasesOf(coll, 'type', q.commodityId, q.type, years[0], years[1], run),
+  ]);
+  return withReleases(
+    rows.map((r) => r.points),
+    releases,
+    (p) => p.d,
+  );
+}
+
+/** Whole buckets by `_id`, in the order of `ids` (null where there is none). */
+async function bucketsById<T extends Document>(
+  coll: Collection<Document>,
+  ids: string[],
+  projection: Document,
+  run: Run,
+): Promise<(T | null)[]> {
+  if (ids.length === 0) return [];
+  const found = await run('read buckets', (o) =>
+    coll.find<T & { _id: string }>({ _id: { $in: ids } } as never, { ...o, projection }).toArray(),
+  );
+  const byId = new Map(found.map((d) => [d._id, d]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+type VersionedCot = { reports?: StoredCotReport[]; revised?: StoredCotReport[]; releases?: StoredRelease[] };
+
+/** The reports of a COT format's buckets of some years, in a view other than the current one. */
+async function viewedReports(
+  coll: Collection<Document>,
+  q: { commodityId: string; format: CotDoc['format']; view?: PointInTimeView | undefined },
+  ys: number[],
+  run: Run,
+): Promise<ViewedReport[]> {
+  const found = await bucketsById<VersionedCot>(
+    coll,
+    ys.map((y) => cotBucketId(q.commodityId, q.format, y)),
+    { reports: 1, revised: 1, releases: 1 },
+    run,
+  );
+  return found.flatMap((b) =>
+    b === null ? [] : viewReports({ current: b.reports ?? [], revised: b.revised, releases: b.releases }, q.view),
+  );
+}
+
+function cotRange(q: { commodityId: string; format: string }, from: string, to: { $lte: string } | { $lt: string }) {
+  return [
+    bucketsOf('format', q.commodityId, q.format, yearOf(from), yearOf('$lte' in to ? to.$lte : to.$lt)),
+    { $unwind: '$reports' },
+    { $match: { 'reports.report_date': { $gte: from, ...to } } },
+  ];
+}
+
+const asCotDoc =
+  (q: CotPageQuery | CotHistoryQuery) =>
+  (r: ViewedReport): CotDoc => ({
+    ...r,
+    commodity_id: q.commodityId,
+    format: q.format,
+  });
+
+/** One physical collection for its writer: loads by `_id`, compare-and-set as replaces filtered on `_meta.rev`. */
+function writerOf<D extends ReadModelDoc>(
+  db: MongoDb,
+  name: ReadModelName,
+  physical: string,
+  runFor: (call?: StoreCall) => Run,
+): ReadModelCollection<D> {
+  const coll = db.collection(physical);
+  return {
+    name,
+    collection: physical,
+    async load(ids: readonly string[], call?: StoreCall) {
+      if (ids.length === 0) return [];
+      return runFor(call)('read documents', (o) =>
+        coll.find<D>({ _id: { $in: ids as string[] } } as never, o).toArray(),
+      );
+    },
+    async compareAndSet(writes, call): Promise<CasResult> {
+      if (writes.length === 0) return { written: 0, conflicts: 0 };
+      const ops = writes.map((w): AnyBulkWriteOperation =>
+        w.rev === null
+          ? { insertOne: { document: w.doc as Document } }
+          : {
+              replaceOne: {
+                filter: { _id: w.doc._id, '_meta.rev': w.rev === undefined ? { $exists: false } : w.rev } as never,
+                replacement: w.doc,
+              },
+            },
+      );
+      let written: number;
+      try {
+        const res = await runFor(call)('write documents', ({ maxTimeMS }) =>
+          coll.bulkWrite(ops, { ordered: false, maxTimeMS }),
+        );
+        written = res.insertedCount + res.matchedCount;
+      } catch (err) {
+        // A duplicate _id is a racing insert: a conflict. Anything else is a failure.
+        if (!(err instanceof MongoBulkWriteError) || duplicateKeyIndexes(err) === undefined) throw err;
+        written = err.result.insertedCount + err.result.matchedCount;
+      }
+      return { written, conflicts: writes.length - written };
+    },
+  };
+}
+
+async function catalogEntries(coll: Collection<Document>, q: CatalogQuery, run: Run): Promise<CatalogDoc[]> {
+  return run('read the catalog', (o) =>
+    coll
+      .find<CatalogDoc>(
+        { listed: true, ...(q.category === undefined ? {} : { category: q.category }) },
+        { ...o, projection: CATALOG_SUMMARY },
+      )
+      .sort({ _id: 1 })
+      .toArray(),
+  );
+}
+
+async function catalogEntry(coll: Collection<Document>, id: string, run: Run): Promise<CatalogDoc | null> {
+  const doc = await run('read a catalog entry', (o) =>
+    coll.findOne<CatalogDoc>({ _id: id as never }, { ...o, projection: { _meta: 0 } }),
+  );
+  return doc?.listed === true ? doc : null;
+}
+
+/** A series range in a view other than the current one: whole buckets by `_id`, cut in memory (views.ts). */
+function versionedSeriesRange(coll: Collection<Document>, q: SeriesRangeQuery, run: Run): Promise<SeriesRange> {
+  return seriesRangeFromBuckets(q, async (ys) => {
+    type Versioned = {
+      unit?: string;
+      points?: StoredPoint[];
+      revised?: StoredPoint[];
+      releases?: StoredRelease[];
+    };
+    const found = await bucketsById<Versioned>(
+      coll,
+      ys.map((y) => seriesBucketId(q.commodityId, q.type, y)),
+      { _id: 1, unit: 1, points: 1, revised: 1, releases: 1 },
+      run,
+    );
+    return found.map((b) =>
+      b === null
+        ? null
+        : {
+            points: viewPoints({ current: b.points ?? [], revised: b.revised, releases: b.releases }, q.view),
+            ...(b.unit === undefined ? {} : { unit: b.unit }),
+          },
+    );
+  });
+}
+
+/** The points of the period before `startDate` (`predecessorPeriod`), from the latest bucket that begins before it. */
+async function pointsBefore(coll: Collection<Document>, q: SeriesRangeQuery, run: Run): Promise<ViewedPoint[]> {
+  const lastYear = Math.min(yearOf(q.startDate), q.lastYear);
+  if (q.predecessorPeriod !== undefined && lastYear >= q.firstYear) {
+    // The latest bucket that begins before start_date holds the last observation before it.
+    const bucket = await run('find the bucket before a series range', (o) =>
+      coll.findOne<{ year: number }>(
+        {
+          commodity_id: q.commodityId,
+          type: q.type,
+          year: { $gte: q.firstYear, $lte: lastYear },
+          first_date: { $gt: '', $lt: q.startDate },
+        },
+        { ...o, projection: { _id: 0, year: 1 }, sort: { year: -1 } },
+      ),
+    );
+    if (bucket !== null) {
+      const [last] = await unwound<{ points: StoredPoint }>(coll, 'read the point before a series range', run, [
+        { $match: { _id: seriesBucketId(q.commodityId, q.type, bucket.year) } },
+        { $unwind: '$points' },
+        { $match: { 'points.d': { $lt: q.startDate } } },
+        { $sort: { 'points.d': -1 } },
+        { $limit: 1 },
+        { $project: { _id: 0, points: 1 } },
+      ]);
+      if (last !== undefined) {
+        const since = q.predecessorPeriod(last.points.d);
+        return pointsBetween(
+          coll,
+          q,
+          [Math.max(yearOf(since), q.firstYear), bucket.year],
+          { $gte: since, $lt: q.startDate },
+          run,
+        );
+      }
+    }
+  }
+  return [];
+}
+
+async function seriesRange(coll: Collection<Document>, q: SeriesRangeQuery, run: Run): Promise<SeriesRange> {
+  if (!isCurrentView(q.view)) return versionedSeriesRange(coll, q, run);
+  const plan = seriesPlan(q);
+  const [points, unitDoc] = await Promise.all([
+    pointsBetween(coll, q, [plan.from, plan.to], { $gte: q.startDate, $lte: q.endDate }, run),
+    plan.unitFrom > plan.to
+      ? null
+      : run('read a series unit', (o) =>
+          coll.findOne<{ unit: string }>(
+            {
+              commodity_id: q.commodityId,
+              type: q.type,
+              year: { $gte: plan.unitFrom, $lte: plan.to },
+              unit: { $exists: true },
+            },
+            { ...o, projection: { _id: 0, unit: 1 }, sort: { year: 1 } },
+          ),
+        ),
+  ]);
+  const before = await pointsBefore(coll, q, run);
+  return { points, before, ...(unitDoc === null ? {} : { unit: unitDoc.unit }) };
+}
+
+async function cotPage(coll: Collection<Document>, q: CotPageQuery, run: Run): Promise<Page<CotDoc>> {
+  if (!isCurrentView(q.view)) return cotPageFromBuckets(q, (ys) => viewedReports(coll, q, ys, run));
+  const from = q.startDate !== undefined && q.startDate > q.firstDate ? q.startDate : q.firstDate;
+  const to = q.endDate !== undefined && q.endDate < q.lastDate ? q.endDate : q.lastDate;
+  if (from > to) return { total: 0, items: [] };
+  const range = cotRange(q, from, { $lte: to });
+  const [counted, items] = await Promise.all([
+    unwound<{ n: number }>(coll, 'count COT reports', run, [...range, { $count: 'n' }]),
+    q.limit <= 0
+      ? []
+      : unwound<{ reports: StoredCotReport }>(coll, 'read a COT page', run, [
+          ...range,
+          { $sort: { 'reports.report_date': q.sortOrder === 'desc' ? -1 : 1 } },
+          { $skip: q.skip },
+          { $limit: q.limit },
+          { $project: { _id: 0, reports: 1 } },
+        ]),
+  ]);
+  // The releases of the page's years only (a page spans a year or two of a format's twenty).
+  const dates = items.map((r) => r.reports.report_date).sort();
+  const releases =
+    dates.length === 0
+      ? new Map<number, StoredRelease[]>()
+      : await releasesOf(coll, 'format', q.commodityId, q.format, yearOf(dates[0]!), yearOf(dates.at(-1)!), run);
+  const reports = withReleases(
+    items.map((r) => r.reports),
+    releases,
+    (r) => r.report_date,
+  );
+  return { total: counted[0]?.n ?? 0, items: reports.map(asCotDoc(q)) };
+}
+
+async function cotBefore(coll: Collection<Document>, q: CotHistoryQuery, run: Run): Promise<CotDoc[]> {
+  if (!isCurrentView(q.view)) return cotBeforeFromBuckets(q, (ys) => viewedReports(coll, q, ys, run));
+  if (q.count <= 0 || q.before <= q.firstDate) return [];
+  // The releases of the years the reports likely come from (weekly: about 52 a year) are read
+  // beside them; those of years further back only when a gap in the data made them reach there.
+  const toYear = yearOf(q.before);
+  const fromYear = Math.max(yearOf(q.firstDate), toYear - Math.ceil(q.count / 50) - 1);
+  const [rows, releases] = await Promise.all([
+    unwound<{ reports: StoredCotReport }>(coll, 'read COT reports before a page', run, [
+      ...cotRange(q, q.firstDate, { $lt: q.before }),
+      { $sort: { 'reports.report_date': -1 } },
+      { $limit: q.count },
+      { $project: { _id: 0, reports: 1 } },
+    ]),
+    releasesOf(coll, 'format', q.commodityId, q.format, fromYear, toYear, run),
+  ]);
+  const reports = rows.reverse().map((r) => r.reports);
+  const earliest = reports[0] === undefined ? fromYear : yearOf(reports[0].report_date);
+  if (earliest < fromYear) {
+    const more = await releasesOf(coll, 'format', q.commodityId, q.format, earliest, fromYear - 1, run);
+    for (const [year, r] of more) releases.set(year, r);
+  }
+  return withReleases(reports, releases, (r) => r.report_date).map(asCotDoc(q));
+}
+
 /**
  * The read models on MongoDB proper: documents as they are (native arrays), compare-and-set as a
  * replace filtered on `_meta.rev` (atomic per document there), and reads as queries on the
@@ -73,326 +409,16 @@ function bucketsOf(field: 'type' | 'format', commodityId: string, kind: string, 
  * buckets read (in parallel, the release of each item attached from them); any other view reads
  * whole buckets by `_id` and cuts them in memory (views.ts), as the FerretDB adapter does.
  */
-export function createMongoDbAdapter(db: { collection: (name: string) => Collection<Document> }): Adapter {
-  async function unwound<T extends Document>(
-    coll: Collection<Document>,
-    what: string,
-    run: Run,
-    pipeline: Document[],
-  ): Promise<T[]> {
-    return run(what, (o) => coll.aggregate<T>(pipeline, o).toArray());
-  }
-
-  /** The releases of the buckets of one series or COT format between two years, by year (none: absent). */
-  async function releasesOf(
-    coll: Collection<Document>,
-    field: 'type' | 'format',
-    commodityId: string,
-    kind: string,
-    from: number,
-    to: number,
-    run: Run,
-  ): Promise<Map<number, StoredRelease[]>> {
-    const rows = await run('read the releases of buckets', (o) =>
-      coll
-        .find<{ year: number; releases: StoredRelease[] }>(
-          { commodity_id: commodityId, [field]: kind, year: { $gte: from, $lte: to }, releases: { $exists: true } },
-          { ...o, projection: { _id: 0, year: 1, releases: 1 } },
-        )
-        .toArray(),
-    );
-    return new Map(rows.map((r) => [r.year, r.releases]));
-  }
-
-  /** Attaches each item's release from its bucket's (the bucket of its date's year). */
-  function withReleases<T extends StoredPoint | StoredCotReport>(
-    items: T[],
-    releases: Map<number, StoredRelease[]>,
-    dateOf: (item: T) => string,
-  ): (T & { release?: StoredRelease })[] {
-    if (releases.size === 0) return items;
-    for (const item of items) {
-      const release = item.r === undefined ? undefined : releases.get(yearOf(dateOf(item)))?.[item.r];
-      if (release !== undefined) (item as T & { release?: StoredRelease }).release = release;
-    }
-    return items;
-  }
-
-  async function pointsBetween(
-    coll: Collection<Document>,
-    q: { commodityId: string; type: string },
-    years: [number, number],
-    dates: { $gte: string; $lte?: string; $lt?: string },
-    run: Run,
-  ): Promise<ViewedPoint[]> {
-    if (years[0] > years[1]) return [];
-    const [rows, releases] = await Promise.all([
-      unwound<{ points: StoredPoint }>(coll, 'read a series range', run, [
-        bucketsOf('type', q.commodityId, q.type, years[0], years[1]),
-        { $unwind: '$points' },
-        { $match: { 'points.d': dates } },
-        { $sort: { 'points.d': 1 } },
-        { $project: { _id: 0, points: 1 } },
-      ]),
-      releasesOf(coll, 'type', q.commodityId, q.type, years[0], years[1], run),
-    ]);
-    return withReleases(
-      rows.map((r) => r.points),
-      releases,
-      (p) => p.d,
-    );
-  }
-
-  /** Whole buckets by `_id`, in the order of `ids` (null where there is none). */
-  async function bucketsById<T extends Document>(
-    coll: Collection<Document>,
-    ids: string[],
-    projection: Document,
-    run: Run,
-  ): Promise<(T | null)[]> {
-    if (ids.length === 0) return [];
-    const found = await run('read buckets', (o) =>
-      coll.find<T & { _id: string }>({ _id: { $in: ids } } as never, { ...o, projection }).toArray(),
-    );
-    const byId = new Map(found.map((d) => [d._id, d]));
-    return ids.map((id) => byId.get(id) ?? null);
-  }
-
-  type VersionedCot = { reports?: StoredCotReport[]; revised?: StoredCotReport[]; releases?: StoredRelease[] };
-
-  /** The reports of a COT format's buckets of some years, in a view other than the current one. */
-  async function viewedReports(
-    coll: Collection<Document>,
-    q: { commodityId: string; format: CotDoc['format']; view?: PointInTimeView | undefined },
-    ys: number[],
-    run: Run,
-  ): Promise<ViewedReport[]> {
-    const found = await bucketsById<VersionedCot>(
-      coll,
-      ys.map((y) => cotBucketId(q.commodityId, q.format, y)),
-      { reports: 1, revised: 1, releases: 1 },
-      run,
-    );
-    return found.flatMap((b) =>
-      b === null ? [] : viewReports({ current: b.reports ?? [], revised: b.revised, releases: b.releases }, q.view),
-    );
-  }
-
-  function cotRange(q: { commodityId: string; format: string }, from: string, to: { $lte: string } | { $lt: string }) {
-    return [
-      bucketsOf('format', q.commodityId, q.format, yearOf(from), yearOf('$lte' in to ? to.$lte : to.$lt)),
-      { $unwind: '$reports' },
-      { $match: { 'reports.report_date': { $gte: from, ...to } } },
-    ];
-  }
-
-  const asCotDoc =
-    (q: CotPageQuery | CotHistoryQuery) =>
-    (r: ViewedReport): CotDoc => ({
-      ...r,
-      commodity_id: q.commodityId,
-      format: q.format,
-    });
-
+export function createMongoDbAdapter(db: MongoDb): Adapter {
   return {
     name: 'mongodb',
     indexes: INDEXES,
     companions: () => [],
-
-    collection<D extends ReadModelDoc>(name: ReadModelName, physical: string, runFor: (call?: StoreCall) => Run) {
-      const coll = db.collection(physical);
-      return {
-        name,
-        collection: physical,
-        async load(ids: readonly string[], call?: StoreCall) {
-          if (ids.length === 0) return [];
-          return runFor(call)('read documents', (o) =>
-            coll.find<D>({ _id: { $in: ids as string[] } } as never, o).toArray(),
-          );
-        },
-        async compareAndSet(writes, call): Promise<CasResult> {
-          if (writes.length === 0) return { written: 0, conflicts: 0 };
-          const ops = writes.map((w): AnyBulkWriteOperation =>
-            w.rev === null
-              ? { insertOne: { document: w.doc as Document } }
-              : {
-                  replaceOne: {
-                    filter: { _id: w.doc._id, '_meta.rev': w.rev === undefined ? { $exists: false } : w.rev } as never,
-                    replacement: w.doc,
-                  },
-                },
-          );
-          let written: number;
-          try {
-            const res = await runFor(call)('write documents', ({ maxTimeMS }) =>
-              coll.bulkWrite(ops, { ordered: false, maxTimeMS }),
-            );
-            written = res.insertedCount + res.matchedCount;
-          } catch (err) {
-            // A duplicate _id is a racing insert: a conflict. Anything else is a failure.
-            if (!(err instanceof MongoBulkWriteError) || duplicateKeyIndexes(err) === undefined) throw err;
-            written = err.result.insertedCount + err.result.matchedCount;
-          }
-          return { written, conflicts: writes.length - written };
-        },
-      };
-    },
-
-    async catalogEntries(coll, q, run) {
-      return run('read the catalog', (o) =>
-        coll
-          .find<CatalogDoc>(
-            { listed: true, ...(q.category === undefined ? {} : { category: q.category }) },
-            { ...o, projection: CATALOG_SUMMARY },
-          )
-          .sort({ _id: 1 })
-          .toArray(),
-      );
-    },
-
-    async catalogEntry(coll, id, run) {
-      const doc = await run('read a catalog entry', (o) =>
-        coll.findOne<CatalogDoc>({ _id: id as never }, { ...o, projection: { _meta: 0 } }),
-      );
-      return doc?.listed === true ? doc : null;
-    },
-
-    async seriesRange(coll, q, run): Promise<SeriesRange> {
-      if (!isCurrentView(q.view)) {
-        return seriesRangeFromBuckets(q, async (ys) => {
-          type Versioned = {
-            unit?: string;
-            points?: StoredPoint[];
-            revised?: StoredPoint[];
-            releases?: StoredRelease[];
-          };
-          const found = await bucketsById<Versioned>(
-            coll,
-            ys.map((y) => seriesBucketId(q.commodityId, q.type, y)),
-            { _id: 1, unit: 1, points: 1, revised: 1, releases: 1 },
-            run,
-          );
-          return found.map((b) =>
-            b === null
-              ? null
-              : {
-                  points: viewPoints({ current: b.points ?? [], revised: b.revised, releases: b.releases }, q.view),
-                  ...(b.unit === undefined ? {} : { unit: b.unit }),
-                },
-          );
-        });
-      }
-      const plan = seriesPlan(q);
-      const [points, unitDoc] = await Promise.all([
-        pointsBetween(coll, q, [plan.from, plan.to], { $gte: q.startDate, $lte: q.endDate }, run),
-        plan.unitFrom > plan.to
-          ? null
-          : run('read a series unit', (o) =>
-              coll.findOne<{ unit: string }>(
-                {
-                  commodity_id: q.commodityId,
-                  type: q.type,
-                  year: { $gte: plan.unitFrom, $lte: plan.to },
-                  unit: { $exists: true },
-                },
-                { ...o, projection: { _id: 0, unit: 1 }, sort: { year: 1 } },
-              ),
-            ),
-      ]);
-      let before: ViewedPoint[] = [];
-      const lastYear = Math.min(yearOf(q.startDate), q.lastYear);
-      if (q.predecessorPeriod !== undefined && lastYear >= q.firstYear) {
-        // The latest bucket that begins before start_date holds the last observation before it.
-        const bucket = await run('find the bucket before a series range', (o) =>
-          coll.findOne<{ year: number }>(
-            {
-              commodity_id: q.commodityId,
-              type: q.type,
-              year: { $gte: q.firstYear, $lte: lastYear },
-              first_date: { $gt: '', $lt: q.startDate },
-            },
-            { ...o, projection: { _id: 0, year: 1 }, sort: { year: -1 } },
-          ),
-        );
-        if (bucket !== null) {
-          const [last] = await unwound<{ points: StoredPoint }>(coll, 'read the point before a series range', run, [
-            { $match: { _id: seriesBucketId(q.commodityId, q.type, bucket.year) } },
-            { $unwind: '$points' },
-            { $match: { 'points.d': { $lt: q.startDate } } },
-            { $sort: { 'points.d': -1 } },
-            { $limit: 1 },
-            { $project: { _id: 0, points: 1 } },
-          ]);
-          if (last !== undefined) {
-            const since = q.predecessorPeriod(last.points.d);
-            before = await pointsBetween(
-              coll,
-              q,
-              [Math.max(yearOf(since), q.firstYear), bucket.year],
-              { $gte: since, $lt: q.startDate },
-              run,
-            );
-          }
-        }
-      }
-      return { points, before, ...(unitDoc === null ? {} : { unit: unitDoc.unit }) };
-    },
-
-    async cotPage(coll, q, run) {
-      if (!isCurrentView(q.view)) return cotPageFromBuckets(q, (ys) => viewedReports(coll, q, ys, run));
-      const from = q.startDate !== undefined && q.startDate > q.firstDate ? q.startDate : q.firstDate;
-      const to = q.endDate !== undefined && q.endDate < q.lastDate ? q.endDate : q.lastDate;
-      if (from > to) return { total: 0, items: [] };
-      const range = cotRange(q, from, { $lte: to });
-      const [counted, items] = await Promise.all([
-        unwound<{ n: number }>(coll, 'count COT reports', run, [...range, { $count: 'n' }]),
-        q.limit <= 0
-          ? []
-          : unwound<{ reports: StoredCotReport }>(coll, 'read a COT page', run, [
-              ...range,
-              { $sort: { 'reports.report_date': q.sortOrder === 'desc' ? -1 : 1 } },
-              { $skip: q.skip },
-              { $limit: q.limit },
-              { $project: { _id: 0, reports: 1 } },
-            ]),
-      ]);
-      // The releases of the page's years only (a page spans a year or two of a format's twenty).
-      const dates = items.map((r) => r.reports.report_date).sort();
-      const releases =
-        dates.length === 0
-          ? new Map<number, StoredRelease[]>()
-          : await releasesOf(coll, 'format', q.commodityId, q.format, yearOf(dates[0]!), yearOf(dates.at(-1)!), run);
-      const reports = withReleases(
-        items.map((r) => r.reports),
-        releases,
-        (r) => r.report_date,
-      );
-      return { total: counted[0]?.n ?? 0, items: reports.map(asCotDoc(q)) };
-    },
-
-    async cotBefore(coll, q, run) {
-      if (!isCurrentView(q.view)) return cotBeforeFromBuckets(q, (ys) => viewedReports(coll, q, ys, run));
-      if (q.count <= 0 || q.before <= q.firstDate) return [];
-      // The releases of the years the reports likely come from (weekly: about 52 a year) are read
-      // beside them; those of years further back only when a gap in the data made them reach there.
-      const toYear = yearOf(q.before);
-      const fromYear = Math.max(yearOf(q.firstDate), toYear - Math.ceil(q.count / 50) - 1);
-      const [rows, releases] = await Promise.all([
-        unwound<{ reports: StoredCotReport }>(coll, 'read COT reports before a page', run, [
-          ...cotRange(q, q.firstDate, { $lt: q.before }),
-          { $sort: { 'reports.report_date': -1 } },
-          { $limit: q.count },
-          { $project: { _id: 0, reports: 1 } },
-        ]),
-        releasesOf(coll, 'format', q.commodityId, q.format, fromYear, toYear, run),
-      ]);
-      const reports = rows.reverse().map((r) => r.reports);
-      const earliest = reports[0] === undefined ? fromYear : yearOf(reports[0].report_date);
-      if (earliest < fromYear) {
-        const more = await releasesOf(coll, 'format', q.commodityId, q.format, earliest, fromYear - 1, run);
-        for (const [year, r] of more) releases.set(year, r);
-      }
-      return withReleases(reports, releases, (r) => r.report_date).map(asCotDoc(q));
-    },
+    collection: (name, physical, runFor) => writerOf(db, name, physical, runFor),
+    catalogEntries,
+    catalogEntry,
+    seriesRange,
+    cotPage,
+    cotBefore,
   };
 }

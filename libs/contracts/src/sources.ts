@@ -20,6 +20,34 @@ export interface SourceFacts {
    * `SOURCE_CALENDARS`), its freshness reported by GET /status.
    */
   synced: boolean;
+  /** The publisher's release calendar, for a synced source. */
+  calendar?: SourceCalendar;
+}
+
+/**
+ * The release rules `@cds/schedule` computes a publisher's releases with (RELEASE_RULES there):
+ * the CFTC's weekly Commitments of Traders, EIA's Weekly Petroleum Status Report, NASS's
+ * quarter-end reports, the World Bank's monthly Pink Sheet and AMS's daily LM_HG201.
+ */
+export const RELEASE_RULES = [
+  'cot-weekly',
+  'wpsr-weekly',
+  'quarter-end-reports',
+  'pink-sheet-monthly',
+  'lm-hg201-daily',
+] as const;
+export type ReleaseRule = (typeof RELEASE_RULES)[number];
+
+/** When a synced source publishes, and how late it may post. */
+export interface SourceCalendar {
+  /** The rule its releases follow. */
+  rule: ReleaseRule;
+  /**
+   * How long after a release's scheduled time the synced data may still lack it before the source
+   * counts as late: the CronJob runs 5 minutes after the release, a sync takes minutes, and the
+   * publishers sometimes post late; two hours (CFTC: 17:30 ET on a Friday) leave room for a retry.
+   */
+  lateGraceHours: number;
 }
 
 const PUBLIC_DOMAIN = 'Public domain (U.S. government work, 17 U.S.C. § 105)';
@@ -32,6 +60,7 @@ export const SOURCES = {
     licence: PUBLIC_DOMAIN,
     snapshotLicence: 'U.S. Commodity Futures Trading Commission: public domain (U.S. government work)',
     synced: true,
+    calendar: { rule: 'cot-weekly', lateGraceHours: 2 },
   },
   eia: {
     title: 'U.S. Energy Information Administration',
@@ -40,6 +69,7 @@ export const SOURCES = {
     snapshotLicence:
       'U.S. Energy Information Administration: public domain (U.S. government work); cite "Source: U.S. EIA"',
     synced: true,
+    calendar: { rule: 'wpsr-weekly', lateGraceHours: 2 },
   },
   nass: {
     title: 'USDA National Agricultural Statistics Service',
@@ -47,6 +77,7 @@ export const SOURCES = {
     licence: PUBLIC_DOMAIN,
     snapshotLicence: 'USDA National Agricultural Statistics Service: public domain (U.S. government work)',
     synced: true,
+    calendar: { rule: 'quarter-end-reports', lateGraceHours: 2 },
   },
   ams: {
     title: 'USDA Agricultural Marketing Service: Market News',
@@ -54,6 +85,7 @@ export const SOURCES = {
     licence: PUBLIC_DOMAIN,
     snapshotLicence: 'USDA Agricultural Marketing Service: public domain (U.S. government work)',
     synced: true,
+    calendar: { rule: 'lm-hg201-daily', lateGraceHours: 2 },
   },
   worldbank: {
     title: 'World Bank Commodity Price Data, the Pink Sheet',
@@ -62,6 +94,8 @@ export const SOURCES = {
     snapshotLicence:
       'The World Bank: Commodity Price Data (The Pink Sheet), CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/)',
     synced: true,
+    // The Pink Sheet has no announced hour and was seen posted late in the afternoon: until 18:00 ET the next day.
+    calendar: { rule: 'pink-sheet-monthly', lateGraceHours: 30 },
   },
   ohlcv: { title: 'OHLCV files (daily bars a user imports)', synced: false },
   demo: {

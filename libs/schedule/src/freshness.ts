@@ -1,17 +1,19 @@
+import { SOURCES, SYNC_SOURCE_NAMES, type ReleaseRule, type SyncSourceName } from '@cds/contracts';
 import { addDays, isBusinessDay, weekday } from './holidays.ts';
 import {
-  cftcCotRelease,
-  eiaWpsrRelease,
+  cotRelease,
+  lmHg201Release,
   localParts,
   mondayOf,
-  nassQuarterEndReleases,
-  worldBankPinkSheetRelease,
-  amsLmHg201Release,
+  pinkSheetRelease,
+  quarterEndReportReleases,
+  wpsrRelease,
   type Release,
 } from './releases.ts';
 
-export type SyncedSource = Release['source'];
-export const SYNCED_SOURCES: readonly SyncedSource[] = ['cftc', 'eia', 'nass', 'worldbank', 'ams'];
+/** A source `ingest sync` keeps up to date on its calendar (the contracts' SOURCES rows with `synced`). */
+export type SyncedSource = SyncSourceName;
+export const SYNCED_SOURCES: readonly SyncedSource[] = SYNC_SOURCE_NAMES;
 
 /** A scheduled release and the observation date its newest data carries. */
 export interface ScheduledRelease extends Release {
@@ -21,17 +23,11 @@ export interface ScheduledRelease extends Release {
 
 /**
  * How long after a release's scheduled time the synced data may still lack it before the source
- * counts as late: the CronJob runs 5 minutes after the release, a sync takes minutes, and the
- * publishers sometimes post late; two hours (CFTC: 17:30 ET on a Friday) leave room for a retry.
+ * counts as late: its calendar's `lateGraceHours` (the contracts' SOURCES).
  */
-export const LATE_GRACE_MS: Readonly<Record<SyncedSource, number>> = {
-  cftc: 2 * 3_600_000,
-  eia: 2 * 3_600_000,
-  nass: 2 * 3_600_000,
-  /** The Pink Sheet has no announced hour and was seen posted late in the afternoon: until 18:00 ET the next day. */
-  worldbank: 30 * 3_600_000,
-  ams: 2 * 3_600_000,
-};
+export const LATE_GRACE_MS = Object.fromEntries(
+  SYNC_SOURCE_NAMES.map((n) => [n, SOURCES[n].calendar.lateGraceHours * 3_600_000]),
+) as Readonly<Record<SyncedSource, number>>;
 
 /** The last business day on or before `date` (a Tuesday holiday makes COT use Monday's positions). */
 function businessDayOnOrBefore(date: string): string {
@@ -44,57 +40,65 @@ function businessDayOnOrBefore(date: string): string {
  * The COT release of the week holding `date` carries that week's Tuesday positions (Monday's when
  * the Tuesday is a holiday).
  */
-function cftcScheduled(date: string): ScheduledRelease {
+function cotScheduled(date: string): ScheduledRelease {
   const tuesday = addDays(mondayOf(date), 1);
-  return { ...cftcCotRelease(date), dataDate: businessDayOnOrBefore(tuesday) };
+  return { ...cotRelease(date), dataDate: businessDayOnOrBefore(tuesday) };
 }
 
 /** The Weekly Petroleum Status Report carries the week ending the Friday before its Wednesday (EIA's weekly period). */
-function eiaScheduled(date: string): ScheduledRelease {
-  return { ...eiaWpsrRelease(date), dataDate: addDays(mondayOf(date), -3) };
+function wpsrScheduled(date: string): ScheduledRelease {
+  return { ...wpsrRelease(date), dataDate: addDays(mondayOf(date), -3) };
 }
 
 /**
  * NASS's quarter-end reports carry Grain Stocks as of the first of their month (dated that day by
  * the NASS mapper); an annual value (dated December 31) is newer still and also satisfies it.
  */
-function nassScheduled(year: number): ScheduledRelease[] {
-  return nassQuarterEndReleases(year).map((r) => ({ ...r, dataDate: `${r.date.slice(0, 8)}01` }));
+function quarterEndScheduled(year: number): ScheduledRelease[] {
+  return quarterEndReportReleases(year).map((r) => ({ ...r, dataDate: `${r.date.slice(0, 8)}01` }));
 }
 
 /** The Pink Sheet of a month (months past 12 or below 1 roll the year) carries the previous month's averages. */
-function worldBankScheduled(year: number, month: number): ScheduledRelease {
+function pinkSheetScheduled(year: number, month: number): ScheduledRelease {
   const y = year + Math.floor((month - 1) / 12);
   const m = ((((month - 1) % 12) + 12) % 12) + 1;
-  return { ...worldBankPinkSheetRelease(y, m), dataDate: addDays(`${y}-${String(m).padStart(2, '0')}-01`, -1) };
+  return { ...pinkSheetRelease(y, m), dataDate: addDays(`${y}-${String(m).padStart(2, '0')}-01`, -1) };
 }
 
 /** The AMS daily hog report of a weekday carries the slaughter of the weekday before (Friday's on Monday). */
-function amsScheduled(date: string): ScheduledRelease {
+function lmHg201Scheduled(date: string): ScheduledRelease {
   const back = weekday(date) === 1 ? 3 : 1;
-  return { ...amsLmHg201Release(date), dataDate: addDays(date, -back) };
+  return { ...lmHg201Release(date), dataDate: addDays(date, -back) };
 }
 
-/** The releases of a source from a few weeks (weekly) or a year (NASS) around `at`, sorted by time. */
-function releasesAround(source: SyncedSource, at: Date): ScheduledRelease[] {
-  const today = localParts(at).date;
-  if (source === 'ams') {
-    const days = Array.from({ length: 15 }, (_, i) => addDays(today, i - 7));
-    return days.filter((d) => weekday(d) >= 1 && weekday(d) <= 5).map(amsScheduled);
-  }
-  if (source === 'worldbank') {
-    const [y, m] = today.split('-').map(Number) as [number, number];
-    return [-2, -1, 0, 1].map((k) => worldBankScheduled(y, m + k));
-  }
-  if (source === 'nass') {
-    const year = Number(today.slice(0, 4));
-    return [year - 1, year, year + 1].flatMap(nassScheduled);
-  }
-  const weekly = source === 'cftc' ? cftcScheduled : eiaScheduled;
+/** A weekly rule's releases two weeks each way of `today` (a holiday can push one into the following week). */
+function weeklyAround(weekly: (date: string) => ScheduledRelease, today: string): ScheduledRelease[] {
   const out: ScheduledRelease[] = [];
-  // A holiday can push a release into the following week, so look two weeks each way.
   for (let w = -2; w <= 2; w++) out.push(weekly(addDays(today, 7 * w)));
   return out.sort((a, b) => a.at.getTime() - b.at.getTime());
+}
+
+/** Each rule's releases from a few weeks (daily, weekly), months or years around a local date, sorted by time. */
+const RELEASES_AROUND: Readonly<Record<ReleaseRule, (today: string) => ScheduledRelease[]>> = {
+  'cot-weekly': (today) => weeklyAround(cotScheduled, today),
+  'wpsr-weekly': (today) => weeklyAround(wpsrScheduled, today),
+  'quarter-end-reports': (today) => {
+    const year = Number(today.slice(0, 4));
+    return [year - 1, year, year + 1].flatMap(quarterEndScheduled);
+  },
+  'pink-sheet-monthly': (today) => {
+    const [y, m] = today.split('-').map(Number) as [number, number];
+    return [-2, -1, 0, 1].map((k) => pinkSheetScheduled(y, m + k));
+  },
+  'lm-hg201-daily': (today) => {
+    const days = Array.from({ length: 15 }, (_, i) => addDays(today, i - 7));
+    return days.filter((d) => weekday(d) >= 1 && weekday(d) <= 5).map(lmHg201Scheduled);
+  },
+};
+
+/** The releases of a source around `at`, by the rule of its calendar, sorted by time. */
+function releasesAround(source: SyncedSource, at: Date): ScheduledRelease[] {
+  return RELEASES_AROUND[SOURCES[source].calendar.rule](localParts(at).date);
 }
 
 /** The latest release of `source` whose scheduled time plus the grace has passed at `now`. */

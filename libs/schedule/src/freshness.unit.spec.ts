@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshnessOf, lastDueRelease, nextRelease, worldBankPinkSheetRelease } from './index.ts';
+import { freshnessOf, lastDueRelease, nextRelease, pinkSheetRelease } from './index.ts';
 
 const at = (iso: string) => new Date(iso);
 
@@ -102,7 +102,7 @@ describe('NASS: the quarter-end reports carry stocks as of the first of their mo
 
 describe('World Bank Pink Sheet: the 2nd business day of the month, late 30 h after 12:00 ET', () => {
   it('falls on the 2nd business day, as every "Updated on" date seen', () => {
-    const day = (y: number, m: number) => worldBankPinkSheetRelease(y, m).date;
+    const day = (y: number, m: number) => pinkSheetRelease(y, m).date;
     // the vintages of test/fixtures (services/ingest) and the raw downloads
     expect([day(2022, 10), day(2024, 12), day(2025, 11), day(2025, 12), day(2026, 5), day(2026, 6)]).toEqual([
       '2022-10-04',

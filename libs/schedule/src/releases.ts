@@ -1,3 +1,4 @@
+import { SOURCES, SYNC_SOURCE_NAMES, type ReleaseRule, type SyncSourceName } from '@cds/contracts';
 import { addDays, dateOf, holidayOn, isBusinessDay, isoDate, nextBusinessDay, weekday } from './holidays.ts';
 
 /** Every publisher we sync releases on US Eastern time. */
@@ -5,7 +6,8 @@ export const RELEASE_TIME_ZONE = 'America/New_York';
 
 /** A scheduled publication: its local date and time in America/New_York and the UTC instant. */
 export interface Release {
-  source: 'cftc' | 'eia' | 'nass' | 'worldbank' | 'ams';
+  /** The synced source whose calendar (its row of the contracts' SOURCES) follows the rule. */
+  source: SyncSourceName;
   report: string;
   /** Local date in America/New_York, YYYY-MM-DD. */
   date: string;
@@ -53,9 +55,16 @@ export function mondayOf(date: string): string {
   return addDays(date, -((weekday(date) + 6) % 7));
 }
 
-function release(source: Release['source'], report: string, date: string, time: string, shiftedBy?: string): Release {
+/** The synced source whose calendar follows a rule. */
+function sourceOfRule(rule: ReleaseRule): SyncSourceName {
+  const source = SYNC_SOURCE_NAMES.find((n) => SOURCES[n].calendar.rule === rule);
+  if (source === undefined) throw new Error(`no synced source follows the release rule ${rule}`);
+  return source;
+}
+
+function release(rule: ReleaseRule, report: string, date: string, time: string, shiftedBy?: string): Release {
   return {
-    source,
+    source: sourceOfRule(rule),
     report,
     date,
     time,
@@ -77,21 +86,21 @@ function holidaysIn(dates: string[]): string | undefined {
  * or Friday of the week moves the release to the next business day after that Friday. A Monday
  * holiday does not move it, and a Tuesday holiday only makes the report use Monday's positions.
  */
-export function cftcCotRelease(date: string): Release {
+export function cotRelease(date: string): Release {
   const monday = mondayOf(date);
   const friday = addDays(monday, 4);
   const cause = holidaysIn([2, 3, 4].map((i) => addDays(monday, i)));
-  if (cause === undefined) return release('cftc', 'Commitments of Traders', friday, '15:30');
-  return release('cftc', 'Commitments of Traders', nextBusinessDay(friday), '15:30', cause);
+  if (cause === undefined) return release('cot-weekly', 'Commitments of Traders', friday, '15:30');
+  return release('cot-weekly', 'Commitments of Traders', nextBusinessDay(friday), '15:30', cause);
 }
 
 /**
  * When the COT report of `reportDate` (its positions' date: a Tuesday, or the Monday before a
- * Tuesday holiday) was published: the release of that week (cftcCotRelease), Friday 15:30 ET or
+ * Tuesday holiday) was published: the release of that week (cotRelease), Friday 15:30 ET or
  * the business day after a holiday-shifted Friday. A calendar instant: the CFTC states no time.
  */
 export function cotReportPublishedAt(reportDate: string): Date {
-  return cftcCotRelease(reportDate).at;
+  return cotRelease(reportDate).at;
 }
 
 /**
@@ -100,14 +109,14 @@ export function cotReportPublishedAt(reportDate: string): Date {
  * morning with the Weekly Natural Gas Storage Report (10:30) and comes out at 11:00 ET. (Holidays
  * later in the week do not move it.)
  */
-export function eiaWpsrRelease(date: string): Release {
+export function wpsrRelease(date: string): Release {
   const monday = mondayOf(date);
   const cause = holidaysIn([0, 1, 2].map((i) => addDays(monday, i)));
   const wednesday = addDays(monday, 2);
-  if (cause === undefined) return release('eia', 'Weekly Petroleum Status Report', wednesday, '10:30');
+  if (cause === undefined) return release('wpsr-weekly', 'Weekly Petroleum Status Report', wednesday, '10:30');
   let day = addDays(monday, 3);
   while (!isBusinessDay(day)) day = addDays(day, 1);
-  return release('eia', 'Weekly Petroleum Status Report', day, '11:00', cause);
+  return release('wpsr-weekly', 'Weekly Petroleum Status Report', day, '11:00', cause);
 }
 
 /** The last business day of a month (NASS's quarter-end reports: Prospective Plantings, Acreage, Grain Stocks). */
@@ -123,11 +132,11 @@ export function lastBusinessDayOf(year: number, month: number): string {
  * Crop Production (monthly, with the WASDE around the 8th-12th) follows NASS's published calendar,
  * which no rule reproduces: the CronJob runs on each candidate day (see SYNC_SCHEDULES).
  */
-export function nassQuarterEndReleases(year: number): Release[] {
+export function quarterEndReportReleases(year: number): Release[] {
   return [
-    release('nass', 'Prospective Plantings; Grain Stocks', lastBusinessDayOf(year, 3), '12:00'),
-    release('nass', 'Acreage; Grain Stocks', lastBusinessDayOf(year, 6), '12:00'),
-    release('nass', 'Grain Stocks', lastBusinessDayOf(year, 9), '12:00'),
+    release('quarter-end-reports', 'Prospective Plantings; Grain Stocks', lastBusinessDayOf(year, 3), '12:00'),
+    release('quarter-end-reports', 'Acreage; Grain Stocks', lastBusinessDayOf(year, 6), '12:00'),
+    release('quarter-end-reports', 'Grain Stocks', lastBusinessDayOf(year, 9), '12:00'),
   ];
 }
 
@@ -136,15 +145,15 @@ export function nassQuarterEndReleases(year: number): Release[] {
  * on its 2nd business day, with the previous month's averages. Every vintage seen says so ("Updated
  * on" 2022-10-04, 2024-12-03, 2025-11-04, 2025-12-02, 2026-05-04, 2026-06-02: each the 2nd US
  * business day). No time is announced (files were saved from 09:39 to 16:24 ET): 12:00 ET is the
- * nominal slot, and the lateness grace (LATE_GRACE_MS) runs into the next day.
+ * nominal slot, and the lateness grace (its calendar's lateGraceHours) runs into the next day.
  */
-export function worldBankPinkSheetRelease(year: number, month: number): Release {
+export function pinkSheetRelease(year: number, month: number): Release {
   let day = `${year}-${String(month).padStart(2, '0')}-01`;
   for (let seen = isBusinessDay(day) ? 1 : 0; seen < 2;) {
     day = addDays(day, 1);
     if (isBusinessDay(day)) seen++;
   }
-  return release('worldbank', 'Commodity Price Data (Pink Sheet)', day, '12:00');
+  return release('pink-sheet-monthly', 'Commodity Price Data (Pink Sheet)', day, '12:00');
 }
 
 /**
@@ -153,20 +162,20 @@ export function worldBankPinkSheetRelease(year: number, month: number): Release 
  * of the weekday before. The LMR reports follow the packers' week, not federal holidays: the
  * recorded LM_HG201 rows include a report of Monday 2019-02-18, Washington's Birthday.
  */
-export function amsLmHg201Release(date: string): Release {
-  return release('ams', 'LM_HG201 National Daily Direct Prior Day Slaughtered Swine', date, '11:00');
+export function lmHg201Release(date: string): Release {
+  return release('lm-hg201-daily', 'LM_HG201 National Daily Direct Prior Day Slaughtered Swine', date, '11:00');
 }
 
-/** Every weekly CFTC and EIA WPSR release whose usual day falls in `year`, and NASS's quarter-end reports. */
+/** Every release of every rule whose usual day falls in `year`, sorted by time. */
 export function releasesOfYear(year: number): Release[] {
   const out: Release[] = [];
   for (let monday = mondayOf(`${year}-01-01`); monday <= `${year}-12-31`; monday = addDays(monday, 7)) {
-    if (addDays(monday, 4).startsWith(`${year}-`)) out.push(cftcCotRelease(monday));
-    if (addDays(monday, 2).startsWith(`${year}-`)) out.push(eiaWpsrRelease(monday));
+    if (addDays(monday, 4).startsWith(`${year}-`)) out.push(cotRelease(monday));
+    if (addDays(monday, 2).startsWith(`${year}-`)) out.push(wpsrRelease(monday));
   }
-  out.push(...nassQuarterEndReleases(year));
-  for (let month = 1; month <= 12; month++) out.push(worldBankPinkSheetRelease(year, month));
+  out.push(...quarterEndReportReleases(year));
+  for (let month = 1; month <= 12; month++) out.push(pinkSheetRelease(year, month));
   for (let d = `${year}-01-01`; d.startsWith(`${year}-`); d = addDays(d, 1))
-    if (weekday(d) >= 1 && weekday(d) <= 5) out.push(amsLmHg201Release(d));
+    if (weekday(d) >= 1 && weekday(d) <= 5) out.push(lmHg201Release(d));
   return out.sort((a, b) => a.at.getTime() - b.at.getTime());
 }

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
-  amsLmHg201Release,
+  lmHg201Release,
   freshnessOf,
-  cftcCotRelease,
+  cotRelease,
   easternInstant,
-  eiaWpsrRelease,
+  wpsrRelease,
   federalHolidays,
   isBusinessDay,
   localParts,
-  nassQuarterEndReleases,
+  quarterEndReportReleases,
   parseCron,
   releasesOfYear,
   SYNC_SCHEDULES,
@@ -54,11 +54,11 @@ describe('federal holidays (observed)', () => {
 });
 
 const cot = (d: string) => {
-  const r = cftcCotRelease(d);
+  const r = cotRelease(d);
   return `${r.date} ${r.time}`;
 };
 const wpsr = (d: string) => {
-  const r = eiaWpsrRelease(d);
+  const r = wpsrRelease(d);
   return `${r.date} ${r.time}`;
 };
 
@@ -93,8 +93,8 @@ describe('CFTC Commitments of Traders: Friday 15:30 ET, next business day after 
     expect(cot(day)).toBe(expected);
   });
   it('names the holiday that moved it', () => {
-    expect(cftcCotRelease('2026-11-26').shiftedBy).toBe('Thanksgiving Day');
-    expect(cftcCotRelease('2026-01-19').shiftedBy).toBeUndefined();
+    expect(cotRelease('2026-11-26').shiftedBy).toBe('Thanksgiving Day');
+    expect(cotRelease('2026-01-19').shiftedBy).toBeUndefined();
   });
 });
 
@@ -130,9 +130,9 @@ describe('EIA Weekly Petroleum Status Report: Wednesday 10:30 ET, Thursday 11:00
 
 describe('NASS quarter-end reports: 12:00 ET on the last business day of March, June, September', () => {
   it('2026 and 2027', () => {
-    expect(nassQuarterEndReleases(2026).map((r) => r.date)).toEqual(['2026-03-31', '2026-06-30', '2026-09-30']);
-    expect(nassQuarterEndReleases(2027).map((r) => r.date)).toEqual(['2027-03-31', '2027-06-30', '2027-09-30']);
-    expect(nassQuarterEndReleases(2029).map((r) => r.date)).toEqual(['2029-03-30', '2029-06-29', '2029-09-28']);
+    expect(quarterEndReportReleases(2026).map((r) => r.date)).toEqual(['2026-03-31', '2026-06-30', '2026-09-30']);
+    expect(quarterEndReportReleases(2027).map((r) => r.date)).toEqual(['2027-03-31', '2027-06-30', '2027-09-30']);
+    expect(quarterEndReportReleases(2029).map((r) => r.date)).toEqual(['2029-03-30', '2029-06-29', '2029-09-28']);
   });
 });
 
@@ -204,6 +204,6 @@ describe('USDA AMS: LM_HG201 each weekday by 11:00 ET with the weekday before, f
       due: { date: '2027-02-16', dataDate: '2027-02-15' },
       late: true,
     });
-    expect(amsLmHg201Release('2026-11-26').at.toISOString()).toBe('2026-11-26T16:00:00.000Z');
+    expect(lmHg201Release('2026-11-26').at.toISOString()).toBe('2026-11-26T16:00:00.000Z');
   });
 });

@@ -57,7 +57,7 @@ export const AMS_REPORTS: Readonly<Record<string, AmsReportSpec>> = {
     match: [{ field: ['purchase_type'], equals: 'Prod. Sold Negotiated' }],
     value: ['avg_net_price'],
     date: { kind: 'us_date', field: ['for_date_begin'] },
-    // by 10:00 Central (amsLmHg201Release in @cds/schedule)
+    // by 10:00 Central (lmHg201Release in @cds/schedule)
     published: { field: ['report_date'], time: '11:00' },
   },
   // Federal Milk Marketing Order class prices by order: the Class III price is uniform across the

@@ -1,4 +1,4 @@
-import { addDays, cftcCotRelease, easternInstant, holidayOn, localParts, mondayOf } from '@cds/schedule';
+import { addDays, cotRelease, easternInstant, holidayOn, localParts, mondayOf } from '@cds/schedule';
 
 /**
  * The report date of a COT week: the week's Tuesday, whose positions the CFTC reports, or the
@@ -12,7 +12,7 @@ export function cotReportDateOfWeek(date: string): string {
 
 /**
  * The report date of the newest COT report the CFTC had released at `asOf`: the week of the last
- * release (Friday 15:30 America/New_York, moved by federal holidays, see `cftcCotRelease`) whose
+ * release (Friday 15:30 America/New_York, moved by federal holidays, see `cotRelease`) whose
  * time has come. A demo COT report is never dated after it.
  */
 export function lastReleasedCotDate(asOf: Date): string {
@@ -20,7 +20,7 @@ export function lastReleasedCotDate(asOf: Date): string {
   // a holiday moves a release at most to the Monday after its Friday: three weeks back always hold one
   for (let w = 0; w <= 3; w++) {
     const week = addDays(today, -7 * w);
-    if (cftcCotRelease(week).at.getTime() <= asOf.getTime()) return cotReportDateOfWeek(week);
+    if (cotRelease(week).at.getTime() <= asOf.getTime()) return cotReportDateOfWeek(week);
   }
   throw new Error(`no COT release in the three weeks before ${asOf.toISOString()}`);
 }

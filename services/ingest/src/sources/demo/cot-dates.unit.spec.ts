@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, cftcCotRelease, easternInstant } from '@cds/schedule';
+import { addDays, cotRelease, easternInstant } from '@cds/schedule';
 import { cotReportDateOfWeek, lastReleasedCotDate } from './cot-dates.ts';
 import { demoCotDates, generateDemoItems } from './generate.ts';
 
@@ -50,8 +50,8 @@ describe('the newest released COT report date', () => {
       for (const time of ['09:00', '15:29', '15:30', '23:59']) {
         const asOf = et(day, time);
         const date = lastReleasedCotDate(asOf);
-        expect(cftcCotRelease(date).at.getTime(), `${day} ${time}`).toBeLessThanOrEqual(asOf.getTime());
-        expect(cftcCotRelease(addDays(date, 7)).at.getTime(), `${day} ${time}`).toBeGreaterThan(asOf.getTime());
+        expect(cotRelease(date).at.getTime(), `${day} ${time}`).toBeLessThanOrEqual(asOf.getTime());
+        expect(cotRelease(addDays(date, 7)).at.getTime(), `${day} ${time}`).toBeGreaterThan(asOf.getTime());
         expect(date < day).toBe(true);
       }
     }

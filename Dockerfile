@@ -32,13 +32,13 @@ COPY --from=deps /app/node_modules node_modules
 COPY package.json ./
 COPY libs libs
 COPY services services
-# Each service's long-running process is services/<name>/src/main.ts, except ingest's: its long-running
-# process is the admin API (services/accounts/src/main.ts); the ingest CLI (cli.ts) runs as jobs.
+# Each service's long-running process is services/<name>/src/main.ts, except ingest's: it has none, its
+# CLI (cli.ts) runs as jobs (the chart's CronJobs), so the image runs the CLI by default.
 RUN test -n "${SERVICE}" && entry="services/${SERVICE}/src/main.ts" \
-  && if [ "${SERVICE}" = ingest ]; then entry="services/accounts/src/main.ts"; fi \
+  && if [ "${SERVICE}" = ingest ]; then entry="services/ingest/src/cli.ts"; fi \
   && test -f "${entry}" && ln -s "${entry}" main.ts
 USER 1000:1000
-# gateway 8080, query 8081, projector 8082, ingest admin API 8083, dashboard 8084, notifier 8085 (health, metrics)
+# gateway 8080, query 8081, projector 8082, accounts (admin API) 8083, dashboard 8084, notifier 8085 (health, metrics)
 EXPOSE 8080 8081 8082 8083 8084 8085
 # The chart sets the command explicitly; this default runs the service the image was built for.
 ENTRYPOINT ["node", "--disable-warning=ExperimentalWarning"]

@@ -436,10 +436,10 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       }
     });
 
-    it('admit only the dashboard and the ingest pods to the ingest admin API: not the namespace, not the sync jobs', () => {
+    it('admit only the dashboard and the accounts pods to the accounts admin API: not the namespace, not the sync jobs', () => {
       if (policies().length === 0) return;
       const pods = podTemplates(objects);
-      for (const i of podsOf('ingest')) {
+      for (const i of podsOf('accounts')) {
         const peers = allowedPeers(i.labels)!.filter((p) => !metricsPeer(p));
         expect(peers.length).toBeGreaterThan(0);
         const components = new Set<string>();
@@ -451,7 +451,7 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
           for (const p of pods.filter((p) => selectorMatches(peer.podSelector, p.labels)))
             components.add(p.labels['app.kubernetes.io/component']!);
         }
-        const expected = podsOf('dashboard').length > 0 ? ['dashboard', 'ingest'] : ['ingest'];
+        const expected = podsOf('dashboard').length > 0 ? ['accounts', 'dashboard'] : ['accounts'];
         expect([...components].sort()).toEqual(expected);
         // A pod of any other component of the namespace (or a foreign one carrying the release's labels) is not admitted.
         const stranger = { ...i.labels, 'app.kubernetes.io/component': 'ingest-job' };
@@ -460,7 +460,7 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       }
     });
 
-    it("limit the dashboard's egress to DNS, the ingest admin API, query, MongoDB, Redis and SMTP", () => {
+    it("limit the dashboard's egress to DNS, the accounts admin API, query, MongoDB, Redis and SMTP", () => {
       if (policies().length === 0) return;
       const dashboards = podsOf('dashboard');
       if (dashboards.length === 0) return;
@@ -475,15 +475,15 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
         const rules = egress[0]!.spec.egress as Rule[];
         const ports = rules.flatMap((r) => r.ports.map((p) => `${p.protocol}/${p.port}`));
         expect(ports).toEqual(expect.arrayContaining(['UDP/53', 'TCP/53', 'TCP/27017', 'TCP/6379']));
-        // The admin API: only the ingest pods, on their port.
+        // The admin API: only the accounts pods, on their port.
         const ingestPort = byKind('Service').find(
-          (svc) => svc.spec.selector['app.kubernetes.io/component'] === 'ingest',
+          (svc) => svc.spec.selector['app.kubernetes.io/component'] === 'accounts',
         )?.spec.ports[0].port;
         const toIngest = rules.filter((r) => r.ports.some((p) => p.port === ingestPort));
         expect(toIngest.length).toBe(1);
         for (const peer of toIngest[0]!.to!) {
           const admitted = pods.filter((p) => selectorMatches(peer.podSelector, p.labels));
-          expect(new Set(admitted.map((p) => p.labels['app.kubernetes.io/component']))).toEqual(new Set(['ingest']));
+          expect(new Set(admitted.map((p) => p.labels['app.kubernetes.io/component']))).toEqual(new Set(['accounts']));
         }
         // Query (the catalog, for webhook filters): only the query pods, on their port.
         const queryPort = byKind('Service').find((svc) => svc.spec.selector['app.kubernetes.io/component'] === 'query')
@@ -510,7 +510,7 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
         gateway: [4222, 6379, 8081],
         query: [4222, 27017],
         projector: [4222, 27017],
-        ingest: [4222],
+        accounts: [4222],
         'ingest-job': [4222],
         dashboard: [27017, 6379, 8083, 8081],
         notifier: [4222, 27017],
@@ -688,7 +688,7 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
     }
     // The admin API itself keeps it.
     for (const d of byKind('Deployment').filter(
-      (o) => o.spec.template.metadata.labels['app.kubernetes.io/component'] === 'ingest',
+      (o) => o.spec.template.metadata.labels['app.kubernetes.io/component'] === 'accounts',
     )) {
       const env = d.spec.template.spec.containers[0].env as { name: string }[];
       expect(env.map((e) => e.name)).toContain('ADMIN_TOKEN');
@@ -754,9 +754,9 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     const deployments = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
     expect(deployments.sort()).toEqual(
       [
+        'accounts',
         'dashboard',
         'gateway',
-        'ingest',
         'notifier',
         'projector-catalog',
         'projector-cot',
@@ -788,13 +788,17 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
         { name: 'SSE_MAX_STREAMS_PER_CLIENT', value: '50' },
       ]),
     );
-    const ingest = env(objects, 'cds-test-commodity-data-ingest');
-    expect(ingest.find((e) => e.name === 'ADMIN_TOKEN')?.valueFrom?.secretKeyRef).toEqual({
+    const accounts = env(objects, 'cds-test-commodity-data-accounts');
+    expect(accounts.find((e) => e.name === 'ADMIN_TOKEN')?.valueFrom?.secretKeyRef).toEqual({
       name: 'commodity-data-secrets',
       key: 'admin-token',
     });
-    expect(ingest).toContainEqual({ name: 'ADMIN_URL', value: 'http://127.0.0.1:8083' });
-    expect(ingest.find((e) => e.name === 'EIA_API_KEY')?.valueFrom?.secretKeyRef.optional).toBe(true);
+    expect(accounts).toContainEqual({ name: 'ADMIN_URL', value: 'http://127.0.0.1:8083' });
+    // The sources' API keys go to the scheduled ingest runs only, optional there.
+    expect(accounts.some((e) => e.name === 'EIA_API_KEY')).toBe(false);
+    const job = objects.find((o) => o.kind === 'CronJob')!.spec.jobTemplate.spec.template.spec.containers[0];
+    const jobEnv = job.env as { name: string; valueFrom?: { secretKeyRef: { optional?: boolean } } }[];
+    expect(jobEnv.find((e) => e.name === 'EIA_API_KEY')?.valueFrom?.secretKeyRef.optional).toBe(true);
     const ingress = objects.find((o) => o.kind === 'Ingress')!;
     expect(ingress.spec.tls).toEqual([
       { hosts: ['cds.example.com', 'dashboard.cds.example.com'], secretName: 'cds-test-commodity-data-tls' },
@@ -825,7 +829,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
       expect.arrayContaining([
         { name: 'PORT', value: '8084' },
         { name: 'MONGODB_DB', value: 'cds_dashboard' },
-        { name: 'ADMIN_URL', value: 'http://cds-test-commodity-data-ingest:8083' },
+        { name: 'ADMIN_URL', value: 'http://cds-test-commodity-data-accounts:8083' },
         { name: 'PUBLIC_API_URL', value: 'https://cds.example.com/api/v1' },
         { name: 'PUBLIC_BASE_URL', value: 'https://dashboard.cds.example.com/dashboard' },
         { name: 'COOKIE_SECURE', value: 'true' },
@@ -845,8 +849,10 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     expect(ref('MONGODB_URL')).toEqual({ name: 'commodity-data-infra', key: 'mongodb-url-dashboard' });
     expect(ref('REDIS_URL')).toEqual({ name: 'commodity-data-infra', key: 'redis-url-dashboard' });
     expect(dep.spec.template.spec.containers[0].command).toContain('services/dashboard/src/main.ts');
-    // Ingest's long-running process is its admin API.
-    const admin = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'cds-test-commodity-data-ingest')!;
+    // The admin API is the accounts service's process; ingest runs only as CronJobs.
+    const admin = objects.find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'cds-test-commodity-data-accounts',
+    )!;
     expect(admin.spec.template.spec.containers[0].command).toContain('services/accounts/src/main.ts');
     // The dashboard manages webhook endpoints in the notifier's database; it never gets the private-address exemption.
     expect(d).toEqual(
@@ -1043,7 +1049,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
       });
     }
     // The admin API is the only holder of the NATS user that may publish key events.
-    expect(infraKeys(env(objects, 'cds-ingest'))).toEqual({ NATS_URL: 'cds-infra/nats-url-admin' });
+    expect(infraKeys(env(objects, 'cds-accounts'))).toEqual({ NATS_URL: 'cds-infra/nats-url-admin' });
     expect(infraKeys(env(objects, 'cds-dashboard'))).toEqual({
       MONGODB_URL: 'cds-infra/mongodb-url-dashboard',
       REDIS_URL: 'cds-infra/redis-url-dashboard',
@@ -1090,7 +1096,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
         valueFrom: { secretKeyRef: { name: 'cds-infra', key: 'redis-sentinel-password' } },
       });
     }
-    for (const name of ['cds-query', 'cds-ingest', 'cds-notifier', 'cds-projector-series'])
+    for (const name of ['cds-query', 'cds-accounts', 'cds-notifier', 'cds-projector-series'])
       expect(
         env(sentinelObjects, name).some((e) => e.name === 'REDIS_SENTINEL_PASSWORD'),
         name,
@@ -1215,7 +1221,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
       expect(egressAllows(egress, '10.0.3.7', 6379), name).toBe(true);
       expect(egressAllows(egress, '10.0.3.7', 26380), name).toBe(false);
     }
-    for (const name of ['query', 'projector', 'ingest', 'notifier']) {
+    for (const name of ['query', 'projector', 'accounts', 'notifier']) {
       const egress = policiesOf(name).flatMap((np) => (np.spec.egress ?? []) as EgressRule[]);
       expect(egressAllows(egress, '10.0.3.7', 26379), name).toBe(false);
     }
@@ -1316,7 +1322,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     expect(tuned.stdout).toContain('expr: max(cds_admin_active_free_keys) / max(cds_admin_free_key_ceiling) > 0.5');
     // The ceiling itself reaches the admin API (never the sync jobs, which create no keys).
     const admin = renderChart('ci/production-values.yaml', release, namespace).find(
-      (o) => o.kind === 'Deployment' && o.metadata.name.endsWith('-ingest'),
+      (o) => o.kind === 'Deployment' && o.metadata.name.endsWith('-accounts'),
     );
     const env = (admin!.spec.template.spec.containers[0].env as { name: string; value?: string }[]) ?? [];
     expect(env.find((e) => e.name === 'MAX_ACTIVE_FREE_KEYS')?.value).toBe('500000');
@@ -1522,10 +1528,10 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     expect(egressOf('cds-projector')).toEqual(
       expect.arrayContaining([rule(4222, ns('nats')), rule(27017, ns('mongodb'))]),
     );
-    expect(egressOf('cds-ingest')).toEqual(expect.arrayContaining([rule(4222, ns('nats'))]));
+    expect(egressOf('cds-accounts')).toEqual(expect.arrayContaining([rule(4222, ns('nats'))]));
     expect(egressOf('cds-ingest-job')).toEqual(expect.arrayContaining([rule(4222, ns('nats'))]));
     // Every rule of the data path names its peers, but DNS and the sync jobs' public https.
-    for (const name of ['cds-gateway', 'cds-query', 'cds-projector', 'cds-ingest', 'cds-ingest-job'])
+    for (const name of ['cds-gateway', 'cds-query', 'cds-projector', 'cds-accounts', 'cds-ingest-job'])
       for (const r of egressOf(name))
         if (!r.ports.some((p) => p.port === 53 || p.port === 443)) expect(r.to, name).toBeDefined();
     // The collector's port comes from otel.endpoint; without one in the URL, from its scheme.
@@ -1545,8 +1551,11 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     expect(notes).toContain('Upgrading to chart 0.5');
     expect(notes).toContain('https://commodities.example.com/dashboard');
     expect(renderNotes('ci/production-values.yaml')).not.toContain('Upgrading to chart 0.5');
+    // Chart 0.6 renamed the admin API's workload: NOTES tells an upgrade where its values went.
+    expect(notes).toContain('Upgrading to chart 0.6');
+    expect(notes).toContain('services.ingest move to\nservices.accounts');
     const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as { version: string };
-    expect(chart.version).toMatch(/^0\.5\./);
+    expect(chart.version).toMatch(/^0\.6\./);
   });
 
   it('minimal: no Ingress, NetworkPolicy, HPA, PDB or CronJob; fixed single replicas', () => {

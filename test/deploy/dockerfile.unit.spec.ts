@@ -121,7 +121,7 @@ describe('Dockerfile', () => {
       .map(Number);
     expect(Object.keys(values.services)).toContain('notifier');
     for (const [service, { port }] of Object.entries(values.services)) {
-      const entry = service === 'ingest' ? 'services/accounts/src/main.ts' : `services/${service}/src/main.ts`;
+      const entry = `services/${service}/src/main.ts`;
       expect(existsSync(path.join(repoRoot, entry)), entry).toBe(true);
       expect(exposed, `${service} port`).toContain(port);
     }

@@ -165,7 +165,9 @@ describe('k8s/ manifests', () => {
 
 describe('skaffold.yaml', () => {
   const config = parse(readFileSync(path.join(repoRoot, 'skaffold.yaml'), 'utf8'));
-  const services = ['gateway', 'query', 'ingest', 'projector', 'dashboard', 'notifier'];
+  const services = ['gateway', 'query', 'ingest', 'accounts', 'projector', 'dashboard', 'notifier'];
+  /** Where the chart takes each image: a Deployment's under services.<name>, the ingest CronJobs' under ingestJobs. */
+  const imageValues = (svc: string) => (svc === 'ingest' ? 'ingestJobs.image' : `services.${svc}.image`);
   const releasesOf = (c: { deploy?: { helm?: { releases?: unknown[] } } }) =>
     (c.deploy?.helm?.releases ?? []) as {
       chartPath: string;
@@ -202,10 +204,10 @@ describe('skaffold.yaml', () => {
         for (const f of release.valuesFiles ?? []) expect(existsSync(path.join(repoRoot, f)), f).toBe(true);
         for (const svc of services) {
           const key = `commodity_data_${svc}`;
-          expect(release.setValueTemplates[`services.${svc}.image.repository`]).toBe(`{{.IMAGE_REPO_${key}}}`);
+          expect(release.setValueTemplates[`${imageValues(svc)}.repository`]).toBe(`{{.IMAGE_REPO_${key}}}`);
           const pin =
-            release.setValueTemplates[`services.${svc}.image.tag`] ??
-            release.setValueTemplates[`services.${svc}.image.digest`];
+            release.setValueTemplates[`${imageValues(svc)}.tag`] ??
+            release.setValueTemplates[`${imageValues(svc)}.digest`];
           expect(pin).toMatch(new RegExp(`^\\{\\{\\.IMAGE_(TAG|DIGEST)_${key}\\}\\}$`));
         }
         for (const key of Object.keys(release.setValueTemplates)) {

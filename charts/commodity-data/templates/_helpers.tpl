@@ -5,7 +5,7 @@ Every kind's template ranges over "commodity-data.workloads" instead of copying 
 
 {{/* Every service of the chart, in rendering order (a JSON array, for fromJsonArray). */}}
 {{- define "commodity-data.serviceNames" -}}
-["gateway","query","ingest","projector","dashboard","notifier"]
+["gateway","query","accounts","projector","dashboard","notifier"]
 {{- end -}}
 
 {{/*
@@ -62,13 +62,14 @@ Included by configmap.yaml, which every rendering has.
 */}}
 {{- define "commodity-data.checkValues" -}}
 {{- $v := .Values -}}
-{{- $users := dict "nats" (list "gateway" "query" "projector" "ingest" "notifier") "mongodb" (list "query" "projector" "dashboard" "notifier") "redis" (list "gateway" "dashboard") -}}
+{{- $users := dict "nats" (list "gateway" "query" "projector" "accounts" "notifier") "mongodb" (list "query" "projector" "dashboard" "notifier") "redis" (list "gateway" "dashboard") -}}
 {{- if not $v.trial -}}
 {{- $missing := list -}}
 {{- range $infra := list "nats" "mongodb" "redis" -}}
 {{- $i := index $v $infra -}}
 {{- $enabled := list -}}
 {{- range $c := index $users $infra }}{{ if (index $v.services $c).enabled }}{{ $enabled = append $enabled $c }}{{ end }}{{ end -}}
+{{- if and (eq $infra "nats") $v.ingestJobs.enabled $v.ingestJobs.schedules }}{{ $enabled = append $enabled "ingest" }}{{ end -}}
 {{- if and $enabled (not $i.existingSecret) -}}
 {{- $missing = append $missing (printf "%s.existingSecret (a Secret with keys %s)" $infra (join ", " (sortAlpha (values $i.existingSecretKeys)))) -}}
 {{- end -}}
@@ -125,9 +126,9 @@ multicast. Keep in step with libs/webhooks/src/address.ts, which refuses the sam
 {{- trimSuffix "/" (default (include "commodity-data.publicBaseUrl" .) .Values.services.notifier.publicApiOrigin) -}}
 {{- end -}}
 
-{{/* The in-cluster URL of the ingest admin API, for the dashboard's ADMIN_URL. */}}
+{{/* The in-cluster URL of the accounts service's admin API, for the dashboard's ADMIN_URL. */}}
 {{- define "commodity-data.adminUrl" -}}
-{{- printf "http://%s:%v" (include "commodity-data.componentName" (dict "ctx" . "suffix" "ingest")) .Values.services.ingest.port -}}
+{{- printf "http://%s:%v" (include "commodity-data.componentName" (dict "ctx" . "suffix" "accounts")) .Values.services.accounts.port -}}
 {{- end -}}
 
 {{/* An env var read from a Secret key. Usage: include "commodity-data.secretEnv" (list NAME secret key optional) */}}
@@ -144,22 +145,22 @@ multicast. Keep in step with libs/webhooks/src/address.ts, which refuses the sam
 
 {{/*
 The environment of one component (the ConfigMap supplies the shared part through envFrom).
-Usage: include "commodity-data.env" (dict "ctx" $ "component" "ingest" "projection" "" "name" "ingest"),
-with "job" true for a CronJob's run of the ingest CLI.
+Usage: include "commodity-data.env" (dict "ctx" $ "component" "query" "projection" "" "name" "query");
+component "ingest" is a CronJob's run of the ingest CLI (its settings: ingestJobs).
 */}}
 {{- define "commodity-data.env" -}}
 {{- $v := .ctx.Values -}}
-{{- $svc := index $v.services .component -}}
+{{- $svc := ternary $v.ingestJobs (index $v.services .component) (eq .component "ingest") -}}
 - name: OTEL_SERVICE_NAME
   value: {{ printf "cds-%s" .name | quote }}
 {{- /*
 Least privilege (docs/operations.md "Credentials"): each component gets only the URLs of the servers it
-uses, each with its own user, from its own key of the Secret. The ingest component is two NATS users:
-the admin API ("admin", the only publisher of key events) and the scheduled runs ("ingest", data only).
+uses, each with its own user, from its own key of the Secret. The accounts service is the NATS user
+"admin" (the only publisher of key events), the scheduled ingest runs the user "ingest" (data only).
 */}}
 {{- $natsUser := "" }}
-{{- if has .component (list "gateway" "query" "projector" "notifier") }}{{ $natsUser = .component }}{{ end }}
-{{- if eq .component "ingest" }}{{ $natsUser = ternary "ingest" "admin" (not (empty (get . "job"))) }}{{ end }}
+{{- if has .component (list "gateway" "query" "projector" "notifier" "ingest") }}{{ $natsUser = .component }}{{ end }}
+{{- if eq .component "accounts" }}{{ $natsUser = "admin" }}{{ end }}
 {{- if and $v.nats.existingSecret $natsUser }}
 {{ include "commodity-data.secretEnv" (list "NATS_URL" $v.nats.existingSecret (index $v.nats.existingSecretKeys $natsUser) false) }}
 {{- end }}
@@ -259,19 +260,20 @@ the admin API ("admin", the only publisher of key events) and the scheduled runs
 - name: PROJECTIONS
   value: {{ .projection | quote }}
 {{- end }}
-{{- if eq .component "ingest" }}
+{{- if eq .component "accounts" }}
 {{- $s := $v.secrets }}
 {{- /*
-The admin token is the admin API's own (and its CLI's, run in its pod): the scheduled sync runs
-("job": true), which parse data from the internet, never get it, nor the admin API's address.
+The admin token is the accounts service's own (and its CLI's, run in its pod): the scheduled ingest
+runs, which parse data from the internet, never get it, nor the admin API's address.
 */}}
-{{- if not (get . "job") }}
 - name: ADMIN_URL
   value: {{ printf "http://127.0.0.1:%v" $svc.port | quote }}
 {{ include "commodity-data.secretEnv" (list "ADMIN_TOKEN" $s.existingSecret $s.keys.adminToken false) }}
 - name: MAX_ACTIVE_FREE_KEYS
   value: {{ int64 $v.apiKeys.maxActiveFreeKeys | toString | quote }}
 {{- end }}
+{{- if eq .component "ingest" }}
+{{- $s := $v.secrets }}
 {{ include "commodity-data.secretEnv" (list "EIA_API_KEY" $s.existingSecret $s.keys.eiaApiKey true) }}
 {{ include "commodity-data.secretEnv" (list "NASS_API_KEY" $s.existingSecret $s.keys.nassApiKey true) }}
 {{ include "commodity-data.secretEnv" (list "CFTC_APP_TOKEN" $s.existingSecret $s.keys.cftcAppToken true) }}
@@ -340,13 +342,9 @@ volumeMounts:
     mountPath: /tmp
 {{- end -}}
 
-{{/* The long-running process of a component: services/<component>/src/main.ts, except ingest's, which is the admin API (services/accounts). */}}
+{{/* The long-running process of a component: services/<component>/src/main.ts (ingest has none: it runs as CronJobs). */}}
 {{- define "commodity-data.entrypoint" -}}
-{{- if eq . "ingest" -}}
-services/accounts/src/main.ts
-{{- else -}}
 {{- printf "services/%s/src/main.ts" . -}}
-{{- end -}}
 {{- end -}}
 
 {{/* The command running a TypeScript entry point of the workspace with Node 24's type stripping. */}}

@@ -1,5 +1,5 @@
 import type { Frequency, SeriesType } from '@cds/contracts';
-import { CATALOG, type CatalogIndex, type CommodityDefinition } from '../../catalog/index.ts';
+import { CATALOG, type CatalogIndex, type CommodityDefinition, type DemoFundamental } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { REGISTRY } from '../registry.ts';
 import { cotItem, seriesItem } from '../common/records.ts';
@@ -208,44 +208,7 @@ function* commodityItems(
 
     if (cotDates.has(day.iso)) {
       // --- weekly COT (Tuesdays, up to the last release), both formats, from the same open interest
-      const f = (base: number, swing: number) =>
-        Math.round(oi * Math.max(0.005, base + swing * sentiment + 0.01 * rnd.normal()));
-      const nrLong = f(0.07, 0);
-      const nrShort = f(0.08, 0);
-      const ncSpread = f(0.14, 0);
-      const ncLong = f(0.24, 0.1);
-      const ncShort = f(0.18, -0.1);
-      const legacy = {
-        report_date: day.iso,
-        ...(c.entry.exchange ? { exchange: c.entry.exchange } : {}),
-        ...(c.sources.cftc.codes[0] ? { contract_code: c.sources.cftc.codes[0] } : {}),
-        open_interest: oi,
-        commercial: { long: oi - ncSpread - nrLong - ncLong, short: oi - ncSpread - nrShort - ncShort },
-        non_commercial: { long: ncLong, short: ncShort, spreading: ncSpread },
-        non_reportable: { long: nrLong, short: nrShort },
-      };
-      // disaggregated: the non-commercial traders split into managed money and other reportables,
-      // the commercials into producer/merchant and swap dealers; non-reportables are the same
-      const mmSpread = Math.round(ncSpread * 0.6);
-      const orSpread = ncSpread - mmSpread;
-      const mmLong = Math.round(ncLong * 0.65);
-      const mmShort = Math.round(ncShort * 0.65);
-      const swSpread = f(0.04, 0);
-      const swLong = Math.round(legacy.commercial.long * 0.3);
-      const swShort = Math.round(legacy.commercial.short * 0.25);
-      const disaggregated = {
-        report_date: day.iso,
-        ...(c.entry.exchange ? { exchange: c.entry.exchange } : {}),
-        ...(c.sources.cftc.codes[0] ? { contract_code: c.sources.cftc.codes[0] } : {}),
-        open_interest: oi,
-        producer_merchant: {
-          long: legacy.commercial.long - swLong - swSpread,
-          short: legacy.commercial.short - swShort - swSpread,
-        },
-        swap_dealer: { long: swLong, short: swShort, spreading: swSpread },
-        managed_money: { long: mmLong, short: mmShort, spreading: mmSpread },
-        other_reportable: { long: ncLong - mmLong, short: ncShort - mmShort, spreading: orSpread },
-      };
+      const { legacy, disaggregated } = demoCotRecords(c, day.iso, oi, sentiment, rnd);
       where.line = ++line;
       yield validate
         ? cotItem('legacy', id, legacy, where, DEMO_SOURCE)
@@ -261,35 +224,97 @@ function* commodityItems(
   for (const fund of p.fundamentals) {
     if (replaced.has(fund.type)) continue;
     const frnd = createRandom(hashSeed(`${options.seed ?? 'cds-demo'}:${id}:${fund.type}`));
-    const round = (x: number) => (fund.base >= 100 ? Math.round(x) : Math.round(x * 100) / 100);
-    const season = (dayNumber: number) =>
-      1 + (fund.seasonality ?? 0) * Math.sin((2 * Math.PI * (dayNumber % 365.25)) / 365.25);
-    let level = 0;
-    const step = () => {
-      level = 0.9 * level + 0.02 * frnd.normal();
-      return Math.exp(level);
-    };
-    if (fund.frequency === 'weekly') {
-      for (const day of days) {
-        if (day.dow !== 5) continue;
-        const d = dayOfIso(day.iso);
-        yield series(fund.type, 'weekly', fund.unit, { date: day.iso, value: round(fund.base * season(d) * step()) });
-      }
-    } else if (fund.frequency === 'monthly') {
-      for (let d = first; d <= last; d++) {
-        const iso = isoOfDay(d);
-        if (isoOfDay(d + 1).slice(8) !== '01') continue; // month end
-        yield series(fund.type, 'monthly', fund.unit, { date: iso, value: round(fund.base * season(d) * step()) });
-      }
-    } else {
-      const y0 = Number(isoOfDay(first).slice(0, 4));
-      const y1 = Number(isoOfDay(last).slice(0, 4));
-      for (let y = y0; y <= y1; y++) {
-        const iso = `${y}-12-31`;
-        const d = dayOfIso(iso);
-        if (d < first || d > last) continue;
-        yield series(fund.type, 'monthly', fund.unit, { date: iso, value: round(fund.base * step()) });
-      }
+    for (const point of fundamentalPoints(fund, frnd, days, first, last))
+      yield series(fund.type, fund.frequency === 'weekly' ? 'weekly' : 'monthly', fund.unit, point);
+  }
+}
+
+/**
+ * One week's COT records of a commodity in both formats, from the day's open interest and market
+ * sentiment: the groups add up to the open interest.
+ */
+function demoCotRecords(
+  c: CommodityDefinition,
+  date: string,
+  oi: number,
+  sentiment: number,
+  rnd: ReturnType<typeof createRandom>,
+) {
+  const f = (base: number, swing: number) =>
+    Math.round(oi * Math.max(0.005, base + swing * sentiment + 0.01 * rnd.normal()));
+  const nrLong = f(0.07, 0);
+  const nrShort = f(0.08, 0);
+  const ncSpread = f(0.14, 0);
+  const ncLong = f(0.24, 0.1);
+  const ncShort = f(0.18, -0.1);
+  const legacy = {
+    report_date: date,
+    ...(c.entry.exchange ? { exchange: c.entry.exchange } : {}),
+    ...(c.sources.cftc.codes[0] ? { contract_code: c.sources.cftc.codes[0] } : {}),
+    open_interest: oi,
+    commercial: { long: oi - ncSpread - nrLong - ncLong, short: oi - ncSpread - nrShort - ncShort },
+    non_commercial: { long: ncLong, short: ncShort, spreading: ncSpread },
+    non_reportable: { long: nrLong, short: nrShort },
+  };
+  // disaggregated: the non-commercial traders split into managed money and other reportables,
+  // the commercials into producer/merchant and swap dealers; non-reportables are the same
+  const mmSpread = Math.round(ncSpread * 0.6);
+  const orSpread = ncSpread - mmSpread;
+  const mmLong = Math.round(ncLong * 0.65);
+  const mmShort = Math.round(ncShort * 0.65);
+  const swSpread = f(0.04, 0);
+  const swLong = Math.round(legacy.commercial.long * 0.3);
+  const swShort = Math.round(legacy.commercial.short * 0.25);
+  const disaggregated = {
+    report_date: date,
+    ...(c.entry.exchange ? { exchange: c.entry.exchange } : {}),
+    ...(c.sources.cftc.codes[0] ? { contract_code: c.sources.cftc.codes[0] } : {}),
+    open_interest: oi,
+    producer_merchant: {
+      long: legacy.commercial.long - swLong - swSpread,
+      short: legacy.commercial.short - swShort - swSpread,
+    },
+    swap_dealer: { long: swLong, short: swShort, spreading: swSpread },
+    managed_money: { long: mmLong, short: mmShort, spreading: mmSpread },
+    other_reportable: { long: ncLong - mmLong, short: ncShort - mmShort, spreading: orSpread },
+  };
+  return { legacy, disaggregated };
+}
+
+/** The points of one demo fundamental at its frequency: weekly on Fridays, monthly at month end, annual on YYYY-12-31. */
+function* fundamentalPoints(
+  fund: DemoFundamental,
+  frnd: ReturnType<typeof createRandom>,
+  days: readonly { iso: string; dow: number }[],
+  first: number,
+  last: number,
+): Generator<{ date: string; value: number }> {
+  const round = (x: number) => (fund.base >= 100 ? Math.round(x) : Math.round(x * 100) / 100);
+  const season = (dayNumber: number) =>
+    1 + (fund.seasonality ?? 0) * Math.sin((2 * Math.PI * (dayNumber % 365.25)) / 365.25);
+  let level = 0;
+  const step = () => {
+    level = 0.9 * level + 0.02 * frnd.normal();
+    return Math.exp(level);
+  };
+  if (fund.frequency === 'weekly') {
+    for (const day of days) {
+      if (day.dow !== 5) continue;
+      yield { date: day.iso, value: round(fund.base * season(dayOfIso(day.iso)) * step()) };
+    }
+  } else if (fund.frequency === 'monthly') {
+    for (let d = first; d <= last; d++) {
+      if (isoOfDay(d + 1).slice(8) !== '01') continue; // month end
+      yield { date: isoOfDay(d), value: round(fund.base * season(d) * step()) };
+    }
+  } else {
+    const y0 = Number(isoOfDay(first).slice(0, 4));
+    const y1 = Number(isoOfDay(last).slice(0, 4));
+    for (let y = y0; y <= y1; y++) {
+      const iso = `${y}-12-31`;
+      const d = dayOfIso(iso);
+      if (d < first || d > last) continue;
+      yield { date: iso, value: round(fund.base * step()) };
     }
   }
 }

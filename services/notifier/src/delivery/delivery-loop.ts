@@ -55,6 +55,119 @@ export function deliveryHeaders(claim: ClaimedDelivery, secrets: readonly string
 }
 
 /**
+ * One claimed delivery: abandoned when its endpoint is gone or disabled, else POSTed signed and the
+ * attempt recorded; an endpoint the store disables for failing gets one mail to its contact address.
+ */
+export async function deliverOne(deps: DeliveryLoopDeps, claim: ClaimedDelivery): Promise<void> {
+  const { queue, metrics } = deps;
+  const { delivery, endpoint } = claim;
+  const log = deps.logger.child({ delivery: delivery.id, endpoint: delivery.endpoint_id });
+  if (endpoint === null || !endpoint.enabled) {
+    // Deleted or disabled since it was enqueued: nothing to send to (its owner may re-send it).
+    await queue.abandon(claim);
+    metrics.deliveries.add(['abandoned']);
+    log.info({ reason: endpoint === null ? 'endpoint deleted' : 'endpoint disabled' }, 'delivery abandoned');
+    return;
+  }
+  const body = JSON.stringify(delivery.notification);
+  const now = deps.clock();
+  const headers = deliveryHeaders(claim, signingSecrets(endpoint, now), body, now);
+  // A redirect answer is a failed attempt (the client never follows one).
+  const attempt = await deps.client.post(endpoint.url, body, headers);
+  metrics.attempts.add([attempt.outcome]);
+  const recorded = await queue.recordAttempt(claim, attempt);
+  if (recorded === 'lease_lost') {
+    log.warn(
+      { outcome: attempt.outcome },
+      'lease lost before the attempt was recorded (another notifier took it over)',
+    );
+    return;
+  }
+  const status = recorded.delivery.status;
+  if (status === 'delivered' || status === 'failed') metrics.deliveries.add([status]);
+  log[attempt.outcome === 'delivered' ? 'debug' : 'info'](
+    {
+      outcome: attempt.outcome,
+      status_code: attempt.status_code,
+      error: attempt.error,
+      attempt: recorded.delivery.attempts,
+      next_attempt_at: recorded.delivery.next_attempt_at,
+      status,
+    },
+    'delivery attempt',
+  );
+  if (recorded.endpointDisabled && recorded.endpoint !== null) {
+    metrics.endpointsDisabled.add([]);
+    log.warn({ url: recorded.endpoint.url }, 'endpoint disabled after failing; telling its owner');
+    try {
+      await deps.mailer.send(endpointDisabledMail(recorded.endpoint, deps.dashboardUrl));
+    } catch (err) {
+      log.error({ err }, 'could not send the "endpoint disabled" mail');
+    }
+  }
+}
+
+/** The loop's sleep between claim rounds, which a wake (an enqueue, a slot freed) ends at once. */
+export class Waker {
+  #woken = false;
+  #wakeUp: (() => void) | undefined;
+
+  wake(): void {
+    this.#woken = true;
+    this.#wakeUp?.();
+  }
+
+  /** A claim round begins: wakes from now on end the next sleep. */
+  reset(): void {
+    this.#woken = false;
+  }
+
+  /** Sleeps until woken or `ms`, not at all when woken since the reset or `stopped`; true when the time ran out. */
+  sleep(ms: number, stopped: () => boolean): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      if (this.#woken || stopped()) return resolve(false);
+      const done = (timedOut: boolean) => {
+        clearTimeout(timer);
+        this.#wakeUp = undefined;
+        resolve(timedOut);
+      };
+      const timer = setTimeout(() => done(true), ms);
+      this.#wakeUp = () => done(false);
+    });
+  }
+}
+
+/**
+ * The queue's periodic chores: the queue-age gauge at every tick, old lease claims swept every
+ * twelfth, finished deliveries past their retention about once an hour at the default poll.
+ */
+function startHousekeeping(
+  deps: Pick<DeliveryLoopDeps, 'queue' | 'metrics' | 'logger' | 'clock' | 'pollMs'>,
+): NodeJS.Timeout {
+  const { queue, metrics, logger } = deps;
+  let ticks = 0;
+  const timer = setInterval(
+    () => {
+      queue.oldestDueAt().then(
+        (at) => metrics.setQueueAge(at === null ? null : at.getTime(), deps.clock()),
+        () => undefined,
+      );
+      // Old lease claims go in one sweep now and then rather than one write per delivery.
+      if (++ticks % 12 === 0) {
+        queue.sweepClaims().catch((err: unknown) => logger.warn({ err }, 'sweeping old lease claims failed'));
+      }
+      // Finished deliveries past their retention: about once an hour at the default poll.
+      if (ticks % 720 === 1) {
+        queue.sweepDeliveries().catch((err: unknown) => logger.warn({ err }, 'sweeping old deliveries failed'));
+      }
+    },
+    Math.max(1_000, Math.min(deps.pollMs * 5, 15_000)),
+  );
+  timer.unref();
+  return timer;
+}
+
+/**
  * The delivery loop: claims due deliveries (leases, so replicas share the work and a killed
  * process's deliveries come back when their lease ends; the store takes them fairly across accounts,
  * at most `accountConcurrency` of one account in flight), at most `concurrency` at once, POSTs each
@@ -66,80 +179,16 @@ export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const inflight = new Map<string, { claim: ClaimedDelivery; done: Promise<void> }>();
   let stopped = false;
   let lastRoundOk = true;
-  let wakeUp: (() => void) | undefined;
-  let woken = false;
-  const wake = () => {
-    woken = true;
-    wakeUp?.();
-  };
-  /** Sleeps until woken (an enqueue, a slot freed) or `ms`; true when the time ran out. */
-  const idle = (ms: number) =>
-    new Promise<boolean>((resolve) => {
-      if (woken || stopped) return resolve(false);
-      const timer = setTimeout(() => done(true), ms);
-      function done(timedOut: boolean) {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve(timedOut);
-      }
-      wakeUp = () => done(false);
-    });
+  const waker = new Waker();
+  const wake = () => waker.wake();
   /**
    * Slots claimed together while deliveries are in flight: each claim round reads the due
    * deliveries (a scan on FerretDB), so refilling one slot at a time would cost a round per delivery.
    */
   const batchMin = Math.max(1, Math.floor(deps.concurrency / 4));
 
-  const deliver = async (claim: ClaimedDelivery): Promise<void> => {
-    const { delivery, endpoint } = claim;
-    const log = logger.child({ delivery: delivery.id, endpoint: delivery.endpoint_id });
-    if (endpoint === null || !endpoint.enabled) {
-      // Deleted or disabled since it was enqueued: nothing to send to (its owner may re-send it).
-      await queue.abandon(claim);
-      metrics.deliveries.add(['abandoned']);
-      log.info({ reason: endpoint === null ? 'endpoint deleted' : 'endpoint disabled' }, 'delivery abandoned');
-      return;
-    }
-    const body = JSON.stringify(delivery.notification);
-    const now = deps.clock();
-    const headers = deliveryHeaders(claim, signingSecrets(endpoint, now), body, now);
-    // A redirect answer is a failed attempt (the client never follows one).
-    const attempt = await deps.client.post(endpoint.url, body, headers);
-    metrics.attempts.add([attempt.outcome]);
-    const recorded = await queue.recordAttempt(claim, attempt);
-    if (recorded === 'lease_lost') {
-      log.warn(
-        { outcome: attempt.outcome },
-        'lease lost before the attempt was recorded (another notifier took it over)',
-      );
-      return;
-    }
-    const status = recorded.delivery.status;
-    if (status === 'delivered' || status === 'failed') metrics.deliveries.add([status]);
-    log[attempt.outcome === 'delivered' ? 'debug' : 'info'](
-      {
-        outcome: attempt.outcome,
-        status_code: attempt.status_code,
-        error: attempt.error,
-        attempt: recorded.delivery.attempts,
-        next_attempt_at: recorded.delivery.next_attempt_at,
-        status,
-      },
-      'delivery attempt',
-    );
-    if (recorded.endpointDisabled && recorded.endpoint !== null) {
-      metrics.endpointsDisabled.add([]);
-      log.warn({ url: recorded.endpoint.url }, 'endpoint disabled after failing; telling its owner');
-      try {
-        await deps.mailer.send(endpointDisabledMail(recorded.endpoint, deps.dashboardUrl));
-      } catch (err) {
-        log.error({ err }, 'could not send the "endpoint disabled" mail');
-      }
-    }
-  };
-
   const track = (claim: ClaimedDelivery) => {
-    const done = deliver(claim)
+    const done = deliverOne(deps, claim)
       .catch((err: unknown) =>
         // The lease runs out and the delivery is taken again: at least once.
         logger.error({ err, delivery: claim.delivery.id }, 'delivery failed unexpectedly; it will be retried'),
@@ -156,7 +205,7 @@ export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const loop = (async () => {
     let timedOut = true;
     while (!stopped) {
-      woken = false;
+      waker.reset();
       const free = deps.concurrency - inflight.size;
       let full = false;
       // Claim when a batch of slots is free, when nothing is in flight, or at each poll.
@@ -178,29 +227,11 @@ export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         }
       }
       // A full round may have left more due: claim again as soon as a slot frees (track wakes).
-      timedOut = !full || free < batchMin ? await idle(deps.pollMs) : false;
+      timedOut = !full || free < batchMin ? await waker.sleep(deps.pollMs, () => stopped) : false;
     }
   })();
 
-  let ticks = 0;
-  const ageTimer = setInterval(
-    () => {
-      queue.oldestDueAt().then(
-        (at) => metrics.setQueueAge(at === null ? null : at.getTime(), deps.clock()),
-        () => undefined,
-      );
-      // Old lease claims go in one sweep now and then rather than one write per delivery.
-      if (++ticks % 12 === 0) {
-        queue.sweepClaims().catch((err: unknown) => logger.warn({ err }, 'sweeping old lease claims failed'));
-      }
-      // Finished deliveries past their retention: about once an hour at the default poll.
-      if (ticks % 720 === 1) {
-        queue.sweepDeliveries().catch((err: unknown) => logger.warn({ err }, 'sweeping old deliveries failed'));
-      }
-    },
-    Math.max(1_000, Math.min(deps.pollMs * 5, 15_000)),
-  );
-  ageTimer.unref();
+  const housekeeping = startHousekeeping(deps);
 
   return {
     wake,
@@ -209,7 +240,7 @@ export function startDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     async stop(opts = {}) {
       if (stopped) return;
       stopped = true;
-      clearInterval(ageTimer);
+      clearInterval(housekeeping);
       wake();
       await loop;
       const pending = [...inflight.values()];

@@ -38,6 +38,11 @@ def _date(value):
         return None
 
 
+def _day(value):
+    """A YYYY-MM-DD value as it is (ISO dates of four-digit years compare as strings), or None."""
+    return value if isinstance(value, str) and DATE.match(value) is not None else None
+
+
 def _error(response):
     try:
         body = json.loads(response.content or b"")
@@ -52,11 +57,17 @@ def _start_after_end(case, error):
     if error.get("param") != "start_date":
         return False
     query = case.query or {}
-    start = _date(query.get("start_date"))
-    end = _date(query.get("end_date"))
+    start = _day(query.get("start_date"))
+    end = _day(query.get("end_date"))
     if end is None and "end_date" not in query and case.operation.path.endswith("/series"):
-        as_of = _as_of_instant(query.get("as_of"))
-        end = as_of.astimezone(datetime.timezone.utc).date() if as_of is not None else datetime.datetime.now(datetime.timezone.utc).date()
+        as_of = query.get("as_of")
+        instant = _as_of_instant(as_of)
+        if isinstance(as_of, str) and _day(as_of) is not None:
+            end = as_of  # a date as_of (any year the service takes, 0000 included: Python's dates start at 1)
+        elif instant is not None:
+            end = instant.astimezone(datetime.timezone.utc).date().isoformat()
+        else:
+            end = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     return start is not None and end is not None and start > end
 
 

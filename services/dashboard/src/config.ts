@@ -35,7 +35,7 @@ export const DashboardConfig = z.object({
   MONGODB_DB: z.string().min(1).default('cds_dashboard'),
   REDIS_URL: infraVars.REDIS_URL,
   ...redisTopologyVars,
-  /** The ingest admin API (cluster-internal). */
+  /** The admin API of the accounts service (cluster-internal). */
   ADMIN_URL: urlVar(['http:', 'https:']).default('http://127.0.0.1:8083'),
   ADMIN_TOKEN: z
     .string()

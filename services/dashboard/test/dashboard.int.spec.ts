@@ -41,7 +41,7 @@ import { createUserStore, type UserStore } from '../src/users/user-store.ts';
 import { createWebhookUrlCheck } from '../src/webhooks/index.ts';
 import { createWebhookStores, type WebhookStores } from '@cds/webhooks';
 
-// Real servers: Redis and FerretDB/MongoDB from the testkit, a private NATS with the ingest admin
+// Real servers: Redis and FerretDB/MongoDB from the testkit, a private NATS with the accounts admin
 // API as its own process (the dashboard sends it the key commands), and an SMTP listener here.
 const ADMIN_TOKEN = 'dashboard-int-admin-token-0123456789';
 const SECRET = 'dashboard-int-session-secret-0123456789abcdef';

@@ -26,7 +26,7 @@ import { createUserStore, type UserStore } from '../src/users/user-store.ts';
 import { createCommodityCatalog, createWebhookUrlCheck } from '../src/webhooks/index.ts';
 
 // The webhook pages against real Redis (sessions, throttles), the real webhook store on the run's
-// MongoDB API server, the ingest admin API (plans) and the query service (the catalog, empty here:
+// MongoDB API server, the accounts admin API (plans) and the query service (the catalog, empty here:
 // every listed commodity is unknown to it). Host names resolve through a table (the URL check's
 // resolver option) so that public and private names need no network.
 const ADMIN_TOKEN = 'webhooks-int-admin-token-0123456789';

@@ -28,7 +28,7 @@ export class AdminRejectedError extends Error {
   }
 }
 
-/** The commands the dashboard sends to the ingest admin API; it keeps no key state itself. */
+/** The commands the dashboard sends to the admin API (services/accounts); it keeps no key state itself. */
 export interface AdminClient {
   /**
    * Creates an account; with `accountId` (see accountIdOf) it is idempotent: the admin API answers

@@ -1,5 +1,6 @@
 import type { PublicSourceName, SyncSourceName } from '@cds/contracts';
 import { SYNC_SOURCE_NAMES } from '@cds/contracts';
+import { COMMODITIES } from '../catalog/commodities.ts';
 import type { CommodityDefinition } from '../catalog/types.ts';
 import { ams } from './ams/index.ts';
 import { cftc } from './cftc/index.ts';
@@ -25,6 +26,31 @@ export const REGISTRY: readonly Source[] = ALL;
 type Registered = (typeof ALL)[number]['name'];
 const everyRowRegistered: Exclude<PublicSourceName, Registered> extends never ? true : never = true;
 void everyRowRegistered;
+
+/** What a catalog entry's `sources` holds besides source mappings. */
+const NOT_MAPPINGS: ReadonlySet<string> = new Set(['price_note']);
+
+/**
+ * Every source mapping of the catalog, checked against its source's `mapping` schema: a mapping
+ * keyed by no registered source, or by one without a schema, or that its schema refuses, is a
+ * catalog bug named with its commodity. Run when the registry loads (every CLI run).
+ */
+export function checkCatalogMappings(defs: readonly CommodityDefinition[]): void {
+  for (const def of defs) {
+    for (const [key, value] of Object.entries(def.sources)) {
+      if (NOT_MAPPINGS.has(key)) continue;
+      const schema = REGISTRY.find((s) => s.name === key)?.mapping;
+      if (schema === undefined)
+        throw new Error(`catalog: ${def.entry.id} maps sources.${key}, which no registered source reads`);
+      const parsed = schema.safeParse(value);
+      if (!parsed.success)
+        throw new Error(
+          `catalog: ${def.entry.id} sources.${key} does not fit its source's mapping: ${parsed.error.message}`,
+        );
+    }
+  }
+}
+checkCatalogMappings(COMMODITIES);
 
 /** The source of a name, or undefined. */
 export function sourceNamed(name: string): Source | undefined {

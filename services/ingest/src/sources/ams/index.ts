@@ -1,5 +1,6 @@
 import { SourceUsageError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
+import { amsMapping } from './mapping.ts';
 import { fetchAmsReports } from './fetch.ts';
 import { AMS_MAX_BYTES, parseAmsJson } from './parse.ts';
 import { AMS_REPORTS, amsReport } from './reports.ts';
@@ -8,6 +9,7 @@ import { amsTasks } from './sync-task.ts';
 /** USDA AMS Market News: the LMR datamart's answers (Livestock Mandatory Reporting, FMMO class prices). */
 export const ams = {
   name: 'ams',
+  mapping: amsMapping,
   credentials: [],
   inputs: [
     {

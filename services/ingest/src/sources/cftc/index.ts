@@ -1,5 +1,6 @@
 import { MiB } from '../common/bounds.ts';
 import type { Source } from '../types.ts';
+import { cftcMapping } from './mapping.ts';
 import { fetchCftcCot } from './fetch.ts';
 import { parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from './parse-annual.ts';
 import { cftcTasks } from './sync-task.ts';
@@ -15,6 +16,7 @@ const maxBytes = 1024 * MiB;
  */
 export const cftc = {
   name: 'cftc',
+  mapping: cftcMapping,
   credentials: [{ env: 'CFTC_APP_TOKEN', setting: 'cftcAppToken', required: false }],
   inputs: (['legacy', 'disaggregated'] as const).map((format) => ({
     name: `cftc-${format}`,

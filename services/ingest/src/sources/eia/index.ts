@@ -1,6 +1,7 @@
 import { MiB } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
+import { eiaMapping } from './mapping.ts';
 import { fetchEiaSeries } from './fetch.ts';
 import { parseEiaCsv } from './parse-csv.ts';
 import { eiaTasks } from './sync-task.ts';
@@ -8,6 +9,7 @@ import { eiaTasks } from './sync-task.ts';
 /** The U.S. Energy Information Administration: the dnav CSV downloads and the API v2. */
 export const eia = {
   name: 'eia',
+  mapping: eiaMapping,
   credentials: [{ env: 'EIA_API_KEY', setting: 'eiaApiKey', required: true }],
   inputs: [
     {

@@ -1,6 +1,7 @@
 import { MiB } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
+import { nassMapping } from './mapping.ts';
 import { fetchNassQuickStats } from './fetch.ts';
 import { parseNassCsv } from './parse.ts';
 import { nassTasks } from './sync-task.ts';
@@ -8,6 +9,7 @@ import { nassTasks } from './sync-task.ts';
 /** USDA NASS Quick Stats: the CSV export and the API. */
 export const nass = {
   name: 'nass',
+  mapping: nassMapping,
   credentials: [{ env: 'NASS_API_KEY', setting: 'nassApiKey', required: true }],
   inputs: [
     {

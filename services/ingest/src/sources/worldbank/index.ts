@@ -1,12 +1,14 @@
 import { InputBoundError, MiB } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
+import { worldbankMapping } from './mapping.ts';
 import { readWorldBankWorkbook, WorldBankFileError } from './parse.ts';
 import { WORLDBANK_FIRST_DATE, worldbankTasks } from './sync-task.ts';
 
 /** The World Bank's Commodity Price Data (the Pink Sheet): one monthly workbook. */
 export const worldbank = {
   name: 'worldbank',
+  mapping: worldbankMapping,
   credentials: [],
   inputs: [
     {

@@ -1,0 +1,16 @@
+import { Frequency, PriceBasis, SeriesType } from '@cds/contracts';
+import { z } from 'zod';
+
+/** A commodity's AMS mapping (catalog `sources.ams`): the Market News reports and datamart slugs that feed its series. */
+export const amsMapping = z.strictObject({
+  series: z.array(
+    z.strictObject({
+      report: z.string().min(1),
+      slug: z.string().min(1),
+      type: SeriesType,
+      frequency: Frequency,
+      unit: z.string().min(1),
+      basis: PriceBasis.optional(),
+    }),
+  ),
+});

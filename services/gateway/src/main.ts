@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { KEYS_STREAM } from '@cds/contracts';
 import openapiDocument from '@cds/contracts/openapi.json' with { type: 'json' };
 import { keepTrying, loadConfig } from '@cds/config';
-import { connectMessaging, streamSpec } from '@cds/messaging';
+import { connectMessaging, streamSpec, type Messaging } from '@cds/messaging';
 import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
-import { createRedis, topologyOptions } from '@cds/redis';
-import { createMetrics, runService } from '@cds/telemetry';
+import { createRedis, topologyOptions, type RedisClient } from '@cds/redis';
+import { createMetrics, runService, type Logger, type Metrics, type RunningService } from '@cds/telemetry';
 import { buildApp } from './app.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
 import { followChanges } from './events/change-follower.ts';
@@ -26,10 +26,129 @@ import { followSyncState } from './status/sync-state.ts';
 
 const nowMs = () => Date.now();
 
+type Config = Readonly<GatewayConfig>;
+type Fallbacks = ReturnType<typeof createFallbackMetrics>;
+
+/**
+ * Redis for rate windows and SSE stream slots. Bounded: a command fails after REDIS_TIMEOUT_MS,
+ * and at once while disconnected (no offline queue), so the failover limiter decides the request
+ * locally instead of waiting.
+ */
+function connectRedis(config: Config, logger: Logger): RedisClient {
+  return createRedis({
+    url: config.REDIS_URL,
+    name: 'gateway',
+    ...topologyOptions(config),
+    commandTimeoutMs: config.REDIS_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    offlineQueue: false,
+    onError: (err) => logger.debug({ err: err.message }, 'redis connection error'),
+  });
+}
+
+/** The SSE hub and its stream slots (taken in Redis, locally while it is away). */
+function createHub(config: Config, redis: RedisClient, logger: Logger, fallbacks: Fallbacks) {
+  const slots = createStreamSlots({
+    redis: createRedisStreamSlots(redis, {
+      keyPrefix: config.SSE_SLOT_KEY_PREFIX,
+      ttlMs: 3 * config.SSE_HEARTBEAT_MS,
+    }),
+    logger,
+    onFallback: () => fallbacks.sseSlots.add([]),
+  });
+  const hub = new EventHub({
+    ring: new ChangeRing(config.SSE_RING_SIZE),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    maxUnsentBytes: config.SSE_MAX_UNSENT_BYTES,
+    slowGraceMs: config.SSE_SLOW_GRACE_MS,
+    heartbeatMs: config.SSE_HEARTBEAT_MS,
+    maxStreams: config.SSE_MAX_STREAMS,
+    maxStreamsPerClient: config.SSE_MAX_STREAMS_PER_CLIENT,
+    slots,
+    logger,
+  });
+  return { hub, slots };
+}
+
+/** The rate windows in Redis, failing over to memory, behind the refusal memo. */
+function createRateLimiter(config: Config, redis: RedisClient, logger: Logger, fallbacks: Fallbacks) {
+  return createRefusalMemo(
+    createFailoverRateLimiter({
+      primary: createRedisRateLimiter(redis, {
+        keyPrefix: config.RATE_KEY_PREFIX,
+        usageKeyPrefix: config.USAGE_KEY_PREFIX,
+      }),
+      fallback: createMemoryRateLimiter({ nowMs }),
+      logger,
+      nowMs,
+      events: { onFallback: () => fallbacks.rateLimits.add([]) },
+    }),
+    { nowMs },
+  );
+}
+
+/** The response cache (none when CACHE_TTL_MS is 0), subscribed to the projector's invalidations. */
+async function startCache(config: Config, messaging: Messaging, service: RunningService<GatewayConfig>) {
+  if (config.CACHE_TTL_MS <= 0) return undefined;
+  const cache = createResponseCache({
+    maxEntries: config.CACHE_MAX_ENTRIES,
+    maxBytes: config.CACHE_MAX_BYTES,
+    ttlMs: config.CACHE_TTL_MS,
+  });
+  const invalidation = subscribeInvalidations(messaging.nc, cache, service.logger);
+  service.onClose('cache invalidation', () => invalidation.close());
+  await invalidation.ready;
+  return cache;
+}
+
+/**
+ * The three streams the gateway follows: changes (for SSE), keys (the key table; revocations and
+ * plan changes reach the open streams as it applies them) and ingest's sync state (GET /status,
+ * cds_source_* gauges). Each JetStream step is retried: an API call can time out while a new
+ * cluster still places its replicated streams (seen in the cluster suite), which is no reason to
+ * exit. Undefined when the process was asked to stop meanwhile.
+ */
+async function followStreams(
+  service: RunningService<GatewayConfig>,
+  messaging: Messaging,
+  deps: { hub: EventHub; table: KeyTable; metrics: Metrics },
+) {
+  const { config, logger, signal, onClose } = service;
+  const { hub, table } = deps;
+  const retried = <T>(what: string, attempt: () => Promise<T>) => keepTrying(what, attempt, { signal, logger });
+  // The projector records changes there; whoever starts first creates it (idempotent).
+  const changes = await retried('cannot follow the change stream yet', async () => {
+    await messaging.ensureStream(streamSpec('changes', { replicas: config.JETSTREAM_REPLICAS }));
+    return followChanges({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, hub, logger });
+  });
+  if (changes === undefined) return undefined;
+  onClose('change follower', () => changes.stop());
+  hub.startHeartbeat();
+  const keys = await retried('cannot follow the key stream yet', () =>
+    followKeyStream({ nc: messaging.nc, table, logger, onEvent: (e) => hub.onKeyEvent(e) }),
+  );
+  if (keys === undefined) return undefined;
+  onClose('key follower', () => keys.stop());
+  const syncState = await retried('cannot follow the sync state yet', () =>
+    followSyncState({
+      nc: messaging.nc,
+      js: messaging.js,
+      jsm: messaging.jsm,
+      logger,
+      replicas: config.JETSTREAM_REPLICAS,
+    }),
+  );
+  if (syncState === undefined) return undefined;
+  onClose('sync state follower', () => syncState.stop());
+  registerSourceMetrics(deps.metrics, syncState, nowMs);
+  return { changes, keys, syncState };
+}
+
 await runService({
   name: 'gateway',
   config: () => loadConfig(GatewayConfig, process.env),
-  async start({ config, logger, signal, onClose }) {
+  async start(service) {
+    const { config, logger, signal, onClose } = service;
     const metrics = createMetrics('gateway');
     onClose('metrics', () => metrics.shutdown());
     const messaging = await connectMessaging({ servers: config.NATS_URL, name: 'gateway' });
@@ -46,92 +165,15 @@ await runService({
     registerKeyTableMetrics(metrics, table);
     const fallbacks = createFallbackMetrics(metrics);
     // Redis is created before the followers: the SSE hub (fed by both) takes its stream slots there.
-    // Bounded: a command fails after REDIS_TIMEOUT_MS, and at once while disconnected (no offline
-    // queue), so the failover limiter decides the request locally instead of waiting.
-    const redis = createRedis({
-      url: config.REDIS_URL,
-      name: 'gateway',
-      ...topologyOptions(config),
-      commandTimeoutMs: config.REDIS_TIMEOUT_MS,
-      maxRetriesPerRequest: 0,
-      offlineQueue: false,
-      onError: (err) => logger.debug({ err: err.message }, 'redis connection error'),
-    });
+    const redis = connectRedis(config, logger);
     onClose('redis', () => redis.quit());
-    const slots = createStreamSlots({
-      redis: createRedisStreamSlots(redis, {
-        keyPrefix: config.SSE_SLOT_KEY_PREFIX,
-        ttlMs: 3 * config.SSE_HEARTBEAT_MS,
-      }),
-      logger,
-      onFallback: () => fallbacks.sseSlots.add([]),
-    });
-    const hub = new EventHub({
-      ring: new ChangeRing(config.SSE_RING_SIZE),
-      publicBaseUrl: config.PUBLIC_BASE_URL,
-      maxUnsentBytes: config.SSE_MAX_UNSENT_BYTES,
-      slowGraceMs: config.SSE_SLOW_GRACE_MS,
-      heartbeatMs: config.SSE_HEARTBEAT_MS,
-      maxStreams: config.SSE_MAX_STREAMS,
-      maxStreamsPerClient: config.SSE_MAX_STREAMS_PER_CLIENT,
-      slots,
-      logger,
-    });
-    // Each JetStream step of the start is retried: an API call can time out while a new cluster
-    // still places its replicated streams (seen in the cluster suite), which is no reason to exit.
-    const retried = <T>(what: string, attempt: () => Promise<T>) => keepTrying(what, attempt, { signal, logger });
-    // The projector records changes there; whoever starts first creates it (idempotent).
-    const changes = await retried('cannot follow the change stream yet', async () => {
-      await messaging.ensureStream(streamSpec('changes', { replicas: config.JETSTREAM_REPLICAS }));
-      return followChanges({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, hub, logger });
-    });
-    if (changes === undefined) return;
-    onClose('change follower', () => changes.stop());
-    hub.startHeartbeat();
-    // Revocations and plan changes reach the open streams as the key table applies them.
-    const follower = await retried('cannot follow the key stream yet', () =>
-      followKeyStream({ nc: messaging.nc, table, logger, onEvent: (e) => hub.onKeyEvent(e) }),
-    );
-    if (follower === undefined) return;
-    onClose('key follower', () => follower.stop());
-    // Source freshness for GET /status and the cds_source_* gauges, followed live from ingest's KV.
-    const syncState = await retried('cannot follow the sync state yet', () =>
-      followSyncState({
-        nc: messaging.nc,
-        js: messaging.js,
-        jsm: messaging.jsm,
-        logger,
-        replicas: config.JETSTREAM_REPLICAS,
-      }),
-    );
-    if (syncState === undefined) return;
-    onClose('sync state follower', () => syncState.stop());
-    registerSourceMetrics(metrics, syncState, nowMs);
+    const { hub, slots } = createHub(config, redis, logger, fallbacks);
+    const followed = await followStreams(service, messaging, { hub, table, metrics });
+    if (followed === undefined) return;
+    const { changes, keys, syncState } = followed;
 
-    const rateLimiter = createRefusalMemo(
-      createFailoverRateLimiter({
-        primary: createRedisRateLimiter(redis, {
-          keyPrefix: config.RATE_KEY_PREFIX,
-          usageKeyPrefix: config.USAGE_KEY_PREFIX,
-        }),
-        fallback: createMemoryRateLimiter({ nowMs }),
-        logger,
-        nowMs,
-        events: { onFallback: () => fallbacks.rateLimits.add([]) },
-      }),
-      { nowMs },
-    );
-    const cache =
-      config.CACHE_TTL_MS > 0
-        ? createResponseCache({
-            maxEntries: config.CACHE_MAX_ENTRIES,
-            maxBytes: config.CACHE_MAX_BYTES,
-            ttlMs: config.CACHE_TTL_MS,
-          })
-        : undefined;
-    const invalidation = cache === undefined ? undefined : subscribeInvalidations(messaging.nc, cache, logger);
-    if (invalidation !== undefined) onClose('cache invalidation', () => invalidation.close());
-    await invalidation?.ready;
+    const rateLimiter = createRateLimiter(config, redis, logger, fallbacks);
+    const cache = await startCache(config, messaging, service);
     const query = createQueryClient({
       url: config.QUERY_URL,
       connections: config.QUERY_CONNECTIONS,
@@ -140,7 +182,7 @@ await runService({
     onClose('query client', () => query.close());
 
     const app = buildApp({
-      keys: { lookup: (key) => table.lookup(key), isReady: () => follower.isCaughtUp() && changes.isCaughtUp() },
+      keys: { lookup: (key) => table.lookup(key), isReady: () => keys.isCaughtUp() && changes.isCaughtUp() },
       rateLimiter,
       query,
       ...(cache === undefined ? {} : { cache }),

@@ -73,11 +73,51 @@ export interface WebhookRouteDeps {
 }
 
 /**
- * The webhook pages: the list, create (secret shown once), the endpoint with its deliveries
- * (re-send, test event), edit, enable/disable, rotate secret and delete behind confirmations.
+ * Every rule of the form, the address and catalog checks concurrently. `shapeOnly` says the
+ * commodities could not be checked against the catalog (the page says so).
  */
-export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
-  const { web, webhooks, rules } = deps;
+async function validateEndpoint(
+  deps: Pick<WebhookRouteDeps, 'checkUrl' | 'catalog'>,
+  values: EndpointFormValues,
+  plan: Plan,
+): Promise<{ errors: FieldErrors } | { input: EndpointInput; shapeOnly: boolean }> {
+  const errors: FieldErrors = {};
+  const commodities = parseCommodities(values.commodities);
+  const types = parseTypes(values, plan);
+  const urlShape = urlShapeProblem(values.url);
+  const [urlProblem, unknown] = await Promise.all([
+    urlShape ?? deps.checkUrl(values.url),
+    'ids' in commodities && commodities.ids !== null ? deps.catalog.unknown(commodities.ids) : [],
+  ]);
+  if (urlProblem !== null) errors.url = urlProblem;
+  if ('problem' in commodities) errors.commodities = commodities.problem;
+  else if (unknown !== 'unavailable' && unknown.length > 0) {
+    errors.commodities =
+      unknown.length === 1
+        ? `Unknown commodity: ${unknown[0]}. Check the spelling against the catalog (GET /api/v1/commodities).`
+        : `Unknown commodities: ${unknown.join(', ')}. Check the spelling against the catalog (GET /api/v1/commodities).`;
+  }
+  if ('problem' in types) errors.types = types.problem;
+  if (Object.keys(errors).length > 0 || 'problem' in commodities || 'problem' in types) return { errors };
+  return {
+    // Stored as the URL parser writes it: exactly what the notifier will call.
+    input: {
+      url: new URL(values.url).href,
+      commodities: commodities.ids,
+      types: types.types,
+      enabled: values.enabled,
+    },
+    shapeOnly: unknown === 'unavailable',
+  };
+}
+
+const shapeOnlyNote =
+  'The commodity ids were checked for their form only: the catalog could not be read just now, so check their spelling.';
+const limitMessage = `You have ${MAX_WEBHOOK_ENDPOINTS} endpoints, the most an account may have. Delete one to add another.`;
+
+/** What the webhook routes share: the caller's plan and endpoint, and the three pages they render. */
+function webhookPages(deps: WebhookRouteDeps) {
+  const { web, webhooks } = deps;
   const planOf = async (user: SignedInUser): Promise<Plan> => (await deps.admin.getAccount(user.account_id)).plan;
   const noSuchEndpoint = () => new PageError(404, 'No such endpoint', 'This account has no such webhook endpoint.');
   const endpointIdOf = (request: FastifyRequest) => paramsOf(request, EndpointParams, noSuchEndpoint).id;
@@ -134,52 +174,22 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
       { status, active: 'webhooks' },
     );
 
-  /**
-   * Every rule of the form, the address and catalog checks concurrently. `shapeOnly` says the
-   * commodities could not be checked against the catalog (the page says so).
-   */
-  const validate = async (
-    values: EndpointFormValues,
-    plan: Plan,
-  ): Promise<{ errors: FieldErrors } | { input: EndpointInput; shapeOnly: boolean }> => {
-    const errors: FieldErrors = {};
-    const commodities = parseCommodities(values.commodities);
-    const types = parseTypes(values, plan);
-    const urlShape = urlShapeProblem(values.url);
-    const [urlProblem, unknown] = await Promise.all([
-      urlShape ?? deps.checkUrl(values.url),
-      'ids' in commodities && commodities.ids !== null ? deps.catalog.unknown(commodities.ids) : [],
-    ]);
-    if (urlProblem !== null) errors.url = urlProblem;
-    if ('problem' in commodities) errors.commodities = commodities.problem;
-    else if (unknown !== 'unavailable' && unknown.length > 0) {
-      errors.commodities =
-        unknown.length === 1
-          ? `Unknown commodity: ${unknown[0]}. Check the spelling against the catalog (GET /api/v1/commodities).`
-          : `Unknown commodities: ${unknown.join(', ')}. Check the spelling against the catalog (GET /api/v1/commodities).`;
-    }
-    if ('problem' in types) errors.types = types.problem;
-    if (Object.keys(errors).length > 0 || 'problem' in commodities || 'problem' in types) return { errors };
-    return {
-      // Stored as the URL parser writes it: exactly what the notifier will call.
-      input: {
-        url: new URL(values.url).href,
-        commodities: commodities.ids,
-        types: types.types,
-        enabled: values.enabled,
-      },
-      shapeOnly: unknown === 'unavailable',
-    };
-  };
-  const shapeOnlyNote =
-    'The commodity ids were checked for their form only: the catalog could not be read just now, so check their spelling.';
-  const limitMessage = `You have ${MAX_WEBHOOK_ENDPOINTS} endpoints, the most an account may have. Delete one to add another.`;
+  /** The notifier does not deliver to a disabled endpoint (it ends such deliveries unsent). */
+  const refuseDisabled = (request: FastifyRequest, reply: FastifyReply, endpoint: WebhookEndpoint) =>
+    renderEndpoint(request, reply, endpoint, {
+      error: 'This endpoint is disabled: enable it first, then send a test event or re-send.',
+      status: 409,
+    });
 
-  app.get(BASE, (request, reply) => {
-    const notice = NOTICES.get(web.query(request, 'notice'));
-    return renderList(request, reply, { info: notice });
-  });
+  return { planOf, noSuchEndpoint, endpointIdOf, own, renderList, renderEndpoint, renderForm, refuseDisabled };
+}
 
+type WebhookPages = ReturnType<typeof webhookPages>;
+
+/** Add an endpoint, show one, edit it: the forms and their saves. */
+function registerEndpointForms(app: FastifyInstance, deps: WebhookRouteDeps, pages: WebhookPages): void {
+  const { web, webhooks, rules } = deps;
+  const { planOf, noSuchEndpoint, own, renderEndpoint, renderForm } = pages;
   app.get(`${BASE}/new`, async (request, reply) => {
     const user = web.requireUser(request);
     const plan = await planOf(user);
@@ -197,7 +207,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     const values = readEndpointForm(request.body);
     await web.throttled('webhook-save', user.account_id, rules.webhookSavePerAccount);
     const plan = await planOf(user);
-    const checked = await validate(values, plan);
+    const checked = await validateEndpoint(deps, values, plan);
     if ('errors' in checked) return renderForm(request, reply, { plan, values, errors: checked.errors }, 400);
     const created = await webhooks.createEndpoint(user.account_id, user.email, checked.input);
     if (created === 'limit_reached') return renderForm(request, reply, { plan, values, error: limitMessage }, 409);
@@ -232,7 +242,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     const values = readEndpointForm(request.body);
     await web.throttled('webhook-save', user.account_id, rules.webhookSavePerAccount);
     const plan = await planOf(user);
-    const checked = await validate(values, plan);
+    const checked = await validateEndpoint(deps, values, plan);
     if ('errors' in checked) return renderForm(request, reply, { plan, values, endpoint, errors: checked.errors }, 400);
     const updated = await webhooks.updateEndpoint(user.account_id, endpoint.id, checked.input);
     if (updated === null) throw noSuchEndpoint();
@@ -240,7 +250,12 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
       return renderEndpoint(request, reply, updated, { info: 'Changes saved.', error: shapeOnlyNote });
     return web.redirect(reply, `/webhooks/${updated.id}`, { notice: 'saved' });
   });
+}
 
+/** Enable, disable, rotate the secret, delete (the last two behind a confirmation page). */
+function registerEndpointActions(app: FastifyInstance, deps: WebhookRouteDeps, pages: WebhookPages): void {
+  const { web, webhooks } = deps;
+  const { noSuchEndpoint, endpointIdOf, own, renderEndpoint } = pages;
   for (const enabled of [true, false]) {
     app.post(`${BASE}/:id/${enabled ? 'enable' : 'disable'}`, async (request, reply) => {
       const user = web.requireUser(request);
@@ -285,14 +300,12 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     if (!(await webhooks.deleteEndpoint(user.account_id, endpointIdOf(request)))) throw noSuchEndpoint();
     return web.redirect(reply, '/webhooks', { notice: 'deleted' });
   });
+}
 
-  /** The notifier does not deliver to a disabled endpoint (it ends such deliveries unsent). */
-  const refuseDisabled = (request: FastifyRequest, reply: FastifyReply, endpoint: WebhookEndpoint) =>
-    renderEndpoint(request, reply, endpoint, {
-      error: 'This endpoint is disabled: enable it first, then send a test event or re-send.',
-      status: 409,
-    });
-
+/** A test event and a re-sent delivery, for an enabled endpoint only. */
+function registerDeliveryActions(app: FastifyInstance, deps: WebhookRouteDeps, pages: WebhookPages): void {
+  const { web, webhooks, rules } = deps;
+  const { noSuchEndpoint, own, refuseDisabled } = pages;
   app.post(`${BASE}/:id/test`, async (request, reply) => {
     const user = web.requireUser(request);
     const endpoint = await own(user, request);
@@ -312,4 +325,21 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     if ((await webhooks.resendDelivery(user.account_id, `${endpoint.id}:${eventId}`)) === null) throw none();
     return web.redirect(reply, `/webhooks/${endpoint.id}`, { notice: 'resent' });
   });
+}
+
+/**
+ * The webhook pages: the list, create (secret shown once), the endpoint with its deliveries
+ * (re-send, test event), edit, enable/disable, rotate secret and delete behind confirmations.
+ */
+export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
+  const pages = webhookPages(deps);
+  const { web } = deps;
+  const { renderList } = pages;
+  app.get(BASE, (request, reply) => {
+    const notice = NOTICES.get(web.query(request, 'notice'));
+    return renderList(request, reply, { info: notice });
+  });
+  registerEndpointForms(app, deps, pages);
+  registerEndpointActions(app, deps, pages);
+  registerDeliveryActions(app, deps, pages);
 }

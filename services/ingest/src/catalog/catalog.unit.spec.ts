@@ -13,8 +13,8 @@ import {
   findByNassItem,
   getCommodity,
   normalizeEiaSeriesId,
-  priceSourcesOf,
 } from './index.ts';
+import { priceSourcesOf } from '../sources/registry.ts';
 
 describe('curated catalog', () => {
   it('has at least 30 commodities over all four categories, each a valid CatalogEntry', () => {
@@ -143,12 +143,14 @@ describe('curated catalog', () => {
       if (!p) return [c.entry.id, `none: ${c.sources.price_note}`, '–', '–', '–', '–', '–'];
       return [
         c.entry.id,
-        {
-          eia: 'EIA spot prices',
-          nass: 'USDA NASS prices received',
-          ams: 'USDA AMS market report',
-          worldbank: 'World Bank Pink Sheet',
-        }[p.source],
+        (
+          {
+            eia: 'EIA spot prices',
+            nass: 'USDA NASS prices received',
+            ams: 'USDA AMS market report',
+            worldbank: 'World Bank Pink Sheet',
+          } as Record<string, string>
+        )[p.source],
         `\`${p.source}:${p.series}\``,
         p.frequency,
         p.unit,

@@ -1,4 +1,3 @@
-import type { PriceBasis } from '@cds/contracts';
 import type { AmsMapping, CommodityDefinition, EiaSeriesMapping, NassItemMapping, WorldBankMapping } from './types.ts';
 import { COMMODITIES } from './commodities.ts';
 
@@ -73,34 +72,6 @@ export function normalizeEiaSeriesId(id: string): string {
   const upper = id.trim().toUpperCase();
   const m = /^[A-Z_]+\.(.+)\.[ADMWQ]$/.exec(upper);
   return m ? m[1]! : upper;
-}
-
-/** Where a commodity's `price` series comes from: the one mapping of type price, by source. */
-export interface PriceSource {
-  /** Provenance prefix: eia, nass, worldbank, ams. */
-  source: 'eia' | 'nass' | 'worldbank' | 'ams';
-  /** The series at the source: EIA series id, NASS data item, Pink Sheet code, AMS report. */
-  series: string;
-  frequency: EiaSeriesMapping['frequency'];
-  unit: string;
-  basis: PriceBasis | undefined;
-}
-
-/** Every price mapping of a commodity (the catalog spec checks there is at most one). */
-export function priceSourcesOf(c: CommodityDefinition): PriceSource[] {
-  const out: PriceSource[] = [];
-  for (const s of c.sources.eia?.series ?? [])
-    if (s.type === 'price')
-      out.push({ source: 'eia', series: s.id, frequency: s.frequency, unit: s.unit, basis: s.basis });
-  for (const i of c.sources.nass?.items ?? [])
-    if (i.type === 'price')
-      out.push({ source: 'nass', series: i.short_desc, frequency: 'monthly', unit: i.unit, basis: i.basis });
-  for (const w of c.sources.worldbank?.series ?? [])
-    out.push({ source: 'worldbank', series: w.code, frequency: w.frequency, unit: w.unit, basis: w.basis });
-  for (const a of c.sources.ams?.series ?? [])
-    if (a.type === 'price')
-      out.push({ source: 'ams', series: a.report, frequency: a.frequency, unit: a.unit, basis: a.basis });
-  return out;
 }
 
 /** The index over the curated catalog. */

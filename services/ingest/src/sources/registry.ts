@@ -10,7 +10,7 @@ import { eia } from './eia/index.ts';
 import { nass } from './nass/index.ts';
 import { ohlcv } from './ohlcv/index.ts';
 import { snapshot } from './snapshot/index.ts';
-import type { Source, SourceInput, SyncPart } from './types.ts';
+import type { PriceSource, Source, SourceInput, SyncPart } from './types.ts';
 import { worldbank } from './worldbank/index.ts';
 
 /**
@@ -77,6 +77,11 @@ export const SYNCED: readonly { name: SyncSourceName; source: Source; sync: Sync
 /** The sync part of a synced source. */
 export function syncPartOf(name: SyncSourceName): { source: Source; sync: SyncPart } {
   return SYNCED.find((s) => s.name === name)!;
+}
+
+/** Every price mapping of a commodity, in registry order (the catalog spec checks there is at most one). */
+export function priceSourcesOf(def: CommodityDefinition): PriceSource[] {
+  return REGISTRY.flatMap((s) => s.prices?.(def) ?? []);
 }
 
 /** The words `backfill --demo --without` takes: one per source whose data replaces demo series. */

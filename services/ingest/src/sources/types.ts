@@ -147,6 +147,19 @@ export interface Source {
   sync?: SyncPart;
   /** What of the demo this source's data replaces (`backfill --demo --without <part>`). */
   demo?: DemoPart;
+  /** The `price` series its mapping of a commodity gives (the catalog spec checks a commodity has at most one). */
+  prices?(def: CommodityDefinition): PriceSource[];
+}
+
+/** Where a commodity's `price` series comes from: the one mapping of type price, by source. */
+export interface PriceSource {
+  /** Provenance prefix: the source's name. */
+  source: PublicSourceName;
+  /** The series at the source: EIA series id, NASS data item, Pink Sheet code, AMS report. */
+  series: string;
+  frequency: Frequency;
+  unit: string;
+  basis: PriceBasis | undefined;
 }
 
 /** The demo series a source's real data replaces. */

@@ -32,4 +32,8 @@ export const ams = {
   ],
   sync: { tasks: amsTasks, baseUrlSetting: 'AMS_API_URL', liveSince: '2020-01-01' },
   demo: { part: 'ams', replaces: (def) => (def.sources.ams?.series ?? []).map((s) => s.type) },
+  prices: (def) =>
+    (def.sources.ams?.series ?? [])
+      .filter((a) => a.type === 'price')
+      .map((a) => ({ source: 'ams', series: a.report, frequency: a.frequency, unit: a.unit, basis: a.basis })),
 } satisfies Source;

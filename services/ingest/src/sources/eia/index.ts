@@ -31,4 +31,8 @@ export const eia = {
   ],
   sync: { tasks: eiaTasks, baseUrlSetting: 'EIA_API_URL', liveSince: '1986-01-01' },
   demo: { part: 'eia', replaces: (def) => (def.sources.eia?.series ?? []).map((s) => s.type) },
+  prices: (def) =>
+    (def.sources.eia?.series ?? [])
+      .filter((s) => s.type === 'price')
+      .map((s) => ({ source: 'eia', series: s.id, frequency: s.frequency, unit: s.unit, basis: s.basis })),
 } satisfies Source;

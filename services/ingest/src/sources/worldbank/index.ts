@@ -32,4 +32,12 @@ export const worldbank = {
   ],
   sync: { tasks: worldbankTasks, baseUrlSetting: 'WORLDBANK_PAGE_URL', liveSince: WORLDBANK_FIRST_DATE },
   demo: { part: 'worldbank', replaces: (def) => (def.sources.worldbank?.series ?? []).map((s) => s.type) },
+  prices: (def) =>
+    (def.sources.worldbank?.series ?? []).map((w) => ({
+      source: 'worldbank',
+      series: w.code,
+      frequency: w.frequency,
+      unit: w.unit,
+      basis: w.basis,
+    })),
 } satisfies Source;

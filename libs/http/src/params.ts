@@ -4,8 +4,9 @@ import type { z } from 'zod';
 import { InvalidParameterError } from './errors.ts';
 
 /**
- * The one zod-to-400 adapter: request parameters (query string or path) checked with a contract
- * schema, the first problem reported as the contract's `invalid_parameter` naming its parameter.
+ * The one zod-to-400 adapter: request parameters (query string or path) and JSON bodies
+ * (`parseBody`) checked with a contract schema, the first problem reported as the contract's
+ * `invalid_parameter` naming its parameter.
  */
 export type ParamResult<T> = { ok: true; value: T } | { ok: false; param: string; message: string };
 
@@ -60,6 +61,27 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     default:
       return issue.message;
   }
+}
+
+/**
+ * A JSON request body checked with a zod schema (the admin API's): the value, or the contract's
+ * `invalid_parameter` thrown for the first issue, naming the field (`where` when the issue is on
+ * the body as a whole): an unknown field, a missing body, or the schema's message.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue?.path[0];
+  let param = typeof field === 'string' ? field : where;
+  if (issue?.code === 'unrecognized_keys') param = issue.keys[0] ?? where;
+  const message =
+    issue?.code === 'unrecognized_keys'
+      ? `Unknown field ${issue.keys.join(', ')} in the request body.`
+      : issue?.code === 'invalid_type' && value === undefined
+        ? 'A JSON request body is required.'
+        : `Invalid ${param}: ${issue?.message ?? 'malformed'}.`;
+  throw new InvalidParameterError(param, message);
 }
 
 /**

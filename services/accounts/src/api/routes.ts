@@ -1,6 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { AccountId, AdminCreateAccount, KeyId, Plan } from '@cds/contracts';
-import { ApiError, FailureLimiter, InvalidParameterError, NotFoundError, UnauthorizedError } from '@cds/http';
+import { ApiError, FailureLimiter, NotFoundError, parseBody, UnauthorizedError } from '@cds/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { KeyCommands } from '../commands/index.ts';
@@ -8,23 +8,6 @@ import type { KeyCommands } from '../commands/index.ts';
 export const CreateAccountBody = AdminCreateAccount;
 export const CreateKeyBody = z.strictObject({ label: z.string().max(200).optional() }).optional();
 export const SetPlanBody = z.strictObject({ plan: Plan });
-
-/** Parses with a zod schema; the first issue becomes invalid_parameter naming the field. */
-function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue?.path[0];
-  let param = typeof field === 'string' ? field : where;
-  if (issue?.code === 'unrecognized_keys') param = issue.keys[0] ?? where;
-  const message =
-    issue?.code === 'unrecognized_keys'
-      ? `Unknown field ${issue.keys.join(', ')} in the request body.`
-      : issue?.code === 'invalid_type' && value === undefined
-        ? 'A JSON request body is required.'
-        : `Invalid ${param}: ${issue?.message ?? 'malformed'}.`;
-  throw new InvalidParameterError(param, message);
-}
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -99,7 +82,7 @@ export function registerAdminRoutes(
 
       // With account_id, idempotent: 201 for the call that created the account, 200 with it for any other.
       admin.post('/accounts', async (request, reply) => {
-        const body = parse(CreateAccountBody, request.body, 'body');
+        const body = parseBody(CreateAccountBody, request.body, 'body');
         const { account, created } = await commands.createAccount(body);
         return reply.code(created ? 201 : 200).send(account);
       });
@@ -108,7 +91,7 @@ export function registerAdminRoutes(
 
       admin.post('/accounts/:id/keys', async (request, reply) => {
         const id = accountId(request);
-        const body = parse(CreateKeyBody, request.body ?? undefined, 'body');
+        const body = parseBody(CreateKeyBody, request.body ?? undefined, 'body');
         reply.header('cache-control', 'no-store');
         return reply.code(201).send(await commands.createKey(id, { label: body?.label }));
       });
@@ -117,7 +100,7 @@ export function registerAdminRoutes(
 
       admin.put('/accounts/:id/plan', async (request) => {
         const id = accountId(request);
-        const body = parse(SetPlanBody, request.body, 'body');
+        const body = parseBody(SetPlanBody, request.body, 'body');
         return commands.setPlan(id, body.plan);
       });
 

@@ -1,12 +1,18 @@
+import type { Frequency } from '@cds/contracts';
 import type { AmsMapping, CommodityDefinition } from '../../catalog/index.ts';
 import { getCheckedPage, parseJsonBody } from '../common/sync/pages.ts';
-import { INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../common/sync/plans.ts';
+import { syncFrom } from '../common/sync/plans.ts';
 import type { SeriesTask } from '../common/sync/task.ts';
 import { stampFromCalendar } from '../common/published.ts';
 import type { SourceItem } from '../types.ts';
 import { amsQueryUrls } from './fetch.ts';
 import { amsSectionRows, parseAmsJson } from './parse.ts';
 import { amsReport } from './reports.ts';
+
+/** USDA AMS by frequency: LM_HG201 daily 30 days; LM_CT150 weekly 8 weeks; FMMO monthly 6 months (the sync's overlap). */
+const OVERLAP_DAYS = { daily: 30, weekly: 56, monthly: 183 } satisfies Record<Frequency, number>;
+/** How far back a first sync asks. */
+const INITIAL_LOOKBACK_DAYS = 3 * 365;
 
 /** USDA AMS datamart (LMR, FMMO): one task per mapped report. */
 export function amsTasks(defs: readonly CommodityDefinition[]): SeriesTask[] {
@@ -16,14 +22,14 @@ export function amsTasks(defs: readonly CommodityDefinition[]): SeriesTask[] {
 function amsTask(commodityId: string, mapping: AmsMapping): SeriesTask {
   const what = `ams ${mapping.report}`;
   const spec = amsReport(mapping.report);
-  const overlapDays = OVERLAP_DAYS.ams[mapping.frequency];
+  const overlapDays = OVERLAP_DAYS[mapping.frequency];
   return {
     source: 'ams',
     series: mapping.report,
     commodityId,
     overlapDays,
     from: (newest, today, since) =>
-      syncFrom({ newest, overlapDays, lookbackDays: INITIAL_LOOKBACK_DAYS.ams, today, since }),
+      syncFrom({ newest, overlapDays, lookbackDays: INITIAL_LOOKBACK_DAYS, today, since }),
     async fetch(from, ctx) {
       if (!spec) throw new Error(`${what}: the service has no parser for this report`);
       const items: SourceItem[] = [];

@@ -7,12 +7,17 @@ import {
   requireFields,
   SchemaChangeError,
 } from '../common/sync/pages.ts';
-import { INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../common/sync/plans.ts';
+import { syncFrom } from '../common/sync/plans.ts';
 import { collectItems, type SeriesTask } from '../common/sync/task.ts';
 import type { SourceItem } from '../types.ts';
 import { cftcQueryUrl, CFTC_DATASETS } from './fetch.ts';
 import { COMMON_FIELDS, positionFields } from './fields.ts';
 import { parseCftcSocrataJson } from './parse-socrata.ts';
+
+/** Four weekly reports are asked again (the CFTC corrects recent reports now and then). */
+const OVERLAP_DAYS = 28;
+/** How far back a first sync asks. */
+const INITIAL_LOOKBACK_DAYS = 3 * 365;
 
 /** CFTC public reporting (Socrata): two tasks per commodity with contract codes, legacy and disaggregated. */
 export function cftcTasks(defs: readonly CommodityDefinition[]): SeriesTask[] {
@@ -33,9 +38,9 @@ function cftcTask(commodityId: string, codes: readonly string[], format: CotForm
     source: 'cftc',
     series: `${format}.${commodityId}`,
     commodityId,
-    overlapDays: OVERLAP_DAYS.cftc,
+    overlapDays: OVERLAP_DAYS,
     from: (newest, today, since) =>
-      syncFrom({ newest, overlapDays: OVERLAP_DAYS.cftc, lookbackDays: INITIAL_LOOKBACK_DAYS.cftc, today, since }),
+      syncFrom({ newest, overlapDays: OVERLAP_DAYS, lookbackDays: INITIAL_LOOKBACK_DAYS, today, since }),
     async fetch(from, ctx) {
       const pageSize = ctx.pageSize ?? 5000;
       const items: SourceItem[] = [];

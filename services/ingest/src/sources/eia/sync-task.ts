@@ -6,7 +6,8 @@ import {
   requireFields,
   SchemaChangeError,
 } from '../common/sync/pages.ts';
-import { EIA_MAX_PAGE, expectedEiaRows, INITIAL_LOOKBACK_DAYS, OVERLAP_DAYS, syncFrom } from '../common/sync/plans.ts';
+import { syncFrom } from '../common/sync/plans.ts';
+import { EIA_INITIAL_LOOKBACK_DAYS, EIA_MAX_PAGE, EIA_OVERLAP_DAYS, expectedEiaRows } from './plans.ts';
 import { collectItems, type SeriesTask } from '../common/sync/task.ts';
 import { stampFromCalendar } from '../common/published.ts';
 import type { SourceItem } from '../types.ts';
@@ -24,12 +25,12 @@ function eiaTask(commodityId: string, s: EiaSeriesMapping): SeriesTask {
     source: 'eia',
     series: s.id,
     commodityId,
-    overlapDays: OVERLAP_DAYS.eia[s.frequency],
+    overlapDays: EIA_OVERLAP_DAYS[s.frequency],
     from: (newest, today, since) =>
       syncFrom({
         newest,
-        overlapDays: OVERLAP_DAYS.eia[s.frequency],
-        lookbackDays: INITIAL_LOOKBACK_DAYS.eia,
+        overlapDays: EIA_OVERLAP_DAYS[s.frequency],
+        lookbackDays: EIA_INITIAL_LOOKBACK_DAYS,
         today,
         since,
       }),

@@ -6,7 +6,7 @@ import {
   requireFields,
   SchemaChangeError,
 } from '../common/sync/pages.ts';
-import { NASS_MAX_RECORDS, nassFromYear, planYearRanges } from '../common/sync/plans.ts';
+import { NASS_MAX_RECORDS, nassFromYear, planYearRanges } from './plans.ts';
 import { collectItems, type SeriesTask } from '../common/sync/task.ts';
 import { SourceFetchError } from '../common/http.ts';
 import { stampFromCalendar } from '../common/published.ts';

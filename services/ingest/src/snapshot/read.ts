@@ -13,10 +13,10 @@ import {
 } from '@cds/contracts';
 import { CATALOG, type CatalogIndex } from '../catalog/index.ts';
 import { readCsvTable } from '../sources/common/csv.ts';
-import { cotReportStamp, statedDayStamp } from '../sources/common/published.ts';
+import { cotReportStamp } from '../sources/common/published.ts';
+import { REGISTRY } from '../sources/registry.ts';
 import { cotItem, rejected, seriesItem } from '../sources/common/records.ts';
 import { countSkip, type ParseStats } from '../sources/common/stats.ts';
-import { monthNumber } from '../sources/common/values.ts';
 import type { PublicationStamp, SourceItem } from '../sources/types.ts';
 import {
   COT_GROUPS,
@@ -115,37 +115,25 @@ function num(raw: string | undefined): number {
   return raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw);
 }
 
-/** `World Bank Pink Sheet, updated June 02, 2026, ...` (an origin's `from`) → 2026-06-02. */
-function statedVintage(from: string | undefined): string | undefined {
-  const m = /\bupdated(?: on)?\s+([A-Za-z]+)\s+(\d{1,2}),?\s+(\d{4})/i.exec(from ?? '');
-  const month = m ? monthNumber(m[1]!) : undefined;
-  if (!m || month === undefined) return undefined;
-  return `${m[3]}-${String(month).padStart(2, '0')}-${m[2]!.padStart(2, '0')}`;
-}
-
 /**
- * When the snapshot's series points were published, from what its manifest records: a CFTC open
- * interest point on its report's release calendar (as the CFTC files are stamped); a Pink Sheet
- * point on the "updated" date its origin names (stated when the snapshot read one vintage; the
- * newest, estimated, when a later file's values replaced an earlier one's); any other point, and
- * every point when nothing is recorded, when the snapshot was built (estimated): it keeps no
+ * When the snapshot's series points were published, from what its manifest records: each source
+ * with a snapshot part (Source.snapshotStamps) stamps its own points; any other point, and every
+ * point its part leaves unstamped, when the snapshot was built (estimated): a snapshot keeps no
  * vintage per row, and by then all of it had been published.
  */
 export function snapshotStamps(manifest: SnapshotManifest): (source: string, date: string) => PublicationStamp {
   const built: PublicationStamp = { at: new Date(manifest.built_at).toISOString(), estimated: true };
-  const origins = manifest.sources.find((s) => s.name === 'worldbank')?.origin ?? [];
-  const vintages = origins.map((o) => statedVintage(o.from));
-  const newest = vintages.every((v) => v !== undefined) ? vintages.sort().at(-1) : undefined;
-  const worldbank: PublicationStamp | undefined =
-    newest === undefined ? undefined : { ...statedDayStamp(newest), estimated: vintages.length > 1 };
-  return (source, date) => {
-    if (source.startsWith('cftc:')) {
-      const cot = cotReportStamp(date);
-      if (cot.published_at !== undefined) return { at: cot.published_at, estimated: true };
-    }
-    if (source.startsWith('worldbank:') && worldbank !== undefined && worldbank.at <= built.at) return worldbank;
-    return built;
-  };
+  const stampers = REGISTRY.flatMap((s) =>
+    s.snapshotStamps === undefined
+      ? []
+      : [
+          {
+            prefix: `${s.name}:`,
+            stamp: s.snapshotStamps(manifest.sources.find((m) => m.name === s.name)?.origin ?? [], built.at),
+          },
+        ],
+  );
+  return (source, date) => stampers.find((s) => source.startsWith(s.prefix))?.stamp(date) ?? built;
 }
 
 /**

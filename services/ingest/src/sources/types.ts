@@ -147,6 +147,15 @@ export interface Source {
   sync?: SyncPart;
   /** What of the demo this source's data replaces (`backfill --demo --without <part>`). */
   demo?: DemoPart;
+  /**
+   * In a snapshot (`backfill --snapshot`): when its series points were published, given the
+   * origins the manifest records for it and when the snapshot was built; undefined means the
+   * build time (estimated).
+   */
+  snapshotStamps?(
+    origins: readonly { from?: string | undefined }[],
+    builtAt: string,
+  ): (date: string) => PublicationStamp | undefined;
   /** The `price` series its mapping of a commodity gives (the catalog spec checks a commodity has at most one). */
   prices?(def: CommodityDefinition): PriceSource[];
 }

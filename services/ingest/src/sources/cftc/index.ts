@@ -1,6 +1,7 @@
 import { MiB } from '../common/bounds.ts';
 import type { Source } from '../types.ts';
 import { cftcMapping } from './mapping.ts';
+import { cftcSnapshotStamp } from './snapshot.ts';
 import { fetchCftcCot } from './fetch.ts';
 import { parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from './parse-annual.ts';
 import { cftcTasks } from './sync-task.ts';
@@ -39,4 +40,5 @@ export const cftc = {
     http: (keys) => (keys.cftcAppToken ? { minIntervalMs: 250, headers: { 'X-App-Token': keys.cftcAppToken } } : {}),
   },
   demo: { part: 'cot', replaces: (def) => (def.sources.cftc.codes.length > 0 ? ['open_interest'] : []) },
+  snapshotStamps: () => cftcSnapshotStamp,
 } satisfies Source;

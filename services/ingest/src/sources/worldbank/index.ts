@@ -2,6 +2,7 @@ import { InputBoundError, MiB } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
 import { worldbankMapping } from './mapping.ts';
+import { worldbankSnapshotStamps } from './snapshot.ts';
 import { readWorldBankWorkbook, WorldBankFileError } from './parse.ts';
 import { WORLDBANK_FIRST_DATE, worldbankTasks } from './sync-task.ts';
 
@@ -40,4 +41,5 @@ export const worldbank = {
       unit: w.unit,
       basis: w.basis,
     })),
+  snapshotStamps: worldbankSnapshotStamps,
 } satisfies Source;

@@ -5,7 +5,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_PREFIX, PUBLIC_ROUTES, PUBLIC_SOURCE_NAMES, openApiPath } from '@cds/contracts';
+import {
+  API_PREFIX,
+  PUBLIC_ROUTES,
+  PUBLIC_SOURCE_NAMES,
+  ROUTE_NAMES,
+  ROUTES_BY_NAME,
+  openApiPath,
+} from '@cds/contracts';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -127,6 +134,14 @@ describe('docs/architecture.md', () => {
     expect(listed.length).toBe(new Set(listed).size);
     const expected = [...WORKSPACES.libs.map((l) => `libs/${l}`), ...WORKSPACES.services.map((s) => `services/${s}`)];
     expect(drift('docs/architecture.md "Workspaces"', listed, expected)).toEqual([]);
+  });
+});
+
+describe('services/query/README.md', () => {
+  it('the route table lists every route the query service answers and no other', () => {
+    const listed = [...read('services/query/README.md').matchAll(/^\| `GET (\/api\/\S+)` +\|/gm)].map((m) => m[1]!);
+    const served = ROUTE_NAMES.map((name) => ROUTES_BY_NAME[name].path);
+    expect(drift('services/query/README.md routes', listed, served)).toEqual([]);
   });
 });
 

@@ -85,7 +85,9 @@ export function priceSourcesOf(def: CommodityDefinition): PriceSource[] {
 }
 
 /** The words `backfill --demo --without` takes: one per source whose data replaces demo series. */
-export const DEMO_PARTS: readonly string[] = REGISTRY.flatMap((s) => (s.demo !== undefined ? [s.demo.part] : []));
+export const DEMO_PARTS: readonly string[] = REGISTRY.flatMap((s) =>
+  s.demoPart !== undefined ? [s.demoPart.part] : [],
+);
 
 /** Every series of a synced source, commodity by commodity, in catalog order. */
 export function seriesTasks(

@@ -146,7 +146,7 @@ export interface Source {
   /** `ingest sync`: its series tasks (on the release calendar of `@cds/schedule`). */
   sync?: SyncPart;
   /** What of the demo this source's data replaces (`backfill --demo --without <part>`). */
-  demo?: DemoPart;
+  demoPart?: DemoPart;
   /**
    * In a snapshot (`backfill --snapshot`): when its series points were published, given the
    * origins the manifest records for it and when the snapshot was built; undefined means the

@@ -31,7 +31,7 @@ export const ams = {
     },
   ],
   sync: { tasks: amsTasks, baseUrlSetting: 'AMS_API_URL', liveSince: '2020-01-01' },
-  demo: { part: 'ams', replaces: (def) => (def.sources.ams?.series ?? []).map((s) => s.type) },
+  demoPart: { part: 'ams', replaces: (def) => (def.sources.ams?.series ?? []).map((s) => s.type) },
   prices: (def) =>
     (def.sources.ams?.series ?? [])
       .filter((a) => a.type === 'price')

@@ -39,6 +39,6 @@ export const cftc = {
     // An app token lifts Socrata's throttling: four requests a second instead of one.
     http: (keys) => (keys.cftcAppToken ? { minIntervalMs: 250, headers: { 'X-App-Token': keys.cftcAppToken } } : {}),
   },
-  demo: { part: 'cot', replaces: (def) => (def.sources.cftc.codes.length > 0 ? ['open_interest'] : []) },
+  demoPart: { part: 'cot', replaces: (def) => (def.sources.cftc.codes.length > 0 ? ['open_interest'] : []) },
   snapshotStamps: () => cftcSnapshotStamp,
 } satisfies Source;

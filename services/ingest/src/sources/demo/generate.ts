@@ -156,7 +156,7 @@ function* commodityItems(
   // series types real data replaces (a real spot, cash or average price replaces the demo price too)
   const without = new Set(options.without ?? []);
   const replaced = new Set<string>(
-    REGISTRY.flatMap((s) => (s.demo !== undefined && without.has(s.demo.part) ? s.demo.replaces(c) : [])),
+    REGISTRY.flatMap((s) => (s.demoPart !== undefined && without.has(s.demoPart.part) ? s.demoPart.replaces(c) : [])),
   );
   const series = (
     type: SeriesType,

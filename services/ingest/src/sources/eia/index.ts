@@ -30,7 +30,7 @@ export const eia = {
     },
   ],
   sync: { tasks: eiaTasks, baseUrlSetting: 'EIA_API_URL', liveSince: '1986-01-01' },
-  demo: { part: 'eia', replaces: (def) => (def.sources.eia?.series ?? []).map((s) => s.type) },
+  demoPart: { part: 'eia', replaces: (def) => (def.sources.eia?.series ?? []).map((s) => s.type) },
   prices: (def) =>
     (def.sources.eia?.series ?? [])
       .filter((s) => s.type === 'price')

@@ -28,7 +28,7 @@ export const nass = {
     },
   ],
   sync: { tasks: nassTasks, baseUrlSetting: 'NASS_API_URL', liveSince: '2000-01-01' },
-  demo: { part: 'nass', replaces: (def) => (def.sources.nass?.items ?? []).map((i) => i.type) },
+  demoPart: { part: 'nass', replaces: (def) => (def.sources.nass?.items ?? []).map((i) => i.type) },
   prices: (def) =>
     (def.sources.nass?.items ?? [])
       .filter((i) => i.type === 'price')

@@ -32,7 +32,7 @@ export const worldbank = {
     },
   ],
   sync: { tasks: worldbankTasks, baseUrlSetting: 'WORLDBANK_PAGE_URL', liveSince: WORLDBANK_FIRST_DATE },
-  demo: { part: 'worldbank', replaces: (def) => (def.sources.worldbank?.series ?? []).map((s) => s.type) },
+  demoPart: { part: 'worldbank', replaces: (def) => (def.sources.worldbank?.series ?? []).map((s) => s.type) },
   prices: (def) =>
     (def.sources.worldbank?.series ?? []).map((w) => ({
       source: 'worldbank',

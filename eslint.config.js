@@ -1,4 +1,4 @@
-// Type-checked ESLint over every workspace (STYLE.md §10); formatting is Prettier's job.
+// Type-checked ESLint over every workspace; formatting is Prettier's job.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

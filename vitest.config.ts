@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// The suffix picks the layer (docs: STYLE.md section 8). int and e2e share one set of servers per
-// run, started by the testkit globalSetup; each spec file uses its own database and stream names,
-// so files may run in parallel. The machine budget is small (2 cores), hence few workers.
+// The suffix picks the layer (docs/architecture.md, "Local system and tests"). int and e2e share
+// one set of servers per run, started by the testkit globalSetup; each spec file uses its own
+// database and stream names, so files may run in parallel. The machine budget is small (2 cores), hence few workers.
 const infraSetup = './libs/testkit/src/global-setup.ts';
 const exclude = ['**/node_modules/**', '**/.tsbuild/**', '**/dist/**'];
 

@@ -14,7 +14,7 @@ import { MessagingSetupError } from './errors.ts';
 export interface StreamSpec {
   name: string;
   subjects: string[];
-  /** 1 locally, 3 in production (DESIGN.md "Events"). */
+  /** 1 locally, 3 in production (a quorum survives the loss of one server). */
   replicas: number;
   /** Drop messages older than this; omit to keep them forever (event streams). */
   maxAgeMs?: number;

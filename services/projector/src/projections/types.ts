@@ -13,7 +13,7 @@ export type DataEventType = DataEvent['type'];
 export type EventChange = Omit<ChangeRecord, 'id' | 'landed_at'>;
 
 /**
- * A projection is data plus a pure reducer (STYLE.md §4): no I/O, clock or randomness.
+ * A projection is data plus a pure reducer: no I/O, clock or randomness.
  *
  * The runner loads the documents `keyOf(event)` names, folds `evolve(stored ?? initial(id), event,
  * position)` for each and writes the ones that changed. Reducers must be idempotent (applying an

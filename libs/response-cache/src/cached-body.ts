@@ -111,14 +111,23 @@ function cachedCsv(csv: Buffer, of: Omit<CachedBody, 'prefix' | 'suffix' | 'byte
 }
 
 /**
+ * The JSON text of an answer `{data, meta}` whose meta ends with `request_id` (empty here: the id is
+ * added at send time). It keeps the members in the order they were built, so the text ends with
+ * `"request_id":""}}`.
+ */
+export type BodySerializer = (body: { data: unknown; meta: Record<string, unknown> }) => string;
+
+/**
  * Serializes an answer once, with the request id left out (added at send time). `maxAgeOf` gives
- * the max-age of the answer's sources (body.freshness.sources) at a time.
+ * the max-age of the answer's sources (body.freshness.sources) at a time; `stringify` is the route's
+ * serializer (its response schema's, see ResponseCacheOptions.serializerOf).
  */
 export function serializeBody(
   body: ResponseBody,
   maxAgeOf?: (sources: readonly (string | undefined)[], nowMs: number) => number,
+  stringify: BodySerializer = JSON.stringify,
 ): CachedBody {
-  const json = JSON.stringify({ data: body.data, meta: { ...body.meta, request_id: '' } });
+  const json = stringify({ data: body.data, meta: { ...body.meta, request_id: '' } });
   const lastUpdated = body.freshness?.lastModified ?? body.meta.last_updated;
   const sources = body.freshness?.sources ?? [];
   const fixed = body.freshness?.maxAge;

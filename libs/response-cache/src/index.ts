@@ -4,6 +4,7 @@ export {
   serializeBody,
   serializeCsv,
   withRequestId,
+  type BodySerializer,
   type CachedBody,
   type Freshness,
   type ResponseBody,

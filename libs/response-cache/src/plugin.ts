@@ -8,7 +8,7 @@ import {
 } from '@cds/http';
 import { utcToday } from '@cds/schedule';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { serializeBody, serializeCsv, type CachedBody, type ResponseBody } from './cached-body.ts';
+import { serializeBody, serializeCsv, type BodySerializer, type CachedBody, type ResponseBody } from './cached-body.ts';
 import type { CacheTags, ResponseCache } from './response-cache.ts';
 import { streamCsvBody, writeCachedBody, type CsvForm } from './send.ts';
 
@@ -91,6 +91,11 @@ export interface ResponseCacheOptions {
   today?: () => string;
   /** The max-age (seconds) of an answer holding data of these sources at a time; none: max-age=0. */
   maxAgeOf?: (sources: readonly (string | undefined)[], nowMs: number) => number;
+  /**
+   * How a route's answer becomes JSON text, from its 200 response schema (`schema.response[200]`),
+   * made once per route when it is registered; none (or a route without one): JSON.stringify.
+   */
+  serializerOf?: (schema: unknown) => BodySerializer;
 }
 
 const JSON_ONLY: readonly DataFormat[] = ['json'];
@@ -167,6 +172,11 @@ export function registerResponseCache(
     const rule = route.config?.cache;
     if (rule === undefined) return;
     const handler = route.handler as unknown as CachedHandler;
+    const responseSchema = (route.schema?.response as Record<string, unknown> | undefined)?.['200'];
+    const stringify =
+      responseSchema === undefined || opts.serializerOf === undefined
+        ? JSON.stringify
+        : opts.serializerOf(responseSchema);
     const csv = rule.csv;
     const formatOf = createNegotiator(csv === undefined ? JSON_ONLY : JSON_OR_CSV);
     const notAcceptable = csv === undefined ? NOT_ACCEPTABLE_JSON_ONLY_MESSAGE : NOT_ACCEPTABLE_MESSAGE;
@@ -192,7 +202,7 @@ export function registerResponseCache(
     function compute(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, entry: CacheEntry) {
       request.cacheEntry = entry;
       return cache.getOrCompute(entry.key, entry.tags, async () =>
-        serializeBody(await handler.call(app, request, reply), maxAgeOf),
+        serializeBody(await handler.call(app, request, reply), maxAgeOf, stringify),
       );
     }
     // The CSV form is built whole once and kept under its own key, with the JSON form's tags, so a

@@ -96,6 +96,35 @@ describe('registerResponseCache', () => {
   });
 });
 
+describe("a route's serializer (serializerOf, from its 200 response schema)", () => {
+  it('is made once per route from schema.response[200] and writes every body the route keeps', async () => {
+    const schema = { title: 'Thing' };
+    const made: unknown[] = [];
+    const cache = createResponseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60_000 });
+    const app = Fastify({ genReqId: () => 'req_x' });
+    app.setSerializerCompiler(() => JSON.stringify);
+    registerResponseCache(app, cache, {
+      serializerOf: (s) => {
+        made.push(s);
+        // Members in another order than built: the bytes are the serializer's, meta still last.
+        return (body) => JSON.stringify({ data: { through: 'schema' }, meta: body.meta });
+      },
+    });
+    const rule = cacheRule(({ params }: { params: { id: string } }) => ({ key: params.id, tags: [] }));
+    const plainRule = cacheRule(({ params }: { params: { id: string } }) => ({ key: `plain ${params.id}`, tags: [] }));
+    app.get('/typed/:id', { schema: { response: { 200: schema } }, config: { cache: rule } }, () =>
+      Promise.resolve({ data: { id: 'A' }, meta: {} }),
+    );
+    app.get('/plain/:id', { config: { cache: plainRule } }, () => Promise.resolve({ data: { id: 'B' }, meta: {} }));
+    for (const url of ['/typed/1', '/typed/2', '/typed/1']) {
+      expect((await app.inject(url)).body).toBe('{"data":{"through":"schema"},"meta":{"request_id":"req_x"}}');
+    }
+    expect((await app.inject('/plain/1')).body).toBe('{"data":{"id":"B"},"meta":{"request_id":"req_x"}}');
+    // Once for the GET route and once for the HEAD route fastify adds beside it; never per request.
+    expect(made).toEqual([schema, schema]);
+  });
+});
+
 describe('the URL memo in front of the cache (the one memo)', () => {
   function buildMemo() {
     let today = '2026-11-27';

@@ -1,3 +1,4 @@
+import { ROUTE_PATHS } from '@cds/contracts';
 import {
   createRequestIdGenerator,
   MAX_REQUEST_HEAD_BYTES,
@@ -12,19 +13,19 @@ import { maxAgeSecondsOf, utcToday } from '@cds/schedule';
 import type { Metrics } from '@cds/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerResponseCache, type ResponseCache } from '@cds/response-cache';
+import type { z } from 'zod';
 import type { BulkFileStore } from '@cds/store';
 import { registerBulkRoutes } from './bulk/bulk-routes.ts';
 import { registerCotRoute } from './cot/get-cot.ts';
 import { registerDetailRoute } from './detail/get-commodity.ts';
 import { createRequestIdResolver } from './http/request-id.ts';
-import { MAX_SLUG_PARAM_LENGTH, ROUTES, type RouteContext } from './http/route-context.ts';
+import { responseSerializer } from './http/response-serializer.ts';
+import { MAX_SLUG_PARAM_LENGTH, type RouteContext } from './http/route-context.ts';
 import { registerListRoute } from './list/list-commodities.ts';
 import { registerQueryMetrics } from './metrics.ts';
 import { classifyMongoError } from './repository/mongo-errors.ts';
 import type { ReadModelRepository } from './repository/repository.ts';
 import { registerSeriesRoute } from './series/get-series.ts';
-
-export { ROUTES };
 
 export interface QueryDeps {
   repository: ReadModelRepository;
@@ -44,6 +45,11 @@ export interface QueryDeps {
   metrics?: Metrics;
   /** The bulk files (GET /bulk, /bulk/:file); none means those paths are 404. */
   bulk?: BulkFileStore;
+  /**
+   * Parse every answer with its route's response schema before sending it (specs): one outside the
+   * contract is a 500. Default false (responseSerializer).
+   */
+  checkResponses?: boolean;
 }
 
 /**
@@ -83,6 +89,10 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
   if (deps.metrics !== undefined) registerQueryMetrics(app, deps.metrics, deps.cache);
 
   app.setValidatorCompiler(zodValidatorCompiler);
+  // A route's 200 body is serialized through its contract response schema (routeSchema), by fastify
+  // and by the response cache.
+  const serializerOf = (schema: unknown) => responseSerializer(schema as z.ZodType, deps.checkResponses === true);
+  app.setSerializerCompiler(({ schema }) => serializerOf(schema) as (data: unknown) => string);
   const { clock } = deps;
   const nowMs = clock === undefined ? Date.now : () => clock().getTime();
   const ctx: RouteContext = { repository: deps.repository, today: utcToday(deps.clock ?? Date.now), nowMs };
@@ -90,6 +100,7 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
     nowMs,
     today: () => ctx.today(),
     maxAgeOf: (sources, nowMs) => maxAgeSecondsOf(sources, new Date(nowMs)),
+    serializerOf,
   });
   const routes = app.withTypeProvider<ZodTypeProvider>();
   registerListRoute(routes, ctx);
@@ -97,7 +108,7 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
   registerSeriesRoute(routes, ctx);
   registerCotRoute(routes, ctx);
   if (deps.bulk !== undefined) registerBulkRoutes(routes, deps.bulk);
-  registerReadOnlyRoutes(app, Object.values(ROUTES));
+  registerReadOnlyRoutes(app, Object.values(ROUTE_PATHS));
 
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', async () => {

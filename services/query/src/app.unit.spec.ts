@@ -78,6 +78,7 @@ beforeEach(() => {
     repository: repo,
     cache,
     publicBaseUrl: 'https://api.example.com',
+    checkResponses: true,
     clock: () => new Date(`${TODAY}T12:00:00Z`),
   });
 });
@@ -471,6 +472,7 @@ describe('GET /metrics', () => {
       repository: repo,
       cache,
       publicBaseUrl: 'https://api.example.com',
+      checkResponses: true,
       clock: () => new Date(`${TODAY}T12:00:00Z`),
       metrics,
     });

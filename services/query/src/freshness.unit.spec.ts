@@ -40,7 +40,13 @@ function appAt(now: Date) {
     cot: COT_DATES.map((d, i) => cotDoc('GOLD', 'legacy', d, i + 1)),
   });
   const cache = createResponseCache({ maxEntries: 100, maxBytes: 1_000_000, ttlMs: 60_000 });
-  return buildApp({ repository, cache, publicBaseUrl: 'https://api.example.com', clock: () => now });
+  return buildApp({
+    repository,
+    cache,
+    publicBaseUrl: 'https://api.example.com',
+    clock: () => now,
+    checkResponses: true,
+  });
 }
 
 const maxAge = (headers: Record<string, unknown>) => {

@@ -1,4 +1,4 @@
-export { buildApp, ROUTES, type QueryDeps } from './app.ts';
+export { buildApp, type QueryDeps } from './app.ts';
 export { QueryConfigSchema, type QueryConfig } from './config.ts';
 export {
   createResponseCache,

@@ -104,6 +104,7 @@ beforeEach(() => {
     repository: repo,
     cache: createResponseCache({ maxEntries: 100, maxBytes: 10_000_000, ttlMs: 60_000 }),
     publicBaseUrl: 'https://api.example.com',
+    checkResponses: true,
     clock: () => new Date(NOW),
   });
 });

@@ -76,6 +76,7 @@ function setup() {
     repository: repo,
     cache,
     publicBaseUrl: 'https://api.example.com',
+    checkResponses: true,
     clock: () => new Date(`${TODAY}T12:00:00Z`),
   });
   const get = async (url: string) => {

@@ -59,6 +59,7 @@ beforeAll(async () => {
     repository: createMongoRepository({ db, maxTimeMs: 2_000 }),
     cache: createResponseCache({ maxEntries: 100, maxBytes: 1_000_000, ttlMs: 60_000 }),
     publicBaseUrl: 'http://localhost:8080',
+    checkResponses: true,
     bulk: files,
   });
 });

@@ -117,6 +117,7 @@ beforeAll(async () => {
     repository: createMongoRepository({ db, maxTimeMs: 2000 }),
     cache,
     publicBaseUrl: 'http://localhost:8080',
+    checkResponses: true,
     clock,
   });
 });
@@ -332,6 +333,7 @@ describe('MongoDB unavailable', () => {
       repository: createMongoRepository({ db: ownDb, maxTimeMs: 1000 }),
       cache: createResponseCache({ maxEntries: 10, maxBytes: 1_000_000, ttlMs: 60_000 }),
       publicBaseUrl: 'http://localhost:8080',
+      checkResponses: true,
       clock,
     });
     try {
@@ -369,6 +371,7 @@ describe('MongoDB unavailable', () => {
       repository: createMongoRepository({ db: nobody.db('cds'), maxTimeMs: 1000 }),
       cache: createResponseCache({ maxEntries: 10, maxBytes: 1_000_000, ttlMs: 60_000 }),
       publicBaseUrl: 'http://localhost:8080',
+      checkResponses: true,
       clock,
     });
     try {

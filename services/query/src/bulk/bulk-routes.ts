@@ -1,8 +1,7 @@
 import {
   BULK_MEDIA_TYPES,
-  BulkFileParams,
-  CommodityDetailQuery,
   parseBulkFileName,
+  ROUTES_BY_NAME,
   type BulkFile,
   type BulkListResponse,
 } from '@cds/contracts';
@@ -18,7 +17,7 @@ import {
 import { BULK_CHUNK_BYTES, type BulkFileStore } from '@cds/store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { ROUTES, type QueryApp } from '../http/route-context.ts';
+import { routeSchema, type QueryApp } from '../http/route-context.ts';
 import { ifRangeHolds, parseRange } from './range.ts';
 
 /**
@@ -67,7 +66,7 @@ async function* fileBytes(
  */
 export function registerBulkRoutes(app: QueryApp, files: BulkFileStore): void {
   // Neither takes query parameters (an unknown one is the contract's 400, as everywhere).
-  app.get(ROUTES.bulk, { schema: { querystring: CommodityDetailQuery } }, async (request, reply) => {
+  app.get(ROUTES_BY_NAME.bulk.path, { schema: routeSchema(ROUTES_BY_NAME.bulk) }, async (request, reply) => {
     if (negotiate(request.headers.accept, ['json']) === undefined) {
       throw new NotAcceptableError(NOT_ACCEPTABLE_JSON_ONLY_MESSAGE);
     }
@@ -84,41 +83,37 @@ export function registerBulkRoutes(app: QueryApp, files: BulkFileStore): void {
     return reply.type('application/json; charset=utf-8').send(body);
   });
 
-  app.get(
-    ROUTES.bulkFile,
-    { schema: { params: BulkFileParams, querystring: CommodityDetailQuery } },
-    async (request, reply) => {
-      const { file } = request.params;
-      const unknown = () => new NotFoundError(`No bulk file named '${file}': GET /api/v1/bulk lists them.`, 'file');
-      const name = parseBulkFileName(file);
-      if (name === undefined) throw unknown();
-      const manifest = await files.manifest();
-      const entry = manifest?.files.find((f) => f.file === file);
-      if (manifest === null || entry === undefined) throw unknown();
+  app.get(ROUTES_BY_NAME.bulkFile.path, { schema: routeSchema(ROUTES_BY_NAME.bulkFile) }, async (request, reply) => {
+    const { file } = request.params;
+    const unknown = () => new NotFoundError(`No bulk file named '${file}': GET /api/v1/bulk lists them.`, 'file');
+    const name = parseBulkFileName(file);
+    if (name === undefined) throw unknown();
+    const manifest = await files.manifest();
+    const entry = manifest?.files.find((f) => f.file === file);
+    if (manifest === null || entry === undefined) throw unknown();
 
-      const etag = `"${entry.sha256}"`;
-      const lastModified = new Date(entry.generated_at);
-      if (notModified(request, reply, etag, lastModified, FILE_CACHE_CONTROL)) return reply.code(304).send();
-      const size = entry.bytes;
-      const range = ifRangeHolds(request.headers['if-range'], { etag, lastModified })
-        ? parseRange(request.headers.range, size)
-        : ({ kind: 'whole' } as const);
-      if (range.kind === 'unsatisfiable') {
-        reply.removeHeader('etag').removeHeader('last-modified');
-        throw new ApiError('range_not_satisfiable', `The range lies outside the file's ${size} bytes.`, {
-          param: 'Range',
-          headers: { 'content-range': `bytes */${size}` },
-        });
-      }
-      reply
-        .header('accept-ranges', 'bytes')
-        .header('content-disposition', `attachment; filename="${entry.file}"`)
-        .type(BULK_MEDIA_TYPES[name.format]);
-      const [start, end] = range.kind === 'partial' ? [range.start, range.end] : [0, size - 1];
-      if (range.kind === 'partial') reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
-      reply.header('content-length', String(end - start + 1));
-      if (end < start) return reply.send(Buffer.alloc(0));
-      return reply.send(Readable.from(fileBytes(files, manifest.generation, entry.file, start, end)));
-    },
-  );
+    const etag = `"${entry.sha256}"`;
+    const lastModified = new Date(entry.generated_at);
+    if (notModified(request, reply, etag, lastModified, FILE_CACHE_CONTROL)) return reply.code(304).send();
+    const size = entry.bytes;
+    const range = ifRangeHolds(request.headers['if-range'], { etag, lastModified })
+      ? parseRange(request.headers.range, size)
+      : ({ kind: 'whole' } as const);
+    if (range.kind === 'unsatisfiable') {
+      reply.removeHeader('etag').removeHeader('last-modified');
+      throw new ApiError('range_not_satisfiable', `The range lies outside the file's ${size} bytes.`, {
+        param: 'Range',
+        headers: { 'content-range': `bytes */${size}` },
+      });
+    }
+    reply
+      .header('accept-ranges', 'bytes')
+      .header('content-disposition', `attachment; filename="${entry.file}"`)
+      .type(BULK_MEDIA_TYPES[name.format]);
+    const [start, end] = range.kind === 'partial' ? [range.start, range.end] : [0, size - 1];
+    if (range.kind === 'partial') reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
+    reply.header('content-length', String(end - start + 1));
+    if (end < start) return reply.send(Buffer.alloc(0));
+    return reply.send(Readable.from(fileBytes(files, manifest.generation, entry.file, start, end)));
+  });
 }

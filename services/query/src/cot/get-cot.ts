@@ -1,4 +1,12 @@
-import { contentDisposition, CotQuery, cotCsvColumns, csvFileName, type CotReport } from '@cds/contracts';
+import {
+  contentDisposition,
+  type CotQuery,
+  cotCsvColumns,
+  csvFileName,
+  ROUTES_BY_NAME,
+  type CommodityPathParams,
+  type CotReport,
+} from '@cds/contracts';
 import { NotFoundError } from '@cds/http';
 import type { CotDoc, StoredGroup } from '@cds/read-models';
 import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
@@ -6,7 +14,7 @@ import { historyNeeded, withAnalytics } from './analytics.ts';
 import { provenanceOf, requireCommodity } from '../catalog/index.ts';
 import { asOfMaxAge, refuseAsOfBeforeData, refuseFutureAsOf } from '../http/point-in-time.ts';
 import { publicationOf } from '../http/point-in-time.ts';
-import { paginationMeta, ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
+import { paginationMeta, routeSchema, type QueryApp, type RouteContext } from '../http/route-context.ts';
 
 function plain(g: StoredGroup | undefined) {
   const long = g?.long ?? 0;
@@ -56,7 +64,7 @@ export function toCotReport(doc: CotDoc): CotReport {
 }
 
 interface ValidatedCot {
-  params: SlugParams;
+  params: CommodityPathParams;
   query: CotQuery;
 }
 
@@ -66,9 +74,9 @@ interface ValidatedCot {
  */
 export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
   app.get(
-    ROUTES.cot,
+    ROUTES_BY_NAME.cot.path,
     {
-      schema: { params: SlugParams, querystring: CotQuery },
+      schema: routeSchema(ROUTES_BY_NAME.cot),
       config: {
         cache: cacheRule(
           ({ params: { slug }, query: q }: ValidatedCot) => ({

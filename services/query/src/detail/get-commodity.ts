@@ -1,13 +1,14 @@
 import {
   AVAILABLE_SERIES_TYPES,
-  CommodityDetailQuery,
+  ROUTES_BY_NAME,
   type CommodityDetail,
+  type CommodityPathParams,
   type SeriesDescriptor,
 } from '@cds/contracts';
 import type { CatalogDoc } from '@cds/read-models';
 import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
 import { catalogFreshness, provenanceOf, requireCommodity, seriesTermsOf, toSummary } from '../catalog/index.ts';
-import { ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
+import { routeSchema, type QueryApp, type RouteContext } from '../http/route-context.ts';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(AVAILABLE_SERIES_TYPES);
 
@@ -49,11 +50,11 @@ export function toDetail(doc: CatalogDoc): CommodityDetail {
 /** GET /commodities/:slug: summary fields, contract details and every available series. */
 export function registerDetailRoute(app: QueryApp, ctx: RouteContext): void {
   app.get(
-    ROUTES.detail,
+    ROUTES_BY_NAME.detail.path,
     {
-      schema: { params: SlugParams, querystring: CommodityDetailQuery },
+      schema: routeSchema(ROUTES_BY_NAME.detail),
       config: {
-        cache: cacheRule(({ params }: { params: SlugParams }) => ({
+        cache: cacheRule(({ params }: { params: CommodityPathParams }) => ({
           key: cacheKey('detail', { slug: params.slug }),
           tags: [params.slug],
         })),

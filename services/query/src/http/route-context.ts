@@ -1,4 +1,4 @@
-import { COMMODITY_ID_PATTERN, ROUTE_PATHS } from '@cds/contracts';
+import type { ROUTES_BY_NAME, RouteName } from '@cds/contracts';
 import type { ZodTypeProvider } from '@cds/http';
 import type {
   FastifyBaseLogger,
@@ -7,7 +7,6 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import { z } from 'zod';
 import type { ReadModelRepository } from '../repository/repository.ts';
 
 /** What every endpoint handler uses. */
@@ -28,16 +27,25 @@ export type QueryApp = FastifyInstance<
   ZodTypeProvider
 >;
 
-/** The four data endpoints (the contract's paths). */
-export const ROUTES = ROUTE_PATHS;
+/** A route the query service answers: its contract object (libs/contracts routes.ts). */
+export type QueryRoute = (typeof ROUTES_BY_NAME)[RouteName];
+
+type ParamsOf<R> = R extends { params: infer P } ? { params: P } : { params?: never };
 
 /**
- * The `{slug}` of the commodity routes: the contract's shape (UPPER_SNAKE_CASE; anything else is the
- * 400 naming `slug`), without the catalog's length bound: a well-formed id longer than any catalog
- * id is a commodity the catalog does not list, 404 like any other (requireCommodity).
+ * A route's fastify schema, all from its contract object: its path parameters, its query string
+ * (validated by @cds/http zodValidatorCompiler) and, for a JSON answer, its 200 body's schema
+ * (responseSerializer turns it into the route's serializer, the response cache's included).
  */
-export const SlugParams = z.strictObject({ slug: z.string().regex(COMMODITY_ID_PATTERN) });
-export type SlugParams = z.infer<typeof SlugParams>;
+export function routeSchema<R extends QueryRoute>(
+  route: R,
+): ParamsOf<R> & { querystring: R['query']; response?: { 200: unknown } } {
+  return {
+    ...('params' in route ? { params: route.params } : {}),
+    querystring: route.query,
+    ...(route.body.kind === 'json' ? { response: { 200: route.body.schema } } : {}),
+  } as ParamsOf<R> & { querystring: R['query']; response?: { 200: unknown } };
+}
 
 /** Longest slug the router takes (longer: Fastify's 414); the gateway forwards URLs of up to 4096 characters. */
 export const MAX_SLUG_PARAM_LENGTH = 8192;

@@ -1,7 +1,13 @@
-import { contentDisposition, csvFileName, listCsvColumns, ListCommoditiesQuery } from '@cds/contracts';
+import {
+  contentDisposition,
+  csvFileName,
+  listCsvColumns,
+  type ListCommoditiesQuery,
+  ROUTES_BY_NAME,
+} from '@cds/contracts';
 import { cacheKey, cacheRule, LIST_TAG, type ResponseBody } from '@cds/response-cache';
 import { catalogFreshness, toSummary } from '../catalog/index.ts';
-import { paginationMeta, ROUTES, type QueryApp, type RouteContext } from '../http/route-context.ts';
+import { paginationMeta, routeSchema, type QueryApp, type RouteContext } from '../http/route-context.ts';
 
 /**
  * GET /commodities: listed commodities sorted by id (sort_order), filtered by category and by a
@@ -11,9 +17,9 @@ export function registerListRoute(app: QueryApp, ctx: RouteContext): void {
   // An empty search is no filter (the contract allows it), so it shares the unfiltered answer.
   const searchOf = (q: ListCommoditiesQuery) => (q.search === '' ? undefined : q.search);
   app.get(
-    ROUTES.list,
+    ROUTES_BY_NAME.list.path,
     {
-      schema: { querystring: ListCommoditiesQuery },
+      schema: routeSchema(ROUTES_BY_NAME.list),
       config: {
         cache: cacheRule(
           ({ query: q }: { query: ListCommoditiesQuery }) => ({

@@ -3,7 +3,9 @@ import {
   contentDisposition,
   csvFileName,
   seriesCsvColumns,
-  SeriesQuery,
+  ROUTES_BY_NAME,
+  type SeriesQuery,
+  type CommodityPathParams,
   type Frequency,
   type SeriesMeta,
   type SeriesType,
@@ -13,7 +15,7 @@ import { yearOf } from '@cds/read-models';
 import { cacheKey, cacheRule, type CacheEntry, type ResponseBody } from '@cds/response-cache';
 import { provenanceOf, requireCommodity, seriesTermsOf } from '../catalog/index.ts';
 import { asOfMaxAge, refuseAsOfBeforeData, refuseFutureAsOf } from '../http/point-in-time.ts';
-import { ROUTES, SlugParams, type QueryApp, type RouteContext } from '../http/route-context.ts';
+import { routeSchema, type QueryApp, type RouteContext } from '../http/route-context.ts';
 import { computeSeries, isFinerThan } from './compute.ts';
 import { periodStart } from './dates.ts';
 
@@ -195,7 +197,7 @@ function seriesEntry(r: SeriesRequest): CacheEntry {
 }
 
 interface ValidatedSeries {
-  params: SlugParams;
+  params: CommodityPathParams;
   query: SeriesQuery;
 }
 
@@ -204,9 +206,9 @@ export function registerSeriesRoute(app: QueryApp, ctx: RouteContext): void {
   const entryOf = ({ params: { slug }, query }: ValidatedSeries): CacheEntry =>
     seriesEntry(resolveSeriesRequest(slug, query, ctx.today(), ctx.nowMs()));
   app.get(
-    ROUTES.series,
+    ROUTES_BY_NAME.series.path,
     {
-      schema: { params: SlugParams, querystring: SeriesQuery },
+      schema: routeSchema(ROUTES_BY_NAME.series),
       config: {
         cache: cacheRule(entryOf, { varies: true, csv: (_request, entry) => seriesCsv(entry.input as SeriesRequest) }),
       },

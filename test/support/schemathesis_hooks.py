@@ -29,15 +29,6 @@ FREQUENCY_RANK = {"daily": 0, "weekly": 1, "monthly": 2}
 FINER_THAN_NATIVE = re.compile(r" is (daily|weekly|monthly); ask for \1 or coarser$")
 
 
-def _date(value):
-    if not isinstance(value, str) or DATE.match(value) is None:
-        return None
-    try:
-        return datetime.date.fromisoformat(value)
-    except ValueError:
-        return None
-
-
 def _day(value):
     """A YYYY-MM-DD value as it is (ISO dates of four-digit years compare as strings), or None."""
     return value if isinstance(value, str) and DATE.match(value) is not None else None

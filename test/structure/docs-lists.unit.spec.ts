@@ -167,7 +167,9 @@ function namedEntries(text: string): string[] {
     const name = m[1]!;
     out.add(WORKSPACES.services.includes(name) ? `services/${name}` : `libs/${name}`);
   }
-  for (const m of text.matchAll(/services\/ingest\/src\/sources\/([a-z][a-z0-9-]*)/g)) out.add(`sources/${m[1]}`);
+  // A source's folder, not a file of the sources' own (`sources/registry.ts`).
+  for (const m of text.matchAll(/services\/ingest\/src\/sources\/([a-z][a-z0-9-]*)(?![\w.-])/g))
+    out.add(`sources/${m[1]}`);
   return [...out].sort();
 }
 
@@ -198,7 +200,7 @@ describe('every README and doc', () => {
     expect(drift('a list', ['a', 'c'], ['a', 'b'])).toEqual(['a list lacks b', 'a list lists c, which does not exist']);
     expect(
       namedEntries(
-        'see ../../libs/nowhere, https://example.org/services/v1, `@cds/gateway`, services/ingest/src/sources/acme/',
+        'see ../../libs/nowhere, https://example.org/services/v1, `@cds/gateway`, services/ingest/src/sources/acme/ and services/ingest/src/sources/registry.ts',
       ),
     ).toEqual(['libs/nowhere', 'services/gateway', 'services/ingest', 'sources/acme']);
   });

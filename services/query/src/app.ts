@@ -53,7 +53,7 @@ export interface QueryDeps {
 }
 
 /**
- * The query service: the four read endpoints with their full semantics over the read models,
+ * The query service: the data endpoints and the bulk files with their full semantics over the read models,
  * /healthz and /readyz. Never listens; main.ts does. The endpoints declare their params and query
  * string with the contract's zod schemas (validated before the handler, a problem is the
  * contract's 400) and their cache entry (the response cache answers a known request without the

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { RELEASE_RULES, SOURCES } from '@cds/contracts';
-import { REGISTRY } from '../../services/ingest/src/sources/registry.ts';
+import { RELEASE_RULES, SOURCES, type SourceFacts } from '@cds/contracts';
+import { REGISTRY } from '@cds/ingest';
 import { importGraph } from './import-graph.ts';
 import { filesNaming, namesSource, spells } from './source-names.ts';
 
@@ -39,7 +39,6 @@ const NOT_YET_DERIVED: Readonly<Record<string, readonly string[]>> = {
   'services/ingest/src/cli/args.ts': ['eia', 'nass', 'ams', 'worldbank', 'ohlcv', 'demo', 'snapshot'],
   'services/ingest/src/cli/sources.ts': ['demo', 'snapshot'],
   'services/ingest/src/config.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
-  'services/ingest/src/schedule/jobs.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
   'services/ingest/src/snapshot-cli.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
   'services/ingest/src/snapshot/build.ts': ['cftc'],
   'services/ingest/src/snapshot/write.ts': ['demo'],
@@ -164,7 +163,7 @@ describe('every registered source', () => {
             namesFixture(name, texts, 'any'),
             `a recording services/ingest/test/fixtures/[sync/]${name}_* the sync specs serve`,
           ).toBe(true);
-          const row: { calendar?: { rule: string }; attribution?: string; licence?: string } = SOURCES[name];
+          const row: SourceFacts = SOURCES[name];
           expect(RELEASE_RULES).toContain(row.calendar?.rule);
           expect(row.attribution).toBeTruthy();
           expect(row.licence).toBeTruthy();
@@ -174,7 +173,7 @@ describe('every registered source', () => {
   }
 
   it('carries an attribution unless its records carry their own (a user file, the snapshot)', () => {
-    const without = REGISTRY.filter((s) => (SOURCES[s.name] as { attribution?: string }).attribution === undefined);
+    const without = REGISTRY.filter((s) => (SOURCES[s.name] as SourceFacts).attribution === undefined);
     expect(without.map((s) => s.name)).toEqual(['ohlcv', 'snapshot']);
   });
 });

@@ -179,10 +179,25 @@ export interface DemoPart {
   replaces(def: CommodityDefinition): readonly SeriesType[];
 }
 
+/**
+ * A CronJob that runs `ingest sync --source <name>` (time zone America/New_York): a cron line
+ * cannot express a holiday shift, so a source's jobs fire at every candidate slot a few minutes
+ * after its release (services/ingest/src/schedule/jobs.ts).
+ */
+export interface SyncJob {
+  /** The job's name in the chart's `ingestJobs.schedules`, `sync-<source>[-<slot>]`. */
+  name: string;
+  schedule: string;
+  /** What the slot is for. */
+  purpose: string;
+}
+
 /** The `ingest sync` part of a source. */
 export interface SyncPart {
   /** Every series task of the source, commodity by commodity. */
   tasks(defs: readonly CommodityDefinition[]): SeriesTask[];
+  /** Its CronJobs, in the chart's order. */
+  jobs: readonly SyncJob[];
   /** The IngestEnv setting that points the sync at another address (tests, mirrors). */
   baseUrlSetting: string;
   /** How far back a live snapshot build asks (COT: the build's `cotSince`), when not from the COT start. */

@@ -30,7 +30,23 @@ export const ams = {
       live: ({ since, stats }) => fetchAmsReports({ ...(since !== undefined ? { from: since } : {}), stats }),
     },
   ],
-  sync: { tasks: amsTasks, baseUrlSetting: 'AMS_API_URL', liveSince: '2020-01-01' },
+  sync: {
+    tasks: amsTasks,
+    jobs: [
+      {
+        name: 'sync-ams-daily',
+        schedule: '5 11 * * 1-5',
+        purpose: 'LM_HG201 prior-day slaughtered swine (LMR datamart, by 10:00 CT = 11:00 ET each business day)',
+      },
+      {
+        name: 'sync-ams-milk',
+        schedule: '5 17 1-6 * *',
+        purpose: 'FMMO class prices of the previous month (announced on or before the 5th)',
+      },
+    ],
+    baseUrlSetting: 'AMS_API_URL',
+    liveSince: '2020-01-01',
+  },
   demoPart: { part: 'ams', replaces: (def) => (def.sources.ams?.series ?? []).map((s) => s.type) },
   prices: (def) =>
     (def.sources.ams?.series ?? [])

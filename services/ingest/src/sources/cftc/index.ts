@@ -35,6 +35,14 @@ export const cftc = {
   })),
   sync: {
     tasks: cftcTasks,
+    jobs: [
+      { name: 'sync-cftc', schedule: '35 15 * * 5', purpose: 'COT, Fridays 15:30 ET' },
+      {
+        name: 'sync-cftc-shifted',
+        schedule: '35 15 * * 1-4',
+        purpose: 'COT moved to Monday (or later) by a Wed-Fri federal holiday; catch-up otherwise',
+      },
+    ],
     baseUrlSetting: 'CFTC_API_URL',
     // An app token lifts Socrata's throttling: four requests a second instead of one.
     http: (keys) => (keys.cftcAppToken ? { minIntervalMs: 250, headers: { 'X-App-Token': keys.cftcAppToken } } : {}),

@@ -29,7 +29,20 @@ export const eia = {
       },
     },
   ],
-  sync: { tasks: eiaTasks, baseUrlSetting: 'EIA_API_URL', liveSince: '1986-01-01' },
+  sync: {
+    tasks: eiaTasks,
+    jobs: [
+      { name: 'sync-eia-wpsr', schedule: '35 10 * * 3', purpose: 'WPSR, Wednesdays 10:30 ET' },
+      {
+        name: 'sync-eia-wpsr-shifted',
+        schedule: '5 11 * * 4',
+        purpose: 'WPSR moved to Thursday 11:00 ET by a Mon-Wed federal holiday',
+      },
+      { name: 'sync-eia-daily', schedule: '0 18 * * 1-5', purpose: 'daily spot prices, weekdays' },
+    ],
+    baseUrlSetting: 'EIA_API_URL',
+    liveSince: '1986-01-01',
+  },
   demoPart: { part: 'eia', replaces: (def) => (def.sources.eia?.series ?? []).map((s) => s.type) },
   prices: (def) =>
     (def.sources.eia?.series ?? [])

@@ -27,7 +27,28 @@ export const nass = {
       },
     },
   ],
-  sync: { tasks: nassTasks, baseUrlSetting: 'NASS_API_URL', liveSince: '2000-01-01' },
+  sync: {
+    tasks: nassTasks,
+    jobs: [
+      {
+        name: 'sync-nass-crop',
+        schedule: '5 12 8-12 * *',
+        purpose: 'Crop Production (monthly, 12:00 ET around the 8th-12th, with the WASDE)',
+      },
+      {
+        name: 'sync-nass-quarter',
+        schedule: '5 12 26-31 3,6,9 *',
+        purpose: 'Prospective Plantings, Acreage, Grain Stocks (12:00 ET, last business day of Mar/Jun/Sep)',
+      },
+      {
+        name: 'sync-nass-prices',
+        schedule: '5 15 26-31 * *',
+        purpose: 'Agricultural Prices, monthly prices received (15:00 ET, around the last business day of the month)',
+      },
+    ],
+    baseUrlSetting: 'NASS_API_URL',
+    liveSince: '2000-01-01',
+  },
   demoPart: { part: 'nass', replaces: (def) => (def.sources.nass?.items ?? []).map((i) => i.type) },
   prices: (def) =>
     (def.sources.nass?.items ?? [])

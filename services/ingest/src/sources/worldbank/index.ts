@@ -31,7 +31,18 @@ export const worldbank = {
       live: { none: 'worldbank: use sync --source worldbank (it finds the monthly file), or backfill --file' },
     },
   ],
-  sync: { tasks: worldbankTasks, baseUrlSetting: 'WORLDBANK_PAGE_URL', liveSince: WORLDBANK_FIRST_DATE },
+  sync: {
+    tasks: worldbankTasks,
+    jobs: [
+      {
+        name: 'sync-worldbank',
+        schedule: '5 12 2-8 * *',
+        purpose: 'Pink Sheet (monthly, 2nd business day: the 2nd-6th; to the 8th catches a late posting)',
+      },
+    ],
+    baseUrlSetting: 'WORLDBANK_PAGE_URL',
+    liveSince: WORLDBANK_FIRST_DATE,
+  },
   demoPart: { part: 'worldbank', replaces: (def) => (def.sources.worldbank?.series ?? []).map((s) => s.type) },
   prices: (def) =>
     (def.sources.worldbank?.series ?? []).map((w) => ({

@@ -43,10 +43,8 @@ const NOT_YET_DERIVED: Readonly<Record<string, readonly string[]>> = {
   'services/ingest/src/snapshot/build.ts': ['cftc'],
   'services/ingest/src/snapshot/write.ts': ['demo'],
   'services/ingest/src/sources/common/periods.ts': ['eia'],
-  'services/ingest/src/sources/common/sync/task.ts': ['cftc', 'eia', 'nass'],
   'services/ingest/src/sources/demo/generate.ts': ['cftc'],
   'services/ingest/src/sources/index.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'ohlcv'],
-  'services/ingest/src/sync/run-sync.ts': ['nass'],
   'services/projector/src/projections/types.ts': ['cftc', 'demo'],
   'services/query/src/detail/get-commodity.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
 };

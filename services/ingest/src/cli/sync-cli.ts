@@ -91,7 +91,7 @@ export function syncSettingsOf(
     return typeof url === 'string' ? [[name, url] as const] : [];
   });
   return {
-    ...Object.fromEntries(keys.map((c) => [c.setting, env[c.env]!])),
+    keys: Object.fromEntries(keys.map((c) => [c.env, env[c.env]!])),
     baseUrls: Object.fromEntries(urls),
     ...(settings.SOURCE_REQUEST_INTERVAL_MS !== undefined
       ? { http: { minIntervalMs: settings.SOURCE_REQUEST_INTERVAL_MS } }

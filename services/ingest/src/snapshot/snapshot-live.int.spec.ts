@@ -24,8 +24,7 @@ afterAll(async () => {
 });
 
 const settings = () => ({
-  eiaApiKey: 'eia-test-key',
-  nassApiKey: 'nass-test-key',
+  keys: { EIA_API_KEY: 'eia-test-key', NASS_API_KEY: 'nass-test-key' },
   baseUrls: {
     cftc: sources.baseUrl,
     eia: sources.baseUrl,
@@ -72,7 +71,11 @@ describe('the snapshot built from the sources (--live)', () => {
   it('writes nothing when a source needs a key it lacks, or a series fails', async () => {
     const noKey = join(dir, 'no-key');
     await expect(
-      buildSnapshotLive({ outDir: noKey, cotSince: '2020-01-01', settings: { ...settings(), eiaApiKey: '' } }),
+      buildSnapshotLive({
+        outDir: noKey,
+        cotSince: '2020-01-01',
+        settings: { ...settings(), keys: { EIA_API_KEY: '', NASS_API_KEY: 'nass-test-key' } },
+      }),
     ).rejects.toThrow(/EIA_API_KEY is not set/);
     expect(existsSync(noKey)).toBe(false);
 

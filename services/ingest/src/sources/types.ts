@@ -123,8 +123,6 @@ export interface SourceInput {
 export interface Credential {
   /** The environment variable, e.g. EIA_API_KEY. */
   env: string;
-  /** Where `ingest sync` keeps it in its settings. */
-  setting: keyof SyncKeys;
   /** Sync refuses to run the source without it (else it only raises a rate limit). */
   required: boolean;
 }
@@ -203,5 +201,5 @@ export interface SyncPart {
   /** How far back a live snapshot build asks (COT: the build's `cotSince`), when not from the COT start. */
   liveSince?: string;
   /** Request pacing and headers for its HTTP client, given the settings. */
-  http?(keys: SyncKeys): { minIntervalMs?: number; headers?: Record<string, string> };
+  http?(keys: NonNullable<SyncKeys['keys']>): { minIntervalMs?: number; headers?: Record<string, string> };
 }

@@ -33,7 +33,8 @@ export interface SyncOptions extends SyncSettings {
   http?: Partial<Omit<HttpClientOptions, 'source'>>;
   /** Rows per page (EIA at most 5,000; Socrata default 5,000). */
   pageSize?: number;
-  nassLimit?: number;
+  /** Records per query before a source splits it (tests lower it). */
+  recordLimit?: number;
   /** Overall time allowed per source (default 30 min): no request starts past it. */
   sourceDeadlineMs?: number;
   batcher?: BatcherOptions;
@@ -65,7 +66,7 @@ export interface SourceSyncResult {
 
 /** The key a source cannot sync without (its required credential), when the settings lack it. */
 function requiredKey(source: SyncSource, settings: SyncSettings) {
-  return syncPartOf(source).source.credentials.find((c) => c.required && !settings[c.setting]);
+  return syncPartOf(source).source.credentials.find((c) => c.required && !settings.keys?.[c.env]);
 }
 
 /** The API key a source needs (EIA, NASS), its environment variable when it is missing, else undefined. */
@@ -81,7 +82,7 @@ export function missingKey(source: SyncSource, settings: SyncSettings): string |
 export function createTaskContext(
   source: SyncSource,
   opts: SyncSettings &
-    Pick<SyncOptions, 'http' | 'pageSize' | 'nassLimit'> & {
+    Pick<SyncOptions, 'http' | 'pageSize' | 'recordLimit'> & {
       catalog: CatalogIndex;
       today: string;
       deadline: number;
@@ -91,8 +92,8 @@ export function createTaskContext(
 ): TaskContext {
   const { source: src, sync } = syncPartOf(source);
   const keyed = src.credentials.find((c) => c.required);
-  const apiKey = keyed === undefined ? undefined : opts[keyed.setting];
-  const paced = sync.http?.(opts) ?? {};
+  const apiKey = keyed === undefined ? undefined : opts.keys?.[keyed.env];
+  const paced = sync.http?.(opts.keys ?? {}) ?? {};
   const client = createHttpClient({
     minIntervalMs: paced.minIntervalMs ?? 1000,
     ...opts.http,
@@ -115,7 +116,7 @@ export function createTaskContext(
     ...(opts.baseUrls?.[source] !== undefined ? { baseUrl: opts.baseUrls[source] } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
     ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
-    ...(opts.nassLimit !== undefined ? { nassLimit: opts.nassLimit } : {}),
+    ...(opts.recordLimit !== undefined ? { recordLimit: opts.recordLimit } : {}),
   };
 }
 

@@ -31,8 +31,7 @@ async function sync(over: Partial<SyncOptions> = {}) {
     store,
     catalogEntries: COMMODITIES.map((c) => c.entry),
     commodities: ['CRUDE_OIL_WTI', 'CORN'],
-    eiaApiKey: 'eia-test-key',
-    nassApiKey: 'nass-test-key',
+    keys: { EIA_API_KEY: 'eia-test-key', NASS_API_KEY: 'nass-test-key' },
     baseUrls: { cftc: sources.baseUrl, eia: sources.baseUrl, nass: sources.baseUrl },
     clock: () => new Date('2025-02-10T16:00:00Z'),
     http: fastHttp,
@@ -278,13 +277,16 @@ describe('ingest sync against the recorded sources', () => {
     expect(eia!.ok).toBe(true);
     expect(eia!.summary!.recordsRead).toBe(0);
     expect(eia!.status.newest_data_date).toBeNull();
-    const [cftc, nass] = await sync({ sources: ['cftc', 'nass'], nassApiKey: '' });
+    const [cftc, nass] = await sync({
+      sources: ['cftc', 'nass'],
+      keys: { EIA_API_KEY: 'eia-test-key', NASS_API_KEY: '' },
+    });
     expect(cftc!.ok).toBe(true);
     expect(nass).toMatchObject({ ok: false, error: expect.stringMatching(/^NASS_API_KEY is not set/) });
   });
 
   it('splits a NASS query above the record limit into year ranges', async () => {
-    const [nass] = await sync({ sources: ['nass'], nassLimit: 2 });
+    const [nass] = await sync({ sources: ['nass'], recordLimit: 2 });
     expect(nass!.ok).toBe(true);
     const asked = sources
       .requested('/api/api_GET/')

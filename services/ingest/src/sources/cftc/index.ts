@@ -18,7 +18,7 @@ const maxBytes = 1024 * MiB;
 export const cftc = {
   name: 'cftc',
   mapping: cftcMapping,
-  credentials: [{ env: 'CFTC_APP_TOKEN', setting: 'cftcAppToken', required: false }],
+  credentials: [{ env: 'CFTC_APP_TOKEN', required: false }],
   inputs: (['legacy', 'disaggregated'] as const).map((format) => ({
     name: `cftc-${format}`,
     file: {
@@ -45,7 +45,8 @@ export const cftc = {
     ],
     baseUrlSetting: 'CFTC_API_URL',
     // An app token lifts Socrata's throttling: four requests a second instead of one.
-    http: (keys) => (keys.cftcAppToken ? { minIntervalMs: 250, headers: { 'X-App-Token': keys.cftcAppToken } } : {}),
+    http: (keys) =>
+      keys.CFTC_APP_TOKEN ? { minIntervalMs: 250, headers: { 'X-App-Token': keys.CFTC_APP_TOKEN } } : {},
   },
   demoPart: { part: 'cot', replaces: (def) => (def.sources.cftc.codes.length > 0 ? ['open_interest'] : []) },
   snapshotStamps: () => cftcSnapshotStamp,

@@ -10,7 +10,7 @@ import { eiaTasks } from './sync-task.ts';
 export const eia = {
   name: 'eia',
   mapping: eiaMapping,
-  credentials: [{ env: 'EIA_API_KEY', setting: 'eiaApiKey', required: true }],
+  credentials: [{ env: 'EIA_API_KEY', required: true }],
   inputs: [
     {
       name: 'eia',

@@ -10,7 +10,7 @@ import { nassTasks } from './sync-task.ts';
 export const nass = {
   name: 'nass',
   mapping: nassMapping,
-  credentials: [{ env: 'NASS_API_KEY', setting: 'nassApiKey', required: true }],
+  credentials: [{ env: 'NASS_API_KEY', required: true }],
   inputs: [
     {
       name: 'nass',

@@ -66,7 +66,7 @@ function nassTask(commodityId: string, item: NassItemMapping): SeriesTask {
           throw err;
         }
       };
-      const limit = ctx.nassLimit ?? NASS_MAX_RECORDS;
+      const limit = ctx.recordLimit ?? NASS_MAX_RECORDS;
       const ranges = await planYearRanges(Number(from), toYear, count, limit);
       const items: SourceItem[] = [];
       for (const r of ranges) {

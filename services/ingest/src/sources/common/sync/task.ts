@@ -9,11 +9,9 @@ import type { PageRetry } from './pages.ts';
 export type SyncSource = SyncSourceName;
 export const SYNC_SOURCES: readonly SyncSource[] = SYNC_SOURCE_NAMES;
 
-/** The keys and tokens sync reads from the environment (each source's `credentials`). */
+/** The keys and tokens sync reads from the environment (each source's `credentials`), by environment variable. */
 export interface SyncKeys {
-  eiaApiKey?: string;
-  nassApiKey?: string;
-  cftcAppToken?: string;
+  keys?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface TaskContext {
@@ -28,8 +26,8 @@ export interface TaskContext {
   baseUrl?: string;
   apiKey?: string;
   pageSize?: number;
-  /** NASS: records per query before the range is split (tests lower it). */
-  nassLimit?: number;
+  /** Records per query before a source splits it (NASS Quick Stats; tests lower it). */
+  recordLimit?: number;
 }
 
 /**

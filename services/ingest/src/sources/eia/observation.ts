@@ -3,7 +3,7 @@ import type { SourceItem } from '../types.ts';
 import { rejected, seriesItem } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import { readDecimal } from '../common/values.ts';
-import { eiaPeriodToDate } from '../common/periods.ts';
+import { eiaPeriodToDate } from './periods.ts';
 
 type EiaMapping = NonNullable<ReturnType<typeof CATALOG.byEiaSeries>>;
 type Stats = Parameters<typeof countSkip>[0];

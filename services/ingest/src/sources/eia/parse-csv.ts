@@ -5,7 +5,7 @@ import { rejected, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import { readLines, type TextInput } from '../common/text.ts';
 import { eiaObservation } from './observation.ts';
-import { frequencyOfHeader } from '../common/periods.ts';
+import { frequencyOfHeader } from './periods.ts';
 
 export interface EiaCsvOptions extends ParseOptions {
   /** EIA series id of the file; read from the preamble's source URL when omitted. */

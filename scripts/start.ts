@@ -100,28 +100,6 @@ function yearsAgo(years: number): string {
   return d.toISOString().slice(0, 10);
 }
 
-/** The sources `npm start` syncs after loading the snapshot: what each needs and how to probe it. */
-const LIVE_SOURCES = [
-  {
-    source: 'cftc',
-    what: 'COT reports (CFTC)',
-    probe: () =>
-      new URL('/resource/6dca-aqww.json?$limit=1', process.env.CFTC_API_URL ?? 'https://publicreporting.cftc.gov'),
-  },
-  {
-    source: 'worldbank',
-    what: 'Pink Sheet prices (World Bank)',
-    probe: () => new URL(process.env.WORLDBANK_PAGE_URL ?? 'https://www.worldbank.org/en/research/commodity-markets'),
-  },
-  {
-    source: 'ams',
-    what: 'USDA AMS market reports',
-    probe: () => new URL('/services/v1.1/reports', process.env.AMS_API_URL ?? 'https://mpr.datamart.ams.usda.gov'),
-  },
-  { source: 'eia', what: 'EIA series', key: 'EIA_API_KEY' },
-  { source: 'nass', what: 'USDA NASS series', key: 'NASS_API_KEY' },
-] as const;
-
 /**
  * Loads the data: first the bundled snapshot of real data (data/snapshot, on any machine, offline
  * included), then whatever is newer from each source that answers (CFTC, World Bank) or whose key
@@ -133,6 +111,15 @@ async function loadData(natsUrl: string, demo: boolean): Promise<string[]> {
   const env = { NATS_URL: natsUrl };
   const used: string[] = [];
   const { readManifest } = await import('@cds/ingest/snapshot');
+  const { SOURCES } = await import('@cds/contracts');
+  const { DEMO_PARTS, SYNCED } = await import('@cds/ingest');
+  // The synced sources: first those that answer anyone (probed), then those that need a key.
+  const live = [...SYNCED.filter((s) => s.sync.probe), ...SYNCED.filter((s) => !s.sync.probe)].map((s) => ({
+    source: s.name,
+    what: SOURCES[s.name].title,
+    probe: s.sync.probe,
+    key: s.source.credentials.find((c) => c.required)?.env,
+  }));
   const manifest = await readManifest(SNAPSHOT_DIR);
   say(`loading the bundled snapshot of real data (built ${manifest.built_at.slice(0, 10)}, ${SNAPSHOT_DIR})…`);
   await run(['services/ingest/src/cli.ts', 'backfill', '--snapshot', SNAPSHOT_DIR, '--quiet'], env);
@@ -140,23 +127,23 @@ async function loadData(natsUrl: string, demo: boolean): Promise<string[]> {
   for (const s of manifest.sources)
     used.push(`${s.name.padEnd(10)} snapshot ${s.first_date} … ${s.last_date} (${s.rows} rows; ${s.licence})`);
 
-  for (const live of LIVE_SOURCES) {
-    const label = live.source.padEnd(10);
-    if ('key' in live && !process.env[live.key]) {
-      used.push(`${label} no sync: ${live.key} is not set (free key: docs/sources.md)`);
+  for (const { source, what, probe, key } of live) {
+    const label = source.padEnd(10);
+    if (key !== undefined && !process.env[key]) {
+      used.push(`${label} no sync: ${key} is not set (free key: docs/sources.md)`);
       continue;
     }
-    if ('probe' in live) {
-      const answer = await reachable(live.probe());
+    if (probe !== undefined) {
+      const answer = await reachable(probe(process.env));
       if (!answer.ok) {
         used.push(`${label} no sync: not reachable (${answer.reason})`);
         continue;
       }
     }
-    const since = newest.get(live.source) ?? yearsAgo(DATA_YEARS);
-    say(`syncing ${live.what} since ${since} (ingest sync --source ${live.source})…`);
+    const since = newest.get(source) ?? yearsAgo(DATA_YEARS);
+    say(`syncing ${what} since ${since} (ingest sync --source ${source})…`);
     try {
-      await run(['services/ingest/src/cli.ts', 'sync', '--source', live.source, '--since', since, '--quiet'], env);
+      await run(['services/ingest/src/cli.ts', 'sync', '--source', source, '--since', since, '--quiet'], env);
       used.push(`${label} synced from the source since ${since}`);
     } catch (err) {
       used.push(`${label} sync failed (${err instanceof Error ? err.message : String(err)}): the snapshot stands`);
@@ -172,7 +159,7 @@ async function loadData(natsUrl: string, demo: boolean): Promise<string[]> {
         '--years',
         String(DATA_YEARS),
         '--without',
-        'cot,eia,nass,worldbank,ams',
+        DEMO_PARTS.join(','),
         '--quiet',
       ],
       env,

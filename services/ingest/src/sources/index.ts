@@ -41,4 +41,4 @@ export { parseAmsJson, amsSectionRows, AmsSchemaError, type AmsOptions } from '.
 export { AMS_REPORTS, amsReport, type AmsReportSpec } from './ams/reports.ts';
 export { fetchAmsReports, amsQueryUrls, AMS_MAX_WINDOW_DAYS, type AmsFetchOptions } from './ams/fetch.ts';
 export { generateDemo, generateDemoItems, demoRange, type DemoOptions } from './demo/generate.ts';
-export { REGISTRY, checkCatalogMappings, priceSourcesOf } from './registry.ts';
+export { REGISTRY, SYNCED, DEMO_PARTS, checkCatalogMappings, priceSourcesOf } from './registry.ts';

@@ -196,6 +196,11 @@ export interface SyncPart {
   tasks(defs: readonly CommodityDefinition[]): SeriesTask[];
   /** Its CronJobs, in the chart's order. */
   jobs: readonly SyncJob[];
+  /**
+   * For a source that needs no key: an address of its API that answers anyone, which `npm start`
+   * asks before it syncs (an unreachable source is left out, the snapshot standing).
+   */
+  probe?: (env: Readonly<Record<string, string | undefined>>) => URL;
   /** The IngestEnv setting that points the sync at another address (tests, mirrors). */
   baseUrlSetting: string;
   /** How far back a live snapshot build asks (COT: the build's `cotSince`), when not from the COT start. */

@@ -45,6 +45,7 @@ export const ams = {
       },
     ],
     baseUrlSetting: 'AMS_API_URL',
+    probe: (env) => new URL('/services/v1.1/reports', env.AMS_API_URL ?? 'https://mpr.datamart.ams.usda.gov'),
     liveSince: '2020-01-01',
   },
   demoPart: { part: 'ams', replaces: (def) => (def.sources.ams?.series ?? []).map((s) => s.type) },

@@ -44,6 +44,8 @@ export const cftc = {
       },
     ],
     baseUrlSetting: 'CFTC_API_URL',
+    probe: (env) =>
+      new URL('/resource/6dca-aqww.json?$limit=1', env.CFTC_API_URL ?? 'https://publicreporting.cftc.gov'),
     // An app token lifts Socrata's throttling: four requests a second instead of one.
     http: (keys) =>
       keys.CFTC_APP_TOKEN ? { minIntervalMs: 250, headers: { 'X-App-Token': keys.CFTC_APP_TOKEN } } : {},

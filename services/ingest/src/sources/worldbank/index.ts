@@ -41,6 +41,7 @@ export const worldbank = {
       },
     ],
     baseUrlSetting: 'WORLDBANK_PAGE_URL',
+    probe: (env) => new URL(env.WORLDBANK_PAGE_URL ?? 'https://www.worldbank.org/en/research/commodity-markets'),
     liveSince: WORLDBANK_FIRST_DATE,
   },
   demoPart: { part: 'worldbank', replaces: (def) => (def.sources.worldbank?.series ?? []).map((s) => s.type) },

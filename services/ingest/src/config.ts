@@ -1,6 +1,7 @@
 import { boolVar, positiveIntVar } from '@cds/config';
 import { EVENT_DUPLICATE_WINDOW_MS } from '@cds/messaging';
 import { z } from 'zod';
+import { REGISTRY } from './sources/registry.ts';
 
 /** Settings the ingest CLI takes from the environment (its addresses come via flags/env/local file). */
 export const IngestEnv = z.object({
@@ -18,13 +19,13 @@ export const IngestEnv = z.object({
    * however fast or loaded. Unset (the default): never.
    */
   INGEST_STOP_AFTER: positiveIntVar.optional(),
-  /** sync: the sources' API addresses (default: the official ones; tests point them at a local server). */
-  CFTC_API_URL: z.url().optional(),
-  EIA_API_URL: z.url().optional(),
-  NASS_API_URL: z.url().optional(),
-  AMS_API_URL: z.url().optional(),
-  /** The World Bank Commodity Markets page that links the Pink Sheet workbook (tests: a local server). */
-  WORLDBANK_PAGE_URL: z.url().optional(),
+  /**
+   * sync: the sources' API addresses, each synced source's `baseUrlSetting` (CFTC_API_URL,
+   * WORLDBANK_PAGE_URL...; default: the official ones; tests point them at a local server).
+   */
+  ...Object.fromEntries(
+    REGISTRY.flatMap((s) => (s.sync !== undefined ? [[s.sync.baseUrlSetting, z.url().optional()] as const] : [])),
+  ),
   /** sync: least time between two requests to one source (default 1 s; 250 ms for CFTC with an app token). */
   SOURCE_REQUEST_INTERVAL_MS: z.coerce.number().int().min(0).optional(),
 });

@@ -44,7 +44,6 @@ const NOT_YET_DERIVED: Readonly<Record<string, readonly string[]>> = {
   'services/ingest/src/sources/demo/generate.ts': ['cftc'],
   'services/ingest/src/sources/index.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'ohlcv'],
   'services/projector/src/projections/types.ts': ['cftc', 'demo'],
-  'services/query/src/detail/get-commodity.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
 };
 
 describe('a source name', () => {

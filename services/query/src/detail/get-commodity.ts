@@ -1,5 +1,6 @@
 import {
   AVAILABLE_SERIES_TYPES,
+  CommodityIdentifiers,
   ROUTES_BY_NAME,
   type CommodityDetail,
   type CommodityPathParams,
@@ -28,6 +29,27 @@ export function availableSeries(doc: Pick<CatalogDoc, 'series'>): SeriesDescript
     .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
 }
 
+/** The identifier lists of the contract, in its order, each with whether the contract requires it. */
+const IDENTIFIER_FIELDS = Object.entries(CommodityIdentifiers.shape).map(([field, schema]) => ({
+  field,
+  required: !schema.safeParse(undefined).success,
+}));
+
+/**
+ * A commodity's identifiers at its sources, as the catalog event carried them, in the contract's
+ * order: a list the contract requires is empty when the event had none, an optional one is left out.
+ */
+function identifiersOf(ids: NonNullable<CatalogDoc['identifiers']>): CommodityIdentifiers {
+  const given: Readonly<Partial<Record<string, string[]>>> = { ...ids };
+  const out: Record<string, string[]> = {};
+  for (const { field, required } of IDENTIFIER_FIELDS) {
+    const list = given[field];
+    if (list) out[field] = list;
+    else if (required) out[field] = [];
+  }
+  return out as CommodityIdentifiers;
+}
+
 export function toDetail(doc: CatalogDoc): CommodityDetail {
   const out: CommodityDetail = { ...toSummary(doc) };
   if (doc.description !== undefined) out.description = doc.description;
@@ -35,13 +57,7 @@ export function toDetail(doc: CatalogDoc): CommodityDetail {
   if (doc.tick_size !== undefined) out.tick_size = doc.tick_size;
   out.available_series = availableSeries(doc);
   if (doc.identifiers !== undefined) {
-    out.identifiers = {
-      cftc_contract_codes: doc.identifiers.cftc_contract_codes ?? [],
-      eia_series: doc.identifiers.eia_series ?? [],
-      nass_items: doc.identifiers.nass_items ?? [],
-      ...(doc.identifiers.worldbank_series ? { worldbank_series: doc.identifiers.worldbank_series } : {}),
-      ...(doc.identifiers.ams_reports ? { ams_reports: doc.identifiers.ams_reports } : {}),
-    };
+    out.identifiers = identifiersOf(doc.identifiers);
   }
   if (doc.price_note !== undefined) out.price_note = doc.price_note;
   return out;

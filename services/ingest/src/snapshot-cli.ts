@@ -5,22 +5,29 @@ import { fileURLToPath } from 'node:url';
 import { syncSettingsOf } from './cli/sync-cli.ts';
 import { IngestEnv } from './config.ts';
 import { buildSnapshotFromFiles, buildSnapshotLive, defaultCotSince } from './snapshot/build.ts';
+import { INPUTS, SYNCED } from './sources/registry.ts';
+
+/** The synced sources, each with the key it needs. */
+const LIVE = SYNCED.map(({ name, source }) => {
+  const key = source.credentials.find((c) => c.required)?.env;
+  return key === undefined ? name : `${name} (${key})`;
+});
+/** The inputs a snapshot is built from, with the files each reads. */
+const FROM = INPUTS.flatMap((i) =>
+  i.file.published === undefined ? [] : [`  ${`${i.name}/`.padEnd(22)}${i.file.published}`],
+);
 
 const USAGE = `Usage: npm run snapshot:build -- --live [--out <dir>] [--cot-since YYYY-MM-DD]
        npm run snapshot:build -- --from <dir> [--out <dir>] [--cot-since YYYY-MM-DD]
 
 --live rebuilds the bundled snapshot of real data from the sources themselves, with the tasks
-\`ingest sync\` runs: the CFTC, EIA (EIA_API_KEY), NASS (NASS_API_KEY), the World Bank and USDA
-AMS, every mapped series, the COT reports from --cot-since and every other source's history.
-The sources' addresses can be changed as for sync (CFTC_API_URL, EIA_API_URL, ...).
+\`ingest sync\` runs: ${LIVE.join(', ')},
+every mapped series, the COT reports from --cot-since and every other source's history.
+The sources' addresses can be changed as for sync (${SYNCED.map((s) => s.sync.baseUrlSetting).join(', ')}).
 
 --from rebuilds it from downloaded source files. <dir> holds one folder
 per source, named as \`ingest backfill --source\` names it, each with the files as published:
-  cftc-legacy/          the CFTC's legacy futures-only annual files (annual.txt of deacot<year>.zip)
-  cftc-disaggregated/   the disaggregated futures-only annual files (f_year.txt of fut_disagg_txt_<year>.zip)
-  worldbank/            CMO-Historical-Data-Monthly.xlsx (the Pink Sheet)
-  eia/                  EIA series downloads (CSV with the EIA preamble) or API v2 JSON
-  nass/                 Quick Stats CSV exports
+${FROM.join('\n')}
 Files are read in name order, a later file's value for a date replacing an earlier one's.
 
   --out DIR        where to write (default: data/snapshot of this repository)

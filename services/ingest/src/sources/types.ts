@@ -99,6 +99,8 @@ export interface FileReader {
     chunks: AsyncIterable<Uint8Array>,
     opts: FileFlags & { file: string; stats: ParseStats },
   ): Promise<AsyncIterable<SourceItem>> | AsyncIterable<SourceItem>;
+  /** The files as the publisher publishes them, for `snapshot:build --from` (the inputs a snapshot is built from). */
+  published?: string;
   /** In a snapshot built from raw files: the flags a file needs, from its name. */
   snapshotFlags?(fileName: string): FileFlags;
 }

@@ -23,6 +23,10 @@ export const cftc = {
     name: `cftc-${format}`,
     file: {
       maxBytes,
+      published:
+        format === 'legacy'
+          ? "the CFTC's legacy futures-only annual files (annual.txt of deacot<year>.zip)"
+          : 'the disaggregated futures-only annual files (f_year.txt of fut_disagg_txt_<year>.zip)',
       open: (chunks, opts) => (format === 'legacy' ? parseCftcLegacyCsv : parseCftcDisaggregatedCsv)(chunks, opts),
     },
     live: ({ since, env, stats }) =>

@@ -17,6 +17,7 @@ export const eia = {
       // An EIA history CSV is under 1 MB.
       file: {
         maxBytes: 64 * MiB,
+        published: 'EIA series downloads (CSV with the EIA preamble) or API v2 JSON',
         open: (chunks, opts) => parseEiaCsv(chunks, opts),
         // a file without the EIA preamble (a `Date,Value` CSV) is named after its series: RWTC.csv
         snapshotFlags: (fileName) => ({ series: fileName.split('.')[0]! }),

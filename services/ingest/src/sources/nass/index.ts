@@ -15,7 +15,11 @@ export const nass = {
     {
       name: 'nass',
       // A Quick Stats CSV export is capped at 50,000 rows (~30 MB).
-      file: { maxBytes: 256 * MiB, open: (chunks, opts) => parseNassCsv(chunks, opts) },
+      file: {
+        maxBytes: 256 * MiB,
+        published: 'Quick Stats CSV exports',
+        open: (chunks, opts) => parseNassCsv(chunks, opts),
+      },
       live: ({ since, env, stats }) => {
         const apiKey = env.NASS_API_KEY;
         if (!apiKey) throw new SourceOpenError('fetching from NASS Quick Stats needs an API key in NASS_API_KEY');

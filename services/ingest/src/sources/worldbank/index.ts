@@ -17,6 +17,7 @@ export const worldbank = {
       // The Pink Sheet is under 1 MB (its own bounds: parse.ts PINK_SHEET_LIMITS).
       file: {
         maxBytes: 8 * MiB,
+        published: 'CMO-Historical-Data-Monthly.xlsx (the Pink Sheet)',
         // The workbook is read and its layout checked here, so a changed layout stops before anything is published.
         async open(chunks, opts) {
           try {

@@ -4,8 +4,10 @@ import type { CommodityDefinition } from '../catalog/types.ts';
 import { checkCatalogMappings, REGISTRY } from './registry.ts';
 
 const gold = COMMODITIES.find((c) => c.entry.id === 'GOLD')!;
-const withSources = (sources: Record<string, unknown>): CommodityDefinition =>
-  ({ ...gold, sources: { ...gold.sources, ...sources } });
+const withSources = (sources: Record<string, unknown>): CommodityDefinition => ({
+  ...gold,
+  sources: { ...gold.sources, ...sources },
+});
 
 describe("the catalog's source mappings", () => {
   it('each fit the mapping schema of the source they are keyed by', () => {

@@ -70,7 +70,7 @@ const POINT_KEYS = Object.keys(TimeSeriesPoint.shape).filter(
 ) as (keyof typeof TimeSeriesPoint.shape)[];
 const SERIES_COLUMNS = {
   /** Untransformed price series also carry open, high, low, close and volume (docs/decisions.md). */
-  ohlcv: columnsOf(TimeSeriesPoint.shape, POINT_KEYS),
+  bars: columnsOf(TimeSeriesPoint.shape, POINT_KEYS),
   value: columnsOf(TimeSeriesPoint.shape, ['date', 'value']),
 };
 
@@ -80,7 +80,7 @@ const SERIES_COLUMNS = {
  * carry them. With a transform, points carry value only.
  */
 export function seriesCsvColumns(request: { type: SeriesType; transform: Transform }): readonly CsvColumn[] {
-  return request.type === 'price' && request.transform === 'none' ? SERIES_COLUMNS.ohlcv : SERIES_COLUMNS.value;
+  return request.type === 'price' && request.transform === 'none' ? SERIES_COLUMNS.bars : SERIES_COLUMNS.value;
 }
 
 const COT_LEADING = ['report_date', 'commodity', 'format', 'exchange', 'open_interest'] as const;

@@ -1,35 +1,32 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
-import { SYNC_SOURCE_NAMES, type SyncSourceName } from "@cds/contracts";
-import { DEMO_PARTS, INPUTS, inputNamed } from "../sources/registry.ts";
-import type { FileFlags } from "../sources/types.ts";
+import { parseCommandLine, readCommand, UsageError } from '@cds/config';
+import { SYNC_SOURCE_NAMES, type SyncSourceName } from '@cds/contracts';
+import { DEMO_PARTS, INPUTS, inputNamed } from '../sources/registry.ts';
+import type { FileFlags } from '../sources/types.ts';
 
 /** The `--source` values of backfill and fetch: every input of every registered source. */
 const SOURCE_NAMES = INPUTS.map((i) => i.name);
 /** The inputs with a live fetch, for the usage text. */
-const LIVE_NAMES = INPUTS.filter((i) => typeof i.live === "function").map(
-  (i) => i.name,
-);
+const LIVE_NAMES = INPUTS.filter((i) => typeof i.live === 'function').map((i) => i.name);
 /** What a flag only some inputs take is for, in the usage text. */
-const flagUsers = (flag: keyof FileFlags) =>
-  INPUTS.filter((i) => i.file.takes?.includes(flag)).map((i) => i.name);
+const flagUsers = (flag: keyof FileFlags) => INPUTS.filter((i) => i.file.takes?.includes(flag)).map((i) => i.name);
 
 export const INGEST_USAGE = `Usage: npm run ingest -- <command> [options]
 
 Commands:
-  backfill --source <${SOURCE_NAMES.join("|")}> --file <path>
+  backfill --source <${SOURCE_NAMES.join('|')}> --file <path>
                           Parse a downloaded source file and publish its records
                           (ams: --report LM_CT150|LM_HG201|FMMO_CLASS names the datamart answer's report).
   backfill --snapshot <dir>
                           Load a snapshot of real data (data/snapshot: the one the repository ships;
                           docs/sources.md "The bundled snapshot").
-  backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD] [--without ${DEMO_PARTS.join(",")}]
+  backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD] [--without ${DEMO_PARTS.join(',')}]
                           Generate deterministic demo data for the whole catalog (default 3 years),
                           marked source "demo"; --without leaves out what real data replaces: the
                           COT reports and open interest, the series mapped to EIA, NASS, the
                           World Bank or AMS.
-  fetch --source <${LIVE_NAMES.join("|")}> [--since YYYY-MM-DD]
+  fetch --source <${LIVE_NAMES.join('|')}> [--since YYYY-MM-DD]
                           Fetch from the live source and publish (also: backfill --source X --since D).
-  sync [--source <${SYNC_SOURCE_NAMES.join("|")}|all>] [--since YYYY-MM-DD]
+  sync [--source <${SYNC_SOURCE_NAMES.join('|')}|all>] [--since YYYY-MM-DD]
                           Ask each official source only for what is newer than what was published
                           (with an overlap that catches revisions) and publish it. Default: all.
                           EIA and NASS need EIA_API_KEY and NASS_API_KEY. --since re-asks from a date.
@@ -47,15 +44,13 @@ Prints a summary: records read, rejected (file:line: reason), events published, 
 Exit code 0 when the run completed (even with rejected rows), 1 on a fatal error, 2 on bad usage;
 sync: 1 when a source failed (named on stderr; the other sources still ran).`;
 
-/** Bad command-line usage: printed with the usage text, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
+// The command-line kit every CLI here shares lives in libs/config (cli.ts).
+export { parseCommandLine, readCommand, UsageError };
 
 export type IngestCommand =
-  | { command: "help" }
+  | { command: 'help' }
   | {
-      command: "backfill";
+      command: 'backfill';
       source: SourceName;
       file: string;
       commodity?: string;
@@ -65,7 +60,7 @@ export type IngestCommand =
       common: CommonOptions;
     }
   | {
-      command: "demo";
+      command: 'demo';
       years: number;
       seed?: string;
       today?: string;
@@ -73,19 +68,9 @@ export type IngestCommand =
       without?: DemoPart[];
       common: CommonOptions;
     }
-  | { command: "snapshot"; dir: string; common: CommonOptions }
-  | {
-      command: "fetch";
-      source: SourceName;
-      since?: string;
-      common: CommonOptions;
-    }
-  | {
-      command: "sync";
-      sources: SyncSourceName[];
-      since?: string;
-      common: CommonOptions;
-    };
+  | { command: 'snapshot'; dir: string; common: CommonOptions }
+  | { command: 'fetch'; source: SourceName; since?: string; common: CommonOptions }
+  | { command: 'sync'; sources: SyncSourceName[]; since?: string; common: CommonOptions };
 
 export { SYNC_SOURCE_NAMES, type SyncSourceName };
 /** A `--source` value of backfill or fetch (an input of a registered source). */
@@ -105,181 +90,86 @@ function isSource(s: string): boolean {
   return inputNamed(s) !== undefined;
 }
 
-type CommandOptions = NonNullable<ParseArgsConfig["options"]>;
-type ParseArgsResult<O extends CommandOptions> = ReturnType<
-  typeof parseArgs<{
-    args: string[];
-    allowPositionals: true;
-    strict: true;
-    options: O;
-  }>
->;
-
-/**
- * The part every CLI here shares: node's parseArgs (strict, positionals allowed) with its errors as
- * UsageError, `-h`/`--help`/`help` as the help command, and exactly one positional, the command.
- */
-export function parseCommandLine<const O extends CommandOptions>(
-  argv: readonly string[],
-  options: O,
-  missingCommand: string,
-):
-  | { command: "help" }
-  | { command: string; values: ParseArgsResult<O>["values"] } {
-  let parsed: ParseArgsResult<O>;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options,
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if ((values as { help?: unknown }).help === true || positionals[0] === "help")
-    return { command: "help" };
-  const [command, ...extra] = positionals;
-  if (command === undefined) throw new UsageError(missingCommand);
-  if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
-  return { command, values };
-}
-
-/**
- * A CLI's first step: its command parsed by `parse`, or the exit code when there is nothing to run:
- * 2 after a UsageError (printed to stderr with the usage text), 0 after printing the usage for help.
- */
-export function readCommand<T extends { command: string }>(
-  parse: (argv: readonly string[]) => T,
-  argv: readonly string[],
-  usage: string,
-  io: {
-    stdout: { write(text: string): unknown };
-    stderr: { write(text: string): unknown };
-  },
-): Exclude<T, { command: "help" }> | number {
-  let cmd: T;
-  try {
-    cmd = parse(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.stderr.write(`error: ${err.message}\n\n${usage}\n`);
-    return 2;
-  }
-  if (cmd.command === "help") {
-    io.stdout.write(`${usage}\n`);
-    return 0;
-  }
-  return cmd as Exclude<T, { command: "help" }>;
-}
-
 /** Parses the ingest CLI's arguments (after `npm run ingest --`); throws UsageError. */
 export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   const parsed = parseCommandLine(
     argv,
     {
-      source: { type: "string" },
-      file: { type: "string" },
-      demo: { type: "boolean" },
-      snapshot: { type: "string" },
-      years: { type: "string" },
-      seed: { type: "string" },
-      today: { type: "string" },
-      without: { type: "string" },
-      since: { type: "string" },
-      commodity: { type: "string" },
-      series: { type: "string" },
-      report: { type: "string" },
-      "nats-url": { type: "string" },
-      "no-ledger": { type: "boolean" },
-      quiet: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
+      source: { type: 'string' },
+      file: { type: 'string' },
+      demo: { type: 'boolean' },
+      snapshot: { type: 'string' },
+      years: { type: 'string' },
+      seed: { type: 'string' },
+      today: { type: 'string' },
+      without: { type: 'string' },
+      since: { type: 'string' },
+      commodity: { type: 'string' },
+      series: { type: 'string' },
+      report: { type: 'string' },
+      'nats-url': { type: 'string' },
+      'no-ledger': { type: 'boolean' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
-    "missing command (backfill, fetch or sync)",
+    'missing command (backfill, fetch or sync)',
   );
-  if (!("values" in parsed)) return { command: "help" };
+  if (!('values' in parsed)) return { command: 'help' };
   const { command, values: v } = parsed;
-  if (command !== "backfill" && command !== "fetch" && command !== "sync")
+  if (command !== 'backfill' && command !== 'fetch' && command !== 'sync')
     throw new UsageError(`unknown command ${command}`);
   const common: CommonOptions = {
-    ...(v["nats-url"] !== undefined ? { natsUrl: v["nats-url"] } : {}),
-    ledger: v["no-ledger"] !== true,
+    ...(v['nats-url'] !== undefined ? { natsUrl: v['nats-url'] } : {}),
+    ledger: v['no-ledger'] !== true,
     quiet: v.quiet === true,
   };
-  if (v.since !== undefined && !DATE.test(v.since))
-    throw new UsageError(`--since must be YYYY-MM-DD, got ${v.since}`);
-  if (v.today !== undefined && !DATE.test(v.today))
-    throw new UsageError(`--today must be YYYY-MM-DD, got ${v.today}`);
+  if (v.since !== undefined && !DATE.test(v.since)) throw new UsageError(`--since must be YYYY-MM-DD, got ${v.since}`);
+  if (v.today !== undefined && !DATE.test(v.today)) throw new UsageError(`--today must be YYYY-MM-DD, got ${v.today}`);
 
-  if (command === "sync") {
+  if (command === 'sync') {
     for (const flag of [
-      "file",
-      "demo",
-      "snapshot",
-      "years",
-      "seed",
-      "today",
-      "without",
-      "commodity",
-      "series",
-      "report",
+      'file',
+      'demo',
+      'snapshot',
+      'years',
+      'seed',
+      'today',
+      'without',
+      'commodity',
+      'series',
+      'report',
     ] as const)
-      if (v[flag] !== undefined)
-        throw new UsageError(`sync takes no --${flag}`);
-    const source = v.source ?? "all";
-    if (
-      source !== "all" &&
-      !(SYNC_SOURCE_NAMES as readonly string[]).includes(source)
-    )
-      throw new UsageError(
-        `unknown sync source ${source}: expected ${SYNC_SOURCE_NAMES.join(", ")} or all`,
-      );
+      if (v[flag] !== undefined) throw new UsageError(`sync takes no --${flag}`);
+    const source = v.source ?? 'all';
+    if (source !== 'all' && !(SYNC_SOURCE_NAMES as readonly string[]).includes(source))
+      throw new UsageError(`unknown sync source ${source}: expected ${SYNC_SOURCE_NAMES.join(', ')} or all`);
     return {
-      command: "sync",
-      sources:
-        source === "all" ? [...SYNC_SOURCE_NAMES] : [source as SyncSourceName],
+      command: 'sync',
+      sources: source === 'all' ? [...SYNC_SOURCE_NAMES] : [source as SyncSourceName],
       ...(v.since !== undefined ? { since: v.since } : {}),
       common,
     };
   }
   if (v.snapshot !== undefined) {
-    if (command !== "backfill")
-      throw new UsageError("--snapshot goes with backfill");
-    for (const flag of [
-      "source",
-      "file",
-      "demo",
-      "since",
-      "years",
-      "without",
-      "commodity",
-      "series",
-    ] as const)
-      if (v[flag] !== undefined)
-        throw new UsageError(`--snapshot takes no --${flag}`);
-    return { command: "snapshot", dir: v.snapshot, common };
+    if (command !== 'backfill') throw new UsageError('--snapshot goes with backfill');
+    for (const flag of ['source', 'file', 'demo', 'since', 'years', 'without', 'commodity', 'series'] as const)
+      if (v[flag] !== undefined) throw new UsageError(`--snapshot takes no --${flag}`);
+    return { command: 'snapshot', dir: v.snapshot, common };
   }
   if (v.demo === true) {
-    if (command !== "backfill")
-      throw new UsageError("--demo goes with backfill");
+    if (command !== 'backfill') throw new UsageError('--demo goes with backfill');
     if (v.source !== undefined || v.file !== undefined)
-      throw new UsageError("--demo takes neither --source nor --file");
+      throw new UsageError('--demo takes neither --source nor --file');
     const years = v.years === undefined ? 3 : Number(v.years);
     if (!Number.isInteger(years) || years < 1 || years > 50)
-      throw new UsageError("--years must be a whole number from 1 to 50");
-    const without =
-      v.without === undefined
-        ? undefined
-        : v.without.split(",").map((p) => p.trim());
+      throw new UsageError('--years must be a whole number from 1 to 50');
+    const without = v.without === undefined ? undefined : v.without.split(',').map((p) => p.trim());
     for (const part of without ?? []) {
       if (!DEMO_PARTS.includes(part))
-        throw new UsageError(
-          `--without takes ${DEMO_PARTS.join(", ")} (comma-separated), got ${part || "(empty)"}`,
-        );
+        throw new UsageError(`--without takes ${DEMO_PARTS.join(', ')} (comma-separated), got ${part || '(empty)'}`);
     }
     return {
-      command: "demo",
+      command: 'demo',
       years,
       ...(without !== undefined ? { without } : {}),
       ...(v.seed !== undefined ? { seed: v.seed } : {}),
@@ -287,42 +177,25 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
       common,
     };
   }
-  if (v.years !== undefined) throw new UsageError("--years goes with --demo");
-  if (v.without !== undefined)
-    throw new UsageError("--without goes with --demo");
-  if (v.source === undefined)
-    throw new UsageError("--source is required (or --demo)");
+  if (v.years !== undefined) throw new UsageError('--years goes with --demo');
+  if (v.without !== undefined) throw new UsageError('--without goes with --demo');
+  if (v.source === undefined) throw new UsageError('--source is required (or --demo)');
   if (!isSource(v.source))
-    throw new UsageError(
-      `unknown source ${v.source}: expected one of ${SOURCE_NAMES.join(", ")}`,
-    );
-  if (command === "fetch" || (v.file === undefined && v.since !== undefined)) {
-    if (v.file !== undefined)
-      throw new UsageError("fetch reads the live source: drop --file");
-    return {
-      command: "fetch",
-      source: v.source,
-      ...(v.since !== undefined ? { since: v.since } : {}),
-      common,
-    };
+    throw new UsageError(`unknown source ${v.source}: expected one of ${SOURCE_NAMES.join(', ')}`);
+  if (command === 'fetch' || (v.file === undefined && v.since !== undefined)) {
+    if (v.file !== undefined) throw new UsageError('fetch reads the live source: drop --file');
+    return { command: 'fetch', source: v.source, ...(v.since !== undefined ? { since: v.since } : {}), common };
   }
-  if (v.file === undefined)
-    throw new UsageError(
-      "--file is required (or --since to fetch from the live source)",
-    );
+  if (v.file === undefined) throw new UsageError('--file is required (or --since to fetch from the live source)');
   const file = inputNamed(v.source)!.file;
   for (const { flag, hint } of file.requires ?? [])
     if (v[flag] === undefined)
-      throw new UsageError(
-        `--${flag} is required for --source ${v.source}${hint !== undefined ? ` (${hint})` : ""}`,
-      );
-  for (const flag of ["report"] as const)
+      throw new UsageError(`--${flag} is required for --source ${v.source}${hint !== undefined ? ` (${hint})` : ''}`);
+  for (const flag of ['report'] as const)
     if (v[flag] !== undefined && !(file.takes ?? []).includes(flag))
-      throw new UsageError(
-        `--${flag} goes with --source ${flagUsers(flag).join(", ")}`,
-      );
+      throw new UsageError(`--${flag} goes with --source ${flagUsers(flag).join(', ')}`);
   return {
-    command: "backfill",
+    command: 'backfill',
     source: v.source,
     file: v.file,
     ...(v.commodity !== undefined ? { commodity: v.commodity } : {}),

@@ -4,7 +4,6 @@ import { documented } from './registry.ts';
 import { SOURCES, SYNC_SOURCE_NAMES } from './sources.ts';
 
 /** The official sources `ingest sync` keeps up to date (the synced rows of SOURCES). */
-export { SYNC_SOURCE_NAMES };
 export const SyncSourceName = documented(z.enum(SYNC_SOURCE_NAMES), {
   id: 'SyncSourceName',
   description: `An official source: ${SYNC_SOURCE_NAMES.map((n) => `\`${n}\` (${SOURCES[n].title})`).join(', ')}.`,

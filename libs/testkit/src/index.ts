@@ -44,7 +44,13 @@ export {
 export { uniqueName } from './names.ts';
 export { findFreePort, findFreePorts, isPortOpen } from './ports.ts';
 export { probeMongo, probeNats, probeRedis } from './probes.ts';
-export { runNodeScript, type RunScriptOptions, type ScriptRun } from './run-script.ts';
+export {
+  runNodeScript,
+  startCliSandbox,
+  type CliSandbox,
+  type RunScriptOptions,
+  type ScriptRun,
+} from './run-script.ts';
 export type { TestInfraContext } from './provided-context.ts';
 export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.ts';
 export { redisCommand, type RedisReply } from './resp.ts';

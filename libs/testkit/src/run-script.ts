@@ -1,4 +1,9 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startNats } from './servers.ts';
+import type { NatsHandle } from './types.ts';
 
 /** How a script run by runNodeScript ended and what it printed. */
 export interface ScriptRun {
@@ -44,4 +49,35 @@ export function runNodeScript(script: string, args: readonly string[], options: 
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** A private NATS server and a temporary folder for specs that run a CLI (and its service) as children. */
+export interface CliSandbox {
+  nats: NatsHandle;
+  dir: string;
+  /**
+   * runNodeScript with only PATH and `env` in the child's environment, and `.cds/local.json`
+   * pointed at a file that does not exist, so nothing of the developer's `npm start` leaks in.
+   */
+  run(script: string, args: readonly string[], env: Record<string, string>): Promise<ScriptRun>;
+  /** Stops the server and removes the folder. */
+  stop(): Promise<void>;
+}
+
+/** Starts a CliSandbox: its own NATS server (the streams have fixed subjects) and a folder named `prefix…`. */
+export async function startCliSandbox(prefix: string): Promise<CliSandbox> {
+  const nats = await startNats();
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return {
+    nats,
+    dir,
+    run: (script, args, env) =>
+      runNodeScript(script, args, {
+        env: { PATH: process.env.PATH ?? '', CDS_LOCAL_ENV: join(dir, 'no-local.json'), ...env },
+      }),
+    async stop() {
+      await nats.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

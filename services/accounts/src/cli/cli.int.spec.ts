@@ -1,7 +1,5 @@
-import { findFreePort, runNodeScript, startNats, type NatsHandle } from '@cds/testkit';
+import { findFreePort, startCliSandbox, type CliSandbox, type NatsHandle } from '@cds/testkit';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,23 +10,17 @@ const here = dirname(fileURLToPath(import.meta.url));
 const adminCli = join(here, '..', 'cli.ts');
 const adminMain = join(here, '..', 'main.ts');
 
+let sandbox: CliSandbox;
 let nats: NatsHandle;
-let dir: string;
-
-function run(script: string, args: string[], env: Record<string, string>) {
-  return runNodeScript(script, args, {
-    env: { PATH: process.env.PATH ?? '', CDS_LOCAL_ENV: join(dir, 'no-local.json'), ...env },
-  });
-}
+const run = (script: string, args: string[], env: Record<string, string>) => sandbox.run(script, args, env);
 
 beforeAll(async () => {
-  nats = await startNats();
-  dir = await mkdtemp(join(tmpdir(), 'accounts-cli-'));
+  sandbox = await startCliSandbox('accounts-cli-');
+  ({ nats } = sandbox);
 });
 
 afterAll(async () => {
-  await nats?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await sandbox?.stop();
 });
 
 describe('admin API process and admin CLI', () => {

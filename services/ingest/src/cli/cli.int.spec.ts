@@ -1,6 +1,5 @@
-import { findFreePort, runNodeScript, startNats, type NatsHandle } from '@cds/testkit';
-import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { findFreePort, startCliSandbox, type CliSandbox, type NatsHandle } from '@cds/testkit';
+import { truncate, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,23 +11,18 @@ import { buildZip, workbookWith } from '../../test/helpers/zip.ts';
 const here = dirname(fileURLToPath(import.meta.url));
 const ingestCli = join(here, '..', 'cli.ts');
 
+let sandbox: CliSandbox;
 let nats: NatsHandle;
 let dir: string;
-
-function run(script: string, args: string[], env: Record<string, string>) {
-  return runNodeScript(script, args, {
-    env: { PATH: process.env.PATH ?? '', CDS_LOCAL_ENV: join(dir, 'no-local.json'), ...env },
-  });
-}
+const run = (script: string, args: string[], env: Record<string, string>) => sandbox.run(script, args, env);
 
 beforeAll(async () => {
-  nats = await startNats();
-  dir = await mkdtemp(join(tmpdir(), 'ingest-cli-'));
+  sandbox = await startCliSandbox('ingest-cli-');
+  ({ nats, dir } = sandbox);
 });
 
 afterAll(async () => {
-  await nats?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await sandbox?.stop();
 });
 
 /** A legacy COT file in the real column layout, with a bad open interest on lines 101, 201 and 301. */

@@ -136,17 +136,19 @@ describe('every registered source', () => {
         ).toBe(true);
       });
 
-      it.runIf(source.inputs.length > 0)('has a parser fixture its specs read', () => {
-        const specs = specsOf(`${SOURCES_DIR}/${name}`, () => true);
-        expect(
-          namesFixture(name, specs, 'top'),
-          `services/ingest/test/fixtures/${name}_* read by a spec in ${SOURCES_DIR}/${name}/`,
-        ).toBe(true);
-      });
+      // A part a source does not have (no file parser, no sync) has no case: nothing is reported skipped.
+      if (source.inputs.length > 0) {
+        it('has a parser fixture its specs read', () => {
+          const specs = specsOf(`${SOURCES_DIR}/${name}`, () => true);
+          expect(
+            namesFixture(name, specs, 'top'),
+            `services/ingest/test/fixtures/${name}_* read by a spec in ${SOURCES_DIR}/${name}/`,
+          ).toBe(true);
+        });
+      }
 
-      it.runIf(source.sync !== undefined)(
-        'has a sync recording, a release calendar, an attribution and a licence',
-        () => {
+      if (source.sync !== undefined) {
+        it('has a sync recording, a release calendar, an attribution and a licence', () => {
           const texts = [
             ...specsOf(`${SOURCES_DIR}/${name}`, (f) => f.includes('sync')),
             ...specsOf('services/ingest/src/sync', () => true),
@@ -160,8 +162,8 @@ describe('every registered source', () => {
           expect(RELEASE_RULES).toContain(row.calendar?.rule);
           expect(row.attribution).toBeTruthy();
           expect(row.licence).toBeTruthy();
-        },
-      );
+        });
+      }
     });
   }
 

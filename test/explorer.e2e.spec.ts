@@ -474,6 +474,36 @@ describe('data explorer', () => {
     await page.getByLabel('Limit').fill('');
   });
 
+  it('names the commodity even when the lookup the key change started overtakes Show', async () => {
+    // Show asks for the commodity's detail first; the commodity list the key change asked for
+    // arrives next and starts its own lookup of the same detail, which arrives last. The chart is
+    // still drawn under the commodity's name, with the form fitted to it.
+    const main = page;
+    page = await context.newPage();
+    try {
+      await page.route(/\/api\/v1\/commodities\?/, async (route) => {
+        await new Promise((r) => setTimeout(r, 300));
+        await route.continue();
+      });
+      await page.route(new RegExp(`/api/v1/commodities/${DEMO}$`), async (route) => {
+        await new Promise((r) => setTimeout(r, 900));
+        await route.continue();
+      });
+      await page.goto(`${siteUrl}/dashboard/explorer`);
+      await page.waitForSelector('#cdsx[data-ready="true"]');
+      const start = isoDaysAgo(30);
+      await show({ key, commodity: DEMO, kind: 'price', start });
+      const detail = await detailOf(DEMO);
+      const facts = await chartFacts();
+      expect(facts.drawing).toBe('candles');
+      expect(facts.legend[0]).toMatch(new RegExp(`^${detail.name.replace(/[()]/g, '\\$&')} — `));
+      expect(await page.locator('#cdsx').getAttribute('data-commodity')).toBe(DEMO);
+    } finally {
+      await page.close();
+      page = main;
+    }
+  });
+
   it('never persists the key, and runs without a CSP violation or script error', async () => {
     await show({ key, kind: 'price', start: isoDaysAgo(30) });
     const stored = await page.evaluate(() => ({

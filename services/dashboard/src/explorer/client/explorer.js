@@ -471,10 +471,10 @@
   let following = 0;
 
   /** Makes the kind selector offer only what the commodity lists in available_series. */
+  const followed = (slug, detail) =>
+    detail ? { slug, detail, offered: new Map((detail.available_series || []).map((s) => [s.type, s])) } : null;
   function follow(slug, detail) {
-    current = detail
-      ? { slug, detail, offered: new Map((detail.available_series || []).map((s) => [s.type, s])) }
-      : null;
+    current = followed(slug, detail);
     for (const o of kindSelect.options) {
       const offered = current === null || current.offered.has(o.value);
       o.hidden = !offered;
@@ -595,13 +595,20 @@
     try {
       // The selectors must follow this commodity before the request is built (the field's change
       // event may not have fired yet): its series, its native frequencies, its name and sources.
-      if (current === null || current.slug !== req.slug) {
-        const n = ++following;
+      // A key or commodity change may have started its own lookup meanwhile (the field's change event
+      // fires as Show takes the focus): this request still knows its commodity from the detail it
+      // fetched, and the form follows it unless the field names another commodity by then.
+      let known = current !== null && current.slug === req.slug ? current : null;
+      if (known === null) {
+        following += 1;
         const detail = await detailOf(req.slug, key);
-        if (n === following) follow(req.slug, detail);
-        req = requestFromForm();
+        const stillChosen = commodityInput.value.trim().toUpperCase() === req.slug;
+        if (stillChosen) {
+          if (current === null || current.slug !== req.slug) follow(req.slug, detail);
+          req = requestFromForm();
+        }
+        known = followed(req.slug, detail);
       }
-      const known = current !== null && current.slug === req.slug ? current : null;
       const descriptor = known ? known.offered.get(req.kind) : undefined;
       if (known && !descriptor) {
         notOffered(req);

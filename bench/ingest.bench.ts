@@ -13,11 +13,11 @@ import {
   createPublisher,
   ensureEventStreams,
   generateDemoItems,
-  parseCftcLegacyCsv,
   runIngest,
   type IngestSummary,
   type SourceItem,
 } from '@cds/ingest';
+import { parseCftcLegacyCsv } from '@cds/ingest/sources/cftc';
 import { writeSyntheticCftcLegacyFile } from '@cds/ingest/testing';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { startNats } from '@cds/testkit';

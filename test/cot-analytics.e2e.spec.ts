@@ -6,7 +6,8 @@
 // The expected values are read from the files here, by the test, not through the product's parser.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPublisher, getCommodity, parseCftcCotCsv, runIngest } from '@cds/ingest';
+import { createPublisher, getCommodity, runIngest } from '@cds/ingest';
+import { parseCftcCotCsv } from '@cds/ingest/sources/cftc';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startE2E, type E2E } from './support/harness.ts';

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataEvent } from '@cds/contracts';
-import { parseWorldBankXlsx, runIngest, type PreparedEvent, type Publisher } from '@cds/ingest';
+import { runIngest, type PreparedEvent, type Publisher } from '@cds/ingest';
+import { parseWorldBankXlsx } from '@cds/ingest/sources/worldbank';
 import { seriesProjection } from '@cds/projector';
 import { viewItems, type SeriesBucketDoc, type StoredPoint } from '@cds/read-models';
 import { REPO_ROOT } from '@cds/testkit';

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { subjectFor, type DataEvent } from '@cds/contracts';
-import { createPublisher, generateDemoItems, getCommodity, parseCftcSocrataJson, runIngest } from '@cds/ingest';
+import { createPublisher, generateDemoItems, getCommodity, runIngest } from '@cds/ingest';
+import { parseCftcSocrataJson } from '@cds/ingest/sources/cftc';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -35,12 +35,9 @@ const NOT_YET_DERIVED: Readonly<Record<string, readonly string[]>> = {
   'services/ingest/src/catalog/commodities.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'demo'],
   'services/ingest/src/catalog/index.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
   'services/ingest/src/catalog/types.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'demo'],
-  'services/ingest/src/cli/args.ts': ['eia', 'nass', 'ams', 'worldbank', 'ohlcv', 'demo', 'snapshot'],
+  'services/ingest/src/cli/args.ts': ['demo', 'snapshot'],
   'services/ingest/src/cli/sources.ts': ['demo', 'snapshot'],
-  'services/ingest/src/snapshot/build.ts': ['cftc'],
   'services/ingest/src/snapshot/write.ts': ['demo'],
-  'services/ingest/src/sources/demo/generate.ts': ['cftc'],
-  'services/ingest/src/sources/index.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'ohlcv'],
   'services/projector/src/projections/types.ts': ['cftc', 'demo'],
 };
 

@@ -1,6 +1,6 @@
 import { parseCommandLine, readCommand, UsageError } from '@cds/config';
 import { SYNC_SOURCE_NAMES, type SyncSourceName } from '@cds/contracts';
-import { DEMO_PARTS, INPUTS, inputNamed } from '../sources/registry.ts';
+import { DEMO_PARTS, INPUTS, inputNamed, SYNCED } from '../sources/registry.ts';
 import type { FileFlags } from '../sources/types.ts';
 
 /** The `--source` values of backfill and fetch: every input of every registered source. */
@@ -9,32 +9,42 @@ const SOURCE_NAMES = INPUTS.map((i) => i.name);
 const LIVE_NAMES = INPUTS.filter((i) => typeof i.live === 'function').map((i) => i.name);
 /** What a flag only some inputs take is for, in the usage text. */
 const flagUsers = (flag: keyof FileFlags) => INPUTS.filter((i) => i.file.takes?.includes(flag)).map((i) => i.name);
+/** The flags of the file readers, each with the inputs that read it and what it is for (the usage text's options). */
+const FLAG_LINES = (['commodity', 'series', 'report'] as const satisfies readonly (keyof FileFlags)[]).flatMap((flag) =>
+  INPUTS.flatMap((i) => {
+    const what = i.file.flags?.[flag];
+    return what === undefined ? [] : [`  ${`--${flag} ID`.padEnd(22)}  ${i.name}: ${what}`];
+  }),
+);
+/** The keys sync cannot run a source without, as `<source> (<variable>)`. */
+const REQUIRED_KEYS = SYNCED.flatMap(({ name, source }) =>
+  source.credentials.filter((c) => c.required).map((c) => `${name} (${c.env})`),
+);
 
 export const INGEST_USAGE = `Usage: npm run ingest -- <command> [options]
 
 Commands:
   backfill --source <${SOURCE_NAMES.join('|')}> --file <path>
                           Parse a downloaded source file and publish its records
-                          (ams: --report LM_CT150|LM_HG201|FMMO_CLASS names the datamart answer's report).
+                          (the options below name the flags some sources' files need).
   backfill --snapshot <dir>
                           Load a snapshot of real data (data/snapshot: the one the repository ships;
                           docs/sources.md "The bundled snapshot").
   backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD] [--without ${DEMO_PARTS.join(',')}]
                           Generate deterministic demo data for the whole catalog (default 3 years),
-                          marked source "demo"; --without leaves out what real data replaces: the
-                          COT reports and open interest, the series mapped to EIA, NASS, the
-                          World Bank or AMS.
+                          marked source "demo"; --without leaves out what real data replaces: cot
+                          the COT reports and open interest, each other part the series mapped to
+                          the source of that name.
   fetch --source <${LIVE_NAMES.join('|')}> [--since YYYY-MM-DD]
                           Fetch from the live source and publish (also: backfill --source X --since D).
   sync [--source <${SYNC_SOURCE_NAMES.join('|')}|all>] [--since YYYY-MM-DD]
                           Ask each official source only for what is newer than what was published
                           (with an overlap that catches revisions) and publish it. Default: all.
-                          EIA and NASS need EIA_API_KEY and NASS_API_KEY. --since re-asks from a date.
+                          --since re-asks from a date.
+                          Keys it needs: ${REQUIRED_KEYS.join(', ')}.
 
 Options:
-  --commodity ID          ohlcv: the catalog id the file belongs to (required for ohlcv)
-  --series ID             eia: the EIA series id when the file's preamble does not name it
-  --report ID             ams: the report the JSON file answers for (LM_CT150, LM_HG201, FMMO_CLASS)
+${FLAG_LINES.join('\n')}
   --nats-url URL          NATS address (default: $NATS_URL, else .cds/local.json from npm start)
   --no-ledger             Skip the published-batch ledger (rely on the stream's duplicate window)
   --quiet                 No progress output

@@ -8,14 +8,23 @@ import { openFile } from '../sources/common/files.ts';
 import { createParseStats } from '../sources/common/stats.ts';
 import { SYNC_SOURCES, type SyncSource } from '../sources/common/sync/task.ts';
 import { INPUTS, REGISTRY, seriesTasks, syncPartOf } from '../sources/registry.ts';
-import type { SourceInput, SourceItem } from '../sources/types.ts';
+import type { Source, SourceInput, SourceItem } from '../sources/types.ts';
 import { createTaskContext, missingKey, type SyncOptions, type SyncSettings } from '../sync/run-sync.ts';
 import type { SnapshotSource } from './format.ts';
 import { writeSnapshot, type WriteSummary } from './write.ts';
 
-/** The provenance prefix an input's numbers carry: its source's name (cftc-legacy → cftc). */
-function provenanceOf(input: SourceInput): string {
-  return REGISTRY.find((s) => s.inputs.includes(input))!.name;
+/** The source of an input: its name is the provenance prefix the input's numbers carry. */
+function sourceOfInput(input: SourceInput): Source {
+  return REGISTRY.find((s) => s.inputs.includes(input))!;
+}
+
+/**
+ * Whether a snapshot keeps an input's records only from `cotSince`, as the live build asks them:
+ * a synced source that gives no `liveSince` of its own (the COT reports and their open interest).
+ */
+function windowedToCotSince(input: SourceInput): boolean {
+  const { sync } = sourceOfInput(input);
+  return sync !== undefined && sync.liveSince === undefined;
 }
 
 /** The COT reports (and the open interest they give) kept in a snapshot: from this date on. */
@@ -43,7 +52,7 @@ async function sha256Of(path: string): Promise<string> {
 }
 
 export interface BuildFromFilesOptions {
-  /** Downloaded source files, one folder per backfill source: cftc-legacy/, worldbank/, eia/... */
+  /** Downloaded source files, one folder per `--source` input (sources/registry.ts INPUTS), named as the input. */
   rawDir: string;
   outDir: string;
   /** COT reports older than this (YYYY-MM-DD) are left out; other sources keep their history. */
@@ -81,7 +90,7 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
       const file = join(dir, name);
       if (!(await stat(file)).isFile() || name.startsWith('.') || /\.(md|txt\.md)$/i.test(name)) continue;
       plan.push({ source, input, file, name });
-      const provenance = provenanceOf(input);
+      const provenance = sourceOfInput(input).name;
       (origins[provenance] ??= []).push({
         file: `${source}/${name}`,
         sha256: await sha256Of(file),
@@ -103,14 +112,14 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
         stats: createParseStats(),
       });
       let n = 0;
+      const windowed = windowedToCotSince(p.input);
       for await (const item of opened) {
         if (item.kind === 'rejected') {
           problems.push(`${p.source}/${p.name}:${item.line}: ${item.reason}`);
           continue;
         }
         const date = item.kind === 'series' ? item.point.date : item.record.report_date;
-        const fromCot = item.kind === 'cot' || item.source?.startsWith('cftc:') === true;
-        if (fromCot && date < opts.cotSince) continue;
+        if ((windowed || item.kind === 'cot') && date < opts.cotSince) continue;
         n++;
         yield item;
       }

@@ -8,7 +8,7 @@ import { getCommodity } from '../catalog/index.ts';
 import { priceSourcesOf } from '../sources/registry.ts';
 import { realFixturePath } from '../../test/helpers/source-fixtures.ts';
 import { createReadStream } from 'node:fs';
-import { parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from '../sources/index.ts';
+import { parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from '../sources/cftc/parse-annual.ts';
 import { createParseStats } from '../sources/common/stats.ts';
 import type { SourceItem } from '../sources/types.ts';
 import { readManifest, readSnapshot, SnapshotError, snapshotStamps } from './read.ts';

@@ -94,6 +94,8 @@ export interface FileReader {
   requires?: readonly { flag: keyof FileFlags; hint?: string }[];
   /** Flags only this kind of file takes (others refuse them). */
   takes?: readonly (keyof FileFlags)[];
+  /** What each flag it reads is for, as the CLI's usage text lists it. */
+  flags?: { readonly [F in keyof FileFlags]?: string };
   /** The file's items; a layout it cannot read stops with SourceOpenError before anything is published. */
   open(
     chunks: AsyncIterable<Uint8Array>,
@@ -177,6 +179,8 @@ export interface DemoPart {
   part: string;
   /** The series types of a commodity its data gives (their demo series are left out). */
   replaces(def: CommodityDefinition): readonly SeriesType[];
+  /** The contract code the source's COT reports carry for a commodity, which the demo's COT reports carry too. */
+  contractCode?(def: CommodityDefinition): string | undefined;
 }
 
 /**

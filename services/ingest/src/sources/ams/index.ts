@@ -18,6 +18,7 @@ export const ams = {
         maxBytes: AMS_MAX_BYTES,
         requires: [{ flag: 'report', hint: 'LM_CT150, LM_HG201 or FMMO_CLASS' }],
         takes: ['report'],
+        flags: { report: 'the report the JSON file answers for (LM_CT150, LM_HG201, FMMO_CLASS)' },
         open: (chunks, opts) => {
           if (opts.report === undefined || !amsReport(opts.report))
             throw new SourceUsageError(

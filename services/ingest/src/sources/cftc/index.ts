@@ -6,6 +6,10 @@ import { fetchCftcCot } from './fetch.ts';
 import { parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from './parse-annual.ts';
 import { cftcTasks } from './sync-task.ts';
 
+// Its parsers, for the specs and benches that read COT files (`@cds/ingest/sources/cftc`).
+export { parseCftcCotCsv, parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from './parse-annual.ts';
+export { parseCftcSocrataJson } from './parse-socrata.ts';
+
 // A year of the legacy text file is ~20 MB, the 1986-2016 history a few hundred MB.
 const maxBytes = 1024 * MiB;
 
@@ -54,6 +58,10 @@ export const cftc = {
     http: (keys) =>
       keys.CFTC_APP_TOKEN ? { minIntervalMs: 250, headers: { 'X-App-Token': keys.CFTC_APP_TOKEN } } : {},
   },
-  demoPart: { part: 'cot', replaces: (def) => (def.sources.cftc.codes.length > 0 ? ['open_interest'] : []) },
+  demoPart: {
+    part: 'cot',
+    replaces: (def) => (def.sources.cftc.codes.length > 0 ? ['open_interest'] : []),
+    contractCode: (def) => def.sources.cftc.codes[0],
+  },
   snapshotStamps: () => cftcSnapshotStamp,
 } satisfies Source;

@@ -158,6 +158,8 @@ function* commodityItems(
   const replaced = new Set<string>(
     REGISTRY.flatMap((s) => (s.demoPart !== undefined && without.has(s.demoPart.part) ? s.demoPart.replaces(c) : [])),
   );
+  // the contract code the real COT reports carry, when a source has one for the commodity
+  const contractCode = REGISTRY.map((s) => s.demoPart?.contractCode?.(c)).find((code) => code !== undefined);
   const series = (
     type: SeriesType,
     frequency: Frequency,
@@ -208,7 +210,7 @@ function* commodityItems(
 
     if (cotDates.has(day.iso)) {
       // --- weekly COT (Tuesdays, up to the last release), both formats, from the same open interest
-      const { legacy, disaggregated } = demoCotRecords(c, day.iso, oi, sentiment, rnd);
+      const { legacy, disaggregated } = demoCotRecords(c, contractCode, day.iso, oi, sentiment, rnd);
       where.line = ++line;
       yield validate
         ? cotItem('legacy', id, legacy, where, DEMO_SOURCE)
@@ -235,6 +237,7 @@ function* commodityItems(
  */
 function demoCotRecords(
   c: CommodityDefinition,
+  contractCode: string | undefined,
   date: string,
   oi: number,
   sentiment: number,
@@ -250,7 +253,7 @@ function demoCotRecords(
   const legacy = {
     report_date: date,
     ...(c.entry.exchange ? { exchange: c.entry.exchange } : {}),
-    ...(c.sources.cftc.codes[0] ? { contract_code: c.sources.cftc.codes[0] } : {}),
+    ...(contractCode ? { contract_code: contractCode } : {}),
     open_interest: oi,
     commercial: { long: oi - ncSpread - nrLong - ncLong, short: oi - ncSpread - nrShort - ncShort },
     non_commercial: { long: ncLong, short: ncShort, spreading: ncSpread },
@@ -268,7 +271,7 @@ function demoCotRecords(
   const disaggregated = {
     report_date: date,
     ...(c.entry.exchange ? { exchange: c.entry.exchange } : {}),
-    ...(c.sources.cftc.codes[0] ? { contract_code: c.sources.cftc.codes[0] } : {}),
+    ...(contractCode ? { contract_code: contractCode } : {}),
     open_interest: oi,
     producer_merchant: {
       long: legacy.commercial.long - swLong - swSpread,

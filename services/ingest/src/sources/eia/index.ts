@@ -18,6 +18,7 @@ export const eia = {
       file: {
         maxBytes: 64 * MiB,
         published: 'EIA series downloads (CSV with the EIA preamble) or API v2 JSON',
+        flags: { series: "the EIA series id when the file's preamble does not name it" },
         open: (chunks, opts) => parseEiaCsv(chunks, opts),
         // a file without the EIA preamble (a `Date,Value` CSV) is named after its series: RWTC.csv
         snapshotFlags: (fileName) => ({ series: fileName.split('.')[0]! }),

@@ -14,6 +14,7 @@ export const ohlcv = {
       file: {
         maxBytes: 256 * MiB,
         requires: [{ flag: 'commodity' }],
+        flags: { commodity: 'the catalog id the file belongs to (required for ohlcv)' },
         open: (chunks, opts) => {
           if (opts.commodity === undefined) throw new SourceUsageError('--commodity is required for --source ohlcv');
           return parseOhlcvCsv(chunks, { file: opts.file, stats: opts.stats, commodity: opts.commodity });

@@ -6,6 +6,9 @@ import { worldbankSnapshotStamps } from './snapshot.ts';
 import { readWorldBankWorkbook, WorldBankFileError } from './parse.ts';
 import { WORLDBANK_FIRST_DATE, worldbankTasks } from './sync-task.ts';
 
+// Its parser, for the specs that read a Pink Sheet (`@cds/ingest/sources/worldbank`).
+export { parseWorldBankXlsx } from './parse.ts';
+
 /** The World Bank's Commodity Price Data (the Pink Sheet): one monthly workbook. */
 export const worldbank = {
   name: 'worldbank',

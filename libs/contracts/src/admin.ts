@@ -35,8 +35,19 @@ export const AdminKey = z.object({
   status: z.enum(['active', 'revoked']),
   created_at: z.string(),
   revoked_at: z.string().optional(),
+  /** Present on a dashboard session key only: when the admin API revokes it (it is listed apart from the user's keys). */
+  session_expires_at: z.string().optional(),
 });
 export type AdminKey = z.infer<typeof AdminKey>;
+
+/**
+ * The body of `POST /admin/v1/accounts/:id/session-keys`: a dashboard session key that lives
+ * `ttl_seconds` (1 s to 24 h), outside the plan's cap on active keys (docs/dashboard-security.md).
+ */
+export const AdminCreateSessionKey = z.strictObject({
+  ttl_seconds: z.number().int().min(1).max(86_400),
+});
+export type AdminCreateSessionKey = z.infer<typeof AdminCreateSessionKey>;
 
 /** The answer to creating a key: its metadata and the plain key, shown this once. */
 export const AdminCreatedKey = AdminKey.extend({ key: z.string().min(1) });

@@ -276,6 +276,12 @@ export const AccountClosed = envelope(
     closed_at: z.iso.datetime({ offset: true }),
   }),
 );
+/**
+ * A dashboard session key's end (docs/dashboard-security.md "Session keys"): present on session keys
+ * only. The admin API revokes the key then (a `key.revoked` like any other), and it counts apart from
+ * the plan's cap on active keys.
+ */
+export const SessionExpiresAt = z.iso.datetime({ offset: true });
 /** Carries the SHA-256 of the key, never the key itself. */
 export const KeyCreated = envelope(
   'key.created',
@@ -285,6 +291,7 @@ export const KeyCreated = envelope(
     key_hash: Sha256Hex,
     plan: Plan,
     label: z.string().max(200).optional(),
+    session_expires_at: SessionExpiresAt.optional(),
   }),
 );
 export const KeyRevoked = envelope(
@@ -295,6 +302,7 @@ export const KeyRevoked = envelope(
     key_hash: Sha256Hex,
     label: z.string().max(200).optional(),
     created_at: z.iso.datetime({ offset: true }).optional(),
+    session_expires_at: SessionExpiresAt.optional(),
   }),
 );
 

@@ -34,5 +34,12 @@ export const AccountsConfig = z.object({
    * every gateway replica holds every active key (docs/reliability.md "Key table").
    */
   MAX_ACTIVE_FREE_KEYS: positiveIntVar.default(500_000),
+  /**
+   * Active dashboard session keys of Free accounts above which a new one is refused (the explorer
+   * then asks for a pasted key): apart from MAX_ACTIVE_FREE_KEYS, so sessions never block own keys.
+   */
+  MAX_ACTIVE_FREE_SESSION_KEYS: positiveIntVar.default(50_000),
+  /** How often expired session keys are revoked (docs/dashboard-security.md "Session keys"). */
+  SESSION_KEY_SWEEP_MS: positiveIntVar.default(5_000),
 });
 export type AccountsConfig = z.infer<typeof AccountsConfig>;

@@ -7,6 +7,7 @@ import { createKeyCommands } from './commands/index.ts';
 import { AccountsConfig } from './config.ts';
 import { startKeyLog } from './keys/key-log.ts';
 import { startRevokedKeyRetention } from './keys/revoked-retention.ts';
+import { startSessionKeyExpiry } from './keys/session-expiry.ts';
 import { createAdminMetrics } from './metrics.ts';
 
 // The accounts service: replays the keys stream, serves the admin API (/admin/v1) on HOST:PORT.
@@ -50,13 +51,23 @@ await runService({
       model: log.model,
       maxActiveFreeKeys: config.MAX_ACTIVE_FREE_KEYS,
     });
+    const commands = createKeyCommands({
+      js: messaging.js,
+      log,
+      maxActiveFreeKeys: config.MAX_ACTIVE_FREE_KEYS,
+      maxActiveFreeSessionKeys: config.MAX_ACTIVE_FREE_SESSION_KEYS,
+      onRefused: adminMetrics.keyCreationRefused,
+    });
+    const expiry = startSessionKeyExpiry({
+      model: log.model,
+      revoke: (keyId) => commands.revokeIfActive(keyId),
+      logger,
+      ready: () => log.ready,
+      everyMs: config.SESSION_KEY_SWEEP_MS,
+    });
+    onClose('session key expiry', () => expiry.stop());
     const app = buildApp({
-      commands: createKeyCommands({
-        js: messaging.js,
-        log,
-        maxActiveFreeKeys: config.MAX_ACTIVE_FREE_KEYS,
-        onRefused: adminMetrics.keyCreationRefused,
-      }),
+      commands,
       metrics,
       adminToken: config.ADMIN_TOKEN,
       publicBaseUrl: config.PUBLIC_BASE_URL,

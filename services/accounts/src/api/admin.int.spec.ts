@@ -9,6 +9,7 @@ import { createKeyCommands } from '../commands/index.ts';
 import { startKeyLog, type KeyLog } from '../keys/key-log.ts';
 import { createAdminMetrics } from '../metrics.ts';
 import { startRevokedKeyRetention } from '../keys/revoked-retention.ts';
+import { startSessionKeyExpiry } from '../keys/session-expiry.ts';
 
 // A private NATS server: the keys stream has fixed subjects (cds.keys.>), so it cannot share one.
 const TOKEN = 'admin-token-for-tests-0123456789';
@@ -17,27 +18,29 @@ let messaging: Messaging;
 const logs: KeyLog[] = [];
 const silent = { warn: () => undefined, error: () => undefined };
 
-async function makeApp(opts: { maxActiveFreeKeys?: number } = {}) {
+async function makeApp(opts: { maxActiveFreeKeys?: number; maxActiveFreeSessionKeys?: number } = {}) {
   const log = await startKeyLog({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger: silent });
   logs.push(log);
   // As main.ts wires them.
   const metrics = createMetrics('accounts');
   const maxActiveFreeKeys = opts.maxActiveFreeKeys ?? 500_000;
   const adminMetrics = createAdminMetrics(metrics, { model: log.model, maxActiveFreeKeys });
+  const commands = createKeyCommands({
+    js: messaging.js,
+    log,
+    maxActiveFreeKeys,
+    ...(opts.maxActiveFreeSessionKeys !== undefined ? { maxActiveFreeSessionKeys: opts.maxActiveFreeSessionKeys } : {}),
+    onRefused: adminMetrics.keyCreationRefused,
+  });
   const app = buildApp({
-    commands: createKeyCommands({
-      js: messaging.js,
-      log,
-      maxActiveFreeKeys,
-      onRefused: adminMetrics.keyCreationRefused,
-    }),
+    commands,
     adminToken: TOKEN,
     publicBaseUrl: 'https://api.example.test',
     isReady: () => log.ready,
     metrics,
   });
   await app.ready();
-  return { app, log };
+  return { app, log, commands };
 }
 
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -355,6 +358,145 @@ describe('bounded keys (security review #1)', () => {
     const left = (await keyEvents()).filter((e) => 'key_id' in e.data && ids.includes(e.data.key_id));
     expect(left.map((e) => [e.type, 'key_id' in e.data ? e.data.key_id : ''])).toEqual([['key.created', ids[2]]]);
     expect([...log.model.keys.keys()].filter((id) => ids.includes(id))).toEqual([ids[2]]);
+  });
+});
+
+describe('dashboard session keys (issue #37)', () => {
+  const newAccount = async (plan: string, on = app) =>
+    (
+      await on.inject({ method: 'POST', url: '/admin/v1/accounts', headers: auth, payload: { name: 'Sessions', plan } })
+    ).json().account_id as string;
+  const createSessionKey = (account: string, ttl: unknown = 600, on = app) =>
+    on.inject({
+      method: 'POST',
+      url: `/admin/v1/accounts/${account}/session-keys`,
+      headers: auth,
+      payload: { ttl_seconds: ttl },
+    });
+  const keysOf = async (account: string, on = app) =>
+    (await on.inject({ method: 'GET', url: `/admin/v1/accounts/${account}/keys`, headers: auth })).json().keys as {
+      key_id: string;
+      status: string;
+      session_expires_at?: string;
+    }[];
+
+  it('take none of the plan slots: a Free account at its cap of 3 still gets one, and its own cap is unchanged', async () => {
+    const free = await newAccount('free');
+    for (let i = 0; i < 3; i++) {
+      const own = await app.inject({ method: 'POST', url: `/admin/v1/accounts/${free}/keys`, headers: auth });
+      expect(own.statusCode).toBe(201);
+    }
+    const before = Date.now();
+    const res = await createSessionKey(free, 600);
+    expect(res.statusCode).toBe(201);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const body = res.json();
+    expect(isWellFormedApiKey(body.key)).toBe(true);
+    expect(body).toMatchObject({ account_id: free, status: 'active', label: 'Dashboard session' });
+    const ends = Date.parse(body.session_expires_at);
+    expect(ends).toBeGreaterThanOrEqual(before + 600_000 - 1_000);
+    expect(ends).toBeLessThanOrEqual(Date.now() + 600_000);
+    // The event carries the end (and the key's hash, never the key).
+    const created = (await keyEvents()).find((e) => e.type === 'key.created' && e.data.key_id === body.key_id);
+    expect(created?.data).toMatchObject({ session_expires_at: body.session_expires_at });
+    expect(JSON.stringify(created)).not.toContain(body.key);
+    // The own cap still counts own keys only: a 4th is refused, the session key stays.
+    const fourth = await app.inject({ method: 'POST', url: `/admin/v1/accounts/${free}/keys`, headers: auth });
+    expectError(fourth, 403, 'forbidden');
+    const keys = await keysOf(free);
+    expect(keys.filter((k) => k.status === 'active')).toHaveLength(4);
+    expect(keys.filter((k) => k.session_expires_at !== undefined).map((k) => k.key_id)).toEqual([body.key_id]);
+  });
+
+  it('are bounded per account: the 4th replaces the oldest, so many sessions never pile up keys', async () => {
+    const account = await newAccount('free');
+    const made: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await createSessionKey(account);
+      expect(res.statusCode).toBe(201);
+      made.push(res.json().key_id);
+    }
+    const keys = await keysOf(account);
+    expect(keys.filter((k) => k.status === 'active').map((k) => k.key_id)).toEqual(made.slice(4));
+    expect(keys.filter((k) => k.status === 'revoked').map((k) => k.key_id)).toEqual(made.slice(0, 4));
+    // Each replaced one was revoked on the stream, carrying its end too.
+    const revoked = (await keyEvents()).filter((e) => e.type === 'key.revoked' && made.includes(e.data.key_id));
+    expect(revoked).toHaveLength(4);
+    for (const e of revoked) expect(e.data).toHaveProperty('session_expires_at');
+    // Racing creations on one replica still leave three.
+    await Promise.all(Array.from({ length: 6 }, () => createSessionKey(account)));
+    expect((await keysOf(account)).filter((k) => k.status === 'active')).toHaveLength(3);
+  });
+
+  it('have a Free ceiling of their own: past it a session key is refused 409, own keys are still created', async () => {
+    const probe = await makeApp();
+    await probe.log.catchUp();
+    const ceiling = probe.log.model.activeFreeSessionKeys + 2;
+    await probe.app.close();
+    const capped = await makeApp({ maxActiveFreeSessionKeys: ceiling, maxActiveFreeKeys: 500_000 });
+    const a = await newAccount('free', capped.app);
+    const b = await newAccount('free', capped.app);
+    expect((await createSessionKey(a, 600, capped.app)).statusCode).toBe(201);
+    expect((await createSessionKey(a, 600, capped.app)).statusCode).toBe(201);
+    const refused = await createSessionKey(b, 600, capped.app);
+    expectError(refused, 409, 'free_key_ceiling');
+    expect(refused.json().error.message).toContain('Paste one of your own keys into the explorer');
+    // The user's own keys are not blocked by sessions, and a paid account's session keys are not bounded.
+    const own = await capped.app.inject({ method: 'POST', url: `/admin/v1/accounts/${b}/keys`, headers: auth });
+    expect(own.statusCode).toBe(201);
+    expect((await createSessionKey(await newAccount('business', capped.app), 600, capped.app)).statusCode).toBe(201);
+    const metrics = (await capped.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(new RegExp(`^cds_admin_active_free_session_keys\{[^}]*\} ${ceiling}$`, 'm'));
+    expect(metrics).toMatch(/^cds_admin_key_creations_refused_total\{reason="session_key_ceiling",[^}]*\} 1$/m);
+    await capped.app.close();
+  });
+
+  it('expire: the sweep revokes a session key past its end with a key.revoked, and leaves the others', async () => {
+    const { app: replica, log, commands } = await makeApp();
+    const account = await newAccount('free', replica);
+    const short = (await createSessionKey(account, 1, replica)).json();
+    const long = (await createSessionKey(account, 3_600, replica)).json();
+    const own = (
+      await replica.inject({ method: 'POST', url: `/admin/v1/accounts/${account}/keys`, headers: auth })
+    ).json();
+    const infos: object[] = [];
+    const expiry = startSessionKeyExpiry({
+      model: log.model,
+      revoke: (keyId) => commands.revokeIfActive(keyId),
+      logger: { info: (o) => infos.push(o), error: () => undefined },
+      ready: () => log.ready,
+      everyMs: 3_600_000,
+      now: () => Date.now() + 2_000,
+    });
+    try {
+      // At most one sweep at a time: two calls share the run.
+      const [n, m] = await Promise.all([expiry.sweep(), expiry.sweep()]);
+      expect([n, m]).toEqual([1, 1]);
+      expect(await expiry.sweep()).toBe(0);
+    } finally {
+      expiry.stop();
+    }
+    const status = Object.fromEntries((await keysOf(account, replica)).map((k) => [k.key_id, k.status]));
+    expect(status).toEqual({ [short.key_id]: 'revoked', [long.key_id]: 'active', [own.key_id]: 'active' });
+    const revoked = (await keyEvents()).find((e) => e.type === 'key.revoked' && e.data.key_id === short.key_id);
+    expect(revoked?.data).toMatchObject({ session_expires_at: short.session_expires_at });
+    await replica.close();
+  });
+
+  it('refuse a closed account, and a ttl_seconds out of 1 to 86,400 (400 naming it)', async () => {
+    const account = await newAccount('free');
+    for (const ttl of [0, 86_401, 1.5, '60', null]) {
+      expectError(await createSessionKey(account, ttl), 400, 'invalid_parameter', 'ttl_seconds');
+    }
+    const empty = await app.inject({
+      method: 'POST',
+      url: `/admin/v1/accounts/${account}/session-keys`,
+      headers: auth,
+      payload: {},
+    });
+    expectError(empty, 400, 'invalid_parameter', 'ttl_seconds');
+    await app.inject({ method: 'POST', url: `/admin/v1/accounts/${account}/close`, headers: auth });
+    expectError(await createSessionKey(account), 403, 'forbidden');
   });
 });
 

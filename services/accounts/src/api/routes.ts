@@ -1,5 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { AccountId, AdminCreateAccount, KeyId, Plan } from '@cds/contracts';
+import { AccountId, AdminCreateAccount, AdminCreateSessionKey, KeyId, Plan } from '@cds/contracts';
 import { ApiError, FailureLimiter, NotFoundError, parseBody, UnauthorizedError } from '@cds/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -94,6 +94,14 @@ export function registerAdminRoutes(
         const body = parseBody(CreateKeyBody, request.body ?? undefined, 'body');
         reply.header('cache-control', 'no-store');
         return reply.code(201).send(await commands.createKey(id, { label: body?.label }));
+      });
+
+      // A dashboard session key (docs/dashboard-security.md "Session keys"); revoked like any key.
+      admin.post('/accounts/:id/session-keys', async (request, reply) => {
+        const id = accountId(request);
+        const body = parseBody(AdminCreateSessionKey, request.body ?? undefined, 'body');
+        reply.header('cache-control', 'no-store');
+        return reply.code(201).send(await commands.createSessionKey(id, body.ttl_seconds));
       });
 
       admin.get('/accounts/:id/keys', (request) => ({ keys: commands.listKeys(accountId(request)) }));

@@ -8,11 +8,21 @@ import type { AccountState, KeysModel } from '../keys/model.ts';
 /** An account as the admin API answers it (the contract its clients parse). */
 export type AccountView = AdminAccount;
 
-/** Why a key creation was refused: the Free-key ceiling, the plan's cap per account, a closed account. */
-export type KeyCreationRefusal = 'free_key_ceiling' | 'plan_cap' | 'account_closed';
+/**
+ * Why a key creation was refused: the Free-key ceiling, the plan's cap per account, a closed
+ * account, or (a session key) the Free session-key ceiling.
+ */
+export type KeyCreationRefusal = 'free_key_ceiling' | 'plan_cap' | 'account_closed' | 'session_key_ceiling';
 
 /** The default of MAX_ACTIVE_FREE_KEYS (services/accounts/src/config.ts). */
 export const DEFAULT_MAX_ACTIVE_FREE_KEYS = 500_000;
+/** The default of MAX_ACTIVE_FREE_SESSION_KEYS: a tenth of the Free-key ceiling. */
+export const DEFAULT_MAX_ACTIVE_FREE_SESSION_KEYS = 50_000;
+/**
+ * Active session keys one account may hold (one per dashboard session): a new one past it replaces
+ * the account's oldest, so many sessions never pile up keys (docs/dashboard-security.md "Session keys").
+ */
+export const MAX_SESSION_KEYS_PER_ACCOUNT = 3;
 
 export interface KeyCommandDeps {
   js: JetStreamClient;
@@ -27,6 +37,12 @@ export interface KeyCommandDeps {
    * free_key_ceiling): every gateway replica holds every active key in memory. Default 500,000.
    */
   maxActiveFreeKeys?: number;
+  /**
+   * Active session keys of Free accounts above which a new one is refused (409 free_key_ceiling,
+   * the explorer then asks for a pasted key); apart from the Free-key ceiling, so sessions never
+   * block a user's own keys. Default 50,000.
+   */
+  maxActiveFreeSessionKeys?: number;
   /** Told of each refused creation, by reason (the admin API's metrics). */
   onRefused?: (reason: KeyCreationRefusal) => void;
 }
@@ -40,6 +56,7 @@ export interface CommandContext {
   readonly random: (n: number) => Buffer;
   readonly maxAttempts: number;
   readonly maxActiveFreeKeys: number;
+  readonly maxActiveFreeSessionKeys: number;
   readonly onRefused: (reason: KeyCreationRefusal) => void;
   /** The tail of each account's chain of key creations and closures (oneAtATime). */
   readonly keyQueues: Map<string, Promise<unknown>>;
@@ -54,6 +71,7 @@ export function commandContext(deps: KeyCommandDeps): CommandContext {
     random: deps.random ?? randomBytes,
     maxAttempts: deps.maxAttempts ?? 3,
     maxActiveFreeKeys: deps.maxActiveFreeKeys ?? DEFAULT_MAX_ACTIVE_FREE_KEYS,
+    maxActiveFreeSessionKeys: deps.maxActiveFreeSessionKeys ?? DEFAULT_MAX_ACTIVE_FREE_SESSION_KEYS,
     onRefused: (reason) => deps.onRefused?.(reason),
     keyQueues: new Map(),
   };

@@ -2,11 +2,13 @@ import type { Plan } from '@cds/contracts';
 import type { KeyMetadata } from '../keys/model.ts';
 import { closeAccount, createAccount, getAccount, setPlan, type ClosedAccount } from './accounts.ts';
 import { commandContext, type AccountView, type KeyCommandDeps } from './context.ts';
-import { createKey, listKeys, revokeKey, type CreatedKey } from './keys.ts';
+import { createKey, createSessionKey, listKeys, revokeIfActive, revokeKey, type CreatedKey } from './keys.ts';
 
 export { type ClosedAccount } from './accounts.ts';
 export {
   DEFAULT_MAX_ACTIVE_FREE_KEYS,
+  DEFAULT_MAX_ACTIVE_FREE_SESSION_KEYS,
+  MAX_SESSION_KEYS_PER_ACCOUNT,
   type AccountView,
   type KeyCommandDeps,
   type KeyCreationRefusal,
@@ -25,8 +27,12 @@ export interface KeyCommands {
   }): Promise<{ account: AccountView; created: boolean }>;
   getAccount(accountId: string): AccountView & { keys: KeyMetadata[] };
   createKey(accountId: string, input: { label?: string | undefined }): Promise<CreatedKey>;
+  /** A dashboard session key living `ttlSeconds` (keys.ts createSessionKey: bounds and ceiling). */
+  createSessionKey(accountId: string, ttlSeconds: number): Promise<CreatedKey>;
   listKeys(accountId: string): KeyMetadata[];
   revokeKey(keyId: string): Promise<KeyMetadata>;
+  /** Revokes a key unless it is revoked already, without an error then (the session-key expiry). */
+  revokeIfActive(keyId: string): Promise<void>;
   setPlan(accountId: string, plan: Plan): Promise<AccountView & { previous_plan: Plan }>;
   /**
    * Closes the account for good (`account.closed`), then revokes every key of it still active.
@@ -51,7 +57,9 @@ export function createKeyCommands(deps: KeyCommandDeps): KeyCommands {
     getAccount: (accountId) => getAccount(ctx, accountId),
     createKey: (accountId, input) => createKey(ctx, accountId, input),
     listKeys: (accountId) => listKeys(ctx, accountId),
+    createSessionKey: (accountId, ttlSeconds) => createSessionKey(ctx, accountId, ttlSeconds),
     revokeKey: (keyId) => revokeKey(ctx, keyId),
+    revokeIfActive: (keyId) => revokeIfActive(ctx, keyId),
     setPlan: (accountId, plan) => setPlan(ctx, accountId, plan),
     closeAccount: (accountId) => closeAccount(ctx, accountId),
   };

@@ -18,6 +18,8 @@ export interface KeyState {
   label?: string;
   created_at: string;
   revoked_at?: string;
+  /** A dashboard session key's end (its `session_expires_at`): absent on the user's own keys. */
+  session_expires_at?: string;
   /** Sequence of the last event on this key's subject. */
   seq: number;
 }
@@ -26,31 +28,61 @@ export interface KeyState {
 export interface KeysModel {
   accounts: Map<string, AccountState>;
   keys: Map<string, KeyState>;
-  /** Active keys per account (accounts with none are absent), kept as events are applied. */
+  /**
+   * Active keys per account (accounts with none are absent), kept as events are applied: the
+   * user's own keys, which the plan's cap bounds; session keys are counted apart, below.
+   */
   activeByAccount: Map<string, number>;
-  /** Active keys of accounts on the Free plan: what the Free-key ceiling bounds. */
+  /** Active own keys of accounts on the Free plan: what the Free-key ceiling bounds. */
   activeFreeKeys: number;
+  /** Active dashboard session keys per account (accounts with none are absent): their ids. */
+  sessionKeysByAccount: Map<string, Set<string>>;
+  /** Active session keys of accounts on the Free plan: what the session-key ceiling bounds. */
+  activeFreeSessionKeys: number;
   /** Stream sequence of the last event applied. */
   lastSeq: number;
 }
 
 export function createKeysModel(): KeysModel {
-  return { accounts: new Map(), keys: new Map(), activeByAccount: new Map(), activeFreeKeys: 0, lastSeq: 0 };
+  return {
+    accounts: new Map(),
+    keys: new Map(),
+    activeByAccount: new Map(),
+    activeFreeKeys: 0,
+    sessionKeysByAccount: new Map(),
+    activeFreeSessionKeys: 0,
+    lastSeq: 0,
+  };
 }
 
-/** Counts `delta` active keys for an account (in the Free count too when the account is known as Free). */
-function countActive(model: KeysModel, accountId: string, delta: number): void {
-  const n = (model.activeByAccount.get(accountId) ?? 0) + delta;
-  if (n === 0) model.activeByAccount.delete(accountId);
-  else model.activeByAccount.set(accountId, n);
-  if (model.accounts.get(accountId)?.plan === 'free') model.activeFreeKeys += delta;
+/**
+ * Counts a key becoming active (`delta` 1) or not (-1) for its account: a session key in its
+ * account's set, an own key in its account's count; in the Free counts too when the account is Free.
+ */
+function countActive(model: KeysModel, key: KeyState, delta: 1 | -1): void {
+  const free = model.accounts.get(key.account_id)?.plan === 'free';
+  if (key.session_expires_at !== undefined) {
+    const ids = model.sessionKeysByAccount.get(key.account_id) ?? new Set<string>();
+    if (delta === 1) ids.add(key.key_id);
+    else ids.delete(key.key_id);
+    if (ids.size === 0) model.sessionKeysByAccount.delete(key.account_id);
+    else model.sessionKeysByAccount.set(key.account_id, ids);
+    if (free) model.activeFreeSessionKeys += delta;
+    return;
+  }
+  const n = (model.activeByAccount.get(key.account_id) ?? 0) + delta;
+  if (n === 0) model.activeByAccount.delete(key.account_id);
+  else model.activeByAccount.set(key.account_id, n);
+  if (free) model.activeFreeKeys += delta;
 }
 
-/** An account enters the model, or changes plan: its active keys move into or out of the Free count. */
+/** An account enters the model, or changes plan: its active keys move into or out of the Free counts. */
 function countPlan(model: KeysModel, accountId: string, from: Plan | undefined, to: Plan): void {
   const n = model.activeByAccount.get(accountId) ?? 0;
-  if (from === 'free' && to !== 'free') model.activeFreeKeys -= n;
-  if (from !== 'free' && to === 'free') model.activeFreeKeys += n;
+  const sessions = model.sessionKeysByAccount.get(accountId)?.size ?? 0;
+  const sign = from === 'free' && to !== 'free' ? -1 : from !== 'free' && to === 'free' ? 1 : 0;
+  model.activeFreeKeys += sign * n;
+  model.activeFreeSessionKeys += sign * sessions;
 }
 
 /**
@@ -109,15 +141,17 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
     }
     case 'key.created': {
       if (model.keys.has(event.data.key_id)) return;
-      model.keys.set(event.data.key_id, {
+      const key: KeyState = {
         key_id: event.data.key_id,
         account_id: event.data.account_id,
         key_hash: event.data.key_hash,
         ...(event.data.label !== undefined ? { label: event.data.label } : {}),
         created_at: event.occurred_at,
+        ...(event.data.session_expires_at !== undefined ? { session_expires_at: event.data.session_expires_at } : {}),
         seq,
-      });
-      countActive(model, event.data.account_id, 1);
+      };
+      model.keys.set(key.key_id, key);
+      countActive(model, key, 1);
       return;
     }
     case 'key.revoked': {
@@ -131,6 +165,7 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
           ...(event.data.label !== undefined ? { label: event.data.label } : {}),
           created_at: event.data.created_at ?? event.occurred_at,
           revoked_at: event.occurred_at,
+          ...(event.data.session_expires_at !== undefined ? { session_expires_at: event.data.session_expires_at } : {}),
           seq,
         });
         return;
@@ -138,7 +173,7 @@ export function applyKeyEvent(model: KeysModel, event: KeyEvent, seq: number): v
       if (key.revoked_at !== undefined) return;
       key.revoked_at = event.occurred_at;
       key.seq = seq;
-      countActive(model, key.account_id, -1);
+      countActive(model, key, -1);
       return;
     }
   }
@@ -155,6 +190,7 @@ export function keyMetadata(key: KeyState): KeyMetadata {
     status: key.revoked_at === undefined ? 'active' : 'revoked',
     created_at: key.created_at,
     ...(key.revoked_at !== undefined ? { revoked_at: key.revoked_at } : {}),
+    ...(key.session_expires_at !== undefined ? { session_expires_at: key.session_expires_at } : {}),
   };
 }
 
@@ -169,9 +205,19 @@ export function keysOf(model: KeysModel, accountId: string): KeyMetadata[] {
     .map(keyMetadata);
 }
 
-/** How many of an account's keys are active (not revoked). */
+/** How many of an account's own keys are active (not revoked): what the plan's cap bounds. */
 export function activeKeyCount(model: KeysModel, accountId: string): number {
   return model.activeByAccount.get(accountId) ?? 0;
+}
+
+/** An account's active session keys, oldest first. */
+export function sessionKeysOf(model: KeysModel, accountId: string): KeyState[] {
+  const ids = model.sessionKeysByAccount.get(accountId);
+  if (ids === undefined) return [];
+  return [...ids]
+    .map((id) => model.keys.get(id))
+    .filter((k): k is KeyState => k !== undefined)
+    .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
 }
 
 /** An account's keys that are still active (not revoked), in no particular order. */

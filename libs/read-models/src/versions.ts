@@ -101,8 +101,16 @@ function versionsByDate<T>(
   return byDate;
 }
 
-/** The index of the release published at `p` (registering it, or widening its dates and first sighting). */
-function registerRelease(releases: StoredRelease[], stamp: ReleaseStamp, lo: string, hi: string): number {
+/**
+ * The index of the release published at `p` (registering it, or widening its dates and first
+ * sighting), and whether `releases` changed.
+ */
+function registerRelease(
+  releases: StoredRelease[],
+  stamp: ReleaseStamp,
+  lo: string,
+  hi: string,
+): { at: number; changed: boolean } {
   const at = releases.findIndex((r) => r.p === stamp.publishedAt);
   if (at === -1) {
     releases.push({
@@ -112,7 +120,7 @@ function registerRelease(releases: StoredRelease[], stamp: ReleaseStamp, lo: str
       lo,
       hi,
     });
-    return releases.length - 1;
+    return { at: releases.length - 1, changed: true };
   }
   const r = releases[at]!;
   const next: StoredRelease = {
@@ -122,8 +130,9 @@ function registerRelease(releases: StoredRelease[], stamp: ReleaseStamp, lo: str
     lo: lo < r.lo ? lo : r.lo,
     hi: hi > r.hi ? hi : r.hi,
   };
-  if (next.f !== r.f || next.e !== r.e || next.lo !== r.lo || next.hi !== r.hi) releases[at] = next;
-  return at;
+  if (next.f === r.f && next.e === r.e && next.lo === r.lo && next.hi === r.hi) return { at, changed: false };
+  releases[at] = next;
+  return { at, changed: true };
 }
 
 function publishedOf(releases: readonly StoredRelease[], item: Versioned): string {
@@ -133,7 +142,7 @@ function publishedOf(releases: readonly StoredRelease[], item: Versioned): strin
 /**
  * Folds one release's items (all of one bucket, one date each, without `r`) into the bucket's
  * versioned parts. Returns the same object when nothing changed (a replay, a confirmation of known
- * dates), so callers can skip the write.
+ * dates), so callers can skip the write. `releaseFolder` folds several releases in one go.
  *
  * Two different values for a date under one publication instant (a source re-issuing a report
  * under the same release, or the calendar stamping both): the one first seen keeps the instant (by
@@ -149,23 +158,43 @@ export function foldRelease<T extends Versioned>(
   /** Receives the dates whose versions changed (for the projector's part positions). */
   changedDates?: Set<string>,
 ): VersionedParts<T> {
-  if (items.length === 0) return parts;
-  let lo = kind.dateOf(items[0]!);
-  let hi = lo;
-  for (const item of items) {
-    const d = kind.dateOf(item);
-    if (d < lo) lo = d;
-    if (d > hi) hi = d;
-  }
-  const releases = [...parts.releases];
-  // when the release was first seen before this event (a same-instant conflict is decided by it)
-  const priorSeen = parts.releases.find((x) => x.p === stamp.publishedAt)?.f;
-  const r = registerRelease(releases, stamp, lo, hi);
-  let changed = releases[r] !== parts.releases[r];
+  const folder = releaseFolder(parts, kind);
+  folder.fold(stamp, items, changedDates);
+  return folder.parts();
+}
 
-  // every version of the dates this release carries, oldest first
-  const versions = versionsByDate(parts, kind, new Set(items.map((i) => kind.dateOf(i))));
+/** Releases folded one after another into one bucket's parts (see `releaseFolder`). */
+export interface ReleaseFolder<T extends Versioned> {
+  /** Folds one release (as `foldRelease`); true when it changed anything. */
+  fold(stamp: ReleaseStamp, items: readonly T[], changedDates?: Set<string>): boolean;
+  /** The parts with every release folded so far: the very object given when none changed anything. */
+  parts(): VersionedParts<T>;
+}
+
+/**
+ * `foldRelease` for a run of releases into one bucket (the events of a batch): the bucket is
+ * indexed by date once, each release costs only the dates it carries (a confirmation compares them
+ * and changes nothing), and the sorted parts are rebuilt once, by `parts()`. The result equals
+ * folding the releases one by one with `foldRelease` (property-tested).
+ */
+export function releaseFolder<T extends Versioned>(held: VersionedParts<T>, kind: ItemKind<T>): ReleaseFolder<T> {
+  /** The releases as folded so far (unsorted until `parts()`: items' `r` index this array). */
+  let releases: StoredRelease[] = [...held.releases];
+  let changedAny = false;
+  /** The versions of the dates looked up so far, oldest first (our own arrays). */
+  const versions = new Map<string, T[]>();
   const touched = new Set<string>();
+  let indexed: Map<string, T[]> | undefined;
+
+  /** Every version of date `d`, oldest first: the revised ones (by publication time), then the current. */
+  const versionsOf = (d: string): T[] => {
+    const known = versions.get(d);
+    if (known !== undefined) return known;
+    indexed ??= versionsByDate(held, kind);
+    const list = [...(indexed.get(d) ?? [])];
+    versions.set(d, list);
+    return list;
+  };
 
   /** Places a version of date `d` published at `p` (the one in force at `p` is unchanged when equal). */
   const place = (d: string, list: T[], item: T, p: string): boolean => {
@@ -192,70 +221,105 @@ export function foldRelease<T extends Versioned>(
     return true;
   };
 
-  for (const raw of items) {
-    const d = kind.dateOf(raw);
-    const list = versions.get(d) ?? [];
-    const p = stamp.publishedAt;
-    const atSame = list.findIndex((v) => publishedOf(releases, v) === p);
-    if (atSame === -1) {
-      if (!place(d, list, { ...raw, r }, p)) continue;
+  const fold = (stamp: ReleaseStamp, items: readonly T[], changedDates?: Set<string>): boolean => {
+    if (items.length === 0) return false;
+    let lo = kind.dateOf(items[0]!);
+    let hi = lo;
+    for (const item of items) {
+      const d = kind.dateOf(item);
+      if (d < lo) lo = d;
+      if (d > hi) hi = d;
+    }
+    // What this release leaves when it changes nothing (registering may widen a release it then drops).
+    const before = releases;
+    releases = [...before];
+    // when the release was first seen before this event (a same-instant conflict is decided by it)
+    const priorSeen = before.find((x) => x.p === stamp.publishedAt)?.f;
+    const { at: r, changed: registered } = registerRelease(releases, stamp, lo, hi);
+    let changed = registered;
+    const dates: string[] = [];
+
+    for (const raw of items) {
+      const d = kind.dateOf(raw);
+      const list = versionsOf(d);
+      const p = stamp.publishedAt;
+      const atSame = list.findIndex((v) => publishedOf(releases, v) === p);
+      if (atSame === -1) {
+        if (!place(d, list, { ...raw, r }, p)) continue;
+      } else {
+        const holder = list[atSame]!;
+        if (kind.same(holder, raw)) continue;
+        // Two values under one instant: the one seen first was published then; the other is a
+        // restatement, a version of its own from when it was first seen (estimated), so an as_of
+        // before we saw it never shows it. Decided by first sighting, not arrival (seen at the same
+        // instant, the one arriving later is the restatement: the stream's order).
+        const holderSeen = priorSeen ?? stamp.firstSeenAt;
+        const newcomerFirst = stamp.firstSeenAt < holderSeen;
+        let restated: T = raw;
+        let restatedSeen = stamp.firstSeenAt;
+        let did = false;
+        if (newcomerFirst) {
+          restated = holder;
+          restatedSeen = holderSeen;
+          list[atSame] = { ...raw, r: holder.r };
+          if (atSame + 1 < list.length && kind.same(list[atSame + 1]!, list[atSame])) list.splice(atSame + 1, 1);
+          if (atSame > 0 && kind.same(list[atSame - 1]!, list[atSame])) list.splice(atSame, 1);
+          did = true;
+        }
+        const seen = restatedSeen > p ? restatedSeen : addMs(p, 1);
+        const { at: rel } = registerRelease(
+          releases,
+          { publishedAt: seen, firstSeenAt: restatedSeen, estimated: true },
+          d,
+          d,
+        );
+        const again = list.findIndex((v) => publishedOf(releases, v) === seen);
+        if (again === -1) did = place(d, list, { ...restated, r: rel }, seen) || did;
+        else if (!kind.same(list[again]!, restated)) {
+          list.splice(again, 1);
+          place(d, list, { ...restated, r: rel }, seen);
+          did = true;
+        }
+        if (!did) continue;
+      }
+      dates.push(d);
+      changed = true;
+    }
+    if (!changed) {
+      releases = before;
+      return false;
+    }
+    for (const d of dates) {
+      touched.add(d);
+      changedDates?.add(d);
+    }
+    changedAny = true;
+    return true;
+  };
+
+  const parts = (): VersionedParts<T> => {
+    if (!changedAny) return held;
+    let current: T[] = [];
+    let revised: T[] = [];
+    if (touched.size === 0) {
+      current = held.current;
+      revised = held.revised;
     } else {
-      const holder = list[atSame]!;
-      if (kind.same(holder, raw)) continue;
-      // Two values under one instant: the one seen first was published then; the other is a
-      // restatement, a version of its own from when it was first seen (estimated), so an as_of
-      // before we saw it never shows it. Decided by first sighting, not arrival (seen at the same
-      // instant, the one arriving later is the restatement: the stream's order).
-      const holderSeen = priorSeen ?? stamp.firstSeenAt;
-      const newcomerFirst = stamp.firstSeenAt < holderSeen;
-      let restated: T = raw;
-      let restatedSeen = stamp.firstSeenAt;
-      let did = false;
-      if (newcomerFirst) {
-        restated = holder;
-        restatedSeen = holderSeen;
-        list[atSame] = { ...raw, r: holder.r };
-        if (atSame + 1 < list.length && kind.same(list[atSame + 1]!, list[atSame])) list.splice(atSame + 1, 1);
-        if (atSame > 0 && kind.same(list[atSame - 1]!, list[atSame])) list.splice(atSame, 1);
-        did = true;
+      for (const v of held.current) if (!touched.has(kind.dateOf(v))) current.push(v);
+      for (const v of held.revised) if (!touched.has(kind.dateOf(v))) revised.push(v);
+      for (const d of touched) {
+        const list = versions.get(d)!;
+        current.push(list.at(-1)!);
+        revised.push(...list.slice(0, -1));
       }
-      const seen = restatedSeen > p ? restatedSeen : addMs(p, 1);
-      const rel = registerRelease(releases, { publishedAt: seen, firstSeenAt: restatedSeen, estimated: true }, d, d);
-      const again = list.findIndex((v) => publishedOf(releases, v) === seen);
-      if (again === -1) did = place(d, list, { ...restated, r: rel }, seen) || did;
-      else if (!kind.same(list[again]!, restated)) {
-        list.splice(again, 1);
-        place(d, list, { ...restated, r: rel }, seen);
-        did = true;
-      }
-      if (!did) continue;
+      const order = byDateThenRelease(kind, releases);
+      current.sort(order);
+      revised.sort(order);
     }
-    versions.set(d, list);
-    touched.add(d);
-    changedDates?.add(d);
-    changed = true;
-  }
-  if (!changed) return parts;
-  let current: T[] = [];
-  let revised: T[] = [];
-  if (touched.size === 0) {
-    current = parts.current;
-    revised = parts.revised;
-  } else {
-    for (const v of parts.current) if (!touched.has(kind.dateOf(v))) current.push(v);
-    for (const v of parts.revised) if (!touched.has(kind.dateOf(v))) revised.push(v);
-    for (const d of touched) {
-      const list = versions.get(d)!;
-      current.push(list.at(-1)!);
-      revised.push(...list.slice(0, -1));
-    }
-    const order = byDateThenRelease(kind, releases);
-    current.sort(order);
-    revised.sort(order);
-  }
-  return releases.length === parts.releases.length
-    ? { current, revised, releases }
-    : inPublicationOrder({ current, revised, releases });
+    return inPublicationOrder({ current, revised, releases });
+  };
+
+  return { fold, parts };
 }
 
 /**

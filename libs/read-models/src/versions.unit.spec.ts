@@ -4,6 +4,7 @@ import {
   firstPublished,
   foldRelease,
   normalizeInstant,
+  releaseFolder,
   viewItems,
   type ItemKind,
   type ReleaseStamp,
@@ -174,6 +175,46 @@ describe('point in time: foldRelease and viewItems', () => {
       [p, true],
       [instant(5), true],
     ]);
+  });
+
+  it('a folder over a run of releases gives what folding them one by one gives, and the same object when none changed', () => {
+    fc.assert(
+      fc.property(releasesArb, fc.integer({ min: 0, max: 8 }), (releases, split) => {
+        const held = fold(releases.slice(0, split));
+        const folder = releaseFolder(held, kind);
+        const dates = new Set<string>();
+        const changed = releases.slice(split).map((r) => folder.fold(stampOf(r), itemsOf(r), dates));
+        const oneByOne = releases
+          .slice(split)
+          .reduce((parts, r) => foldRelease(parts, stampOf(r), itemsOf(r), kind), held);
+        expect(folder.parts()).toEqual(oneByOne);
+        if (!changed.includes(true)) expect(folder.parts()).toBe(held);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a run of confirmations costs the dates it carries, not the bucket each time', () => {
+    const big: Release = {
+      day: 0,
+      seen: 0,
+      values: new Map(Array.from({ length: 1_000 }, (_, i) => [`2025-${String(i).padStart(5, '0')}`, i])),
+    };
+    const held = fold([big]);
+    const cost = (releases: number): number => {
+      let calls = 0;
+      const counting: ItemKind<Item> = { dateOf: (i) => (calls++, i.d), same: kind.same };
+      const folder = releaseFolder(held, counting);
+      for (let k = 0; k < releases; k++) {
+        const d = `2025-${String(k).padStart(5, '0')}`;
+        expect(folder.fold(stampOf(big), [{ d, v: k }])).toBe(false);
+      }
+      expect(folder.parts()).toBe(held);
+      return calls;
+    };
+    // indexing the bucket once (about 1,000 dates), then a few per release: ten times the releases
+    // is far from ten times the cost
+    expect(cost(100) / cost(10)).toBeLessThan(2);
   });
 
   it('items of documents written before versions (no r) count as published before any instant', () => {

@@ -38,11 +38,24 @@ export interface Projection<D extends ProjectedDoc = ProjectedDoc> {
   /** The next document; never mutates `doc`. */
   evolve(doc: D, event: DataEvent, position: number): D;
   /**
+   * Optional: the events of a batch that touch `doc`, in stream order, folded at once (the series
+   * and COT buckets share the work of their versions between them). The result must equal
+   * `evolve` event by event: `doc` itself when no event changed it, and `changedBy` the positions
+   * of the events that changed it. The runner then compares no documents.
+   */
+  evolveAll?(doc: D, events: readonly { event: DataEvent; position: number }[]): EvolvedDoc<D>;
+  /**
    * Projections whose changes are notified (series, cot): what an event changed, for the change
    * record the worker publishes on `CDS_CHANGES` when the event changed (or had changed) this
    * read model. Undefined for an event without dates. Absent: the projection records nothing.
    */
   changeOf?(event: DataEvent): EventChange | undefined;
+}
+
+/** What `evolveAll` made of a document: the next one and the positions of the events that changed it. */
+export interface EvolvedDoc<D> {
+  doc: D;
+  changedBy: readonly number[];
 }
 
 /** The public request (relative to the API origin) of a commodity's series or COT answer with `query`. */

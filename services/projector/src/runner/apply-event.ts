@@ -24,7 +24,16 @@ export interface PositionedEvent {
   position: number;
 }
 
+/** Time a batch spent in each phase of its attempts (ms): reading documents, folding, writing. */
+export interface ApplyPhases {
+  load: number;
+  fold: number;
+  write: number;
+}
+
 export interface BatchApplyResult extends ApplyResult {
+  /** Where the batch's time went (absent from fakes). */
+  phaseMs?: ApplyPhases;
   /** Positions of the events that changed at least one document. */
   changedBy: Set<number>;
   /**
@@ -101,12 +110,20 @@ export function fold<D extends ProjectedDoc>(
     }
     const base = current === undefined ? projection.initial(id) : withoutRev(current);
     let next = base;
-    for (const { event, position } of list) {
-      const folded = projection.evolve(next, event, position);
-      if (folded !== next && !isDeepStrictEqual(folded, next)) changedBy.add(position);
-      next = folded;
+    if (projection.evolveAll !== undefined) {
+      // The projection says what changed: no document is compared.
+      const evolved = projection.evolveAll(base, list);
+      for (const position of evolved.changedBy) changedBy.add(position);
+      next = evolved.doc;
+      if (current !== undefined && next === base) continue;
+    } else {
+      for (const { event, position } of list) {
+        const folded = projection.evolve(next, event, position);
+        if (folded !== next && !isDeepStrictEqual(folded, next)) changedBy.add(position);
+        next = folded;
+      }
+      if (current !== undefined && (next === base || isDeepStrictEqual(next, base))) continue;
     }
-    if (current !== undefined && (next === base || isDeepStrictEqual(next, base))) continue;
     const rev = current === undefined ? null : current._meta.rev;
     writes.push({ doc: { ...next, _meta: { ...next._meta, rev: (rev ?? 0) + 1 } }, rev });
   }
@@ -135,9 +152,11 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
       list.push(pe);
     }
   }
+  const phaseMs: ApplyPhases = { load: 0, fold: 0, write: 0 };
   if (touched.size === 0) {
-    return { outcome: 'ignored', written: 0, conflicts: 0, changedBy: new Set(), reflected: new Set() };
+    return { outcome: 'ignored', written: 0, conflicts: 0, changedBy: new Set(), reflected: new Set(), phaseMs };
   }
+  let at = performance.now();
   const stored = new Map<string, D>();
   const missing: string[] = [];
   for (const id of touched.keys()) {
@@ -149,9 +168,14 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
     stored.set(doc._id, doc);
     cache?.set(doc._id, doc);
   }
+  phaseMs.load = performance.now() - at;
+  at = performance.now();
   const { writes, changedBy, reflected } = fold(projection, touched, stored);
-  if (writes.length === 0) return { outcome: 'ignored', written: 0, conflicts: 0, changedBy, reflected };
+  phaseMs.fold = performance.now() - at;
+  if (writes.length === 0) return { outcome: 'ignored', written: 0, conflicts: 0, changedBy, reflected, phaseMs };
+  at = performance.now();
   const { written, conflicts } = await target.compareAndSet(writes, call);
+  phaseMs.write = performance.now() - at;
   if (cache !== undefined) {
     // All written: what we wrote is what is stored. Otherwise some of these are stale: drop them all.
     for (const { doc } of writes) {
@@ -159,7 +183,7 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
       else cache.delete(doc._id);
     }
   }
-  return { outcome: conflicts > 0 ? 'conflict' : 'applied', written, conflicts, changedBy, reflected };
+  return { outcome: conflicts > 0 ? 'conflict' : 'applied', written, conflicts, changedBy, reflected, phaseMs };
 }
 
 /** `applyEventsOnce` for one event. */
@@ -217,8 +241,10 @@ export async function applyEvents<D extends ProjectedDoc>(
   const changedBy = new Set<number>();
   // A position any loaded version of a document held was applied: kept across attempts.
   const reflected = new Set<number>();
+  const phaseMs: ApplyPhases = { load: 0, fold: 0, write: 0 };
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const res = await applyEventsOnce(target, projection, events, opts.cache, opts.limits);
+    for (const phase of ['load', 'fold', 'write'] as const) phaseMs[phase] += res.phaseMs?.[phase] ?? 0;
     conflicts += res.conflicts;
     written += res.written;
     for (const p of res.reflected) reflected.add(p);
@@ -226,7 +252,7 @@ export async function applyEvents<D extends ProjectedDoc>(
       // Positions that changed something in a written attempt (a conflicting attempt's changes
       // for the documents it did write are folded again as no-ops, so count them from the first).
       for (const p of res.changedBy) changedBy.add(p);
-      return { outcome: written > 0 ? 'applied' : res.outcome, written, conflicts, changedBy, reflected };
+      return { outcome: written > 0 ? 'applied' : res.outcome, written, conflicts, changedBy, reflected, phaseMs };
     }
     for (const p of res.changedBy) changedBy.add(p);
     // Someone else holds the documents: give them a moment to finish before folding again.

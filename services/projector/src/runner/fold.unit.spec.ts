@@ -88,8 +88,10 @@ describe('fold: changedBy and reflected', () => {
     interface Counter extends ProjectedDoc {
       n: number;
     }
+    // event by event (no evolveAll): the runner compares the documents
+    const { evolveAll: _batched, ...perEvent } = seriesProjection;
     const counter: Projection<Counter> = {
-      ...(seriesProjection as unknown as Projection<Counter>),
+      ...(perEvent as unknown as Projection<Counter>),
       initial: (id) => ({ _id: id, n: 0, _meta: { position: 0, version: 1 } }),
       evolve: (doc, _event, position) =>
         position <= doc._meta.position ? doc : { ...doc, n: doc.n + 1, _meta: { position, version: 1 } },
@@ -99,5 +101,36 @@ describe('fold: changedBy and reflected', () => {
     const res = fold(counter, new Map([[id, [a, b, { ...b, position: 13 }]]]), stored);
     expect([...res.reflected]).toEqual([11]);
     expect([...res.changedBy]).toEqual([13]);
+  });
+
+  it('an event that only confirms what a bucket holds (same release, values and attributes) writes nothing', () => {
+    const stored = storedAfter(seriesProjection, [a, b]);
+    // the same points under the same release, later in the stream: a second sync of an unchanged source
+    const again = [a, b].map((e) => ({ ...e, position: e.position + 100 }));
+    const res = fold(seriesProjection, touchedBy(seriesProjection, again), stored);
+    expect(res.writes).toHaveLength(0);
+    expect(res.changedBy.size).toBe(0);
+    const cot: PositionedEvent = { event: cotRecorded('FOLD_OATS', [['2024-01-02', 1]]), position: 20 };
+    const cotAgain = fold(
+      cotProjection,
+      touchedBy(cotProjection, [{ ...cot, position: 120 }]),
+      storedAfter(cotProjection, [cot]),
+    );
+    expect(cotAgain.writes).toHaveLength(0);
+  });
+
+  it('a revision of one observation writes its bucket once for the batch, and only the event that revised it changed it', () => {
+    const stored = storedAfter(seriesProjection, [a, b]);
+    const revision: PositionedEvent = {
+      event: seriesRecorded('FOLD_OATS', [['2024-01-03', 4]], { period: '2024', publishedAt: '2024-07-01T00:00:00Z' }),
+      position: 30,
+    };
+    const confirm = { ...b, position: 31 };
+    const res = fold(seriesProjection, touchedBy(seriesProjection, [revision, confirm]), stored);
+    expect(res.writes.map((w) => w.doc._id)).toEqual(['FOLD_OATS:price:2024']);
+    expect([...res.changedBy]).toEqual([30]);
+    const doc = res.writes[0]!.doc as unknown as { points: { d: string; v: number }[]; revised: { v: number }[] };
+    expect(doc.points.find((p) => p.d === '2024-01-03')!.v).toBe(4);
+    expect(doc.revised.map((p) => p.v)).toEqual([3]);
   });
 });

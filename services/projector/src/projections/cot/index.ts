@@ -1,7 +1,7 @@
 import type { CotReportsBatch, DataEvent } from '@cds/contracts';
 import {
   cotBucketId,
-  foldRelease,
+  releaseFolder,
   type CotBucketDoc,
   type ItemKind,
   type ReleaseStamp,
@@ -11,7 +11,15 @@ import {
 } from '@cds/read-models';
 import { cotReportStamp as calendarStamp } from '@cds/schedule';
 import { firstSeenOf, stampOf } from '../releases.ts';
-import { commodityOf, cotReportSource, dateRange, nextMeta, readPath, type Projection } from '../types.ts';
+import {
+  commodityOf,
+  cotReportSource,
+  dateRange,
+  nextMeta,
+  readPath,
+  type EvolvedDoc,
+  type Projection,
+} from '../types.ts';
 
 type Report = CotReportsBatch['reports'][number];
 
@@ -78,7 +86,9 @@ function toStored(event: DataEvent & { type: 'cot.reports.recorded' }, report: R
  * are grouped by release and each group folded with `foldRelease`, so `reports` holds the newest
  * version of each date by publication time and `revised` the older ones, whatever order events
  * arrive in. A version keeps the `source` and the `occurred_at` (as `last_updated`) of the event
- * that wrote it; a report that only repeats the version in force leaves it as it is.
+ * that wrote it; a report that only repeats the version in force leaves it as it is, and an event
+ * that changes no version leaves the document as it is (no write). A batch's events are folded at
+ * once (`evolveAll`, as the series projection does).
  */
 export const cotProjection: Projection<CotBucketDoc> = {
   name: 'cot',
@@ -123,9 +133,26 @@ export const cotProjection: Projection<CotBucketDoc> = {
     };
   },
   evolve(doc, event: DataEvent, position) {
-    if (event.type !== 'cot.reports.recorded') return doc;
+    return evolveAll(doc, [{ event, position }]).doc;
+  },
+  evolveAll,
+};
+
+function evolveAll(
+  doc: CotBucketDoc,
+  events: readonly { event: DataEvent; position: number }[],
+): EvolvedDoc<CotBucketDoc> {
+  const held = { current: doc.reports, revised: doc.revised ?? [], releases: doc.releases ?? [] };
+  const folder = releaseFolder(held, REPORT_KIND);
+  // Which events the document reflects (the runner's `reflected`: change records after a crash):
+  // the latest event that changed each report date's versions. The versions' order is publication time.
+  let parts: Record<string, number> | undefined;
+  let position = doc._meta.position;
+  const changedBy: number[] = [];
+  for (const { event, position: at } of events) {
+    if (event.type !== 'cot.reports.recorded') continue;
     const { commodity_id: commodityId, format } = event.data;
-    if (commodityId !== doc.commodity_id || format !== doc.format) return doc;
+    if (commodityId !== doc.commodity_id || format !== doc.format) continue;
     const firstSeen = firstSeenOf(event);
     const releases = new Map<string, { stamp: ReleaseStamp; items: StoredCotReport[] }>();
     for (const report of event.data.reports as readonly Report[]) {
@@ -135,31 +162,30 @@ export const cotProjection: Projection<CotBucketDoc> = {
       const group = releases.get(key) ?? releases.set(key, { stamp, items: [] }).get(key)!;
       group.items.push(toStored(event, report));
     }
-    const held = { current: doc.reports, revised: doc.revised ?? [], releases: doc.releases ?? [] };
-    let folded = held;
     const changedDates = new Set<string>();
-    for (const { stamp, items } of releases.values()) {
-      folded = foldRelease(folded, stamp, items, REPORT_KIND, changedDates);
-    }
-    if (folded === held) return doc;
-    // Which events the document reflects (the runner's `reflected`: change records after a crash):
-    // the latest event that changed each report date's versions. The versions' order is publication time.
-    const parts: Record<string, number> = { ...doc._meta.parts };
-    for (const d of changedDates) if ((parts[d] ?? 0) < position) parts[d] = position;
-    const reports = folded.current;
-    const next: CotBucketDoc = {
-      _id: doc._id,
-      commodity_id: commodityId,
-      format,
-      year: doc.year,
-      first_date: reports[0]?.report_date ?? '',
-      last_date: reports.at(-1)?.report_date ?? '',
-      count: reports.length,
-      reports,
-      _meta: nextMeta(doc._meta, cotProjection.version, position, parts),
-    };
-    if (folded.revised.length > 0) next.revised = folded.revised;
-    if (folded.releases.length > 0) next.releases = folded.releases;
-    return next;
-  },
-};
+    let changed = false;
+    for (const { stamp, items } of releases.values()) changed = folder.fold(stamp, items, changedDates) || changed;
+    if (!changed) continue;
+    parts ??= { ...doc._meta.parts };
+    for (const d of changedDates) if ((parts[d] ?? 0) < at) parts[d] = at;
+    if (position < at) position = at;
+    changedBy.push(at);
+  }
+  if (changedBy.length === 0) return { doc, changedBy };
+  const folded = folder.parts();
+  const reports = folded.current;
+  const next: CotBucketDoc = {
+    _id: doc._id,
+    commodity_id: doc.commodity_id,
+    format: doc.format,
+    year: doc.year,
+    first_date: reports[0]?.report_date ?? '',
+    last_date: reports.at(-1)?.report_date ?? '',
+    count: reports.length,
+    reports,
+    _meta: nextMeta(doc._meta, cotProjection.version, position, parts),
+  };
+  if (folded.revised.length > 0) next.revised = folded.revised;
+  if (folded.releases.length > 0) next.releases = folded.releases;
+  return { doc: next, changedBy };
+}

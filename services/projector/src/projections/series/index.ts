@@ -1,6 +1,6 @@
 import type { DataEvent, SeriesPointRecord } from '@cds/contracts';
 import {
-  foldRelease,
+  releaseFolder,
   seriesBucketId,
   yearOf,
   type ItemKind,
@@ -8,7 +8,16 @@ import {
   type StoredPoint,
 } from '@cds/read-models';
 import { firstSeenOf, stampOf } from '../releases.ts';
-import { commodityOf, dateRange, laterInstant, nextMeta, readPath, sourceOf, type Projection } from '../types.ts';
+import {
+  commodityOf,
+  dateRange,
+  laterInstant,
+  nextMeta,
+  readPath,
+  sourceOf,
+  type EvolvedDoc,
+  type Projection,
+} from '../types.ts';
 
 /** Part key of the bucket attributes (frequency, unit, source): last-writer-wins on the stream position. */
 const ATTRS = 'attrs';
@@ -32,11 +41,16 @@ function toStored(p: SeriesPointRecord): StoredPoint {
 /**
  * series: one bucket per commodity, type and calendar year (`SeriesBucketDoc`). Each event is a
  * release of its points (stamped with the batch's `published_at`, else its `occurred_at`,
- * estimated) folded with `foldRelease`: `points` holds the newest version of each date by
+ * estimated) folded with a `releaseFolder`: `points` holds the newest version of each date by
  * publication time, `revised` the older ones, `releases` the releases, so an older vintage applied
  * after a newer one never brings old values back, and a replay changes nothing. Frequency, unit
  * and `source` are last-writer-wins on the stream position (`_meta.parts.attrs`); `last_updated`
  * is the latest `occurred_at` of every event with points in the bucket (a max).
+ *
+ * An event that changes nothing (its release already known, every value the one in force, the
+ * same attributes, no later `occurred_at`) leaves the document as it is: no write, no notice. A
+ * batch's events are folded at once (`evolveAll`): the bucket is indexed once, each event costs
+ * the dates it carries, and the document is rebuilt once.
  */
 export const seriesProjection: Projection<SeriesBucketDoc> = {
   name: 'series',
@@ -82,55 +96,77 @@ export const seriesProjection: Projection<SeriesBucketDoc> = {
     };
   },
   evolve(doc, event: DataEvent, position) {
-    if (event.type !== 'series.points.recorded') return doc;
+    return evolveAll(doc, [{ event, position }]).doc;
+  },
+  evolveAll,
+};
+
+function evolveAll(
+  doc: SeriesBucketDoc,
+  events: readonly { event: DataEvent; position: number }[],
+): EvolvedDoc<SeriesBucketDoc> {
+  const held = { current: doc.points, revised: doc.revised ?? [], releases: doc.releases ?? [] };
+  const folder = releaseFolder(held, POINT_KIND);
+  // The part positions only say which events the document reflects (the runner's `reflected`:
+  // change records after a crash): the latest event that changed each date's versions, and the
+  // one that set the attributes. The points' order is their publication time (the folder).
+  let parts: Record<string, number> | undefined;
+  let attrsAt = doc._meta.parts?.[ATTRS] ?? 0;
+  let { frequency, unit, source, last_updated: lastUpdated } = doc;
+  let position = doc._meta.position;
+  const changedBy: number[] = [];
+  for (const { event, position: at } of events) {
+    if (event.type !== 'series.points.recorded') continue;
     const items = event.data.points.filter((p) => yearOf(p.date) === doc.year).map(toStored);
-    if (items.length === 0) return doc;
+    if (items.length === 0) continue;
     const firstSeen = firstSeenOf(event);
-    const held = { current: doc.points, revised: doc.revised ?? [], releases: doc.releases ?? [] };
     const changedDates = new Set<string>();
-    const folded = foldRelease(
-      held,
+    let changed = folder.fold(
       stampOf(event.data, () => firstSeen, firstSeen),
       items,
-      POINT_KIND,
       changedDates,
     );
-    let changed = folded !== held;
-    const lastUpdated = laterInstant(doc.last_updated, event.occurred_at);
-    if (lastUpdated !== doc.last_updated) changed = true;
-    // The points' order is their publication time (foldRelease). The part positions only say which
-    // events the document reflects (the runner's `reflected`: change records after a crash): the
-    // latest event that changed each date's versions, and the one that set the attributes.
-    const parts: Record<string, number> = { ...doc._meta.parts };
-    for (const d of changedDates) if ((parts[d] ?? 0) < position) parts[d] = position;
-    let attrsAt = parts[ATTRS] ?? 0;
-    let { frequency, unit, source } = doc;
-    if (attrsAt < position) {
-      frequency = event.data.frequency;
-      unit = event.data.unit;
-      source = sourceOf(event);
-      attrsAt = position;
+    const later = laterInstant(lastUpdated, event.occurred_at);
+    if (later !== lastUpdated) {
+      lastUpdated = later;
       changed = true;
     }
-    if (!changed && doc._meta.position >= position) return doc;
-    const points = folded.current;
-    const next: SeriesBucketDoc = {
-      _id: doc._id,
-      commodity_id: doc.commodity_id,
-      type: doc.type,
-      year: doc.year,
-      frequency,
-      first_date: points[0]?.d ?? '',
-      last_date: points.at(-1)?.d ?? '',
-      count: points.length,
-      points,
-      _meta: nextMeta(doc._meta, seriesProjection.version, position, { ...parts, [ATTRS]: attrsAt }),
-    };
-    if (folded.revised.length > 0) next.revised = folded.revised;
-    if (folded.releases.length > 0) next.releases = folded.releases;
-    if (unit !== undefined) next.unit = unit;
-    if (source !== undefined) next.source = source;
-    if (lastUpdated !== undefined) next.last_updated = lastUpdated;
-    return next;
-  },
-};
+    if (attrsAt < at) {
+      const eventSource = sourceOf(event);
+      // other attributes change the bucket; the same ones only move their position along with a change
+      if (frequency !== event.data.frequency || unit !== event.data.unit || source !== eventSource) changed = true;
+      if (changed) {
+        frequency = event.data.frequency;
+        unit = event.data.unit;
+        source = eventSource;
+        attrsAt = at;
+      }
+    }
+    if (!changed) continue;
+    parts ??= { ...doc._meta.parts };
+    for (const d of changedDates) if ((parts[d] ?? 0) < at) parts[d] = at;
+    if (position < at) position = at;
+    changedBy.push(at);
+  }
+  if (changedBy.length === 0) return { doc, changedBy };
+  const folded = folder.parts();
+  const points = folded.current;
+  const next: SeriesBucketDoc = {
+    _id: doc._id,
+    commodity_id: doc.commodity_id,
+    type: doc.type,
+    year: doc.year,
+    frequency,
+    first_date: points[0]?.d ?? '',
+    last_date: points.at(-1)?.d ?? '',
+    count: points.length,
+    points,
+    _meta: nextMeta(doc._meta, seriesProjection.version, position, { ...parts, [ATTRS]: attrsAt }),
+  };
+  if (folded.revised.length > 0) next.revised = folded.revised;
+  if (folded.releases.length > 0) next.releases = folded.releases;
+  if (unit !== undefined) next.unit = unit;
+  if (source !== undefined) next.source = source;
+  if (lastUpdated !== undefined) next.last_updated = lastUpdated;
+  return { doc: next, changedBy };
+}

@@ -25,6 +25,11 @@ export interface ProjectionStats {
   /** Change record publishes that failed (their batch was retried in place). */
   changeFailures: number;
   lastPosition: number;
+  /**
+   * Time the applied batches spent per phase (ms): reading the documents (`load`), folding the
+   * events (`fold`), writing (`write`), and the after-apply reactors (`after`: notices, change records).
+   */
+  phaseMs: Record<ProjectionPhase, number>;
   /** Messages left for the consumer after the last handled one (0: caught up). */
   pending: number;
   /**
@@ -34,7 +39,11 @@ export interface ProjectionStats {
   behindSinceMs: number | undefined;
 }
 
-type CountKey = Exclude<keyof ProjectionStats, 'events' | 'behindSinceMs' | 'changeRecords'>;
+/** The phases of an applied batch, in order. */
+export const PROJECTION_PHASES = ['load', 'fold', 'write', 'after'] as const;
+export type ProjectionPhase = (typeof PROJECTION_PHASES)[number];
+
+type CountKey = Exclude<keyof ProjectionStats, 'events' | 'behindSinceMs' | 'changeRecords' | 'phaseMs'>;
 
 /** Counters and gauges per projection, read from the stats when /metrics is scraped (libs/telemetry). */
 export interface ProjectorMetrics {
@@ -98,6 +107,7 @@ export function createProjectorMetrics(
         changeRecords: { stored: new Map(), duplicate: new Map() },
         changeFailures: 0,
         lastPosition: 0,
+        phaseMs: { load: 0, fold: 0, write: 0, after: 0 },
         pending: 0,
         behindSinceMs: undefined,
       };
@@ -121,6 +131,16 @@ export function createProjectorMetrics(
         for (const outcome of ['stored', 'duplicate'] as const) {
           for (const [topic, n] of s.changeRecords[outcome]) report(n, { projection, topic, outcome });
         }
+      }
+    },
+  );
+  m.observe(
+    'cds_projector_phase_seconds',
+    'counter',
+    'Time applied batches spent per phase: load (read documents), fold, write, after (notices, change records).',
+    (report) => {
+      for (const [projection, s] of stats) {
+        for (const phase of PROJECTION_PHASES) report(s.phaseMs[phase] / 1000, { projection, phase });
       }
     },
   );

@@ -35,6 +35,11 @@ describe('createProjectorMetrics', () => {
     );
     expect(value(text, 'cds_projector_change_record_failures_total', 'series')).toBe(1);
 
+    series.phaseMs.write += 1_500;
+    expect(await metrics.render()).toMatch(
+      /^cds_projector_phase_seconds_total\{projection="series",phase="write"[^}]*\} 1\.5$/m,
+    );
+
     now += 1_000;
     expect(value(await metrics.render(), 'cds_projector_lag_seconds', 'series')).toBe(3.5);
     series.behindSinceMs = undefined;

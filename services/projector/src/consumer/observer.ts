@@ -15,6 +15,8 @@ export interface ProjectionObserver {
   gap(gap: StreamGap): void;
   /** `count` events were applied with `result`. */
   applied(count: number, result: BatchApplyResult): void;
+  /** The after-apply reactors of a batch took `ms`. */
+  reacted(ms: number): void;
   /** The batch is handled up to `position`; `last` is its last message (its pending count, its time). */
   batchDone(position: number, last: PulledMessage): void;
   changeRecordsPublished(out: ChangePublishOutcome): void;
@@ -41,6 +43,10 @@ export function createProjectionObserver(stats: ProjectionStats, log: Logger): P
       stats.events.ignored += count - result.changedBy.size;
       stats.documents += result.written;
       stats.conflicts += result.conflicts;
+      for (const phase of ['load', 'fold', 'write'] as const) stats.phaseMs[phase] += result.phaseMs?.[phase] ?? 0;
+    },
+    reacted(ms) {
+      stats.phaseMs.after += ms;
     },
     batchDone(position, last) {
       stats.lastPosition = position;

@@ -63,7 +63,9 @@ export function createProjectionProcessor<D extends ProjectedDoc>(
         const result = await apply(target, projection, events, { cache, limits });
         observer.applied(events.length, result);
         // Notices before change records: the caches drop the old answers before a notified client asks.
+        const reacting = performance.now();
         for (const react of reactors) await react({ events, result }, attempt);
+        observer.reacted(performance.now() - reacting);
       }
       lastSeq = Math.max(lastSeq, prev);
       observer.batchDone(lastSeq, batch.at(-1)!);

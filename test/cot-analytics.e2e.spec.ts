@@ -162,7 +162,7 @@ for (const format of ['legacy', 'disaggregated'] as const) {
       let comparedChanges = 0;
       let comparedPct = 0;
       for (const id of COMMODITIES) {
-        const code = getCommodity(id)!.sources.cftc.codes[0]!;
+        const code = getCommodity(id)!.entry.identifiers!.cftc_contract_codes[0]!;
         const mine = rows.filter((r) => r.get(f.code) === code);
         expect(mine.length, `${id} rows`).toBe(5);
         const dates = new Set(mine.map((r) => r.get(f.date)!));

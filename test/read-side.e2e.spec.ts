@@ -307,7 +307,7 @@ describe('provenance (issue #12)', () => {
     expect(Date.parse(cot.last_updated)).toBeLessThanOrEqual(Date.now());
     expect(wti.identifiers).toEqual({
       cftc_contract_codes: ['067651'],
-      eia_series: crude.sources.eia!.series.map((s) => s.id),
+      eia_series: crude.entry.identifiers!.eia_series,
       nass_items: [],
     });
     expect(wti.identifiers.eia_series).toContain('RWTC');

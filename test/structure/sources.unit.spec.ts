@@ -33,8 +33,6 @@ const NOT_YET_DERIVED: Readonly<Record<string, readonly string[]>> = {
   'services/gateway/src/main.ts': ['demo'],
   'services/gateway/src/status/status-document.ts': ['demo'],
   'services/ingest/src/catalog/commodities.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'demo'],
-  'services/ingest/src/catalog/index.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
-  'services/ingest/src/catalog/types.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'demo'],
   'services/ingest/src/cli/args.ts': ['demo', 'snapshot'],
   'services/ingest/src/cli/sources.ts': ['demo', 'snapshot'],
   'services/ingest/src/snapshot/write.ts': ['demo'],

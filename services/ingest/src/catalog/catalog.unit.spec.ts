@@ -3,18 +3,19 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CatalogEntry, CATEGORIES, COMMODITY_ID_PATTERN, Unit } from '@cds/contracts';
 import { rawCotRows, realFixturePath } from '../../test/helpers/source-fixtures.ts';
-import {
-  CATALOG,
-  COMMODITIES,
-  createCatalogIndex,
-  findByCftcCode,
-  findByEiaSeries,
-  findByNassCommodity,
-  findByNassItem,
-  getCommodity,
-  normalizeEiaSeriesId,
-} from './index.ts';
+import { CATALOG, COMMODITIES, createCatalogIndex, getCommodity } from './index.ts';
 import { priceSourcesOf } from '../sources/registry.ts';
+import { byAmsReport } from '../sources/ams/lookup.ts';
+import { byCftcCode } from '../sources/cftc/lookup.ts';
+import { demoOf } from '../sources/demo/mapping.ts';
+import { byEiaSeries, normalizeEiaSeriesId } from '../sources/eia/lookup.ts';
+import { byNassCommodity, byNassItem } from '../sources/nass/lookup.ts';
+import { byPinkSheetCode } from '../sources/worldbank/lookup.ts';
+
+const findByCftcCode = (code: string) => byCftcCode(CATALOG, code);
+const findByEiaSeries = (id: string) => byEiaSeries(CATALOG, id);
+const findByNassCommodity = (desc: string) => byNassCommodity(CATALOG, desc);
+const findByNassItem = (desc: string) => byNassItem(CATALOG, desc);
 
 describe('curated catalog', () => {
   it('has at least 30 commodities over all four categories, each a valid CatalogEntry', () => {
@@ -86,8 +87,8 @@ describe('curated catalog', () => {
 
   it('gives every commodity demo parameters and refuses duplicate identifiers', () => {
     for (const c of COMMODITIES) {
-      expect(c.sources.demo.start_price).toBeGreaterThan(0);
-      expect(c.sources.demo.volatility).toBeGreaterThan(0);
+      expect(demoOf(c)!.start_price).toBeGreaterThan(0);
+      expect(demoOf(c)!.volatility).toBeGreaterThan(0);
     }
     expect(CATALOG.commodities).toBe(COMMODITIES);
     expect(() => createCatalogIndex([COMMODITIES[0]!, COMMODITIES[0]!])).toThrow(/duplicate commodity id/);
@@ -119,9 +120,9 @@ describe('curated catalog', () => {
       series: 'RWTC',
       basis: 'spot',
     });
-    expect(CATALOG.byWorldBankCode('coffee_arabic')?.commodity.entry.id).toBe('COFFEE');
-    expect(CATALOG.byAmsReport('FMMO_CLASS').map((m) => m.commodity.entry.id)).toEqual(['MILK_CLASS_III']);
-    expect(CATALOG.byAmsReport('LM_CT150')).toEqual([]);
+    expect(byPinkSheetCode(CATALOG, 'coffee_arabic')?.commodity.entry.id).toBe('COFFEE');
+    expect(byAmsReport(CATALOG, 'FMMO_CLASS').map((m) => m.commodity.entry.id)).toEqual(['MILK_CLASS_III']);
+    expect(byAmsReport(CATALOG, 'LM_CT150')).toEqual([]);
     expect(getCommodity('GOLD')!.entry.identifiers?.worldbank_series).toEqual(['GOLD']);
   });
 

@@ -1,13 +1,10 @@
 import { CatalogEntry, type Category } from '@cds/contracts';
-import type {
-  AmsMapping,
-  CommodityDefinition,
-  DemoFundamental,
-  DemoParams,
-  EiaSeriesMapping,
-  NassItemMapping,
-  WorldBankMapping,
-} from './types.ts';
+import type { AmsMapping } from '../sources/ams/mapping.ts';
+import type { DemoFundamental, DemoParams } from '../sources/demo/mapping.ts';
+import type { EiaSeriesMapping } from '../sources/eia/mapping.ts';
+import type { NassItemMapping } from '../sources/nass/mapping.ts';
+import type { WorldBankMapping } from '../sources/worldbank/mapping.ts';
+import type { CommodityDefinition } from './types.ts';
 
 // The curated catalog. Contract facts (exchange, symbol, unit, size, tick) are those of the
 // benchmark futures contract of each commodity as the exchange specifies it; CFTC codes are the

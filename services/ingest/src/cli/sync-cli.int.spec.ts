@@ -8,7 +8,7 @@ import { COMMODITIES } from '../catalog/index.ts';
 // `npm run ingest -- sync` as a child process, against a private NATS server and the local
 // server replaying the recorded CFTC, EIA and NASS answers (the whole catalog is asked).
 /** Every commodity with CFTC codes, in both report formats. */
-const cftcSeries = COMMODITIES.filter((c) => c.sources.cftc.codes.length > 0).length * 2;
+const cftcSeries = COMMODITIES.filter((c) => (c.entry.identifiers?.cftc_contract_codes.length ?? 0) > 0).length * 2;
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli.ts');
 let nats: NatsHandle;
 const sources = new SourceServer();

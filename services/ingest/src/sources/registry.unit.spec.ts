@@ -25,7 +25,7 @@ describe("the catalog's source mappings", () => {
     expect(() =>
       checkCatalogMappings([withSources({ worldbank: { series: [{ code: 'GOLD', unit: 'USD/troy oz' }] } })]),
     ).toThrow(/GOLD sources\.worldbank does not fit/);
-    expect(() => checkCatalogMappings([withSources({ demo: { ...gold.sources.demo, drift: 1 } })])).toThrow(
+    expect(() => checkCatalogMappings([withSources({ demo: { ...(gold.sources.demo as object), drift: 1 } })])).toThrow(
       /GOLD sources\.demo/,
     );
   });

@@ -15,7 +15,9 @@ const pad = (n: number, width = 9) => String(n).padStart(width, ' ');
 
 /** CFTC contract market codes of the curated catalog (the markets a legacy file row can map to). */
 export function catalogCftcCodes(): { code: string; name: string }[] {
-  return COMMODITIES.flatMap((c) => c.sources.cftc.codes.map((code) => ({ code, name: c.entry.name.toUpperCase() })));
+  return COMMODITIES.flatMap((c) =>
+    (c.entry.identifiers?.cftc_contract_codes ?? []).map((code) => ({ code, name: c.entry.name.toUpperCase() })),
+  );
 }
 
 /**

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chunked, collect, ownFixturePath } from '../../../test/helpers/source-fixtures.ts';
 import { CATALOG_WITH_LM_CT150 as CATALOG } from '../../../test/helpers/ams-catalog.ts';
+import { byAmsReport } from './lookup.ts';
 import { stampFromCalendar } from '../common/published.ts';
 import { createParseStats } from '../common/stats.ts';
 import type { SeriesItem, SourceItem } from '../types.ts';
@@ -205,18 +206,18 @@ describe('USDA AMS FMMO class prices (hand-written answer, one section)', () => 
 
 describe('USDA AMS datamart queries', () => {
   it('asks LMR reports in windows of at most 180 report days and FMMO reports by year, no key', () => {
-    const [ct150] = CATALOG.byAmsReport('LM_CT150');
+    const [ct150] = byAmsReport(CATALOG, 'LM_CT150');
     const urls = amsQueryUrls(ct150!.series, '2024-01-01', '2024-12-31', 'http://127.0.0.1:9');
     expect(urls.map(String)).toEqual([
       'http://127.0.0.1:9/services/v1.1/reports/2477?q=report_date=01/01/2024:06/28/2024&allSections=true',
       'http://127.0.0.1:9/services/v1.1/reports/2477?q=report_date=06/29/2024:12/25/2024&allSections=true',
       'http://127.0.0.1:9/services/v1.1/reports/2477?q=report_date=12/26/2024:12/31/2024&allSections=true',
     ]);
-    const [hogs] = CATALOG.byAmsReport('LM_HG201');
+    const [hogs] = byAmsReport(CATALOG, 'LM_HG201');
     expect(String(amsQueryUrls(hogs!.series, '2025-03-01', '2025-03-01')[0])).toBe(
       'https://mpr.datamart.ams.usda.gov/services/v1.1/reports/2511?q=report_date=03/01/2025:03/01/2025&allSections=true',
     );
-    const [milk] = CATALOG.byAmsReport('FMMO_CLASS');
+    const [milk] = byAmsReport(CATALOG, 'FMMO_CLASS');
     expect(amsQueryUrls(milk!.series, '2024-07-01', '2025-02-10').map((u) => u.search)).toEqual([
       '?q=report_year=2024&allSections=true',
       '?q=report_year=2025&allSections=true',

@@ -1,5 +1,6 @@
 import { addDays } from '@cds/schedule';
-import { CATALOG, type AmsMapping } from '../../catalog/index.ts';
+import { CATALOG } from '../../catalog/index.ts';
+import { amsOf, type AmsMapping } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { createHttpClient, type SourceFetchOptions } from '../common/http.ts';
 import { createParseStats } from '../common/stats.ts';
@@ -56,13 +57,14 @@ export interface AmsFetchOptions extends SourceFetchOptions {
 /** Fetches each catalog AMS report from the datamart (no key) and streams its points. */
 export async function* fetchAmsReports(options: AmsFetchOptions = {}): AsyncGenerator<SourceItem> {
   const catalog = options.catalog ?? CATALOG;
-  const ids = options.commodities ?? catalog.commodities.filter((c) => c.sources.ams).map((c) => c.entry.id);
+  const ids = options.commodities ?? catalog.commodities.filter((c) => amsOf(c)).map((c) => c.entry.id);
   const stats = options.stats ?? createParseStats();
   const client = createHttpClient({ minIntervalMs: 1000, ...options, source: 'ams' });
   const to = options.to ?? new Date().toISOString().slice(0, 10);
   const from = options.from ?? addDays(to, -3 * 365);
   for (const id of ids) {
-    const ams = catalog.byId(id)?.sources.ams;
+    const def = catalog.byId(id);
+    const ams = def && amsOf(def);
     if (!ams) throw new Error(`ams: commodity ${id} has no AMS mapping`);
     for (const mapping of ams.series) {
       for (const url of amsQueryUrls(mapping, from, to, options.baseUrl)) {

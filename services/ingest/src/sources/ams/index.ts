@@ -1,6 +1,6 @@
 import { SourceUsageError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
-import { amsMapping } from './mapping.ts';
+import { amsMapping, amsOf } from './mapping.ts';
 import { fetchAmsReports } from './fetch.ts';
 import { AMS_MAX_BYTES, parseAmsJson } from './parse.ts';
 import { AMS_REPORTS, amsReport } from './reports.ts';
@@ -49,9 +49,9 @@ export const ams = {
     probe: (env) => new URL('/services/v1.1/reports', env.AMS_API_URL ?? 'https://mpr.datamart.ams.usda.gov'),
     liveSince: '2020-01-01',
   },
-  demoPart: { part: 'ams', replaces: (def) => (def.sources.ams?.series ?? []).map((s) => s.type) },
+  demoPart: { part: 'ams', replaces: (def) => (amsOf(def)?.series ?? []).map((s) => s.type) },
   prices: (def) =>
-    (def.sources.ams?.series ?? [])
+    (amsOf(def)?.series ?? [])
       .filter((a) => a.type === 'price')
       .map((a) => ({ source: 'ams', series: a.report, frequency: a.frequency, unit: a.unit, basis: a.basis })),
 } satisfies Source;

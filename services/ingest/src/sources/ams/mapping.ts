@@ -1,5 +1,6 @@
 import { Frequency, PriceBasis, SeriesType } from '@cds/contracts';
 import { z } from 'zod';
+import { mappingReader } from '../../catalog/index.ts';
 
 /** A commodity's AMS mapping (catalog `sources.ams`): the Market News reports and datamart slugs that feed its series. */
 export const amsMapping = z.strictObject({
@@ -14,3 +15,8 @@ export const amsMapping = z.strictObject({
     }),
   ),
 });
+
+/** A USDA AMS market report (LMR, FMMO class prices) mapped onto a commodity's series. */
+export type AmsMapping = z.infer<typeof amsMapping>['series'][number];
+/** The commodity's AMS mapping, if it has one. */
+export const amsOf = mappingReader('ams', amsMapping);

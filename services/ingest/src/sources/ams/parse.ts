@@ -1,5 +1,6 @@
 import { easternInstant } from '@cds/schedule';
 import { CATALOG } from '../../catalog/index.ts';
+import { byAmsReport } from './lookup.ts';
 import type { PublicationStamp, SourceItem } from '../types.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
@@ -167,7 +168,7 @@ function publishedOf(row: Record<string, unknown>, spec: AmsReportSpec): Publica
  * Streams the series points of a USDA AMS datamart answer (JSON) for one report: the rows of the
  * report's section that are its series (AMS_REPORTS: LM_CT150 live steers, LM_HG201 negotiated
  * barrows and gilts, FMMO Class III), dated and valued as the spec says, mapped onto every catalog
- * series of the report (`CATALOG.byAmsReport`) as `ams:<REPORT>` with the mapping's price basis.
+ * series of the report (`byAmsReport`) as `ams:<REPORT>` with the mapping's price basis.
  * Other rows are skipped (`other_series`, `other_section`), a row without a value is skipped
  * (`missing_value`), a repeated date is skipped (`duplicate_date`); a bad date or number is
  * rejected with the row's number in its section. A renamed or missing field throws AmsSchemaError
@@ -192,7 +193,7 @@ export async function* parseAmsJson(input: TextInput, options: AmsOptions): Asyn
   };
   if (stats) stats.rows += otherSection;
   for (let i = 0; i < otherSection; i++) skip('other_section');
-  const mappings = catalog.byAmsReport(spec.report);
+  const mappings = byAmsReport(catalog, spec.report);
   const seen = new Set<string>();
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;

@@ -1,5 +1,6 @@
 import type { Frequency } from '@cds/contracts';
-import type { AmsMapping, CommodityDefinition } from '../../catalog/index.ts';
+import type { CommodityDefinition } from '../../catalog/index.ts';
+import { amsOf, type AmsMapping } from './mapping.ts';
 import { getCheckedPage, parseJsonBody } from '../common/sync/pages.ts';
 import { syncFrom } from '../common/sync/plans.ts';
 import type { SeriesTask } from '../common/sync/task.ts';
@@ -16,7 +17,7 @@ const INITIAL_LOOKBACK_DAYS = 3 * 365;
 
 /** USDA AMS datamart (LMR, FMMO): one task per mapped report. */
 export function amsTasks(defs: readonly CommodityDefinition[]): SeriesTask[] {
-  return defs.flatMap((c) => (c.sources.ams?.series ?? []).map((a) => amsTask(c.entry.id, a)));
+  return defs.flatMap((c) => (amsOf(c)?.series ?? []).map((a) => amsTask(c.entry.id, a)));
 }
 
 function amsTask(commodityId: string, mapping: AmsMapping): SeriesTask {

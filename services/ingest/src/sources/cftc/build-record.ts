@@ -1,5 +1,6 @@
 import type { CotFormat } from '@cds/contracts';
 import type { CatalogIndex } from '../../catalog/index.ts';
+import { byCftcCode } from './lookup.ts';
 import type { CotItem, RejectedItem, SeriesItem, SourceItem } from '../types.ts';
 import { cotItem, rejected } from '../common/records.ts';
 import { cotReportStamp } from '../common/published.ts';
@@ -21,7 +22,7 @@ export function buildCotItem(
 ): CotItem | RejectedItem | undefined {
   const code = (read('contract_code') ?? '').trim();
   if (code === '') return rejected(ctx.file, ctx.line, 'missing CFTC contract market code', ctx.stats);
-  const commodity = ctx.catalog.byCftcCode(code);
+  const commodity = byCftcCode(ctx.catalog, code);
   if (!commodity) {
     if (ctx.stats) countSkip(ctx.stats, 'unknown_commodity');
     return undefined;

@@ -1,5 +1,6 @@
 import type { CotFormat } from '@cds/contracts';
 import { CATALOG } from '../../catalog/index.ts';
+import { cftcOf } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { createHttpClient, type SourceFetchOptions } from '../common/http.ts';
 import { createParseStats } from '../common/stats.ts';
@@ -41,7 +42,7 @@ export function cftcQueryUrl(o: CftcFetchOptions, codes: readonly string[], offs
  */
 export async function* fetchCftcCot(options: CftcFetchOptions): AsyncGenerator<SourceItem> {
   const catalog = options.catalog ?? CATALOG;
-  const codes = options.codes ?? catalog.commodities.flatMap((c) => c.sources.cftc.codes);
+  const codes = options.codes ?? catalog.commodities.flatMap((c) => cftcOf(c)?.codes ?? []);
   const pageSize = options.pageSize ?? 5000;
   const stats = options.stats ?? createParseStats();
   const client = createHttpClient({

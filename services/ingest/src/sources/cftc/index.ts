@@ -1,6 +1,6 @@
 import { MiB } from '../common/bounds.ts';
 import type { Source } from '../types.ts';
-import { cftcMapping } from './mapping.ts';
+import { cftcMapping, cftcOf } from './mapping.ts';
 import { cftcSnapshotStamp } from './snapshot.ts';
 import { fetchCftcCot } from './fetch.ts';
 import { parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from './parse-annual.ts';
@@ -60,8 +60,8 @@ export const cftc = {
   },
   demoPart: {
     part: 'cot',
-    replaces: (def) => (def.sources.cftc.codes.length > 0 ? ['open_interest'] : []),
-    contractCode: (def) => def.sources.cftc.codes[0],
+    replaces: (def) => ((cftcOf(def)?.codes.length ?? 0) > 0 ? ['open_interest'] : []),
+    contractCode: (def) => cftcOf(def)?.codes[0],
   },
   snapshotStamps: () => cftcSnapshotStamp,
 } satisfies Source;

@@ -1,5 +1,6 @@
 import type { CotFormat } from '@cds/contracts';
 import type { CommodityDefinition } from '../../catalog/index.ts';
+import { cftcOf } from './mapping.ts';
 import {
   fetchPages,
   IncompletePageError,
@@ -22,8 +23,9 @@ const INITIAL_LOOKBACK_DAYS = 3 * 365;
 /** CFTC public reporting (Socrata): two tasks per commodity with contract codes, legacy and disaggregated. */
 export function cftcTasks(defs: readonly CommodityDefinition[]): SeriesTask[] {
   return defs
-    .filter((c) => c.sources.cftc.codes.length > 0)
-    .flatMap((c) => (['legacy', 'disaggregated'] as const).map((f) => cftcTask(c.entry.id, c.sources.cftc.codes, f)));
+    .map((c) => ({ id: c.entry.id, codes: cftcOf(c)?.codes ?? [] }))
+    .filter((c) => c.codes.length > 0)
+    .flatMap((c) => (['legacy', 'disaggregated'] as const).map((f) => cftcTask(c.id, c.codes, f)));
 }
 
 function cftcTask(commodityId: string, codes: readonly string[], format: CotFormat): SeriesTask {

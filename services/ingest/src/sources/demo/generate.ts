@@ -1,5 +1,6 @@
 import type { Frequency, SeriesType } from '@cds/contracts';
-import { CATALOG, type CatalogIndex, type CommodityDefinition, type DemoFundamental } from '../../catalog/index.ts';
+import { CATALOG, type CatalogIndex, type CommodityDefinition } from '../../catalog/index.ts';
+import { demoOf, type DemoFundamental } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { REGISTRY } from '../registry.ts';
 import { cotItem, seriesItem } from '../common/records.ts';
@@ -140,7 +141,8 @@ function* commodityItems(
   const id = c.entry.id;
   const unit = c.entry.unit;
   const rnd = createRandom(hashSeed(`${options.seed ?? 'cds-demo'}:${id}`));
-  const p = c.sources.demo;
+  const p = demoOf(c);
+  if (p === undefined) throw new Error(`catalog: ${id} has no demo parameters (sources.demo)`);
   const tick = c.entry.tick_size ?? 0.01;
   const dec = decimalsOf(tick);
   const scale = 10 ** dec;

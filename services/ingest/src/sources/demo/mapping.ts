@@ -1,5 +1,6 @@
 import { SeriesType } from '@cds/contracts';
 import { z } from 'zod';
+import { mappingReader } from '../../catalog/index.ts';
 
 /** A commodity's demo parameters (catalog `sources.demo`): its price walk, volume, open interest and fundamentals. */
 export const demoMapping = z.strictObject({
@@ -17,3 +18,10 @@ export const demoMapping = z.strictObject({
     }),
   ),
 });
+
+/** How the demo generator draws a commodity. */
+export type DemoParams = z.infer<typeof demoMapping>;
+/** A fundamental series the demo generator produces for a commodity. */
+export type DemoFundamental = DemoParams['fundamentals'][number];
+/** The commodity's demo parameters, if it has them. */
+export const demoOf = mappingReader('demo', demoMapping);

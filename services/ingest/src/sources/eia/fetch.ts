@@ -1,5 +1,6 @@
 import { CATALOG } from '../../catalog/index.ts';
-import type { EiaSeriesMapping } from '../../catalog/index.ts';
+import { byEiaSeries } from './lookup.ts';
+import { eiaOf, type EiaSeriesMapping } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { createHttpClient, type SourceFetchOptions } from '../common/http.ts';
 import { createParseStats } from '../common/stats.ts';
@@ -40,12 +41,12 @@ export function eiaQueryUrl(o: EiaFetchOptions, s: EiaSeriesMapping, offset: num
  */
 export async function* fetchEiaSeries(options: EiaFetchOptions): AsyncGenerator<SourceItem> {
   const catalog = options.catalog ?? CATALOG;
-  const ids = options.series ?? catalog.commodities.flatMap((c) => (c.sources.eia?.series ?? []).map((s) => s.id));
+  const ids = options.series ?? catalog.commodities.flatMap((c) => (eiaOf(c)?.series ?? []).map((s) => s.id));
   const pageSize = Math.min(options.pageSize ?? 5000, 5000);
   const stats = options.stats ?? createParseStats();
   const client = createHttpClient({ minIntervalMs: 1000, ...options, source: 'eia' });
   for (const id of ids) {
-    const mapping = catalog.byEiaSeries(id);
+    const mapping = byEiaSeries(catalog, id);
     if (!mapping) throw new Error(`eia: series ${id} is not in the catalog`);
     for (let offset = 0; ; offset += pageSize) {
       const body = await client.getText(eiaQueryUrl(options, mapping.series, offset, pageSize));

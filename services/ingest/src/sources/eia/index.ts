@@ -1,7 +1,7 @@
 import { MiB } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
-import { eiaMapping } from './mapping.ts';
+import { eiaMapping, eiaOf } from './mapping.ts';
 import { fetchEiaSeries } from './fetch.ts';
 import { parseEiaCsv } from './parse-csv.ts';
 import { eiaTasks } from './sync-task.ts';
@@ -45,9 +45,9 @@ export const eia = {
     baseUrlSetting: 'EIA_API_URL',
     liveSince: '1986-01-01',
   },
-  demoPart: { part: 'eia', replaces: (def) => (def.sources.eia?.series ?? []).map((s) => s.type) },
+  demoPart: { part: 'eia', replaces: (def) => (eiaOf(def)?.series ?? []).map((s) => s.type) },
   prices: (def) =>
-    (def.sources.eia?.series ?? [])
+    (eiaOf(def)?.series ?? [])
       .filter((s) => s.type === 'price')
       .map((s) => ({ source: 'eia', series: s.id, frequency: s.frequency, unit: s.unit, basis: s.basis })),
 } satisfies Source;

@@ -1,5 +1,6 @@
 import { Frequency, PriceBasis, SeriesType } from '@cds/contracts';
 import { z } from 'zod';
+import { mappingReader } from '../../catalog/index.ts';
 
 /** A commodity's EIA mapping (catalog `sources.eia`): each series id, its API v2 route and what it is. */
 export const eiaMapping = z.strictObject({
@@ -14,3 +15,10 @@ export const eiaMapping = z.strictObject({
     }),
   ),
 });
+
+/** A commodity's EIA mapping. */
+export type EiaMapping = z.infer<typeof eiaMapping>;
+/** An EIA series (API v2 `series` facet / CSV download) mapped onto one of a commodity's series. */
+export type EiaSeriesMapping = EiaMapping['series'][number];
+/** The commodity's EIA mapping, if it has one. */
+export const eiaOf = mappingReader('eia', eiaMapping);

@@ -1,11 +1,11 @@
-import type { CATALOG } from '../../catalog/index.ts';
+import type { EiaSeriesMatch } from './lookup.ts';
 import type { SourceItem } from '../types.ts';
 import { rejected, seriesItem } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import { readDecimal } from '../common/values.ts';
 import { eiaPeriodToDate } from './periods.ts';
 
-type EiaMapping = NonNullable<ReturnType<typeof CATALOG.byEiaSeries>>;
+type EiaMapping = EiaSeriesMatch;
 type Stats = Parameters<typeof countSkip>[0];
 
 /**

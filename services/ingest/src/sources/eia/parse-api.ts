@@ -1,4 +1,5 @@
-import { CATALOG, normalizeEiaSeriesId } from '../../catalog/index.ts';
+import { CATALOG } from '../../catalog/index.ts';
+import { byEiaSeries } from './lookup.ts';
 import type { SourceItem } from '../types.ts';
 import { readJsonRows } from '../common/json.ts';
 import { rejected, type ParseOptions } from '../common/records.ts';
@@ -33,7 +34,7 @@ export async function* parseEiaApiJson(input: TextInput, options: EiaApiOptions)
       yield rejected(file, line, 'row has no "series" and no series option was given', stats);
       continue;
     }
-    const mapping = catalog.byEiaSeries(normalizeEiaSeriesId(rawSeries));
+    const mapping = byEiaSeries(catalog, rawSeries);
     if (!mapping) {
       if (stats) countSkip(stats, 'unknown_series');
       continue;

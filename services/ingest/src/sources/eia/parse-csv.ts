@@ -1,4 +1,5 @@
-import { CATALOG, normalizeEiaSeriesId } from '../../catalog/index.ts';
+import { CATALOG } from '../../catalog/index.ts';
+import { byEiaSeries, type EiaSeriesMatch } from './lookup.ts';
 import type { SourceItem } from '../types.ts';
 import { parseCsvRecord } from '../common/csv.ts';
 import { rejected, type ParseOptions } from '../common/records.ts';
@@ -33,7 +34,7 @@ export async function* parseEiaCsv(input: TextInput, options: EiaCsvOptions): As
   const { file, stats } = options;
   const catalog = options.catalog ?? CATALOG;
   let candidates: string[] = options.series ? [options.series] : [];
-  let mapping: ReturnType<typeof catalog.byEiaSeries>;
+  let mapping: EiaSeriesMatch | undefined;
   let inData = false;
   let lineNo = 0;
   for await (const line of readLines(input)) {
@@ -43,7 +44,7 @@ export async function* parseEiaCsv(input: TextInput, options: EiaCsvOptions): As
       const first = (parseCsvRecord(line) ?? [''])[0] ?? '';
       const frequency = frequencyOfHeader(first);
       if (!frequency) continue; // preamble
-      mapping = candidates.map((c) => catalog.byEiaSeries(normalizeEiaSeriesId(c))).find(Boolean);
+      mapping = candidates.map((c) => byEiaSeries(catalog, c)).find(Boolean);
       if (!mapping) {
         if (candidates.length === 0) {
           yield rejected(file, lineNo, 'series id unknown: no source URL in the preamble and no series option', stats);

@@ -1,4 +1,5 @@
-import type { CommodityDefinition, EiaSeriesMapping } from '../../catalog/index.ts';
+import type { CommodityDefinition } from '../../catalog/index.ts';
+import { eiaOf, type EiaSeriesMapping } from './mapping.ts';
 import {
   fetchPages,
   IncompletePageError,
@@ -16,7 +17,7 @@ import { parseEiaApiJson } from './parse-api.ts';
 
 /** EIA API v2: one task per mapped series, paged by offset until the announced total. */
 export function eiaTasks(defs: readonly CommodityDefinition[]): SeriesTask[] {
-  return defs.flatMap((c) => (c.sources.eia?.series ?? []).map((s) => eiaTask(c.entry.id, s)));
+  return defs.flatMap((c) => (eiaOf(c)?.series ?? []).map((s) => eiaTask(c.entry.id, s)));
 }
 
 function eiaTask(commodityId: string, s: EiaSeriesMapping): SeriesTask {

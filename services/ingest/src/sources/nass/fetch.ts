@@ -1,4 +1,5 @@
-import { CATALOG, type NassItemMapping } from '../../catalog/index.ts';
+import { CATALOG } from '../../catalog/index.ts';
+import { nassOf, type NassItemMapping } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { createHttpClient, SourceFetchError, type SourceFetchOptions } from '../common/http.ts';
 import { createParseStats } from '../common/stats.ts';
@@ -45,11 +46,12 @@ export function nassQueryUrl(o: NassFetchOptions, shortDesc: string, item?: Pick
  */
 export async function* fetchNassQuickStats(options: NassFetchOptions): AsyncGenerator<SourceItem> {
   const catalog = options.catalog ?? CATALOG;
-  const ids = options.commodities ?? catalog.commodities.filter((c) => c.sources.nass).map((c) => c.entry.id);
+  const ids = options.commodities ?? catalog.commodities.filter((c) => nassOf(c)).map((c) => c.entry.id);
   const stats = options.stats ?? createParseStats();
   const client = createHttpClient({ minIntervalMs: 1000, ...options, source: 'nass' });
   for (const id of ids) {
-    const nass = catalog.byId(id)?.sources.nass;
+    const def = catalog.byId(id);
+    const nass = def && nassOf(def);
     if (!nass) throw new Error(`nass: commodity ${id} has no NASS mapping`);
     for (const item of nass.items) {
       let body: string;

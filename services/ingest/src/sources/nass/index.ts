@@ -1,7 +1,7 @@
 import { MiB } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
-import { nassMapping } from './mapping.ts';
+import { nassMapping, nassOf } from './mapping.ts';
 import { fetchNassQuickStats } from './fetch.ts';
 import { parseNassCsv } from './parse.ts';
 import { nassTasks } from './sync-task.ts';
@@ -53,9 +53,9 @@ export const nass = {
     baseUrlSetting: 'NASS_API_URL',
     liveSince: '2000-01-01',
   },
-  demoPart: { part: 'nass', replaces: (def) => (def.sources.nass?.items ?? []).map((i) => i.type) },
+  demoPart: { part: 'nass', replaces: (def) => (nassOf(def)?.items ?? []).map((i) => i.type) },
   prices: (def) =>
-    (def.sources.nass?.items ?? [])
+    (nassOf(def)?.items ?? [])
       .filter((i) => i.type === 'price')
       .map((i) => ({ source: 'nass', series: i.short_desc, frequency: 'monthly', unit: i.unit, basis: i.basis })),
 } satisfies Source;

@@ -1,4 +1,5 @@
 import type { CatalogIndex } from '../../catalog/index.ts';
+import { byNassCommodity, byNassItem } from './lookup.ts';
 import type { RejectedItem, SeriesItem } from '../types.ts';
 import { easternStamp } from '../common/published.ts';
 import { rejected, seriesItem } from '../common/records.ts';
@@ -89,8 +90,8 @@ export function mapNassRow(
     return undefined;
   };
   const up = (f: NassField) => (read(f) ?? '').trim().toUpperCase();
-  if (ctx.catalog.byNassCommodity(up('commodity')).length === 0) return skip('unknown_commodity');
-  const mapping = ctx.catalog.byNassItem(up('item'));
+  if (byNassCommodity(ctx.catalog, up('commodity')).length === 0) return skip('unknown_commodity');
+  const mapping = byNassItem(ctx.catalog, up('item'));
   if (!mapping) return skip('unmapped_item');
   if (!(filter.programs ?? ['SURVEY']).includes(up('program'))) return skip('other_program');
   const domain = up('domain');

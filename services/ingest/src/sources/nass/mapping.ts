@@ -1,5 +1,6 @@
 import { PriceBasis, SeriesType } from '@cds/contracts';
 import { z } from 'zod';
+import { mappingReader } from '../../catalog/index.ts';
 
 /** A commodity's NASS mapping (catalog `sources.nass`): its commodity_desc and the Quick Stats data items it reads. */
 export const nassMapping = z.strictObject({
@@ -15,3 +16,10 @@ export const nassMapping = z.strictObject({
     }),
   ),
 });
+
+/** A commodity's NASS mapping. */
+export type NassMapping = z.infer<typeof nassMapping>;
+/** A NASS Quick Stats data item (short_desc, the web export's "Data Item") mapped onto a series. */
+export type NassItemMapping = NassMapping['items'][number];
+/** The commodity's NASS mapping, if it has one. */
+export const nassOf = mappingReader('nass', nassMapping);

@@ -1,4 +1,5 @@
-import type { CommodityDefinition, NassItemMapping } from '../../catalog/index.ts';
+import type { CommodityDefinition } from '../../catalog/index.ts';
+import { nassOf, type NassItemMapping } from './mapping.ts';
 import {
   getCheckedPage,
   IncompletePageError,
@@ -26,7 +27,7 @@ const NASS_FIELDS = [
 
 /** NASS Quick Stats: one task per mapped item, its years split so each query stays under the record limit. */
 export function nassTasks(defs: readonly CommodityDefinition[]): SeriesTask[] {
-  return defs.flatMap((c) => (c.sources.nass?.items ?? []).map((i) => nassTask(c.entry.id, i)));
+  return defs.flatMap((c) => (nassOf(c)?.items ?? []).map((i) => nassTask(c.entry.id, i)));
 }
 
 function nassTask(commodityId: string, item: NassItemMapping): SeriesTask {

@@ -1,7 +1,7 @@
 import { InputBoundError, MiB } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
-import { worldbankMapping } from './mapping.ts';
+import { worldbankMapping, worldbankOf } from './mapping.ts';
 import { worldbankSnapshotStamps } from './snapshot.ts';
 import { readWorldBankWorkbook, WorldBankFileError } from './parse.ts';
 import { WORLDBANK_FIRST_DATE, worldbankTasks } from './sync-task.ts';
@@ -48,9 +48,9 @@ export const worldbank = {
     probe: (env) => new URL(env.WORLDBANK_PAGE_URL ?? 'https://www.worldbank.org/en/research/commodity-markets'),
     liveSince: WORLDBANK_FIRST_DATE,
   },
-  demoPart: { part: 'worldbank', replaces: (def) => (def.sources.worldbank?.series ?? []).map((s) => s.type) },
+  demoPart: { part: 'worldbank', replaces: (def) => (worldbankOf(def)?.series ?? []).map((s) => s.type) },
   prices: (def) =>
-    (def.sources.worldbank?.series ?? []).map((w) => ({
+    (worldbankOf(def)?.series ?? []).map((w) => ({
       source: 'worldbank',
       series: w.code,
       frequency: w.frequency,

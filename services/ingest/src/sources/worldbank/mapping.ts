@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mappingReader } from '../../catalog/index.ts';
 
 /** A commodity's Pink Sheet mapping (catalog `sources.worldbank`): series codes of `Monthly Prices`, monthly averages. */
 export const worldbankMapping = z.strictObject({
@@ -13,3 +14,8 @@ export const worldbankMapping = z.strictObject({
     }),
   ),
 });
+
+/** A World Bank Pink Sheet series (sheet `Monthly Prices`, its code in row 7): a monthly average `price`. */
+export type WorldBankMapping = z.infer<typeof worldbankMapping>['series'][number];
+/** The commodity's Pink Sheet mapping, if it has one. */
+export const worldbankOf = mappingReader('worldbank', worldbankMapping);

@@ -1,4 +1,6 @@
-import { CATALOG, type CatalogIndex, type CommodityDefinition, type WorldBankMapping } from '../../catalog/index.ts';
+import { CATALOG, type CatalogIndex, type CommodityDefinition } from '../../catalog/index.ts';
+import { byPinkSheetCode } from './lookup.ts';
+import { worldbankOf, type WorldBankMapping } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
 import { statedDayStamp } from '../common/published.ts';
@@ -122,7 +124,7 @@ async function readBounded(input: XlsxInput, maxBytes: number, file: string): Pr
 /** Every catalog series mapped onto a Pink Sheet code. */
 function mappedSeries(catalog: CatalogIndex): { commodity: CommodityDefinition; series: WorldBankMapping }[] {
   return catalog.commodities.flatMap((commodity) =>
-    (commodity.sources.worldbank?.series ?? []).map((series) => ({ commodity, series })),
+    (worldbankOf(commodity)?.series ?? []).map((series) => ({ commodity, series })),
   );
 }
 
@@ -174,7 +176,7 @@ function locateColumns(ws: XlsxSheet, catalog: CatalogIndex, file: string): Layo
   for (let r = firstDataRow - 1; r >= 1; r--) {
     const cells = headerCells(ws, r, limits.maxColumns);
     const texts = [...cells.values()];
-    if (texts.length > 0 && texts.every((t) => CODE_LIKE.test(t)) && texts.some((t) => catalog.byWorldBankCode(t))) {
+    if (texts.length > 0 && texts.every((t) => CODE_LIKE.test(t)) && texts.some((t) => byPinkSheetCode(catalog, t))) {
       codesRow = r;
       header = cells;
       break;

@@ -1,6 +1,7 @@
 import { syncFrom } from '../common/sync/plans.ts';
 import type { SeriesTask, TaskContext } from '../common/sync/task.ts';
 import type { CommodityDefinition } from '../../catalog/index.ts';
+import { worldbankOf } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { fetchPinkSheet, PINK_SHEET_FILE, WORLDBANK_PAGE_URL } from './fetch.ts';
 import { readWorldBankWorkbook } from './parse.ts';
@@ -30,7 +31,7 @@ export function worldbankTasks(defs: readonly CommodityDefinition[]): SeriesTask
       });
       return [...book.items()];
     })());
-  const series = defs.flatMap((c) => (c.sources.worldbank?.series ?? []).map((s) => ({ commodity: c, s })));
+  const series = defs.flatMap((c) => (worldbankOf(c)?.series ?? []).map((s) => ({ commodity: c, s })));
   return series.map(({ commodity, s }, index) => ({
     source: 'worldbank',
     series: s.code,

@@ -3,6 +3,8 @@ import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { SeriesPointRecord } from '@cds/contracts';
 import { CATALOG } from '../../catalog/index.ts';
+import { byPinkSheetCode } from './lookup.ts';
+import { worldbankOf } from './mapping.ts';
 import { chunked, collect, ownFixturePath } from '../../../test/helpers/source-fixtures.ts';
 import { buildZip, workbookWith } from '../../../test/helpers/zip.ts';
 import { filterAgainstCursor } from '../../sync/cursor.ts';
@@ -29,7 +31,7 @@ const RENAMED = ownFixturePath('worldbank_pink_sheet_2025-12_EDITED_renamed_code
 const UNIT_CHANGED = ownFixturePath('worldbank_pink_sheet_2025-12_EDITED_unit_changed.xlsx');
 
 const series = (items: SourceItem[]) => items.filter((i): i is SeriesItem => i.kind === 'series');
-const MAPPED = CATALOG.commodities.flatMap((c) => (c.sources.worldbank?.series ?? []).map((s) => s.code));
+const MAPPED = CATALOG.commodities.flatMap((c) => (worldbankOf(c)?.series ?? []).map((s) => s.code));
 
 /** The raw cells of a fixture, read with exceljs independently of the parser: header row → column. */
 async function rawSheet(path: string, headerRow: number) {
@@ -72,7 +74,7 @@ describe('World Bank Pink Sheet (real excerpts)', () => {
     for (const code of MAPPED) {
       const col = raw.columns.get(code);
       expect(col, code).toBeDefined();
-      expect(units.getCell(col!).value, code).toBe(CATALOG.byWorldBankCode(code)!.series.source_unit);
+      expect(units.getCell(col!).value, code).toBe(byPinkSheetCode(CATALOG, code)!.series.source_unit);
     }
     expect(MAPPED).toHaveLength(13);
   });

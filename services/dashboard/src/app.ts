@@ -19,6 +19,7 @@ import type { PasswordHasher } from './security/password.ts';
 import { scrub } from './security/scrub.ts';
 import { DEFAULT_THROTTLES, type Throttle, type ThrottleRules } from './security/throttle.ts';
 import { registerSessionLoading } from './sessions/load-session.ts';
+import type { SessionKeys } from './sessions/session-keys.ts';
 import type { SessionStore } from './sessions/session-store.ts';
 import type { UsageReader } from './usage/usage-reader.ts';
 import { registerUsageRoutes } from './usage/routes.ts';
@@ -34,6 +35,11 @@ export interface DashboardDeps {
   clock: () => number;
   users: UserStore;
   sessions: SessionStore;
+  /**
+   * The explorer's session keys (sessions/session-keys.ts; the session store ends them with their
+   * session). Absent: the explorer asks for a pasted key only.
+   */
+  sessionKeys?: SessionKeys;
   throttle: Throttle;
   throttles?: Partial<ThrottleRules>;
   mailer: Mailer;
@@ -113,6 +119,11 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
     checkUrl: deps.checkWebhookUrl,
     rules,
   });
-  await registerExplorerPage(app, { web, explorer: deps.explorer, publicApiUrl: deps.publicApiUrl });
+  await registerExplorerPage(app, {
+    web,
+    explorer: deps.explorer,
+    publicApiUrl: deps.publicApiUrl,
+    sessionKeys: deps.sessionKeys,
+  });
   return app;
 }

@@ -11,6 +11,7 @@ import { createMailer } from '@cds/mail';
 import { createChallenges } from './security/challenge.ts';
 import { createPasswordHasher } from './security/password.ts';
 import { createThrottle } from './security/throttle.ts';
+import { createSessionKeys } from './sessions/session-keys.ts';
 import { createSessionStore } from './sessions/session-store.ts';
 import { createUsageReader } from './usage/usage-reader.ts';
 import { createUserStore } from './users/user-store.ts';
@@ -41,6 +42,16 @@ await runService({
       timeoutMs: config.ADMIN_TIMEOUT_MS,
     });
     const explorer = loadExplorer();
+    const policy = { idleMs: config.SESSION_IDLE_SECONDS * 1000, absoluteMs: config.SESSION_ABSOLUTE_SECONDS * 1000 };
+    const sessionKeys = createSessionKeys({
+      redis,
+      prefix: config.DASHBOARD_KEY_PREFIX,
+      secret: config.SESSION_SECRET,
+      admin,
+      policy,
+      clock,
+      onError: (err, what) => logger.warn({ err: err instanceof Error ? err.name : String(err) }, what),
+    });
     // The dashboard manages endpoints and reads deliveries; the notifier delivers. The retry
     // settings are the notifier's defaults: a re-send here gives a delivery a fresh run of them.
     const webhooks = await createWebhookStores(store.db(config.WEBHOOKS_DB), {
@@ -71,8 +82,10 @@ await runService({
         prefix: config.DASHBOARD_KEY_PREFIX,
         secret: config.SESSION_SECRET,
         clock,
-        policy: { idleMs: config.SESSION_IDLE_SECONDS * 1000, absoluteMs: config.SESSION_ABSOLUTE_SECONDS * 1000 },
+        policy,
+        onEnd: (ref) => sessionKeys.end(ref),
       }),
+      sessionKeys,
       throttle: createThrottle({ redis, prefix: config.DASHBOARD_KEY_PREFIX, secret: config.SESSION_SECRET, clock }),
       mailer,
       admin,

@@ -33,6 +33,7 @@ import {
   hashPassword,
 } from '../src/security/password.ts';
 import { createThrottle } from '../src/security/throttle.ts';
+import { createSessionKeys } from '../src/sessions/session-keys.ts';
 import { createSessionStore } from '../src/sessions/session-store.ts';
 import { linkIn, startSmtpListener, type SmtpListener } from '../src/testing/index.ts';
 import { InjectBrowser, pageText } from '../src/testing/inject-browser.ts';
@@ -61,6 +62,8 @@ let webhooks: WebhookStores;
 let app: FastifyInstance;
 let now = Date.now();
 let dbName = '';
+/** What the session keys reported instead of throwing (a revocation that failed at a session's end). */
+const sessionKeyErrors: unknown[] = [];
 /** Account creations the app asked the admin API for. */
 let accountCreations = 0;
 /** Runs once, instead of the app's next account closure (to stage a failure, or a request racing it). */
@@ -97,17 +100,22 @@ beforeAll(async () => {
     retryForMs: 86_400_000,
     disableAfterMs: 259_200_000,
   });
+  const policy = { idleMs: IDLE_MS, absoluteMs: 12 * 3600_000 };
+  const sessionKeys = createSessionKeys({
+    redis,
+    prefix,
+    secret: SECRET,
+    admin,
+    policy,
+    clock: () => now,
+    onError: (err) => sessionKeyErrors.push(err),
+  });
   app = await buildApp({
     logger: createLogger({ name: 'dashboard-int', level: 'silent' }),
     clock: () => now,
     users,
-    sessions: createSessionStore({
-      redis,
-      prefix,
-      secret: SECRET,
-      clock: () => now,
-      policy: { idleMs: IDLE_MS, absoluteMs: 12 * 3600_000 },
-    }),
+    sessions: createSessionStore({ redis, prefix, secret: SECRET, clock: () => now, policy, onEnd: sessionKeys.end }),
+    sessionKeys,
     throttle: createThrottle({ redis, prefix, secret: SECRET, clock: () => now }),
     // This spec signs up more than 30 users within ten minutes: the service-wide burst is left to
     // signup-challenge.int.spec.ts (with a real browser), the per-domain and per-client ones stay.
@@ -888,6 +896,91 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     const js = await ada.get(script!);
     expect(js.statusCode).toBe(200);
     expect(js.headers['content-type']).toContain('javascript');
+  });
+
+  it("gives a signed-in explorer its session's key: one while it lives, sealed in Redis, not listed, revoked at log-out (#37)", async () => {
+    const b = await signUpAndVerify('session.keys@example.test', '10.0.9.1');
+    expect((await logIn(b, 'session.keys@example.test')).statusCode).toBe(303);
+    const accountId = (await users.byEmail('session.keys@example.test'))!.account_id!;
+    const page = await b.get('/dashboard/explorer');
+    expect(page.body).toContain('data-session-key-url="/dashboard/explorer/session-key"');
+    expect(page.body).toContain(`data-csrf="${b.csrf}"`);
+    const ask = (fields: Record<string, string> = {}, opts: { csrf?: string | null } = {}) =>
+      b.post('/dashboard/explorer/session-key', fields, opts);
+
+    const first = await ask();
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-type']).toContain('application/json');
+    expect(first.headers['cache-control']).toBe('no-store');
+    const key = first.json<{ key: string; key_id: string; expires_at: string }>();
+    expect(key.key).toMatch(/^cds_[0-9A-Za-z]{36}$/);
+    // It lives the idle time (the admin API's clock), and is the same key while more than half is left.
+    const held = (await admin.listKeys(accountId)).find((k) => k.key_id === key.key_id);
+    expect(held).toMatchObject({ status: 'active', session_expires_at: expect.any(String) });
+    expect(Math.abs(Date.parse(held!.session_expires_at!) - Date.now() - IDLE_MS)).toBeLessThan(60_000);
+    expect((await ask()).json()).toEqual(key);
+    // Redis holds its id and the key sealed, never the key; the keys page does not list it.
+    const records = await redis.keys(`${prefix}skey:*`);
+    const values = await Promise.all(records.map((r) => redis.get(r)));
+    expect(values.some((v) => v?.includes(key.key_id))).toBe(true);
+    expect(values.some((v) => v?.includes(key.key))).toBe(false);
+    expect((await b.get('/dashboard/keys')).body).not.toContain(key.key_id);
+    // A key the API refused is replaced (and revoked), once, however often asked.
+    const replaced = (await ask({ replace: key.key_id })).json<typeof key>();
+    expect(replaced.key_id).not.toBe(key.key_id);
+    expect((await ask({ replace: key.key_id })).json()).toEqual(replaced);
+    const statuses = async () =>
+      Object.fromEntries((await admin.listKeys(accountId)).map((k) => [k.key_id, k.status] as const));
+    expect(await statuses()).toMatchObject({ [key.key_id]: 'revoked', [replaced.key_id]: 'active' });
+    // Errors in the contract's shape, for the page's script: a missing token, then no session.
+    const forged = await ask({}, { csrf: null });
+    expect(forged.statusCode).toBe(403);
+    expect(forged.json().error).toMatchObject({
+      code: 'forbidden',
+      doc_url: 'https://api.example.test/docs/errors#forbidden',
+      request_id: expect.stringMatching(/^req_/),
+    });
+    expect((await b.post('/dashboard/logout', {})).statusCode).toBe(303);
+    expect(await statuses()).toMatchObject({ [replaced.key_id]: 'revoked' });
+    expect(await redis.keys(`${prefix}skey:*`)).toEqual([]);
+    const ended = await ask();
+    expect(ended.statusCode).toBe(401);
+    expect(ended.json().error.message).toBe(
+      'Your dashboard session has ended: log in again, or paste one of your keys.',
+    );
+    expect(sessionKeyErrors).toEqual([]);
+  });
+
+  it('ends the session keys of every session of a user at a password change, and of a session found expired (#37)', async () => {
+    const email = 'session.keys.two@example.test';
+    const one = await signUpAndVerify(email, '10.0.9.2');
+    await logIn(one, email);
+    const two = new Browser('10.0.9.3');
+    await logIn(two, email);
+    const accountId = (await users.byEmail(email))!.account_id!;
+    const keyOf = async (b: Browser) => {
+      await b.get('/dashboard/explorer');
+      return (await b.post('/dashboard/explorer/session-key', {})).json<{ key_id: string }>().key_id;
+    };
+    const [k1, k2] = [await keyOf(one), await keyOf(two)];
+    expect(k1).not.toBe(k2);
+    const status = async () =>
+      Object.fromEntries((await admin.listKeys(accountId)).map((k) => [k.key_id, k.status] as const));
+    expect(await status()).toMatchObject({ [k1]: 'active', [k2]: 'active' });
+    await one.get('/dashboard/account');
+    const changed = await one.post('/dashboard/account/password', {
+      current_password: PASSWORD,
+      new_password: 'a brand new passphrase 42',
+    });
+    expect(changed.statusCode).toBeLessThan(400);
+    expect(await status()).toMatchObject({ [k1]: 'revoked', [k2]: 'revoked' });
+    // The session that made the change goes on, with a new key; an idle one ends with its key.
+    const k3 = await keyOf(one);
+    expect(await status()).toMatchObject({ [k3]: 'active' });
+    now += IDLE_MS + 1_000;
+    expect((await one.get('/dashboard/keys')).statusCode).toBe(303);
+    expect(await status()).toMatchObject({ [k3]: 'revoked' });
+    expect(sessionKeyErrors).toEqual([]);
   });
 
   it('creates verified users with an account of a plan from the CLI, idempotently', async () => {

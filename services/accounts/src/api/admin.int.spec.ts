@@ -16,6 +16,8 @@ const TOKEN = 'admin-token-for-tests-0123456789';
 let nats: NatsHandle;
 let messaging: Messaging;
 const logs: KeyLog[] = [];
+/** The revocation notices the apps sent (main.ts sends them on core NATS). */
+const announced: KeyEvent[] = [];
 const silent = { warn: () => undefined, error: () => undefined };
 
 async function makeApp(opts: { maxActiveFreeKeys?: number; maxActiveFreeSessionKeys?: number } = {}) {
@@ -31,6 +33,7 @@ async function makeApp(opts: { maxActiveFreeKeys?: number; maxActiveFreeSessionK
     maxActiveFreeKeys,
     ...(opts.maxActiveFreeSessionKeys !== undefined ? { maxActiveFreeSessionKeys: opts.maxActiveFreeSessionKeys } : {}),
     onRefused: adminMetrics.keyCreationRefused,
+    announceRevocation: (event) => announced.push(event),
   });
   const app = buildApp({
     commands,
@@ -170,6 +173,8 @@ describe('admin API', () => {
     expectError(second, 400, 'invalid_parameter', 'key_id');
     const revoked = (await keyEvents()).filter((e) => e.type === 'key.revoked');
     expect(revoked).toHaveLength(1);
+    // The gateways were told first (a notice), with the very event the stream stored.
+    expect(announced.filter((e) => e.data.key_id === keyId)).toEqual(revoked);
   });
 
   it('a second admin instance started later replays the same accounts and keys', async () => {
@@ -446,7 +451,7 @@ describe('dashboard session keys (issue #37)', () => {
     expect(own.statusCode).toBe(201);
     expect((await createSessionKey(await newAccount('business', capped.app), 600, capped.app)).statusCode).toBe(201);
     const metrics = (await capped.app.inject({ method: 'GET', url: '/metrics' })).body;
-    expect(metrics).toMatch(new RegExp(`^cds_admin_active_free_session_keys\{[^}]*\} ${ceiling}$`, 'm'));
+    expect(metrics).toMatch(new RegExp(`^cds_admin_active_free_session_keys\\{[^}]*\\} ${ceiling}$`, 'm'));
     expect(metrics).toMatch(/^cds_admin_key_creations_refused_total\{reason="session_key_ceiling",[^}]*\} 1$/m);
     await capped.app.close();
   });

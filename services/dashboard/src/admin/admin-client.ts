@@ -5,6 +5,7 @@ import {
   AdminKey,
   AdminKeyList,
   type AdminCreateAccount,
+  type AdminCreateSessionKey,
   type Plan,
 } from '@cds/contracts';
 import type { z } from 'zod';
@@ -38,6 +39,8 @@ export interface AdminClient {
   getAccount(accountId: string): Promise<AdminAccount>;
   listKeys(accountId: string): Promise<AdminKey[]>;
   createKey(accountId: string, label: string | undefined): Promise<AdminCreatedKey>;
+  /** A dashboard session key living `ttlSeconds` (outside the plan's cap; docs/dashboard-security.md). */
+  createSessionKey(accountId: string, ttlSeconds: number): Promise<AdminCreatedKey>;
   revokeKey(keyId: string): Promise<AdminKey>;
   /**
    * Closes the account and revokes its active keys (the admin API refuses keys for it from then
@@ -99,6 +102,10 @@ export function createAdminClient(opts: { url: string; token: string; timeoutMs:
     listKeys: async (id) => (await call(AdminKeyList, 'GET', `/accounts/${encodeURIComponent(id)}/keys`)).keys,
     createKey: (id, label) =>
       call(AdminCreatedKey, 'POST', `/accounts/${encodeURIComponent(id)}/keys`, label === undefined ? {} : { label }),
+    createSessionKey: (id, ttlSeconds) => {
+      const body: AdminCreateSessionKey = { ttl_seconds: ttlSeconds };
+      return call(AdminCreatedKey, 'POST', `/accounts/${encodeURIComponent(id)}/session-keys`, body);
+    },
     revokeKey: (keyId) => call(AdminKey, 'POST', `/keys/${encodeURIComponent(keyId)}/revoke`, {}),
     closeAccount: (id) => call(AdminClosedAccount, 'POST', `/accounts/${encodeURIComponent(id)}/close`, {}),
   };

@@ -1,5 +1,9 @@
 // The data explorer: a form that calls the public API from the browser with a key the user pastes,
 // and shows a chart (TradingView Lightweight Charts), the table and the curl of the same call.
+// Given `sessionKey` (the dashboard's session keys), nothing need be pasted: the script asks that URL
+// for the session's short-lived key (a POST with the CSRF token), keeps it in a variable only, asks
+// again once when the API answers 401 (the key expired or was replaced), and shows a first chart on
+// its own; a pasted key is used instead whenever the field holds one.
 //
 // createExplorer() reads the assets once for one app: its render() gives the HTML fragments the
 // dashboard puts in a page's <head> and <main>; its registerAssets() serves the client script, its
@@ -28,6 +32,7 @@
 //   - COT (kind cot_legacy / cot_disaggregated): { date: report_date, <group>: net, ... } per report.
 // `#cdsx` gets `data-ready="true"` once the script has wired the form, and `data-commodity="<ID>"`
 // once the selectors follow that commodity's detail (empty while none is loaded).
+// `window.cdsExplorer.keyKind` says which key the last call used: 'session', 'pasted' or null.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -41,6 +46,11 @@ export interface ExplorerOptions {
   apiBaseUrl: string;
   /** Where registerExplorerAssets serves the assets, e.g. /dashboard/explorer. */
   assetPrefix: string;
+  /**
+   * Where the page gets the session's API key (a same-origin POST of `_csrf` = `csrf`, answering
+   * `{ key, key_id, expires_at }` or the contract's error body); absent: only a pasted key is used.
+   */
+  sessionKey?: { url: string; csrf: string } | undefined;
 }
 
 interface Asset {
@@ -121,7 +131,15 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
     option(t, t === 'none' ? 'None' : t === 'pct_change' ? 'Percent change' : label(t), t === 'none'),
   ).join('');
 
-  const body = `<section id="cdsx" class="cdsx" data-api-base="${esc(trimSlash(opts.apiBaseUrl))}" aria-labelledby="cdsx-title">
+  const session = opts.sessionKey;
+  const sessionData =
+    session === undefined ? '' : ` data-session-key-url="${esc(session.url)}" data-csrf="${esc(session.csrf)}"`;
+  const keyHint =
+    session === undefined
+      ? 'Kept in this page only: never stored, never sent to the dashboard.'
+      : 'Optional. Without one, the explorer uses a short-lived key of your dashboard session: counted against your plan like your own keys, never stored, revoked when you log out. A key pasted here is used instead.';
+  const commodityHint = session === undefined ? 'Suggestions appear once a key is pasted.' : 'Type to see suggestions.';
+  const body = `<section id="cdsx" class="cdsx" data-api-base="${esc(trimSlash(opts.apiBaseUrl))}"${sessionData} aria-labelledby="cdsx-title">
   <header>
     <h1 id="cdsx-title">Data explorer</h1>
     <p class="cdsx-lead">Query the public API from your browser and see the chart, the table and the exact <code>curl</code> of the call.</p>
@@ -131,14 +149,14 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
       <legend>Request</legend>
       <div class="cdsx-field cdsx-wide">
         <label for="cdsx-key">API key</label>
-        <input id="cdsx-key" name="key" type="password" autocomplete="off" spellcheck="false" autocapitalize="off" aria-describedby="cdsx-key-hint" />
-        <p id="cdsx-key-hint" class="cdsx-hint">Kept in this page only: never stored, never sent to the dashboard.</p>
+        <input id="cdsx-key" name="key" type="password" autocomplete="off" spellcheck="false" autocapitalize="off" aria-describedby="cdsx-key-hint"${session === undefined ? '' : ' placeholder="Your session key is used"'} />
+        <p id="cdsx-key-hint" class="cdsx-hint">${esc(keyHint)}</p>
       </div>
       <div class="cdsx-field">
         <label for="cdsx-commodity">Commodity</label>
         <input id="cdsx-commodity" name="commodity" type="text" list="cdsx-commodities" placeholder="e.g. GOLD" autocomplete="off" spellcheck="false" autocapitalize="characters" aria-describedby="cdsx-commodity-hint" />
         <datalist id="cdsx-commodities"></datalist>
-        <p id="cdsx-commodity-hint" class="cdsx-hint">Suggestions appear once a key is pasted.</p>
+        <p id="cdsx-commodity-hint" class="cdsx-hint">${esc(commodityHint)}</p>
       </div>
       <div class="cdsx-field">
         <label for="cdsx-kind">Kind</label>

@@ -18,7 +18,7 @@ export const isKeyId = (value: string): boolean => KeyId.safeParse(value).succes
 /** The page for a key id this account does not hold (or that is no key id at all). */
 export const noSuchKey = (): PageError => new PageError(404, 'No such key', 'This account has no such key.');
 
-/** An account's keys as the pages list them: last 4 characters and last day of use joined in. */
+/** An account's own keys as the pages list them: last 4 characters and last day of use joined in. */
 export interface KeyRows {
   /** Active keys first, newest first; `today` is the current UTC day number. */
   list(user: SignedInUser): Promise<{ rows: KeyRow[]; today: number }>;
@@ -49,7 +49,10 @@ export function createKeyRows(deps: {
         },
       ),
     ]);
+    // The explorer's session keys are the dashboard's, not the user's: not listed, not revocable
+    // here (they end with their session), and outside the plan's cap the page speaks of.
     const rows = keys
+      .filter((k) => k.session_expires_at === undefined)
       .map((k) => ({ ...k, last4: user.key_hints[k.key_id], lastUsedDay: usage?.lastUsedDay.get(k.key_id) }))
       .sort((a, b) =>
         a.status === b.status ? b.created_at.localeCompare(a.created_at) : a.status === 'active' ? -1 : 1,

@@ -47,6 +47,11 @@ export interface SessionStore {
 
 const ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
+/** What names a session in Redis: the keyed hash of its id (`<prefix>sess:<ref>`), never the id. */
+export function sessionRef(secret: string, id: string): string {
+  return keyedHash(secret, 'session', id);
+}
+
 /** Server-side sessions in Redis: `<prefix>sess:<hmac(id)>` → JSON, expiring with the policy. */
 export function createSessionStore(deps: {
   redis: RedisClient;
@@ -54,10 +59,19 @@ export function createSessionStore(deps: {
   secret: string;
   policy: SessionPolicy;
   clock: () => number;
+  /**
+   * Told of each session ended here (log-out, log-out everywhere, found expired), by its ref, after
+   * it is deleted: the session's API key is revoked (SessionKeys.end). Must not throw.
+   */
+  onEnd?: (ref: string) => Promise<void>;
 }): SessionStore {
   const { redis, prefix, policy, clock } = deps;
-  const keyOf = (id: string) => `${prefix}sess:${keyedHash(deps.secret, 'session', id)}`;
+  const sessPrefix = `${prefix}sess:`;
+  const keyOf = (id: string) => `${sessPrefix}${sessionRef(deps.secret, id)}`;
   const userSetOf = (userId: string) => `${prefix}user-sess:${userId}`;
+  const ended = async (key: string) => {
+    if (deps.onEnd !== undefined && key.startsWith(sessPrefix)) await deps.onEnd(key.slice(sessPrefix.length));
+  };
 
   return {
     async create(userId) {
@@ -94,6 +108,7 @@ export function createSessionStore(deps: {
       const now = clock();
       if (sessionStatus(record, now, policy) !== 'active') {
         await redis.del(key);
+        await ended(key);
         return undefined;
       }
       const touched = { ...record, seen_ms: now };
@@ -104,13 +119,21 @@ export function createSessionStore(deps: {
     },
 
     async destroy(id) {
-      if (ID_PATTERN.test(id)) await redis.del(keyOf(id));
+      if (!ID_PATTERN.test(id)) return;
+      // Deleted first: a key being made for it meanwhile then sees the session gone (session-keys.ts).
+      await redis.del(keyOf(id));
+      await ended(keyOf(id));
     },
 
     async destroyAllForUser(userId) {
       const keys = await redis.smembers(userSetOf(userId));
       // One DEL per key: on Redis Cluster the keys are in different slots.
-      await Promise.all(keys.map((key) => redis.del(key)));
+      await Promise.all(
+        keys.map(async (key) => {
+          await redis.del(key);
+          await ended(key);
+        }),
+      );
       await redis.del(userSetOf(userId));
     },
   };

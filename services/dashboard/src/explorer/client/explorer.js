@@ -1,8 +1,11 @@
 /* The data explorer in the browser: plain JavaScript served as a file (no build step).
  * It calls the public API with the key pasted into the form, which lives in that input only: it
  * is never written to storage, cookies, the URL, the DOM or window.cdsExplorer, and the curl shown
- * carries $KEY instead. Charts are drawn with TradingView Lightweight Charts (served by the
- * dashboard itself as lightweight-charts.js, loaded before this file). */
+ * carries $KEY instead. In the dashboard (data-session-key-url), nothing need be pasted: the page
+ * asks the dashboard for its session's short-lived key, keeps it in a variable of this closure
+ * only (same rules), asks again once when the API answers 401, and shows a first chart on its own.
+ * Charts are drawn with TradingView Lightweight Charts (served by the dashboard itself as
+ * lightweight-charts.js, loaded before this file). */
 /* global window, document, fetch, AbortSignal, FormData, URLSearchParams, LightweightCharts */
 (() => {
   'use strict';
@@ -10,6 +13,8 @@
   const root = document.getElementById('cdsx');
   if (root === null) return;
   const apiBase = (root.dataset.apiBase || '').replace(/\/+$/, '');
+  const sessionKeyUrl = root.dataset.sessionKeyUrl || '';
+  const csrf = root.dataset.csrf || '';
   const $ = (id) => document.getElementById(id);
   const form = $('cdsx-form');
   const keyInput = $('cdsx-key');
@@ -59,9 +64,11 @@
   const FREQUENCY_RANK = { daily: 0, weekly: 1, monthly: 2 };
   /** Fewer points than this draw with a marker on each, so a sparse monthly or weekly line reads as observations. */
   const MARKERS_BELOW = 120;
+  /** The first chart of a session without a pasted key: the first of these the list offers, else its first. */
+  const FIRST_CHART = ['GOLD', 'CRUDE_OIL_WTI'];
 
-  /** What the page drew, for tests and curious users: never the key. */
-  const state = { kind: null, url: null, points: [], response: null, drawing: '', shown: 0 };
+  /** What the page drew, for tests and curious users: never the key (keyKind: 'session', 'pasted' or null). */
+  const state = { kind: null, url: null, points: [], response: null, drawing: '', shown: 0, keyKind: null };
   window.cdsExplorer = state;
 
   let chart = null;
@@ -154,6 +161,80 @@
       throw err;
     }
     return body;
+  }
+
+  /** The session's key as a promise of { key, id }: in this variable only, dropped when the page is left. */
+  let session = null;
+
+  /** Asks the dashboard for the session's key; `replacing` names one the API refused, so another is made. */
+  async function fetchSessionKey(replacing) {
+    const form = new URLSearchParams({ _csrf: csrf });
+    if (replacing) form.set('replace', replacing);
+    let res;
+    try {
+      res = await fetch(sessionKeyUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: form.toString(),
+        credentials: 'same-origin',
+        cache: 'no-store',
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch (e) {
+      throw new Error('The dashboard did not answer with a key for this session: paste one of your keys.', {
+        cause: e,
+      });
+    }
+    let body;
+    try {
+      body = await res.json();
+    } catch {
+      body = null;
+    }
+    if (!res.ok || !body || typeof body.key !== 'string') {
+      const said = body && body.error && body.error.message;
+      throw new Error(said || `The dashboard answered ${res.status} for a session key: paste one of your keys.`);
+    }
+    return { key: body.key, id: body.key_id };
+  }
+
+  /**
+   * The session's key, asked for once and shared by every call; `refused` (a key id the API answered
+   * 401 to) asks for another, once, however many calls saw that 401.
+   */
+  function sessionKeyOf(refused) {
+    if (session === null) session = fetchSessionKey('');
+    else if (refused) {
+      session = session.then(
+        (k) => (k.id === refused ? fetchSessionKey(refused) : k),
+        () => fetchSessionKey(refused),
+      );
+    }
+    const asked = session;
+    asked.catch(() => {
+      if (session === asked) session = null;
+    });
+    return asked;
+  }
+
+  /** Whether a call has a key: one pasted, or the session's. */
+  const hasKey = () => keyInput.value.trim() !== '' || sessionKeyUrl !== '';
+
+  /** GET on the public API with the pasted key, else the session's (asked for again once on a 401). */
+  async function call(path) {
+    const pasted = keyInput.value.trim();
+    if (pasted !== '' || sessionKeyUrl === '') {
+      state.keyKind = 'pasted';
+      return api(path, pasted);
+    }
+    state.keyKind = 'session';
+    const held = await sessionKeyOf('');
+    try {
+      return await api(path, held.key);
+    } catch (err) {
+      if (err.status !== 401) throw err;
+      return api(path, (await sessionKeyOf(held.id)).key);
+    }
   }
 
   /** The series or COT request the form describes: its API path (with query) and kind. */
@@ -449,10 +530,10 @@
 
   /** The commodity's detail (GET /commodities/{slug}), fetched once per commodity; null when that failed. */
   const details = new Map();
-  function detailOf(slug, key) {
+  function detailOf(slug) {
     let p = details.get(slug);
     if (p === undefined) {
-      p = api(`/commodities/${encodeURIComponent(slug)}`, key).then(
+      p = call(`/commodities/${encodeURIComponent(slug)}`).then(
         (body) => (body && body.data) || null,
         () => {
           // Unknown commodity, bad key...: Show reports the series call's own error; ask again next time.
@@ -490,13 +571,12 @@
   }
 
   async function loadAvailable() {
-    const key = keyInput.value.trim();
     const slug = commodityInput.value.trim().toUpperCase();
     if (current !== null && current.slug === slug) return;
     const n = ++following;
     follow(slug, null);
-    if (key === '' || slug === '') return;
-    const detail = await detailOf(slug, key);
+    if (!hasKey() || slug === '') return;
+    const detail = await detailOf(slug);
     if (n === following) follow(slug, detail);
   }
 
@@ -578,9 +658,8 @@
 
   async function show() {
     clearError();
-    const key = keyInput.value.trim();
     let req = requestFromForm();
-    if (key === '') {
+    if (!hasKey()) {
       showError(new Error('Paste an API key first: the explorer calls the public API with it.'));
       keyInput.focus();
       return;
@@ -601,7 +680,7 @@
       let known = current !== null && current.slug === req.slug ? current : null;
       if (known === null) {
         following += 1;
-        const detail = await detailOf(req.slug, key);
+        const detail = await detailOf(req.slug);
         const stillChosen = commodityInput.value.trim().toUpperCase() === req.slug;
         if (stillChosen) {
           if (current === null || current.slug !== req.slug) follow(req.slug, detail);
@@ -617,7 +696,7 @@
       const url = apiBase + req.path;
       curlBox.textContent = curlOf(url);
       results.hidden = false;
-      const body = await api(req.path, key);
+      const body = await call(req.path);
       const data = Array.isArray(body && body.data) ? body.data : [];
       const meta = (body && body.meta) || {};
       const name = (known && known.detail.name) || req.slug;
@@ -693,16 +772,17 @@
     }
   }
 
-  /** Fills the commodity suggestions from GET /commodities once a key is pasted (up to 10 pages). */
+  /** Fills the commodity suggestions from GET /commodities once a key is pasted or the session's is used (up to 10 pages). */
   let listedWith = null;
   async function loadCommodities() {
+    // The pasted key, or '' for the session's.
     const key = keyInput.value.trim();
-    if (key === '' || key === listedWith) return;
+    if (!hasKey() || key === listedWith) return;
     listedWith = key;
     try {
       const options = [];
       for (let page = 1, pages = 1; page <= pages && page <= 10; page++) {
-        const body = await api(`/commodities?per_page=100&page=${page}`, key);
+        const body = await call(`/commodities?per_page=100&page=${page}`);
         pages = body.meta.total_pages;
         for (const c of body.data) {
           const o = document.createElement('option');
@@ -712,7 +792,7 @@
         }
       }
       commodityList.replaceChildren(...options);
-      setStatus(`${options.length} commodities available with this key.`);
+      setStatus(`${options.length} commodities available with ${key === '' ? 'your session key' : 'this key'}.`);
     } catch (err) {
       listedWith = null;
       showError(err);
@@ -743,9 +823,28 @@
       );
     }
   });
-  // Drop the key when the page is left, so a restored page (back/forward cache) does not hold it.
+  /** Without a pasted key, in the dashboard: the commodity list, then a first chart, nothing to fill in. */
+  async function firstChart() {
+    await loadCommodities();
+    if (commodityInput.value.trim() !== '' || keyInput.value.trim() !== '') return;
+    const listed = [...commodityList.options].map((o) => o.value);
+    const slug = FIRST_CHART.find((id) => listed.includes(id)) || listed[0];
+    if (!slug) return;
+    commodityInput.value = slug;
+    await loadAvailable();
+    if (current !== null && !current.offered.has(kindSelect.value)) {
+      const first = current.offered.keys().next().value;
+      if (first) kindSelect.value = first;
+      syncKind();
+    }
+    await show();
+  }
+
+  // Drop the keys when the page is left, so a restored page (back/forward cache) does not hold them.
   window.addEventListener('pagehide', () => {
     keyInput.value = '';
+    session = null;
   });
   root.dataset.ready = 'true';
+  if (sessionKeyUrl !== '') void firstChart();
 })();

@@ -20,16 +20,10 @@ const ALLOWED = new Set([`${SOURCES_DIR}/registry.ts`, 'libs/contracts/src/sourc
  * so), and a file not listed here may not start.
  */
 const NOT_YET_DERIVED: Readonly<Record<string, readonly string[]>> = {
-  'libs/contracts/src/events.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
-  'libs/contracts/src/openapi.ts': ['cftc'],
-  'libs/contracts/src/primitives.ts': ['eia', 'nass', 'ams', 'worldbank', 'demo'],
-  'libs/contracts/src/resources.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
-  'libs/contracts/src/routes.ts': ['cftc', 'eia', 'nass'],
-  'libs/contracts/src/status.ts': ['eia', 'nass', 'demo'],
-  'libs/read-models/src/index.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank'],
+  'libs/contracts/src/primitives.ts': ['demo'],
+  'libs/contracts/src/status.ts': ['demo'],
   'scripts/start.ts': ['demo', 'snapshot'],
   'services/dashboard/src/explorer/client/explorer.js': ['demo'],
-  'services/dashboard/src/webhooks/page.ts': ['cftc', 'eia', 'nass'],
   'services/gateway/src/main.ts': ['demo'],
   'services/gateway/src/status/status-document.ts': ['demo'],
   'services/ingest/src/catalog/commodities.ts': ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'demo'],

@@ -10,6 +10,7 @@ import {
   Sha256Hex,
 } from './primitives.ts';
 import { Plan } from './plans.ts';
+import { identifierShape } from './sources.ts';
 
 /** JetStream streams: data events and key-lifecycle events. */
 export const DATA_STREAM = 'CDS_DATA';
@@ -43,18 +44,10 @@ function envelope<T extends string, D extends z.ZodType>(type: T, data: D) {
 export const ProvenanceSource = z.string().min(1).max(200);
 
 /** The official identifiers of a commodity, so a user can look any number up at its source. */
-export const CatalogIdentifiers = z.strictObject({
-  /** CFTC_Contract_Market_Code values of its COT reports. */
-  cftc_contract_codes: z.array(z.string().min(1).max(20)).max(20),
-  /** EIA API v2 `series` facet ids. */
-  eia_series: z.array(z.string().min(1).max(40)).max(50),
-  /** USDA NASS Quick Stats data items (`short_desc`). */
-  nass_items: z.array(z.string().min(1).max(200)).max(50),
-  /** World Bank Pink Sheet series codes (row 7 of `Monthly Prices`); optional (older events lack it). */
-  worldbank_series: z.array(z.string().min(1).max(40)).max(20).optional(),
-  /** USDA AMS market report slugs; optional (older events lack it). */
-  ams_reports: z.array(z.string().min(1).max(40)).max(20).optional(),
-});
+export const CatalogIdentifiers = z.strictObject(
+  // one list per source with identifiers (sources.ts SOURCE_IDENTIFIERS: field, bounds, whether older events lack it)
+  identifierShape((row) => z.array(z.string().min(1).max(row.maxLength)).max(row.maxItems)),
+);
 export type CatalogIdentifiers = z.infer<typeof CatalogIdentifiers>;
 
 export const CatalogEntry = z.strictObject({

@@ -12,6 +12,7 @@ import {
   type RouteHeader,
   type RouteSamples,
 } from './routes.ts';
+import { CITED } from './sources.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -331,7 +332,7 @@ const count = (n: number) => n.toLocaleString('en-US');
  */
 const INFO_DESCRIPTION = [
   'A read-only REST API over free government commodity data: a commodity catalog, time series ' +
-    '(prices, volume, open interest, fundamentals) and CFTC Commitments of Traders reports.',
+    `(prices, volume, open interest, fundamentals) and ${CITED.cotReports}.`,
   '## Authentication',
   'Every request needs an API key, except `GET /status`. Send your 40-character key as ' +
     '`Authorization: Bearer <key>`. The `api_key` query parameter is still accepted, for old scripts, but not ' +

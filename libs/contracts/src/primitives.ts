@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { documented } from './registry.ts';
+import { priceBasisMeaning } from './sources.ts';
 
 /** Upper snake case: letters/digits in words joined by single underscores, starting with a letter. */
 export const COMMODITY_ID_PATTERN = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
@@ -66,14 +67,11 @@ export const PRICE_BASES = [
   'futures_settlement',
   'demo',
 ] as const;
+const PRICE_BASIS_TEXTS = PRICE_BASES.map((b) => `\`${b}\` (${priceBasisMeaning(b)})`);
 export const PriceBasis = documented(z.enum(PRICE_BASES), {
   id: 'PriceBasis',
-  description:
-    'What a price series is: `spot` (a daily spot price at a named delivery point, e.g. EIA WTI Cushing), ' +
-    '`cash` (a negotiated cash or announced class price from a USDA AMS market report), `monthly_average` ' +
-    '(the monthly average of a benchmark price, e.g. the World Bank Pink Sheet), `received_by_farmers` (the ' +
-    'USDA NASS monthly average price received by farmers), `futures_settlement` (exchange futures settlement ' +
-    'prices, from a file an operator loaded) or `demo` (generated demonstration data).',
+  // each basis as the row of the source giving it says (sources.ts SOURCES priceBasis)
+  description: `What a price series is: ${PRICE_BASIS_TEXTS.slice(0, -1).join(', ')} or ${PRICE_BASIS_TEXTS.at(-1)}.`,
 });
 
 export const FREQUENCIES = ['daily', 'weekly', 'monthly'] as const;

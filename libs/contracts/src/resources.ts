@@ -11,6 +11,7 @@ import {
   SeriesType,
   Transform,
 } from './primitives.ts';
+import { CITED, identifierShape, SOURCE_IDENTIFIERS } from './sources.ts';
 
 const nonNegativeInt = z.int().min(0);
 
@@ -26,11 +27,10 @@ const provenance = {
     .optional()
     .meta({
       description:
-        'Where the numbers come from: `cftc:<format>:<CFTC contract market code>` (e.g. `cftc:legacy:067651`), ' +
-        '`eia:<EIA series id>` (e.g. `eia:RWTC`), `nass:<USDA NASS Quick Stats data item>`, ' +
-        '`worldbank:<Pink Sheet series code>` (e.g. `worldbank:GOLD`), `ams:<USDA AMS report>` (e.g. ' +
-        '`ams:LM_CT150`), or `demo` for generated demonstration data that comes from no official source. ' +
-        'Absent when unknown.',
+        `Where the numbers come from: ${Object.values(SOURCE_IDENTIFIERS)
+          .map((row) => `${row.provenance}, `)
+          .join('')}` +
+        'or `demo` for generated demonstration data that comes from no official source. Absent when unknown.',
     }),
   last_updated: z.iso
     .datetime({ offset: true })
@@ -53,7 +53,7 @@ const publication = {
     .meta({
       description:
         'When the source published this version (RFC 3339): the release that carried it, from the source when it ' +
-        'says (the Pink Sheet\'s "Updated on", EIA and NASS release fields) or from the release calendar ' +
+        `says (${CITED.statedPublication}) or from the release calendar ` +
         '(published_at_estimated). A resampled or transformed point carries the latest of the observations it ' +
         'comes from.',
     }),
@@ -87,26 +87,18 @@ const seriesTerms = {
     .optional()
     .meta({
       description:
-        "The source's name and the terms of its data, as its licence asks to cite it (e.g. `The World Bank: " +
-        'Commodity Price Data (The Pink Sheet), CC BY 4.0`). Absent when `source` is.',
+        `The source's name and the terms of its data, as its licence asks to cite it (e.g. \`${CITED.attribution}\`). ` +
+        'Absent when `source` is.',
     }),
 };
 
 export const CommodityIdentifiers = documented(
-  z.object({
-    cftc_contract_codes: z.array(z.string()).meta({
-      description: "CFTC contract market codes (CFTC_Contract_Market_Code) of the commodity's COT reports.",
-    }),
-    eia_series: z.array(z.string()).meta({ description: 'EIA API v2 series ids (the `series` facet), e.g. RWTC.' }),
-    nass_items: z.array(z.string()).meta({
-      description: 'USDA NASS Quick Stats data items (`short_desc`), e.g. "CORN, GRAIN - PRODUCTION, MEASURED IN BU".',
-    }),
-    worldbank_series: z
-      .array(z.string())
-      .optional()
-      .meta({ description: 'World Bank Pink Sheet series codes, e.g. GOLD, COFFEE_ARABIC.' }),
-    ams_reports: z.array(z.string()).optional().meta({ description: 'USDA AMS market report ids, e.g. LM_CT150.' }),
-  }),
+  z.object(
+    identifierShape(
+      () => z.array(z.string()),
+      (schema, row) => schema.meta({ description: row.description }),
+    ),
+  ),
   {
     id: 'CommodityIdentifiers',
     description:
@@ -285,13 +277,13 @@ const PctOf = documented(z.object({ long: pct, short: pct }), {
   id: 'CotGroupPctOfOi',
   description:
     "A group's long and short as a percent of open interest: round(100 × value / open_interest, 1), half away " +
-    'from zero (as the CFTC % of OI columns, bar one published cell: docs/decisions.md). Can exceed 100 only if the source does.',
+    `from zero (as ${CITED.cotPercentages}, bar one published cell: docs/decisions.md). Can exceed 100 only if the source does.`,
 });
 const PctOfWithSpreading = documented(z.object({ long: pct, short: pct, spreading: pct }), {
   id: 'CotGroupPctOfOiWithSpreading',
   description:
     "A group's long, short and spreading as a percent of open interest: round(100 × value / open_interest, 1), " +
-    'half away from zero (as the CFTC % of OI columns, bar one published cell: docs/decisions.md).',
+    `half away from zero (as ${CITED.cotPercentages}, bar one published cell: docs/decisions.md).`,
 });
 const indexValue = z.number().min(0).max(100).nullable();
 

@@ -6,6 +6,7 @@ import { EventsQuery, SSE_STREAMS_PER_PLAN } from './notifications.ts';
 import { CommodityDetailQuery, CommodityPathParams, CotQuery, ListCommoditiesQuery, SeriesQuery } from './params.ts';
 import { CommodityDetailResponse, CommodityListResponse, CotResponse, SeriesResponse } from './resources.ts';
 import { ServerSentEvent } from './server-sent-event.ts';
+import { SYNC_SOURCE_NAMES } from './sources.ts';
 import { StatusResponse } from './status.ts';
 
 export { API_PREFIX };
@@ -307,7 +308,7 @@ export const PUBLIC_ROUTES = [
     operationId: 'getStatus',
     summary: 'Source freshness',
     description:
-      'Per official source (CFTC, EIA, NASS): the last successful sync, the newest data date, the last release ' +
+      `Per official source (${SYNC_SOURCE_NAMES.join(', ')}): the last successful sync, the newest data date, the last release ` +
       'that should be in by now and the next scheduled one (America/New_York, federal holiday shifts included), ' +
       'and whether the source is late. Public: no API key, not counted against any rate window; cacheable for 60 s.',
     tag: 'status',

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * The public facts of every data source, one row each: what the API and the docs say about it.
  * A source's code lives in `services/ingest/src/sources/<name>/`, and the ingest registry
@@ -22,6 +24,8 @@ export interface SourceFacts {
   synced: boolean;
   /** The publisher's release calendar, for a synced source. */
   calendar?: SourceCalendar;
+  /** The kind of price its price series are (PRICE_BASES), and what that means, as the API reference says it. */
+  priceBasis?: { basis: string; meaning: string };
 }
 
 /**
@@ -48,6 +52,8 @@ export interface SourceCalendar {
    * publishers sometimes post late; two hours (CFTC: 17:30 ET on a Friday) leave room for a retry.
    */
   lateGraceHours: number;
+  /** The newest observation date a release carries, as GET /status's reference says it. */
+  dataDate?: string;
 }
 
 const PUBLIC_DOMAIN = 'Public domain (U.S. government work, 17 U.S.C. § 105)';
@@ -60,7 +66,7 @@ export const SOURCES = {
     licence: PUBLIC_DOMAIN,
     snapshotLicence: 'U.S. Commodity Futures Trading Commission: public domain (U.S. government work)',
     synced: true,
-    calendar: { rule: 'cot-weekly', lateGraceHours: 2 },
+    calendar: { rule: 'cot-weekly', lateGraceHours: 2, dataDate: 'COT the Tuesday positions of its week' },
   },
   eia: {
     title: 'U.S. Energy Information Administration',
@@ -69,7 +75,12 @@ export const SOURCES = {
     snapshotLicence:
       'U.S. Energy Information Administration: public domain (U.S. government work); cite "Source: U.S. EIA"',
     synced: true,
-    calendar: { rule: 'wpsr-weekly', lateGraceHours: 2 },
+    calendar: {
+      rule: 'wpsr-weekly',
+      lateGraceHours: 2,
+      dataDate: 'the EIA Weekly Petroleum Status Report the week ending the Friday before',
+    },
+    priceBasis: { basis: 'spot', meaning: 'a daily spot price at a named delivery point, e.g. EIA WTI Cushing' },
   },
   nass: {
     title: 'USDA National Agricultural Statistics Service',
@@ -77,7 +88,12 @@ export const SOURCES = {
     licence: PUBLIC_DOMAIN,
     snapshotLicence: 'USDA National Agricultural Statistics Service: public domain (U.S. government work)',
     synced: true,
-    calendar: { rule: 'quarter-end-reports', lateGraceHours: 2 },
+    calendar: {
+      rule: 'quarter-end-reports',
+      lateGraceHours: 2,
+      dataDate: 'NASS quarter-end Grain Stocks the first of their month',
+    },
+    priceBasis: { basis: 'received_by_farmers', meaning: 'the USDA NASS monthly average price received by farmers' },
   },
   ams: {
     title: 'USDA Agricultural Marketing Service: Market News',
@@ -86,6 +102,7 @@ export const SOURCES = {
     snapshotLicence: 'USDA Agricultural Marketing Service: public domain (U.S. government work)',
     synced: true,
     calendar: { rule: 'lm-hg201-daily', lateGraceHours: 2 },
+    priceBasis: { basis: 'cash', meaning: 'a negotiated cash or announced class price from a USDA AMS market report' },
   },
   worldbank: {
     title: 'World Bank Commodity Price Data, the Pink Sheet',
@@ -96,13 +113,25 @@ export const SOURCES = {
     synced: true,
     // The Pink Sheet has no announced hour and was seen posted late in the afternoon: until 18:00 ET the next day.
     calendar: { rule: 'pink-sheet-monthly', lateGraceHours: 30 },
+    priceBasis: {
+      basis: 'monthly_average',
+      meaning: 'the monthly average of a benchmark price, e.g. the World Bank Pink Sheet',
+    },
   },
-  ohlcv: { title: 'OHLCV files (daily bars a user imports)', synced: false },
+  ohlcv: {
+    title: 'OHLCV files (daily bars a user imports)',
+    synced: false,
+    priceBasis: {
+      basis: 'futures_settlement',
+      meaning: 'exchange futures settlement prices, from a file an operator loaded',
+    },
+  },
   demo: {
     title: 'Generated demonstration data',
     attribution: 'Generated demonstration data: not from any official source',
     licence: 'Generated demonstration data (no licence terms)',
     synced: false,
+    priceBasis: { basis: 'demo', meaning: 'generated demonstration data' },
   },
   snapshot: { title: 'The bundled snapshot of real data (carries its records’ own sources)', synced: false },
 } as const satisfies Record<string, SourceFacts>;
@@ -116,10 +145,119 @@ export const PUBLIC_SOURCE_NAMES = Object.keys(SOURCES) as PublicSourceName[];
 /** The sources `ingest sync` keeps up to date, in table order. */
 export const SYNC_SOURCE_NAMES = PUBLIC_SOURCE_NAMES.filter((n) => SOURCES[n].synced) as [Synced, ...Synced[]];
 
+const ROWS: readonly SourceFacts[] = Object.values(SOURCES);
+
+/** What a price basis means, from the row of the source whose prices are of that kind (throws on a basis no row gives). */
+export function priceBasisMeaning(basis: string): string {
+  const row = ROWS.find((r) => r.priceBasis?.basis === basis);
+  if (row?.priceBasis === undefined) throw new Error(`contracts: no source gives the price basis ${basis}`);
+  return row.priceBasis.meaning;
+}
+
+/** The newest observation date each release carries, in table order, where a calendar says it (GET /status). */
+export const RELEASE_DATA_DATES: readonly string[] = ROWS.flatMap((r) => r.calendar?.dataDate ?? []);
+
+/** What the API reference says of particular sources (resources.ts, openapi.ts), kept with their rows. */
+export const CITED = {
+  /** The reports the COT endpoints serve. */
+  cotReports: `${SOURCES.cftc.title} reports`,
+  /** Whose `% of OI` columns the COT percentages are rounded as. */
+  cotPercentages: 'the CFTC % of OI columns',
+  /** Where the sources state when a release was published. */
+  statedPublication: 'the Pink Sheet\'s "Updated on", EIA and NASS release fields',
+  /** An attribution, as an example. */
+  attribution: SOURCES.worldbank.attribution,
+} as const;
+
 /** The facts row of a provenance `source` (`worldbank:GOLD`, `eia:RWTC`, `demo`), or undefined. */
 export function sourceFactsOf(source: string | undefined): SourceFacts | undefined {
   if (source === undefined) return undefined;
   const colon = source.indexOf(':');
   const name = colon === -1 ? source : source.slice(0, colon);
   return Object.hasOwn(SOURCES, name) ? SOURCES[name as PublicSourceName] : undefined;
+}
+
+/**
+ * How a source's identifiers are published with a catalog entry (CatalogIdentifiers in events.ts,
+ * CommodityIdentifiers in resources.ts) and how its records name it in `source`.
+ */
+export interface SourceIdentifiers {
+  /** The field of a catalog entry's `identifiers` that lists them. */
+  field: string;
+  /** What the field holds, as the API reference says it. */
+  description: string;
+  /** Absent from entries published before the source was added (else an empty list when none). */
+  optional: boolean;
+  /** At most this many per commodity, each at most `maxLength` characters. */
+  maxItems: number;
+  maxLength: number;
+  /** The `source` its numbers carry, as the API reference spells it (`<name>:<what>`, with an example). */
+  provenance: string;
+}
+
+/**
+ * The sources with identifiers of their own, in the order a catalog entry lists their fields: the
+ * catalog events' ids hash the entry's JSON, so a new source's field goes last.
+ */
+export const SOURCE_IDENTIFIERS = {
+  cftc: {
+    field: 'cftc_contract_codes',
+    description: "CFTC contract market codes (CFTC_Contract_Market_Code) of the commodity's COT reports.",
+    optional: false,
+    maxItems: 20,
+    maxLength: 20,
+    provenance: '`cftc:<format>:<CFTC contract market code>` (e.g. `cftc:legacy:067651`)',
+  },
+  eia: {
+    field: 'eia_series',
+    description: 'EIA API v2 series ids (the `series` facet), e.g. RWTC.',
+    optional: false,
+    maxItems: 50,
+    maxLength: 40,
+    provenance: '`eia:<EIA series id>` (e.g. `eia:RWTC`)',
+  },
+  nass: {
+    field: 'nass_items',
+    description: 'USDA NASS Quick Stats data items (`short_desc`), e.g. "CORN, GRAIN - PRODUCTION, MEASURED IN BU".',
+    optional: false,
+    maxItems: 50,
+    maxLength: 200,
+    provenance: '`nass:<USDA NASS Quick Stats data item>`',
+  },
+  worldbank: {
+    field: 'worldbank_series',
+    description: 'World Bank Pink Sheet series codes, e.g. GOLD, COFFEE_ARABIC.',
+    optional: true,
+    maxItems: 20,
+    maxLength: 40,
+    provenance: '`worldbank:<Pink Sheet series code>` (e.g. `worldbank:GOLD`)',
+  },
+  ams: {
+    field: 'ams_reports',
+    description: 'USDA AMS market report ids, e.g. LM_CT150.',
+    optional: true,
+    maxItems: 20,
+    maxLength: 40,
+    provenance: '`ams:<USDA AMS report>` (e.g. `ams:LM_CT150`)',
+  },
+} as const satisfies { readonly [K in PublicSourceName]?: SourceIdentifiers };
+
+type IdentifierRow = (typeof SOURCE_IDENTIFIERS)[keyof typeof SOURCE_IDENTIFIERS];
+/** The fields every catalog entry's `identifiers` carries (an empty list when none). */
+export type RequiredIdentifierField = Extract<IdentifierRow, { optional: false }>['field'];
+/** The fields an entry may lack. */
+export type OptionalIdentifierField = Extract<IdentifierRow, { optional: true }>['field'];
+
+/**
+ * A zod shape with one field per SOURCE_IDENTIFIERS row, in its order: `list` makes the field's
+ * schema, made optional for an optional row, then `finish` adds what goes on the field (its description).
+ */
+export function identifierShape<A extends z.ZodType>(
+  list: (row: SourceIdentifiers) => A,
+  finish: (schema: A | z.ZodOptional<A>, row: SourceIdentifiers) => z.ZodType = (schema) => schema,
+): { [F in RequiredIdentifierField]: A } & { [F in OptionalIdentifierField]: z.ZodOptional<A> } {
+  const rows: readonly SourceIdentifiers[] = Object.values(SOURCE_IDENTIFIERS);
+  return Object.fromEntries(
+    rows.map((row) => [row.field, finish(row.optional ? list(row).optional() : list(row), row)]),
+  ) as { [F in RequiredIdentifierField]: A } & { [F in OptionalIdentifierField]: z.ZodOptional<A> };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RequestId } from './primitives.ts';
 import { documented } from './registry.ts';
-import { SOURCES, SYNC_SOURCE_NAMES } from './sources.ts';
+import { RELEASE_DATA_DATES, SOURCES, SYNC_SOURCE_NAMES } from './sources.ts';
 
 /** The official sources `ingest sync` keeps up to date (the synced rows of SOURCES). */
 export const SyncSourceName = documented(z.enum(SYNC_SOURCE_NAMES), {
@@ -43,10 +43,7 @@ export const ScheduledRelease = documented(
       .regex(/^\d{2}:\d{2}$/)
       .meta({ description: 'Its time in America/New_York, HH:MM.' }),
     data_date: Day.meta({
-      description:
-        'The newest observation date the release carries: COT the Tuesday positions of its week, the EIA Weekly ' +
-        'Petroleum Status Report the week ending the Friday before, NASS quarter-end Grain Stocks the first of ' +
-        'their month.',
+      description: `The newest observation date the release carries: ${RELEASE_DATA_DATES.join(', ')}.`,
     }),
     shifted_by: z
       .string()

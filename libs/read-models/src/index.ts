@@ -1,4 +1,4 @@
-import type { Category, CotFormat, Frequency, PriceBasis, SeriesType } from '@cds/contracts';
+import type { CatalogIdentifiers, Category, CotFormat, Frequency, PriceBasis, SeriesType } from '@cds/contracts';
 import type { StoredRelease, Versioned } from './versions.ts';
 
 export * from './versions.ts';
@@ -85,14 +85,8 @@ export interface StoredSeriesDescriptor {
   first_published_at?: string;
 }
 
-/** A commodity's official identifiers (the catalog entry's `identifiers`). */
-export interface StoredIdentifiers {
-  cftc_contract_codes: string[];
-  eia_series: string[];
-  nass_items: string[];
-  worldbank_series?: string[];
-  ams_reports?: string[];
-}
+/** A commodity's official identifiers (the catalog entry's `identifiers`: one list per source with identifiers). */
+export type StoredIdentifiers = CatalogIdentifiers;
 
 /** catalog: one document per commodity; `_id` is the commodity id. */
 export interface CatalogDoc {

@@ -151,7 +151,7 @@ export interface paths {
         };
         /**
          * Source freshness
-         * @description Per official source (CFTC, EIA, NASS): the last successful sync, the newest data date, the last release that should be in by now and the next scheduled one (America/New_York, federal holiday shifts included), and whether the source is late. Public: no API key, not counted against any rate window; cacheable for 60 s.
+         * @description Per official source (cftc, eia, nass, ams, worldbank): the last successful sync, the newest data date, the last release that should be in by now and the next scheduled one (America/New_York, federal holiday shifts included), and whether the source is late. Public: no API key, not counted against any rate window; cacheable for 60 s.
          */
         get: operations["getStatus"];
         put?: never;

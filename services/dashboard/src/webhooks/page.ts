@@ -85,7 +85,7 @@ export function webhooksPage(s: WebhooksPageState): SafeHtml {
         s.endpoints.length === 0
           ? html`<div class="empty">
               <p><strong>No endpoints yet.</strong></p>
-              <p>Add one to be told when CFTC, EIA or NASS data you follow changes, instead of polling.</p>
+              <p>Add one to be told when the official data you follow changes, instead of polling.</p>
             </div>`
           : html`<div class="table-wrap">
               <table>

@@ -63,7 +63,19 @@ export const REPORT_KIND: ItemKind<StoredCotReport> = {
  * (estimated; the stamp the ingest gives, libs/schedule `cotReportStamp`).
  */
 export function cotReportRelease(report: Report, firstSeenAt: string): ReleaseStamp {
-  return stampOf(report, () => calendarStamp(report.report_date).published_at ?? firstSeenAt, firstSeenAt);
+  return stampOf(report, () => calendarPublishedAt(report.report_date) ?? firstSeenAt, firstSeenAt);
+}
+
+/** The calendar's publication per report date, remembered: working it out (time zones, holidays) is most of a fold. */
+const calendar = new Map<string, string | undefined>();
+const CALENDAR_ENTRIES = 50_000;
+
+function calendarPublishedAt(reportDate: string): string | undefined {
+  if (calendar.has(reportDate)) return calendar.get(reportDate);
+  if (calendar.size >= CALENDAR_ENTRIES) calendar.clear();
+  const published = calendarStamp(reportDate).published_at;
+  calendar.set(reportDate, published);
+  return published;
 }
 
 function toStored(event: DataEvent & { type: 'cot.reports.recorded' }, report: Report): StoredCotReport {

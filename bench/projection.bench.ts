@@ -8,25 +8,58 @@
 // (BENCH_SERIES_EVENTS, BENCH_COT_EVENTS, BENCH_RATE, BENCH_SECONDS, BENCH_CLAIMS=off|on|both, BENCH_LAG_SHAPES=live,spread,
 // BENCH_DRAIN_MS override the sizes; BENCH_LOG=warn shows retries and watchdog reports). A throughput phase that
 // makes no progress for BENCH_STALL_MS (default 120 s) fails the bench with what the worker's watchdog saw.
+//   BENCH_PROJECTION_BASE=<another checkout> (made with its own node_modules or links to these) adds a
+// target `base`: that checkout's projector, run over the same stream and servers, each phase right
+// before this one's, so one run compares them. Each target reads into databases of its own. Where a
+// projector reports its time per phase (load, fold, write, after), the bench prints it.
 import { DATA_STREAM, subjectFor, type DataEvent } from '@cds/contracts';
 import { connectMessaging, encodeJson, type Messaging } from '@cds/messaging';
-import {
-  catalogProjection,
-  cotProjection,
-  createProjectorMetrics,
-  seriesProjection,
-  startProjectionWorker,
-  type Projection,
-  type ProjectedDoc,
-} from '@cds/projector';
+import * as headProjector from '@cds/projector';
+import type { Projection, ProjectedDoc } from '@cds/projector';
 import { PROJECTED_SUBJECT_PREFIX } from '@cds/read-models';
 import { startMongo, startNats } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { pino } from 'pino';
+
+/** A projector to measure: this checkout's (`head`) or the one at BENCH_PROJECTION_BASE (`base`). */
+interface Target {
+  name: 'head' | 'base';
+  /** The checkout's directory (undefined: this one). */
+  root: string | undefined;
+  projector: Pick<
+    typeof headProjector,
+    'catalogProjection' | 'cotProjection' | 'seriesProjection' | 'createProjectorMetrics' | 'startProjectionWorker'
+  >;
+}
+
+async function loadTarget(root: string | undefined): Promise<Target> {
+  if (root === undefined) return { name: 'head', root, projector: headProjector };
+  const load = (path: string) => import(pathToFileURL(join(root, path)).href);
+  return {
+    name: 'base',
+    root,
+    projector: (await load('services/projector/src/index.ts')) as Target['projector'],
+  };
+}
+
+/**
+ * A target's connection to the bench's NATS server: this checkout's messaging for both (an older
+ * checkout's may not read the user out of the URL, and the testkit's server has users).
+ */
+function connectTarget(_t: Target, url: string, name: string): Promise<Messaging> {
+  return connectMessaging({ servers: url, name });
+}
+
+const BASE_DIR = process.env.BENCH_PROJECTION_BASE;
+/** Time per phase, when the projector keeps it (ProjectionStats.phaseMs). */
+type Phases = Record<string, number> | undefined;
+const PHASES = ['load', 'fold', 'write', 'after'] as const;
 
 const SERIES_EVENTS = Number(process.env.BENCH_SERIES_EVENTS ?? 1_000);
 const POINTS_PER_SERIES_EVENT = 20;
@@ -123,20 +156,25 @@ async function publishAll(messaging: Messaging, events: DataEvent[]): Promise<nu
 }
 
 async function runProjection(
+  target: Target,
   messaging: Messaging,
   db: Db,
   projection: Projection<ProjectedDoc>,
   lastSeq: number,
   expectedEvents: number,
   writeClaims: boolean,
-): Promise<{ ms: number; events: number; docs: number }> {
-  const metrics = createProjectorMetrics();
+): Promise<{ ms: number; events: number; docs: number; phases: Phases }> {
+  const metrics = target.projector.createProjectorMetrics();
   const started = performance.now();
-  const worker = await startProjectionWorker({ messaging, db, logger, metrics, clock: () => new Date() }, projection, {
-    durable: `bench_${projection.name}_${writeClaims ? 'claims' : 'plain'}`,
-    batchSize: 256,
-    writeClaims,
-  });
+  const worker = await target.projector.startProjectionWorker(
+    { messaging: messaging, db, logger, metrics, clock: () => new Date() },
+    projection,
+    {
+      durable: `bench_${target.name}_${projection.name}_${writeClaims ? 'claims' : 'plain'}`,
+      batchSize: 256,
+      writeClaims,
+    },
+  );
   const s = metrics.of(projection.name);
   const handled = () => s.events.applied + s.events.ignored;
   let seen = 0;
@@ -162,7 +200,17 @@ async function runProjection(
   const ms = performance.now() - started;
   await worker.stop();
   void lastSeq;
-  return { ms, events: s.events.applied + s.events.ignored, docs: s.documents };
+  return { ms, events: s.events.applied + s.events.ignored, docs: s.documents, phases: phasesOf(s) };
+}
+
+function phasesOf(stats: object): Phases {
+  return 'phaseMs' in stats ? { ...(stats.phaseMs as Record<string, number>) } : undefined;
+}
+
+/** `load 12% · fold 3% ...` of a wall time, or n/a when the projector keeps no phases. */
+function phaseShares(phases: Phases, wallMs: number): string {
+  if (phases === undefined) return 'n/a';
+  return PHASES.map((p) => `${p} ${(((phases[p] ?? 0) / wallMs) * 100).toFixed(0)}%`).join(' ');
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -171,18 +219,29 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** The lag phase's projection worker, in its own process: started by the parent, stopped by 'stop'. */
-async function lagWorker(natsUrl: string, mongoUrl: string, dbName: string, durable: string, writeClaims: boolean) {
-  const messaging = await connectMessaging({ servers: natsUrl, name: 'bench-projection-worker' });
+async function lagWorker(
+  root: string | undefined,
+  natsUrl: string,
+  mongoUrl: string,
+  dbName: string,
+  durable: string,
+  writeClaims: boolean,
+) {
+  const target = await loadTarget(root);
+  const messaging = await connectTarget(target, natsUrl, 'bench-projection-worker');
   const client = await new MongoClient(mongoUrl, MONGO_OPTIONS).connect();
-  const worker = await startProjectionWorker(
-    { messaging, db: client.db(dbName), logger, metrics: createProjectorMetrics(), clock: () => new Date() },
-    seriesProjection,
+  const metrics = target.projector.createProjectorMetrics();
+  const worker = await target.projector.startProjectionWorker(
+    { messaging: messaging, db: client.db(dbName), logger, metrics, clock: () => new Date() },
+    target.projector.seriesProjection,
     { durable, batchSize: 256, writeClaims },
   );
   process.send?.('ready');
   process.on('message', () => {
+    const s = metrics.of('series');
     void worker
       .stop()
+      .then(() => new Promise((resolve) => process.send?.({ phases: phasesOf(s), docs: s.documents }, resolve)))
       .then(() => messaging.close())
       .then(() => client.close())
       .finally(() => process.exit(0));
@@ -191,15 +250,18 @@ async function lagWorker(natsUrl: string, mongoUrl: string, dbName: string, dura
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--lag-worker') {
-    const [natsUrl, mongoUrl, dbName, durable, claims] = process.argv.slice(3) as [
+    const [root, natsUrl, mongoUrl, dbName, durable, claims] = process.argv.slice(3) as [
+      string,
       string,
       string,
       string,
       string,
       string,
     ];
-    return lagWorker(natsUrl, mongoUrl, dbName, durable, claims === '1');
+    return lagWorker(root === '' ? undefined : root, natsUrl, mongoUrl, dbName, durable, claims === '1');
   }
+  const targets = [...(BASE_DIR === undefined ? [] : [await loadTarget(BASE_DIR)]), await loadTarget(undefined)];
+  const { catalogProjection, cotProjection, seriesProjection } = headProjector;
   const nats = await startNats();
   const mongoServer = await startMongo();
   const messaging = await connectMessaging({ servers: nats.url, name: 'bench-projection' });
@@ -218,8 +280,18 @@ async function main(): Promise<void> {
       duplicateWindowMs: 120_000,
     });
     console.log(
-      `projection benchmark: ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}, MongoDB API: ${mongoServer.flavor}`,
+      `projection benchmark: ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}, MongoDB API: ${mongoServer.flavor}` +
+        (BASE_DIR === undefined ? '' : `; base: ${BASE_DIR}`),
     );
+    const connections = new Map<Target['name'], Messaging>();
+    for (const t of targets) {
+      connections.set(
+        t.name,
+        t.name === 'head' ? messaging : await connectTarget(t, nats.url, 'bench-projection-base'),
+      );
+    }
+    /** The figures of the issue's table, per target. */
+    const figures = new Map<string, string>();
 
     // --- throughput over a pre-published stream ---
     const series = Array.from({ length: SERIES_EVENTS }, (_, i) => seriesEvent(i, POINTS_PER_SERIES_EVENT));
@@ -227,7 +299,6 @@ async function main(): Promise<void> {
     const lastSeq = await publishAll(messaging, [...series, ...cot]);
     const rows: string[][] = [];
     for (const writeClaims of CLAIM_MODES) {
-      const db = client.db(`bench_tp_${writeClaims ? 'claims' : 'plain'}`);
       const runs: [Projection<ProjectedDoc>, number, number][] = [
         [seriesProjection, SERIES_EVENTS, SERIES_EVENTS * POINTS_PER_SERIES_EVENT],
         [cotProjection, COT_EVENTS, COT_EVENTS * REPORTS_PER_COT_EVENT],
@@ -237,32 +308,53 @@ async function main(): Promise<void> {
           SERIES_EVENTS * POINTS_PER_SERIES_EVENT + COT_EVENTS * REPORTS_PER_COT_EVENT,
         ],
       ];
-      for (const [projection, events, points] of runs) {
-        const r = await runProjection(messaging, db, projection, lastSeq, events, writeClaims);
-        rows.push([
-          projection.name,
-          writeClaims ? 'on' : 'off',
-          String(r.events),
-          String(points),
-          (r.ms / 1000).toFixed(2),
-          ((r.events / r.ms) * 1000).toFixed(0),
-          ((points / r.ms) * 1000).toFixed(0),
-          String(r.docs),
-        ]);
+      for (const [headProjection, events, points] of runs) {
+        for (const t of targets) {
+          const db = client.db(`bench_tp_${t.name}_${writeClaims ? 'claims' : 'plain'}`);
+          const projection = t.projector[`${headProjection.name}Projection`] as unknown as Projection<ProjectedDoc>;
+          const r = await runProjection(t, connections.get(t.name)!, db, projection, lastSeq, events, writeClaims);
+          const eventsPerS = ((r.events / r.ms) * 1000).toFixed(0);
+          if (writeClaims || CLAIM_MODES.length === 1)
+            figures.set(`${projection.name} ${t.name}`, `${eventsPerS} events/s`);
+          rows.push([
+            t.name,
+            projection.name,
+            writeClaims ? 'on' : 'off',
+            String(r.events),
+            String(points),
+            (r.ms / 1000).toFixed(2),
+            eventsPerS,
+            ((points / r.ms) * 1000).toFixed(0),
+            String(r.docs),
+            phaseShares(r.phases, r.ms),
+          ]);
+        }
       }
     }
     console.log('\nThroughput (stream pre-published, one worker per projection, batch 256)');
     printTable(
-      ['projection', 'write claims', 'events', 'points/reports', 'seconds', 'events/s', 'points/s', 'docs written'],
+      [
+        'target',
+        'projection',
+        'write claims',
+        'events',
+        'points/reports',
+        'seconds',
+        'events/s',
+        'points/s',
+        'docs written',
+        'time per phase (of the wall time)',
+      ],
       rows,
     );
 
     // --- lag publish -> queryable at a steady rate ---
     const lagRows: string[][] = [];
-    for (const [writeClaims, shape] of CLAIM_MODES.flatMap((c) => LAG_SHAPES.map((s) => [c, s] as const))) {
+    const lagRuns = CLAIM_MODES.flatMap((c) => LAG_SHAPES.flatMap((s) => targets.map((t) => [c, s, t] as const)));
+    for (const [writeClaims, shape, target] of lagRuns) {
       const years = SHAPE_YEARS[shape];
       if (years === undefined) throw new Error(`BENCH_LAG_SHAPES: unknown shape ${shape} (live, spread)`);
-      const mode = `${writeClaims ? 'claims' : 'plain'}_${shape}`;
+      const mode = `${target.name}_${writeClaims ? 'claims' : 'plain'}_${shape}`;
       const db = client.db(`bench_lag_${mode}`);
       // The projector announces per commodity and batch the highest position it wrote, so an
       // event is queryable once its commodity was announced at or past its sequence.
@@ -299,7 +391,15 @@ async function main(): Promise<void> {
       // share the event loop with the publisher and only get the gaps between its ticks.
       const worker = fork(
         process.argv[1]!,
-        ['--lag-worker', nats.url, mongoServer.url, db.databaseName, durable, writeClaims ? '1' : '0'],
+        [
+          '--lag-worker',
+          target.root ?? '',
+          nats.url,
+          mongoServer.url,
+          db.databaseName,
+          durable,
+          writeClaims ? '1' : '0',
+        ],
         {
           stdio: 'inherit',
         },
@@ -336,11 +436,17 @@ async function main(): Promise<void> {
       const deadline = performance.now() + DRAIN_MS;
       while (lags.length < total && performance.now() < deadline) await sleep(50);
       const drainSeconds = (performance.now() - started) / 1000;
+      const report = once(worker, 'message') as Promise<[{ phases: Phases; docs: number }]>;
       worker.send('stop');
+      const [{ phases, docs }] = await report;
       await once(worker, 'exit');
       sub.unsubscribe();
       const sorted = [...lags].sort((a, b) => a - b);
+      if (writeClaims || CLAIM_MODES.length === 1) {
+        figures.set(`${shape} ${target.name}`, `p99 ${percentile(sorted, 99).toFixed(0)} ms (${lags.length}/${total})`);
+      }
       lagRows.push([
+        target.name,
         `${shape} (${years * COMMODITIES.length} buckets)`,
         writeClaims ? 'on' : 'off',
         String(total),
@@ -351,6 +457,8 @@ async function main(): Promise<void> {
         percentile(sorted, 99).toFixed(1),
         percentile(sorted, 100).toFixed(1),
         percentile(sorted, 99) < TARGET_LAG_P99_MS ? 'yes' : 'NO',
+        String(docs),
+        phaseShares(phases, drainSeconds * 1000),
       ]);
     }
     console.log(
@@ -358,6 +466,7 @@ async function main(): Promise<void> {
     );
     printTable(
       [
+        'target',
         'shape',
         'write claims',
         'published',
@@ -368,9 +477,23 @@ async function main(): Promise<void> {
         'p99 ms',
         'max ms',
         `p99 < ${TARGET_LAG_P99_MS} ms`,
+        'docs written',
+        'time per phase (of the wall time)',
       ],
       lagRows,
     );
+    // The four figures of issue #37 (write claims on when measured), per target.
+    console.log('\nSummary (write claims on when measured; targets: live p99 < 250 ms, spread p99 < 1 s)');
+    printTable(
+      ['figure', ...targets.map((t) => t.name)],
+      [
+        ['live lag', 'live'],
+        ['backfill (spread) lag', 'spread'],
+        ['COT projection', 'cot'],
+        ['series projection', 'series'],
+      ].map(([label, key]) => [label!, ...targets.map((t) => figures.get(`${key} ${t.name}`) ?? '-')]),
+    );
+    for (const [name, m] of connections) if (name !== 'head') await m.close();
   } finally {
     await messaging.close();
     await client.close();

@@ -17,6 +17,12 @@ export const DATA_STREAM = 'CDS_DATA';
 export const KEYS_STREAM = 'CDS_KEYS';
 export const DATA_SUBJECTS = 'cds.data.>';
 export const KEYS_SUBJECTS = 'cds.keys.>';
+/**
+ * Core NATS, never stored: the admin API sends each key.revoked event here too, just before the
+ * key stream stores it, so every gateway refuses the key without waiting for JetStream's fsync
+ * (docs/reliability.md "Revocation time"). Outside cds.keys.>, which the key stream captures.
+ */
+export const KEY_REVOCATION_NOTICES = 'cds.revocations';
 
 /** Event ids are deterministic (so they deduplicate as Nats-Msg-Id): printable, bounded. */
 export const EventId = z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/);

@@ -4,7 +4,7 @@
 // startSystem proves them sufficient; the chart ships the same rules (charts/commodity-data/files/,
 // kept equal to this module by test/deploy/identities.unit.spec.ts). docs/operations.md "Credentials".
 import { randomBytes } from 'node:crypto';
-import { CHANGES_STREAM, DATA_STREAM, KEYS_STREAM, SYNC_BUCKET } from '@cds/contracts';
+import { CHANGES_STREAM, DATA_STREAM, KEY_REVOCATION_NOTICES, KEYS_STREAM, SYNC_BUCKET } from '@cds/contracts';
 
 /** The components that hold a NATS connection (the dashboard holds none). */
 export const NATS_IDENTITIES = ['gateway', 'query', 'projector', 'ingest', 'admin', 'notifier'] as const;
@@ -107,8 +107,9 @@ const inbox = (user: string) => `_INBOX_${user}.>`;
  */
 export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>> = {
   // Follows CDS_KEYS (key table), CDS_CHANGES (SSE) and the sync-state bucket (GET /status), all
-  // ordered; hears cds.projected.* (cache invalidation). Creates CDS_CHANGES and the sync bucket
-  // when it starts before their writers (create only); waits for CDS_KEYS, which the admin API makes.
+  // ordered; hears cds.projected.* (cache invalidation) and the admin API's revocation notices.
+  // Creates CDS_CHANGES and the sync bucket when it starts before their writers (create only);
+  // waits for CDS_KEYS, which the admin API makes.
   gateway: {
     publish: [
       JS_INFO,
@@ -122,7 +123,7 @@ export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>
       ...orderedReader(`KV_${SYNC_BUCKET}`),
     ],
     publishDeny: othersDurable(CHANGES_STREAM, NOTIFIER_DURABLE),
-    subscribe: [inbox('gateway'), 'cds.projected.>'],
+    subscribe: [inbox('gateway'), 'cds.projected.>', KEY_REVOCATION_NOTICES],
   },
   // Core NATS only: the invalidations of its response cache.
   query: { publish: [], subscribe: ['cds.projected.>'] },
@@ -161,8 +162,9 @@ export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>
     ],
     subscribe: [inbox('ingest')],
   },
-  // The admin API, the key authority: the only publisher of cds.keys.>; creates and aligns both event
-  // streams at start (ENSURE_STREAMS), follows CDS_KEYS (ordered) and purges expired revocations.
+  // The admin API, the key authority: the only publisher of cds.keys.> and of the revocation notices;
+  // creates and aligns both event streams at start (ENSURE_STREAMS), follows CDS_KEYS (ordered) and
+  // purges expired revocations.
   admin: {
     publish: [
       JS_INFO,
@@ -172,6 +174,7 @@ export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>
       `$JS.API.STREAM.PURGE.${KEYS_STREAM}`,
       ...orderedReader(KEYS_STREAM),
       'cds.keys.>',
+      KEY_REVOCATION_NOTICES,
       streamInfo(DATA_STREAM),
       streamCreate(DATA_STREAM),
       streamUpdate(DATA_STREAM),

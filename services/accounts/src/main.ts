@@ -1,6 +1,6 @@
-import { KEYS_STREAM } from '@cds/contracts';
+import { KEY_REVOCATION_NOTICES, KEYS_STREAM } from '@cds/contracts';
 import { keepTrying, loadConfig } from '@cds/config';
-import { connectMessaging, streamSpec } from '@cds/messaging';
+import { connectMessaging, encodeJson, streamSpec } from '@cds/messaging';
 import { createMetrics, runService } from '@cds/telemetry';
 import { buildApp } from './api/app.ts';
 import { createKeyCommands } from './commands/index.ts';
@@ -57,6 +57,7 @@ await runService({
       maxActiveFreeKeys: config.MAX_ACTIVE_FREE_KEYS,
       maxActiveFreeSessionKeys: config.MAX_ACTIVE_FREE_SESSION_KEYS,
       onRefused: adminMetrics.keyCreationRefused,
+      announceRevocation: (event) => messaging.nc.publish(KEY_REVOCATION_NOTICES, encodeJson(event)),
     });
     const expiry = startSessionKeyExpiry({
       model: log.model,

@@ -15,6 +15,7 @@ import { createRedisStreamSlots, createStreamSlots } from './events/stream-slots
 import { GatewayConfig } from './config.ts';
 import { followKeyStream } from './keys/key-stream.ts';
 import { KeyTable } from './keys/key-table.ts';
+import { RevocationNotices, subscribeRevocationNotices } from './keys/revocation-notices.ts';
 import { createFallbackMetrics, registerKeyTableMetrics } from './metrics.ts';
 import { createQueryClient } from './proxy/query-client.ts';
 import { createFailoverRateLimiter } from './rate/failover-limiter.ts';
@@ -111,10 +112,10 @@ async function startCache(config: Config, messaging: Messaging, service: Running
 async function followStreams(
   service: RunningService<GatewayConfig>,
   messaging: Messaging,
-  deps: { hub: EventHub; table: KeyTable; metrics: Metrics },
+  deps: { hub: EventHub; table: KeyTable; notices: RevocationNotices; metrics: Metrics },
 ) {
   const { config, logger, signal, onClose } = service;
-  const { hub, table } = deps;
+  const { hub, table, notices } = deps;
   const retried = <T>(what: string, attempt: () => Promise<T>) => keepTrying(what, attempt, { signal, logger });
   // The projector records changes there; whoever starts first creates it (idempotent).
   const changes = await retried('cannot follow the change stream yet', async () => {
@@ -125,7 +126,15 @@ async function followStreams(
   onClose('change follower', () => changes.stop());
   hub.startHeartbeat();
   const keys = await retried('cannot follow the key stream yet', () =>
-    followKeyStream({ nc: messaging.nc, table, logger, onEvent: (e) => hub.onKeyEvent(e) }),
+    followKeyStream({
+      nc: messaging.nc,
+      table,
+      logger,
+      onEvent: (e) => {
+        if (e.type === 'key.revoked') notices.settled(e.data.key_id);
+        hub.onKeyEvent(e);
+      },
+    }),
   );
   if (keys === undefined) return undefined;
   onClose('key follower', () => keys.stop());
@@ -163,12 +172,17 @@ await runService({
     if (keyStream === undefined) return;
     const table = new KeyTable();
     registerKeyTableMetrics(metrics, table);
+    // Heard before the stream is followed: a revocation noticed while replaying is refused at once.
+    const notices = new RevocationNotices({ nowMs });
+    const noticed = subscribeRevocationNotices(messaging.nc, notices, logger);
+    onClose('revocation notices', () => noticed.close());
+    await noticed.ready;
     const fallbacks = createFallbackMetrics(metrics);
     // Redis is created before the followers: the SSE hub (fed by both) takes its stream slots there.
     const redis = connectRedis(config, logger);
     onClose('redis', () => redis.quit());
     const { hub, slots } = createHub(config, redis, logger, fallbacks);
-    const followed = await followStreams(service, messaging, { hub, table, metrics });
+    const followed = await followStreams(service, messaging, { hub, table, notices, metrics });
     if (followed === undefined) return;
     const { changes, keys, syncState } = followed;
 
@@ -182,7 +196,13 @@ await runService({
     onClose('query client', () => query.close());
 
     const app = buildApp({
-      keys: { lookup: (key) => table.lookup(key), isReady: () => keys.isCaughtUp() && changes.isCaughtUp() },
+      keys: {
+        lookup: (key) => {
+          const principal = table.lookup(key);
+          return principal === undefined || notices.refuses(principal.keyId) ? undefined : principal;
+        },
+        isReady: () => keys.isCaughtUp() && changes.isCaughtUp(),
+      },
       rateLimiter,
       query,
       ...(cache === undefined ? {} : { cache }),

@@ -174,7 +174,7 @@ describe('admin API', () => {
     const revoked = (await keyEvents()).filter((e) => e.type === 'key.revoked');
     expect(revoked).toHaveLength(1);
     // The gateways were told first (a notice), with the very event the stream stored.
-    expect(announced.filter((e) => e.data.key_id === keyId)).toEqual(revoked);
+    expect(announced.filter((e) => e.type === 'key.revoked' && e.data.key_id === keyId)).toEqual(revoked);
   });
 
   it('a second admin instance started later replays the same accounts and keys', async () => {

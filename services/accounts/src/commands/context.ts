@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AdminAccount } from '@cds/contracts';
+import type { AdminAccount, KeyEvent } from '@cds/contracts';
 import { type ApiError, ForbiddenError, NotFoundError } from '@cds/http';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KeyLog } from '../keys/key-log.ts';
@@ -45,6 +45,11 @@ export interface KeyCommandDeps {
   maxActiveFreeSessionKeys?: number;
   /** Told of each refused creation, by reason (the admin API's metrics). */
   onRefused?: (reason: KeyCreationRefusal) => void;
+  /**
+   * Sends a key.revoked event as a notice (core NATS, KEY_REVOCATION_NOTICES) just before it is
+   * published to the key stream: gateways refuse the key without waiting for the stream to store it.
+   */
+  announceRevocation?: (event: KeyEvent) => void;
 }
 
 /** What every command reads: the dependencies with their defaults, and the per-account queues. */
@@ -58,6 +63,7 @@ export interface CommandContext {
   readonly maxActiveFreeKeys: number;
   readonly maxActiveFreeSessionKeys: number;
   readonly onRefused: (reason: KeyCreationRefusal) => void;
+  readonly announceRevocation: (event: KeyEvent) => void;
   /** The tail of each account's chain of key creations and closures (oneAtATime). */
   readonly keyQueues: Map<string, Promise<unknown>>;
 }
@@ -73,6 +79,7 @@ export function commandContext(deps: KeyCommandDeps): CommandContext {
     maxActiveFreeKeys: deps.maxActiveFreeKeys ?? DEFAULT_MAX_ACTIVE_FREE_KEYS,
     maxActiveFreeSessionKeys: deps.maxActiveFreeSessionKeys ?? DEFAULT_MAX_ACTIVE_FREE_SESSION_KEYS,
     onRefused: (reason) => deps.onRefused?.(reason),
+    announceRevocation: (event) => deps.announceRevocation?.(event),
     keyQueues: new Map(),
   };
 }

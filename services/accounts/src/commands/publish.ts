@@ -13,6 +13,9 @@ class ConcurrentChange extends Error {}
  */
 export async function publishKeyEvent(ctx: CommandContext, event: KeyEvent, expectedSubjectSeq: number): Promise<void> {
   const checked = KeyEvent.parse(event);
+  // Sent first: the gateways hear it before the stream has stored (fsynced) the event. A revocation
+  // that then fails here is answered 503 (retry); the gateways' notice lapses unconfirmed.
+  if (checked.type === 'key.revoked') ctx.announceRevocation(checked);
   let seq: number;
   try {
     const ack = await publishToStream(ctx.js, subjectFor(checked), encodeJson(checked), {

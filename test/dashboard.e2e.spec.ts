@@ -2,15 +2,17 @@
 // The developer dashboard in a real browser (Debian's Chromium, headless, driven by playwright-core)
 // against the whole system: 3 gateway replicas, the admin API, the dashboard, and a real SMTP
 // listener in this process. Sign-up → mail → verify → log in → key → API call → revoke → 401 from
-// every gateway within 1 s; then the other pages, a password change, the explorer, log-out, password
-// reset, session expiry and account deletion (the account closed at the admin API, every key 401).
+// every gateway within 1 s; then the other pages, a password change, the explorer (data with no key
+// pasted: the session's key, kept nowhere in the browser, counted in the account's usage), log-out
+// (the session's key 401 on every gateway), password reset, session expiry (its key 401 too) and
+// account deletion (the account closed at the admin API, every key 401).
 // A screenshot of every page goes to test/artifacts/dashboard/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { linkIn, startSmtpListener, type SmtpListener } from '@cds/dashboard/testing';
 import { connectMessaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { launchChromium } from './support/browser.ts';
 import { logIn as logInAs, openMailLink, openPasswordReset } from './support/dashboard-flows.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +102,29 @@ async function untilAll(key: string, expected: number | 'accepted', timeoutMs: n
 const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
 
 const logIn = (email: string, password: string) => logInAs(page, dash, email, password);
+
+/** The day's requests of the account, as the usage page shows them. */
+async function usageToday(): Promise<number> {
+  await nav('Usage');
+  const chart = page.getByRole('img', { name: /Requests per day/ });
+  return (JSON.parse((await chart.getAttribute('data-points')) ?? '[]') as [string, number][]).at(-1)![1];
+}
+
+/** The session key the explorer page is given, read from the dashboard's answer as the page gets it. */
+interface SessionKey {
+  key: string;
+  key_id: string;
+  expires_at: string;
+}
+function nextSessionKey(): Promise<SessionKey> {
+  return page
+    .waitForResponse((r) => r.url().endsWith('/dashboard/explorer/session-key') && r.ok())
+    .then((r) => r.json() as Promise<SessionKey>);
+}
+
+/** Waits for the explorer's chart to hold points (its first chart, or the one Show asked for). */
+const chartDrawn = () =>
+  page.waitForFunction(() => JSON.parse(document.getElementById('cdsx-chart')?.dataset.points ?? '[]').length > 0);
 
 async function createKey(label: string): Promise<{ key: string; keyId: string }> {
   await nav('API keys');
@@ -209,7 +234,12 @@ describe('developer dashboard in a browser', () => {
     await smtp.waitFor(EMAIL, /Your password was changed/, { since });
   });
 
-  it('draws a chart in the data explorer from the API', async () => {
+  it('shows data in the explorer with no key pasted: the session key is kept nowhere in the browser and counted in usage; a pasted key still works', async () => {
+    // Professional, so the calls below fit the minute's window whatever the earlier tests spent.
+    await nav('Account');
+    const accountId = await page.locator('dd code').filter({ hasText: /^acc_/ }).innerText();
+    const upgraded = await e2e.admin('PUT', `/accounts/${accountId}/plan`, { plan: 'professional' });
+    expect(upgraded.status).toBe(200);
     const { key } = await createKey('explorer');
     const loaded = await backfill;
     expect(loaded.code, loaded.stderr).toBe(0);
@@ -223,26 +253,105 @@ describe('developer dashboard in a browser', () => {
       },
       90_000,
     );
+    const before = await usageToday();
+    // Every call the page makes to the API: the key it sent, the answer's status and rate window.
+    const calls: { auth: string; status: number; limit: string | undefined }[] = [];
+    const watch = (res: Response) => {
+      const req = res.request();
+      if (req.method() !== 'GET' || !new URL(req.url()).pathname.startsWith('/api/v1/')) return;
+      calls.push({
+        auth: req.headers().authorization ?? '',
+        status: res.status(),
+        limit: res.headers()['x-ratelimit-limit'],
+      });
+    };
+    page.on('response', watch);
+    const given = nextSessionKey();
     await nav('Data explorer');
     await page.getByRole('heading', { name: 'Data explorer' }).waitFor();
-    await page.waitForFunction(() => document.getElementById('cdsx')?.dataset.ready === 'true');
+    // Nothing pasted: the page draws a first chart with the session's key.
+    await chartDrawn();
+    const session = await given;
+    expect(session.key).toMatch(/^cds_[0-9A-Za-z]{36}$/);
+    expect(await page.getByLabel('API key').inputValue()).toBe('');
+    expect(
+      await page.evaluate(() => (window as unknown as { cdsExplorer: { keyKind: string } }).cdsExplorer.keyKind),
+    ).toBe('session');
+    const first = JSON.parse((await page.getByRole('img', { name: /Chart/ }).getAttribute('data-points')) ?? '[]');
+    expect(first.length).toBeGreaterThan(5);
+    expect(await page.locator('#cdsx-commodity').inputValue()).toBe('GOLD');
+    await shot('15-explorer-session-key');
+    // The list, the commodity's detail and its series: each with the session key, answered 200 under
+    // the plan's window, as any key of the account is.
+    expect(calls.length).toBeGreaterThanOrEqual(3);
+    expect(calls.map((c) => [c.auth, c.status, c.limit])).toEqual(
+      calls.map(() => [`Bearer ${session.key}`, 200, '100']),
+    );
+    // Kept nowhere in the browser: no storage, no cookie a script reads, not in the page or its state.
+    const held = await page.evaluate(() => ({
+      local: JSON.stringify({ ...window.localStorage }),
+      session: JSON.stringify({ ...window.sessionStorage }),
+      cookie: document.cookie,
+      html: document.documentElement.outerHTML,
+      state: JSON.stringify((window as unknown as { cdsExplorer: unknown }).cdsExplorer),
+    }));
+    expect(held.local).toBe('{}');
+    expect(held.session).toBe('{}');
+    expect(held.cookie).toBe('');
+    expect(held.html).not.toContain(session.key);
+    expect(held.state).not.toContain(session.key);
+    for (const c of await context.cookies()) {
+      expect(c.value).not.toContain(session.key);
+      expect(c.httpOnly).toBe(true);
+    }
+    // A pasted key still works, and is used instead.
+    const sessionCalls = calls.length;
     await page.getByLabel('API key').fill(key);
     await page.getByLabel('Commodity').fill('GOLD');
     await page.getByLabel('Kind').selectOption('price');
+    await page.getByLabel('Start date').fill(new Date(Date.now() - 200 * 86_400_000).toISOString().slice(0, 10));
+    const shown = await page.evaluate(
+      () => (window as unknown as { cdsExplorer: { shown: number } }).cdsExplorer.shown,
+    );
     await page.getByRole('button', { name: 'Show', exact: true }).click();
     await page.waitForFunction(
-      () => JSON.parse(document.getElementById('cdsx-chart')?.dataset.points ?? '[]').length > 0,
+      (n) => (window as unknown as { cdsExplorer: { shown: number } }).cdsExplorer.shown > n,
+      shown,
     );
     const points = JSON.parse((await page.getByRole('img', { name: /Chart/ }).getAttribute('data-points')) ?? '[]') as {
       date: string;
     }[];
-    expect(points.length).toBeGreaterThan(20);
-    await shot('15-explorer');
+    expect(points.length).toBeGreaterThan(2);
+    expect(calls.length).toBeGreaterThan(sessionCalls);
+    expect(calls.slice(sessionCalls).every((c) => c.auth === `Bearer ${key}` && c.status === 200)).toBe(true);
+    await shot('15b-explorer-pasted-key');
+    page.off('response', watch);
+    // Both keys' calls count in the account's day, the session key's like any other.
+    expect(await usageToday()).toBe(before + calls.length);
+    // The session key is the dashboard's: the admin API marks it, the keys page does not list it.
+    const listed = await e2e.admin<{ keys: { key_id: string; status: string; session_expires_at?: string }[] }>(
+      'GET',
+      `/accounts/${accountId}/keys`,
+    );
+    expect(listed.body.keys.find((k) => k.key_id === session.key_id)).toMatchObject({
+      status: 'active',
+      session_expires_at: expect.any(String),
+    });
+    await nav('API keys');
+    expect(await page.getByText(session.key_id).count()).toBe(0);
   });
 
-  it('logs out, and the old session no longer opens a page', async () => {
+  it("logs out: the session's key is refused by every gateway at once, and the old session no longer opens a page", async () => {
+    const given = nextSessionKey();
+    await nav('Data explorer');
+    const session = await given;
+    await untilAll(session.key, 'accepted', 5_000);
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByText('You are logged out.').waitFor();
+    const after = await untilAll(session.key, 401, 1_000);
+    console.info(`session key after log-out: 401 on all 3 gateways within ${Math.round(Math.max(...after))} ms`);
+    // Revoked by the log-out, long before its end (the idle time from its creation).
+    expect(Date.now()).toBeLessThan(Date.parse(session.expires_at) - 2_000);
     await shot('16-logged-out');
     await page.goto(`${dash}/keys`);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
@@ -262,10 +371,18 @@ describe('developer dashboard in a browser', () => {
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
   });
 
-  it('ends an idle session', async () => {
+  it('ends an idle session, and its key with it on every gateway', async () => {
+    const given = nextSessionKey();
+    await nav('Data explorer');
+    const session = await given;
+    // It lives the idle time, no longer: the session's end.
+    expect(Date.parse(session.expires_at) - Date.now()).toBeLessThanOrEqual(IDLE_SECONDS * 1000);
+    await untilAll(session.key, 'accepted', 5_000);
     await page.waitForTimeout((IDLE_SECONDS + 1) * 1000);
     await page.goto(`${dash}/usage`);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    // No dashboard asked: the admin API revokes it at its end (a sweep every 5 s), like any revocation.
+    await untilAll(session.key, 401, 10_000);
   });
 
   it('asks for a proof of work once a client has made 3 sign-ups in 10 minutes: the script does it, without it the page says so', async () => {

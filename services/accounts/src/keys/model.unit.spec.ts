@@ -165,3 +165,58 @@ describe('active key counts', () => {
     );
   });
 });
+
+describe('keys model: dashboard session keys (issue #37)', () => {
+  const ENDS = '2026-11-27T10:30:00.000Z';
+  const created = (keyId: string, session: boolean) =>
+    ev('key.created', {
+      key_id: keyId,
+      account_id: ACCOUNT,
+      key_hash: HASH,
+      plan: 'free',
+      ...(session ? { session_expires_at: ENDS } : {}),
+    });
+
+  it('counts session keys apart from own keys, in and out of the Free counts with the plan', () => {
+    const model = fold([
+      ev('account.created', { account_id: ACCOUNT, name: 'Acme', plan: 'free' }),
+      created('key_000000000001', false),
+      created('key_000000000002', true),
+      created('key_000000000003', true),
+    ]);
+    expect([model.activeByAccount.get(ACCOUNT), model.activeFreeKeys, model.activeFreeSessionKeys]).toEqual([1, 1, 2]);
+    expect([...(model.sessionKeysByAccount.get(ACCOUNT) ?? [])]).toEqual(['key_000000000002', 'key_000000000003']);
+    applyKeyEvent(
+      model,
+      ev('account.plan_changed', { account_id: ACCOUNT, plan: 'business', previous_plan: 'free' }),
+      5,
+    );
+    expect([model.activeFreeKeys, model.activeFreeSessionKeys]).toEqual([0, 0]);
+    applyKeyEvent(
+      model,
+      ev('account.plan_changed', { account_id: ACCOUNT, plan: 'free', previous_plan: 'business' }),
+      6,
+    );
+    expect([model.activeFreeKeys, model.activeFreeSessionKeys]).toEqual([1, 2]);
+    applyKeyEvent(
+      model,
+      ev('key.revoked', { key_id: 'key_000000000002', account_id: ACCOUNT, key_hash: HASH, session_expires_at: ENDS }),
+      7,
+    );
+    expect([model.activeByAccount.get(ACCOUNT), model.activeFreeSessionKeys]).toEqual([1, 1]);
+    expect(keysOf(model, ACCOUNT).map((k) => [k.key_id, k.status, k.session_expires_at])).toEqual([
+      ['key_000000000001', 'active', undefined],
+      ['key_000000000002', 'revoked', ENDS],
+      ['key_000000000003', 'active', ENDS],
+    ]);
+  });
+
+  it('keeps a session key marked after a replay of the compacted stream (its revocation alone)', () => {
+    const model = fold([
+      ev('account.created', { account_id: ACCOUNT, name: 'Acme', plan: 'free' }),
+      ev('key.revoked', { key_id: 'key_000000000002', account_id: ACCOUNT, key_hash: HASH, session_expires_at: ENDS }),
+    ]);
+    expect(keysOf(model, ACCOUNT)[0]).toMatchObject({ status: 'revoked', session_expires_at: ENDS });
+    expect([model.activeFreeSessionKeys, model.sessionKeysByAccount.size]).toEqual([0, 0]);
+  });
+});

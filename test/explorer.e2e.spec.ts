@@ -5,6 +5,8 @@
 // commodity, and none for PALLADIUM, which has only its price note. A small page serves the
 // explorer's HTML and assets under a strict CSP, and Chromium is driven by playwright-core. What the
 // page drew must be what the API serves for the same request; the key must never be persisted.
+// A second page renders it as the dashboard does for a signed-in user (a session-key URL): it must
+// draw a first chart with nothing pasted, with keys the admin API makes as the dashboard's.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,7 +22,10 @@ import { waitForProjections } from './support/projections.ts';
 
 /** The explorer module's interface (services/dashboard/src/explorer/index.ts). */
 interface ExplorerModule {
-  renderExplorer(opts: { apiBaseUrl: string; assetPrefix: string }): { head: string; body: string };
+  renderExplorer(opts: { apiBaseUrl: string; assetPrefix: string; sessionKey?: { url: string; csrf: string } }): {
+    head: string;
+    body: string;
+  };
   registerExplorerAssets(app: FastifyInstance, opts: { prefix: string }): void;
 }
 // The dashboard's package exports its app only, and a test of the root project cannot import
@@ -51,6 +56,11 @@ let context: BrowserContext;
 let page: Page;
 let key: string;
 const browserErrors: string[] = [];
+/** The session-key page's CSRF token, and what its endpoint hands out next (a key, or an error body and status). */
+const SESSION_CSRF = 'csrf-token-of-this-session';
+let handOut: ({ key: string; key_id: string } | { status: number; error: Record<string, string> })[] = [];
+/** The forms the session-key endpoint received. */
+let asked: Record<string, string>[] = [];
 
 const isoDaysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
 
@@ -106,15 +116,36 @@ beforeAll(async () => {
   const csp =
     `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; ` +
     `connect-src ${new URL(apiBaseUrl).origin}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
+  const pageOf = (rendered: { head: string; body: string }) =>
+    `<!doctype html><html lang="en"><head><meta charset="utf-8" /><title>Data explorer</title><link rel="icon" href="data:," />` +
+    `<link rel="stylesheet" href="/page.css" />${rendered.head}</head><body><main>${rendered.body}</main></body></html>`;
   site.get('/dashboard/explorer', (_request, reply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', csp)
-      .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8" /><title>Data explorer</title><link rel="icon" href="data:," />` +
-          `<link rel="stylesheet" href="/page.css" />${head}</head><body><main>${body}</main></body></html>`,
-      ),
+    reply.type('text/html; charset=utf-8').header('content-security-policy', csp).send(pageOf({ head, body })),
   );
+  // As the dashboard renders it for a signed-in user, and its session-key endpoint (a form POST
+  // with the page's CSRF token, answering JSON): here it hands out what the test queued.
+  const SESSION_KEY_URL = '/dashboard/explorer/session-key';
+  const withSession = renderExplorer({
+    apiBaseUrl,
+    assetPrefix: ASSETS,
+    sessionKey: { url: SESSION_KEY_URL, csrf: SESSION_CSRF },
+  });
+  // The dashboard's own policy lets the page call its own origin too (the session-key endpoint).
+  const sessionCsp = csp.replace('connect-src ', "connect-src 'self' ");
+  site.get('/dashboard/explorer-session', (_request, reply) =>
+    reply.type('text/html; charset=utf-8').header('content-security-policy', sessionCsp).send(pageOf(withSession)),
+  );
+  site.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, text, done) =>
+    done(null, Object.fromEntries(new URLSearchParams(String(text)))),
+  );
+  site.post(SESSION_KEY_URL, (request, reply) => {
+    const form = request.body as Record<string, string>;
+    asked.push(form);
+    const next = form._csrf === SESSION_CSRF ? handOut.shift() : { status: 403, error: { code: 'forbidden' } };
+    if (next === undefined) return reply.code(500).send({});
+    if ('error' in next) return reply.code(next.status).send({ error: next.error });
+    return reply.header('cache-control', 'no-store').send({ ...next, expires_at: isoDaysAgo(-1) });
+  });
   // Stands in for the dashboard's global stylesheet (D1's), so screenshots look like the product.
   site.get('/page.css', (_request, reply) =>
     reply
@@ -501,6 +532,97 @@ describe('data explorer', () => {
     } finally {
       await page.close();
       page = main;
+    }
+  });
+
+  it("draws a first chart with no key pasted from the session's key, asks once more when the API refuses it, and keeps it nowhere", async () => {
+    // Session keys as the dashboard gets them from the admin API; the first one is revoked (as an
+    // expired or replaced one is), so the page must ask for another, once.
+    const account = await e2e.account('enterprise');
+    const make = async () =>
+      (
+        await e2e.admin<{ key: string; key_id: string }>('POST', `/accounts/${account.accountId}/session-keys`, {
+          ttl_seconds: 600,
+        })
+      ).body;
+    const stale = await make();
+    const live = await make();
+    expect((await e2e.admin('POST', `/keys/${stale.key_id}/revoke`, {})).status).toBe(200);
+    await eventually(
+      'the revoked session key refused',
+      async () => (await e2e.get('/api/v1/commodities', { key: stale.key, validate: false })).status === 401,
+      10_000,
+    );
+    handOut = [stale, live];
+    asked = [];
+    const p = await context.newPage();
+    const errors: string[] = [];
+    p.on('pageerror', (err) => errors.push(err.message));
+    p.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().includes('401') && !m.text().includes('409')) errors.push(m.text());
+    });
+    const sent = new Set<string>();
+    p.on('request', (r) => {
+      if (r.url().includes('/api/v1/')) sent.add(r.headers().authorization ?? '');
+    });
+    try {
+      await p.goto(`${siteUrl}/dashboard/explorer-session`);
+      await p.waitForFunction(
+        () => JSON.parse(document.getElementById('cdsx-chart')?.dataset.points ?? '[]').length > 0,
+      );
+      // One ask, then one more naming the refused key: never a loop.
+      expect(asked).toEqual([{ _csrf: SESSION_CSRF }, { _csrf: SESSION_CSRF, replace: stale.key_id }]);
+      expect([...sent].sort()).toEqual([`Bearer ${live.key}`, `Bearer ${stale.key}`].sort());
+      expect(await p.getByLabel('API key').inputValue()).toBe('');
+      // Gold's excerpt ends before the last 12 months: the first chart shows its last year, as the API serves it.
+      expect(await p.getByLabel('Commodity').inputValue()).toBe('GOLD');
+      const held = await p.evaluate(() => {
+        const x = (window as unknown as { cdsExplorer: { url: string; points: unknown[]; keyKind: string } })
+          .cdsExplorer;
+        return {
+          url: x.url,
+          points: x.points,
+          keyKind: x.keyKind,
+          local: window.localStorage.length,
+          session: window.sessionStorage.length,
+          cookie: document.cookie,
+          html: document.documentElement.outerHTML,
+          state: JSON.stringify(x),
+        };
+      });
+      expect(held.keyKind).toBe('session');
+      const api = await fromApi(held.url);
+      expect(held.points).toEqual(api.data.map((p) => ({ date: p.date, value: p.value })).sort(byDate));
+      expect([held.local, held.session, held.cookie]).toEqual([0, 0, '']);
+      for (const k of [live.key, stale.key]) {
+        expect(held.html).not.toContain(k);
+        expect(held.state).not.toContain(k);
+      }
+      await p.screenshot({ path: join(ARTIFACTS, 'session-key-first-chart.png'), fullPage: true });
+
+      // When the dashboard gives no key, its words are shown; a pasted key still works.
+      handOut = [
+        {
+          status: 409,
+          error: { code: 'free_key_ceiling', message: 'Dashboard session keys for Free accounts are paused.' },
+        },
+      ];
+      await p.reload();
+      await p.getByRole('alert').getByText('Dashboard session keys for Free accounts are paused.').waitFor();
+      await p.screenshot({ path: join(ARTIFACTS, 'session-key-refused.png'), fullPage: true });
+      await p.getByLabel('API key').fill(key);
+      await p.getByLabel('Commodity').fill(DEMO);
+      await p.getByLabel('Kind').selectOption('price');
+      await p.getByRole('button', { name: 'Show', exact: true }).click();
+      await p.waitForFunction(
+        () => JSON.parse(document.getElementById('cdsx-chart')?.dataset.points ?? '[]').length > 0,
+      );
+      expect(
+        await p.evaluate(() => (window as unknown as { cdsExplorer: { keyKind: string } }).cdsExplorer.keyKind),
+      ).toBe('pasted');
+      expect(errors).toEqual([]);
+    } finally {
+      await p.close();
     }
   });
 

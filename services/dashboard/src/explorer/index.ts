@@ -137,7 +137,7 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
   const keyHint =
     session === undefined
       ? 'Kept in this page only: never stored, never sent to the dashboard.'
-      : 'Optional. Without one, the explorer uses a short-lived key of your dashboard session: counted against your plan like your own keys, never stored, revoked when you log out. A key pasted here is used instead.';
+      : 'Optional: without one, a short-lived key of your session is used (counted against your plan, never stored, revoked at log-out).';
   const commodityHint = session === undefined ? 'Suggestions appear once a key is pasted.' : 'Type to see suggestions.';
   const body = `<section id="cdsx" class="cdsx" data-api-base="${esc(trimSlash(opts.apiBaseUrl))}"${sessionData} aria-labelledby="cdsx-title">
   <header>

@@ -837,6 +837,13 @@
       if (first) kindSelect.value = first;
       syncKind();
     }
+    // A series that ended before the last 12 months (what the API answers without dates): its last year.
+    const s = current !== null ? current.offered.get(kindSelect.value) : undefined;
+    const yearBefore = (ms) => new Date(ms - 365 * 86400000).toISOString().slice(0, 10);
+    if (s && s.last_date < yearBefore(Date.now())) {
+      $('cdsx-start').value = yearBefore(Date.parse(s.last_date));
+      $('cdsx-end').value = s.last_date;
+    }
     await show();
   }
 

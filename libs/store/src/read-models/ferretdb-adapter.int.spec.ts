@@ -2,6 +2,7 @@ import { COLLECTIONS, type SeriesBucketDoc } from '@cds/read-models';
 import { getTestInfra, uniqueName } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packText } from './ferretdb-packing.ts';
 import { registerPortContract } from './testing/port.contract.ts';
 import { createReadModelStore } from './store.ts';
 
@@ -21,7 +22,7 @@ describe('FerretDB adapter: how it holds and asks', () => {
     await client?.close();
   });
 
-  it('packs a bucket as JSON text, reads by `_id` only, and sends at most 16 replaces per command', async () => {
+  it('packs a bucket as (deflated) JSON text, reads by `_id` only, and sends at most 16 replaces per command', async () => {
     const db = client.db(uniqueName('ferret_adapter'));
     const commands: { name: string; command: Record<string, unknown> }[] = [];
     client.on('commandStarted', (e) => {
@@ -52,8 +53,8 @@ describe('FerretDB adapter: how it holds and asks', () => {
       first_date: '1980-01-02',
       last_date: '1980-01-02',
       count: 1,
-      points_json: JSON.stringify([{ d: '1980-01-02', v: 1 }]),
-      _meta: { position: 1, version: 1, rev: 1, parts_json: JSON.stringify({ '1980-01-02': 1 }) },
+      points_json: packText([{ d: '1980-01-02', v: 1 }]),
+      _meta: { position: 1, version: 1, rev: 1, parts_json: packText({ '1980-01-02': 1 }) },
     });
     commands.length = 0;
     expect(await series.compareAndSet(years.map((y) => ({ doc: bucket(y, 2), rev: 1 })))).toEqual({

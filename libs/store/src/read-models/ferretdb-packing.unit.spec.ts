@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   packCotBucket,
   packSeriesBucket,
+  packText,
   unpackCotBucket,
   unpackPoints,
   unpackReleases,
   unpackReports,
   unpackRevised,
   unpackSeriesBucket,
+  unpackText,
 } from './ferretdb-packing.ts';
 import type { CotBucketDoc, SeriesBucketDoc } from '@cds/read-models';
 
@@ -60,7 +62,11 @@ describe('bucket packing', () => {
   it('packs equal parts to the same text whatever order their keys were written in', () => {
     const reordered = { ...series, _meta: { ...series._meta, parts: { attrs: 5, '2024-01-02': 5, '2024-01-03': 7 } } };
     expect(packSeriesBucket(reordered)._meta.parts_json).toBe(packSeriesBucket(series)._meta.parts_json);
-    expect(packSeriesBucket(series)._meta.parts_json).toBe('{"2024-01-02":5,"2024-01-03":7,"attrs":5}');
+    expect(unpackText(packSeriesBucket(series)._meta.parts_json!)).toEqual({
+      '2024-01-02': 5,
+      '2024-01-03': 7,
+      attrs: 5,
+    });
   });
 
   it('round-trips a COT bucket; a bucket without parts packs without parts_json', () => {
@@ -96,7 +102,7 @@ describe('bucket packing', () => {
     const packed = packSeriesBucket(versioned);
     expect(packed).not.toHaveProperty('revised');
     expect(packed).not.toHaveProperty('releases');
-    expect(JSON.parse(packed.revised_json!)).toEqual(versioned.revised);
+    expect(unpackText(packed.revised_json!)).toEqual(versioned.revised);
     expect(JSON.parse(packed.releases_json!)).toEqual(versioned.releases);
     expect(unpackSeriesBucket(packed)).toEqual(versioned);
     expect(packSeriesBucket(series)).not.toHaveProperty('revised_json');
@@ -111,6 +117,20 @@ describe('bucket packing', () => {
     expect(Object.keys(packedCot)).toEqual(expect.arrayContaining(['reports_json', 'revised_json', 'releases_json']));
     expect(unpackCotBucket(packedCot)).toEqual(cotVersioned);
     expect(unpackRevised({})).toBeUndefined();
+    expect(unpackRevised({ revised_json: JSON.stringify(versioned.revised) })).toEqual(versioned.revised);
     expect(unpackReleases({ releases: [release] })).toEqual([release]);
+  });
+
+  it('deflates the large texts to a fraction of their JSON, and reads texts written before as plain JSON', () => {
+    const year = Array.from({ length: 365 }, (_, i) => ({
+      d: new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10),
+      v: 2_000 + (i % 50) / 4,
+      r: 0,
+    }));
+    const packed = packSeriesBucket({ ...series, points: year, count: year.length });
+    expect(packed.points_json.length).toBeLessThan(JSON.stringify(year).length / 3);
+    expect(unpackPoints(packed)).toEqual(year);
+    expect(unpackText(packText({ a: [1, 'z:'] }))).toEqual({ a: [1, 'z:'] });
+    expect(unpackPoints({ points_json: JSON.stringify(year) })).toEqual(year);
   });
 });

@@ -8,6 +8,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  CATALOG,
   COMMODITIES,
   createKvLedger,
   createPublisher,
@@ -167,6 +168,7 @@ async function main(): Promise<void> {
       let n = 0;
       let rejected = 0;
       for await (const it of parseCftcLegacyCsv(createReadStream(file, { highWaterMark: 256 * 1024 }), {
+        catalog: CATALOG,
         file: 'annual.txt',
       })) {
         n++;
@@ -190,7 +192,10 @@ async function main(): Promise<void> {
     const cftc = await measured(() =>
       publishRun(
         messaging,
-        parseCftcLegacyCsv(createReadStream(file, { highWaterMark: 256 * 1024 }), { file: 'annual.txt' }),
+        parseCftcLegacyCsv(createReadStream(file, { highWaterMark: 256 * 1024 }), {
+          catalog: CATALOG,
+          file: 'annual.txt',
+        }),
         'cftc-legacy:annual.txt',
       ),
     );
@@ -210,7 +215,10 @@ async function main(): Promise<void> {
     const again = await measured(() =>
       publishRun(
         messaging,
-        parseCftcLegacyCsv(createReadStream(file, { highWaterMark: 256 * 1024 }), { file: 'annual.txt' }),
+        parseCftcLegacyCsv(createReadStream(file, { highWaterMark: 256 * 1024 }), {
+          catalog: CATALOG,
+          file: 'annual.txt',
+        }),
         'cftc-legacy:annual.txt',
       ),
     );

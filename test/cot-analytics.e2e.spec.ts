@@ -6,7 +6,7 @@
 // The expected values are read from the files here, by the test, not through the product's parser.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPublisher, getCommodity, runIngest } from '@cds/ingest';
+import { CATALOG, createPublisher, getCommodity, runIngest } from '@cds/ingest';
 import { parseCftcCotCsv } from '@cds/ingest/sources/cftc';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,7 +125,7 @@ beforeAll(async () => {
   for (const format of ['legacy', 'disaggregated'] as const) {
     const file = FORMATS[format].file;
     const summary = await runIngest({
-      items: parseCftcCotCsv([readFileSync(join(REAL, file))], { file, format }),
+      items: parseCftcCotCsv([readFileSync(join(REAL, file))], { catalog: CATALOG, file, format }),
       publisher,
       catalog,
       source: `cftc-${format}:annual`,

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { subjectFor, type DataEvent } from '@cds/contracts';
-import { createPublisher, getCommodity, runIngest } from '@cds/ingest';
+import { CATALOG, createPublisher, getCommodity, runIngest } from '@cds/ingest';
 import { parseCftcCotCsv } from '@cds/ingest/sources/cftc';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { createRedis, type Redis } from '@cds/redis';
@@ -142,7 +142,7 @@ beforeAll(async () => {
   for (const format of ['legacy', 'disaggregated'] as const) {
     const file = COT_FILES[format];
     await runIngest({
-      items: parseCftcCotCsv([readFileSync(join(FIXTURES, file))], { file, format }),
+      items: parseCftcCotCsv([readFileSync(join(FIXTURES, file))], { catalog: CATALOG, file, format }),
       publisher,
       catalog,
       source: `cftc-${format}:annual`,

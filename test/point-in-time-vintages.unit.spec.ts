@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataEvent } from '@cds/contracts';
-import { runIngest, type PreparedEvent, type Publisher } from '@cds/ingest';
+import { CATALOG, runIngest, type PreparedEvent, type Publisher } from '@cds/ingest';
 import { parseWorldBankXlsx } from '@cds/ingest/sources/worldbank';
 import { seriesProjection } from '@cds/projector';
 import { viewItems, type SeriesBucketDoc, type StoredPoint } from '@cds/read-models';
@@ -38,7 +38,7 @@ async function eventsOf(file: string, ingestedAt: string): Promise<DataEvent[]> 
     },
   };
   await runIngest({
-    items: parseWorldBankXlsx(readFileSync(join(FIXTURES, file)), { file }),
+    items: parseWorldBankXlsx(readFileSync(join(FIXTURES, file)), { catalog: CATALOG, file }),
     publisher,
     source: 'worldbank',
     clock: () => new Date(ingestedAt),

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { subjectFor, type DataEvent } from '@cds/contracts';
-import { createPublisher, generateDemoItems, getCommodity, runIngest } from '@cds/ingest';
+import { CATALOG, createPublisher, generateDemoItems, getCommodity, runIngest } from '@cds/ingest';
 import { parseCftcSocrataJson } from '@cds/ingest/sources/cftc';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
@@ -272,7 +272,11 @@ describe('provenance (issue #12)', () => {
     // a recorded answer of the CFTC's public reporting API, through the ingest pipeline
     const fixture = readFileSync(join(REPO_ROOT, 'services/ingest/test/fixtures/cftc_socrata_legacy_sample.json'));
     const cftc = await runIngest({
-      items: parseCftcSocrataJson([fixture], { file: 'cftc_socrata_legacy_sample.json', format: 'legacy' }),
+      items: parseCftcSocrataJson([fixture], {
+        catalog: CATALOG,
+        file: 'cftc_socrata_legacy_sample.json',
+        format: 'legacy',
+      }),
       publisher,
       catalog: [crude.entry],
       source: 'cftc-legacy:socrata',

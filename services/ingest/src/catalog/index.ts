@@ -1,10 +1,10 @@
-import type { PublicSourceName } from '@cds/contracts';
+import { CatalogEntry, type CatalogIdentifiers, type PublicSourceName } from '@cds/contracts';
 import type { z } from 'zod';
+import type { CommodityFacts } from './commodities.ts';
 import type { CommodityDefinition } from './types.ts';
-import { COMMODITIES } from './commodities.ts';
 
 export type * from './types.ts';
-export { COMMODITIES } from './commodities.ts';
+export { COMMODITY_FACTS, type CommodityFacts } from './commodities.ts';
 
 /**
  * A catalog and its lookups: by commodity id here; by each source's identifiers in the source's
@@ -49,7 +49,31 @@ export function mappingReader<S extends z.ZodType>(
   return (def) => def.sources[name] as z.infer<S> | undefined;
 }
 
-/** The index over the curated catalog. */
-export const CATALOG: CatalogIndex = createCatalogIndex(COMMODITIES);
+/** What a source brings to the catalog: its mappings by catalog id and the identifiers a commodity's mapping gives. */
+export interface CatalogPart {
+  name: PublicSourceName;
+  catalog?: Readonly<Record<string, unknown>>;
+  identifiers?(def: CommodityDefinition): Partial<CatalogIdentifiers>;
+}
 
-export const getCommodity = (id: string): CommodityDefinition | undefined => CATALOG.byId(id);
+/**
+ * The catalog: each commodity's contract facts with every source's mapping of it (`sources.<name>`)
+ * and the identifiers those give, published with the entry (checked by the contracts'
+ * CatalogEntry). A mapping of an id the facts lack is a catalog bug.
+ */
+export function joinCatalog(facts: readonly CommodityFacts[], parts: readonly CatalogPart[]): CommodityDefinition[] {
+  const ids = new Set(facts.map((f) => f.id));
+  for (const part of parts)
+    for (const id of Object.keys(part.catalog ?? {}))
+      if (!ids.has(id)) throw new Error(`catalog: sources/${part.name} maps ${id}, which is not a catalog commodity`);
+  return facts.map(({ price_note, ...fact }) => {
+    const sources: Record<string, unknown> = {};
+    for (const part of parts) if (part.catalog?.[fact.id] !== undefined) sources[part.name] = part.catalog[fact.id];
+    if (price_note !== undefined) sources.price_note = price_note;
+    const def: CommodityDefinition = { entry: { ...fact }, sources };
+    const identifiers = Object.assign({}, ...parts.map((p) => p.identifiers?.(def) ?? {})) as CatalogIdentifiers;
+    // published with the entry, so the API can list where each number can be checked
+    def.entry = CatalogEntry.parse({ ...fact, identifiers, ...(price_note !== undefined ? { price_note } : {}) });
+    return def;
+  });
+}

@@ -1,5 +1,5 @@
 import { IngestEnv } from '../config.ts';
-import { COMMODITIES } from '../catalog/index.ts';
+import { COMMODITIES } from '../sources/registry.ts';
 import { runIngest, type IngestSummary } from '../publish/pipeline.ts';
 import { traced } from '../publish/traced.ts';
 import { INGEST_USAGE, parseIngestArgs, readCommand, UsageError } from './args.ts';

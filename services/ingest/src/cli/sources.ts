@@ -3,7 +3,7 @@ import { SourceOpenError, SourceUsageError } from '../sources/common/errors.ts';
 import { openFile } from '../sources/common/files.ts';
 import { createParseStats, type ParseStats } from '../sources/common/stats.ts';
 import { generateDemo } from '../sources/demo/generate.ts';
-import { inputNamed } from '../sources/registry.ts';
+import { CATALOG, inputNamed } from '../sources/registry.ts';
 import type { FileFlags, SourceItem } from '../sources/types.ts';
 import type { SnapshotManifest } from '../snapshot/format.ts';
 import { readManifest, readSnapshot, SnapshotError } from '../snapshot/read.ts';
@@ -79,7 +79,7 @@ export async function openSource(
     };
     let items;
     try {
-      items = await input.file.open(chunks, { ...flags, file, stats });
+      items = await input.file.open(chunks, { ...flags, file, stats, catalog: CATALOG });
     } catch (err) {
       if (err instanceof SourceUsageError) throw new UsageError(err.message);
       throw err;
@@ -91,7 +91,7 @@ export async function openSource(
   if (typeof input.live !== 'function') throw new UsageError(input.live.none);
   let items;
   try {
-    items = input.live({ ...(since !== undefined ? { since } : {}), env, stats });
+    items = input.live({ ...(since !== undefined ? { since } : {}), env, stats, catalog: CATALOG });
   } catch (err) {
     if (err instanceof SourceUsageError) throw new UsageError(err.message);
     throw err;

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SourceServer } from '../../test/helpers/source-server.ts';
-import { COMMODITIES } from '../catalog/index.ts';
+import { COMMODITIES } from '../sources/registry.ts';
 
 // `npm run ingest -- sync` as a child process, against a private NATS server and the local
 // server replaying the recorded CFTC, EIA and NASS answers (the whole catalog is asked).

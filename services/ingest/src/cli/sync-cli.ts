@@ -1,5 +1,5 @@
 import { SYNCED } from '../sources/registry.ts';
-import { COMMODITIES } from '../catalog/index.ts';
+import { COMMODITIES } from '../sources/registry.ts';
 import type { IngestEnv } from '../config.ts';
 import { runSync, type SourceSyncResult, type SyncOptions, type SyncSettings } from '../sync/run-sync.ts';
 import { createKvSyncStore } from '../sync/state.ts';

@@ -3,11 +3,10 @@ import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { CATALOG } from '../catalog/index.ts';
 import { openFile } from '../sources/common/files.ts';
 import { createParseStats } from '../sources/common/stats.ts';
 import { SYNC_SOURCES, type SyncSource } from '../sources/common/sync/task.ts';
-import { INPUTS, REGISTRY, seriesTasks, syncPartOf } from '../sources/registry.ts';
+import { CATALOG, INPUTS, REGISTRY, seriesTasks, syncPartOf } from '../sources/registry.ts';
 import type { Source, SourceInput, SourceItem } from '../sources/types.ts';
 import { createTaskContext, missingKey, type SyncOptions, type SyncSettings } from '../sync/run-sync.ts';
 import type { SnapshotSource } from './format.ts';
@@ -110,6 +109,7 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
         ...p.input.file.snapshotFlags?.(p.name),
         file: p.name,
         stats: createParseStats(),
+        catalog: CATALOG,
       });
       let n = 0;
       const windowed = windowedToCotSince(p.input);

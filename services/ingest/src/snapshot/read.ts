@@ -11,7 +11,8 @@ import {
   type PriceBasis,
   type SeriesType,
 } from '@cds/contracts';
-import { CATALOG, type CatalogIndex } from '../catalog/index.ts';
+import type { CatalogIndex } from '../catalog/index.ts';
+import { CATALOG } from '../sources/registry.ts';
 import { readCsvTable } from '../sources/common/csv.ts';
 import { cotReportStamp } from '../sources/common/published.ts';
 import { REGISTRY } from '../sources/registry.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getCommodity } from '../catalog/index.ts';
+import { getCommodity } from '../sources/registry.ts';
 import { priceSourcesOf } from '../sources/registry.ts';
 import { realFixturePath } from '../../test/helpers/source-fixtures.ts';
 import { createReadStream } from 'node:fs';
@@ -15,6 +15,7 @@ import { readManifest, readSnapshot, SnapshotError, snapshotStamps } from './rea
 import { writeSnapshot } from './write.ts';
 import { MAX_FILE_LINES, MAX_INFLATED_BYTES, SNAPSHOT_FILES, type SnapshotManifest } from './format.ts';
 import { createHash } from 'node:crypto';
+import { CATALOG } from '../sources/registry.ts';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -65,11 +66,13 @@ describe('the bundled snapshot format', () => {
     const cot = [
       ...(await collect(
         parseCftcLegacyCsv(createReadStream(realFixturePath('cftc_legacy_fut_annual_2025_excerpt.txt')), {
+          catalog: CATALOG,
           file: 'annual.txt',
         }),
       )),
       ...(await collect(
         parseCftcDisaggregatedCsv(createReadStream(realFixturePath('cftc_disagg_fut_f_year_2021_excerpt.txt')), {
+          catalog: CATALOG,
           file: 'f_year.txt',
         }),
       )),

@@ -8,6 +8,7 @@ import { createHttpClient, SourceFetchError } from './common/http.ts';
 import { createParseStats } from './common/stats.ts';
 import { fetchEiaSeries } from './eia/fetch.ts';
 import { fetchNassQuickStats } from './nass/fetch.ts';
+import { CATALOG } from './registry.ts';
 
 // A local HTTP server on 127.0.0.1 serving recorded (and constructed) source responses.
 type Handler = (req: IncomingMessage, url: URL, res: ServerResponse) => void;
@@ -68,7 +69,16 @@ describe('CFTC Socrata fetcher', () => {
     const time = fakeTime();
     const stats = createParseStats();
     const items = await collect(
-      fetchCftcCot({ format: 'legacy', baseUrl, appToken: 'tok', pageSize: 1, from: '2025-01-01', stats, ...time }),
+      fetchCftcCot({
+        catalog: CATALOG,
+        format: 'legacy',
+        baseUrl,
+        appToken: 'tok',
+        pageSize: 1,
+        from: '2025-01-01',
+        stats,
+        ...time,
+      }),
     );
     expect(items.filter((i) => i.kind === 'cot')).toHaveLength(1);
     expect(items.filter((i) => i.kind === 'rejected')).toHaveLength(1); // the GOLD row without open interest
@@ -90,7 +100,14 @@ describe('EIA API v2 fetcher', () => {
     const body = readFileSync(ownFixturePath('eia_api_v2_wcestus1_sample.json'), 'utf8');
     handler = (_req, _url, res) => json(res, 200, body);
     const items = await collect(
-      fetchEiaSeries({ apiKey: 'secret-key', series: ['WCESTUS1'], baseUrl, start: '2024-08-16', ...fakeTime() }),
+      fetchEiaSeries({
+        catalog: CATALOG,
+        apiKey: 'secret-key',
+        series: ['WCESTUS1'],
+        baseUrl,
+        start: '2024-08-16',
+        ...fakeTime(),
+      }),
     );
     expect(items.filter((i) => i.kind === 'series')).toHaveLength(3);
     const u = seen[0]!.url;
@@ -110,7 +127,15 @@ describe('EIA API v2 fetcher', () => {
     handler = (_req, _url, res) => json(res, 500, '{"error":"internal"}');
     const time = fakeTime();
     const err = await collect(
-      fetchEiaSeries({ apiKey: 'secret-key', series: ['RWTC'], baseUrl, maxRetries: 3, minIntervalMs: 0, ...time }),
+      fetchEiaSeries({
+        catalog: CATALOG,
+        apiKey: 'secret-key',
+        series: ['RWTC'],
+        baseUrl,
+        maxRetries: 3,
+        minIntervalMs: 0,
+        ...time,
+      }),
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SourceFetchError);
     const e = err as SourceFetchError;
@@ -127,7 +152,7 @@ describe('EIA API v2 fetcher', () => {
   it('does not retry a 403 (bad key)', async () => {
     handler = (_req, _url, res) => json(res, 403, '{"error":"API_KEY_INVALID"}');
     await expect(
-      collect(fetchEiaSeries({ apiKey: 'k', series: ['RWTC'], baseUrl, ...fakeTime() })),
+      collect(fetchEiaSeries({ catalog: CATALOG, apiKey: 'k', series: ['RWTC'], baseUrl, ...fakeTime() })),
     ).rejects.toMatchObject({ status: 403, attempts: 1 });
     expect(seen).toHaveLength(1);
   });
@@ -143,6 +168,7 @@ describe('NASS Quick Stats fetcher', () => {
     const stats = createParseStats();
     const items = await collect(
       fetchNassQuickStats({
+        catalog: CATALOG,
         apiKey: 'nass-key',
         commodities: ['CORN'],
         baseUrl,

@@ -11,4 +11,13 @@ export {
   type HttpClientOptions,
 } from './common/http.ts';
 export { generateDemo, generateDemoItems, demoRange, type DemoOptions } from './demo/generate.ts';
-export { REGISTRY, SYNCED, DEMO_PARTS, checkCatalogMappings, priceSourcesOf } from './registry.ts';
+export {
+  REGISTRY,
+  SYNCED,
+  DEMO_PARTS,
+  checkCatalogMappings,
+  priceSourcesOf,
+  COMMODITIES,
+  CATALOG,
+  getCommodity,
+} from './registry.ts';

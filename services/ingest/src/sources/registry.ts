@@ -1,6 +1,6 @@
 import type { PublicSourceName, SyncSourceName } from '@cds/contracts';
 import { SYNC_SOURCE_NAMES } from '@cds/contracts';
-import { COMMODITIES } from '../catalog/commodities.ts';
+import { COMMODITY_FACTS, createCatalogIndex, joinCatalog, type CatalogIndex } from '../catalog/index.ts';
 import type { CommodityDefinition } from '../catalog/types.ts';
 import { ams } from './ams/index.ts';
 import { cftc } from './cftc/index.ts';
@@ -50,7 +50,20 @@ export function checkCatalogMappings(defs: readonly CommodityDefinition[]): void
     }
   }
 }
+
+/**
+ * The curated catalog: each commodity's contract facts (catalog/commodities.ts) joined with every
+ * source's mapping of it (`sources/<name>/catalog.ts`), each mapping checked against its source's
+ * schema when the registry loads.
+ */
+export const COMMODITIES: readonly CommodityDefinition[] = Object.freeze(joinCatalog(COMMODITY_FACTS, REGISTRY));
 checkCatalogMappings(COMMODITIES);
+
+/** The index over the curated catalog: what the CLI, the sync and the snapshot read with. */
+export const CATALOG: CatalogIndex = createCatalogIndex(COMMODITIES);
+
+/** A curated commodity by id. */
+export const getCommodity = (id: string): CommodityDefinition | undefined => CATALOG.byId(id);
 
 /** The source of a name, or undefined. */
 export function sourceNamed(name: string): Source | undefined {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMODITIES } from '../catalog/index.ts';
+import { COMMODITIES } from './registry.ts';
 import type { CommodityDefinition } from '../catalog/types.ts';
 import { checkCatalogMappings, REGISTRY } from './registry.ts';
 

@@ -7,8 +7,10 @@ import type {
   SeriesPointRecord,
   SeriesType,
   PublicSourceName,
+  CatalogIdentifiers,
 } from '@cds/contracts';
 import type { z } from 'zod';
+import type { CatalogIndex } from '../catalog/index.ts';
 import type { CommodityDefinition } from '../catalog/types.ts';
 import type { ParseStats } from './common/stats.ts';
 import type { SeriesTask, SyncKeys } from './common/sync/task.ts';
@@ -99,7 +101,7 @@ export interface FileReader {
   /** The file's items; a layout it cannot read stops with SourceOpenError before anything is published. */
   open(
     chunks: AsyncIterable<Uint8Array>,
-    opts: FileFlags & { file: string; stats: ParseStats },
+    opts: FileFlags & { file: string; stats: ParseStats; catalog: CatalogIndex },
   ): Promise<AsyncIterable<SourceItem>> | AsyncIterable<SourceItem>;
   /** The files as the publisher publishes them, for `snapshot:build --from` (the inputs a snapshot is built from). */
   published?: string;
@@ -113,6 +115,7 @@ export type LiveFetch =
       since?: string;
       env: Readonly<Record<string, string | undefined>>;
       stats: ParseStats;
+      catalog: CatalogIndex;
     }) => AsyncIterable<SourceItem>)
   | { none: string };
 
@@ -143,6 +146,10 @@ export interface Source {
   credentials: readonly Credential[];
   /** The catalog mapping it reads (the commodity's `sources.<name>`), checked when the catalog loads. */
   mapping?: z.ZodType;
+  /** Its mapping of each commodity it feeds, by catalog id (`catalog.ts`): the registry joins them to the contract facts. */
+  catalog?: Readonly<Record<string, unknown>>;
+  /** The identifiers its mapping of a commodity gives, published with the catalog entry (SOURCE_IDENTIFIERS' field). */
+  identifiers?(def: CommodityDefinition): Partial<CatalogIdentifiers>;
   /** Its `--source` inputs: file parsers and live fetches. */
   inputs: readonly SourceInput[];
   /** `ingest sync`: its series tasks (on the release calendar of `@cds/schedule`). */

@@ -1,5 +1,6 @@
 import type { CatalogEntry } from '@cds/contracts';
-import { CATALOG, type CatalogIndex } from '../catalog/index.ts';
+import type { CatalogIndex } from '../catalog/index.ts';
+import { CATALOG } from '../sources/registry.ts';
 import type { BatcherOptions } from '../publish/batcher.ts';
 import { runIngest, type IngestSummary } from '../publish/pipeline.ts';
 import type { Publisher } from '../publish/publisher.ts';

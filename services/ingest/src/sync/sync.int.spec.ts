@@ -2,7 +2,7 @@ import { connectMessaging, type Messaging } from '@cds/messaging';
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SourceServer } from '../../test/helpers/source-server.ts';
-import { COMMODITIES } from '../catalog/index.ts';
+import { COMMODITIES } from '../sources/registry.ts';
 import { createKvLedger } from '../publish/ledger.ts';
 import { createPublisher } from '../publish/publisher.ts';
 import { ensureEventStreams } from '../publish/streams.ts';

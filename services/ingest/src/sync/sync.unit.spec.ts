@@ -8,7 +8,7 @@ import { expectedEiaRows } from '../sources/eia/plans.ts';
 import { nassFromYear, planYearRanges } from '../sources/nass/plans.ts';
 import { cursorKey, createMemorySyncStore } from './state.ts';
 import { seriesTasks } from '../sources/registry.ts';
-import { CATALOG } from '../catalog/index.ts';
+import { CATALOG } from '../sources/registry.ts';
 
 const price = (date: string, value: number): SeriesItem => ({
   kind: 'series',

@@ -1,6 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { COMMODITIES } from '../catalog/index.ts';
+import { COMMODITIES } from '../sources/registry.ts';
 
 /** The header of the CFTC legacy futures-only annual file (annual.txt / deacot<year>), all 129 columns. */
 export const CFTC_LEGACY_HEADER =

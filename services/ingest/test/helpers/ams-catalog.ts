@@ -1,4 +1,5 @@
-import { COMMODITIES, createCatalogIndex, type CatalogIndex } from '../../src/catalog/index.ts';
+import { createCatalogIndex, type CatalogIndex } from '../../src/catalog/index.ts';
+import { COMMODITIES } from '../../src/sources/registry.ts';
 import type { CommodityDefinition } from '../../src/catalog/types.ts';
 
 /**

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { chunked, collect, ownFixturePath } from '../../../test/helpers/source-fixtures.ts';
 import { CATALOG_WITH_LM_CT150 as CATALOG } from '../../../test/helpers/ams-catalog.ts';
 import { byAmsReport } from './lookup.ts';
+import { CATALOG as CURATED } from '../registry.ts';
 import { stampFromCalendar } from '../common/published.ts';
 import { createParseStats } from '../common/stats.ts';
 import type { SeriesItem, SourceItem } from '../types.ts';
@@ -20,7 +21,9 @@ const series = (items: SourceItem[]) => items.filter((i): i is SeriesItem => i.k
 describe('USDA AMS LM_HG201 (real recorded rows)', () => {
   it('maps the producer-sold negotiated net price of each slaughter day to LEAN_HOGS', async () => {
     const stats = createParseStats();
-    const items = await collect(parseAmsJson(chunked(HG201, 300), { file: 'hg201.json', report: 'LM_HG201', stats }));
+    const items = await collect(
+      parseAmsJson(chunked(HG201, 300), { catalog: CURATED, file: 'hg201.json', report: 'LM_HG201', stats }),
+    );
     // expected values read from the raw rows
     const raw = (JSON.parse(readFileSync(HG201, 'utf8')) as { results: Record<string, string>[] }).results.filter(
       (r) => r.purchase_type === 'Prod. Sold Negotiated',
@@ -65,7 +68,7 @@ describe('USDA AMS LM_HG201 (real recorded rows)', () => {
     // the same row made the series: its value is withheld, skipped as missing
     const body = JSON.stringify({ results: [{ ...packer, purchase_type: 'Prod. Sold Negotiated' }, doc.results[0]] });
     const stats = createParseStats();
-    const items = await collect(parseAmsJson([body], { file: 'x.json', report: 'LM_HG201', stats }));
+    const items = await collect(parseAmsJson([body], { catalog: CURATED, file: 'x.json', report: 'LM_HG201', stats }));
     expect(series(items).map((i) => i.point)).toEqual([{ date: '2019-02-20', value: 50.66 }]);
     expect(stats.skippedByReason).toEqual({ missing_value: 1 });
   });
@@ -78,6 +81,7 @@ describe('USDA AMS LM_HG201 (real recorded rows)', () => {
     const out: SourceItem[] = [];
     const run = async () => {
       for await (const i of parseAmsJson([JSON.stringify({ results: renamed })], {
+        catalog: CATALOG,
         file: 'x.json',
         report: 'LM_HG201',
       }))
@@ -94,14 +98,22 @@ describe('USDA AMS LM_HG201 (real recorded rows)', () => {
       purchase_type: r.purchase_type!.replace('Prod.', 'Producer'),
     }));
     await expect(
-      collect(parseAmsJson([JSON.stringify({ results: renamedType })], { file: 'x.json', report: 'LM_HG201' })),
+      collect(
+        parseAmsJson([JSON.stringify({ results: renamedType })], {
+          catalog: CURATED,
+          file: 'x.json',
+          report: 'LM_HG201',
+        }),
+      ),
     ).rejects.toThrow(
       /none of the 16 rows of section "Barrows\/Gilts" is the series \(purchase_type = "Prod. Sold Negotiated"\)/,
     );
 
     const noDate = doc.results.map(({ for_date_begin: _d, ...r }) => r);
     await expect(
-      collect(parseAmsJson([JSON.stringify({ results: noDate })], { file: 'x.json', report: 'LM_HG201' })),
+      collect(
+        parseAmsJson([JSON.stringify({ results: noDate })], { catalog: CURATED, file: 'x.json', report: 'LM_HG201' }),
+      ),
     ).rejects.toThrow(/has no "for_date_begin" field/);
   });
 });
@@ -171,7 +183,7 @@ describe('USDA AMS LM_CT150 (hand-written answer, allSections=true shape)', () =
     const truncated = readFileSync(CT150, 'utf8').slice(0, 300);
     const out = await collect(parseAmsJson([truncated], { file: 't.json', report: 'LM_CT150', catalog: CATALOG }));
     expect(out).toMatchObject([{ kind: 'rejected', file: 't.json', line: 1 }]);
-    await expect(collect(parseAmsJson(['[]'], { file: 'e', report: 'LM_XX999' }))).rejects.toThrow(
+    await expect(collect(parseAmsJson(['[]'], { catalog: CURATED, file: 'e', report: 'LM_XX999' }))).rejects.toThrow(
       /unknown report LM_XX999/,
     );
   });
@@ -180,7 +192,9 @@ describe('USDA AMS LM_CT150 (hand-written answer, allSections=true shape)', () =
 describe('USDA AMS FMMO class prices (hand-written answer, one section)', () => {
   it('maps the Class III price of the All Market Average row to MILK_CLASS_III at the month end', async () => {
     const stats = createParseStats();
-    const items = await collect(parseAmsJson(chunked(FMMO, 90), { file: 'fmmo.json', report: 'FMMO_CLASS', stats }));
+    const items = await collect(
+      parseAmsJson(chunked(FMMO, 90), { catalog: CURATED, file: 'fmmo.json', report: 'FMMO_CLASS', stats }),
+    );
     expect(series(items).map((i) => [i.commodity_id, i.frequency, i.unit, i.price_basis, i.point])).toEqual([
       ['MILK_CLASS_III', 'monthly', 'USD/cwt', 'cash', { date: '2024-01-31', value: 15.1 }],
       ['MILK_CLASS_III', 'monthly', 'USD/cwt', 'cash', { date: '2024-02-29', value: 15.8 }],

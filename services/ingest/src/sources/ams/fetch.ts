@@ -1,5 +1,4 @@
 import { addDays } from '@cds/schedule';
-import { CATALOG } from '../../catalog/index.ts';
 import { amsOf, type AmsMapping } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { createHttpClient, type SourceFetchOptions } from '../common/http.ts';
@@ -55,8 +54,8 @@ export interface AmsFetchOptions extends SourceFetchOptions {
 }
 
 /** Fetches each catalog AMS report from the datamart (no key) and streams its points. */
-export async function* fetchAmsReports(options: AmsFetchOptions = {}): AsyncGenerator<SourceItem> {
-  const catalog = options.catalog ?? CATALOG;
+export async function* fetchAmsReports(options: AmsFetchOptions): AsyncGenerator<SourceItem> {
+  const { catalog } = options;
   const ids = options.commodities ?? catalog.commodities.filter((c) => amsOf(c)).map((c) => c.entry.id);
   const stats = options.stats ?? createParseStats();
   const client = createHttpClient({ minIntervalMs: 1000, ...options, source: 'ams' });

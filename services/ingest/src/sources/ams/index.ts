@@ -1,5 +1,6 @@
 import { SourceUsageError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
+import { AMS_CATALOG } from './catalog.ts';
 import { amsMapping, amsOf } from './mapping.ts';
 import { fetchAmsReports } from './fetch.ts';
 import { AMS_MAX_BYTES, parseAmsJson } from './parse.ts';
@@ -10,6 +11,11 @@ import { amsTasks } from './sync-task.ts';
 export const ams = {
   name: 'ams',
   mapping: amsMapping,
+  catalog: AMS_CATALOG,
+  identifiers: (def) => {
+    const mapping = amsOf(def);
+    return mapping ? { ams_reports: mapping.series.map((a) => a.report) } : {};
+  },
   credentials: [],
   inputs: [
     {
@@ -24,11 +30,17 @@ export const ams = {
             throw new SourceUsageError(
               `--report must be one of ${Object.keys(AMS_REPORTS).join(', ')} for --source ams`,
             );
-          return parseAmsJson(chunks, { file: opts.file, stats: opts.stats, report: opts.report });
+          return parseAmsJson(chunks, {
+            file: opts.file,
+            stats: opts.stats,
+            catalog: opts.catalog,
+            report: opts.report,
+          });
         },
       },
       // the LMR datamart needs no key
-      live: ({ since, stats }) => fetchAmsReports({ ...(since !== undefined ? { from: since } : {}), stats }),
+      live: ({ since, stats, catalog }) =>
+        fetchAmsReports({ ...(since !== undefined ? { from: since } : {}), stats, catalog }),
     },
   ],
   sync: {

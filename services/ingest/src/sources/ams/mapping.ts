@@ -18,5 +18,7 @@ export const amsMapping = z.strictObject({
 
 /** A USDA AMS market report (LMR, FMMO class prices) mapped onto a commodity's series. */
 export type AmsMapping = z.infer<typeof amsMapping>['series'][number];
+/** A commodity's AMS mapping (its series). */
+export type AmsCatalogMapping = z.infer<typeof amsMapping>;
 /** The commodity's AMS mapping, if it has one. */
 export const amsOf = mappingReader('ams', amsMapping);

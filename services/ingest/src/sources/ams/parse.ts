@@ -1,5 +1,4 @@
 import { easternInstant } from '@cds/schedule';
-import { CATALOG } from '../../catalog/index.ts';
 import { byAmsReport } from './lookup.ts';
 import type { PublicationStamp, SourceItem } from '../types.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
@@ -178,7 +177,7 @@ export async function* parseAmsJson(input: TextInput, options: AmsOptions): Asyn
   const { file, stats } = options;
   const spec = amsReport(options.report);
   if (!spec) throw new Error(`ams: unknown report ${options.report} (known: ${Object.keys(AMS_REPORTS).join(', ')})`);
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   const body = await readBounded(input, file);
   let doc: unknown;
   try {

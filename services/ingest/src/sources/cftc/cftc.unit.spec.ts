@@ -9,11 +9,13 @@ import {
   rawCotRows,
   realFixturePath,
 } from '../../../test/helpers/source-fixtures.ts';
-import { createCatalogIndex, COMMODITIES } from '../../catalog/index.ts';
+import { createCatalogIndex } from '../../catalog/index.ts';
+import { COMMODITIES } from '../registry.ts';
 import { createParseStats } from '../common/stats.ts';
 import type { CotItem, SourceItem } from '../types.ts';
 import { parseCftcCotCsv, parseCftcDisaggregatedCsv, parseCftcLegacyCsv } from './parse-annual.ts';
 import { parseCftcSocrataJson } from './parse-socrata.ts';
+import { CATALOG } from '../registry.ts';
 
 const LEGACY = realFixturePath('cftc_legacy_fut_annual_2025_excerpt.txt');
 const DISAGG = realFixturePath('cftc_disagg_fut_f_year_2021_excerpt.txt');
@@ -24,7 +26,7 @@ const int = (s: string | undefined) => Number(s!.trim());
 describe('CFTC legacy annual file (real excerpt)', () => {
   it('maps every catalog row, field by field against the raw row, and skips the market outside the catalog', async () => {
     const stats = createParseStats();
-    const items = await collect(parseCftcLegacyCsv(chunked(LEGACY), { file: 'annual.txt', stats }));
+    const items = await collect(parseCftcLegacyCsv(chunked(LEGACY), { catalog: CATALOG, file: 'annual.txt', stats }));
     const { header, rows } = rawCotRows(LEGACY);
     const col = (name: string) => header.indexOf(name);
     expect(col('Open Interest (All)')).toBeGreaterThan(0);
@@ -103,7 +105,7 @@ describe('CFTC legacy annual file (real excerpt)', () => {
   });
 
   it('reads the WTI row of 2025-01-07 as the file states it', async () => {
-    const out = cots(await collect(parseCftcLegacyCsv(chunked(LEGACY), { file: 'annual.txt' })));
+    const out = cots(await collect(parseCftcLegacyCsv(chunked(LEGACY), { catalog: CATALOG, file: 'annual.txt' })));
     const wti = out.find((i) => i.commodity_id === 'CRUDE_OIL_WTI' && i.record.report_date === '2025-01-07');
     expect(wti).toMatchObject({
       format: 'legacy',
@@ -147,7 +149,11 @@ describe('CFTC legacy annual file (real excerpt)', () => {
   it('rejects malformed rows with file, line and reason and still parses the rest', async () => {
     const stats = createParseStats();
     const items = await collect(
-      parseCftcLegacyCsv(chunked(ownFixturePath('cftc_legacy_malformed_rows.txt')), { file: 'bad.txt', stats }),
+      parseCftcLegacyCsv(chunked(ownFixturePath('cftc_legacy_malformed_rows.txt')), {
+        catalog: CATALOG,
+        file: 'bad.txt',
+        stats,
+      }),
     );
     const rejected = items.filter((i) => i.kind === 'rejected');
     expect(rejected).toEqual([
@@ -164,7 +170,7 @@ describe('CFTC legacy annual file (real excerpt)', () => {
   });
 
   it('rejects a file of the other format at its header', async () => {
-    const items = await collect(parseCftcLegacyCsv(chunked(DISAGG), { file: 'f_year.txt' }));
+    const items = await collect(parseCftcLegacyCsv(chunked(DISAGG), { catalog: CATALOG, file: 'f_year.txt' }));
     expect(items).toEqual([
       { kind: 'rejected', file: 'f_year.txt', line: 1, reason: 'header is a disaggregated COT file, expected legacy' },
     ]);
@@ -174,7 +180,9 @@ describe('CFTC legacy annual file (real excerpt)', () => {
 describe('CFTC disaggregated annual file (real excerpt, CRLF)', () => {
   it('maps every row field by field, including the double-underscore swap columns', async () => {
     const stats = createParseStats();
-    const items = await collect(parseCftcDisaggregatedCsv(chunked(DISAGG, 211), { file: 'f_year.txt', stats }));
+    const items = await collect(
+      parseCftcDisaggregatedCsv(chunked(DISAGG, 211), { catalog: CATALOG, file: 'f_year.txt', stats }),
+    );
     expect(stats).toMatchObject({ rows: 30, emitted: 30, rejected: 0, skipped: 0 });
     const text = readFileSync(DISAGG, 'utf8');
     expect(text.includes('\r\n')).toBe(true);
@@ -238,7 +246,7 @@ describe('CFTC disaggregated annual file (real excerpt, CRLF)', () => {
     const wheatRaw = rows.filter((r) => r.cells[3] === '001602');
     expect(wheatRaw.length).toBe(5);
     expect(wheatRaw.every((r) => r.cells.includes('.'))).toBe(true);
-    const out = cots(await collect(parseCftcCotCsv(chunked(DISAGG), { file: 'f_year.txt' })));
+    const out = cots(await collect(parseCftcCotCsv(chunked(DISAGG), { catalog: CATALOG, file: 'f_year.txt' })));
     expect(out.filter((i) => i.commodity_id === 'WHEAT_SRW')).toHaveLength(5);
   });
 
@@ -249,8 +257,8 @@ describe('CFTC disaggregated annual file (real excerpt, CRLF)', () => {
       'CRUDE OIL, LIGHT SWEET - NEW YORK MERCANTILE EXCHANGE',
     );
     expect(rows2025.find((r) => r.cells[3] === '067651')!.name).toBe('WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE');
-    const a = cots(await collect(parseCftcCotCsv(chunked(DISAGG), { file: 'f_year.txt' })));
-    const b = cots(await collect(parseCftcCotCsv(chunked(LEGACY), { file: 'annual.txt' })));
+    const a = cots(await collect(parseCftcCotCsv(chunked(DISAGG), { catalog: CATALOG, file: 'f_year.txt' })));
+    const b = cots(await collect(parseCftcCotCsv(chunked(LEGACY), { catalog: CATALOG, file: 'annual.txt' })));
     const wti2021 = a.filter((i) => i.record.contract_code === '067651');
     const wti2025 = b.filter((i) => i.record.contract_code === '067651');
     expect(wti2021).toHaveLength(5);
@@ -264,6 +272,7 @@ describe('CFTC public reporting (Socrata) JSON', () => {
     const stats = createParseStats();
     const items = await collect(
       parseCftcSocrataJson(chunked(ownFixturePath('cftc_socrata_legacy_sample.json'), 64), {
+        catalog: CATALOG,
         file: 'socrata',
         format: 'legacy',
         stats,
@@ -305,19 +314,22 @@ describe('CFTC public reporting (Socrata) JSON', () => {
   it('maps the disaggregated API field names (prod_merc_positions_long, m_money_positions_spread, swap__...)', async () => {
     const items = await collect(
       parseCftcSocrataJson(chunked(ownFixturePath('cftc_socrata_disaggregated_sample.json'), 50), {
+        catalog: CATALOG,
         file: 'socrata',
         format: 'disaggregated',
       }),
     );
-    const fromCsv = cots(await collect(parseCftcDisaggregatedCsv(chunked(DISAGG), { file: 'f_year.txt' }))).find(
-      (i) => i.commodity_id === 'CRUDE_OIL_WTI' && i.record.report_date === '2021-03-16',
-    );
+    const fromCsv = cots(
+      await collect(parseCftcDisaggregatedCsv(chunked(DISAGG), { catalog: CATALOG, file: 'f_year.txt' })),
+    ).find((i) => i.commodity_id === 'CRUDE_OIL_WTI' && i.record.report_date === '2021-03-16');
     expect(items).toHaveLength(1);
     expect((items[0] as CotItem).record).toEqual(fromCsv!.record);
   });
 
   it('reports a truncated document', async () => {
-    const items = await collect(parseCftcSocrataJson(['[{"a":"1"}, {"b":'], { file: 'cut', format: 'legacy' }));
+    const items = await collect(
+      parseCftcSocrataJson(['[{"a":"1"}, {"b":'], { catalog: CATALOG, file: 'cut', format: 'legacy' }),
+    );
     expect(items.at(-1)).toEqual({ kind: 'rejected', file: 'cut', line: 2, reason: 'truncated JSON document' });
   });
 });

@@ -1,5 +1,4 @@
 import type { CotFormat } from '@cds/contracts';
-import { CATALOG } from '../../catalog/index.ts';
 import { cftcOf } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { createHttpClient, type SourceFetchOptions } from '../common/http.ts';
@@ -24,7 +23,12 @@ export interface CftcFetchOptions extends SourceFetchOptions {
   pageSize?: number;
 }
 
-export function cftcQueryUrl(o: CftcFetchOptions, codes: readonly string[], offset: number, limit: number): URL {
+export function cftcQueryUrl(
+  o: Omit<CftcFetchOptions, 'catalog'>,
+  codes: readonly string[],
+  offset: number,
+  limit: number,
+): URL {
   const url = new URL(`/resource/${CFTC_DATASETS[o.format]}.json`, o.baseUrl ?? 'https://publicreporting.cftc.gov');
   const where = [`cftc_contract_market_code in (${codes.map((c) => `'${c.replace(/'/g, "''")}'`).join(',')})`];
   if (o.from) where.push(`report_date_as_yyyy_mm_dd >= '${o.from}T00:00:00.000'`);
@@ -41,7 +45,7 @@ export function cftcQueryUrl(o: CftcFetchOptions, codes: readonly string[], offs
  * each page through parseCftcSocrataJson. The app token travels in the X-App-Token header.
  */
 export async function* fetchCftcCot(options: CftcFetchOptions): AsyncGenerator<SourceItem> {
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   const codes = options.codes ?? catalog.commodities.flatMap((c) => cftcOf(c)?.codes ?? []);
   const pageSize = options.pageSize ?? 5000;
   const stats = options.stats ?? createParseStats();

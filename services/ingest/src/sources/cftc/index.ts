@@ -1,5 +1,6 @@
 import { MiB } from '../common/bounds.ts';
 import type { Source } from '../types.ts';
+import { CFTC_CATALOG } from './catalog.ts';
 import { cftcMapping, cftcOf } from './mapping.ts';
 import { cftcSnapshotStamp } from './snapshot.ts';
 import { fetchCftcCot } from './fetch.ts';
@@ -22,6 +23,8 @@ const maxBytes = 1024 * MiB;
 export const cftc = {
   name: 'cftc',
   mapping: cftcMapping,
+  catalog: CFTC_CATALOG,
+  identifiers: (def) => ({ cftc_contract_codes: cftcOf(def)?.codes ?? [] }),
   credentials: [{ env: 'CFTC_APP_TOKEN', required: false }],
   inputs: (['legacy', 'disaggregated'] as const).map((format) => ({
     name: `cftc-${format}`,
@@ -33,12 +36,13 @@ export const cftc = {
           : 'the disaggregated futures-only annual files (f_year.txt of fut_disagg_txt_<year>.zip)',
       open: (chunks, opts) => (format === 'legacy' ? parseCftcLegacyCsv : parseCftcDisaggregatedCsv)(chunks, opts),
     },
-    live: ({ since, env, stats }) =>
+    live: ({ since, env, stats, catalog }) =>
       fetchCftcCot({
         format,
         ...(since !== undefined ? { from: since } : {}),
         ...(env.CFTC_APP_TOKEN ? { appToken: env.CFTC_APP_TOKEN } : {}),
         stats,
+        catalog,
       }),
   })),
   sync: {

@@ -1,5 +1,4 @@
 import type { CotFormat } from '@cds/contracts';
-import { CATALOG } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { createCsvAssembler, normalizeHeader, parseCsvRecord, scanCsvRecord, type Assembled } from '../common/csv.ts';
 import { rejected, type ParseOptions } from '../common/records.ts';
@@ -25,7 +24,7 @@ export interface CotCsvOptions extends ParseOptions {
  */
 export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions): AsyncGenerator<SourceItem> {
   const { file, stats } = options;
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   let header: string[] | undefined;
   let headerFields: string[] = [];
   let format: CotFormat | undefined;

@@ -1,5 +1,4 @@
 import type { CotFormat } from '@cds/contracts';
-import { CATALOG } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { byHeaderName, readJsonRows } from '../common/json.ts';
 import type { ParseOptions } from '../common/records.ts';
@@ -19,7 +18,7 @@ export interface CotSocrataOptions extends ParseOptions {
  */
 export async function* parseCftcSocrataJson(input: TextInput, options: CotSocrataOptions): AsyncGenerator<SourceItem> {
   const { file, stats, format } = options;
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   const fields = allFields(format);
   for await (const row of readJsonRows(input, null, options)) {
     if (row.kind === 'rejected') {

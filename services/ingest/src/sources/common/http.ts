@@ -43,7 +43,7 @@ export interface HttpClientOptions {
 export interface SourceFetchOptions extends Partial<Omit<HttpClientOptions, 'source'>> {
   /** The source's address (tests point it at a local server). */
   baseUrl?: string;
-  catalog?: CatalogIndex;
+  catalog: CatalogIndex;
   stats?: ParseStats;
 }
 

@@ -8,8 +8,8 @@ import type { ParseStats } from './stats.ts';
 export interface ParseOptions {
   /** File name or source label, echoed in rejections. */
   file: string;
-  /** Catalog to map rows onto; defaults to the curated catalog. */
-  catalog?: CatalogIndex;
+  /** Catalog to map rows onto (the CLI, the sync and the snapshot pass the curated one: sources/registry.ts CATALOG). */
+  catalog: CatalogIndex;
   /** Counters updated while parsing. */
   stats?: ParseStats;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DisaggregatedCotRecord, LegacyCotRecord, SeriesPointRecord } from '@cds/contracts';
-import { COMMODITIES } from '../../catalog/index.ts';
+import { COMMODITIES } from '../registry.ts';
 import type { SourceItem } from '../types.ts';
 import { demoRange, generateDemo, generateDemoItems } from './generate.ts';
 

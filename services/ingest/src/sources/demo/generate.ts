@@ -1,8 +1,8 @@
 import type { Frequency, SeriesType } from '@cds/contracts';
-import { CATALOG, type CatalogIndex, type CommodityDefinition } from '../../catalog/index.ts';
+import type { CatalogIndex, CommodityDefinition } from '../../catalog/index.ts';
 import { demoOf, type DemoFundamental } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
-import { REGISTRY } from '../registry.ts';
+import { CATALOG, REGISTRY } from '../registry.ts';
 import { cotItem, seriesItem } from '../common/records.ts';
 import { cotReportDateOfWeek, endOfEasternDay, lastReleasedCotDate } from './cot-dates.ts';
 import { createRandom, hashSeed } from './prng.ts';

@@ -1,4 +1,5 @@
 import type { Source } from '../types.ts';
+import { DEMO_CATALOG } from './catalog.ts';
 import { demoMapping } from './mapping.ts';
 
 /**
@@ -6,4 +7,10 @@ import { demoMapping } from './mapping.ts';
  * catalog, marked `source: "demo"`; `--without` leaves out each part another source's data replaces
  * (their `demoPart`).
  */
-export const demo = { name: 'demo', mapping: demoMapping, credentials: [], inputs: [] } satisfies Source;
+export const demo = {
+  name: 'demo',
+  mapping: demoMapping,
+  catalog: DEMO_CATALOG,
+  credentials: [],
+  inputs: [],
+} satisfies Source;

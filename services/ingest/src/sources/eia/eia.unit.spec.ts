@@ -6,6 +6,7 @@ import { createParseStats } from '../common/stats.ts';
 import type { SeriesItem, SourceItem } from '../types.ts';
 import { parseEiaApiJson } from './parse-api.ts';
 import { parseEiaCsv } from './parse-csv.ts';
+import { CATALOG } from '../registry.ts';
 
 const RWTC = realFixturePath('eia_rwtc_wti_spot_daily_2022_excerpt.csv');
 const WCESTUS1 = realFixturePath('eia_wcestus1_crude_stocks_weekly_2024_excerpt.csv');
@@ -32,7 +33,7 @@ const toIso = (mdY: string) => {
 describe('EIA CSV downloads (real excerpts)', () => {
   it('parses RWTC daily (CRLF, no final newline, newest first) row by row', async () => {
     const stats = createParseStats();
-    const items = series(await collect(parseEiaCsv(chunked(RWTC, 40), { file: 'rwtc.csv', stats })));
+    const items = series(await collect(parseEiaCsv(chunked(RWTC, 40), { catalog: CATALOG, file: 'rwtc.csv', stats })));
     const raw = rawRows(RWTC);
     expect(raw).toHaveLength(61);
     expect(stats).toMatchObject({ rows: 61, emitted: 61, rejected: 0 });
@@ -54,7 +55,7 @@ describe('EIA CSV downloads (real excerpts)', () => {
   });
 
   it('parses WCESTUS1 weekly (LF) and finds the series in the preamble URL', async () => {
-    const items = series(await collect(parseEiaCsv(chunked(WCESTUS1), { file: 'wcestus1.csv' })));
+    const items = series(await collect(parseEiaCsv(chunked(WCESTUS1), { catalog: CATALOG, file: 'wcestus1.csv' })));
     const raw = rawRows(WCESTUS1);
     expect(items).toHaveLength(35);
     items.forEach((item, i) => {
@@ -71,7 +72,7 @@ describe('EIA CSV downloads (real excerpts)', () => {
       '\n',
     );
     const stats = createParseStats();
-    const items = await collect(parseEiaCsv([broken], { file: 'w.csv', stats }));
+    const items = await collect(parseEiaCsv([broken], { catalog: CATALOG, file: 'w.csv', stats }));
     expect(items.filter((i) => i.kind === 'rejected')).toEqual([
       { kind: 'rejected', file: 'w.csv', line: 7, reason: 'invalid weekly date "13/45/2024"' },
       { kind: 'rejected', file: 'w.csv', line: 9, reason: 'value is not a number "abc"' },
@@ -82,7 +83,7 @@ describe('EIA CSV downloads (real excerpts)', () => {
 
   it('rejects a file whose frequency differs from the mapped series', async () => {
     const monthly = 'Title\nhttps://www.eia.gov/dnav/pet/hist/RWTCM.htm\nx\ny\nMonth,Price\nNov 2022,84.37\n';
-    const items = await collect(parseEiaCsv([monthly], { file: 'm.csv' }));
+    const items = await collect(parseEiaCsv([monthly], { catalog: CATALOG, file: 'm.csv' }));
     expect(items).toEqual([
       { kind: 'rejected', file: 'm.csv', line: 5, reason: 'file is monthly but series RWTC is mapped as daily' },
     ]);
@@ -93,7 +94,11 @@ describe('EIA API v2 JSON', () => {
   it('maps response.data[] by series id, numbers or numeric strings, skipping null and unknown series', async () => {
     const stats = createParseStats();
     const items = await collect(
-      parseEiaApiJson(chunked(ownFixturePath('eia_api_v2_wcestus1_sample.json'), 33), { file: 'api', stats }),
+      parseEiaApiJson(chunked(ownFixturePath('eia_api_v2_wcestus1_sample.json'), 33), {
+        catalog: CATALOG,
+        file: 'api',
+        stats,
+      }),
     );
     expect(series(items).map((i) => [i.commodity_id, i.series_type, i.frequency, i.point])).toEqual([
       ['CRUDE_OIL_WTI', 'stocks', 'weekly', { date: '2024-08-16', value: 426029 }],
@@ -105,7 +110,7 @@ describe('EIA API v2 JSON', () => {
 
   it('rejects a period that does not fit the series frequency', async () => {
     const items = await collect(
-      parseEiaApiJson(chunked(ownFixturePath('eia_api_v2_rwtc_sample.json')), { file: 'api' }),
+      parseEiaApiJson(chunked(ownFixturePath('eia_api_v2_rwtc_sample.json')), { catalog: CATALOG, file: 'api' }),
     );
     expect(series(items).map((i) => i.point)).toEqual([
       { date: '2022-11-25', value: 76.45 },
@@ -120,7 +125,9 @@ describe('EIA API v2 JSON', () => {
   });
 
   it('reports a body without a data array', async () => {
-    const items = await collect(parseEiaApiJson(['{"error":"invalid api_key","code":403}'], { file: 'api' }));
+    const items = await collect(
+      parseEiaApiJson(['{"error":"invalid api_key","code":403}'], { catalog: CATALOG, file: 'api' }),
+    );
     expect(items).toEqual([{ kind: 'rejected', file: 'api', line: 1, reason: expect.stringContaining('no "data"') }]);
   });
 });

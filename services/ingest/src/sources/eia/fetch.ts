@@ -1,4 +1,3 @@
-import { CATALOG } from '../../catalog/index.ts';
 import { byEiaSeries } from './lookup.ts';
 import { eiaOf, type EiaSeriesMapping } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
@@ -18,7 +17,12 @@ export interface EiaFetchOptions extends SourceFetchOptions {
   pageSize?: number;
 }
 
-export function eiaQueryUrl(o: EiaFetchOptions, s: EiaSeriesMapping, offset: number, length: number): URL {
+export function eiaQueryUrl(
+  o: Omit<EiaFetchOptions, 'catalog'>,
+  s: EiaSeriesMapping,
+  offset: number,
+  length: number,
+): URL {
   const url = new URL(`/v2/${s.route}/data/`, o.baseUrl ?? 'https://api.eia.gov');
   const p = url.searchParams;
   p.set('api_key', o.apiKey);
@@ -40,7 +44,7 @@ export function eiaQueryUrl(o: EiaFetchOptions, s: EiaSeriesMapping, offset: num
  * page through parseEiaApiJson. The key goes in the api_key parameter and is masked in errors.
  */
 export async function* fetchEiaSeries(options: EiaFetchOptions): AsyncGenerator<SourceItem> {
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   const ids = options.series ?? catalog.commodities.flatMap((c) => (eiaOf(c)?.series ?? []).map((s) => s.id));
   const pageSize = Math.min(options.pageSize ?? 5000, 5000);
   const stats = options.stats ?? createParseStats();

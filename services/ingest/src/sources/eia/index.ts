@@ -1,6 +1,7 @@
 import { MiB } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
+import { EIA_CATALOG } from './catalog.ts';
 import { eiaMapping, eiaOf } from './mapping.ts';
 import { fetchEiaSeries } from './fetch.ts';
 import { parseEiaCsv } from './parse-csv.ts';
@@ -10,6 +11,8 @@ import { eiaTasks } from './sync-task.ts';
 export const eia = {
   name: 'eia',
   mapping: eiaMapping,
+  catalog: EIA_CATALOG,
+  identifiers: (def) => ({ eia_series: (eiaOf(def)?.series ?? []).map((s) => s.id) }),
   credentials: [{ env: 'EIA_API_KEY', required: true }],
   inputs: [
     {
@@ -23,11 +26,11 @@ export const eia = {
         // a file without the EIA preamble (a `Date,Value` CSV) is named after its series: RWTC.csv
         snapshotFlags: (fileName) => ({ series: fileName.split('.')[0]! }),
       },
-      live: ({ since, env, stats }) => {
+      live: ({ since, env, stats, catalog }) => {
         const apiKey = env.EIA_API_KEY;
         if (!apiKey)
           throw new SourceOpenError('fetching from EIA needs an API key in EIA_API_KEY (free at eia.gov/opendata)');
-        return fetchEiaSeries({ apiKey, ...(since !== undefined ? { start: since } : {}), stats });
+        return fetchEiaSeries({ apiKey, ...(since !== undefined ? { start: since } : {}), stats, catalog });
       },
     },
   ],

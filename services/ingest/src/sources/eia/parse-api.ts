@@ -1,4 +1,3 @@
-import { CATALOG } from '../../catalog/index.ts';
 import { byEiaSeries } from './lookup.ts';
 import type { SourceItem } from '../types.ts';
 import { readJsonRows } from '../common/json.ts';
@@ -22,7 +21,7 @@ export interface EiaApiOptions extends ParseOptions {
  */
 export async function* parseEiaApiJson(input: TextInput, options: EiaApiOptions): AsyncGenerator<SourceItem> {
   const { file, stats } = options;
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   for await (const r of readJsonRows(input, 'data', options)) {
     if (r.kind === 'rejected') {
       yield r;

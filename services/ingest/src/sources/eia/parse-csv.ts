@@ -1,4 +1,3 @@
-import { CATALOG } from '../../catalog/index.ts';
 import { byEiaSeries, type EiaSeriesMatch } from './lookup.ts';
 import type { SourceItem } from '../types.ts';
 import { parseCsvRecord } from '../common/csv.ts';
@@ -32,7 +31,7 @@ function seriesFromUrl(url: string): string[] {
  */
 export async function* parseEiaCsv(input: TextInput, options: EiaCsvOptions): AsyncGenerator<SourceItem> {
   const { file, stats } = options;
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   let candidates: string[] = options.series ? [options.series] : [];
   let mapping: EiaSeriesMatch | undefined;
   let inData = false;

@@ -1,4 +1,3 @@
-import { CATALOG } from '../../catalog/index.ts';
 import { nassOf, type NassItemMapping } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { createHttpClient, SourceFetchError, type SourceFetchOptions } from '../common/http.ts';
@@ -22,7 +21,11 @@ export interface NassFetchOptions extends SourceFetchOptions {
  * answers a PRICE RECEIVED item with its monthly prices and its MARKETING YEAR / YEAR averages,
  * and only the months are mapped (about 12 records a year, far below the 50,000-record cap).
  */
-export function nassQueryUrl(o: NassFetchOptions, shortDesc: string, item?: Pick<NassItemMapping, 'type'>): URL {
+export function nassQueryUrl(
+  o: Omit<NassFetchOptions, 'catalog'>,
+  shortDesc: string,
+  item?: Pick<NassItemMapping, 'type'>,
+): URL {
   const url = new URL('/api/api_GET/', o.baseUrl ?? 'https://quickstats.nass.usda.gov');
   const p = url.searchParams;
   const f = o.filter ?? {};
@@ -45,7 +48,7 @@ export function nassQueryUrl(o: NassFetchOptions, shortDesc: string, item?: Pick
  * count as an empty result. Each body streams through parseNassJson.
  */
 export async function* fetchNassQuickStats(options: NassFetchOptions): AsyncGenerator<SourceItem> {
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   const ids = options.commodities ?? catalog.commodities.filter((c) => nassOf(c)).map((c) => c.entry.id);
   const stats = options.stats ?? createParseStats();
   const client = createHttpClient({ minIntervalMs: 1000, ...options, source: 'nass' });

@@ -1,6 +1,7 @@
 import { MiB } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
+import { NASS_CATALOG } from './catalog.ts';
 import { nassMapping, nassOf } from './mapping.ts';
 import { fetchNassQuickStats } from './fetch.ts';
 import { parseNassCsv } from './parse.ts';
@@ -10,6 +11,8 @@ import { nassTasks } from './sync-task.ts';
 export const nass = {
   name: 'nass',
   mapping: nassMapping,
+  catalog: NASS_CATALOG,
+  identifiers: (def) => ({ nass_items: (nassOf(def)?.items ?? []).map((i) => i.short_desc) }),
   credentials: [{ env: 'NASS_API_KEY', required: true }],
   inputs: [
     {
@@ -20,13 +23,14 @@ export const nass = {
         published: 'Quick Stats CSV exports',
         open: (chunks, opts) => parseNassCsv(chunks, opts),
       },
-      live: ({ since, env, stats }) => {
+      live: ({ since, env, stats, catalog }) => {
         const apiKey = env.NASS_API_KEY;
         if (!apiKey) throw new SourceOpenError('fetching from NASS Quick Stats needs an API key in NASS_API_KEY');
         return fetchNassQuickStats({
           apiKey,
           ...(since !== undefined ? { fromYear: Number(since.slice(0, 4)) } : {}),
           stats,
+          catalog,
         });
       },
     },

@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chunked, collect, ownFixturePath, realFixturePath } from '../../../test/helpers/source-fixtures.ts';
-import { createCatalogIndex, COMMODITIES } from '../../catalog/index.ts';
+import { createCatalogIndex } from '../../catalog/index.ts';
+import { COMMODITIES } from '../registry.ts';
 import { parseCsvRecord } from '../common/csv.ts';
 import { createParseStats } from '../common/stats.ts';
 import type { SeriesItem, SourceItem } from '../types.ts';
 import { nassPeriodDate } from './map-row.ts';
 import { nassQueryUrl } from './fetch.ts';
 import { parseNassCsv, parseNassJson } from './parse.ts';
+import { CATALOG } from '../registry.ts';
 
 const API_JSON = realFixturePath('nass_quickstats_api_corn_yield_va_2012.json');
 const CORN_CSV = realFixturePath('nass_quickstats_corn_yield_states_2025_excerpt.csv');
@@ -26,7 +28,7 @@ describe('NASS periods', () => {
 describe('NASS Quick Stats CSV (real excerpts)', () => {
   it('maps national rows only by default: the state-level corn file yields nothing, every row counted', async () => {
     const stats = createParseStats();
-    const items = await collect(parseNassCsv(chunked(CORN_CSV), { file: 'corn.csv', stats }));
+    const items = await collect(parseNassCsv(chunked(CORN_CSV), { catalog: CATALOG, file: 'corn.csv', stats }));
     expect(items).toEqual([]);
     expect(stats.rows).toBe(13);
     expect(stats.skippedByReason).toEqual({ other_location: 13 });
@@ -36,7 +38,12 @@ describe('NASS Quick Stats CSV (real excerpts)', () => {
     const stats = createParseStats();
     const items = series(
       await collect(
-        parseNassCsv(chunked(CORN_CSV, 50), { file: 'corn.csv', stats, filter: { level: 'STATE', state: 'IOWA' } }),
+        parseNassCsv(chunked(CORN_CSV, 50), {
+          catalog: CATALOG,
+          file: 'corn.csv',
+          stats,
+          filter: { level: 'STATE', state: 'IOWA' },
+        }),
       ),
     );
     const raw = readFileSync(CORN_CSV, 'utf8')
@@ -63,6 +70,7 @@ describe('NASS Quick Stats CSV (real excerpts)', () => {
     const items = series(
       await collect(
         parseNassCsv(chunked(SOY_CSV, 64), {
+          catalog: CATALOG,
           file: 'soy.csv',
           filter: { level: 'COUNTY', state: 'ALABAMA', county: 'DALLAS' },
         }),
@@ -89,6 +97,7 @@ describe('NASS Quick Stats CSV (real excerpts)', () => {
     const stats = createParseStats();
     const items = await collect(
       parseNassCsv([[header, withheld, bad, short, row].join('\r\n')], {
+        catalog: CATALOG,
         file: 's.csv',
         stats,
         filter: { level: 'COUNTY', state: 'ALABAMA', county: 'DALLAS' },
@@ -104,6 +113,7 @@ describe('NASS Quick Stats CSV (real excerpts)', () => {
     const stats2 = createParseStats();
     await collect(
       parseNassCsv([[header, withheld].join('\n')], {
+        catalog: CATALOG,
         file: 's.csv',
         stats: stats2,
         filter: { level: 'COUNTY', state: 'ALABAMA', county: 'ELMORE' },
@@ -117,7 +127,12 @@ describe('NASS Quick Stats API JSON (real response)', () => {
   it('skips census and forecast rows by default, counting why', async () => {
     const stats = createParseStats();
     const items = await collect(
-      parseNassJson(chunked(API_JSON, 256), { file: 'api.json', stats, filter: { level: 'STATE', state: 'VA' } }),
+      parseNassJson(chunked(API_JSON, 256), {
+        catalog: CATALOG,
+        file: 'api.json',
+        stats,
+        filter: { level: 'STATE', state: 'VA' },
+      }),
     );
     expect(items).toEqual([]);
     expect(stats.rows).toBe(10);
@@ -204,7 +219,9 @@ describe('NASS prices received (monthly)', () => {
 
   it('maps every monthly row of the real excerpt to the price series, at month end, with its basis', async () => {
     const stats = createParseStats();
-    const items = series(await collect(parseNassCsv(chunked(PRICE_CSV, 61), { file: 'p.csv', stats, filter: IOWA })));
+    const items = series(
+      await collect(parseNassCsv(chunked(PRICE_CSV, 61), { catalog: CATALOG, file: 'p.csv', stats, filter: IOWA })),
+    );
     // the expectation is read from the raw cells, not from the parser
     const [head, ...rows] = readFileSync(PRICE_CSV, 'utf8').trimEnd().split('\n');
     const h = parseCsvRecord(head!)!;
@@ -237,7 +254,9 @@ describe('NASS prices received (monthly)', () => {
 
   it('maps the national series of the real national excerpt and skips its MARKETING YEAR and YEAR rows', async () => {
     const stats = createParseStats();
-    const items = series(await collect(parseNassCsv(chunked(NATIONAL_PRICE_CSV, 83), { file: 'n.csv', stats })));
+    const items = series(
+      await collect(parseNassCsv(chunked(NATIONAL_PRICE_CSV, 83), { catalog: CATALOG, file: 'n.csv', stats })),
+    );
     expect(stats).toMatchObject({ rows: 20, emitted: 18, skippedByReason: { other_period: 2 } });
     expect(items.map((i) => `${i.point.date} ${i.point.value}`)).toEqual([
       '2026-01-31 4.1',
@@ -269,7 +288,7 @@ describe('NASS prices received (monthly)', () => {
 
   it('maps national rows only by default: every state row of the excerpt is skipped and counted', async () => {
     const stats = createParseStats();
-    expect(await collect(parseNassCsv(chunked(PRICE_CSV), { file: 'p.csv', stats }))).toEqual([]);
+    expect(await collect(parseNassCsv(chunked(PRICE_CSV), { catalog: CATALOG, file: 'p.csv', stats }))).toEqual([]);
     expect(stats.skippedByReason).toEqual({ other_location: 17 });
   });
 
@@ -299,7 +318,9 @@ describe('NASS prices received (monthly)', () => {
       }),
     ];
     const stats = createParseStats();
-    const items = await collect(parseNassCsv([lines.join('\n')], { file: 'p.csv', stats, filter: IOWA }));
+    const items = await collect(
+      parseNassCsv([lines.join('\n')], { catalog: CATALOG, file: 'p.csv', stats, filter: IOWA }),
+    );
     expect(series(items).map((i) => [i.point, i.unit])).toEqual([[{ date: '2026-01-31', value: 4.13 }, 'USD/bu']]);
     expect(items.filter((i) => i.kind === 'rejected')).toEqual([]);
     expect(stats.skippedByReason).toEqual({ withheld: 2, other_period: 2, unmapped_item: 1 });

@@ -1,4 +1,3 @@
-import { CATALOG } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { readCsvTable } from '../common/csv.ts';
 import { byHeaderName, readJsonRows } from '../common/json.ts';
@@ -18,7 +17,7 @@ export interface NassOptions extends ParseOptions {
  */
 export async function* parseNassCsv(input: TextInput, options: NassOptions): AsyncGenerator<SourceItem> {
   const { file, stats } = options;
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   const filter = options.filter ?? {};
   const index = new Map<NassField, number>();
   let width = 0;
@@ -56,7 +55,7 @@ export async function* parseNassCsv(input: TextInput, options: NassOptions): Asy
 /** Streams a Quick Stats API JSON body `{"data":[{...}]}` (all values are strings). */
 export async function* parseNassJson(input: TextInput, options: NassOptions): AsyncGenerator<SourceItem> {
   const { file, stats } = options;
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   const filter = options.filter ?? {};
   for await (const row of readJsonRows(input, 'data', options)) {
     if (row.kind === 'rejected') {

@@ -17,7 +17,12 @@ export const ohlcv = {
         flags: { commodity: 'the catalog id the file belongs to (required for ohlcv)' },
         open: (chunks, opts) => {
           if (opts.commodity === undefined) throw new SourceUsageError('--commodity is required for --source ohlcv');
-          return parseOhlcvCsv(chunks, { file: opts.file, stats: opts.stats, commodity: opts.commodity });
+          return parseOhlcvCsv(chunks, {
+            file: opts.file,
+            stats: opts.stats,
+            catalog: opts.catalog,
+            commodity: opts.commodity,
+          });
         },
       },
       live: { none: 'ohlcv has no live source: use backfill --source ohlcv --file <path> --commodity <id>' },

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { chunked, collect, ownFixturePath } from '../../../test/helpers/source-fixtures.ts';
 import { createParseStats } from '../common/stats.ts';
 import { parseOhlcvCsv } from './parse.ts';
+import { CATALOG } from '../registry.ts';
 
 describe('generic OHLCV CSV', () => {
   it('yields price (with OHLCV) and volume points, rejecting bad rows with their line', async () => {
     const stats = createParseStats();
     const items = await collect(
       parseOhlcvCsv(chunked(ownFixturePath('ohlcv_cl_sample.csv'), 30), {
+        catalog: CATALOG,
         file: 'cl.csv',
         commodity: 'CRUDE_OIL_WTI',
         stats,
@@ -31,10 +33,12 @@ describe('generic OHLCV CSV', () => {
   });
 
   it('rejects an unknown commodity and a header without the OHLCV columns', async () => {
-    expect(await collect(parseOhlcvCsv(['Date,Close\n'], { file: 'x', commodity: 'NOPE' }))).toEqual([
+    expect(await collect(parseOhlcvCsv(['Date,Close\n'], { catalog: CATALOG, file: 'x', commodity: 'NOPE' }))).toEqual([
       { kind: 'rejected', file: 'x', line: 1, reason: 'unknown commodity "NOPE"' },
     ]);
-    expect(await collect(parseOhlcvCsv(['Date,Close\n2024-01-02,1\n'], { file: 'x', commodity: 'GOLD' }))).toEqual([
+    expect(
+      await collect(parseOhlcvCsv(['Date,Close\n2024-01-02,1\n'], { catalog: CATALOG, file: 'x', commodity: 'GOLD' })),
+    ).toEqual([
       {
         kind: 'rejected',
         file: 'x',

@@ -1,4 +1,3 @@
-import { CATALOG } from '../../catalog/index.ts';
 import type { SourceItem } from '../types.ts';
 import { readCsvTable } from '../common/csv.ts';
 import { rejected, seriesItem, type ParseOptions } from '../common/records.ts';
@@ -21,7 +20,7 @@ const COLUMNS = ['date', 'open', 'high', 'low', 'close', 'volume'] as const;
  */
 export async function* parseOhlcvCsv(input: TextInput, options: OhlcvOptions): AsyncGenerator<SourceItem> {
   const { file, stats } = options;
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   const commodity = catalog.byId(options.commodity);
   if (!commodity) {
     yield rejected(file, 1, `unknown commodity "${options.commodity}"`, stats);

@@ -1,6 +1,7 @@
 import { InputBoundError, MiB } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import type { Source } from '../types.ts';
+import { WORLDBANK_CATALOG } from './catalog.ts';
 import { worldbankMapping, worldbankOf } from './mapping.ts';
 import { worldbankSnapshotStamps } from './snapshot.ts';
 import { readWorldBankWorkbook, WorldBankFileError } from './parse.ts';
@@ -13,6 +14,11 @@ export { parseWorldBankXlsx } from './parse.ts';
 export const worldbank = {
   name: 'worldbank',
   mapping: worldbankMapping,
+  catalog: WORLDBANK_CATALOG,
+  identifiers: (def) => {
+    const mapping = worldbankOf(def);
+    return mapping ? { worldbank_series: mapping.series.map((w) => w.code) } : {};
+  },
   credentials: [],
   inputs: [
     {
@@ -24,7 +30,9 @@ export const worldbank = {
         // The workbook is read and its layout checked here, so a changed layout stops before anything is published.
         async open(chunks, opts) {
           try {
-            return (await readWorldBankWorkbook(chunks, { file: opts.file, stats: opts.stats })).stream();
+            return (
+              await readWorldBankWorkbook(chunks, { file: opts.file, stats: opts.stats, catalog: opts.catalog })
+            ).stream();
           } catch (err) {
             if (err instanceof WorldBankFileError || err instanceof InputBoundError)
               throw new SourceOpenError(err.message);

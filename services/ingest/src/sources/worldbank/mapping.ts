@@ -17,5 +17,7 @@ export const worldbankMapping = z.strictObject({
 
 /** A World Bank Pink Sheet series (sheet `Monthly Prices`, its code in row 7): a monthly average `price`. */
 export type WorldBankMapping = z.infer<typeof worldbankMapping>['series'][number];
+/** A commodity's Pink Sheet mapping (its series). */
+export type WorldBankCatalogMapping = z.infer<typeof worldbankMapping>;
 /** The commodity's Pink Sheet mapping, if it has one. */
 export const worldbankOf = mappingReader('worldbank', worldbankMapping);

@@ -1,4 +1,4 @@
-import { CATALOG, type CatalogIndex, type CommodityDefinition } from '../../catalog/index.ts';
+import type { CatalogIndex, CommodityDefinition } from '../../catalog/index.ts';
 import { byPinkSheetCode } from './lookup.ts';
 import { worldbankOf, type WorldBankMapping } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
@@ -257,7 +257,7 @@ function cellNumber(v: XlsxValue | undefined): { value: number } | { missing: tr
  */
 export async function readWorldBankWorkbook(input: XlsxInput, options: WorldBankOptions): Promise<WorldBankWorkbook> {
   const { file, stats, info } = options;
-  const catalog = options.catalog ?? CATALOG;
+  const { catalog } = options;
   const limits = PINK_SHEET_LIMITS;
   const bytes = await readBounded(input, options.maxBytes ?? limits.maxBytes, file);
   let read: ReturnType<typeof readXlsxSheet>;

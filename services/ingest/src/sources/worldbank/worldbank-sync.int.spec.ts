@@ -5,7 +5,7 @@ import { connectMessaging, type Messaging } from '@cds/messaging';
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ownFixturePath } from '../../../test/helpers/source-fixtures.ts';
-import { COMMODITIES } from '../../catalog/index.ts';
+import { COMMODITIES } from '../registry.ts';
 import { createKvLedger } from '../../publish/ledger.ts';
 import { createHttpClient, SourceFetchError } from '../common/http.ts';
 import { createPublisher } from '../../publish/publisher.ts';

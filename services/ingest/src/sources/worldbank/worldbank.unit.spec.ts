@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { SeriesPointRecord } from '@cds/contracts';
-import { CATALOG } from '../../catalog/index.ts';
+import { CATALOG } from '../registry.ts';
 import { byPinkSheetCode } from './lookup.ts';
 import { worldbankOf } from './mapping.ts';
 import { chunked, collect, ownFixturePath } from '../../../test/helpers/source-fixtures.ts';
@@ -53,13 +53,15 @@ async function rawSheet(path: string, headerRow: number) {
 async function parse(path: string) {
   const stats = createParseStats();
   const info: WorldBankFileInfo = {};
-  const items = await collect(parseWorldBankXlsx(readFileSync(path), { file: 'CMO.xlsx', stats, info }));
+  const items = await collect(
+    parseWorldBankXlsx(readFileSync(path), { catalog: CATALOG, file: 'CMO.xlsx', stats, info }),
+  );
   return { items, stats, info };
 }
 
 async function failure(input: Parameters<typeof parseWorldBankXlsx>[0], opts: { maxBytes?: number } = {}) {
   try {
-    await collect(parseWorldBankXlsx(input, { file: 'CMO.xlsx', ...opts }));
+    await collect(parseWorldBankXlsx(input, { catalog: CATALOG, file: 'CMO.xlsx', ...opts }));
   } catch (err) {
     expect(err).toBeInstanceOf(WorldBankFileError);
     return (err as Error).message;
@@ -140,7 +142,7 @@ describe('World Bank Pink Sheet (real excerpts)', () => {
 
   it('reads the same items from a stream of small chunks', async () => {
     const whole = await parse(DEC_2025);
-    const streamed = await collect(parseWorldBankXlsx(chunked(DEC_2025, 1000), { file: 'CMO.xlsx' }));
+    const streamed = await collect(parseWorldBankXlsx(chunked(DEC_2025, 1000), { catalog: CATALOG, file: 'CMO.xlsx' }));
     expect(streamed).toEqual(whole.items);
   });
 
@@ -252,7 +254,9 @@ describe('World Bank Pink Sheet: refused files publish nothing', () => {
     expect(cleared).toBe(1);
     const info: WorldBankFileInfo = {};
     const items = series(
-      await collect(parseWorldBankXlsx(Buffer.from(await wb.xlsx.writeBuffer()), { file: 'CMO.xlsx', info })),
+      await collect(
+        parseWorldBankXlsx(Buffer.from(await wb.xlsx.writeBuffer()), { catalog: CATALOG, file: 'CMO.xlsx', info }),
+      ),
     );
     expect(info.vintage).toBeUndefined();
     expect(items.length).toBeGreaterThan(0);
@@ -268,7 +272,7 @@ describe('World Bank Pink Sheet: refused files publish nothing', () => {
     ws.getCell('A26').value = '2025-11';
     const stats = createParseStats();
     const items = await collect(
-      parseWorldBankXlsx(Buffer.from(await wb.xlsx.writeBuffer()), { file: 'CMO.xlsx', stats }),
+      parseWorldBankXlsx(Buffer.from(await wb.xlsx.writeBuffer()), { catalog: CATALOG, file: 'CMO.xlsx', stats }),
     );
     expect(items.filter((i) => i.kind === 'rejected')).toEqual([
       { kind: 'rejected', file: 'CMO.xlsx', line: 26, reason: 'period is not YYYYMmm (such as 1960M01): "2025-11"' },

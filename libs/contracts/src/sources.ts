@@ -169,6 +169,14 @@ export const CITED = {
   attribution: SOURCES.worldbank.attribution,
 } as const;
 
+/**
+ * The provenance of one COT report: `cftc:<format>:<contract market code>`, as the ingest's CFTC
+ * parsers stamp it and as a reader attributes a report whose event carries no `source`.
+ */
+export function cotReportProvenance(format: string, contractCode: string): string {
+  return `cftc:${format}:${contractCode}`;
+}
+
 /** The facts row of a provenance `source` (`worldbank:GOLD`, `eia:RWTC`, `demo`), or undefined. */
 export function sourceFactsOf(source: string | undefined): SourceFacts | undefined {
   if (source === undefined) return undefined;

@@ -1,4 +1,4 @@
-import type { CotFormat } from '@cds/contracts';
+import { cotReportProvenance, type CotFormat } from '@cds/contracts';
 import type { CatalogIndex } from '../../catalog/index.ts';
 import { byCftcCode } from './lookup.ts';
 import type { CotItem, RejectedItem, SeriesItem, SourceItem } from '../types.ts';
@@ -52,7 +52,7 @@ export function buildCotItem(
   if (problems !== undefined) return rejected(ctx.file, ctx.line, problems.join('; '), ctx.stats);
 
   const where = { file: ctx.file, line: ctx.line, ...(ctx.stats ? { stats: ctx.stats } : {}) };
-  return cotItem(format, commodity.entry.id, record, where, `cftc:${format}:${code}`);
+  return cotItem(format, commodity.entry.id, record, where, cotReportProvenance(format, code));
 }
 
 /**

@@ -124,6 +124,7 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
     explorer: deps.explorer,
     publicApiUrl: deps.publicApiUrl,
     sessionKeys: deps.sessionKeys,
+    rules,
   });
   return app;
 }

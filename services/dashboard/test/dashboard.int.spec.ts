@@ -119,7 +119,11 @@ beforeAll(async () => {
     throttle: createThrottle({ redis, prefix, secret: SECRET, clock: () => now }),
     // This spec signs up more than 30 users within ten minutes: the service-wide burst is left to
     // signup-challenge.int.spec.ts (with a real browser), the per-domain and per-client ones stay.
-    throttles: { signupTotal: { limit: 10_000, windowSeconds: 600 } },
+    // Three session keys replaced an hour (30 by default) keep the replace loop below short.
+    throttles: {
+      signupTotal: { limit: 10_000, windowSeconds: 600 },
+      sessionKeyReplacePerAccount: { limit: 3, windowSeconds: 3600 },
+    },
     mailer,
     // The real admin client, watched: the spec counts account creations and can act around a
     // closure or before a key creation.
@@ -932,6 +936,12 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     const statuses = async () =>
       Object.fromEntries((await admin.listKeys(accountId)).map((k) => [k.key_id, k.status] as const));
     expect(await statuses()).toMatchObject({ [key.key_id]: 'revoked', [replaced.key_id]: 'active' });
+    // A page asking for replacements in a loop is stopped (each would be a creation and a revocation).
+    expect((await ask({ replace: replaced.key_id })).statusCode).toBe(200);
+    const looping = await ask({ replace: 'key_00000000000000000000' });
+    expect(looping.statusCode).toBe(429);
+    expect(looping.headers['retry-after']).toMatch(/^\d+$/);
+    expect(looping.json().error.code).toBe('rate_limited');
     // Errors in the contract's shape, for the page's script: a missing token, then no session.
     const forged = await ask({}, { csrf: null });
     expect(forged.statusCode).toBe(403);
@@ -941,7 +951,7 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
       request_id: expect.stringMatching(/^req_/),
     });
     expect((await b.post('/dashboard/logout', {})).statusCode).toBe(303);
-    expect(await statuses()).toMatchObject({ [replaced.key_id]: 'revoked' });
+    expect(Object.values(await statuses())).toEqual(['revoked', 'revoked', 'revoked']);
     expect(await redis.keys(`${prefix}skey:*`)).toEqual([]);
     const ended = await ask();
     expect(ended.statusCode).toBe(401);

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AdminRejectedError, AdminUnavailableError } from '../admin/admin-client.ts';
 import { PageError } from '../http/page-error.ts';
 import type { Web } from '../http/web.ts';
+import type { ThrottleRules } from '../security/throttle.ts';
 import { PREFIX } from '../pages/layout.ts';
 import { html, raw, type SafeHtml } from '../security/html.ts';
 import { SessionEndedError, SessionKeyBusyError, type SessionKeys } from '../sessions/session-keys.ts';
@@ -32,6 +33,7 @@ export async function registerExplorerPage(
     explorer: ExplorerMount | undefined;
     publicApiUrl: string;
     sessionKeys?: SessionKeys | undefined;
+    rules: Pick<ThrottleRules, 'sessionKeyReplacePerAccount'>;
   },
 ): Promise<void> {
   const { web, explorer, sessionKeys } = deps;
@@ -70,7 +72,11 @@ export async function registerExplorerPage(
       const session = request.session;
       if (session === undefined) throw new PageError(401, 'Log in', 'Log in to continue.');
       // `replace`: a key id the API refused (401), so the held one is not answered again.
-      const key = await sessionKeys.keyFor(session, user.account_id, web.form(request, 'replace'));
+      const replace = web.form(request, 'replace');
+      if (replace !== '') {
+        await web.throttled('session-key-replace', user.account_id, deps.rules.sessionKeyReplacePerAccount);
+      }
+      const key = await sessionKeys.keyFor(session, user.account_id, replace);
       return reply.header('cache-control', 'no-store').send(key);
     },
   );
@@ -89,6 +95,10 @@ function sessionKeyError(error: unknown, request: FastifyRequest, reply: Fastify
   } else if (error instanceof PageError && error.status === 403) {
     [code, status] = ['forbidden', 403];
     message = "This page's security token does not match your session: reload the page.";
+  } else if (error instanceof PageError && error.status === 429) {
+    [code, status] = ['rate_limited', 429];
+    message = 'This session asked for too many new keys: paste one of your keys, or try again later.';
+    reply.headers(error.headers);
   } else if (error instanceof AdminRejectedError) {
     // The admin API's refusal (a closed account 403, the session-key ceiling 409), in its own words.
     code = error.code === 'free_key_ceiling' ? 'free_key_ceiling' : 'forbidden';

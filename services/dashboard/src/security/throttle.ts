@@ -44,6 +44,11 @@ export interface ThrottleRules {
   /** API keys revoked (with creation, what a create-revoke loop would churn). */
   keyRevokePerAccount: ThrottleRule;
   /**
+   * Explorer session keys replaced at the page's ask (a key the API refused): each is a creation and
+   * a revocation on the keys stream, so a page asking in a loop is stopped here.
+   */
+  sessionKeyReplacePerAccount: ThrottleRule;
+  /**
    * Wrong passwords given by a signed-in user (changing the password, deleting the account): its
    * own bucket, so failed log-ins for the address by others never block it.
    */
@@ -66,6 +71,7 @@ export const DEFAULT_THROTTLES: Readonly<ThrottleRules> = {
   webhookSendPerAccount: { limit: 30, windowSeconds: 600 },
   keyCreatePerAccount: { limit: 20, windowSeconds: 3600 },
   keyRevokePerAccount: { limit: 20, windowSeconds: 3600 },
+  sessionKeyReplacePerAccount: { limit: 30, windowSeconds: 3600 },
   accountPasswordPerUser: { limit: 10, windowSeconds: 900 },
 };
 

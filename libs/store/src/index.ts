@@ -41,4 +41,4 @@ export {
   type BulkFileStore,
   type BulkManifest,
 } from './bulk-files.ts';
-export { viewPoints } from './read-models/views.ts';
+export { seriesRangeFromBuckets, viewPoints, type ViewedSeriesBucket } from './read-models/views.ts';

@@ -17,6 +17,8 @@ export const QueryConfigSchema = z.object({
   CACHE_MAX_ENTRIES: positiveIntVar.default(5_000),
   CACHE_MAX_BYTES: positiveIntVar.default(256 * 1024 * 1024),
   CACHE_TTL_MS: positiveIntVar.default(60_000),
+  /** Series years (one bucket each, ~50 KB for a year of daily points) the read memo keeps (repository/read-memo.ts). */
+  READ_MEMO_MAX_BUCKETS: positiveIntVar.default(512),
   /** Public base address for error doc_url links. */
   PUBLIC_BASE_URL: urlVar(['http:', 'https:']).default('http://localhost:8080'),
   REQUEST_LOGGING: boolVar.default(true),

@@ -31,13 +31,28 @@ await runService({
       db: mongo.db(config.MONGODB_DB),
       maxTimeMs: config.QUERY_MAX_TIME_MS,
       onCollectionSwap: (name) => {
-        logger.info({ read_model: name }, 'read model swapped: dropping the response cache');
+        logger.info({ read_model: name }, 'read model swapped: dropping the response cache and the read memo');
+        repository.memo?.clear();
         cache.clear();
       },
+      readMemo: { maxBuckets: config.READ_MEMO_MAX_BUCKETS, ttlMs: config.CACHE_TTL_MS },
     });
     const nc = await connectNats({ servers: config.NATS_URL, name: 'cds-query' });
     onClose('nats', () => nc.drain());
-    const invalidation = subscribeInvalidations(nc, cache, logger);
+    // The projector's announcements drop the read memo with the response cache, the memo first (an
+    // answer computed again reads the new data).
+    const invalidation = subscribeInvalidations(
+      nc,
+      {
+        ...cache,
+        invalidate: (commodityId) => (repository.memo?.invalidate(commodityId) ?? 0) + cache.invalidate(commodityId),
+        clear: () => {
+          repository.memo?.clear();
+          cache.clear();
+        },
+      },
+      logger,
+    );
     onClose('cache invalidation', () => invalidation.close());
     await invalidation.ready;
 

@@ -257,6 +257,45 @@ describe('series', () => {
   });
 });
 
+describe('read memo (as main.ts builds the repository)', () => {
+  it('gives the same answers as reading the database every time, and reads nothing the second time', async () => {
+    const memoRepository = createMongoRepository({ db, maxTimeMs: 2000, readMemo: { maxBuckets: 64, ttlMs: 60_000 } });
+    const memoApp = buildApp({
+      repository: memoRepository,
+      // no response cache: every answer is computed, from the memo
+      cache: createResponseCache({ maxEntries: 1, maxBytes: 1, ttlMs: 1 }),
+      publicBaseUrl: 'http://localhost:8080',
+      checkResponses: true,
+      clock,
+    });
+    const series = '/api/v1/commodities/CRUDE_OIL_WTI/series';
+    const urls = [
+      '/api/v1/commodities?per_page=100',
+      '/api/v1/commodities/CRUDE_OIL_WTI',
+      `${series}?type=price`,
+      `${series}?type=price&frequency=monthly&start_date=2024-02-01&end_date=2024-02-29`,
+      `${series}?type=stocks&start_date=2024-01-01&end_date=2024-12-31&transform=change`,
+      `${series}?type=stocks&start_date=2021-11-01&end_date=2024-02-01&transform=cumulative&sort_order=desc&limit=2`,
+      `${series}?type=price&start_date=0001-01-01&end_date=9999-12-31&transform=pct_change`,
+      '/api/v1/commodities/NICKEL/series?type=price',
+    ];
+    const withoutId = (raw: string, id: string) => raw.replace(id, '');
+    for (const url of urls) {
+      const direct = await get(url);
+      const first = await get(url, memoApp);
+      const again = await get(url, memoApp);
+      expect({ url, status: first.status, body: withoutId(first.raw, first.id) }).toEqual({
+        url,
+        status: direct.status,
+        body: withoutId(direct.raw, direct.id),
+      });
+      expect(withoutId(again.raw, again.id)).toBe(withoutId(first.raw, first.id));
+    }
+    expect(memoRepository.memo!.size).toBeGreaterThan(0);
+    await memoApp.close();
+  });
+});
+
 describe('cot', () => {
   it('pages reports newest first and renders each format with net = long - short', async () => {
     const res = await get('/api/v1/commodities/CRUDE_OIL_WTI/cot?per_page=10&page=2');

@@ -1,0 +1,139 @@
+import type { CatalogDoc, StoredPoint } from '@cds/read-models';
+import { seriesRangeFromBuckets, viewPoints, type ReadModelReader, type SeriesRangeQuery } from '@cds/store';
+import { describe, expect, it } from 'vitest';
+import { catalogDoc, dateRange, seriesBuckets } from '../testing/fixtures.ts';
+import { createReadMemo } from './read-memo.ts';
+
+const points: StoredPoint[] = dateRange('2019-06-01', '2024-03-31', true)
+  // a gap of a year and a half: a predecessor walks back over it
+  .filter((d) => d < '2021-01-01' || d > '2022-06-30')
+  .map((d, i) => ({ d, v: 100 + i }));
+const buckets = new Map(seriesBuckets('GOLD', 'price', points, { unit: 'USD/troy oz' }).map((b) => [b.year, b]));
+
+/** The store's rule over in-memory buckets, counting the reads (one per bucket). */
+function fakeReader(): ReadModelReader & { reads: number; catalogReads: number } {
+  const reader = {
+    reads: 0,
+    catalogReads: 0,
+    catalogEntries: () => {
+      reader.catalogReads += 1;
+      return Promise.resolve([catalogDoc('GOLD'), catalogDoc('SILVER')]);
+    },
+    catalogEntry: (id: string): Promise<CatalogDoc | null> => {
+      reader.catalogReads += 1;
+      return Promise.resolve(id === 'GOLD' || id === 'SILVER' ? catalogDoc(id) : null);
+    },
+    seriesRange: (q: SeriesRangeQuery) =>
+      seriesRangeFromBuckets(q, (ys) =>
+        Promise.resolve(
+          ys.map((y) => {
+            reader.reads += 1;
+            const b = q.commodityId === 'GOLD' ? buckets.get(y) : undefined;
+            return b === undefined ? null : { unit: b.unit, points: viewPoints({ current: b.points }, q.view) };
+          }),
+        ),
+      ),
+    cotPage: () => Promise.reject(new Error('not used')),
+    cotBefore: () => Promise.reject(new Error('not used')),
+    ping: () => Promise.resolve(),
+  };
+  return reader;
+}
+
+const query = (over: Partial<SeriesRangeQuery> = {}): SeriesRangeQuery => ({
+  commodityId: 'GOLD',
+  type: 'price',
+  startDate: '2023-03-15',
+  endDate: '2024-03-15',
+  firstYear: 2019,
+  lastYear: 2024,
+  ...over,
+});
+
+describe('createReadMemo', () => {
+  it('answers every range as the store does, reading each bucket once', async () => {
+    const store = fakeReader();
+    const direct = fakeReader();
+    const { reader } = createReadMemo(store, { maxBuckets: 100, ttlMs: 60_000 });
+    const monthly = (date: string) => `${date.slice(0, 7)}-01`;
+    const queries = [
+      query(),
+      query({ startDate: '2019-01-01', endDate: '2024-12-31' }),
+      query({ startDate: '2022-07-01', endDate: '2022-07-31', predecessorPeriod: monthly }),
+      query({ startDate: '2023-01-02', endDate: '2023-01-31', predecessorPeriod: (d) => d }),
+      query({ startDate: '0001-01-01', endDate: '9999-12-31' }),
+      query({ commodityId: 'SILVER' }),
+    ];
+    for (const q of queries) expect(await reader.seriesRange(q)).toEqual(await direct.seriesRange(q));
+    const reads = store.reads;
+    for (const q of queries) expect(await reader.seriesRange(q)).toEqual(await direct.seriesRange(q));
+    expect(store.reads).toBe(reads);
+    // six years of GOLD (2019-2024, 2021 and 2022 included) and SILVER's missing 2023 and 2024
+    expect(reads).toBe(8);
+  });
+
+  it('sends point-in-time views to the store every time', async () => {
+    const store = fakeReader();
+    const { reader } = createReadMemo(store, { maxBuckets: 100, ttlMs: 60_000 });
+    const asOf = query({ view: { asOf: '2024-01-01T00:00:00.000Z', firstRelease: false, revisions: false } });
+    await reader.seriesRange(asOf);
+    await reader.seriesRange(asOf);
+    expect(store.reads).toBe(4);
+  });
+
+  it("drops a commodity's buckets and entry, and every list, on its data event; others stay", async () => {
+    const store = fakeReader();
+    const { reader, memo } = createReadMemo(store, { maxBuckets: 100, ttlMs: 60_000 });
+    await reader.seriesRange(query());
+    await reader.seriesRange(query({ commodityId: 'SILVER' }));
+    await reader.catalogEntry('GOLD');
+    await reader.catalogEntries({});
+    expect({ reads: store.reads, catalog: store.catalogReads }).toEqual({ reads: 4, catalog: 2 });
+    expect(memo.invalidate('GOLD')).toBe(4);
+    await reader.seriesRange(query());
+    await reader.seriesRange(query({ commodityId: 'SILVER' }));
+    await reader.catalogEntry('GOLD');
+    await reader.catalogEntries({});
+    expect({ reads: store.reads, catalog: store.catalogReads }).toEqual({ reads: 6, catalog: 4 });
+  });
+
+  it('does not keep a read that was under way when its commodity was dropped, nor a failed one', async () => {
+    const store = fakeReader();
+    let release: () => void = () => undefined;
+    const slow = {
+      ...store,
+      catalogEntry: (id: string) => new Promise<CatalogDoc | null>((r) => (release = () => r(catalogDoc(id)))),
+    };
+    const { reader, memo } = createReadMemo(slow, { maxBuckets: 100, ttlMs: 60_000 });
+    const before = reader.catalogEntry('GOLD');
+    memo.invalidate('GOLD');
+    release();
+    await before;
+    expect(memo.size).toBe(0);
+
+    let fail = true;
+    const flaky = {
+      ...store,
+      catalogEntry: async (id: string) => (fail ? Promise.reject(new Error('down')) : catalogDoc(id)),
+    };
+    const second = createReadMemo(flaky, { maxBuckets: 100, ttlMs: 60_000 });
+    await expect(second.reader.catalogEntry('GOLD')).rejects.toThrow('down');
+    fail = false;
+    await expect(second.reader.catalogEntry('GOLD')).resolves.toMatchObject({ id: 'GOLD' });
+  });
+
+  it('keeps at most maxBuckets years, the least recently read going first, and nothing past its TTL', async () => {
+    const store = fakeReader();
+    let now = 0;
+    const { reader, memo } = createReadMemo(store, { maxBuckets: 3, ttlMs: 1_000, nowMs: () => now });
+    await reader.seriesRange(query({ startDate: '2019-01-01', endDate: '2024-12-31' }));
+    expect(memo.size).toBe(3);
+    const reads = store.reads;
+    // 2022-2024 are kept: reading them again costs nothing
+    await reader.seriesRange(query({ startDate: '2022-01-01', endDate: '2024-12-31' }));
+    expect(store.reads).toBe(reads);
+    now = 1_000;
+    await reader.seriesRange(query({ startDate: '2022-01-01', endDate: '2024-12-31' }));
+    expect(store.reads).toBe(reads + 3);
+  });
+});

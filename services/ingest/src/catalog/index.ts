@@ -32,8 +32,9 @@ export function createCatalogIndex(commodities: readonly CommodityDefinition[]):
     commodities,
     byId: (id) => ids.get(id),
     lookup<T>(build: (commodities: readonly CommodityDefinition[]) => T): T {
-      if (!built.has(build)) built.set(build, build(commodities));
-      return built.get(build) as T;
+      let made = built.get(build);
+      if (made === undefined) built.set(build, (made = build(commodities)));
+      return made as T;
     },
   };
 }

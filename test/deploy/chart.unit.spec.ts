@@ -1327,6 +1327,15 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     const env = (admin!.spec.template.spec.containers[0].env as { name: string; value?: string }[]) ?? [];
     expect(env.find((e) => e.name === 'MAX_ACTIVE_FREE_KEYS')?.value).toBe('500000');
     expect(tuned.stdout).toContain('value: "20000"');
+    // So do the dashboard session keys' ceiling and sweep, and the schema bounds the sweep.
+    expect(env.find((e) => e.name === 'MAX_ACTIVE_FREE_SESSION_KEYS')?.value).toBe('50000');
+    expect(env.find((e) => e.name === 'SESSION_KEY_SWEEP_MS')?.value).toBe('5000');
+    const tooRare = helmTemplate('ci/production-values.yaml', release, namespace, [
+      '--set',
+      'apiKeys.sessionKeySweepMs=7200000',
+    ]);
+    expect(tooRare.status).not.toBe(0);
+    expect(tooRare.stderr).toContain('sessionKeySweepMs');
   });
 
   it('least privilege by default: without per-component users rendering fails with what to set (#2)', () => {

@@ -271,6 +271,10 @@ runs, which parse data from the internet, never get it, nor the admin API's addr
 {{ include "commodity-data.secretEnv" (list "ADMIN_TOKEN" $s.existingSecret $s.keys.adminToken false) }}
 - name: MAX_ACTIVE_FREE_KEYS
   value: {{ int64 $v.apiKeys.maxActiveFreeKeys | toString | quote }}
+- name: MAX_ACTIVE_FREE_SESSION_KEYS
+  value: {{ int64 $v.apiKeys.maxActiveFreeSessionKeys | toString | quote }}
+- name: SESSION_KEY_SWEEP_MS
+  value: {{ int64 $v.apiKeys.sessionKeySweepMs | toString | quote }}
 {{- end }}
 {{- if eq .component "ingest" }}
 {{- $s := $v.secrets }}

@@ -28,7 +28,7 @@ export interface ProjectionWorkerOptions {
   /** Durable consumer name. Default `projector-<projection>`. */
   durable?: string;
   ackWaitMs?: number;
-  /** Messages pulled ahead of the handler. Default 256 (the consume loop's, libs/messaging). */
+  /** Most messages pulled ahead of the handler and handled as one batch. Default DEFAULT_PROJECTION_BATCH. */
   batchSize?: number;
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
   /** FerretDB: guard compare-and-set with write claims (see FerretDbOptions in libs/store). Default true. */
@@ -47,6 +47,17 @@ export interface ProjectionWorkerOptions {
   /** Deadline of each change record's publish (the stream's acknowledgement). Default 5 s. */
   changePublishTimeoutMs?: number;
 }
+
+/**
+ * A batch is what is already buffered, up to this many messages (as many as the consumer may
+ * have unacknowledged). Only a projection that is behind gets big batches, and then each document
+ * is written once for all the events of the batch that touch it: a backfill over 160 buckets
+ * writes about 160 documents for 1,000 events instead of for 256 (issue #37).
+ */
+export const DEFAULT_PROJECTION_BATCH = 1_000;
+
+/** Unacknowledged messages a projection's consumer may have: a batch being handled and the next one, delivered meanwhile. */
+export const PROJECTION_MAX_ACK_PENDING = 2 * DEFAULT_PROJECTION_BATCH;
 
 /** The worker's watchdog state, for /healthz. */
 export interface WorkerStall {
@@ -115,7 +126,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     durable,
     filterSubject: projection.filterSubject,
     ackWaitMs,
-    maxAckPending: 1_000,
+    maxAckPending: PROJECTION_MAX_ACK_PENDING,
   });
   const from = info.ack_floor.stream_seq;
   const processor = createProjectionProcessor({
@@ -143,7 +154,8 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     decode: decodeDataEvent,
     handler: (batch, attempt) => processor.handle(batch, attempt),
     ackWaitMs,
-    ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
+    batchSize: opts.batchSize ?? DEFAULT_PROJECTION_BATCH,
+    maxBatch: opts.batchSize ?? DEFAULT_PROJECTION_BATCH,
     retry: opts.retry ?? { initialDelayMs: 100, maxDelayMs: 5_000 },
     onError: (err, batch, attempt) => observer.retry(err, batch, attempt),
     // Poison (not JSON, failing the schema) is parked and termed by the loop after its batch.

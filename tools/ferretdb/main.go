@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
+
+	"commodity-data-service/tools/ferretdb/idindex"
 )
 
 func main() {
@@ -77,7 +79,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *idIndexes {
-		go keepIDIndexes(ctx, abs, 250*time.Millisecond)
+		go idindex.Keep(ctx, abs, 250*time.Millisecond)
 	}
 	fmt.Fprintf(os.Stderr, "ferretdb: listening on %s, data in %s\n", *listen, abs)
 	if err := f.Run(ctx); err != nil && ctx.Err() == nil {

@@ -1,4 +1,11 @@
-package main
+// Package idindex keeps an index on the expression FerretDB's _id lookups compare, in every
+// collection table of the SQLite files of a data folder.
+//
+// It is a package of its own, imported first by the launcher (its path sorts before the standard
+// library's), so that `go build` schedules the SQLite driver, the largest and longest chain of packages
+// to compile (modernc.org/libc, then modernc.org/sqlite/lib), before the rest: cmd/go runs ready
+// packages in the order of a depth-first walk of the imports (scripts/bootstrap.sh builds it).
+package idindex
 
 import (
 	"context"
@@ -17,10 +24,10 @@ import (
 // parsing every document's JSON. An index on the same expression turns that into a lookup.
 const idExpression = `_ferretdb_sjson->'$._id'`
 
-// keepIDIndexes adds an index on idExpression to every collection table of every database file
+// Keep adds an index on idExpression to every collection table of every database file
 // in dir, and keeps doing so for new collections until ctx ends. FerretDB does not know these
 // indexes (they are not in its metadata); dropping a collection drops its table and the index.
-func keepIDIndexes(ctx context.Context, dir string, every time.Duration) {
+func Keep(ctx context.Context, dir string, every time.Duration) {
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	for {

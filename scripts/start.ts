@@ -1,18 +1,22 @@
 // `npm start`: the whole system on this machine. Starts NATS, Redis and a MongoDB API server (local
-// binaries, or the NATS_URL / REDIS_URL / MONGODB_URL given), every service as a child process, loads
-// the data (the bundled snapshot of real data, then what is newer from each source that answers or
-// whose key is set; generated demo data only with `npm start -- --demo`), creates one demo account
-// and key per plan, waits until the API answers with data,
-// prints the base URL and the keys, starts the developer dashboard with one demo user per plan
-// (mails written to .cds/mail/) and the webhook notifier, and stops everything cleanly on Ctrl-C.
+// binaries, or the NATS_URL / REDIS_URL / MONGODB_URL given), then side by side every service as a
+// child process and the load of the bundled snapshot of real data (generated demo data only with
+// `npm start -- --demo`), creates one demo account and key per plan and one dashboard demo user per
+// plan (mails written to .cds/mail/), waits until the API answers with data, and prints the base URL
+// and the keys. Only then, in the background, it syncs what is newer from each source that answers
+// or whose key is set and writes the bulk files, each saying when it is done. Every step prints its
+// seconds, and a summary before the keys says where the time went. Ctrl-C stops everything cleanly.
 // Service logs go to .cds/logs/; the addresses go to .cds/local.json for `npm run ingest` and
 // `npm run admin`.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { REPO_ROOT, startInfra, startSystem, type Infra, type RunningSystem } from '@cds/testkit';
+// Only the modules start needs, not the testkit's index (which brings vitest, a dev dependency that
+// `npm start`'s production-only install leaves out).
+import { startInfra, type Infra } from '@cds/testkit/infra';
+import { REPO_ROOT, startSystem, type RunningSystem } from '@cds/testkit/system';
 
 const STATE = join(REPO_ROOT, '.cds');
 const LOGS = join(STATE, 'logs');
@@ -35,6 +39,23 @@ const say = (msg: string) => process.stdout.write(`[start] ${msg}\n`);
 let infra: Infra | undefined;
 let system: RunningSystem | undefined;
 let stopping = false;
+/** The CLI runs under way (snapshot load, syncs, bulk files): stopped with the rest on Ctrl-C. */
+const children = new Set<ChildProcess>();
+
+/** Seconds since `t` (a performance.now() reading), one decimal. */
+const since = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
+/** Each step's start (seconds after this script began) and length, for the summary before the keys. */
+const steps: { label: string; at: number; seconds: number }[] = [];
+
+/** Runs one step of the start, printing `done: LABEL (N s)` when it ends and keeping it for the summary. */
+async function step<T>(label: string, work: () => Promise<T>): Promise<T> {
+  const t = performance.now();
+  const value = await work();
+  const seconds = (performance.now() - t) / 1000;
+  steps.push({ label, at: t / 1000, seconds });
+  say(`done: ${label} (${seconds.toFixed(1)} s)`);
+  return value;
+}
 
 /**
  * Longest a CLI run of `npm start` may take (a snapshot load, one source's sync: the sync's own
@@ -49,6 +70,8 @@ async function run(cmd: string[], env: Record<string, string>, quiet = false): P
       env: { ...process.env, ...env },
       stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
     });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
     const timer = setTimeout(() => {
       child.kill('SIGTERM');
       reject(new Error(`${cmd.join(' ')} did not finish within ${RUN_DEADLINE_MS / 60_000} minutes`));
@@ -100,99 +123,127 @@ function yearsAgo(years: number): string {
   return d.toISOString().slice(0, 10);
 }
 
+type SyncPlan = { source: string; what: string; since: string };
+
 /**
- * Loads the data: first the bundled snapshot of real data (data/snapshot, on any machine, offline
- * included), then whatever is newer from each source that answers (CFTC, World Bank) or whose key
- * is set (EIA, NASS), through `ingest sync` from the snapshot's newest date of that source. With
- * --demo (or CDS_DEMO=1), generated series, marked `source: "demo"`, fill what no real source
- * covers. Returns one line per source saying what was loaded.
+ * Loads the bundled snapshot of real data (data/snapshot, on any machine, offline included) through
+ * `ingest backfill --snapshot`. Returns one line per source and each source's newest date.
  */
-async function loadData(natsUrl: string, demo: boolean): Promise<string[]> {
-  const env = { NATS_URL: natsUrl };
-  const used: string[] = [];
+async function loadSnapshot(natsUrl: string): Promise<{ lines: string[]; newest: Map<string, string | null> }> {
   const { readManifest } = await import('@cds/ingest/snapshot');
-  const { SOURCES } = await import('@cds/contracts');
-  const { DEMO_PARTS, SYNCED } = await import('@cds/ingest');
-  // The synced sources: first those that answer anyone (probed), then those that need a key.
-  const live = [...SYNCED.filter((s) => s.sync.probe), ...SYNCED.filter((s) => !s.sync.probe)].map((s) => ({
-    source: s.name,
-    what: SOURCES[s.name].title,
-    probe: s.sync.probe,
-    key: s.source.credentials.find((c) => c.required)?.env,
-  }));
   const manifest = await readManifest(SNAPSHOT_DIR);
   say(`loading the bundled snapshot of real data (built ${manifest.built_at.slice(0, 10)}, ${SNAPSHOT_DIR})…`);
-  await run(['services/ingest/src/cli.ts', 'backfill', '--snapshot', SNAPSHOT_DIR, '--quiet'], env);
-  const newest = new Map(manifest.sources.map((s) => [s.name, s.last_date]));
-  for (const s of manifest.sources)
-    used.push(`${s.name.padEnd(10)} snapshot ${s.first_date} … ${s.last_date} (${s.rows} rows; ${s.licence})`);
-
-  for (const { source, what, probe, key } of live) {
-    const label = source.padEnd(10);
-    if (key !== undefined && !process.env[key]) {
-      used.push(`${label} no sync: ${key} is not set (free key: docs/sources.md)`);
-      continue;
-    }
-    if (probe !== undefined) {
-      const answer = await reachable(probe(process.env));
-      if (!answer.ok) {
-        used.push(`${label} no sync: not reachable (${answer.reason})`);
-        continue;
-      }
-    }
-    const since = newest.get(source) ?? yearsAgo(DATA_YEARS);
-    say(`syncing ${what} since ${since} (ingest sync --source ${source})…`);
-    try {
-      await run(['services/ingest/src/cli.ts', 'sync', '--source', source, '--since', since, '--quiet'], env);
-      used.push(`${label} synced from the source since ${since}`);
-    } catch (err) {
-      used.push(`${label} sync failed (${err instanceof Error ? err.message : String(err)}): the snapshot stands`);
-    }
-  }
-  if (demo) {
-    say(`adding generated demo data (${DATA_YEARS} years) where no real source covers a series…`);
-    await run(
-      [
-        'services/ingest/src/cli.ts',
-        'backfill',
-        '--demo',
-        '--years',
-        String(DATA_YEARS),
-        '--without',
-        DEMO_PARTS.join(','),
-        '--quiet',
-      ],
-      env,
-    );
-    used.push('demo       generated (source "demo", price_basis "demo") for what no real source covers');
-  }
-  return used;
+  await run(['services/ingest/src/cli.ts', 'backfill', '--snapshot', SNAPSHOT_DIR, '--quiet'], { NATS_URL: natsUrl });
+  return {
+    lines: manifest.sources.map(
+      (s) => `${s.name.padEnd(10)} snapshot ${s.first_date} … ${s.last_date} (${s.rows} rows; ${s.licence})`,
+    ),
+    newest: new Map(manifest.sources.map((s) => [s.name, s.last_date])),
+  };
 }
 
 /**
- * The bulk files of GET /api/v1/bulk (`npm run projector -- bulk`), once every projection has
- * caught up with what loadData stored (two probes in a row with nothing pending), so the files hold
- * all of it. A failure leaves the API up without bulk files.
+ * Which synced sources can sync what is newer than the snapshot: those that answer anyone
+ * (CFTC, World Bank, AMS: probed side by side) and those whose key is set (EIA, NASS). Returns one
+ * line per source and the syncs to run, each from the snapshot's newest date of that source.
  */
-async function writeBulkFiles(natsUrl: string, mongoUrl: string): Promise<string> {
+async function planSyncs(newest: Map<string, string | null>): Promise<{ lines: string[]; syncs: SyncPlan[] }> {
+  const { SOURCES } = await import('@cds/contracts');
+  const { SYNCED } = await import('@cds/ingest');
+  // first those that answer anyone (probed), then those that need a key
+  const live = [...SYNCED.filter((s) => s.sync.probe), ...SYNCED.filter((s) => !s.sync.probe)];
+  const checked = await Promise.all(
+    live.map(async (s) => {
+      const source = s.name;
+      const label = source.padEnd(10);
+      const key = s.source.credentials.find((c) => c.required)?.env;
+      if (key !== undefined && !process.env[key]) {
+        return { line: `${label} no sync: ${key} is not set (free key: docs/sources.md)` };
+      }
+      if (s.sync.probe !== undefined) {
+        const answer = await reachable(s.sync.probe(process.env));
+        if (!answer.ok) return { line: `${label} no sync: not reachable (${answer.reason})` };
+      }
+      const since = newest.get(source) ?? yearsAgo(DATA_YEARS);
+      return {
+        line: `${label} syncing what is newer since ${since} in the background ([start] says when done)`,
+        sync: { source, what: SOURCES[s.name].title, since },
+      };
+    }),
+  );
+  return { lines: checked.map((c) => c.line), syncs: checked.flatMap((c) => (c.sync ? [c.sync] : [])) };
+}
+
+/** With --demo (or CDS_DEMO=1): generated series, marked `source: "demo"`, for what no real source covers. */
+async function loadDemo(natsUrl: string): Promise<string> {
+  const { DEMO_PARTS } = await import('@cds/ingest');
+  say(`adding generated demo data (${DATA_YEARS} years) where no real source covers a series…`);
+  await run(
+    [
+      'services/ingest/src/cli.ts',
+      'backfill',
+      '--demo',
+      '--years',
+      String(DATA_YEARS),
+      '--without',
+      DEMO_PARTS.join(','),
+      '--quiet',
+    ],
+    { NATS_URL: natsUrl },
+  );
+  return 'demo       generated (source "demo", price_basis "demo") for what no real source covers';
+}
+
+/** One after another, what is newer at each source than the snapshot (`ingest sync`), each saying how it went. */
+async function syncSources(natsUrl: string, syncs: SyncPlan[]): Promise<void> {
+  for (const { source, what, since: from } of syncs) {
+    if (stopping) return;
+    say(`syncing ${what} since ${from} in the background (ingest sync --source ${source})…`);
+    const t = performance.now();
+    try {
+      await run(['services/ingest/src/cli.ts', 'sync', '--source', source, '--since', from, '--quiet'], {
+        NATS_URL: natsUrl,
+      });
+      say(`${source} synced from the source since ${from} (${since(t)} s)`);
+    } catch (err) {
+      if (stopping) return;
+      say(`${source} sync failed (${err instanceof Error ? err.message : String(err)}): the snapshot stands`);
+    }
+  }
+}
+
+/**
+ * Resolves once every projection has caught up with what is in the data stream (two probes in a
+ * row with nothing pending or unacknowledged); throws past READY_TIMEOUT_MS.
+ */
+async function projectionsCaughtUp(natsUrl: string): Promise<void> {
   const { DATA_STREAM } = await import('@cds/contracts');
   const { connectMessaging } = await import('@cds/messaging');
-  const messaging = await connectMessaging({ servers: natsUrl, name: 'cds-start-bulk' });
+  const messaging = await connectMessaging({ servers: natsUrl, name: 'cds-start-projections' });
   try {
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (let streak = 0; streak < 2;) {
-      if (Date.now() > deadline) return `projections did not catch up within ${READY_TIMEOUT_MS / 1000} s`;
+      if (Date.now() > deadline) throw new Error(`projections did not catch up within ${READY_TIMEOUT_MS / 1000} s`);
       let caughtUp = true;
       for (const name of ['catalog', 'series', 'cot']) {
         const info = await messaging.jsm.consumers.info(DATA_STREAM, `projector-${name}`).catch(() => undefined);
         if (info === undefined || info.num_pending > 0 || info.num_ack_pending > 0) caughtUp = false;
       }
       streak = caughtUp ? streak + 1 : 0;
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, 200));
     }
   } finally {
     await messaging.close().catch(() => undefined);
   }
+}
+
+/**
+ * The bulk files of GET /api/v1/bulk (`npm run projector -- bulk`), once every projection has
+ * caught up with what was loaded, so the files hold all of it. A failure leaves the API up without
+ * bulk files.
+ */
+async function writeBulkFiles(natsUrl: string, mongoUrl: string): Promise<string> {
+  await projectionsCaughtUp(natsUrl);
   await run(
     ['services/projector/src/cli.ts', 'bulk'],
     { NATS_URL: natsUrl, MONGODB_URL: mongoUrl, MONGODB_DB: 'cds' },
@@ -215,6 +266,7 @@ async function shutdown(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
     say('stopping…');
+    for (const child of children) child.kill('SIGTERM');
     await system?.stop().catch(() => {});
     await infra?.stop().catch(() => {});
     rmSync(LOCAL_ENV, { force: true });
@@ -223,79 +275,22 @@ async function shutdown(code: number): Promise<never> {
   process.exit(code);
 }
 
-async function main(): Promise<void> {
-  mkdirSync(LOGS, { recursive: true });
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
-
-  const allowPrivate = (process.env.WEBHOOK_ALLOW_PRIVATE ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
-
-  say('starting NATS (JetStream), Redis and the MongoDB API server…');
-  // A fresh system every time: the demo data is regenerated up to today, so nothing is kept.
-  rmSync(join(STATE, 'data'), { recursive: true, force: true });
-  infra = await startInfra({ dir: join(STATE, 'data') });
-  // the addresses without their passwords (the services get their own users: libs/testkit identities.ts)
-  const shown = (url: string) => url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
-  say(`infrastructure up: ${shown(infra.natsUrl)} ${shown(infra.redisUrl)} ${shown(infra.mongoUrl)}`);
-
-  say('starting the accounts service, projector, query, gateway, dashboard and notifier (logs in .cds/logs/)…');
-  system = await startSystem({
-    // Each service runs as its own NATS and Redis user (libs/testkit identities.ts).
-    identities: infra.identities,
-    mongoUrl: infra.mongoUrl,
-    gatewayPort: Number(process.env.PORT ?? 8080),
-    logDir: LOGS,
-    readyTimeoutMs: READY_TIMEOUT_MS,
-    dashboard: { port: Number(process.env.DASHBOARD_PORT ?? 8084), mailDir: MAIL_DIR },
-    // Webhook deliveries (docs/notifications.md); its "endpoint disabled" mails go to .cds/mail/ too.
-    // WEBHOOK_ALLOW_PRIVATE (`host:port,...`) lets the dashboard save, and the notifier call, a
-    // receiver on this machine or network: local trials only, never set in a cluster.
-    notifier: { port: Number(process.env.NOTIFIER_PORT ?? 8085), mailDir: MAIL_DIR, allowPrivate },
-    // With --demo, generated series fill the gaps: GET /status then says `demo: true`.
-    serviceEnv: {
-      gateway: { DEMO_DATA: DEMO ? 'true' : 'false' },
-      ...(allowPrivate.length > 0 ? { dashboard: { WEBHOOK_ALLOW_PRIVATE: allowPrivate.join(',') } } : {}),
-    },
-    onUnexpectedExit: (svc, code, signal) => {
-      say(
-        `${svc.name} exited unexpectedly (${signal ?? `code ${String(code)}`}); its last log lines:\n${svc.tail(20)}`,
-      );
-      void shutdown(1);
-    },
-  });
-  const gateway = system.gateways[0]!;
-  const gatewayUrl = gateway.url;
-  const adminUrl = system.admin.url;
-  const adminToken = system.adminToken;
-
-  writeFileSync(
-    LOCAL_ENV,
-    // natsUrl: the data publisher's NATS user, which `npm run ingest` uses from this file.
-    `${JSON.stringify({ natsUrl: infra.identities.nats.ingest, mongoUrl: infra.mongoUrl, redisUrl: infra.redisUrl, adminUrl, adminToken, gatewayUrl }, null, 2)}\n`,
-  );
-
-  const sources = await loadData(infra.identities.nats.ingest, DEMO);
-  say(`data sources:\n${sources.map((l) => `          ${l}`).join('\n')}`);
-
-  const keys: Record<string, string> = {};
-  for (const plan of PLANS) {
-    const account = await admin<{ account_id: string }>(adminUrl, adminToken, '/accounts', {
+/** One demo account and key per plan (admin API), and one dashboard user per plan with one password. */
+async function createDemoAccess(sys: RunningSystem, mongoUrl: string) {
+  const keyOf = async (plan: (typeof PLANS)[number]) => {
+    const account = await admin<{ account_id: string }>(sys.admin.url, sys.adminToken, '/accounts', {
       name: `Demo ${plan}`,
       plan,
     });
-    const key = await admin<{ key: string }>(adminUrl, adminToken, `/accounts/${account.account_id}/keys`, {
+    const key = await admin<{ key: string }>(sys.admin.url, sys.adminToken, `/accounts/${account.account_id}/keys`, {
       label: 'demo',
     });
-    keys[plan] = key.key;
-  }
-
-  // One dashboard user per plan, with one password (local demo only).
+    return [plan, key.key] as const;
+  };
+  // local demo only: one password for the four users
   const demoPassword = `demo-${randomBytes(4).toString('hex')}-pass`;
-  for (const plan of PLANS) {
-    await run(
+  const userOf = (plan: (typeof PLANS)[number]) =>
+    run(
       [
         'services/dashboard/src/cli.ts',
         'create-user',
@@ -306,28 +301,140 @@ async function main(): Promise<void> {
         '--plan',
         plan,
       ],
-      { MONGODB_URL: infra.mongoUrl, MONGODB_DB: 'cds_dashboard', ADMIN_URL: adminUrl, ADMIN_TOKEN: adminToken },
+      { MONGODB_URL: mongoUrl, MONGODB_DB: 'cds_dashboard', ADMIN_URL: sys.admin.url, ADMIN_TOKEN: sys.adminToken },
       true,
     );
-  }
-  const dashboardUrl = system.dashboardUrl ?? '';
+  const [keys] = await Promise.all([Promise.all(PLANS.map(keyOf)), Promise.all(PLANS.map(userOf))]);
+  return { keys: Object.fromEntries(keys) as Record<(typeof PLANS)[number], string>, demoPassword };
+}
 
-  say('waiting until the API serves the data…');
-  // Ready = a request through the gateway returns projected data (key propagated, read model built).
+/** Ready = a request through the gateway returns projected data (key propagated, read model built). */
+async function waitForData(gatewayUrl: string, key: string): Promise<void> {
   const probe = `${gatewayUrl}/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&limit=1&sort_order=desc`;
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    const res = await fetch(probe, { headers: { authorization: `Bearer ${keys.enterprise}` } }).catch(() => undefined);
-    if (res?.ok && ((await res.json()) as { data: unknown[] }).data.length > 0) break;
+    const res = await fetch(probe, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
+    if (res?.ok && ((await res.json()) as { data: unknown[] }).data.length > 0) return;
+    await res?.body?.cancel().catch(() => undefined);
     if (Date.now() > deadline) throw new Error(`the API did not serve data within ${READY_TIMEOUT_MS / 1000} s`);
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 200));
   }
+}
 
-  say('writing the bulk files (npm run projector -- bulk)…');
-  const bulk = await writeBulkFiles(infra.identities.nats.projector, infra.mongoUrl).catch(
-    (err: unknown) => `failed (${err instanceof Error ? err.message : String(err)})`,
+/** Where the time went: each step's start and end, in seconds after `npm start` (bootstrap included). */
+function timeSummary(bootstrapSeconds: number, scriptStarted: number): string {
+  const rows = [
+    ...(bootstrapSeconds > 0
+      ? [{ label: 'bootstrap: installs ([bootstrap] lines above)', from: 0, to: bootstrapSeconds }]
+      : []),
+    { label: 'start.ts: Node.js and its imports', from: bootstrapSeconds, to: bootstrapSeconds + scriptStarted },
+    ...steps.map((s) => ({ label: s.label, from: bootstrapSeconds + s.at, to: bootstrapSeconds + s.at + s.seconds })),
+  ];
+  const width = Math.max(...rows.map((r) => r.label.length));
+  return rows
+    .map(
+      (r) =>
+        `          ${r.label.padEnd(width)} ${r.from.toFixed(1).padStart(5)} → ${r.to.toFixed(1).padStart(5)} s  (${(r.to - r.from).toFixed(1)} s)`,
+    )
+    .join('\n');
+}
+
+async function main(): Promise<void> {
+  const scriptStarted = performance.now() / 1000;
+  // Node.js keeps the code it compiled for the services and CLI runs of the next start (bootstrap.sh
+  // sets the same folder for this script).
+  process.env.NODE_COMPILE_CACHE ??= join(process.env.CDS_CACHE ?? STATE, 'node-compile-cache');
+  // scripts/bootstrap.sh's own seconds, when it ran just before (`npm start`)
+  const bootstrapSeconds = Number(process.env.CDS_BOOTSTRAP_SECONDS ?? 0) || 0;
+  mkdirSync(LOGS, { recursive: true });
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+
+  const allowPrivate = (process.env.WEBHOOK_ALLOW_PRIVATE ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+
+  say('starting NATS (JetStream), Redis and the MongoDB API server…');
+  // A fresh system every time: the data is loaded again, so nothing is kept.
+  rmSync(join(STATE, 'data'), { recursive: true, force: true });
+  const up = await step('infrastructure: NATS, Redis, MongoDB API server', () =>
+    startInfra({ dir: join(STATE, 'data') }),
   );
-  if (bulk !== 'written') say(`bulk files not written: ${bulk}`);
+  infra = up;
+  // the addresses without their passwords (the services get their own users: libs/testkit identities.ts)
+  const shown = (url: string) => url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+  say(`infrastructure up: ${shown(up.natsUrl)} ${shown(up.redisUrl)} ${shown(up.mongoUrl)}`);
+  const ingestUrl = up.identities.nats.ingest;
+
+  say(
+    'starting the accounts service, projector, query, gateway, dashboard and notifier (logs in .cds/logs/), ' +
+      'and loading the data alongside…',
+  );
+  // The services and the data load side by side: the snapshot goes into the event stream, which the
+  // projector reads from the start whenever it comes up.
+  const access = step('services: accounts, projector, query, gateway, dashboard, notifier', () =>
+    startSystem({
+      // Each service runs as its own NATS and Redis user (libs/testkit identities.ts).
+      identities: up.identities,
+      mongoUrl: up.mongoUrl,
+      gatewayPort: Number(process.env.PORT ?? 8080),
+      logDir: LOGS,
+      readyTimeoutMs: READY_TIMEOUT_MS,
+      dashboard: { port: Number(process.env.DASHBOARD_PORT ?? 8084), mailDir: MAIL_DIR },
+      // Webhook deliveries (docs/notifications.md); its "endpoint disabled" mails go to .cds/mail/ too.
+      // WEBHOOK_ALLOW_PRIVATE (`host:port,...`) lets the dashboard save, and the notifier call, a
+      // receiver on this machine or network: local trials only, never set in a cluster.
+      notifier: { port: Number(process.env.NOTIFIER_PORT ?? 8085), mailDir: MAIL_DIR, allowPrivate },
+      // With --demo, generated series fill the gaps: GET /status then says `demo: true`.
+      serviceEnv: {
+        gateway: { DEMO_DATA: DEMO ? 'true' : 'false' },
+        ...(allowPrivate.length > 0 ? { dashboard: { WEBHOOK_ALLOW_PRIVATE: allowPrivate.join(',') } } : {}),
+      },
+      onUnexpectedExit: (svc, code, signal) => {
+        say(
+          `${svc.name} exited unexpectedly (${signal ?? `code ${String(code)}`}); its last log lines:\n${svc.tail(20)}`,
+        );
+        void shutdown(1);
+      },
+    }),
+  ).then(async (sys) => {
+    system = sys;
+    writeFileSync(
+      LOCAL_ENV,
+      // natsUrl: the data publisher's NATS user, which `npm run ingest` uses from this file.
+      `${JSON.stringify({ natsUrl: ingestUrl, mongoUrl: up.mongoUrl, redisUrl: up.redisUrl, adminUrl: sys.admin.url, adminToken: sys.adminToken, gatewayUrl: sys.gateways[0]!.url }, null, 2)}\n`,
+    );
+    return { sys, ...(await step('demo keys and dashboard users', () => createDemoAccess(sys, up.mongoUrl))) };
+  });
+  const data = step('bundled snapshot loaded', () => loadSnapshot(ingestUrl)).then(async (snapshot) => {
+    const plan = await step('sources probed', () => planSyncs(snapshot.newest));
+    const demo = DEMO ? [await step('generated demo data loaded', () => loadDemo(ingestUrl))] : [];
+    return { lines: [...snapshot.lines, ...plan.lines, ...demo], syncs: plan.syncs };
+  });
+  // Both run to their end, so a failure of one never leaves the other's processes behind.
+  const [accessDone, dataDone] = await Promise.allSettled([access, data]);
+  if (accessDone.status === 'rejected') throw accessDone.reason;
+  if (dataDone.status === 'rejected') throw dataDone.reason;
+  const { sys, keys, demoPassword } = accessDone.value;
+  const sources = dataDone.value.lines;
+  say(`data sources:\n${sources.map((l) => `          ${l}`).join('\n')}`);
+  const gatewayUrl = sys.gateways[0]!.url;
+  const dashboardUrl = sys.dashboardUrl ?? '';
+
+  say('waiting until the API serves the data…');
+  // Working = all of the loaded data projected, and a call through the gateway answering with it.
+  await step('API serving the data (every projection caught up)', () =>
+    Promise.all([projectionsCaughtUp(up.identities.nats.projector), waitForData(gatewayUrl, keys.enterprise)]),
+  );
+  const total = bootstrapSeconds + performance.now() / 1000;
+  say(
+    `where the time went (seconds after npm start; steps side by side overlap):\n${timeSummary(bootstrapSeconds, scriptStarted)}`,
+  );
+  say(`keys ready ${total.toFixed(1)} s after npm start`);
 
   const pad = (s: string) => s.padEnd(13);
   process.stdout.write(
@@ -343,7 +450,7 @@ async function main(): Promise<void> {
       `\n\n  Try:\n` +
       `    curl -H "Authorization: Bearer ${keys.business}" \\\n` +
       `      "${gatewayUrl}/api/v1/commodities/GOLD/series?type=price&limit=5&sort_order=desc"\n` +
-      `  Bulk files (docs/bulk.md):\n` +
+      `  Bulk files (docs/bulk.md; written in the background: a [start] line says when):\n` +
       `    curl -H "Authorization: Bearer ${keys.business}" "${gatewayUrl}/api/v1/bulk"\n` +
       `  Follow change notifications as new data lands (docs/notifications.md):\n` +
       `    curl -N -H "Authorization: Bearer ${keys.business}" "${gatewayUrl}/api/v1/events"\n\n` +
@@ -353,6 +460,19 @@ async function main(): Promise<void> {
       `  Logs in .cds/logs/; addresses in .cds/local.json (used by npm run ingest / npm run admin).\n` +
       `  Press Ctrl-C to stop.\n\n`,
   );
+
+  // After the keys: what is newer at the sources, then the bulk files of all of it.
+  await syncSources(ingestUrl, dataDone.value.syncs);
+  if (stopping) return;
+  say('writing the bulk files in the background (npm run projector -- bulk)…');
+  const t = performance.now();
+  const bulk = await writeBulkFiles(up.identities.nats.projector, up.mongoUrl).catch(
+    (err: unknown) => `failed (${err instanceof Error ? err.message : String(err)})`,
+  );
+  if (stopping) return;
+  if (bulk === 'written') say(`bulk files written (${since(t)} s; GET /api/v1/bulk lists them)`);
+  else say(`bulk files not written: ${bulk}`);
+  say(`everything loaded ${(bootstrapSeconds + performance.now() / 1000).toFixed(1)} s after npm start`);
 }
 
 main().catch((err: unknown) => {

@@ -2,7 +2,8 @@
 // (scripts/start.ts, its own infrastructure and every service), every source address pointed at a
 // closed port on this machine and no EIA or NASS key. It must serve the bundled snapshot of real
 // data: for the commodities a user looks at first, a price series whose source is not `demo`, with
-// its unit and basis, and values equal to the snapshot's rows; no generated numbers anywhere.
+// its unit and basis, and values equal to the snapshot's rows; no generated numbers anywhere. It
+// prints each step's seconds before the keys, and writes the bulk files only after them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -130,8 +131,25 @@ describe('npm start with no network', () => {
     },
   );
 
-  it('has written the bulk files of what it loaded (npm run projector -- bulk)', async () => {
-    expect(out).toMatch(/writing the bulk files/);
+  it('says where the time went, step by step, before the keys', () => {
+    const keysAt = out.indexOf('Demo keys (one account per plan)');
+    const summaryAt = out.indexOf('where the time went');
+    expect(summaryAt).toBeGreaterThan(-1);
+    expect(summaryAt).toBeLessThan(keysAt);
+    for (const label of ['infrastructure', 'services', 'bundled snapshot loaded', 'demo keys', 'API serving the data'])
+      expect(out.slice(0, keysAt)).toMatch(new RegExp(`done: ${label}[^\\n]* \\(\\d+\\.\\d s\\)`));
+    expect(out).toMatch(/keys ready \d+\.\d s after npm start/);
+  });
+
+  it('writes the bulk files after the keys are printed, and says when they are written', async () => {
+    // the keys come first: the bulk files are written in the background after them
+    const deadline = Date.now() + 180_000;
+    while (!/\[start\] bulk files (not )?written/.test(out)) {
+      if (Date.now() > deadline) throw new Error(`no word on the bulk files within 180 s:\n${out}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(out.indexOf('Press Ctrl-C to stop.')).toBeLessThan(out.indexOf('writing the bulk files'));
+    expect(out).toMatch(/\[start\] bulk files written \(\d+\.\d s/);
     expect(out).not.toMatch(/bulk files not written/);
     const res = await fetch(`${baseUrl}/api/v1/bulk`, {
       headers: { authorization: `Bearer ${key}` },
@@ -146,7 +164,7 @@ describe('npm start with no network', () => {
     expect(byName.get('price.full.csv.gz')!.attribution).toContain(
       'The World Bank: Commodity Price Data (The Pink Sheet), CC BY 4.0',
     );
-  });
+  }, 240_000);
 
   it('answers point in time on the bundled data, as the README shows it', async () => {
     // the COT report known one minute before and after the Friday 15:30 New York release of 2025-03-07

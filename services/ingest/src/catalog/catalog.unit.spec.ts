@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CatalogEntry, CATEGORIES, COMMODITY_ID_PATTERN, Unit } from '@cds/contracts';
 import { rawCotRows, realFixturePath } from '../../test/helpers/source-fixtures.ts';
-import { createCatalogIndex } from './index.ts';
-import { CATALOG, COMMODITIES, getCommodity, priceSourcesOf } from '../sources/registry.ts';
+import { COMMODITY_FACTS, createCatalogIndex, joinCatalog } from './index.ts';
+import { CATALOG, COMMODITIES, getCommodity, priceSourcesOf, REGISTRY } from '../sources/registry.ts';
 import { byAmsReport } from '../sources/ams/lookup.ts';
 import { byCftcCode } from '../sources/cftc/lookup.ts';
 import { demoOf } from '../sources/demo/mapping.ts';
@@ -160,5 +160,27 @@ describe('curated catalog', () => {
       ];
     });
     expect(rows).toEqual(expected);
+  });
+});
+
+describe('joinCatalog', () => {
+  const gold = COMMODITY_FACTS.find((f) => f.id === 'GOLD')!;
+
+  it("keys each source's mapping by its name and publishes the identifiers the mappings give", () => {
+    const def = joinCatalog(COMMODITY_FACTS, REGISTRY).find((d) => d.entry.id === 'GOLD');
+    expect(Object.keys(def!.sources)).toEqual(['cftc', 'worldbank', 'demo']);
+    expect(def!.entry.identifiers).toEqual({
+      cftc_contract_codes: ['088691'],
+      eia_series: [],
+      nass_items: [],
+      worldbank_series: ['GOLD'],
+    });
+    expect(def).toEqual(getCommodity('GOLD'));
+  });
+
+  it('refuses a mapping of an id the contract facts lack, naming the source', () => {
+    expect(() => joinCatalog([gold], [{ name: 'worldbank', catalog: { SILVER: { series: [] } } }])).toThrow(
+      /sources\/worldbank maps SILVER, which is not a catalog commodity/,
+    );
   });
 });

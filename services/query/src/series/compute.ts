@@ -11,6 +11,7 @@ import type { StoredPoint, StoredRelease } from '@cds/read-models';
 import type { ViewedPoint } from '@cds/store';
 import { publicationOf } from '../http/point-in-time.ts';
 import { periodStart } from './dates.ts';
+import { keptRender } from './kept-render.ts';
 
 /** How observations of one period combine when resampling to a coarser frequency (docs/decisions.md). */
 export type Aggregation = 'ohlc' | 'sum' | 'last';
@@ -155,6 +156,11 @@ export interface SeriesComputation {
   /** Stored observations with start_date <= d <= end_date, ascending, as the view shows them. */
   inRange: readonly ViewedPoint[];
   /**
+   * The points are the read memo's, kept across requests (the current view): each one's rendered
+   * object and JSON text are kept with it (kept-render.ts). Without it every point is rendered anew.
+   */
+  kept?: boolean | undefined;
+  /**
    * Stored observations before start_date, ascending: at least every one in the period (at the
    * effective frequency) of the last observation before start_date. Only read for change and
    * pct_change; may be empty.
@@ -233,7 +239,11 @@ export function computeSeries(c: SeriesComputation): TimeSeriesPoint[] {
   const resampled = frequency === c.native ? [...c.inRange] : resample(c.inRange, frequency, how);
   let points: TimeSeriesPoint[];
   if (c.transform === 'none') {
-    points = resampled.map((p) => render(p, c.type === 'price'));
+    const withPriceFields = c.type === 'price';
+    points =
+      c.kept === true && frequency === c.native
+        ? resampled.map((p) => keptRender(p, withPriceFields, render))
+        : resampled.map((p) => render(p, withPriceFields));
   } else {
     const predecessor =
       c.transform === 'cumulative'

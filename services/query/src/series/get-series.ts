@@ -135,6 +135,8 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
     limit: r.limit,
     inRange: obs.inRange,
     before: obs.before,
+    // The current view is what the read memo keeps (repository/read-memo.ts).
+    kept: r.asOf === undefined && !r.firstRelease && !r.revisions,
   });
   const unit =
     r.transform === 'pct_change'

@@ -5,7 +5,10 @@
 //      beyond writing its answer), and to a reference gateway assembled from off-the-shelf plugins
 //      (fastify + @fastify/rate-limit on Redis + @fastify/reply-from) in front of the same query service;
 //   2. the latency the gateway adds over calling the query service directly, at moderate load;
-//   3. revocation propagation: from publishing key.revoked to the first 401 on each of 3 replicas.
+//   3. revocation propagation: from publishing key.revoked (the notice on core NATS, then the key
+//      stream, as the admin API sends them) to the first 401 on each of 3 replicas, with the time the
+//      stream took to acknowledge (store) the event beside it; with BENCH_GATEWAY_BASE, the base
+//      checkout's own three replicas too, the two sides revoking in turns.
 // Two more loads of the same gateway, printed beside the others: `gw 304`, every request with
 // If-None-Match of the current ETag (answered 304 from the gateway's cache, the windows checked
 // without counting), and `gw csv`, every request with Accept: text/csv (kept by the gateway as
@@ -393,6 +396,14 @@ async function main(): Promise<void> {
       headers: { authorization: `Bearer ${keyOf(0)}` },
     });
     const answerBody = await sample.text();
+    // The CSV form's size, for the `gw csv` load (fewer bytes to write than the JSON form).
+    const csvBytes = (
+      await (
+        await fetch(`http://127.0.0.1:${gateways[0]}${PATH}`, {
+          headers: { authorization: `Bearer ${keyOf(1)}`, accept: 'text/csv' },
+        })
+      ).arrayBuffer()
+    ).byteLength;
     const answerHeaders: Record<string, string> = {};
     sample.headers.forEach((v, k) => {
       if (!['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k))
@@ -410,7 +421,7 @@ async function main(): Promise<void> {
       costOf.set(targets[n], [pidByPort.get(targets[n]), pidByPort.get(queryPort), redisPid]);
     }
     console.log(
-      `one-year daily series: ${Buffer.byteLength(body)} B; ${ACCOUNTS} enterprise accounts; autocannon ${CONNECTIONS} connections, ` +
+      `one-year daily series: ${Buffer.byteLength(body)} B (CSV ${csvBytes} B); ${ACCOUNTS} enterprise accounts; autocannon ${CONNECTIONS} connections, ` +
         `${DURATION_S} s per run, ${ROUNDS} rounds (order rotated)\n`,
     );
 

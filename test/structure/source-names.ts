@@ -52,8 +52,19 @@ export function tokensOf(fileName: string, text: string): string[] {
  */
 export const WORD_NAMES: ReadonlySet<string> = new Set(['demo', 'snapshot']);
 
-/** Whether a token names the source `name` (WORD_NAMES: exactly; others: as words of it). */
+/**
+ * Whether a string is a sentence of published prose (a commodity's description or price note that
+ * names an agency: "Not in the CFTC reports (a UK-regulated market)."): five words or more, ending
+ * as a sentence ends. Such a text is content that no code reads, so adding a source never edits it;
+ * an identifier, a key, a provenance prefix or a short label is code, and counts.
+ */
+export function isProse(token: string): boolean {
+  return token.trim().split(/\s+/).length >= 5 && /[.!?)]$/.test(token.trim());
+}
+
+/** Whether a token names the source `name` (WORD_NAMES: exactly; others: as words of it); prose never does. */
 export function namesSource(token: string, name: string): boolean {
+  if (isProse(token)) return false;
   if (!WORD_NAMES.has(name)) return spells(token, name);
   const t = token.toLowerCase();
   return t === name || t.startsWith(`${name}:`);

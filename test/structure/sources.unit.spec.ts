@@ -26,8 +26,6 @@ const NOT_YET_DERIVED: Readonly<Record<string, readonly string[]>> = {
   'services/dashboard/src/explorer/client/explorer.js': ['demo'],
   'services/gateway/src/main.ts': ['demo'],
   'services/gateway/src/status/status-document.ts': ['demo'],
-  // the contract facts' prose (a description, a price note) names a source, no mapping
-  'services/ingest/src/catalog/commodities.ts': ['cftc', 'ams', 'worldbank'],
   'services/ingest/src/cli/args.ts': ['demo', 'snapshot'],
   'services/ingest/src/cli/sources.ts': ['demo', 'snapshot'],
   'services/ingest/src/snapshot/write.ts': ['demo'],
@@ -44,6 +42,13 @@ describe('a source name', () => {
     expect(namesSource('demo:GOLD', 'demo')).toBe(true);
     expect(namesSource('DEMO_PARTS', 'demo')).toBe(false);
     expect(namesSource('snapshotDir', 'snapshot')).toBe(false);
+    // Published prose naming an agency is content; a label, a message fragment or a key is code.
+    expect(namesSource('Not in the CFTC reports (a UK-regulated market).', 'cftc')).toBe(false);
+    expect(namesSource("the World Bank's ORANGE series is fresh oranges, a different product.", 'worldbank')).toBe(
+      false,
+    );
+    expect(namesSource('CFTC legacy report', 'cftc')).toBe(true);
+    expect(namesSource('worldbank: no rows in the sheet', 'worldbank')).toBe(true);
   });
 
   it(

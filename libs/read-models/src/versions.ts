@@ -103,24 +103,27 @@ function versionsByDate<T>(
 
 /**
  * The index of the release published at `p` (registering it, or widening its dates and first
- * sighting), and whether `releases` changed.
+ * sighting), and whether the releases changed. `writable()` gives the array to change (the same
+ * releases, copied on first use), so a release already registered as it is copies nothing.
  */
 function registerRelease(
-  releases: StoredRelease[],
+  releases: readonly StoredRelease[],
+  writable: () => StoredRelease[],
   stamp: ReleaseStamp,
   lo: string,
   hi: string,
 ): { at: number; changed: boolean } {
   const at = releases.findIndex((r) => r.p === stamp.publishedAt);
   if (at === -1) {
-    releases.push({
+    const out = writable();
+    out.push({
       p: stamp.publishedAt,
       f: stamp.firstSeenAt,
       ...(stamp.estimated ? { e: true as const } : {}),
       lo,
       hi,
     });
-    return { at: releases.length - 1, changed: true };
+    return { at: out.length - 1, changed: true };
   }
   const r = releases[at]!;
   const next: StoredRelease = {
@@ -131,7 +134,7 @@ function registerRelease(
     hi: hi > r.hi ? hi : r.hi,
   };
   if (next.f === r.f && next.e === r.e && next.lo === r.lo && next.hi === r.hi) return { at, changed: false };
-  releases[at] = next;
+  writable()[at] = next;
   return { at, changed: true };
 }
 
@@ -178,8 +181,8 @@ export interface ReleaseFolder<T extends Versioned> {
  * folding the releases one by one with `foldRelease` (property-tested).
  */
 export function releaseFolder<T extends Versioned>(held: VersionedParts<T>, kind: ItemKind<T>): ReleaseFolder<T> {
-  /** The releases as folded so far (unsorted until `parts()`: items' `r` index this array). */
-  let releases: StoredRelease[] = [...held.releases];
+  /** The releases as folded so far (unsorted until `parts()`: items' `r` index this array); copied before a change. */
+  let releases: readonly StoredRelease[] = held.releases;
   let changedAny = false;
   /** The versions of the dates looked up so far, oldest first (our own arrays). */
   const versions = new Map<string, T[]>();
@@ -232,10 +235,13 @@ export function releaseFolder<T extends Versioned>(held: VersionedParts<T>, kind
     }
     // What this release leaves when it changes nothing (registering may widen a release it then drops).
     const before = releases;
-    releases = [...before];
+    const writable = (): StoredRelease[] => {
+      if (releases === before) releases = [...before];
+      return releases as StoredRelease[];
+    };
     // when the release was first seen before this event (a same-instant conflict is decided by it)
     const priorSeen = before.find((x) => x.p === stamp.publishedAt)?.f;
-    const { at: r, changed: registered } = registerRelease(releases, stamp, lo, hi);
+    const { at: r, changed: registered } = registerRelease(releases, writable, stamp, lo, hi);
     let changed = registered;
     const dates: string[] = [];
 
@@ -269,6 +275,7 @@ export function releaseFolder<T extends Versioned>(held: VersionedParts<T>, kind
         const seen = restatedSeen > p ? restatedSeen : addMs(p, 1);
         const { at: rel } = registerRelease(
           releases,
+          writable,
           { publishedAt: seen, firstSeenAt: restatedSeen, estimated: true },
           d,
           d,
@@ -316,7 +323,7 @@ export function releaseFolder<T extends Versioned>(held: VersionedParts<T>, kind
       current.sort(order);
       revised.sort(order);
     }
-    return inPublicationOrder({ current, revised, releases });
+    return inPublicationOrder({ current, revised, releases: releases as StoredRelease[] });
   };
 
   return { fold, parts };

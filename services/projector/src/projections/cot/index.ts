@@ -63,6 +63,9 @@ export const REPORT_KIND: ItemKind<StoredCotReport> = {
  * (estimated; the stamp the ingest gives, libs/schedule `cotReportStamp`).
  */
 export function cotReportRelease(report: Report, firstSeenAt: string): ReleaseStamp {
+  const calendar = report.published_at === undefined ? calendarPublishedAt(report.report_date) : undefined;
+  // the calendar's instant is `toISOString` text already: nothing to normalize
+  if (calendar !== undefined) return { publishedAt: calendar, firstSeenAt, estimated: true };
   return stampOf(report, () => calendarPublishedAt(report.report_date) ?? firstSeenAt, firstSeenAt);
 }
 

@@ -9,8 +9,9 @@
 //   node bench/query.bench.ts            (root script: npm run bench:query)
 //   BENCH_DURATION_S=3 BENCH_CONNECTIONS=16 BENCH_ROUNDS=8 node bench/query.bench.ts  (the defaults)
 //   BENCH_QUERY_BASE=<another checkout> adds a target `base`: that checkout's query service (its own
-//   bench serving, in its own process) on the same database, loaded in every round with the others,
-//   for a before/after in one run (the checkout needs its node_modules).
+//   bench serving, in its own process) on the same data, stored as that checkout's adapter stores it
+//   (a database of its own), loaded in every round with the others, for a before/after in one run
+//   (the checkout needs its node_modules).
 //
 // Point in time (issue #25): the buckets carry versions as the projector folds them (weekly
 // releases, every fourth one revising the week before), and two more figures are printed: the
@@ -214,7 +215,17 @@ async function serve(mongoUrl: string, dbName: string): Promise<void> {
   });
 }
 
-async function load(mongoUrl: string, dbName: string): Promise<void> {
+/** How a checkout's FerretDB adapter stores buckets (the base checkout's may differ: it reads only its own). */
+interface Packing {
+  packSeriesBucket: typeof packSeriesBucket;
+  packCotBucket: typeof packCotBucket;
+}
+
+async function load(
+  mongoUrl: string,
+  dbName: string,
+  packing: Packing = { packSeriesBucket, packCotBucket },
+): Promise<void> {
   const client = new MongoClient(mongoUrl);
   try {
     const db = client.db(dbName);
@@ -262,8 +273,10 @@ async function load(mongoUrl: string, dbName: string): Promise<void> {
         series: [{ ...descriptorOf('price', longPrices, 'daily', 'USD/troy oz'), first_published_at: firstOf(long) }],
       }),
     ] as never[]);
-    await db.collection(COLLECTIONS.series).insertMany([...series, ...long].map(packSeriesBucket) as never[]);
-    await db.collection(COLLECTIONS.cot).insertMany(cot.map(packCotBucket) as never[]);
+    await db
+      .collection(COLLECTIONS.series)
+      .insertMany([...series, ...long].map((b) => packing.packSeriesBucket(b)) as never[]);
+    await db.collection(COLLECTIONS.cot).insertMany(cot.map((b) => packing.packCotBucket(b)) as never[]);
     for (const [name, specs] of Object.entries(INDEXES)) {
       for (const s of specs) await db.collection(name).createIndex(s.key, { name: s.name, unique: s.unique ?? false });
     }
@@ -329,7 +342,10 @@ async function main(): Promise<void> {
     const ports: Record<Loaded, number> = { ...msg.ports, base: 0 };
     const processOf: Record<Loaded, ChildProcess> = { bare: child, bare_headers: child, query: child, base: child };
     if (BASE_DIR !== undefined) {
-      baseChild = fork(`${BASE_DIR}/bench/query.bench.ts`, ['--serve', mongo.url, dbName], {
+      // The same data in the base checkout's own stored form, in a database of its own.
+      const baseDb = `${dbName}_base`;
+      await load(mongo.url, baseDb, (await import(`${BASE_DIR}/libs/store/src/index.ts`)) as Packing);
+      baseChild = fork(`${BASE_DIR}/bench/query.bench.ts`, ['--serve', mongo.url, baseDb], {
         stdio: 'inherit',
         cwd: BASE_DIR,
       });

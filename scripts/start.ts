@@ -276,13 +276,13 @@ async function shutdown(code: number): Promise<never> {
 }
 
 /** One demo account and key per plan (admin API), and one dashboard user per plan with one password. */
-async function createDemoAccess(sys: RunningSystem, mongoUrl: string) {
+async function createDemoAccess(adminApi: { url: string; token: string }, mongoUrl: string) {
   const keyOf = async (plan: (typeof PLANS)[number]) => {
-    const account = await admin<{ account_id: string }>(sys.admin.url, sys.adminToken, '/accounts', {
+    const account = await admin<{ account_id: string }>(adminApi.url, adminApi.token, '/accounts', {
       name: `Demo ${plan}`,
       plan,
     });
-    const key = await admin<{ key: string }>(sys.admin.url, sys.adminToken, `/accounts/${account.account_id}/keys`, {
+    const key = await admin<{ key: string }>(adminApi.url, adminApi.token, `/accounts/${account.account_id}/keys`, {
       label: 'demo',
     });
     return [plan, key.key] as const;
@@ -301,7 +301,7 @@ async function createDemoAccess(sys: RunningSystem, mongoUrl: string) {
         '--plan',
         plan,
       ],
-      { MONGODB_URL: mongoUrl, MONGODB_DB: 'cds_dashboard', ADMIN_URL: sys.admin.url, ADMIN_TOKEN: sys.adminToken },
+      { MONGODB_URL: mongoUrl, MONGODB_DB: 'cds_dashboard', ADMIN_URL: adminApi.url, ADMIN_TOKEN: adminApi.token },
       true,
     );
   const [keys] = await Promise.all([Promise.all(PLANS.map(keyOf)), Promise.all(PLANS.map(userOf))]);
@@ -375,9 +375,12 @@ async function main(): Promise<void> {
       'and loading the data alongside…',
   );
   // The services and the data load side by side: the snapshot goes into the event stream, which the
-  // projector reads from the start whenever it comes up.
-  const access = step('services: accounts, projector, query, gateway, dashboard, notifier', () =>
+  // projector reads from the start whenever it comes up. The demo keys and users are created as soon
+  // as the admin API answers, while the other services start.
+  const adminUp = Promise.withResolvers<{ url: string; token: string }>();
+  const services = step('services: accounts, projector, query, gateway, dashboard, notifier', () =>
     startSystem({
+      onAdminReady: adminUp.resolve,
       // Each service runs as its own NATS and Redis user (libs/testkit identities.ts).
       identities: up.identities,
       mongoUrl: up.mongoUrl,
@@ -401,25 +404,32 @@ async function main(): Promise<void> {
         void shutdown(1);
       },
     }),
-  ).then(async (sys) => {
+  ).then((sys) => {
     system = sys;
     writeFileSync(
       LOCAL_ENV,
       // natsUrl: the data publisher's NATS user, which `npm run ingest` uses from this file.
       `${JSON.stringify({ natsUrl: ingestUrl, mongoUrl: up.mongoUrl, redisUrl: up.redisUrl, adminUrl: sys.admin.url, adminToken: sys.adminToken, gatewayUrl: sys.gateways[0]!.url }, null, 2)}\n`,
     );
-    return { sys, ...(await step('demo keys and dashboard users', () => createDemoAccess(sys, up.mongoUrl))) };
+    return sys;
   });
+  // a start that fails before the admin API is ready fails the demo access too (no wait forever)
+  services.catch((err: unknown) => adminUp.reject(err));
+  const access = adminUp.promise.then((adminApi) =>
+    step('demo keys and dashboard users', () => createDemoAccess(adminApi, up.mongoUrl)),
+  );
   const data = step('bundled snapshot loaded', () => loadSnapshot(ingestUrl)).then(async (snapshot) => {
     const plan = await step('sources probed', () => planSyncs(snapshot.newest));
     const demo = DEMO ? [await step('generated demo data loaded', () => loadDemo(ingestUrl))] : [];
     return { lines: [...snapshot.lines, ...plan.lines, ...demo], syncs: plan.syncs };
   });
-  // Both run to their end, so a failure of one never leaves the other's processes behind.
-  const [accessDone, dataDone] = await Promise.allSettled([access, data]);
+  // All run to their end, so a failure of one never leaves the others' processes behind.
+  const [servicesDone, accessDone, dataDone] = await Promise.allSettled([services, access, data]);
+  if (servicesDone.status === 'rejected') throw servicesDone.reason;
   if (accessDone.status === 'rejected') throw accessDone.reason;
   if (dataDone.status === 'rejected') throw dataDone.reason;
-  const { sys, keys, demoPassword } = accessDone.value;
+  const sys = servicesDone.value;
+  const { keys, demoPassword } = accessDone.value;
   const sources = dataDone.value.lines;
   say(`data sources:\n${sources.map((l) => `          ${l}`).join('\n')}`);
   const gatewayUrl = sys.gateways[0]!.url;

@@ -156,6 +156,8 @@ export interface SystemOptions {
   dashboard?: DashboardOptions;
   /** Also start the webhook notifier (opt-in); see NotifierOptions. */
   notifier?: NotifierOptions;
+  /** Called once the admin API (accounts) is ready, before the other services start (npm start creates its demo keys meanwhile). */
+  onAdminReady?: (admin: { url: string; token: string }) => void;
 }
 
 /** The notifier process of startSystem (its mail goes like the dashboard's: `smtpUrl`, else files in `mailDir`). */
@@ -251,6 +253,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     });
     started.push(admin);
     await waitForReady(`${admin.url}/readyz`, { service: admin, timeoutMs });
+    opts.onAdminReady?.({ url: admin.url, token: adminToken });
     /** `count` replicas of a service that needs only the common environment, started one after another. */
     const replicas = async (service: 'projector' | 'query', count: number): Promise<ServiceProcess[]> => {
       const list: ServiceProcess[] = [];

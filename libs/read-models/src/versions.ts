@@ -175,6 +175,65 @@ export interface ReleaseFolder<T extends Versioned> {
 }
 
 /**
+ * Places a version of date `d` published at `p` in `list` (the versions of `d`, oldest first): false
+ * when the version in force at `p` already has that value (a confirmation).
+ */
+function placeVersion<T extends Versioned>(
+  kind: ItemKind<T>,
+  releases: readonly StoredRelease[],
+  list: T[],
+  d: string,
+  item: T,
+  p: string,
+): boolean {
+  // i: the version in force at p (published before it); j: the next one
+  let j = list.findIndex((v) => publishedOf(releases, v) > p);
+  if (j === -1) j = list.length;
+  const inForce = j > 0 ? list[j - 1] : undefined;
+  if (inForce !== undefined && kind.same(inForce, item)) return false; // a confirmation
+  const after: T[] = [item];
+  const nextP = j < list.length ? publishedOf(releases, list[j]!) : undefined;
+  if (inForce !== undefined) {
+    // releases after p (and before the next version) that carried d carried the displaced value
+    let back: number | undefined;
+    releases.forEach((x, k) => {
+      if (x.p > p && (nextP === undefined || x.p < nextP) && x.lo <= d && d <= x.hi) {
+        if (back === undefined || x.p < releases[back]!.p) back = k;
+      }
+    });
+    if (back !== undefined) after.push({ ...inForce, r: back });
+  }
+  // the next version repeats what now precedes it: it is no longer a change
+  const drop = j < list.length && kind.same(list[j]!, after.at(-1)!) ? 1 : 0;
+  list.splice(j, drop, ...after);
+  return true;
+}
+
+/** The parts of `held` with the versions of the `touched` dates replaced by theirs, sorted and renumbered. */
+function partsAfter<T extends Versioned>(
+  held: VersionedParts<T>,
+  kind: ItemKind<T>,
+  releases: StoredRelease[],
+  versions: ReadonlyMap<string, T[]>,
+  touched: ReadonlySet<string>,
+): VersionedParts<T> {
+  if (touched.size === 0) return inPublicationOrder({ current: held.current, revised: held.revised, releases });
+  const current: T[] = [];
+  const revised: T[] = [];
+  for (const v of held.current) if (!touched.has(kind.dateOf(v))) current.push(v);
+  for (const v of held.revised) if (!touched.has(kind.dateOf(v))) revised.push(v);
+  for (const d of touched) {
+    const list = versions.get(d)!;
+    current.push(list.at(-1)!);
+    revised.push(...list.slice(0, -1));
+  }
+  const order = byDateThenRelease(kind, releases);
+  current.sort(order);
+  revised.sort(order);
+  return inPublicationOrder({ current, revised, releases });
+}
+
+/**
  * `foldRelease` for a run of releases into one bucket (the events of a batch): the bucket is
  * indexed by date once, each release costs only the dates it carries (a confirmation compares them
  * and changes nothing), and the sorted parts are rebuilt once, by `parts()`. The result equals
@@ -199,30 +258,7 @@ export function releaseFolder<T extends Versioned>(held: VersionedParts<T>, kind
     return list;
   };
 
-  /** Places a version of date `d` published at `p` (the one in force at `p` is unchanged when equal). */
-  const place = (d: string, list: T[], item: T, p: string): boolean => {
-    // i: the version in force at p (published before it); j: the next one
-    let j = list.findIndex((v) => publishedOf(releases, v) > p);
-    if (j === -1) j = list.length;
-    const inForce = j > 0 ? list[j - 1] : undefined;
-    if (inForce !== undefined && kind.same(inForce, item)) return false; // a confirmation
-    const after: T[] = [item];
-    const nextP = j < list.length ? publishedOf(releases, list[j]!) : undefined;
-    if (inForce !== undefined) {
-      // releases after p (and before the next version) that carried d carried the displaced value
-      let back: number | undefined;
-      releases.forEach((x, k) => {
-        if (x.p > p && (nextP === undefined || x.p < nextP) && x.lo <= d && d <= x.hi) {
-          if (back === undefined || x.p < releases[back]!.p) back = k;
-        }
-      });
-      if (back !== undefined) after.push({ ...inForce, r: back });
-    }
-    // the next version repeats what now precedes it: it is no longer a change
-    const drop = j < list.length && kind.same(list[j]!, after.at(-1)!) ? 1 : 0;
-    list.splice(j, drop, ...after);
-    return true;
-  };
+  const place = (d: string, list: T[], item: T, p: string): boolean => placeVersion(kind, releases, list, d, item, p);
 
   const fold = (stamp: ReleaseStamp, items: readonly T[], changedDates?: Set<string>): boolean => {
     if (items.length === 0) return false;
@@ -304,27 +340,8 @@ export function releaseFolder<T extends Versioned>(held: VersionedParts<T>, kind
     return true;
   };
 
-  const parts = (): VersionedParts<T> => {
-    if (!changedAny) return held;
-    let current: T[] = [];
-    let revised: T[] = [];
-    if (touched.size === 0) {
-      current = held.current;
-      revised = held.revised;
-    } else {
-      for (const v of held.current) if (!touched.has(kind.dateOf(v))) current.push(v);
-      for (const v of held.revised) if (!touched.has(kind.dateOf(v))) revised.push(v);
-      for (const d of touched) {
-        const list = versions.get(d)!;
-        current.push(list.at(-1)!);
-        revised.push(...list.slice(0, -1));
-      }
-      const order = byDateThenRelease(kind, releases);
-      current.sort(order);
-      revised.sort(order);
-    }
-    return inPublicationOrder({ current, revised, releases: releases as StoredRelease[] });
-  };
+  const parts = (): VersionedParts<T> =>
+    changedAny ? partsAfter(held, kind, releases as StoredRelease[], versions, touched) : held;
 
   return { fold, parts };
 }

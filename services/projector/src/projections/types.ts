@@ -1,4 +1,4 @@
-import { ROUTE_PATHS, type ChangeRecord, type DataEvent } from '@cds/contracts';
+import { ROUTE_PATHS, cotReportProvenance, type ChangeRecord, type DataEvent } from '@cds/contracts';
 import type { ProjectionMeta, ReadModelName } from '@cds/read-models';
 
 /** Every read-model document carries its id and where it was last written from. */
@@ -111,14 +111,14 @@ export function sourceOf(event: DataEvent): string | undefined {
   return event.source === 'demo' ? 'demo' : undefined;
 }
 
-/** The provenance of one COT report of an event: the event's, else `cftc:<format>:<contract code>`. */
+/** The provenance of one COT report of an event: the event's, else the COT source's for its format and contract code. */
 export function cotReportSource(
   event: DataEvent & { type: 'cot.reports.recorded' },
   report: { contract_code?: string | undefined },
 ): string | undefined {
   const source = sourceOf(event);
   if (source !== undefined) return source;
-  return report.contract_code === undefined ? undefined : `cftc:${event.data.format}:${report.contract_code}`;
+  return report.contract_code === undefined ? undefined : cotReportProvenance(event.data.format, report.contract_code);
 }
 
 /** The later of two RFC 3339 instants (either may be absent); compared as instants, not as text. */

@@ -342,6 +342,41 @@ function timeSummary(bootstrapSeconds: number, scriptStarted: number): string {
     .join('\n');
 }
 
+/** What `npm start` prints once the API serves the data: where everything is, the keys, a first call. */
+function printWelcome(o: {
+  dashboardUrl: string;
+  gatewayUrl: string;
+  keys: Record<(typeof PLANS)[number], string>;
+  demoPassword: string;
+  sources: string[];
+}): void {
+  const { dashboardUrl, gatewayUrl, keys, demoPassword, sources } = o;
+  const pad = (s: string) => s.padEnd(13);
+  process.stdout.write(
+    `\n  Commodity Data Service is running.\n\n` +
+      `  Dashboard     ${dashboardUrl}/\n` +
+      `                sign up there; mails (the confirmation link) are written to .cds/mail/\n` +
+      `                demo users ${PLANS.map((p) => `${p}@demo.cds.local`).join(', ')}\n` +
+      `                password ${demoPassword}\n\n` +
+      `  Base URL      ${gatewayUrl}/api/v1\n` +
+      `  API reference ${gatewayUrl}/docs\n\n` +
+      `  Demo keys (one account per plan):\n` +
+      PLANS.map((p) => `    ${pad(p)} ${keys[p]}`).join('\n') +
+      `\n\n  Try:\n` +
+      `    curl -H "Authorization: Bearer ${keys.business}" \\\n` +
+      `      "${gatewayUrl}/api/v1/commodities/GOLD/series?type=price&limit=5&sort_order=desc"\n` +
+      `  Bulk files (docs/bulk.md; written in the background: a [start] line says when):\n` +
+      `    curl -H "Authorization: Bearer ${keys.business}" "${gatewayUrl}/api/v1/bulk"\n` +
+      `  Follow change notifications as new data lands (docs/notifications.md):\n` +
+      `    curl -N -H "Authorization: Bearer ${keys.business}" "${gatewayUrl}/api/v1/events"\n\n` +
+      `  Data (meta.source and each series' source in the commodity detail say which):\n` +
+      sources.map((l) => `    ${l}`).join('\n') +
+      `\n\n` +
+      `  Logs in .cds/logs/; addresses in .cds/local.json (used by npm run ingest / npm run admin).\n` +
+      `  Press Ctrl-C to stop.\n\n`,
+  );
+}
+
 async function main(): Promise<void> {
   const scriptStarted = performance.now() / 1000;
   // Node.js keeps the code it compiled for the services and CLI runs of the next start (bootstrap.sh
@@ -446,30 +481,7 @@ async function main(): Promise<void> {
   );
   say(`keys ready ${total.toFixed(1)} s after npm start`);
 
-  const pad = (s: string) => s.padEnd(13);
-  process.stdout.write(
-    `\n  Commodity Data Service is running.\n\n` +
-      `  Dashboard     ${dashboardUrl}/\n` +
-      `                sign up there; mails (the confirmation link) are written to .cds/mail/\n` +
-      `                demo users ${PLANS.map((p) => `${p}@demo.cds.local`).join(', ')}\n` +
-      `                password ${demoPassword}\n\n` +
-      `  Base URL      ${gatewayUrl}/api/v1\n` +
-      `  API reference ${gatewayUrl}/docs\n\n` +
-      `  Demo keys (one account per plan):\n` +
-      PLANS.map((p) => `    ${pad(p)} ${keys[p]}`).join('\n') +
-      `\n\n  Try:\n` +
-      `    curl -H "Authorization: Bearer ${keys.business}" \\\n` +
-      `      "${gatewayUrl}/api/v1/commodities/GOLD/series?type=price&limit=5&sort_order=desc"\n` +
-      `  Bulk files (docs/bulk.md; written in the background: a [start] line says when):\n` +
-      `    curl -H "Authorization: Bearer ${keys.business}" "${gatewayUrl}/api/v1/bulk"\n` +
-      `  Follow change notifications as new data lands (docs/notifications.md):\n` +
-      `    curl -N -H "Authorization: Bearer ${keys.business}" "${gatewayUrl}/api/v1/events"\n\n` +
-      `  Data (meta.source and each series' source in the commodity detail say which):\n` +
-      sources.map((l) => `    ${l}`).join('\n') +
-      `\n\n` +
-      `  Logs in .cds/logs/; addresses in .cds/local.json (used by npm run ingest / npm run admin).\n` +
-      `  Press Ctrl-C to stop.\n\n`,
-  );
+  printWelcome({ dashboardUrl, gatewayUrl, keys, demoPassword, sources });
 
   // After the keys: what is newer at the sources, then the bulk files of all of it.
   await syncSources(ingestUrl, dataDone.value.syncs);

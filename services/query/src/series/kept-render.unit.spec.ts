@@ -14,7 +14,7 @@ const kept: ViewedPoint[] = dateRange('2025-01-01', '2025-03-31', true).map((d, 
   l: 69.25,
   c: 70 + i / 7,
   vol: 1000 + i,
-  release: { p: `${d}T21:00:00.000Z`, f: `${d}T21:01:00.000Z`, ...(i % 5 === 0 ? { e: true } : {}) },
+  release: { p: `${d}T21:00:00.000Z`, f: `${d}T21:01:00.000Z`, lo: d, hi: d, ...(i % 5 === 0 ? { e: true } : {}) },
 }));
 
 const computation = (over: Partial<SeriesComputation> = {}): SeriesComputation => ({

@@ -7,7 +7,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { addApiAnswerHeaders } from './api/answer-headers.ts';
 import { decorateRequestState } from './api/request-state.ts';
 import { API_ROUTES } from './api/routes.ts';
-import { createAuthStep, type KeyLookup } from './auth/authenticate.ts';
+import { createAuthStep, createRevocationRecheck, type KeyLookup } from './auth/authenticate.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
 import { createCacheStep } from './cache/cache-step.ts';
 import { createCatalogCheck } from './events/catalog-check.ts';
@@ -111,7 +111,12 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   });
   // The secondary limit on 304s: every tenth of an account's 304s counts (not-modified-meter.ts).
   const notModified = createNotModifiedMeter(deps.rateLimiter, { nowMs: deps.nowMs });
-  const windows = createRateStep({ rateLimiter: deps.rateLimiter, notModified, metrics });
+  const windows = createRateStep({
+    rateLimiter: deps.rateLimiter,
+    notModified,
+    metrics,
+    stillAuthorized: createRevocationRecheck(deps.keys),
+  });
   const giveBack = createGiveBack(deps.rateLimiter, notModified);
   const cache =
     deps.cache === undefined

@@ -112,10 +112,10 @@ async function startCache(config: Config, messaging: Messaging, service: Running
 async function followStreams(
   service: RunningService<GatewayConfig>,
   messaging: Messaging,
-  deps: { hub: EventHub; table: KeyTable; notices: RevocationNotices; metrics: Metrics },
+  deps: { hub: EventHub; table: KeyTable; notices: RevocationNotices; onRevoked: () => void; metrics: Metrics },
 ) {
   const { config, logger, signal, onClose } = service;
-  const { hub, table, notices } = deps;
+  const { hub, table, notices, onRevoked } = deps;
   const retried = <T>(what: string, attempt: () => Promise<T>) => keepTrying(what, attempt, { signal, logger });
   // The projector records changes there; whoever starts first creates it (idempotent).
   const changes = await retried('cannot follow the change stream yet', async () => {
@@ -131,6 +131,7 @@ async function followStreams(
       table,
       logger,
       onEvent: (e) => {
+        if (e.type === 'key.revoked' || e.type === 'account.closed') onRevoked();
         if (e.type === 'key.revoked') notices.settled(e.data.key_id);
         hub.onKeyEvent(e);
       },
@@ -173,7 +174,10 @@ await runService({
     const table = new KeyTable();
     registerKeyTableMetrics(metrics, table);
     // Heard before the stream is followed: a revocation noticed while replaying is refused at once.
-    const notices = new RevocationNotices({ nowMs });
+    // Every revocation learned (a notice, or the stream's key.revoked or account.closed) is counted:
+    // a request whose key it takes away while the request waits for its windows is refused.
+    let revocations = 0;
+    const notices = new RevocationNotices({ nowMs, onHeard: () => (revocations += 1) });
     const noticed = subscribeRevocationNotices(messaging.nc, notices, logger);
     onClose('revocation notices', () => noticed.close());
     await noticed.ready;
@@ -182,7 +186,13 @@ await runService({
     const redis = connectRedis(config, logger);
     onClose('redis', () => redis.quit());
     const { hub, slots } = createHub(config, redis, logger, fallbacks);
-    const followed = await followStreams(service, messaging, { hub, table, notices, metrics });
+    const followed = await followStreams(service, messaging, {
+      hub,
+      table,
+      notices,
+      onRevoked: () => (revocations += 1),
+      metrics,
+    });
     if (followed === undefined) return;
     const { changes, keys, syncState } = followed;
 
@@ -202,6 +212,7 @@ await runService({
           return principal === undefined || notices.refuses(principal.keyId) ? undefined : principal;
         },
         isReady: () => keys.isCaughtUp() && changes.isCaughtUp(),
+        revocations: () => revocations,
       },
       rateLimiter,
       query,

@@ -16,6 +16,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The caller, set by the auth step (null before it, and on routes without a key). */
     principal: Principal | null;
+    /** The replica's count of learned revocations when the auth step looked the key up (KeyLookup.revocations). */
+    revocationsSeen: number;
     /** The account's rate windows after counting this request, set by the windows step. */
     rateDecision: RateDecision | null;
     /** Set by the plan step once the plan rules and the path parameters passed. */
@@ -35,6 +37,7 @@ declare module 'fastify' {
  */
 export function decorateRequestState(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('revocationsSeen', 0);
   app.decorateRequest('rateDecision', null);
   app.decorateRequest('target', null);
   app.decorateRequest('refusal', null);

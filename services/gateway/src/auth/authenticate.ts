@@ -1,6 +1,6 @@
 import { isWellFormedApiKey } from '@cds/contracts';
 import { ApiError, clientBucket, UnauthorizedError } from '@cds/http';
-import type { preHandlerHookHandler } from 'fastify';
+import type { FastifyRequest, preHandlerHookHandler } from 'fastify';
 import type { Principal } from '../keys/key-table.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { extractKey } from './extract-key.ts';
@@ -9,6 +9,30 @@ import type { FailedAuthLimiter } from './failed-auth-limiter.ts';
 export interface KeyLookup {
   /** The principal of a well-formed key (by its hash), or undefined when unknown or revoked. */
   lookup(key: string): Principal | undefined;
+  /**
+   * How many revocations this replica has learned so far (key stream events and notices): a
+   * request whose key was revoked while it waited (on the rate windows) is refused (stillAuthorized).
+   */
+  revocations?(): number;
+}
+
+/**
+ * Whether the request's key is still valid once its windows are decided: a revocation learned while
+ * it waited for Redis (the notice arrives at any moment) refuses it 401 instead of answering it. Costs
+ * one comparison unless a revocation arrived meanwhile, then one lookup.
+ */
+export function createRevocationRecheck(keys: KeyLookup): (request: FastifyRequest) => boolean {
+  if (keys.revocations === undefined) return () => true;
+  return (request) => {
+    if (keys.revocations?.() === request.revocationsSeen) return true;
+    const extracted = extractKey(request.headers, request.raw.rawHeaders, request.query);
+    return extracted.ok && keys.lookup(extracted.key) !== undefined;
+  };
+}
+
+/** The 401 of an unknown, revoked or malformed key. */
+export function invalidKey(): UnauthorizedError {
+  return new UnauthorizedError('The API key is not valid: it is malformed, unknown or revoked.');
 }
 
 /**
@@ -27,9 +51,11 @@ export function createAuthStep(deps: {
     const extracted = extractKey(request.headers, request.raw.rawHeaders, request.query);
     // The shape and a `cds_` key's checksum are checked first (constant work: the length is checked
     // before anything else): a malformed or mistyped key costs no hash and no lookup.
+    const seen = keys.revocations?.() ?? 0;
     const principal = extracted.ok && isWellFormedApiKey(extracted.key) ? keys.lookup(extracted.key) : undefined;
     if (principal !== undefined) {
       request.principal = principal;
+      request.revocationsSeen = seen;
       done();
       return;
     }
@@ -47,12 +73,6 @@ export function createAuthStep(deps: {
       return;
     }
     failedAuth.recordFailure(client, now);
-    done(
-      new UnauthorizedError(
-        extracted.ok
-          ? 'The API key is not valid: it is malformed, unknown or revoked.'
-          : `Unauthorized: ${extracted.reason}.`,
-      ),
-    );
+    done(extracted.ok ? invalidKey() : new UnauthorizedError(`Unauthorized: ${extracted.reason}.`));
   };
 }

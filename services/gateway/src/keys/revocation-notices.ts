@@ -23,9 +23,12 @@ export class RevocationNotices {
   readonly #nowMs: () => number;
   readonly #ttlMs: number;
 
-  constructor(opts: { nowMs: () => number; ttlMs?: number }) {
+  readonly #onHeard: () => void;
+
+  constructor(opts: { nowMs: () => number; ttlMs?: number; onHeard?: () => void }) {
     this.#nowMs = opts.nowMs;
     this.#ttlMs = opts.ttlMs ?? NOTICE_TTL_MS;
+    this.#onHeard = opts.onHeard ?? (() => undefined);
   }
 
   /** Notices waiting for the stream. */
@@ -39,6 +42,7 @@ export class RevocationNotices {
     // Lapsed notices go as new ones come, so the map holds at most a TTL's worth.
     for (const [id, until] of this.#until) if (until <= now) this.#until.delete(id);
     this.#until.set(keyId, now + this.#ttlMs);
+    this.#onHeard();
   }
 
   /** The key stream's key.revoked reached the key table: the table refuses the key from now on. */

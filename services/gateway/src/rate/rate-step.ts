@@ -1,6 +1,7 @@
 import { PLANS } from '@cds/contracts';
 import { RateLimitedError } from '@cds/http';
-import type { preHandlerHookHandler } from 'fastify';
+import type { FastifyRequest, preHandlerHookHandler } from 'fastify';
+import { invalidKey } from '../auth/authenticate.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { NotModifiedMeter } from './not-modified-meter.ts';
 import type { RateLimiter } from './windows.ts';
@@ -18,8 +19,10 @@ export function createRateStep(deps: {
   rateLimiter: RateLimiter;
   notModified: NotModifiedMeter;
   metrics?: GatewayMetrics | undefined;
+  /** Whether the key is still valid after the wait (auth/authenticate.ts createRevocationRecheck); a 401 if not. */
+  stillAuthorized?: ((request: FastifyRequest) => boolean) | undefined;
 }): preHandlerHookHandler {
-  const { rateLimiter, notModified, metrics } = deps;
+  const { rateLimiter, notModified, metrics, stillAuthorized } = deps;
   return function takeRateWindows(request, _reply, done) {
     const principal = request.principal!;
     const limits = PLANS[principal.plan];
@@ -31,7 +34,8 @@ export function createRateStep(deps: {
       request.rateDecision = decision;
       notModified.saw(principal.accountId, limits, principal.keyId, decision);
       metrics?.rateDecisions.add([decision.admitted ? 'admitted' : 'refused', decision.source]);
-      if (!decision.admitted) done(new RateLimitedError(decision.refusedBy ?? 'minute', decision.retryAfter));
+      if (stillAuthorized !== undefined && !stillAuthorized(request)) done(invalidKey());
+      else if (!decision.admitted) done(new RateLimitedError(decision.refusedBy ?? 'minute', decision.retryAfter));
       else done(request.refusal ?? undefined);
     }, done);
   };

@@ -159,6 +159,12 @@ export interface ReadModelReader {
   cotBefore(query: CotHistoryQuery): Promise<CotDoc[]>;
   /** Resolves when the database answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
+  /**
+   * Looks at every read model's alias as a read would (at most one database read per model every
+   * ALIAS_CACHE_MS), so a rebuild's swap is noticed (`onCollectionSwap`) by a reader that keeps
+   * what it read and so seldom reads the store. Never rejects.
+   */
+  followSwaps?(): Promise<void>;
 }
 
 /** Write access, for the projector and the rebuild. */

@@ -113,6 +113,11 @@ export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): 
     seriesRange: (q) => read('series', (a, coll, run) => a.seriesRange(coll, q, run)),
     cotPage: (q) => read('cot', (a, coll, run) => a.cotPage(coll, q, run)),
     cotBefore: (q) => read('cot', (a, coll, run) => a.cotBefore(coll, q, run)),
+    async followSwaps() {
+      for (const name of ['catalog', 'series', 'cot'] as const) {
+        await resolve(name, deadlineOf()).catch(() => undefined);
+      }
+    },
     async ping() {
       try {
         await withDeadline('ping', { timeoutMs }, ({ signal }) => db.command({ ping: 1 }, { signal }));

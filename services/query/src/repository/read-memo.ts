@@ -1,4 +1,4 @@
-import type { CatalogDoc } from '@cds/read-models';
+import { ALIAS_CACHE_MS, type CatalogDoc } from '@cds/read-models';
 import {
   seriesRangeFromBuckets,
   type ReadModelReader,
@@ -41,7 +41,9 @@ interface Entry {
  * so the answer is the one the store gives; point-in-time views (as_of, first_release, revisions) and
  * COT pages go to the store. Kept values are shared by requests and never changed by them. Dropped
  * per commodity by the projector's announcements (and whole on a reconnect or a rebuild's swap,
- * like the response cache); a read that was under way when its commodity was dropped is not kept.
+ * like the response cache: the memo looks at the aliases at most every ALIAS_CACHE_MS, so a swap
+ * is seen as soon as a read through the store would see it); a read that was under way when its commodity
+ * was dropped is not kept.
  */
 export function createReadMemo(
   inner: ReadModelReader,
@@ -51,6 +53,15 @@ export function createReadMemo(
   const entries = new Map<string, Entry>();
   const byTag = new Map<string, Set<string>>();
   let buckets = 0;
+  // A rebuild swaps a read model's collection; the store notices on a read (onCollectionSwap, which
+  // drops the memo), and kept values mean few reads: the memo looks at the aliases itself, at most
+  // every ALIAS_CACHE_MS, before it answers (as a read through the store would).
+  let swapsLookedAt = Number.NEGATIVE_INFINITY;
+  const swapsLooked = (at: number): Promise<void> | undefined => {
+    if (inner.followSwaps === undefined || at - swapsLookedAt < ALIAS_CACHE_MS) return undefined;
+    swapsLookedAt = at;
+    return inner.followSwaps();
+  };
 
   const remove = (key: string, entry: Entry) => {
     entries.delete(key);
@@ -59,6 +70,11 @@ export function createReadMemo(
   };
 
   function kept<T>(key: string, tag: string, read: () => Promise<T>): Promise<T> {
+    const looking = swapsLooked(now());
+    return looking === undefined ? keptNow(key, tag, read) : looking.then(() => keptNow(key, tag, read));
+  }
+
+  function keptNow<T>(key: string, tag: string, read: () => Promise<T>): Promise<T> {
     const at = now();
     const found = entries.get(key);
     if (found !== undefined && found.expiresAt > at) {

@@ -136,4 +136,54 @@ describe('createReadMemo', () => {
     await reader.seriesRange(query({ startDate: '2022-01-01', endDate: '2024-12-31' }));
     expect(store.reads).toBe(reads + 3);
   });
+
+  it("looks at the aliases before it answers, at most once a second, so a rebuild's swap is seen", async () => {
+    const store = Object.assign(fakeReader(), { swapLooks: 0 });
+    const followSwaps = () => {
+      store.swapLooks += 1;
+      return Promise.resolve();
+    };
+    let t = 0;
+    const { reader } = createReadMemo({ ...store, followSwaps }, { maxBuckets: 100, ttlMs: 60_000, nowMs: () => t });
+    await reader.catalogEntry('GOLD');
+    expect(store.swapLooks).toBe(1);
+    for (let i = 0; i < 50; i++) await reader.catalogEntry('GOLD'); // hits within the same second
+    expect(store.swapLooks).toBe(1);
+    t += 999;
+    await reader.seriesRange(query());
+    await reader.seriesRange(query());
+    expect(store.swapLooks).toBe(1);
+    t += 1;
+    await reader.catalogEntry('GOLD');
+    expect(store.swapLooks).toBe(2);
+    expect(store.catalogReads).toBe(1);
+  });
+
+  it('answers from the new collection when looking at the aliases finds a swap', async () => {
+    const store = fakeReader();
+    let t = 0;
+    let swapped = false;
+    const wiring: { memo?: { clear(): void } } = {};
+    const { reader, memo } = createReadMemo(
+      {
+        ...store,
+        catalogEntry: async (id) => {
+          const doc = await store.catalogEntry(id);
+          return doc === null ? null : { ...doc, name: swapped ? 'after the swap' : 'before' };
+        },
+        // the store's onCollectionSwap drops the memo, as the query's main wires it
+        followSwaps: () => {
+          if (swapped) wiring.memo?.clear();
+          return Promise.resolve();
+        },
+      },
+      { maxBuckets: 100, ttlMs: 60_000, nowMs: () => t },
+    );
+    wiring.memo = memo;
+    expect((await reader.catalogEntry('GOLD'))?.name).toBe('before');
+    swapped = true;
+    expect((await reader.catalogEntry('GOLD'))?.name).toBe('before'); // within the second: kept
+    t += 1_000;
+    expect((await reader.catalogEntry('GOLD'))?.name).toBe('after the swap');
+  });
 });

@@ -604,7 +604,12 @@ export function registerPortContract(
         position: 1,
       });
       expect((await s.catalogEntry('GOLD'))?.name).toBe('GOLD name'); // cached for ALIAS_CACHE_MS
+      await s.followSwaps?.();
+      expect(swaps).toEqual([]); // the alias is still cached
       now += 60_000;
+      // Looking at the aliases without a read announces the swap (a reader that keeps what it read).
+      await s.followSwaps?.();
+      expect(swaps).toEqual(['catalog']);
       expect((await s.catalogEntry('GOLD'))?.name).toBe('Gold v2');
       expect(swaps).toEqual(['catalog']);
       expect((await s.active('catalog')).collection).toBe('catalog_rebuild_1');

@@ -259,8 +259,10 @@ afterAll(async () => {
 
 describe('traces', () => {
   it('one request through the gateway is one trace: gateway -> query -> MongoDB, keys censored', async () => {
-    // Parameters nobody asked for yet, so the query cache misses and the database is read.
-    const path = '/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&start_date=2022-01-03&end_date=2022-06-30';
+    // Parameters nobody asked for yet, so the response cache misses; a point-in-time view (as_of),
+    // which the query reads from the database every time (its read memo keeps current views only).
+    const asOf = new Date().toISOString();
+    const path = `/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&start_date=2022-01-03&end_date=2022-06-30&as_of=${asOf}`;
     const res = await fetch(`${system.gateways[0]!.url}${path}&api_key=${enterpriseKey}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBeTruthy();

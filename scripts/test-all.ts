@@ -7,9 +7,12 @@
 //   3. the e2e project (one file at a time) beside the soak project (5 minutes of a steady 40
 //      requests a second, asserting memory, not timing): the soak's output follows the e2e one's.
 //
-// A step that fails stops the run after its phase. A step over its budget fails the run too: the
-// budgets keep the whole suite under 20 minutes on 2 cores as sources are added; a change that
-// needs more says so here, in review. Every step has a deadline (three times its budget).
+// A step that fails stops the run after its phase. A step over its budget fails the run too, so a
+// project that grows (a new source's specs, a slow new file) shows at once, not after the suite
+// has crept past 20 minutes on 2 cores (1,147 s on such a machine: checks 82, unit 74, int 148,
+// e2e 843 beside the soak's 313). Each budget is its step's time there and at least a fifth more,
+// for a slower runner; a change that needs more says so here, in review. Every step has a
+// deadline (three times its budget).
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +40,7 @@ const CHECKS: Step[] = [
 ];
 const UNIT: Step = { name: 'unit', command: npmRun('test:unit'), budget: 150 };
 const INT: Step = { name: 'int', command: npmRun('test:int'), budget: 240 };
-const E2E: Step = { name: 'e2e', command: npmRun('test:e2e'), budget: 960 };
+const E2E: Step = { name: 'e2e', command: npmRun('test:e2e'), budget: 1020 };
 const SOAK: Step = { name: 'soak', command: npmRun('test:soak'), budget: 480 };
 const shown = (step: Step) => step.command.filter((w) => w !== '--silent').join(' ');
 
@@ -133,7 +136,7 @@ for (const step of [UNIT, INT, E2E, SOAK]) {
 }
 slowest.sort((a, b) => b.ms - a.ms);
 
-const lines = ['', '════ summary (seconds; budgets keep the suite under 20 minutes on 2 cores)'];
+const lines = ['', '════ summary (seconds; the target is the whole suite under 20 minutes on 2 cores)'];
 let over = false;
 for (const o of outcomes) {
   const late = o.seconds > o.step.budget;

@@ -92,6 +92,47 @@ export function nextMeta(
   };
 }
 
+/**
+ * What a batch fold into one bucket remembers of the events that changed it (the runner's
+ * `reflected`: change records after a crash): each changed date's latest event in the part
+ * positions, the highest position, and the events in order.
+ */
+export function changeLog(meta: ProjectionMeta): {
+  record(at: number, dates: Iterable<string>): void;
+  readonly parts: Record<string, number> | undefined;
+  readonly position: number;
+  readonly changedBy: number[];
+} {
+  let parts: Record<string, number> | undefined;
+  let position = meta.position;
+  const changedBy: number[] = [];
+  return {
+    record(at, dates) {
+      parts ??= { ...meta.parts };
+      for (const d of dates) if ((parts[d] ?? 0) < at) parts[d] = at;
+      if (position < at) position = at;
+      changedBy.push(at);
+    },
+    get parts() {
+      return parts;
+    },
+    get position() {
+      return position;
+    },
+    changedBy,
+  };
+}
+
+/** Sets a bucket's revised versions and releases when it has any (left out when empty). */
+export function withVersions<D extends { revised?: unknown[]; releases?: unknown[] }>(
+  doc: D,
+  folded: { revised: NonNullable<D['revised']>; releases: NonNullable<D['releases']> },
+): D {
+  if (folded.revised.length > 0) doc.revised = folded.revised;
+  if (folded.releases.length > 0) doc.releases = folded.releases;
+  return doc;
+}
+
 /** Copies only the defined values (the driver would store `undefined` as null). */
 export function defined<T extends Record<string, unknown>>(obj: T): { [K in keyof T]: Exclude<T[K], undefined> } {
   const out: Record<string, unknown> = {};

@@ -15,7 +15,9 @@ import {
   commodityOf,
   cotReportSource,
   dateRange,
+  changeLog,
   nextMeta,
+  withVersions,
   readPath,
   type EvolvedDoc,
   type Projection,
@@ -161,9 +163,7 @@ function evolveAll(
   const folder = releaseFolder(held, REPORT_KIND);
   // Which events the document reflects (the runner's `reflected`: change records after a crash):
   // the latest event that changed each report date's versions. The versions' order is publication time.
-  let parts: Record<string, number> | undefined;
-  let position = doc._meta.position;
-  const changedBy: number[] = [];
+  const log = changeLog(doc._meta);
   for (const { event, position: at } of events) {
     if (event.type !== 'cot.reports.recorded') continue;
     const { commodity_id: commodityId, format } = event.data;
@@ -180,12 +180,9 @@ function evolveAll(
     const changedDates = new Set<string>();
     let changed = false;
     for (const { stamp, items } of releases.values()) changed = folder.fold(stamp, items, changedDates) || changed;
-    if (!changed) continue;
-    parts ??= { ...doc._meta.parts };
-    for (const d of changedDates) if ((parts[d] ?? 0) < at) parts[d] = at;
-    if (position < at) position = at;
-    changedBy.push(at);
+    if (changed) log.record(at, changedDates);
   }
+  const { changedBy } = log;
   if (changedBy.length === 0) return { doc, changedBy };
   const folded = folder.parts();
   const reports = folded.current;
@@ -198,9 +195,7 @@ function evolveAll(
     last_date: reports.at(-1)?.report_date ?? '',
     count: reports.length,
     reports,
-    _meta: nextMeta(doc._meta, cotProjection.version, position, parts),
+    _meta: nextMeta(doc._meta, cotProjection.version, log.position, log.parts),
   };
-  if (folded.revised.length > 0) next.revised = folded.revised;
-  if (folded.releases.length > 0) next.releases = folded.releases;
-  return { doc: next, changedBy };
+  return { doc: withVersions(next, folded), changedBy };
 }

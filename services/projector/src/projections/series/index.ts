@@ -9,11 +9,13 @@ import {
 } from '@cds/read-models';
 import { firstSeenOf, stampOf } from '../releases.ts';
 import {
+  changeLog,
   commodityOf,
   dateRange,
   laterInstant,
   nextMeta,
   readPath,
+  withVersions,
   sourceOf,
   type EvolvedDoc,
   type Projection,
@@ -110,11 +112,9 @@ function evolveAll(
   // The part positions only say which events the document reflects (the runner's `reflected`:
   // change records after a crash): the latest event that changed each date's versions, and the
   // one that set the attributes. The points' order is their publication time (the folder).
-  let parts: Record<string, number> | undefined;
+  const log = changeLog(doc._meta);
   let attrsAt = doc._meta.parts?.[ATTRS] ?? 0;
   let { frequency, unit, source, last_updated: lastUpdated } = doc;
-  let position = doc._meta.position;
-  const changedBy: number[] = [];
   for (const { event, position: at } of events) {
     if (event.type !== 'series.points.recorded') continue;
     const items = event.data.points.filter((p) => yearOf(p.date) === doc.year).map(toStored);
@@ -142,12 +142,9 @@ function evolveAll(
         attrsAt = at;
       }
     }
-    if (!changed) continue;
-    parts ??= { ...doc._meta.parts };
-    for (const d of changedDates) if ((parts[d] ?? 0) < at) parts[d] = at;
-    if (position < at) position = at;
-    changedBy.push(at);
+    if (changed) log.record(at, changedDates);
   }
+  const { changedBy } = log;
   if (changedBy.length === 0) return { doc, changedBy };
   const folded = folder.parts();
   const points = folded.current;
@@ -161,10 +158,9 @@ function evolveAll(
     last_date: points.at(-1)?.d ?? '',
     count: points.length,
     points,
-    _meta: nextMeta(doc._meta, seriesProjection.version, position, { ...parts, [ATTRS]: attrsAt }),
+    _meta: nextMeta(doc._meta, seriesProjection.version, log.position, { ...log.parts, [ATTRS]: attrsAt }),
   };
-  if (folded.revised.length > 0) next.revised = folded.revised;
-  if (folded.releases.length > 0) next.releases = folded.releases;
+  withVersions(next, folded);
   if (unit !== undefined) next.unit = unit;
   if (source !== undefined) next.source = source;
   if (lastUpdated !== undefined) next.last_updated = lastUpdated;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { PLAN_NAMES, PLANS, Plan } from './plans.ts';
-import { AVAILABLE_SERIES_TYPES, IsoDate, RequestId } from './primitives.ts';
+import { cotDatasetAllowed, PLAN_NAMES, PLANS, Plan } from './plans.ts';
+import { AVAILABLE_SERIES_TYPES, COT_DATASETS, cotDatasetOfType, IsoDate, RequestId } from './primitives.ts';
 import { documented } from './registry.ts';
 import { sourceFactsOf } from './sources.ts';
 
@@ -55,8 +55,8 @@ export function parseBulkFileName(name: string): BulkFileName | undefined {
 export function bulkFilePlans(dataset: BulkDataset, span: BulkSpan): Plan[] {
   return PLAN_NAMES.filter((plan) => {
     const rules = PLANS[plan];
-    if (dataset === 'cot_legacy' && !rules.cotLegacy) return false;
-    if (dataset === 'cot_disaggregated' && !rules.cotDisaggregated) return false;
+    const cot = cotDatasetOfType(dataset);
+    if (cot !== undefined && !cotDatasetAllowed(rules, COT_DATASETS[cot].format)) return false;
     if (rules.historyMonths === null) return true;
     return span === 'recent' && rules.historyMonths >= BULK_RECENT_MONTHS;
   });
@@ -72,7 +72,7 @@ const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 export const BulkFile = documented(
   z.object({
     file: z.string().regex(FILE_NAME).meta({ description: 'The file name: GET /bulk/{file} downloads it.' }),
-    dataset: z.enum(BULK_DATASETS).meta({ description: 'A series type, or cot_legacy / cot_disaggregated.' }),
+    dataset: z.enum(BULK_DATASETS).meta({ description: 'A series type, or a COT dataset (cot_legacy, cot_cit, …).' }),
     span: z.enum(BULK_SPANS).meta({
       description: `full: every observation; recent: the last ${BULK_RECENT_MONTHS} months before generated_at.`,
     }),

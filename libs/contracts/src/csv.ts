@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { COT_INCLUDES, type CotInclude } from './params.ts';
-import type { CotFormat, SeriesType, Transform } from './primitives.ts';
+import { type CotFormat, type CotScope, defaultCotScope, type SeriesType, type Transform } from './primitives.ts';
 import {
+  CitCotReport,
   CommoditySummary,
   DisaggregatedCotReport,
   LegacyCotReport,
@@ -84,13 +85,22 @@ export function seriesCsvColumns(request: { type: SeriesType; transform: Transfo
 }
 
 const COT_LEADING = ['report_date', 'commodity', 'format', 'exchange', 'open_interest'] as const;
+/** A combined answer's leading columns: scope follows format (a futures-only CSV keeps its columns). */
+const COT_LEADING_SCOPED = ['report_date', 'commodity', 'format', 'scope', 'exchange', 'open_interest'] as const;
 const COT_TRAILING = ['source', 'last_updated'] as const;
 
 function cotColumns(shape: Record<string, z.ZodType>) {
-  const fixed = new Set<string>([...COT_LEADING, ...COT_TRAILING, ...COT_INCLUDES, ...PUBLICATION_FIELDS]);
+  const fixed = new Set<string>([
+    ...COT_LEADING_SCOPED,
+    ...COT_TRAILING,
+    ...COT_INCLUDES,
+    ...PUBLICATION_FIELDS,
+    'failed_checks',
+  ]);
   const groups = Object.keys(shape).filter((k) => !fixed.has(k));
   return {
     leading: columnsOf(shape, [...COT_LEADING, ...groups]),
+    leadingScoped: columnsOf(shape, [...COT_LEADING_SCOPED, ...groups]),
     analytics: Object.fromEntries(COT_INCLUDES.map((inc) => [inc, columnsOf(shape, [inc])])) as Record<
       CotInclude,
       CsvColumn[]
@@ -102,19 +112,29 @@ function cotColumns(shape: Record<string, z.ZodType>) {
 const COT_COLUMNS: Record<CotFormat, ReturnType<typeof cotColumns>> = {
   legacy: cotColumns(LegacyCotReport.shape),
   disaggregated: cotColumns(DisaggregatedCotReport.shape),
+  cit: cotColumns(CitCotReport.shape),
 };
 
 /**
- * The columns of GET /commodities/{slug}/cot: report_date, commodity, format, exchange,
- * open_interest; each trader group of the format flattened (`<group>_long`, `<group>_short`,
+ * The columns of GET /commodities/{slug}/cot: report_date, commodity, format, (scope, in a
+ * futures-and-options answer), exchange, open_interest; each trader group of the format flattened (`<group>_long`, `<group>_short`,
  * `<group>_spreading` where the group has it, `<group>_net`); then the included analytics in the
  * order changes, pct_of_oi, cot_index (`changes_open_interest`, `changes_<group>_long`, …,
  * `pct_of_oi_<group>_long`, …, `cot_index_<group>`); last the provenance, source and last_updated.
  */
-export function cotCsvColumns(request: { format: CotFormat; include?: readonly CotInclude[] | undefined }) {
+export function cotCsvColumns(request: {
+  format: CotFormat;
+  scope?: CotScope | undefined;
+  include?: readonly CotInclude[] | undefined;
+}) {
   const c = COT_COLUMNS[request.format];
   const included = new Set(request.include ?? []);
-  return [...c.leading, ...COT_INCLUDES.filter((i) => included.has(i)).flatMap((i) => c.analytics[i]), ...c.trailing];
+  const scoped = (request.scope ?? defaultCotScope(request.format)) !== 'futures_only';
+  return [
+    ...(scoped ? c.leadingScoped : c.leading),
+    ...COT_INCLUDES.filter((i) => included.has(i)).flatMap((i) => c.analytics[i]),
+    ...c.trailing,
+  ];
 }
 
 const NEEDS_QUOTES = /[",\r\n]/;

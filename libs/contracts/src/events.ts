@@ -3,6 +3,11 @@ import { z } from 'zod';
 import {
   CommodityId,
   commodityHeadFields,
+  COT_CHECKS,
+  CotCheck,
+  cotDataset,
+  type CotDataset,
+  CotScope,
   Frequency,
   IsoDate,
   PriceBasis,
@@ -172,6 +177,8 @@ const cotRecordBase = {
   /** CFTC contract market code of the source row, kept for traceability. */
   contract_code: z.string().min(1).max(20).optional(),
   open_interest: z.int().min(0),
+  /** The checks the source row itself failed (`old_plus_other_equals_all`); the projector adds the cross-report ones. */
+  failed_checks: z.array(CotCheck).min(1).max(COT_CHECKS.length).optional(),
   /** Each report has its own release (the Friday after its Tuesday). */
   ...publicationFields,
 };
@@ -188,6 +195,15 @@ export const DisaggregatedCotRecord = z.strictObject({
   managed_money: RawSpreadingGroup,
   other_reportable: RawSpreadingGroup,
 });
+/** A CIT supplement report: commercial and non-commercial excluding index traders (NoCIT), the index traders, non-reportable. */
+export const CitCotRecord = z.strictObject({
+  ...cotRecordBase,
+  commercial: RawGroup,
+  non_commercial: RawSpreadingGroup,
+  index_traders: RawGroup,
+  non_reportable: RawGroup,
+});
+export type CitCotRecord = z.infer<typeof CitCotRecord>;
 export type LegacyCotRecord = z.infer<typeof LegacyCotRecord>;
 export type DisaggregatedCotRecord = z.infer<typeof DisaggregatedCotRecord>;
 
@@ -209,6 +225,8 @@ export const CotReportsBatch = z.discriminatedUnion('format', [
     .strictObject({
       commodity_id: CommodityId,
       format: z.literal('legacy'),
+      /** What the reports count (absent: futures_only, as every event before scopes). */
+      scope: CotScope.optional(),
       /** Provenance of every report of the batch (optional: events before provenance lack it). */
       source: ProvenanceSource.optional(),
       reports: z.array(LegacyCotRecord).min(1).max(MAX_REPORTS_PER_EVENT),
@@ -218,11 +236,27 @@ export const CotReportsBatch = z.discriminatedUnion('format', [
     .strictObject({
       commodity_id: CommodityId,
       format: z.literal('disaggregated'),
+      scope: CotScope.optional(),
       source: ProvenanceSource.optional(),
       reports: z.array(DisaggregatedCotRecord).min(1).max(MAX_REPORTS_PER_EVENT),
     })
     .superRefine(checkUniqueReportDates),
+  z
+    .strictObject({
+      commodity_id: CommodityId,
+      format: z.literal('cit'),
+      /** The supplement is published futures and options combined only. */
+      scope: z.literal('futures_and_options').optional(),
+      source: ProvenanceSource.optional(),
+      reports: z.array(CitCotRecord).min(1).max(MAX_REPORTS_PER_EVENT),
+    })
+    .superRefine(checkUniqueReportDates),
 ]);
+
+/** The COT dataset of a batch: its format in its scope (absent: the format's default). */
+export function cotDatasetOfBatch(b: Pick<CotReportsBatch, 'format' | 'scope'>): CotDataset {
+  return cotDataset(b.format, b.scope) ?? b.format;
+}
 export type CotReportsBatch = z.infer<typeof CotReportsBatch>;
 
 export const CommodityUpserted = envelope('catalog.commodity.upserted', CatalogEntry);
@@ -334,7 +368,7 @@ export function subjectFor(event: AnyEvent): string {
     case 'series.points.recorded':
       return `cds.data.series.${event.data.commodity_id}.${event.data.series_type}`;
     case 'cot.reports.recorded':
-      return `cds.data.cot.${event.data.commodity_id}.${event.data.format}`;
+      return `cds.data.cot.${event.data.commodity_id}.${cotDatasetOfBatch(event.data)}`;
     case 'account.created':
     case 'account.plan_changed':
     case 'account.closed':

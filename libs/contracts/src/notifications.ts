@@ -5,11 +5,14 @@ import {
   AVAILABLE_SERIES_TYPES,
   COMMODITY_ID_PATTERN,
   CommodityId,
+  COT_DATASETS,
+  cotDatasetOfType,
   CotFormat,
+  CotScope,
   IsoDate,
   SeriesType,
 } from './primitives.ts';
-import type { Plan } from './plans.ts';
+import { cotDatasetAllowed, type Plan } from './plans.ts';
 
 /**
  * Change notifications (docs/notifications.md): the projector records on `CDS_CHANGES` every time
@@ -27,7 +30,7 @@ export type NotificationType = z.infer<typeof NotificationType>;
 
 /**
  * What a notification is about, in the vocabulary of a commodity's `available_series`: a series
- * type, or `cot_legacy` / `cot_disaggregated`. The `types` filter of `/events` and of a webhook.
+ * type, or a COT dataset (`cot_legacy`, `cot_disaggregated`, `cot_legacy_combined`, `cot_disaggregated_combined`, `cot_cit`). The `types` filter of `/events` and of a webhook.
  */
 export const NotificationTopic = z.enum(AVAILABLE_SERIES_TYPES);
 export type NotificationTopic = z.infer<typeof NotificationTopic>;
@@ -56,6 +59,8 @@ export const ChangeRecord = z.strictObject({
   series_type: SeriesType.optional(),
   /** COT changes: the report format. */
   format: CotFormat.optional(),
+  /** COT changes of a combined dataset: futures_and_options (absent: futures only). */
+  scope: CotScope.optional(),
   /** Earliest and latest observation (or report) date the change wrote. */
   first_date: IsoDate,
   newest_date: IsoDate,
@@ -70,9 +75,14 @@ export type ChangeRecord = z.infer<typeof ChangeRecord>;
 export const NotificationData = documented(
   z.strictObject({
     commodity: CommodityId,
-    topic: NotificationTopic.meta({ description: 'The series type, or cot_legacy / cot_disaggregated.' }),
+    topic: NotificationTopic.meta({
+      description: 'The series type, or the COT dataset (cot_legacy, cot_disaggregated, cot_legacy_combined, …).',
+    }),
     series_type: SeriesType.optional().meta({ description: 'series.updated: the series type.' }),
     format: CotFormat.optional().meta({ description: 'cot.updated: the report format.' }),
+    scope: CotScope.optional().meta({
+      description: 'cot.updated of a combined dataset (or cit): futures_and_options. Absent for futures-only reports.',
+    }),
     first_date: IsoDate.meta({ description: 'Earliest date the change wrote.' }),
     newest_date: IsoDate.meta({ description: 'Latest date the change wrote.' }),
     landed_at: Instant.meta({ description: 'When the data became readable through the API.' }),
@@ -102,6 +112,7 @@ export function toNotification(change: ChangeRecord, publicOrigin: string): Noti
     topic: change.topic,
     ...(change.series_type !== undefined ? { series_type: change.series_type } : {}),
     ...(change.format !== undefined ? { format: change.format } : {}),
+    ...(change.scope !== undefined ? { scope: change.scope } : {}),
     first_date: change.first_date,
     newest_date: change.newest_date,
     landed_at: change.landed_at,
@@ -115,9 +126,8 @@ export function topicAllowed(
   rules: { cotLegacy: boolean; cotDisaggregated: boolean },
   topic: NotificationTopic,
 ): boolean {
-  if (topic === 'cot_legacy') return rules.cotLegacy;
-  if (topic === 'cot_disaggregated') return rules.cotDisaggregated;
-  return true;
+  const dataset = cotDatasetOfType(topic);
+  return dataset === undefined || cotDatasetAllowed(rules, COT_DATASETS[dataset].format);
 }
 
 /** Concurrent SSE streams per account, by plan (docs/notifications.md). */
@@ -201,11 +211,11 @@ export const EventsQuery = documented(
         type: 'string',
         pattern: `^${ID}(,${ID})*$`,
       }),
-    types: csvList(AVAILABLE_SERIES_TYPES, `a comma-separated list of ${AVAILABLE_SERIES_TYPES.join(', ')}`, 12)
+    types: csvList(AVAILABLE_SERIES_TYPES, `a comma-separated list of ${AVAILABLE_SERIES_TYPES.join(', ')}`, AVAILABLE_SERIES_TYPES.length)
       .optional()
       .meta({
         description:
-          'Only these series types or COT formats (cot_legacy, cot_disaggregated), comma-separated. Default: every ' +
+          'Only these series types or COT datasets (cot_legacy, cot_disaggregated, cot_legacy_combined, cot_disaggregated_combined, cot_cit), comma-separated. Default: every ' +
           'type the plan may read. Asking for a COT format the plan does not include is a 403; one listed twice is a ' +
           '400 naming types.',
         type: 'string',

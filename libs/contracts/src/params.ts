@@ -4,6 +4,7 @@ import {
   Category,
   COMMODITY_ID_PATTERN,
   CotFormat,
+  CotScope,
   Frequency,
   IsoDate,
   SeriesType,
@@ -246,7 +247,18 @@ const cotInclude = z
 export const CotQuery = documented(
   z
     .strictObject({
-      format: CotFormat.default('legacy').meta({ description: 'Report format.' }),
+      format: CotFormat.default('legacy').meta({
+        description:
+          'Report format: legacy, disaggregated, or cit (the Commodity Index Trader supplement, published for 13 ' +
+          "agricultural markets: another commodity's cit is a 404 naming format; available_series lists cot_cit " +
+          'where it is served).',
+      }),
+      scope: CotScope.optional().meta({
+        description:
+          'futures_only (the default for legacy and disaggregated) or futures_and_options (the combined reports; ' +
+          'the only scope of cit, its default). The two are never mixed in one answer. cit with futures_only is a ' +
+          '400 naming scope.',
+      }),
       start_date: dateParam('Earliest report date', ' After end_date is a 400 naming start_date.'),
       end_date: dateParam('Latest report date'),
       sort_order: SortOrder.default('desc').meta({ description: 'Sort by report_date, desc by default.' }),
@@ -267,7 +279,16 @@ export const CotQuery = documented(
         examples: ['2025-03-07T20:31:00Z'],
       }),
     })
-    .superRefine(startNotAfterEnd),
+    .superRefine(startNotAfterEnd)
+    .superRefine((q, ctx) => {
+      if (q.format === 'cit' && q.scope === 'futures_only') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['scope'],
+          message: 'the CIT supplement is published for futures and options combined only: omit scope or use futures_and_options',
+        });
+      }
+    }),
   { title: 'CotQuery' },
 );
 

@@ -78,3 +78,15 @@ export function addMonths(date: string, months: number): string {
   const day = Math.min(d, lastDay);
   return `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
+
+/**
+ * Whether a plan reads a COT dataset: the legacy layouts (legacy in either scope and the CIT
+ * supplement, whose groups are the legacy ones with the index traders apart) with cotLegacy, the
+ * disaggregated ones with cotDisaggregated.
+ */
+export function cotDatasetAllowed(
+  rules: Pick<PlanRules, 'cotLegacy' | 'cotDisaggregated'>,
+  format: 'legacy' | 'disaggregated' | 'cit',
+): boolean {
+  return format === 'disaggregated' ? rules.cotDisaggregated : rules.cotLegacy;
+}

@@ -45,14 +45,99 @@ export const SeriesType = documented(z.enum(SERIES_TYPES), {
   description: 'A time series type served by GET /commodities/{slug}/series.',
 });
 
-export const COT_FORMATS = ['legacy', 'disaggregated'] as const;
-export const CotFormat = documented(z.enum(COT_FORMATS), { id: 'CotFormat', description: 'COT report format.' });
+export const COT_FORMATS = ['legacy', 'disaggregated', 'cit'] as const;
+export const CotFormat = documented(z.enum(COT_FORMATS), {
+  id: 'CotFormat',
+  description:
+    'COT report format: legacy, disaggregated, or cit (the Supplemental report: Commodity Index Trader positions).',
+});
 
-/** Descriptor types: the union of the series types and the two COT report formats (docs/decisions.md). */
-export const AVAILABLE_SERIES_TYPES = [...SERIES_TYPES, 'cot_legacy', 'cot_disaggregated'] as const;
+/** What a COT report counts: futures positions only, or futures and options combined (options delta-adjusted). */
+export const COT_SCOPES = ['futures_only', 'futures_and_options'] as const;
+export const CotScope = documented(z.enum(COT_SCOPES), {
+  id: 'CotScope',
+  description:
+    'What a COT report counts: futures_only, or futures_and_options (futures plus delta-adjusted options, the ' +
+    "CFTC's combined reports; the CIT supplement is published combined only).",
+});
+
+/**
+ * The COT datasets: each a format in one scope, the unit that is stored, synced, announced and
+ * listed in `available_series` (as `cot_<dataset>`). The futures-only datasets keep the format's
+ * own name, so everything keyed before scopes existed (bucket ids, subjects, topics) is unchanged.
+ */
+export const COT_DATASETS = {
+  legacy: { format: 'legacy', scope: 'futures_only' },
+  disaggregated: { format: 'disaggregated', scope: 'futures_only' },
+  legacy_combined: { format: 'legacy', scope: 'futures_and_options' },
+  disaggregated_combined: { format: 'disaggregated', scope: 'futures_and_options' },
+  cit: { format: 'cit', scope: 'futures_and_options' },
+} as const satisfies Record<string, { format: (typeof COT_FORMATS)[number]; scope: (typeof COT_SCOPES)[number] }>;
+export type CotDataset = keyof typeof COT_DATASETS;
+export const COT_DATASET_NAMES = Object.keys(COT_DATASETS) as CotDataset[];
+
+/** The scope a format is served in when a request names none: futures_only, and combined for cit (its only scope). */
+export function defaultCotScope(format: (typeof COT_FORMATS)[number]): (typeof COT_SCOPES)[number] {
+  return format === 'cit' ? 'futures_and_options' : 'futures_only';
+}
+
+/** The dataset of a format in a scope (a scope omitted: the format's default), or undefined when none is published (cit futures-only). */
+export function cotDataset(
+  format: (typeof COT_FORMATS)[number],
+  scope: (typeof COT_SCOPES)[number] = defaultCotScope(format),
+): CotDataset | undefined {
+  return COT_DATASET_NAMES.find((d) => COT_DATASETS[d].format === format && COT_DATASETS[d].scope === scope);
+}
+
+/** Descriptor types: the union of the series types and the COT datasets, `cot_<dataset>` (docs/decisions.md). */
+export const AVAILABLE_SERIES_TYPES = [
+  ...SERIES_TYPES,
+  'cot_legacy',
+  'cot_disaggregated',
+  'cot_legacy_combined',
+  'cot_disaggregated_combined',
+  'cot_cit',
+] as const satisfies readonly (string | `cot_${CotDataset}`)[];
 export const AvailableSeriesType = documented(z.enum(AVAILABLE_SERIES_TYPES), {
   id: 'AvailableSeriesType',
-  description: 'A series a commodity offers: a time series type, or cot_legacy / cot_disaggregated.',
+  description:
+    'A series a commodity offers: a time series type, or a COT dataset: cot_legacy / cot_disaggregated (futures ' +
+    'only), cot_legacy_combined / cot_disaggregated_combined (futures and options combined), cot_cit (the ' +
+    'Commodity Index Trader supplement, 13 agricultural markets).',
+});
+
+/** The `available_series` type of a COT dataset. */
+export function cotSeriesType(dataset: CotDataset): `cot_${CotDataset}` {
+  return `cot_${dataset}`;
+}
+
+/** The COT dataset an `available_series` type names, or undefined for a time series type. */
+export function cotDatasetOfType(type: string): CotDataset | undefined {
+  const d = type.startsWith('cot_') ? type.slice(4) : undefined;
+  return d !== undefined && d in COT_DATASETS ? (d as CotDataset) : undefined;
+}
+
+/**
+ * The consistency checks run on every COT report (docs/decisions.md "COT consistency checks"). A
+ * report that fails one is stored and served, and names it in `failed_checks`:
+ * - `old_plus_other_equals_all`: the Old and Other crop-year columns add up to All, for open interest
+ *   and every position (exactly in futures-only reports; within 1 contract per figure in combined
+ *   ones, whose delta-adjusted options are rounded);
+ * - `combined_oi_at_least_futures_only`: a combined report's open interest is not below the
+ *   futures-only report's of the same market, date and format;
+ * - `legacy_oi_equals_disaggregated_oi`: legacy and disaggregated open interest agree for the same
+ *   market, date and scope.
+ */
+export const COT_CHECKS = [
+  'old_plus_other_equals_all',
+  'combined_oi_at_least_futures_only',
+  'legacy_oi_equals_disaggregated_oi',
+] as const;
+export const CotCheck = documented(z.enum(COT_CHECKS), {
+  id: 'CotCheck',
+  description:
+    'A consistency check on a COT report: old_plus_other_equals_all (Old + Other crop years = All, within 1 ' +
+    'contract per figure in combined reports), combined_oi_at_least_futures_only, legacy_oi_equals_disaggregated_oi.',
 });
 
 /**
@@ -176,6 +261,8 @@ export type IsoDate = z.infer<typeof IsoDate>;
 export type Category = z.infer<typeof Category>;
 export type SeriesType = z.infer<typeof SeriesType>;
 export type CotFormat = z.infer<typeof CotFormat>;
+export type CotScope = z.infer<typeof CotScope>;
+export type CotCheck = z.infer<typeof CotCheck>;
 export type AvailableSeriesType = z.infer<typeof AvailableSeriesType>;
 export type Frequency = z.infer<typeof Frequency>;
 export type PriceBasis = z.infer<typeof PriceBasis>;

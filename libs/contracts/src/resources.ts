@@ -4,6 +4,9 @@ import {
   AvailableSeriesType,
   CommodityId,
   commodityHeadFields,
+  COT_CHECKS,
+  CotCheck,
+  CotScope,
   Frequency,
   IsoDate,
   PriceBasis,
@@ -254,6 +257,21 @@ const reportBase = {
   commodity: CommodityId,
   exchange: z.string().min(1).max(20).optional(),
   open_interest: nonNegativeInt,
+  scope: CotScope.optional().meta({
+    description:
+      'What the report counts: futures_only, or futures_and_options (the combined reports and the CIT supplement). ' +
+      'Every report of an answer has the scope the request asked for (scope; default futures_only, combined for cit).',
+  }),
+  failed_checks: z
+    .array(CotCheck)
+    .min(1)
+    .max(COT_CHECKS.length)
+    .optional()
+    .meta({
+      description:
+        'The consistency checks this report failed (docs/decisions.md "COT consistency checks"); absent when it ' +
+        'passed every check that could be run. A report that fails is served as the CFTC published it.',
+    }),
   ...provenance,
   ...publication,
 };
@@ -368,10 +386,44 @@ export const DisaggregatedCotReport = documented(
   { id: 'DisaggregatedCotReport', description: 'A Commitments of Traders report in the disaggregated format.' },
 );
 
-export const CotReport = documented(z.discriminatedUnion('format', [LegacyCotReport, DisaggregatedCotReport]), {
-  id: 'CotReport',
-  description: 'A positioning (COT) report; the groups present depend on format.',
-});
+const citAnalytics = analytics(
+  'Cit',
+  { commercial: ChangeOf, non_commercial: ChangeOfWithSpreading, index_traders: ChangeOf, non_reportable: ChangeOf },
+  { commercial: PctOf, non_commercial: PctOfWithSpreading, index_traders: PctOf, non_reportable: PctOf },
+  { commercial: indexValue, non_commercial: indexValue, index_traders: indexValue, non_reportable: indexValue },
+);
+
+/**
+ * A CIT supplement report (futures and options combined) carries exactly commercial and
+ * non_commercial (both excluding the index traders: the CFTC's NoCIT columns), index_traders and
+ * non_reportable.
+ */
+export const CitCotReport = documented(
+  z.strictObject({
+    ...reportBase,
+    format: z.literal('cit'),
+    commercial: PositionGroup.meta({ description: 'Commercial positions excluding index traders (NoCIT).' }),
+    non_commercial: PositionGroupWithSpreading.meta({
+      description: 'Non-commercial positions excluding index traders (NoCIT).',
+    }),
+    index_traders: PositionGroup.meta({ description: 'Commodity Index Trader positions.' }),
+    non_reportable: NetOnlyPositionGroup,
+    ...citAnalytics,
+  }),
+  {
+    id: 'CitCotReport',
+    description:
+      'A Commodity Index Trader supplement report (the CFTC Supplemental report, futures and options combined).',
+  },
+);
+
+export const CotReport = documented(
+  z.discriminatedUnion('format', [LegacyCotReport, DisaggregatedCotReport, CitCotReport]),
+  {
+    id: 'CotReport',
+    description: 'A positioning (COT) report; the groups present depend on format.',
+  },
+);
 
 const pagination = {
   page: z.int().min(1),
@@ -428,6 +480,7 @@ export type PositionGroup = z.infer<typeof PositionGroup>;
 export type PositionGroupWithSpreading = z.infer<typeof PositionGroupWithSpreading>;
 export type LegacyCotReport = z.infer<typeof LegacyCotReport>;
 export type DisaggregatedCotReport = z.infer<typeof DisaggregatedCotReport>;
+export type CitCotReport = z.infer<typeof CitCotReport>;
 export type CotReport = z.infer<typeof CotReport>;
 export type PaginationMeta = z.infer<typeof PaginationMeta>;
 export type CotMeta = z.infer<typeof CotMeta>;

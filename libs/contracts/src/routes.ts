@@ -167,8 +167,11 @@ export const PUBLIC_ROUTES = [
     description:
       'Commitments of Traders reports, newest first by default. Each report says when it was published ' +
       "(published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time); " +
-      'as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs ' +
-      'Professional or above; disaggregated needs Business or above.',
+      'as_of answers with the reports published by an instant (docs/point-in-time.md). scope chooses futures-only ' +
+      '(the default) or futures-and-options combined reports, never mixed; format=cit serves the Commodity Index ' +
+      'Trader supplement (combined, 13 agricultural markets). A report that failed a consistency check names it in ' +
+      'failed_checks and is served as published. Legacy and cit need Professional or above; disaggregated needs ' +
+      'Business or above.',
     tag: 'positioning',
     ...slugParam,
     query: CotQuery,
@@ -177,10 +180,12 @@ export const PUBLIC_ROUTES = [
       kind: 'json',
       schema: CotResponse,
       csv:
-        'report_date, commodity, format, exchange, open_interest, each trader group flattened (`<group>_long`, ' +
-        '`<group>_short`, `<group>_spreading` where the group has it, `<group>_net`), the included analytics ' +
-        '(`changes_open_interest`, `changes_<group>_<field>`, `pct_of_oi_<group>_<field>`, `cot_index_<group>`), ' +
-        'then source, last_updated (file name `<slug>-cot-<format>[-<start>_<end>][-page-<n>].csv`)',
+        'report_date, commodity, format, scope (in a futures-and-options answer only), exchange, open_interest, each ' +
+        'trader group flattened (`<group>_long`, `<group>_short`, `<group>_spreading` where the group has it, ' +
+        '`<group>_net`), the included analytics (`changes_open_interest`, `changes_<group>_<field>`, ' +
+        '`pct_of_oi_<group>_<field>`, `cot_index_<group>`), then source, last_updated (file name ' +
+        '`<slug>-cot-<dataset>[-<start>_<end>][-page-<n>].csv`, the dataset legacy, disaggregated, legacy_combined, ' +
+        'disaggregated_combined or cit)',
     },
     errors: ['invalid_parameter', 'forbidden', 'not_found'],
     samples: {

@@ -1,4 +1,15 @@
-import type { CatalogIdentifiers, Category, CotFormat, Frequency, PriceBasis, SeriesType } from '@cds/contracts';
+import type {
+  AvailableSeriesType,
+  CatalogIdentifiers,
+  Category,
+  CotCheck,
+  CotDataset,
+  CotFormat,
+  CotScope,
+  Frequency,
+  PriceBasis,
+  SeriesType,
+} from '@cds/contracts';
 import type { StoredRelease, Versioned } from './versions.ts';
 
 export * from './versions.ts';
@@ -67,7 +78,7 @@ export function activeCollection(
 
 /** A series descriptor as kept on the catalog document, keyed by descriptor type. */
 export interface StoredSeriesDescriptor {
-  type: SeriesType | 'cot_legacy' | 'cot_disaggregated';
+  type: AvailableSeriesType;
   frequency: Frequency;
   first_date: string;
   last_date: string;
@@ -176,16 +187,21 @@ export interface StoredCotReport extends Versioned {
   source?: string;
   /** `occurred_at` (ingest time) of the event that wrote the report. */
   last_updated?: string;
+  /** The consistency checks the report failed (the source row's own and the cross-report ones); absent: none. */
+  failed_checks?: CotCheck[];
 }
 
 /**
- * cot: one bucket per commodity, format and calendar year, reports sorted by date.
- * `_id` is `${commodity_id}:${format}:${year}`.
+ * cot: one bucket per commodity, COT dataset (a format in a scope) and calendar year, reports
+ * sorted by date. `_id` is `${commodity_id}:${dataset}:${year}` (a futures-only dataset is named as
+ * its format: `CORN:legacy:2025`, `CORN:legacy_combined:2025`, `CORN:cit:2025`).
  */
 export interface CotBucketDoc {
   _id: string;
   commodity_id: string;
   format: CotFormat;
+  /** Absent: futures_only (every bucket written before scopes). */
+  scope?: CotScope;
   year: number;
   first_date: string;
   last_date: string;
@@ -199,8 +215,8 @@ export interface CotBucketDoc {
   _meta: ProjectionMeta;
 }
 
-export function cotBucketId(commodityId: string, format: string, year: number): string {
-  return `${commodityId}:${format}:${year}`;
+export function cotBucketId(commodityId: string, dataset: CotDataset, year: number): string {
+  return `${commodityId}:${dataset}:${year}`;
 }
 
 /**
@@ -210,6 +226,7 @@ export function cotBucketId(commodityId: string, format: string, year: number): 
 export interface CotDoc extends StoredCotReport {
   commodity_id: string;
   format: CotFormat;
+  scope?: CotScope | undefined;
   release?: StoredRelease | undefined;
   earlier?: (StoredCotReport & { release?: StoredRelease | undefined })[] | undefined;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RequestId } from './primitives.ts';
+import { COT_DATASET_NAMES, CotCheck, IsoDate, RequestId } from './primitives.ts';
 import { documented } from './registry.ts';
 import { RELEASE_DATA_DATES, SOURCES, SYNC_SOURCE_NAMES } from './sources.ts';
 
@@ -30,6 +30,30 @@ export const SourceSyncStatus = z.object({
 export type SourceSyncStatus = z.infer<typeof SourceSyncStatus>;
 
 const Instant = z.iso.datetime({ offset: true });
+
+/**
+ * The NATS KV bucket where the projector keeps each COT report that failed a consistency check
+ * (docs/decisions.md "COT consistency checks"), under `cotCheckKey`, and deletes the key when a
+ * later version of the report passes. Only reports dated within COT_CHECKS_DAYS of the projector's
+ * clock are kept here (older ones are counted in the projector's metric and served in their
+ * `failed_checks`); the gateway follows the bucket to answer GET /status's `consistency`.
+ */
+export const COT_CHECKS_BUCKET = 'CDS_COT_CHECKS';
+export const COT_CHECKS_DAYS = 366;
+/** `<dataset>.<report_date>.<commodity>`, e.g. `legacy_combined.2026-06-30.CORN`. */
+export function cotCheckKey(dataset: string, reportDate: string, commodity: string): string {
+  return `${dataset}.${reportDate}.${commodity}`;
+}
+/** A report's failures as the projector stores them in COT_CHECKS_BUCKET. */
+export const CotCheckFailure = z.object({
+  dataset: z.enum(COT_DATASET_NAMES),
+  report_date: IsoDate,
+  commodity: z.string().min(1).max(64),
+  failed_checks: z.array(CotCheck).min(1),
+  /** When the projector found it (RFC 3339). */
+  checked_at: z.string(),
+});
+export type CotCheckFailure = z.infer<typeof CotCheckFailure>;
 /** A calendar date, YYYY-MM-DD (local copies of IsoDate so each field can carry its own description). */
 const Day = z.iso.date();
 
@@ -85,6 +109,19 @@ export const SourceStatus = documented(
   },
 );
 
+export const ConsistencyDay = documented(
+  z.object({
+    dataset: z.string().regex(/^cot_[a-z_]+$/).meta({
+      description: 'The COT dataset, as available_series names it: cot_legacy, cot_legacy_combined, cot_cit, …',
+    }),
+    date: Day.meta({ description: 'The report date.' }),
+    failed_reports: z.int().min(1).meta({ description: 'How many reports of that dataset and date failed a check.' }),
+    checks: z.partialRecord(CotCheck, z.int().min(1)).meta({ description: 'Per failed check, how many reports failed it.' }),
+    commodities: z.array(z.string()).min(1).meta({ description: 'The commodities whose report failed, by id.' }),
+  }),
+  { id: 'ConsistencyDay', description: 'The consistency-check failures of one COT dataset on one report date.' },
+);
+
 export const StatusResponse = documented(
   z.object({
     data: z.object({
@@ -94,6 +131,12 @@ export const StatusResponse = documented(
           'such numbers carry `source: "demo"`.',
       }),
       sources: z.array(SourceStatus),
+      consistency: z.array(ConsistencyDay).optional().meta({
+        description:
+          'The COT reports that failed a consistency check, per dataset and report date, newest first, over the last ' +
+          `${COT_CHECKS_DAYS} days (absent when none did). A failing report is still stored and served, naming the ` +
+          'checks in its failed_checks.',
+      }),
     }),
     meta: z.object({
       request_id: RequestId,
@@ -109,4 +152,5 @@ export const StatusResponse = documented(
 export type SyncSourceName = z.infer<typeof SyncSourceName>;
 export type ScheduledRelease = z.infer<typeof ScheduledRelease>;
 export type SourceStatus = z.infer<typeof SourceStatus>;
+export type ConsistencyDay = z.infer<typeof ConsistencyDay>;
 export type StatusResponse = z.infer<typeof StatusResponse>;

@@ -2,6 +2,8 @@ import {
   CHANGES_RETENTION_MS,
   CHANGES_STREAM,
   CHANGES_SUBJECTS,
+  COT_CHECKS_BUCKET,
+  COT_CHECKS_DAYS,
   DATA_STREAM,
   DATA_SUBJECTS,
   KEYS_STREAM,
@@ -91,4 +93,21 @@ export function syncBucketSpec(opts: {
   bucket?: string;
 }): [bucket: string, options: { replicas: number; history: number }] {
   return [opts.bucket ?? SYNC_BUCKET, { replicas: opts.replicas, history: 1 }];
+}
+
+/**
+ * The COT consistency failures KV bucket (`CDS_COT_CHECKS`, stream `KV_CDS_COT_CHECKS`): one key per
+ * failing report, the latest value only, file storage. The projector writes it (and deletes a key
+ * when a later version of the report passes); the gateway reads it for GET /status, creating it
+ * with the same settings when it starts first. A key lives a week beyond COT_CHECKS_DAYS, so a
+ * report that stopped being rewritten leaves the bucket on its own. Pass the result to `new Kvm(js).create(...)`.
+ */
+export function cotChecksBucketSpec(opts: {
+  replicas: number;
+  bucket?: string;
+}): [bucket: string, options: { replicas: number; history: number; ttl: number }] {
+  return [
+    opts.bucket ?? COT_CHECKS_BUCKET,
+    { replicas: opts.replicas, history: 1, ttl: (COT_CHECKS_DAYS + 7) * 24 * 60 * 60 * 1000 },
+  ];
 }

@@ -12,6 +12,7 @@ export {
   type StallReport,
 } from './consume.ts';
 export {
+  cotChecksBucketSpec,
   DEADLETTER_STREAM,
   EVENT_DUPLICATE_WINDOW_MS,
   KEYS_PER_SUBJECT,

@@ -4,7 +4,14 @@
 // startSystem proves them sufficient; the chart ships the same rules (charts/commodity-data/files/,
 // kept equal to this module by test/deploy/identities.unit.spec.ts). docs/operations.md "Credentials".
 import { randomBytes } from 'node:crypto';
-import { CHANGES_STREAM, DATA_STREAM, KEY_REVOCATION_NOTICES, KEYS_STREAM, SYNC_BUCKET } from '@cds/contracts';
+import {
+  CHANGES_STREAM,
+  COT_CHECKS_BUCKET,
+  DATA_STREAM,
+  KEY_REVOCATION_NOTICES,
+  KEYS_STREAM,
+  SYNC_BUCKET,
+} from '@cds/contracts';
 
 /** The components that hold a NATS connection (the dashboard holds none). */
 export const NATS_IDENTITIES = ['gateway', 'query', 'projector', 'ingest', 'admin', 'notifier'] as const;
@@ -129,7 +136,7 @@ export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>
   query: { publish: [], subscribe: ['cds.projected.>'] },
   // A durable consumer per projection on CDS_DATA (the rebuild command: an ordered one), change
   // records on CDS_CHANGES and parked events on CDS_DEADLETTER (streams it creates and aligns),
-  // cds.projected.* for the caches.
+  // cds.projected.* for the caches, and the COT consistency failures bucket (creates, writes, deletes keys).
   projector: {
     publish: [
       JS_INFO,
@@ -145,6 +152,7 @@ export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>
       streamUpdate(DEADLETTER_STREAM),
       'cds.deadletter.>',
       'cds.projected.>',
+      ...kvReadWrite(COT_CHECKS_BUCKET),
     ],
     subscribe: [inbox('projector')],
   },

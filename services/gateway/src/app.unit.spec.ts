@@ -312,6 +312,33 @@ describe('plan rules', () => {
     ).toBe(200);
   });
 
+  it('the CIT supplement and the combined reports follow their layout: cit and legacy with Professional, disaggregated with Business', async () => {
+    const h = harness();
+    const freeCit = await h.app.inject({ url: `${COT}?format=cit`, headers: bearer(KEYS.free) });
+    expect(freeCit.statusCode).toBe(403);
+    expect(freeCit.json()).toMatchObject({
+      error: { code: 'forbidden', message: expect.stringContaining('Professional') },
+    });
+    validate('/commodities/{slug}/cot', freeCit);
+    expect((await h.app.inject({ url: `${COT}?format=cit`, headers: bearer(KEYS.professional) })).statusCode).toBe(200);
+    const legacyCombined = `${COT}?format=legacy&scope=futures_and_options`;
+    expect((await h.app.inject({ url: legacyCombined, headers: bearer(KEYS.professional) })).statusCode).toBe(200);
+    const disCombined = await h.app.inject({
+      url: `${COT}?format=disaggregated&scope=futures_and_options`,
+      headers: bearer(KEYS.professional),
+    });
+    expect(disCombined.statusCode).toBe(403);
+    expect(disCombined.json()).toMatchObject({
+      error: { code: 'forbidden', message: expect.stringContaining('Business') },
+    });
+    validate('/commodities/{slug}/cot', disCombined);
+    // The refusals never reached the query service; the allowed requests were forwarded with their scope.
+    expect(h.calls.map((c) => c.path)).toEqual([
+      expect.stringContaining('format=cit'),
+      expect.stringContaining('scope=futures_and_options'),
+    ]);
+  });
+
   it('a plan change applies at once to every key of the account', async () => {
     const h = harness();
     expect((await h.app.inject({ url: COT, headers: bearer(KEYS.free) })).statusCode).toBe(403);

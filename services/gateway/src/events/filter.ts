@@ -1,4 +1,13 @@
-import { AVAILABLE_SERIES_TYPES, PLANS, topicAllowed, type NotificationTopic, type Plan } from '@cds/contracts';
+import {
+  AVAILABLE_SERIES_TYPES,
+  COT_DATASETS,
+  cotDatasetOfType,
+  PLANS,
+  topicAllowed,
+  type NotificationTopic,
+  type Plan,
+} from '@cds/contracts';
+import { cotPlanNeeded } from '../plans/plan-rules.ts';
 
 /** What a stream receives: the commodities (all when undefined) and the topics. */
 export interface StreamFilter {
@@ -10,7 +19,7 @@ export type TopicsDecision =
   { ok: true; topics: ReadonlySet<NotificationTopic> } | { ok: false; topic: NotificationTopic };
 
 /**
- * The topics a stream of this plan receives: the ones asked for (a COT format the plan does not
+ * The topics a stream of this plan receives: the ones asked for (a COT dataset the plan does not
  * read refuses the whole request, naming it), or without `types` every topic the plan may read.
  */
 export function topicsFor(plan: Plan, requested: readonly NotificationTopic[] | undefined): TopicsDecision {
@@ -27,16 +36,19 @@ export function matches(filter: StreamFilter, change: { commodity: string; topic
   );
 }
 
-/** The plan that reads a COT format, for the 403's message. */
+/** The plan that reads a COT dataset, for the 403's message. */
 export function forbiddenTopicMessage(topic: NotificationTopic): string {
-  const needs = topic === 'cot_disaggregated' ? 'Business' : 'Professional';
+  const dataset = cotDatasetOfType(topic);
+  const needs = dataset === undefined ? 'Professional' : cotPlanNeeded(COT_DATASETS[dataset].format);
   return `Notifications about ${topic} need the ${needs} plan or above: leave it out of 'types'.`;
 }
 
 /**
  * A stream's slot in the account's set of open streams (Redis, or this replica's memory):
- * `<start ms>:<replica>:<stream number>:<COT formats asked for explicitly>`, so every replica can
- * tell, from the set alone, which streams are newest and which a plan change closes as forbidden.
+ * `<start ms>:<replica>:<stream number>:<COT layouts asked for explicitly>` (L: a legacy layout,
+ * legacy in either scope or cit, the cotLegacy rule; D: disaggregated in either scope), so every
+ * replica can tell, from the set alone, which streams are newest and which a plan change closes as
+ * forbidden.
  */
 export function slotMember(
   startMs: number,
@@ -44,8 +56,12 @@ export function slotMember(
   n: number,
   requested: readonly NotificationTopic[] | undefined,
 ): string {
-  const cot = (requested ?? []).filter((t) => t === 'cot_legacy' || t === 'cot_disaggregated');
-  const flags = cot.map((t) => (t === 'cot_legacy' ? 'L' : 'D')).join('') || '-';
+  const layouts = new Set<string>();
+  for (const topic of requested ?? []) {
+    const dataset = cotDatasetOfType(topic);
+    if (dataset !== undefined) layouts.add(COT_DATASETS[dataset].format === 'disaggregated' ? 'D' : 'L');
+  }
+  const flags = ['L', 'D'].filter((f) => layouts.has(f)).join('') || '-';
   return `${String(startMs).padStart(15, '0')}:${replica}:${n}:${flags}`;
 }
 

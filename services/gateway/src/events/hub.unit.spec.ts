@@ -1,4 +1,11 @@
-import type { ChangeRecord, KeyEvent, NotificationTopic, Plan } from '@cds/contracts';
+import {
+  COT_DATASETS,
+  cotDatasetOfType,
+  type ChangeRecord,
+  type KeyEvent,
+  type NotificationTopic,
+  type Plan,
+} from '@cds/contracts';
 import { createLogger } from '@cds/telemetry';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { excessSlots, matches, slotForbiddenUnder, slotMember, topicsFor } from './filter.ts';
@@ -10,13 +17,16 @@ const logger = createLogger({ name: 'hub-spec', level: 'silent' });
 const ORIGIN = 'https://api.example.com';
 
 function change(n: number, commodity = 'GOLD', topic: NotificationTopic = 'price'): ChangeRecord {
-  const cot = topic === 'cot_legacy' || topic === 'cot_disaggregated';
+  const dataset = cotDatasetOfType(topic);
+  const cot = dataset === undefined ? undefined : COT_DATASETS[dataset];
   return {
     id: `evt_${n.toString(16).padStart(32, '0')}`,
     type: cot ? 'cot.updated' : 'series.updated',
     commodity,
     topic,
-    ...(cot ? { format: topic === 'cot_legacy' ? 'legacy' : 'disaggregated' } : { series_type: topic }),
+    ...(cot === undefined
+      ? { series_type: topic as ChangeRecord['series_type'] }
+      : { format: cot.format, ...(cot.scope === 'futures_and_options' ? { scope: cot.scope } : {}) }),
     first_date: '2025-01-02',
     newest_date: '2025-01-03',
     landed_at: '2025-01-03T10:00:00.000Z',
@@ -142,6 +152,30 @@ describe('filters', () => {
     expect(asked.ok && [...asked.topics]).toEqual(['cot_disaggregated']);
     expect(matches({ commodities: new Set(['CORN']), topics: new Set(['price']) }, change(1, 'GOLD'))).toBe(false);
     expect(matches({ commodities: undefined, topics: new Set(['price']) }, change(1, 'GOLD'))).toBe(true);
+  });
+
+  it('gates the combined and CIT topics by their layout: cit and legacy_combined with legacy, disaggregated_combined with disaggregated', () => {
+    expect(topicsFor('free', ['cot_cit'])).toEqual({ ok: false, topic: 'cot_cit' });
+    expect(topicsFor('free', ['cot_legacy_combined'])).toEqual({ ok: false, topic: 'cot_legacy_combined' });
+    const pro = topicsFor('professional', ['cot_cit', 'cot_legacy_combined']);
+    expect(pro.ok && [...pro.topics]).toEqual(['cot_cit', 'cot_legacy_combined']);
+    expect(topicsFor('professional', ['cot_cit', 'cot_disaggregated_combined'])).toEqual({
+      ok: false,
+      topic: 'cot_disaggregated_combined',
+    });
+    const every = topicsFor('professional', undefined);
+    expect(every.ok && [...every.topics].filter((t) => t.startsWith('cot_')).sort()).toEqual([
+      'cot_cit',
+      'cot_legacy',
+      'cot_legacy_combined',
+    ]);
+    const business = topicsFor('business', undefined);
+    expect(business.ok && business.topics.has('cot_disaggregated_combined')).toBe(true);
+    // A plan change ends a stream that asked for a layout the new plan lacks, whichever scope it named.
+    expect(slotForbiddenUnder(slotMember(1, 'a', 1, ['cot_cit']), 'free')).toBe(true);
+    expect(slotForbiddenUnder(slotMember(1, 'a', 1, ['cot_cit']), 'professional')).toBe(false);
+    expect(slotForbiddenUnder(slotMember(1, 'a', 1, ['cot_disaggregated_combined']), 'professional')).toBe(true);
+    expect(slotMember(1, 'a', 1, ['cot_disaggregated_combined', 'cot_legacy', 'cot_cit'])).toMatch(/:LD$/);
   });
 
   it('orders slots by start time and tells which a plan change ends', () => {
@@ -356,6 +390,24 @@ describe('event hub', () => {
     await hub.planChanged('acc_1', 'business');
     hub.publish(4, change(4, 'GOLD', 'cot_disaggregated'));
     expect(oldest.sink.ids()).toEqual([1, 3, 4]);
+  });
+
+  it("sends a combined dataset's change to the streams that asked for its topic, with its scope", async () => {
+    const { hub, open } = setup();
+    const combined = await open({ plan: 'business', types: ['cot_legacy_combined', 'cot_cit'] });
+    const futures = await open({ plan: 'business', types: ['cot_legacy'] });
+    hub.publish(1, change(1, 'CORN', 'cot_legacy_combined'));
+    hub.publish(2, change(2, 'CORN', 'cot_legacy'));
+    hub.publish(3, change(3, 'CORN', 'cot_cit'));
+    expect(combined.sink.ids()).toEqual([1, 3]);
+    expect(futures.sink.ids()).toEqual([2]);
+    const data = (sink: RecordingSink) => sink.events('cot.updated').map((e) => (e as { data: object }).data);
+    expect(data(combined.sink)).toEqual([
+      expect.objectContaining({ topic: 'cot_legacy_combined', format: 'legacy', scope: 'futures_and_options' }),
+      expect.objectContaining({ topic: 'cot_cit', format: 'cit', scope: 'futures_and_options' }),
+    ]);
+    expect(data(futures.sink)).toEqual([expect.objectContaining({ topic: 'cot_legacy', format: 'legacy' })]);
+    expect(data(futures.sink)[0]).not.toHaveProperty('scope');
   });
 
   it('heartbeats every stream, and closes all on shutdown with their slots freed', async () => {

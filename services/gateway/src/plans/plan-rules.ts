@@ -1,4 +1,7 @@
 import {
+  COT_DATASETS,
+  cotDatasetAllowed,
+  cotDatasetOfType,
   IsoDate,
   PLANS,
   addMonths,
@@ -32,17 +35,27 @@ export interface PlannedRequest {
 /** A route's plan rule: the refusal (403, or the history limit) of a request under a plan, if any. */
 export type PlanRule = (plan: Plan, request: PlannedRequest, todayUtc: string) => ApiError | undefined;
 
-/** COT features per plan: legacy needs Professional, disaggregated Business (the default format is legacy). */
+/**
+ * The plan a COT format first comes with, for a refusal's message (the rule itself is
+ * cotDatasetAllowed, libs/contracts plans.ts): legacy and cit Professional, disaggregated Business.
+ */
+export function cotPlanNeeded(format: 'legacy' | 'disaggregated' | 'cit'): string {
+  return format === 'disaggregated' ? 'Business' : 'Professional';
+}
+
+/** How a refusal names each COT layout. */
+const COT_NAMED = { legacy: 'COT', disaggregated: 'Disaggregated COT', cit: 'COT supplement (CIT)' } as const;
+
+/**
+ * COT features per plan, by the dataset's layout (cotDatasetAllowed): legacy in either scope and
+ * the CIT supplement need Professional, disaggregated in either scope Business (the default format
+ * is legacy). An unknown format is left to the query service's 400.
+ */
 function cotFeatures(plan: Plan, query: Readonly<Record<string, unknown>>): ApiError | undefined {
-  const rules = PLANS[plan];
   const format = query.format ?? 'legacy';
-  if (format === 'legacy' && !rules.cotLegacy) {
-    return new ForbiddenError('COT reports need the Professional plan or above.');
-  }
-  if (format === 'disaggregated' && !rules.cotDisaggregated) {
-    return new ForbiddenError('Disaggregated COT reports need the Business plan or above.');
-  }
-  return undefined;
+  if (format !== 'legacy' && format !== 'disaggregated' && format !== 'cit') return undefined;
+  if (cotDatasetAllowed(PLANS[plan], format)) return undefined;
+  return new ForbiddenError(`${COT_NAMED[format]} reports need the ${cotPlanNeeded(format)} plan or above.`);
 }
 
 /**
@@ -102,14 +115,15 @@ export function checkPlan(
 /**
  * Bulk files (GET /bulk/{file}) by their name, as their manifest lists the plans that may download
  * them (libs/contracts bulk.ts): the Free plan only the `recent` files and no COT, Professional no
- * disaggregated COT. A name that is no bulk file passes (the query service answers it 404).
+ * disaggregated COT (in either scope). A name that is no bulk file passes (the query service answers it 404).
  */
 export function checkBulkFile(plan: Plan, file: string): ApiError | undefined {
   const name = parseBulkFileName(file);
   if (name === undefined || bulkFilePlans(name.dataset, name.span).includes(plan)) return undefined;
-  if (name.dataset === 'cot_legacy') return new ForbiddenError('COT bulk files need the Professional plan or above.');
-  if (name.dataset === 'cot_disaggregated') {
-    return new ForbiddenError('Disaggregated COT bulk files need the Business plan or above.');
+  const cot = cotDatasetOfType(name.dataset);
+  if (cot !== undefined && !cotDatasetAllowed(PLANS[plan], COT_DATASETS[cot].format)) {
+    const format = COT_DATASETS[cot].format;
+    return new ForbiddenError(`${COT_NAMED[format]} bulk files need the ${cotPlanNeeded(format)} plan or above.`);
   }
   return new ForbiddenError(
     `Your plan can download the last ${PLANS[plan].historyMonths ?? 0} months only: ` +

@@ -25,6 +25,21 @@ describe('checkBulkFile', () => {
     });
   });
 
+  it('gates the bulk files of the combined and CIT datasets by their layout', () => {
+    expect(checkBulkFile('professional', 'cot_cit.full.parquet')).toBeUndefined();
+    expect(checkBulkFile('professional', 'cot_legacy_combined.recent.csv.gz')).toBeUndefined();
+    expect(checkBulkFile('business', 'cot_disaggregated_combined.full.parquet')).toBeUndefined();
+    expect(checkBulkFile('free', 'cot_cit.recent.csv.gz')).toMatchObject({
+      statusCode: 403,
+      code: 'forbidden',
+      message: expect.stringContaining('Professional'),
+    });
+    expect(checkBulkFile('professional', 'cot_disaggregated_combined.recent.csv.gz')).toMatchObject({
+      statusCode: 403,
+      message: expect.stringContaining('Business'),
+    });
+  });
+
   it('leaves a name that is no bulk file to the query service (its 404)', () => {
     expect(checkBulkFile('free', 'secrets.txt')).toBeUndefined();
   });
@@ -62,6 +77,18 @@ describe("checkPlan: as_of and the Free tier's history window", () => {
       param: 'start_date',
     });
     expect(refusal('free', 'series', { type: 'price', as_of: '2026-06-30', end_date: '2026-11-27' })).toBeUndefined();
+  });
+
+  it('refuses COT by layout: cit and legacy in either scope need Professional, disaggregated in either Business', () => {
+    const pro = (query: Record<string, unknown>) => checkPlan('professional', 'cot', query, today);
+    expect(refusal('free', 'cot', { format: 'cit' })).toEqual({ status: 403, code: 'forbidden', param: undefined });
+    expect(checkPlan('free', 'cot', { format: 'cit' }, today)?.message).toContain('Professional');
+    expect(pro({ format: 'cit' })).toBeUndefined();
+    expect(pro({ format: 'legacy', scope: 'futures_and_options' })).toBeUndefined();
+    expect(pro({ format: 'disaggregated', scope: 'futures_and_options' })?.message).toContain('Business');
+    expect(refusal('business', 'cot', { format: 'disaggregated', scope: 'futures_and_options' })).toBeUndefined();
+    // An unknown format is the query service's 400 to name.
+    expect(refusal('free', 'cot', { format: 'weekly' })).toBeUndefined();
   });
 
   it('leaves a malformed as_of to the query service, and paid plans unlimited', () => {

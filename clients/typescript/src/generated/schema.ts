@@ -71,7 +71,7 @@ export interface paths {
         };
         /**
          * Get positioning (COT) reports
-         * @description Commitments of Traders reports, newest first by default. Each report says when it was published (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time); as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs Professional or above; disaggregated needs Business or above. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts against the rate windows.
+         * @description Commitments of Traders reports, newest first by default. Each report says when it was published (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time); as_of answers with the reports published by an instant (docs/point-in-time.md). scope chooses futures-only (the default) or futures-and-options combined reports, never mixed; format=cit serves the Commodity Index Trader supplement (combined, 13 agricultural markets). A report that failed a consistency check names it in failed_checks and is served as published. Legacy and cit need Professional or above; disaggregated needs Business or above. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts against the rate windows.
          */
         get: operations["getCotReports"];
         put?: never;
@@ -188,15 +188,25 @@ export interface components {
          */
         SeriesType: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks";
         /**
-         * @description COT report format.
+         * @description COT report format: legacy, disaggregated, or cit (the Supplemental report: Commodity Index Trader positions).
          * @enum {string}
          */
-        CotFormat: "legacy" | "disaggregated";
+        CotFormat: "legacy" | "disaggregated" | "cit";
         /**
-         * @description A series a commodity offers: a time series type, or cot_legacy / cot_disaggregated.
+         * @description What a COT report counts: futures_only, or futures_and_options (futures plus delta-adjusted options, the CFTC's combined reports; the CIT supplement is published combined only).
          * @enum {string}
          */
-        AvailableSeriesType: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated";
+        CotScope: "futures_only" | "futures_and_options";
+        /**
+         * @description A series a commodity offers: a time series type, or a COT dataset: cot_legacy / cot_disaggregated (futures only), cot_legacy_combined / cot_disaggregated_combined (futures and options combined), cot_cit (the Commodity Index Trader supplement, 13 agricultural markets).
+         * @enum {string}
+         */
+        AvailableSeriesType: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit";
+        /**
+         * @description A consistency check on a COT report: old_plus_other_equals_all (Old + Other crop years = All, within 1 contract per figure in combined reports), combined_oi_at_least_futures_only, legacy_oi_equals_disaggregated_oi.
+         * @enum {string}
+         */
+        CotCheck: "old_plus_other_equals_all" | "combined_oi_at_least_futures_only" | "legacy_oi_equals_disaggregated_oi";
         /**
          * @description What a price series is: `spot` (a daily spot price at a named delivery point, e.g. EIA WTI Cushing), `cash` (a negotiated cash or announced class price from a USDA AMS market report), `monthly_average` (the monthly average of a benchmark price, e.g. the World Bank Pink Sheet), `received_by_farmers` (the USDA NASS monthly average price received by farmers), `futures_settlement` (exchange futures settlement prices, from a file an operator loaded) or `demo` (generated demonstration data).
          * @enum {string}
@@ -451,6 +461,10 @@ export interface components {
             commodity: components["schemas"]["CommodityId"];
             exchange?: string;
             open_interest: number;
+            /** @description What the report counts: futures_only, or futures_and_options (the combined reports and the CIT supplement). Every report of an answer has the scope the request asked for (scope; default futures_only, combined for cit). */
+            scope?: components["schemas"]["CotScope"];
+            /** @description The consistency checks this report failed (docs/decisions.md "COT consistency checks"); absent when it passed every check that could be run. A report that fails is served as the CFTC published it. */
+            failed_checks?: components["schemas"]["CotCheck"][];
             /** @description Where the numbers come from: `cftc:<format>:<CFTC contract market code>` (e.g. `cftc:legacy:067651`), `eia:<EIA series id>` (e.g. `eia:RWTC`), `nass:<USDA NASS Quick Stats data item>`, `worldbank:<Pink Sheet series code>` (e.g. `worldbank:GOLD`), `ams:<USDA AMS report>` (e.g. `ams:LM_CT150`), or `demo` for generated demonstration data that comes from no official source. Absent when unknown. */
             source?: string;
             /**
@@ -485,6 +499,10 @@ export interface components {
             commodity: components["schemas"]["CommodityId"];
             exchange?: string;
             open_interest: number;
+            /** @description What the report counts: futures_only, or futures_and_options (the combined reports and the CIT supplement). Every report of an answer has the scope the request asked for (scope; default futures_only, combined for cit). */
+            scope?: components["schemas"]["CotScope"];
+            /** @description The consistency checks this report failed (docs/decisions.md "COT consistency checks"); absent when it passed every check that could be run. A report that fails is served as the CFTC published it. */
+            failed_checks?: components["schemas"]["CotCheck"][];
             /** @description Where the numbers come from: `cftc:<format>:<CFTC contract market code>` (e.g. `cftc:legacy:067651`), `eia:<EIA series id>` (e.g. `eia:RWTC`), `nass:<USDA NASS Quick Stats data item>`, `worldbank:<Pink Sheet series code>` (e.g. `worldbank:GOLD`), `ams:<USDA AMS report>` (e.g. `ams:LM_CT150`), or `demo` for generated demonstration data that comes from no official source. Absent when unknown. */
             source?: string;
             /**
@@ -514,8 +532,72 @@ export interface components {
             pct_of_oi?: components["schemas"]["DisaggregatedCotPctOfOi"];
             cot_index?: components["schemas"]["DisaggregatedCotIndex"];
         };
+        /** @description Present with include=changes, except on the first report of the commodity in this format. Each value is this report's minus the previous report's (the previous report of the same commodity and format, even when it lies outside the requested dates or page); net = long - short, so its change is the change of long minus that of short. Example: previous commercial long 100, short 250; this report 120, 240 → {long: 20, short: -10, net: 30}. */
+        CitCotChanges: {
+            open_interest: number;
+            commercial: components["schemas"]["CotGroupChange"];
+            non_commercial: components["schemas"]["CotGroupChangeWithSpreading"];
+            index_traders: components["schemas"]["CotGroupChange"];
+            non_reportable: components["schemas"]["CotGroupChange"];
+        };
+        /** @description Present with include=pct_of_oi when open_interest is above 0. Example: long 123,456 of open interest 400,000 → 30.9 (30.864); 0.05 % would print 0.1 (half away from zero). */
+        CitCotPctOfOi: {
+            commercial: components["schemas"]["CotGroupPctOfOi"];
+            non_commercial: components["schemas"]["CotGroupPctOfOiWithSpreading"];
+            index_traders: components["schemas"]["CotGroupPctOfOi"];
+            non_reportable: components["schemas"]["CotGroupPctOfOi"];
+        };
+        /** @description Present with include=cot_index when the commodity has at least index_weeks reports in this format up to and including this one (absent before). For each group: (net - min) / (max - min) × 100 over the group's net in those index_weeks reports, rounded to one decimal half away from zero; null when max = min (every net in the window is the same). Example: nets 10, 30, 20 with index_weeks 3 → (20 - 10) / (30 - 10) × 100 = 50. */
+        CitCotIndex: {
+            commercial: number | null;
+            non_commercial: number | null;
+            index_traders: number | null;
+            non_reportable: number | null;
+        };
+        /** @description A Commodity Index Trader supplement report (the CFTC Supplemental report, futures and options combined). */
+        CitCotReport: {
+            report_date: components["schemas"]["Date"];
+            commodity: components["schemas"]["CommodityId"];
+            exchange?: string;
+            open_interest: number;
+            /** @description What the report counts: futures_only, or futures_and_options (the combined reports and the CIT supplement). Every report of an answer has the scope the request asked for (scope; default futures_only, combined for cit). */
+            scope?: components["schemas"]["CotScope"];
+            /** @description The consistency checks this report failed (docs/decisions.md "COT consistency checks"); absent when it passed every check that could be run. A report that fails is served as the CFTC published it. */
+            failed_checks?: components["schemas"]["CotCheck"][];
+            /** @description Where the numbers come from: `cftc:<format>:<CFTC contract market code>` (e.g. `cftc:legacy:067651`), `eia:<EIA series id>` (e.g. `eia:RWTC`), `nass:<USDA NASS Quick Stats data item>`, `worldbank:<Pink Sheet series code>` (e.g. `worldbank:GOLD`), `ams:<USDA AMS report>` (e.g. `ams:LM_CT150`), or `demo` for generated demonstration data that comes from no official source. Absent when unknown. */
+            source?: string;
+            /**
+             * Format: date-time
+             * @description When the newest of these numbers was ingested by this service (RFC 3339), not when the source published them. Absent when unknown.
+             */
+            last_updated?: string;
+            /**
+             * Format: date-time
+             * @description When the source published this version (RFC 3339): the release that carried it, from the source when it says (the Pink Sheet's "Updated on", EIA and NASS release fields) or from the release calendar (published_at_estimated). A resampled or transformed point carries the latest of the observations it comes from.
+             */
+            published_at?: string;
+            /**
+             * Format: date-time
+             * @description When this service first ingested that release (RFC 3339).
+             */
+            first_seen_at?: string;
+            /** @description Present (true) when published_at is estimated (a release calendar, or the ingest time) rather than stated by the source. */
+            published_at_estimated?: boolean;
+            /** @constant */
+            format: "cit";
+            /** @description Commercial positions excluding index traders (NoCIT). */
+            commercial: components["schemas"]["PositionGroup"];
+            /** @description Non-commercial positions excluding index traders (NoCIT). */
+            non_commercial: components["schemas"]["PositionGroupWithSpreading"];
+            /** @description Commodity Index Trader positions. */
+            index_traders: components["schemas"]["PositionGroup"];
+            non_reportable: components["schemas"]["NetOnlyPositionGroup"];
+            changes?: components["schemas"]["CitCotChanges"];
+            pct_of_oi?: components["schemas"]["CitCotPctOfOi"];
+            cot_index?: components["schemas"]["CitCotIndex"];
+        };
         /** @description A positioning (COT) report; the groups present depend on format. */
-        CotReport: components["schemas"]["LegacyCotReport"] | components["schemas"]["DisaggregatedCotReport"];
+        CotReport: components["schemas"]["LegacyCotReport"] | components["schemas"]["DisaggregatedCotReport"] | components["schemas"]["CitCotReport"];
         /** @description Pagination of a list response. total_pages = ceil(total / per_page). */
         PaginationMeta: {
             page: number;
@@ -562,10 +644,10 @@ export interface components {
             /** @description The file name: GET /bulk/{file} downloads it. */
             file: string;
             /**
-             * @description A series type, or cot_legacy / cot_disaggregated.
+             * @description A series type, or a COT dataset (cot_legacy, cot_cit, …).
              * @enum {string}
              */
-            dataset: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated";
+            dataset: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit";
             /**
              * @description full: every observation; recent: the last 12 months before generated_at.
              * @enum {string}
@@ -605,14 +687,16 @@ export interface components {
         NotificationData: {
             commodity: components["schemas"]["CommodityId"];
             /**
-             * @description The series type, or cot_legacy / cot_disaggregated.
+             * @description The series type, or the COT dataset (cot_legacy, cot_disaggregated, cot_legacy_combined, …).
              * @enum {string}
              */
-            topic: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated";
+            topic: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit";
             /** @description series.updated: the series type. */
             series_type?: components["schemas"]["SeriesType"];
             /** @description cot.updated: the report format. */
             format?: components["schemas"]["CotFormat"];
+            /** @description cot.updated of a combined dataset (or cit): futures_and_options. Absent for futures-only reports. */
+            scope?: components["schemas"]["CotScope"];
             /** @description Earliest date the change wrote. */
             first_date: components["schemas"]["Date"];
             /** @description Latest date the change wrote. */
@@ -698,12 +782,32 @@ export interface components {
             /** @description The newest data date is older than the last due release's data date (or nothing was synced yet): the source missed a release or sync is not running. */
             late: boolean;
         };
+        /** @description The consistency-check failures of one COT dataset on one report date. */
+        ConsistencyDay: {
+            /** @description The COT dataset, as available_series names it: cot_legacy, cot_legacy_combined, cot_cit, … */
+            dataset: string;
+            /**
+             * Format: date
+             * @description The report date.
+             */
+            date: string;
+            /** @description How many reports of that dataset and date failed a check. */
+            failed_reports: number;
+            /** @description Per failed check, how many reports failed it. */
+            checks: {
+                [key: string]: number;
+            };
+            /** @description The commodities whose report failed, by id. */
+            commodities: string[];
+        };
         /** @description Per official source: the last successful sync, the newest data, the next release, and lateness. */
         StatusResponse: {
             data: {
                 /** @description This deployment serves generated demonstration data (`npm start -- --demo`) where no official source covers a series; such numbers carry `source: "demo"`. */
                 demo: boolean;
                 sources: components["schemas"]["SourceStatus"][];
+                /** @description The COT reports that failed a consistency check, per dataset and report date, newest first, over the last 366 days (absent when none did). A failing report is still stored and served, naming the checks in its failed_checks. */
+                consistency?: components["schemas"]["ConsistencyDay"][];
             };
             meta: {
                 request_id: components["schemas"]["RequestId"];
@@ -1316,8 +1420,10 @@ export interface operations {
     getCotReports: {
         parameters: {
             query?: {
-                /** @description Report format. */
+                /** @description Report format: legacy, disaggregated, or cit (the Commodity Index Trader supplement, published for 13 agricultural markets: another commodity's cit is a 404 naming format; available_series lists cot_cit where it is served). */
                 format?: components["schemas"]["CotFormat"];
+                /** @description futures_only (the default for legacy and disaggregated) or futures_and_options (the combined reports; the only scope of cit, its default). The two are never mixed in one answer. cit with futures_only is a 400 naming scope. */
+                scope?: components["schemas"]["CotScope"];
                 /** @description Earliest report date (inclusive), YYYY-MM-DD. After end_date is a 400 naming start_date. */
                 start_date?: components["schemas"]["Date"];
                 /** @description Latest report date (inclusive), YYYY-MM-DD. */
@@ -1349,7 +1455,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK. As CSV: one row per item of `data` (meta is not part of it), columns report_date, commodity, format, exchange, open_interest, each trader group flattened (`<group>_long`, `<group>_short`, `<group>_spreading` where the group has it, `<group>_net`), the included analytics (`changes_open_interest`, `changes_<group>_<field>`, `pct_of_oi_<group>_<field>`, `cot_index_<group>`), then source, last_updated (file name `<slug>-cot-<format>[-<start>_<end>][-page-<n>].csv`); numbers as the JSON prints them, an absent or null value as an empty field. */
+            /** @description OK. As CSV: one row per item of `data` (meta is not part of it), columns report_date, commodity, format, scope (in a futures-and-options answer only), exchange, open_interest, each trader group flattened (`<group>_long`, `<group>_short`, `<group>_spreading` where the group has it, `<group>_net`), the included analytics (`changes_open_interest`, `changes_<group>_<field>`, `pct_of_oi_<group>_<field>`, `cot_index_<group>`), then source, last_updated (file name `<slug>-cot-<dataset>[-<start>_<end>][-page-<n>].csv`, the dataset legacy, disaggregated, legacy_combined, disaggregated_combined or cit); numbers as the JSON prints them, an absent or null value as an empty field. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1906,7 +2012,7 @@ export interface operations {
             query?: {
                 /** @description Only these commodities: a comma-separated list of distinct commodity ids the catalog lists (at most 100; an id it does not list, or one listed twice, is a 400 naming commodities). Default: all. */
                 commodities?: string;
-                /** @description Only these series types or COT formats (cot_legacy, cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a COT format the plan does not include is a 403; one listed twice is a 400 naming types. */
+                /** @description Only these series types or COT datasets (cot_legacy, cot_disaggregated, cot_legacy_combined, cot_disaggregated_combined, cot_cit), comma-separated. Default: every type the plan may read. Asking for a COT format the plan does not include is a 403; one listed twice is a 400 naming types. */
                 types?: string;
                 /** @description Resume after this event id, for clients that cannot send the Last-Event-ID header (the header wins when both are sent). */
                 last_event_id?: string;

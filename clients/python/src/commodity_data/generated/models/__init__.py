@@ -9,11 +9,18 @@ from .bulk_file_span import BulkFileSpan
 from .bulk_list_response import BulkListResponse
 from .bulk_list_response_meta import BulkListResponseMeta
 from .category import Category
+from .cit_cot_changes import CitCotChanges
+from .cit_cot_index import CitCotIndex
+from .cit_cot_pct_of_oi import CitCotPctOfOi
+from .cit_cot_report import CitCotReport
 from .commodity_detail import CommodityDetail
 from .commodity_detail_response import CommodityDetailResponse
 from .commodity_identifiers import CommodityIdentifiers
 from .commodity_list_response import CommodityListResponse
 from .commodity_summary import CommoditySummary
+from .consistency_day import ConsistencyDay
+from .consistency_day_checks import ConsistencyDayChecks
+from .cot_check import CotCheck
 from .cot_format import CotFormat
 from .cot_group_change import CotGroupChange
 from .cot_group_change_with_spreading import CotGroupChangeWithSpreading
@@ -21,6 +28,7 @@ from .cot_group_pct_of_oi import CotGroupPctOfOi
 from .cot_group_pct_of_oi_with_spreading import CotGroupPctOfOiWithSpreading
 from .cot_meta import CotMeta
 from .cot_response import CotResponse
+from .cot_scope import CotScope
 from .disaggregated_cot_changes import DisaggregatedCotChanges
 from .disaggregated_cot_index import DisaggregatedCotIndex
 from .disaggregated_cot_pct_of_oi import DisaggregatedCotPctOfOi
@@ -69,11 +77,18 @@ __all__ = (
     "BulkListResponse",
     "BulkListResponseMeta",
     "Category",
+    "CitCotChanges",
+    "CitCotIndex",
+    "CitCotPctOfOi",
+    "CitCotReport",
     "CommodityDetail",
     "CommodityDetailResponse",
     "CommodityIdentifiers",
     "CommodityListResponse",
     "CommoditySummary",
+    "ConsistencyDay",
+    "ConsistencyDayChecks",
+    "CotCheck",
     "CotFormat",
     "CotGroupChange",
     "CotGroupChangeWithSpreading",
@@ -81,6 +96,7 @@ __all__ = (
     "CotGroupPctOfOiWithSpreading",
     "CotMeta",
     "CotResponse",
+    "CotScope",
     "DisaggregatedCotChanges",
     "DisaggregatedCotIndex",
     "DisaggregatedCotPctOfOi",

@@ -20,7 +20,7 @@ class BulkFile:
 
     Attributes:
         file (str): The file name: GET /bulk/{file} downloads it.
-        dataset (BulkFileDataset): A series type, or cot_legacy / cot_disaggregated.
+        dataset (BulkFileDataset): A series type, or a COT dataset (cot_legacy, cot_cit, …).
         span (BulkFileSpan): full: every observation; recent: the last 12 months before generated_at.
         format_ (BulkFileFormat): csv.gz: gzipped CSV with a header row; parquet: Apache Parquet.
         rows (int):

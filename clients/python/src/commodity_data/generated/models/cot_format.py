@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class CotFormat(StrEnum):
+    CIT = "cit"
     DISAGGREGATED = "disaggregated"
     LEGACY = "legacy"
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from attrs import define as _attrs_define
 
 if TYPE_CHECKING:
+    from ..models.cit_cot_report import CitCotReport
     from ..models.cot_meta import CotMeta
     from ..models.disaggregated_cot_report import DisaggregatedCotReport
     from ..models.legacy_cot_report import LegacyCotReport
@@ -18,21 +19,24 @@ T = TypeVar("T", bound="CotResponse")
 class CotResponse:
     """
     Attributes:
-        data (list[DisaggregatedCotReport | LegacyCotReport]):
+        data (list[CitCotReport | DisaggregatedCotReport | LegacyCotReport]):
         meta (CotMeta): Pagination of the COT reports (total_pages = ceil(total / per_page)) and, with as_of, its
             instant.
     """
 
-    data: list[DisaggregatedCotReport | LegacyCotReport]
+    data: list[CitCotReport | DisaggregatedCotReport | LegacyCotReport]
     meta: CotMeta
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.disaggregated_cot_report import DisaggregatedCotReport
         from ..models.legacy_cot_report import LegacyCotReport
 
         data = []
         for data_item_data in self.data:
             data_item: dict[str, Any]
-            if isinstance(data_item_data, LegacyCotReport):
+            if isinstance(data_item_data, LegacyCotReport) or isinstance(
+                data_item_data, DisaggregatedCotReport
+            ):
                 data_item = data_item_data.to_dict()
             else:
                 data_item = data_item_data.to_dict()
@@ -54,6 +58,7 @@ class CotResponse:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.cit_cot_report import CitCotReport
         from ..models.cot_meta import CotMeta
         from ..models.disaggregated_cot_report import DisaggregatedCotReport
         from ..models.legacy_cot_report import LegacyCotReport
@@ -65,7 +70,7 @@ class CotResponse:
 
             def _parse_data_item(
                 data: object,
-            ) -> DisaggregatedCotReport | LegacyCotReport:
+            ) -> CitCotReport | DisaggregatedCotReport | LegacyCotReport:
                 try:
                     if not isinstance(data, dict):
                         raise TypeError()
@@ -76,13 +81,21 @@ class CotResponse:
                     return componentsschemas_cot_report_type_0
                 except (TypeError, ValueError, AttributeError, KeyError):
                     pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_cot_report_type_1 = (
+                        DisaggregatedCotReport.from_dict(data)
+                    )
+
+                    return componentsschemas_cot_report_type_1
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_cot_report_type_1 = DisaggregatedCotReport.from_dict(
-                    data
-                )
+                componentsschemas_cot_report_type_2 = CitCotReport.from_dict(data)
 
-                return componentsschemas_cot_report_type_1
+                return componentsschemas_cot_report_type_2
 
             data_item = _parse_data_item(data_item_data)
 

@@ -13,6 +13,8 @@ from typing import (
 
 from attrs import define as _attrs_define
 
+from ..models.cot_check import CotCheck
+from ..models.cot_scope import CotScope
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -42,6 +44,11 @@ class LegacyCotReport:
         non_reportable (NetOnlyPositionGroup): Non-reportable positions (the net only variant): long, short and net =
             long - short.
         exchange (str | Unset):
+        scope (CotScope | Unset): What a COT report counts: futures_only, or futures_and_options (futures plus delta-
+            adjusted options, the CFTC's combined reports; the CIT supplement is published combined only).
+        failed_checks (list[CotCheck] | Unset): The consistency checks this report failed (docs/decisions.md "COT
+            consistency checks"); absent when it passed every check that could be run. A report that fails is served as the
+            CFTC published it.
         source (str | Unset): Where the numbers come from: `cftc:<format>:<CFTC contract market code>` (e.g.
             `cftc:legacy:067651`), `eia:<EIA series id>` (e.g. `eia:RWTC`), `nass:<USDA NASS Quick Stats data item>`,
             `worldbank:<Pink Sheet series code>` (e.g. `worldbank:GOLD`), `ams:<USDA AMS report>` (e.g. `ams:LM_CT150`), or
@@ -77,6 +84,8 @@ class LegacyCotReport:
     non_commercial: PositionGroupWithSpreading
     non_reportable: NetOnlyPositionGroup
     exchange: str | Unset = UNSET
+    scope: CotScope | Unset = UNSET
+    failed_checks: list[CotCheck] | Unset = UNSET
     source: str | Unset = UNSET
     last_updated: datetime.datetime | Unset = UNSET
     published_at: datetime.datetime | Unset = UNSET
@@ -102,6 +111,17 @@ class LegacyCotReport:
         non_reportable = self.non_reportable.to_dict()
 
         exchange = self.exchange
+
+        scope: str | Unset = UNSET
+        if not isinstance(self.scope, Unset):
+            scope = self.scope.value
+
+        failed_checks: list[str] | Unset = UNSET
+        if not isinstance(self.failed_checks, Unset):
+            failed_checks = []
+            for failed_checks_item_data in self.failed_checks:
+                failed_checks_item = failed_checks_item_data.value
+                failed_checks.append(failed_checks_item)
 
         source = self.source
 
@@ -146,6 +166,10 @@ class LegacyCotReport:
         )
         if exchange is not UNSET:
             field_dict["exchange"] = exchange
+        if scope is not UNSET:
+            field_dict["scope"] = scope
+        if failed_checks is not UNSET:
+            field_dict["failed_checks"] = failed_checks
         if source is not UNSET:
             field_dict["source"] = source
         if last_updated is not UNSET:
@@ -192,6 +216,22 @@ class LegacyCotReport:
         non_reportable = NetOnlyPositionGroup.from_dict(d.pop("non_reportable"))
 
         exchange = d.pop("exchange", UNSET)
+
+        _scope = d.pop("scope", UNSET)
+        scope: CotScope | Unset
+        if isinstance(_scope, Unset):
+            scope = UNSET
+        else:
+            scope = CotScope(_scope)
+
+        _failed_checks = d.pop("failed_checks", UNSET)
+        failed_checks: list[CotCheck] | Unset = UNSET
+        if _failed_checks is not UNSET:
+            failed_checks = []
+            for failed_checks_item_data in _failed_checks:
+                failed_checks_item = CotCheck(failed_checks_item_data)
+
+                failed_checks.append(failed_checks_item)
 
         source = d.pop("source", UNSET)
 
@@ -248,6 +288,8 @@ class LegacyCotReport:
             non_commercial=non_commercial,
             non_reportable=non_reportable,
             exchange=exchange,
+            scope=scope,
+            failed_checks=failed_checks,
             source=source,
             last_updated=last_updated,
             published_at=published_at,

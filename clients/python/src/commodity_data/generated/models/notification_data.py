@@ -7,6 +7,7 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 
 from ..models.cot_format import CotFormat
+from ..models.cot_scope import CotScope
 from ..models.notification_data_topic import NotificationDataTopic
 from ..models.series_type import SeriesType
 from ..types import UNSET, Unset
@@ -19,13 +20,17 @@ class NotificationData:
     """
     Attributes:
         commodity (str): Commodity identifier in UPPER_SNAKE_CASE, used as {slug} in paths.
-        topic (NotificationDataTopic): The series type, or cot_legacy / cot_disaggregated.
+        topic (NotificationDataTopic): The series type, or the COT dataset (cot_legacy, cot_disaggregated,
+            cot_legacy_combined, …).
         first_date (datetime.date): A calendar date, YYYY-MM-DD.
         newest_date (datetime.date): A calendar date, YYYY-MM-DD.
         landed_at (datetime.datetime): When the data became readable through the API.
         url (str): The API request that fetches exactly the changed dates.
         series_type (SeriesType | Unset): A time series type served by GET /commodities/{slug}/series.
-        format_ (CotFormat | Unset): COT report format.
+        format_ (CotFormat | Unset): COT report format: legacy, disaggregated, or cit (the Supplemental report:
+            Commodity Index Trader positions).
+        scope (CotScope | Unset): What a COT report counts: futures_only, or futures_and_options (futures plus delta-
+            adjusted options, the CFTC's combined reports; the CIT supplement is published combined only).
     """
 
     commodity: str
@@ -36,6 +41,7 @@ class NotificationData:
     url: str
     series_type: SeriesType | Unset = UNSET
     format_: CotFormat | Unset = UNSET
+    scope: CotScope | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         commodity = self.commodity
@@ -58,6 +64,10 @@ class NotificationData:
         if not isinstance(self.format_, Unset):
             format_ = self.format_.value
 
+        scope: str | Unset = UNSET
+        if not isinstance(self.scope, Unset):
+            scope = self.scope.value
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -74,6 +84,8 @@ class NotificationData:
             field_dict["series_type"] = series_type
         if format_ is not UNSET:
             field_dict["format"] = format_
+        if scope is not UNSET:
+            field_dict["scope"] = scope
 
         return field_dict
 
@@ -106,6 +118,13 @@ class NotificationData:
         else:
             format_ = CotFormat(_format_)
 
+        _scope = d.pop("scope", UNSET)
+        scope: CotScope | Unset
+        if isinstance(_scope, Unset):
+            scope = UNSET
+        else:
+            scope = CotScope(_scope)
+
         notification_data = cls(
             commodity=commodity,
             topic=topic,
@@ -115,6 +134,7 @@ class NotificationData:
             url=url,
             series_type=series_type,
             format_=format_,
+            scope=scope,
         )
 
         return notification_data

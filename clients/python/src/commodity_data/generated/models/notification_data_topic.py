@@ -2,8 +2,11 @@ from enum import StrEnum
 
 
 class NotificationDataTopic(StrEnum):
+    COT_CIT = "cot_cit"
     COT_DISAGGREGATED = "cot_disaggregated"
+    COT_DISAGGREGATED_COMBINED = "cot_disaggregated_combined"
     COT_LEGACY = "cot_legacy"
+    COT_LEGACY_COMBINED = "cot_legacy_combined"
     ENDING_STOCKS = "ending_stocks"
     HARVESTED_ACRES = "harvested_acres"
     OPEN_INTEREST = "open_interest"

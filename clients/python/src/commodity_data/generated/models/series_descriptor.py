@@ -19,7 +19,9 @@ class SeriesDescriptor:
     """A data series offered for a commodity, with its date range.
 
     Attributes:
-        type_ (AvailableSeriesType): A series a commodity offers: a time series type, or cot_legacy / cot_disaggregated.
+        type_ (AvailableSeriesType): A series a commodity offers: a time series type, or a COT dataset: cot_legacy /
+            cot_disaggregated (futures only), cot_legacy_combined / cot_disaggregated_combined (futures and options
+            combined), cot_cit (the Commodity Index Trader supplement, 13 agricultural markets).
         frequency (Frequency): Sampling frequency.
         first_date (datetime.date): A calendar date, YYYY-MM-DD.
         last_date (datetime.date): A calendar date, YYYY-MM-DD.

@@ -132,9 +132,10 @@ def sync_detailed(
         commodities (str | Unset): Only these commodities: a comma-separated list of distinct
             commodity ids the catalog lists (at most 100; an id it does not list, or one listed twice,
             is a 400 naming commodities). Default: all.
-        types (str | Unset): Only these series types or COT formats (cot_legacy,
-            cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a
-            COT format the plan does not include is a 403; one listed twice is a 400 naming types.
+        types (str | Unset): Only these series types or COT datasets (cot_legacy,
+            cot_disaggregated, cot_legacy_combined, cot_disaggregated_combined, cot_cit), comma-
+            separated. Default: every type the plan may read. Asking for a COT format the plan does
+            not include is a 403; one listed twice is a 400 naming types.
         last_event_id_query (str | Unset): Resume after this event id, for clients that cannot
             send the Last-Event-ID header (the header wins when both are sent).
         last_event_id_header (str | Unset):
@@ -189,9 +190,10 @@ def sync(
         commodities (str | Unset): Only these commodities: a comma-separated list of distinct
             commodity ids the catalog lists (at most 100; an id it does not list, or one listed twice,
             is a 400 naming commodities). Default: all.
-        types (str | Unset): Only these series types or COT formats (cot_legacy,
-            cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a
-            COT format the plan does not include is a 403; one listed twice is a 400 naming types.
+        types (str | Unset): Only these series types or COT datasets (cot_legacy,
+            cot_disaggregated, cot_legacy_combined, cot_disaggregated_combined, cot_cit), comma-
+            separated. Default: every type the plan may read. Asking for a COT format the plan does
+            not include is a 403; one listed twice is a 400 naming types.
         last_event_id_query (str | Unset): Resume after this event id, for clients that cannot
             send the Last-Event-ID header (the header wins when both are sent).
         last_event_id_header (str | Unset):
@@ -241,9 +243,10 @@ async def asyncio_detailed(
         commodities (str | Unset): Only these commodities: a comma-separated list of distinct
             commodity ids the catalog lists (at most 100; an id it does not list, or one listed twice,
             is a 400 naming commodities). Default: all.
-        types (str | Unset): Only these series types or COT formats (cot_legacy,
-            cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a
-            COT format the plan does not include is a 403; one listed twice is a 400 naming types.
+        types (str | Unset): Only these series types or COT datasets (cot_legacy,
+            cot_disaggregated, cot_legacy_combined, cot_disaggregated_combined, cot_cit), comma-
+            separated. Default: every type the plan may read. Asking for a COT format the plan does
+            not include is a 403; one listed twice is a 400 naming types.
         last_event_id_query (str | Unset): Resume after this event id, for clients that cannot
             send the Last-Event-ID header (the header wins when both are sent).
         last_event_id_header (str | Unset):
@@ -296,9 +299,10 @@ async def asyncio(
         commodities (str | Unset): Only these commodities: a comma-separated list of distinct
             commodity ids the catalog lists (at most 100; an id it does not list, or one listed twice,
             is a 400 naming commodities). Default: all.
-        types (str | Unset): Only these series types or COT formats (cot_legacy,
-            cot_disaggregated), comma-separated. Default: every type the plan may read. Asking for a
-            COT format the plan does not include is a 403; one listed twice is a 400 naming types.
+        types (str | Unset): Only these series types or COT datasets (cot_legacy,
+            cot_disaggregated, cot_legacy_combined, cot_disaggregated_combined, cot_cit), comma-
+            separated. Default: every type the plan may read. Asking for a COT format the plan does
+            not include is a 403; one listed twice is a 400 naming types.
         last_event_id_query (str | Unset): Resume after this event id, for clients that cannot
             send the Last-Event-ID header (the header wins when both are sent).
         last_event_id_header (str | Unset):

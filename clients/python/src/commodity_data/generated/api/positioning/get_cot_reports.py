@@ -9,6 +9,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.cot_format import CotFormat
 from ...models.cot_response import CotResponse
+from ...models.cot_scope import CotScope
 from ...models.error_body import ErrorBody
 from ...models.sort_order import SortOrder
 from ...types import UNSET, Response, Unset
@@ -18,6 +19,7 @@ def _get_kwargs(
     slug: str,
     *,
     format_: CotFormat | Unset = UNSET,
+    scope: CotScope | Unset = UNSET,
     start_date: datetime.date | Unset = UNSET,
     end_date: datetime.date | Unset = UNSET,
     sort_order: SortOrder | Unset = UNSET,
@@ -43,6 +45,12 @@ def _get_kwargs(
         json_format_ = format_.value
 
     params["format"] = json_format_
+
+    json_scope: str | Unset = UNSET
+    if not isinstance(scope, Unset):
+        json_scope = scope.value
+
+    params["scope"] = json_scope
 
     json_start_date: str | Unset = UNSET
     if not isinstance(start_date, Unset):
@@ -168,6 +176,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     format_: CotFormat | Unset = UNSET,
+    scope: CotScope | Unset = UNSET,
     start_date: datetime.date | Unset = UNSET,
     end_date: datetime.date | Unset = UNSET,
     sort_order: SortOrder | Unset = UNSET,
@@ -183,7 +192,10 @@ def sync_detailed(
 
      Commitments of Traders reports, newest first by default. Each report says when it was published
     (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time);
-    as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs
+    as_of answers with the reports published by an instant (docs/point-in-time.md). scope chooses
+    futures-only (the default) or futures-and-options combined reports, never mixed; format=cit serves
+    the Commodity Index Trader supplement (combined, 13 agricultural markets). A report that failed a
+    consistency check names it in failed_checks and is served as published. Legacy and cit need
     Professional or above; disaggregated needs Business or above. Served as application/json (default)
     or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
     that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
@@ -191,7 +203,11 @@ def sync_detailed(
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
-        format_ (CotFormat | Unset): COT report format.
+        format_ (CotFormat | Unset): COT report format: legacy, disaggregated, or cit (the
+            Supplemental report: Commodity Index Trader positions).
+        scope (CotScope | Unset): What a COT report counts: futures_only, or futures_and_options
+            (futures plus delta-adjusted options, the CFTC's combined reports; the CIT supplement is
+            published combined only).
         start_date (datetime.date | Unset): A calendar date, YYYY-MM-DD.
         end_date (datetime.date | Unset): A calendar date, YYYY-MM-DD.
         sort_order (SortOrder | Unset): Sort direction.
@@ -226,6 +242,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         slug=slug,
         format_=format_,
+        scope=scope,
         start_date=start_date,
         end_date=end_date,
         sort_order=sort_order,
@@ -250,6 +267,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     format_: CotFormat | Unset = UNSET,
+    scope: CotScope | Unset = UNSET,
     start_date: datetime.date | Unset = UNSET,
     end_date: datetime.date | Unset = UNSET,
     sort_order: SortOrder | Unset = UNSET,
@@ -265,7 +283,10 @@ def sync(
 
      Commitments of Traders reports, newest first by default. Each report says when it was published
     (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time);
-    as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs
+    as_of answers with the reports published by an instant (docs/point-in-time.md). scope chooses
+    futures-only (the default) or futures-and-options combined reports, never mixed; format=cit serves
+    the Commodity Index Trader supplement (combined, 13 agricultural markets). A report that failed a
+    consistency check names it in failed_checks and is served as published. Legacy and cit need
     Professional or above; disaggregated needs Business or above. Served as application/json (default)
     or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
     that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
@@ -273,7 +294,11 @@ def sync(
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
-        format_ (CotFormat | Unset): COT report format.
+        format_ (CotFormat | Unset): COT report format: legacy, disaggregated, or cit (the
+            Supplemental report: Commodity Index Trader positions).
+        scope (CotScope | Unset): What a COT report counts: futures_only, or futures_and_options
+            (futures plus delta-adjusted options, the CFTC's combined reports; the CIT supplement is
+            published combined only).
         start_date (datetime.date | Unset): A calendar date, YYYY-MM-DD.
         end_date (datetime.date | Unset): A calendar date, YYYY-MM-DD.
         sort_order (SortOrder | Unset): Sort direction.
@@ -309,6 +334,7 @@ def sync(
         slug=slug,
         client=client,
         format_=format_,
+        scope=scope,
         start_date=start_date,
         end_date=end_date,
         sort_order=sort_order,
@@ -327,6 +353,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     format_: CotFormat | Unset = UNSET,
+    scope: CotScope | Unset = UNSET,
     start_date: datetime.date | Unset = UNSET,
     end_date: datetime.date | Unset = UNSET,
     sort_order: SortOrder | Unset = UNSET,
@@ -342,7 +369,10 @@ async def asyncio_detailed(
 
      Commitments of Traders reports, newest first by default. Each report says when it was published
     (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time);
-    as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs
+    as_of answers with the reports published by an instant (docs/point-in-time.md). scope chooses
+    futures-only (the default) or futures-and-options combined reports, never mixed; format=cit serves
+    the Commodity Index Trader supplement (combined, 13 agricultural markets). A report that failed a
+    consistency check names it in failed_checks and is served as published. Legacy and cit need
     Professional or above; disaggregated needs Business or above. Served as application/json (default)
     or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
     that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
@@ -350,7 +380,11 @@ async def asyncio_detailed(
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
-        format_ (CotFormat | Unset): COT report format.
+        format_ (CotFormat | Unset): COT report format: legacy, disaggregated, or cit (the
+            Supplemental report: Commodity Index Trader positions).
+        scope (CotScope | Unset): What a COT report counts: futures_only, or futures_and_options
+            (futures plus delta-adjusted options, the CFTC's combined reports; the CIT supplement is
+            published combined only).
         start_date (datetime.date | Unset): A calendar date, YYYY-MM-DD.
         end_date (datetime.date | Unset): A calendar date, YYYY-MM-DD.
         sort_order (SortOrder | Unset): Sort direction.
@@ -385,6 +419,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         slug=slug,
         format_=format_,
+        scope=scope,
         start_date=start_date,
         end_date=end_date,
         sort_order=sort_order,
@@ -407,6 +442,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     format_: CotFormat | Unset = UNSET,
+    scope: CotScope | Unset = UNSET,
     start_date: datetime.date | Unset = UNSET,
     end_date: datetime.date | Unset = UNSET,
     sort_order: SortOrder | Unset = UNSET,
@@ -422,7 +458,10 @@ async def asyncio(
 
      Commitments of Traders reports, newest first by default. Each report says when it was published
     (published_at: the Friday 15:30 New York release, holiday shifts included, or the source's time);
-    as_of answers with the reports published by an instant (docs/point-in-time.md). Legacy needs
+    as_of answers with the reports published by an instant (docs/point-in-time.md). scope chooses
+    futures-only (the default) or futures-and-options combined reports, never mixed; format=cit serves
+    the Commodity Index Trader supplement (combined, 13 agricultural markets). A report that failed a
+    consistency check names it in failed_checks and is served as published. Legacy and cit need
     Professional or above; disaggregated needs Business or above. Served as application/json (default)
     or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept
     that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304
@@ -430,7 +469,11 @@ async def asyncio(
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
-        format_ (CotFormat | Unset): COT report format.
+        format_ (CotFormat | Unset): COT report format: legacy, disaggregated, or cit (the
+            Supplemental report: Commodity Index Trader positions).
+        scope (CotScope | Unset): What a COT report counts: futures_only, or futures_and_options
+            (futures plus delta-adjusted options, the CFTC's combined reports; the CIT supplement is
+            published combined only).
         start_date (datetime.date | Unset): A calendar date, YYYY-MM-DD.
         end_date (datetime.date | Unset): A calendar date, YYYY-MM-DD.
         sort_order (SortOrder | Unset): Sort direction.
@@ -467,6 +510,7 @@ async def asyncio(
             slug=slug,
             client=client,
             format_=format_,
+            scope=scope,
             start_date=start_date,
             end_date=end_date,
             sort_order=sort_order,

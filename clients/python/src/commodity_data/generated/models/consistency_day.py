@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+if TYPE_CHECKING:
+    from ..models.consistency_day_checks import ConsistencyDayChecks
+
+
+T = TypeVar("T", bound="ConsistencyDay")
+
+
+@_attrs_define
+class ConsistencyDay:
+    """The consistency-check failures of one COT dataset on one report date.
+
+    Attributes:
+        dataset (str): The COT dataset, as available_series names it: cot_legacy, cot_legacy_combined, cot_cit, …
+        date (datetime.date): The report date.
+        failed_reports (int): How many reports of that dataset and date failed a check.
+        checks (ConsistencyDayChecks): Per failed check, how many reports failed it.
+        commodities (list[str]): The commodities whose report failed, by id.
+    """
+
+    dataset: str
+    date: datetime.date
+    failed_reports: int
+    checks: ConsistencyDayChecks
+    commodities: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        dataset = self.dataset
+
+        date = self.date.isoformat()
+
+        failed_reports = self.failed_reports
+
+        checks = self.checks.to_dict()
+
+        commodities = self.commodities
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "dataset": dataset,
+                "date": date,
+                "failed_reports": failed_reports,
+                "checks": checks,
+                "commodities": commodities,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.consistency_day_checks import ConsistencyDayChecks
+
+        d = dict(src_dict)
+        dataset = d.pop("dataset")
+
+        date = datetime.date.fromisoformat(d.pop("date"))
+
+        failed_reports = d.pop("failed_reports")
+
+        checks = ConsistencyDayChecks.from_dict(d.pop("checks"))
+
+        commodities = cast(list[str], d.pop("commodities"))
+
+        consistency_day = cls(
+            dataset=dataset,
+            date=date,
+            failed_reports=failed_reports,
+            checks=checks,
+            commodities=commodities,
+        )
+
+        return consistency_day

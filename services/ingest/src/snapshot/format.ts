@@ -1,20 +1,28 @@
 import { z } from 'zod';
-import { sourceFactsOf, type CotFormat } from '@cds/contracts';
+import { COT_DATASETS, sourceFactsOf, type CotDataset, type CotFormat } from '@cds/contracts';
 
 /**
  * The bundled snapshot of real data (data/snapshot/, docs/sources.md "The bundled snapshot"): what
- * the sources published, as the ingest's parsers read it, in three gzipped CSV files and a
- * manifest. `npm start` loads it on any machine, offline included; `npm run snapshot:build`
- * rebuilds it from the sources (or from downloaded source files).
+ * the sources published, as the ingest's parsers read it, in gzipped CSV files (the series, and one
+ * per COT dataset) and a manifest. `npm start` loads it on any machine, offline included;
+ * `npm run snapshot:build` rebuilds it from the sources (or from downloaded source files).
+ *
+ * Format 2 added the COT datasets of the combined reports and the CIT supplement, and a last
+ * `failed_checks` column to every COT file (the row checks the parser found failing); a format 1
+ * snapshot (COT files without that column) still reads.
  */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 export const MANIFEST_FILE = 'manifest.json';
 
+/** The file of each part: the series, and each COT dataset (`cot-<dataset>.csv.gz`). */
 export const SNAPSHOT_FILES = {
   series: 'series.csv.gz',
   legacy: 'cot-legacy.csv.gz',
   disaggregated: 'cot-disaggregated.csv.gz',
-} as const;
+  legacy_combined: 'cot-legacy_combined.csv.gz',
+  disaggregated_combined: 'cot-disaggregated_combined.csv.gz',
+  cit: 'cot-cit.csv.gz',
+} as const satisfies Record<'series' | CotDataset, string>;
 export type SnapshotPart = keyof typeof SNAPSHOT_FILES;
 
 /**
@@ -51,16 +59,31 @@ export const COT_GROUPS: Record<CotFormat, readonly { group: string; spreading: 
     { group: 'managed_money', spreading: true },
     { group: 'other_reportable', spreading: true },
   ],
+  cit: [
+    { group: 'commercial', spreading: false },
+    { group: 'non_commercial', spreading: true },
+    { group: 'index_traders', spreading: false },
+    { group: 'non_reportable', spreading: false },
+  ],
 };
+
+/** The COT datasets in the order a snapshot writes and reads them (the contracts' COT_DATASETS). */
+export const SNAPSHOT_COT_DATASETS = Object.keys(COT_DATASETS) as CotDataset[];
+
+/** The last column of a COT file: the record's failed row checks, `;`-separated (empty: none). */
+export const FAILED_CHECKS_COLUMN = 'failed_checks';
+export const FAILED_CHECKS_SEPARATOR = ';';
 
 const COT_HEAD = ['commodity_id', 'source', 'report_date', 'exchange', 'contract_code', 'open_interest'] as const;
 
+/** The columns of a COT file of `format` (every dataset of a format has the same ones). */
 export function cotColumns(format: CotFormat): string[] {
   return [
     ...COT_HEAD,
     ...COT_GROUPS[format].flatMap(({ group, spreading }) =>
       (spreading ? ['long', 'short', 'spreading'] : ['long', 'short']).map((side) => `${group}_${side}`),
     ),
+    FAILED_CHECKS_COLUMN,
   ];
 }
 
@@ -89,7 +112,8 @@ export const SnapshotSource = z.strictObject({
 export type SnapshotSource = z.infer<typeof SnapshotSource>;
 
 export const SnapshotManifest = z.strictObject({
-  format: z.literal(SNAPSHOT_FORMAT),
+  /** 2 since the combined and CIT datasets; 1: the COT files have no failed_checks column. */
+  format: z.int().min(1).max(SNAPSHOT_FORMAT),
   built_at: z.iso.datetime({ offset: true }),
   /** How it was built: `files` (downloaded source files) or `live` (the sources' APIs). */
   built_from: z.enum(['files', 'live']),

@@ -3,10 +3,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import {
+  COT_DATASETS,
   FREQUENCIES,
   PRICE_BASES,
   SERIES_TYPES,
-  type CotFormat,
+  type CotDataset,
   type Frequency,
   type PriceBasis,
   type SeriesType,
@@ -22,12 +23,15 @@ import type { PublicationStamp, SourceItem } from '../sources/types.ts';
 import {
   COT_GROUPS,
   cotColumns,
+  FAILED_CHECKS_COLUMN,
+  FAILED_CHECKS_SEPARATOR,
   MANIFEST_FILE,
   MAX_FILE_BYTES,
   MAX_FILE_LINES,
   MAX_INFLATED_BYTES,
   SERIES_COLUMNS,
   SnapshotManifest,
+  SNAPSHOT_COT_DATASETS,
   SNAPSHOT_FILES,
 } from './format.ts';
 
@@ -138,8 +142,10 @@ export function snapshotStamps(manifest: SnapshotManifest): (source: string, dat
 }
 
 /**
- * Every item of the snapshot in `dir`: the series points, then the legacy and disaggregated COT
- * reports, each validated by the contracts' schemas as any source's records are. A commodity the
+ * Every item of the snapshot in `dir`: the series points, then the COT reports of each dataset
+ * (legacy, disaggregated, their combined editions, the CIT supplement; each report with its
+ * dataset's scope and the row checks it failed), each validated by the contracts' schemas as any
+ * source's records are. A commodity the
  * catalog no longer lists is skipped (`unknown_commodity`); a row that does not validate is
  * rejected with its file and line, as the parsers do.
  */
@@ -160,10 +166,9 @@ export async function* readSnapshot(
   // every file checked (size, SHA-256, whole gzip within the inflated size and line bounds) before the
   // first item: a damaged or oversized snapshot publishes nothing
   const seriesBytes = await readPart(dir, SNAPSHOT_FILES.series, manifest);
-  const cotBytes = {
-    legacy: await readPart(dir, SNAPSHOT_FILES.legacy, manifest),
-    disaggregated: await readPart(dir, SNAPSHOT_FILES.disaggregated, manifest),
-  };
+  const cotBytes = new Map<CotDataset, Buffer | undefined>();
+  for (const dataset of SNAPSHOT_COT_DATASETS)
+    cotBytes.set(dataset, await readPart(dir, SNAPSHOT_FILES[dataset], manifest));
   if (seriesBytes !== undefined) {
     const file = SNAPSHOT_FILES.series;
     const text = gunzipChunks(seriesBytes);
@@ -199,12 +204,20 @@ export async function* readSnapshot(
     }
   }
 
-  for (const format of ['legacy', 'disaggregated'] as const satisfies readonly CotFormat[]) {
-    const file = SNAPSHOT_FILES[format];
-    const bytes = cotBytes[format];
+  for (const dataset of SNAPSHOT_COT_DATASETS) {
+    const file = SNAPSHOT_FILES[dataset];
+    const bytes = cotBytes.get(dataset);
     if (bytes === undefined) continue;
-    const columns = cotColumns(format);
-    for await (const row of readCsvTable(gunzipChunks(bytes), { file, stats }, headerCheck(columns, file))) {
+    const { format, scope } = COT_DATASETS[dataset];
+    const full = cotColumns(format);
+    // a format 1 file: the same columns but the last (no failed_checks)
+    let columns = full;
+    const header = (names: string[]): string | undefined => {
+      const v1 = full.slice(0, -1);
+      columns = names.length === v1.length ? v1 : full;
+      return headerCheck(columns, file)(names) === undefined ? undefined : `${file}: header is not ${full.join(',')}`;
+    };
+    for await (const row of readCsvTable(gunzipChunks(bytes), { file, stats }, header)) {
       if (row.kind === 'rejected') {
         yield row;
         continue;
@@ -220,6 +233,8 @@ export async function* readSnapshot(
       if (cell('exchange')) record.exchange = cell('exchange');
       if (cell('contract_code')) record.contract_code = cell('contract_code');
       record.open_interest = num(cell('open_interest'));
+      const failed = cell(FAILED_CHECKS_COLUMN);
+      if (failed) record.failed_checks = failed.split(FAILED_CHECKS_SEPARATOR);
       // each report on the CFTC's release calendar, as the CFTC's own files are stamped
       Object.assign(record, cotReportStamp(String(record.report_date)));
       for (const { group, spreading } of COT_GROUPS[format]) {
@@ -235,6 +250,7 @@ export async function* readSnapshot(
         record,
         { file, line: row.line, ...(stats ? { stats } : {}) },
         cell('source') || undefined,
+        scope,
       );
     }
   }

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getCommodity } from '../sources/registry.ts';
@@ -13,7 +13,16 @@ import { createParseStats } from '../sources/common/stats.ts';
 import type { SourceItem } from '../sources/types.ts';
 import { readManifest, readSnapshot, SnapshotError, snapshotStamps } from './read.ts';
 import { writeSnapshot } from './write.ts';
-import { MAX_FILE_LINES, MAX_INFLATED_BYTES, SNAPSHOT_FILES, type SnapshotManifest } from './format.ts';
+import {
+  cotColumns,
+  MAX_FILE_LINES,
+  MAX_INFLATED_BYTES,
+  SNAPSHOT_FILES,
+  SNAPSHOT_FORMAT,
+  type SnapshotManifest,
+} from './format.ts';
+import { cotReportStamp } from '../sources/common/published.ts';
+import { readdir, stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { CATALOG } from '../sources/registry.ts';
 
@@ -35,7 +44,7 @@ const key = (i: SourceItem) =>
   i.kind === 'series'
     ? `s|${i.commodity_id}|${i.series_type}|${i.point.date}`
     : i.kind === 'cot'
-      ? `c|${i.format}|${i.commodity_id}|${i.record.report_date}`
+      ? `c|${i.format}|${i.scope ?? ''}|${i.commodity_id}|${i.record.report_date}`
       : 'r';
 const sorted = (items: SourceItem[]) => [...items].sort((a, b) => (key(a) < key(b) ? -1 : 1));
 
@@ -60,6 +69,157 @@ const corn: SourceItem = {
   price_basis: 'received_by_farmers',
   point: { date: '2024-10-31', value: 3.88 },
 };
+
+// Values of real rows: CORN 2026-03-03 of the legacy combined excerpt and CORN 2024-07-23 of the CIT
+// excerpt (services/ingest/test/fixtures/README.md).
+const cornCombined: SourceItem = {
+  kind: 'cot',
+  commodity_id: 'CORN',
+  format: 'legacy',
+  scope: 'futures_and_options',
+  source: 'cftc:legacy_combined:002602',
+  record: {
+    report_date: '2026-03-03',
+    exchange: 'CBT',
+    contract_code: '002602',
+    open_interest: 2018287,
+    failed_checks: ['old_plus_other_equals_all'],
+    ...cotReportStamp('2026-03-03'),
+    commercial: { long: 866352, short: 898700 },
+    non_commercial: { long: 316243, short: 254754, spreading: 660327 },
+    non_reportable: { long: 175364, short: 204505 },
+  },
+};
+const cornCit: SourceItem = {
+  kind: 'cot',
+  commodity_id: 'CORN',
+  format: 'cit',
+  scope: 'futures_and_options',
+  source: 'cftc:cit:002602',
+  record: {
+    report_date: '2024-07-23',
+    exchange: 'CBT',
+    contract_code: '002602',
+    open_interest: 2106746,
+    ...cotReportStamp('2024-07-23'),
+    commercial: { long: 617095, short: 539649 },
+    non_commercial: { long: 144113, short: 439904, spreading: 693322 },
+    index_traders: { long: 456748, short: 213280 },
+    non_reportable: { long: 195468, short: 220591 },
+  },
+};
+// the futures-only report of the same market and date as the combined one: a file of its own
+const cornFuturesOnly: SourceItem = {
+  ...cornCombined,
+  scope: undefined,
+  source: 'cftc:legacy:002602',
+  record: { ...(cornCombined.record as object), open_interest: 1503886, failed_checks: undefined },
+} as SourceItem;
+const strip = (i: SourceItem): SourceItem => JSON.parse(JSON.stringify(i)) as SourceItem;
+
+describe('the COT datasets of a snapshot (format 2)', () => {
+  it('reads back a combined and a CIT report in the files of their datasets, with their scope and failed checks', async () => {
+    const dir = await tempDir();
+    const items = [cornCombined, cornCit, strip(cornFuturesOnly)];
+    const written = await writeSnapshot(dir, items, { builtAt: new Date(), builtFrom: 'files', origins: {} });
+    expect(written.manifest.format).toBe(SNAPSHOT_FORMAT);
+    expect(Object.fromEntries(Object.entries(written.manifest.files).map(([f, v]) => [f, v?.rows]))).toEqual({
+      [SNAPSHOT_FILES.legacy]: 1,
+      [SNAPSHOT_FILES.legacy_combined]: 1,
+      [SNAPSHOT_FILES.cit]: 1,
+    });
+    const text = (name: string) => readFile(join(dir, name)).then((b) => gunzipSync(b).toString().split('\n'));
+    const cit = await text(SNAPSHOT_FILES.cit);
+    expect(cit[0]).toBe(cotColumns('cit').join(','));
+    expect(cit[0]).toMatch(/,index_traders_long,index_traders_short,.*,failed_checks$/);
+    expect(cit[1]).toBe(
+      'CORN,cftc:cit:002602,2024-07-23,CBT,002602,2106746,617095,539649,144113,439904,693322,456748,213280,195468,220591,',
+    );
+    expect((await text(SNAPSHOT_FILES.legacy_combined))[1]).toMatch(/,2018287,.*,old_plus_other_equals_all$/);
+    expect((await text(SNAPSHOT_FILES.legacy))[1]).toMatch(/,1503886,.*,$/);
+    const stats = createParseStats();
+    expect(sorted(await collect(readSnapshot(dir, { stats })))).toEqual(sorted(items));
+    expect(stats.rejected).toBe(0);
+  });
+
+  it('reads a format 1 COT file (no failed_checks column) and refuses a header of another dataset, naming it', async () => {
+    const dir = await tempDir();
+    await writeSnapshot(dir, [strip(cornFuturesOnly), cornCit], {
+      builtAt: new Date(),
+      builtFrom: 'files',
+      origins: {},
+    });
+    const manifestPath = join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as SnapshotManifest;
+    const put = async (name: string, csv: string) => {
+      const bytes = gzipSync(csv);
+      await writeFile(join(dir, name), bytes);
+      manifest.files[name] = { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, rows: 1 };
+    };
+    const v1 = cotColumns('legacy').slice(0, -1).join(',');
+    await put(SNAPSHOT_FILES.legacy, `${v1}\nCORN,cftc:legacy:002602,2026-03-03,CBT,002602,1503886,1,2,3,4,5,6,7\n`);
+    // a legacy header in the CIT file
+    await put(SNAPSHOT_FILES.cit, `${cotColumns('legacy').join(',')}\n`);
+    await writeFile(manifestPath, JSON.stringify({ ...manifest, format: 1 }));
+    const items = await collect(readSnapshot(dir));
+    const legacy = items.find((i) => i.kind === 'cot');
+    expect(legacy).toMatchObject({
+      format: 'legacy',
+      record: { open_interest: 1503886, non_reportable: { long: 6, short: 7 } },
+    });
+    expect(legacy?.kind === 'cot' && legacy.scope).toBeUndefined();
+    expect(legacy?.kind === 'cot' && legacy.record.failed_checks).toBeUndefined();
+    expect(items.filter((i) => i.kind === 'rejected')).toEqual([
+      {
+        kind: 'rejected',
+        file: SNAPSHOT_FILES.cit,
+        line: 1,
+        reason: expect.stringMatching(/^cot-cit\.csv\.gz: header is not commodity_id,.*,index_traders_long,/),
+      },
+    ]);
+  });
+
+  it('the shipped snapshot (data/snapshot): every file on disk is in the manifest with its SHA-256 and size, 3 MB in all', async () => {
+    const dir = fileURLToPath(new URL('../../../../data/snapshot/', import.meta.url));
+    const manifest = await readManifest(dir);
+    const onDisk = (await readdir(dir)).filter((f) => f.endsWith('.gz')).sort();
+    expect(onDisk).toEqual(Object.keys(manifest.files).sort());
+    let total = 0;
+    for (const name of onDisk) {
+      const bytes = await readFile(join(dir, name));
+      expect(createHash('sha256').update(bytes).digest('hex'), name).toBe(manifest.files[name]?.sha256);
+      expect(bytes.length, name).toBe(manifest.files[name]?.bytes);
+      expect((await stat(join(dir, name))).size).toBe(bytes.length);
+      total += bytes.length;
+    }
+    expect(total).toBeLessThanOrEqual(3 * 1024 * 1024);
+  });
+
+  it('rejects a failed check the contract does not know, with its line', async () => {
+    const dir = await tempDir();
+    await writeSnapshot(dir, [cornCombined], { builtAt: new Date(), builtFrom: 'files', origins: {} });
+    const manifestPath = join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as SnapshotManifest;
+    const path = join(dir, SNAPSHOT_FILES.legacy_combined);
+    const bytes = gzipSync(
+      gunzipSync(await readFile(path))
+        .toString()
+        .replace('old_plus_other_equals_all', 'looks_odd'),
+    );
+    await writeFile(path, bytes);
+    manifest.files[SNAPSHOT_FILES.legacy_combined]!.sha256 = createHash('sha256').update(bytes).digest('hex');
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const items = await collect(readSnapshot(dir));
+    expect(items).toEqual([
+      {
+        kind: 'rejected',
+        file: SNAPSHOT_FILES.legacy_combined,
+        line: 2,
+        reason: expect.stringMatching(/failed_checks/),
+      },
+    ]);
+  });
+});
 
 describe('the bundled snapshot format', () => {
   it('reads back exactly the items written: series with their provenance and basis, both COT formats', async () => {

@@ -2,13 +2,15 @@ import { createHash } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { CotFormat } from '@cds/contracts';
+import { COT_DATASETS, cotDataset, type CotDataset } from '@cds/contracts';
 import type { SourceItem } from '../sources/types.ts';
 import {
   COT_GROUPS,
   cotColumns,
+  FAILED_CHECKS_SEPARATOR,
   MANIFEST_FILE,
   SERIES_COLUMNS,
+  SNAPSHOT_COT_DATASETS,
   SNAPSHOT_FILES,
   SNAPSHOT_FORMAT,
   snapshotLicenceOf,
@@ -39,7 +41,7 @@ export interface WriteSummary {
 
 /**
  * Writes the items into a snapshot in `dir` (created if needed): one row per series point or COT
- * report, deduplicated by what identifies it (the last one read wins, as in the read models),
+ * report (each COT report in the file of its dataset: its format in its scope), deduplicated by what identifies it (the last one read wins, as in the read models),
  * sorted so the same data always gives the same bytes, gzipped at level 9; then the manifest with
  * each file's SHA-256 and, per source, its origin, licence, rows and date range. Demo items are
  * refused: a snapshot holds official numbers only.
@@ -54,7 +56,7 @@ export async function writeSnapshot(
   },
 ): Promise<WriteSummary> {
   const series = new Map<string, string[]>();
-  const cot: Record<CotFormat, Map<string, string[]>> = { legacy: new Map(), disaggregated: new Map() };
+  const cot = new Map<CotDataset, Map<string, string[]>>(SNAPSHOT_COT_DATASETS.map((d) => [d, new Map()]));
   const perSource = new Map<string, { rows: number; first: string | null; last: string | null }>();
   let rejected = 0;
   let demo = 0;
@@ -105,7 +107,10 @@ export async function writeSnapshot(
       row.push(String(g.long), String(g.short));
       if (spreading) row.push(String(g.spreading));
     }
-    cot[item.format].set(`${item.commodity_id}\u0000${item.record.report_date}`, row);
+    row.push((item.record.failed_checks ?? []).join(FAILED_CHECKS_SEPARATOR));
+    const dataset = cotDataset(item.format, item.scope);
+    if (dataset === undefined) throw new Error(`no COT dataset is ${item.format} in scope ${item.scope}`);
+    cot.get(dataset)!.set(`${item.commodity_id}\u0000${item.record.report_date}`, row);
   }
 
   await mkdir(dir, { recursive: true });
@@ -131,8 +136,8 @@ export async function writeSnapshot(
     files[name] = { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, rows: rows.size };
   };
   await emit(SNAPSHOT_FILES.series, SERIES_COLUMNS, series, 6, 4);
-  for (const format of ['legacy', 'disaggregated'] as const)
-    await emit(SNAPSHOT_FILES[format], cotColumns(format), cot[format], 2, 1);
+  for (const dataset of SNAPSHOT_COT_DATASETS)
+    await emit(SNAPSHOT_FILES[dataset], cotColumns(COT_DATASETS[dataset].format), cot.get(dataset)!, 2, 1);
 
   const sources: SnapshotSource[] = [...perSource.entries()]
     .sort((a, b) => (a[0] < b[0] ? -1 : 1))

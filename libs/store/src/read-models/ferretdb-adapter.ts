@@ -3,7 +3,6 @@ import {
   isCurrentView,
   seriesBucketId,
   type CatalogDoc,
-  type CotDoc,
   type PointInTimeView,
   type ReadModelName,
   type StoredCotReport,
@@ -28,6 +27,7 @@ import type {
   CasResult,
   CasWrite,
   CatalogQuery,
+  CotPageQuery,
   ReadModelCollection,
   ReadModelDoc,
   SeriesRange,
@@ -38,6 +38,7 @@ import { byId, CATALOG_SUMMARY, duplicateKeyIndexes, type Run } from './run.ts';
 import {
   attachReleases,
   cotBeforeFromBuckets,
+  cotDatasetOfQuery,
   cotPageFromBuckets,
   seriesRangeFromBuckets,
   viewPoints,
@@ -330,13 +331,14 @@ function viewedReports(b: StoredCot, view: PointInTimeView | undefined): ViewedR
 
 async function cotBuckets(
   coll: Collection<Document>,
-  q: { commodityId: string; format: CotDoc['format']; view?: PointInTimeView | undefined },
+  q: Pick<CotPageQuery, 'commodityId' | 'format' | 'scope' | 'view'>,
   ys: number[],
   run: Run,
 ): Promise<ViewedReport[]> {
+  const dataset = cotDatasetOfQuery(q);
   const found = await findEach<StoredCot>(
     coll,
-    ys.map((y) => cotBucketId(q.commodityId, q.format, y)),
+    ys.map((y) => cotBucketId(q.commodityId, dataset, y)),
     run,
     isCurrentView(q.view) ? COT_FIELDS : COT_VERSION_FIELDS,
   );

@@ -1,3 +1,4 @@
+import { COT_DATASETS } from '@cds/contracts';
 import {
   cotBucketId,
   isCurrentView,
@@ -5,7 +6,6 @@ import {
   yearOf,
   type CatalogDoc,
   type CotDoc,
-  type PointInTimeView,
   type ReadModelName,
   type StoredCotReport,
   type StoredPoint,
@@ -29,6 +29,7 @@ import type {
 import { CATALOG_SUMMARY, duplicateKeyIndexes, type Run } from './run.ts';
 import {
   cotBeforeFromBuckets,
+  cotDatasetOfQuery,
   cotPageFromBuckets,
   seriesRangeFromBuckets,
   viewPoints,
@@ -52,10 +53,11 @@ export const INDEXES: Readonly<Record<ReadModelName, readonly ReadModelIndex[]>>
   ],
   cot: [
     {
-      key: { commodity_id: 1, format: 1, year: 1 },
-      name: 'commodity_format_year',
+      // A format's buckets in each scope (futures-only ones have none) are distinct.
+      key: { commodity_id: 1, format: 1, scope: 1, year: 1 },
+      name: 'commodity_format_scope_year',
       unique: true,
-      usedBy: 'cotPage and cotBefore: the buckets of a year range',
+      usedBy: 'cotPage and cotBefore: the buckets of a COT dataset in a year range',
     },
   ],
 };
@@ -63,6 +65,16 @@ export const INDEXES: Readonly<Record<ReadModelName, readonly ReadModelIndex[]>>
 /** A `$match` on the buckets of one series or COT format between two years. */
 function bucketsOf(field: 'type' | 'format', commodityId: string, kind: string, from: number, to: number) {
   return { $match: { commodity_id: commodityId, [field]: kind, year: { $gte: from, $lte: to } } };
+}
+
+/**
+ * The buckets of a COT dataset among its format's: a combined dataset's carry its scope, a
+ * futures-only one's none (every bucket written before scopes), so scopes never mix.
+ */
+function scopeOf(q: Pick<CotPageQuery, 'format' | 'scope'>): Document {
+  return COT_DATASETS[cotDatasetOfQuery(q)].scope === 'futures_only'
+    ? { scope: { $ne: 'futures_and_options' } }
+    : { scope: 'futures_and_options' };
 }
 
 type MongoDb = { collection: (name: string) => Collection<Document> };
@@ -85,11 +97,18 @@ async function releasesOf(
   from: number,
   to: number,
   run: Run,
+  scope: Document = {},
 ): Promise<Map<number, StoredRelease[]>> {
   const rows = await run('read the releases of buckets', (o) =>
     coll
       .find<{ year: number; releases: StoredRelease[] }>(
-        { commodity_id: commodityId, [field]: kind, year: { $gte: from, $lte: to }, releases: { $exists: true } },
+        {
+          commodity_id: commodityId,
+          [field]: kind,
+          ...scope,
+          year: { $gte: from, $lte: to },
+          releases: { $exists: true },
+        },
         { ...o, projection: { _id: 0, year: 1, releases: 1 } },
       )
       .toArray(),
@@ -156,13 +175,14 @@ type VersionedCot = { reports?: StoredCotReport[]; revised?: StoredCotReport[]; 
 /** The reports of a COT format's buckets of some years, in a view other than the current one. */
 async function viewedReports(
   coll: Collection<Document>,
-  q: { commodityId: string; format: CotDoc['format']; view?: PointInTimeView | undefined },
+  q: Pick<CotPageQuery, 'commodityId' | 'format' | 'scope' | 'view'>,
   ys: number[],
   run: Run,
 ): Promise<ViewedReport[]> {
+  const dataset = cotDatasetOfQuery(q);
   const found = await bucketsById<VersionedCot>(
     coll,
-    ys.map((y) => cotBucketId(q.commodityId, q.format, y)),
+    ys.map((y) => cotBucketId(q.commodityId, dataset, y)),
     { reports: 1, revised: 1, releases: 1 },
     run,
   );
@@ -171,9 +191,14 @@ async function viewedReports(
   );
 }
 
-function cotRange(q: { commodityId: string; format: string }, from: string, to: { $lte: string } | { $lt: string }) {
+function cotRange(
+  q: Pick<CotPageQuery, 'commodityId' | 'format' | 'scope'>,
+  from: string,
+  to: { $lte: string } | { $lt: string },
+) {
+  const buckets = bucketsOf('format', q.commodityId, q.format, yearOf(from), yearOf('$lte' in to ? to.$lte : to.$lt));
   return [
-    bucketsOf('format', q.commodityId, q.format, yearOf(from), yearOf('$lte' in to ? to.$lte : to.$lt)),
+    { $match: { ...buckets.$match, ...scopeOf(q) } },
     { $unwind: '$reports' },
     { $match: { 'reports.report_date': { $gte: from, ...to } } },
   ];
@@ -363,7 +388,16 @@ async function cotPage(coll: Collection<Document>, q: CotPageQuery, run: Run): P
   const releases =
     dates.length === 0
       ? new Map<number, StoredRelease[]>()
-      : await releasesOf(coll, 'format', q.commodityId, q.format, yearOf(dates[0]!), yearOf(dates.at(-1)!), run);
+      : await releasesOf(
+          coll,
+          'format',
+          q.commodityId,
+          q.format,
+          yearOf(dates[0]!),
+          yearOf(dates.at(-1)!),
+          run,
+          scopeOf(q),
+        );
   const reports = withReleases(
     items.map((r) => r.reports),
     releases,
@@ -386,12 +420,12 @@ async function cotBefore(coll: Collection<Document>, q: CotHistoryQuery, run: Ru
       { $limit: q.count },
       { $project: { _id: 0, reports: 1 } },
     ]),
-    releasesOf(coll, 'format', q.commodityId, q.format, fromYear, toYear, run),
+    releasesOf(coll, 'format', q.commodityId, q.format, fromYear, toYear, run, scopeOf(q)),
   ]);
   const reports = rows.reverse().map((r) => r.reports);
   const earliest = reports[0] === undefined ? fromYear : yearOf(reports[0].report_date);
   if (earliest < fromYear) {
-    const more = await releasesOf(coll, 'format', q.commodityId, q.format, earliest, fromYear - 1, run);
+    const more = await releasesOf(coll, 'format', q.commodityId, q.format, earliest, fromYear - 1, run, scopeOf(q));
     for (const [year, r] of more) releases.set(year, r);
   }
   return withReleases(reports, releases, (r) => r.report_date).map(asCotDoc(q));

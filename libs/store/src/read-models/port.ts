@@ -1,4 +1,4 @@
-import type { CotFormat, SeriesType } from '@cds/contracts';
+import type { CotFormat, CotScope, SeriesType } from '@cds/contracts';
 import type {
   CatalogDoc,
   CotDoc,
@@ -117,6 +117,8 @@ export interface SeriesRange {
 export interface CotPageQuery {
   commodityId: string;
   format: CotFormat;
+  /** With format, the COT dataset read (`cotDataset`): absent, the format's default scope. Scopes never mix. */
+  scope?: CotScope | undefined;
   /** The date range of the commodity's reports in this format (its catalog descriptor); nothing outside is read. */
   firstDate: string;
   lastDate: string;
@@ -132,6 +134,8 @@ export interface CotPageQuery {
 export interface CotHistoryQuery {
   commodityId: string;
   format: CotFormat;
+  /** As CotPageQuery's. */
+  scope?: CotScope | undefined;
   /** The format's first report (catalog descriptor). */
   firstDate: string;
   /** Exclusive. */

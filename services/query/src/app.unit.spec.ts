@@ -302,6 +302,7 @@ describe('GET /commodities/:slug/cot', () => {
       exchange: 'CMX',
       format: 'legacy',
       open_interest: 30_000,
+      scope: 'futures_only',
       commercial: { ...stored.commercial, net: stored.commercial!.long - stored.commercial!.short },
       non_commercial: { ...stored.non_commercial, net: stored.non_commercial!.long - stored.non_commercial!.short },
       non_reportable: { ...stored.non_reportable, net: stored.non_reportable!.long - stored.non_reportable!.short },

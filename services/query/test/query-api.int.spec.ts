@@ -313,7 +313,9 @@ describe('cot', () => {
         'non_reportable',
         'open_interest',
         'report_date',
+        'scope',
       ]);
+      expect(r.scope).toBe('futures_only');
       expect(r.non_commercial.net).toBe(r.non_commercial.long - r.non_commercial.short);
     }
     const dis = await get(

@@ -2,7 +2,7 @@ import type { CotInclude, CotReport } from '@cds/contracts';
 
 /**
  * The opt-in COT analytics (docs/decisions.md, "COT analytics"): pure computations over reports of
- * one commodity and format. Integers only until the final division, so the rounding is exact.
+ * one commodity and COT dataset (a format in one scope). Integers only until the final division, so the rounding is exact.
  */
 
 type Group = { long: number; short: number; spreading?: number; net: number };
@@ -10,7 +10,8 @@ type Group = { long: number; short: number; spreading?: number; net: number };
 const GROUPS = {
   legacy: ['commercial', 'non_commercial', 'non_reportable'],
   disaggregated: ['producer_merchant', 'swap_dealer', 'managed_money', 'other_reportable'],
-} as const;
+  cit: ['commercial', 'non_commercial', 'index_traders', 'non_reportable'],
+} as const satisfies Record<CotReport['format'], readonly string[]>;
 
 function groupsOf(r: CotReport): [string, Group][] {
   const rec = r as unknown as Record<string, Group>;

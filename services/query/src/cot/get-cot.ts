@@ -1,11 +1,17 @@
 import {
   contentDisposition,
-  type CotQuery,
+  COT_DATASETS,
   cotCsvColumns,
-  csvFileName,
-  ROUTES_BY_NAME,
+  cotDataset,
   type CommodityPathParams,
+  type CotDataset,
+  type CotQuery,
   type CotReport,
+  type CotScope,
+  cotSeriesType,
+  csvFileName,
+  defaultCotScope,
+  ROUTES_BY_NAME,
 } from '@cds/contracts';
 import { NotFoundError } from '@cds/http';
 import type { CotDoc, StoredGroup } from '@cds/read-models';
@@ -30,37 +36,70 @@ function spreading(g: StoredGroup | undefined) {
 
 /**
  * A stored report rendered in its format's groups, with net = long - short computed here (never
- * taken from a source), and the release that published it. The projector stores every group of
- * the format; a group missing from a document would render as zeros rather than break the page.
+ * taken from a source), its scope (the dataset's: the stored reports carry none, their bucket
+ * does), the consistency checks it failed, and the release that published it. The projector
+ * stores every group of the format; a group missing from a document would render as zeros rather
+ * than break the page.
  */
-export function toCotReport(doc: CotDoc): CotReport {
+export function toCotReport(doc: CotDoc, scope: CotScope = doc.scope ?? defaultCotScope(doc.format)): CotReport {
   const base = {
     report_date: doc.report_date,
     commodity: doc.commodity_id,
     ...(doc.exchange === undefined ? {} : { exchange: doc.exchange }),
+    open_interest: doc.open_interest,
+    scope,
+    ...(doc.failed_checks === undefined || doc.failed_checks.length === 0 ? {} : { failed_checks: doc.failed_checks }),
     ...provenanceOf(doc),
     ...publicationOf(doc.release),
   };
   const g = doc.groups ?? {};
-  if (doc.format === 'legacy') {
-    return {
-      ...base,
-      format: 'legacy',
-      open_interest: doc.open_interest,
-      commercial: plain(g.commercial),
-      non_commercial: spreading(g.non_commercial),
-      non_reportable: plain(g.non_reportable),
-    };
+  switch (doc.format) {
+    case 'legacy':
+      return {
+        ...base,
+        format: 'legacy',
+        commercial: plain(g.commercial),
+        non_commercial: spreading(g.non_commercial),
+        non_reportable: plain(g.non_reportable),
+      };
+    case 'disaggregated':
+      return {
+        ...base,
+        format: 'disaggregated',
+        producer_merchant: plain(g.producer_merchant),
+        swap_dealer: spreading(g.swap_dealer),
+        managed_money: spreading(g.managed_money),
+        other_reportable: spreading(g.other_reportable),
+      };
+    case 'cit':
+      return {
+        ...base,
+        format: 'cit',
+        commercial: plain(g.commercial),
+        non_commercial: spreading(g.non_commercial),
+        index_traders: plain(g.index_traders),
+        non_reportable: plain(g.non_reportable),
+      };
   }
-  return {
-    ...base,
-    format: 'disaggregated',
-    open_interest: doc.open_interest,
-    producer_merchant: plain(g.producer_merchant),
-    swap_dealer: spreading(g.swap_dealer),
-    managed_money: spreading(g.managed_money),
-    other_reportable: spreading(g.other_reportable),
-  };
+}
+
+/** The dataset a request reads: its format in its scope (the schema refuses cit with futures_only). */
+export function cotDatasetOf(q: Pick<CotQuery, 'format' | 'scope'>): CotDataset {
+  return cotDataset(q.format, q.scope) ?? q.format;
+}
+
+/** What a commodity without the requested dataset is told (404 naming format). */
+function missingDataset(slug: string, dataset: CotDataset): string {
+  if (dataset === 'cit') {
+    return (
+      `Commodity '${slug}' has no CIT supplement reports: the supplement covers 13 agricultural markets ` +
+      `(see available_series: cot_cit).`
+    );
+  }
+  const { format, scope } = COT_DATASETS[dataset];
+  return scope === 'futures_only'
+    ? `Commodity '${slug}' has no ${format} COT reports.`
+    : `Commodity '${slug}' has no ${format} COT reports in scope ${scope} (see available_series: ${cotSeriesType(dataset)}).`;
 }
 
 interface ValidatedCot {
@@ -69,8 +108,9 @@ interface ValidatedCot {
 }
 
 /**
- * GET /commodities/:slug/cot: reports of one format sorted by report_date (desc by default),
- * inclusive optional date bounds, paged. A commodity without that format is a 404 on format.
+ * GET /commodities/:slug/cot: reports of one dataset (a format in a scope) sorted by report_date
+ * (desc by default), inclusive optional date bounds, paged. A commodity without that dataset is a
+ * 404 on format.
  */
 export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
   app.get(
@@ -83,6 +123,8 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
             key: cacheKey('cot', {
               slug,
               format: q.format,
+              // Only when given: without it the key (and the answer) stays what it was.
+              scope: q.scope,
               start_date: q.start_date,
               end_date: q.end_date,
               sort_order: q.sort_order,
@@ -98,12 +140,13 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
           }),
           {
             csv: ({ params: { slug }, query: q }) => ({
-              columns: cotCsvColumns({ format: q.format, include: q.include }),
+              columns: cotCsvColumns({ format: q.format, scope: q.scope, include: q.include }),
               contentDisposition: contentDisposition(
                 csvFileName({
                   endpoint: 'cot',
                   commodity: slug,
-                  format: q.format,
+                  // The dataset: legacy_combined, cit, … (a futures-only one is named as its format).
+                  format: cotDatasetOf(q),
                   start_date: q.start_date,
                   end_date: q.end_date,
                   as_of: q.as_of,
@@ -119,16 +162,18 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
       const nowMs = ctx.nowMs();
       refuseFutureAsOf(q.as_of, nowMs);
       const doc = await requireCommodity(ctx, slug);
-      const descriptor = doc.series?.[`cot_${q.format}`];
-      if (descriptor === undefined) {
-        throw new NotFoundError(`Commodity '${slug}' has no ${q.format} COT reports.`, 'format');
-      }
-      refuseAsOfBeforeData(q.as_of, descriptor.first_published_at, `the ${q.format} COT reports of ${slug}`);
+      // Everything below is keyed by the dataset, never the format alone: scopes never mix.
+      const dataset = cotDatasetOf(q);
+      const { scope } = COT_DATASETS[dataset];
+      const descriptor = doc.series?.[cotSeriesType(dataset)];
+      if (descriptor === undefined) throw new NotFoundError(missingDataset(slug, dataset), 'format');
+      refuseAsOfBeforeData(q.as_of, descriptor.first_published_at, `the ${dataset} COT reports of ${slug}`);
       // The reports and the analytics' history both as of the same instant.
       const view = q.as_of === undefined ? undefined : { asOf: q.as_of };
       const page = await ctx.repository.findCotReports({
         commodityId: slug,
         format: q.format,
+        scope,
         firstDate: descriptor.first_date,
         lastDate: descriptor.last_date,
         startDate: q.start_date,
@@ -138,7 +183,8 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
         limit: q.per_page,
         view,
       });
-      let data = page.items.map(toCotReport);
+      const render = (d: CotDoc) => toCotReport(d, scope);
+      let data = page.items.map(render);
       const include = q.include ?? [];
       if (include.length > 0 && data.length > 0) {
         const earliest = data.reduce((a, r) => (r.report_date < a ? r.report_date : a), data[0]!.report_date);
@@ -147,14 +193,15 @@ export function registerCotRoute(app: QueryApp, ctx: RouteContext): void {
         const history = await ctx.repository.findCotReportsBefore({
           commodityId: slug,
           format: q.format,
+          scope,
           firstDate: descriptor.first_date,
           before: earliest,
           count: historyNeeded(include, q.index_weeks),
           view,
         });
-        data = withAnalytics(data, history.map(toCotReport), include, q.index_weeks);
+        data = withAnalytics(data, history.map(render), include, q.index_weeks);
       }
-      // Last-Modified: the newest ingest of the commodity's reports of this format (as the series'
+      // Last-Modified: the newest ingest of the commodity's reports of this dataset (as the series'
       // meta.last_updated), never older than any report or predecessor the answer was made from.
       return {
         data,

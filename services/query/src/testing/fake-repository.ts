@@ -1,5 +1,6 @@
 import { isCurrentView, type CatalogDoc, type CotDoc, type SeriesBucketDoc } from '@cds/read-models';
-import { viewPoints, type ReadModelReader, type ViewedPoint } from '@cds/store';
+import { defaultCotScope } from '@cds/contracts';
+import { viewPoints, type CotPageQuery, type ReadModelReader, type ViewedPoint } from '@cds/store';
 import { createReadModelRepository, type ReadModelRepository } from '../repository/repository.ts';
 
 export interface FakeReadModels {
@@ -23,7 +24,8 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * The repository over an in-memory ReadModelReader of documents in the libs/read-models shapes,
  * with the semantics of the storage port (listed only, year bounds, predecessor period, paging,
  * the view of a series bucket's versions), for HTTP tests without a database. COT reports are kept
- * flat, one version each: an `as_of` view keeps those whose release was published by then.
+ * flat, one version each, with their scope (absent: the format's default): an `as_of` view keeps
+ * those whose release was published by then.
  */
 export function createFakeRepository(initial: FakeReadModels = {}): FakeRepository {
   const data = { catalog: initial.catalog ?? [], series: initial.series ?? [], cot: initial.cot ?? [] };
@@ -34,9 +36,11 @@ export function createFakeRepository(initial: FakeReadModels = {}): FakeReposito
     if (fake.failWith !== undefined) return Promise.reject(fake.failWith);
     return Promise.resolve(structuredClone(fn()));
   }
-  const cotOf = (q: { commodityId: string; format: string; view?: { asOf?: string | undefined } | undefined }) =>
+  // The reports of one dataset: its format in its scope (a report without one has its format's default).
+  const cotOf = (q: Pick<CotPageQuery, 'commodityId' | 'format' | 'scope' | 'view'>) =>
     data.cot
       .filter((d) => d.commodity_id === q.commodityId && d.format === q.format)
+      .filter((d) => (d.scope ?? defaultCotScope(d.format)) === (q.scope ?? defaultCotScope(q.format)))
       .filter((d) => isCurrentView(q.view) || q.view?.asOf === undefined || (d.release?.p ?? '') <= q.view.asOf)
       .sort((a, b) => byText(a.report_date, b.report_date));
 

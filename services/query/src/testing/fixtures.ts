@@ -8,7 +8,7 @@ import type {
   StoredSeriesDescriptor,
 } from '@cds/read-models';
 import { cotBucketId, seriesBucketId } from '@cds/read-models';
-import type { CotFormat, SeriesType } from '@cds/contracts';
+import { cotDataset, type CotFormat, type CotScope, defaultCotScope, type SeriesType } from '@cds/contracts';
 
 const meta = { position: 1, version: 1 };
 
@@ -84,8 +84,17 @@ export function dateRange(from: string, to: string, weekdaysOnly = false): strin
   return out;
 }
 
-/** A stored COT report with deterministic positions derived from `seed`. */
-export function cotDoc(commodityId: string, format: CotFormat, reportDate: string, seed = 1): CotDoc {
+/**
+ * A stored COT report with deterministic positions derived from `seed`; `scope` futures_and_options
+ * makes it a combined report (cit's is always).
+ */
+export function cotDoc(
+  commodityId: string,
+  format: CotFormat,
+  reportDate: string,
+  seed = 1,
+  scope: CotScope = defaultCotScope(format),
+): CotDoc {
   const g = (k: number, spreading: boolean) => ({
     long: 1000 * seed + k * 10,
     short: 700 * seed + k * 37,
@@ -94,15 +103,23 @@ export function cotDoc(commodityId: string, format: CotFormat, reportDate: strin
   const groups: Record<string, StoredGroup> =
     format === 'legacy'
       ? { commercial: g(1, false), non_commercial: g(2, true), non_reportable: g(3, false) }
-      : {
-          producer_merchant: g(1, false),
-          swap_dealer: g(2, true),
-          managed_money: g(3, true),
-          other_reportable: g(4, true),
-        };
+      : format === 'cit'
+        ? {
+            commercial: g(1, false),
+            non_commercial: g(2, true),
+            index_traders: g(5, false),
+            non_reportable: g(3, false),
+          }
+        : {
+            producer_merchant: g(1, false),
+            swap_dealer: g(2, true),
+            managed_money: g(3, true),
+            other_reportable: g(4, true),
+          };
   return {
     commodity_id: commodityId,
     format,
+    ...(scope === 'futures_only' ? {} : { scope }),
     report_date: reportDate,
     exchange: 'CMX',
     open_interest: 5000 * seed,
@@ -110,19 +127,23 @@ export function cotDoc(commodityId: string, format: CotFormat, reportDate: strin
   };
 }
 
-/** Stored COT buckets (one per commodity, format and year) holding the given reports, as the projector writes them. */
+/**
+ * Stored COT buckets (one per commodity, COT dataset and year) holding the given reports, as the
+ * projector writes them: a combined dataset's bucket carries its scope, a futures-only one's none.
+ */
 export function cotBuckets(reports: readonly CotDoc[]): CotBucketDoc[] {
   const byId = new Map<string, CotBucketDoc>();
   const sorted = [...reports].sort((a, b) => (a.report_date < b.report_date ? -1 : 1));
-  for (const { commodity_id: commodityId, format, ...report } of sorted) {
+  for (const { commodity_id: commodityId, format, scope, ...report } of sorted) {
     const year = Number(report.report_date.slice(0, 4));
-    const id = cotBucketId(commodityId, format, year);
+    const id = cotBucketId(commodityId, cotDataset(format, scope) ?? format, year);
     let bucket = byId.get(id);
     if (bucket === undefined) {
       bucket = {
         _id: id,
         commodity_id: commodityId,
         format,
+        ...(scope === undefined || scope === 'futures_only' ? {} : { scope }),
         year,
         first_date: report.report_date,
         last_date: '',

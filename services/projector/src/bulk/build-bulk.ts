@@ -8,9 +8,10 @@ import {
   bulkFileName,
   bulkFilePlans,
   licenceOf,
+  COT_DATASETS,
+  cotDatasetOfType,
   type BulkDataset,
   type BulkFile,
-  type CotFormat,
   type SeriesType,
 } from '@cds/contracts';
 import type { CatalogDoc } from '@cds/read-models';
@@ -33,12 +34,14 @@ async function datasetRows(
   for (const entry of entries) {
     const d = entry.series?.[dataset];
     if (d === undefined) continue;
-    if (dataset === 'cot_legacy' || dataset === 'cot_disaggregated') {
-      const format: CotFormat = dataset === 'cot_legacy' ? 'legacy' : 'disaggregated';
+    const cot = cotDatasetOfType(dataset);
+    if (cot !== undefined) {
+      const { format, scope } = COT_DATASETS[cot];
       for (let skip = 0; ; skip += COT_PAGE) {
         const page = await reader.cotPage({
           commodityId: entry.id,
           format,
+          scope,
           firstDate: d.first_date,
           lastDate: d.last_date,
           sortOrder: 'asc',
@@ -46,13 +49,13 @@ async function datasetRows(
           limit: COT_PAGE,
         });
         for (const doc of page.items) {
-          rows.push(cotRow(doc));
+          rows.push(cotRow(doc, cot));
           if (doc.source !== undefined) sources.add(doc.source);
         }
         if (page.items.length < COT_PAGE || skip + COT_PAGE >= page.total) break;
       }
     } else {
-      const type: SeriesType = dataset;
+      const type = dataset as SeriesType;
       const range = await reader.seriesRange({
         commodityId: entry.id,
         type,

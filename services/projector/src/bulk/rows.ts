@@ -1,4 +1,13 @@
-import { cotCsvColumns, seriesCsvColumns, type BulkDataset, type CotFormat, type SeriesType } from '@cds/contracts';
+import {
+  COT_DATASETS,
+  cotCsvColumns,
+  cotDatasetOfType,
+  seriesCsvColumns,
+  type BulkDataset,
+  type CotDataset,
+  type CotFormat,
+  type SeriesType,
+} from '@cds/contracts';
 import type { CotDoc, StoredGroup, StoredPoint } from '@cds/read-models';
 
 /** A bulk file's row: one value per column name (absent = empty in CSV, null in Parquet). */
@@ -15,6 +24,7 @@ const STRING_COLUMNS = new Set([
   'date',
   'report_date',
   'format',
+  'scope',
   'exchange',
   'unit',
   'source',
@@ -30,10 +40,9 @@ const column = (name: string): BulkColumn => ({ name, type: STRING_COLUMNS.has(n
  * report without analytics (they depend on a request's window).
  */
 export function bulkColumns(dataset: BulkDataset): BulkColumn[] {
-  if (dataset === 'cot_legacy' || dataset === 'cot_disaggregated') {
-    return cotCsvColumns({ format: dataset === 'cot_legacy' ? 'legacy' : 'disaggregated' }).map((c) => column(c.name));
-  }
-  const points = seriesCsvColumns({ type: dataset, transform: 'none' }).map((c) => c.name);
+  const cot = cotDatasetOfType(dataset);
+  if (cot !== undefined) return cotCsvColumns(COT_DATASETS[cot]).map((c) => column(c.name));
+  const points = seriesCsvColumns({ type: dataset as SeriesType, transform: 'none' }).map((c) => c.name);
   return ['commodity', ...points, 'unit', 'source'].map(column);
 }
 
@@ -66,30 +75,42 @@ function group(g: StoredGroup | undefined, withSpreading: boolean, prefix: strin
   };
 }
 
+/** Each format's groups in column order, and whether each has spreading (the API's report shapes). */
+const COT_GROUPS: Record<CotFormat, readonly [name: string, spreading: boolean][]> = {
+  legacy: [
+    ['commercial', false],
+    ['non_commercial', true],
+    ['non_reportable', false],
+  ],
+  disaggregated: [
+    ['producer_merchant', false],
+    ['swap_dealer', true],
+    ['managed_money', true],
+    ['other_reportable', true],
+  ],
+  cit: [
+    ['commercial', false],
+    ['non_commercial', true],
+    ['index_traders', false],
+    ['non_reportable', false],
+  ],
+};
+
 /**
- * The row of one stored report, as the COT endpoint renders it (net = long - short computed here,
- * a group missing from the document as zeros), flattened as its CSV columns are.
+ * The row of one stored report of a dataset, as the COT endpoint renders it (net = long - short
+ * computed here, a group missing from the document as zeros), flattened as its CSV columns are: a
+ * combined dataset's rows carry their scope.
  */
-export function cotRow(doc: CotDoc): BulkRow {
+export function cotRow(doc: CotDoc, dataset: CotDataset): BulkRow {
   const g = doc.groups ?? {};
-  const format: CotFormat = doc.format;
-  const groups =
-    format === 'legacy'
-      ? {
-          ...group(g.commercial, false, 'commercial'),
-          ...group(g.non_commercial, true, 'non_commercial'),
-          ...group(g.non_reportable, false, 'non_reportable'),
-        }
-      : {
-          ...group(g.producer_merchant, false, 'producer_merchant'),
-          ...group(g.swap_dealer, true, 'swap_dealer'),
-          ...group(g.managed_money, true, 'managed_money'),
-          ...group(g.other_reportable, true, 'other_reportable'),
-        };
+  const { format, scope } = COT_DATASETS[dataset];
+  const groups: Record<string, number> = {};
+  for (const [name, spreading] of COT_GROUPS[format]) Object.assign(groups, group(g[name], spreading, name));
   return {
     report_date: doc.report_date,
     commodity: doc.commodity_id,
     format,
+    ...(scope !== 'futures_only' ? { scope } : {}),
     exchange: doc.exchange,
     open_interest: doc.open_interest,
     ...groups,

@@ -44,14 +44,17 @@ describe('bulk file rows', () => {
   });
 
   it('a COT row is the CSV row of the report: groups flattened, net computed, a missing group zeros', () => {
-    const row = cotRow({
-      commodity_id: 'CORN',
-      format: 'legacy',
-      report_date: '2025-01-07',
-      open_interest: 1000,
-      groups: { commercial: { long: 300, short: 500 }, non_commercial: { long: 400, short: 100, spreading: 50 } },
-      source: 'cftc:legacy:002602',
-    });
+    const row = cotRow(
+      {
+        commodity_id: 'CORN',
+        format: 'legacy',
+        report_date: '2025-01-07',
+        open_interest: 1000,
+        groups: { commercial: { long: 300, short: 500 }, non_commercial: { long: 400, short: 100, spreading: 50 } },
+        source: 'cftc:legacy:002602',
+      },
+      'legacy',
+    );
     expect(Object.keys(row).filter((k) => row[k] !== undefined)).toEqual(
       bulkColumns('cot_legacy')
         .map((c) => c.name)
@@ -64,6 +67,51 @@ describe('bulk file rows', () => {
       non_reportable_long: 0,
       non_reportable_net: 0,
     });
+  });
+});
+
+describe('COT bulk files per dataset', () => {
+  const report = {
+    commodity_id: 'CORN',
+    report_date: '2025-01-07',
+    open_interest: 1000,
+    groups: {
+      commercial: { long: 300, short: 500 },
+      non_commercial: { long: 400, short: 100, spreading: 50 },
+      index_traders: { long: 250, short: 20 },
+      non_reportable: { long: 10, short: 30 },
+    },
+  };
+
+  it("a combined dataset's rows carry their scope after the format; a futures-only one's have no scope column", () => {
+    const columns = bulkColumns('cot_legacy_combined').map((c) => c.name);
+    expect(columns.slice(0, 6)).toEqual(['report_date', 'commodity', 'format', 'scope', 'exchange', 'open_interest']);
+    expect(bulkColumns('cot_legacy').map((c) => c.name)).not.toContain('scope');
+    const row = cotRow({ ...report, format: 'legacy', scope: 'futures_and_options' }, 'legacy_combined');
+    expect(row).toMatchObject({ format: 'legacy', scope: 'futures_and_options', commercial_net: -200 });
+    expect(Object.keys(row).filter((k) => row[k] !== undefined)).toEqual(
+      columns.filter((n) => n !== 'exchange' && n !== 'source' && n !== 'last_updated'),
+    );
+    expect(cotRow({ ...report, format: 'legacy' }, 'legacy')).not.toHaveProperty('scope');
+    expect(bulkColumns('cot_disaggregated_combined').map((c) => c.name)).toContain('scope');
+  });
+
+  it('a CIT row has its four groups, index traders included, and its scope', () => {
+    const columns = bulkColumns('cot_cit').map((c) => c.name);
+    const row = cotRow({ ...report, format: 'cit', scope: 'futures_and_options' }, 'cit');
+    expect(Object.keys(row).filter((k) => row[k] !== undefined)).toEqual(
+      columns.filter((n) => n !== 'exchange' && n !== 'source' && n !== 'last_updated'),
+    );
+    expect(row).toMatchObject({
+      format: 'cit',
+      scope: 'futures_and_options',
+      commercial_net: -200,
+      non_commercial_spreading: 50,
+      index_traders_long: 250,
+      index_traders_net: 230,
+      non_reportable_net: -20,
+    });
+    expect(bulkColumns('cot_cit').find((c) => c.name === 'scope')?.type).toBe('string');
   });
 });
 
@@ -95,15 +143,18 @@ describe('writeParquet', () => {
   it('writes a COT file whose rows read back with every position', async () => {
     const columns = bulkColumns('cot_disaggregated');
     const rows = [
-      cotRow({
-        commodity_id: 'GOLD',
-        format: 'disaggregated',
-        report_date: '2025-02-04',
-        exchange: 'COMEX',
-        open_interest: 500_000,
-        groups: { managed_money: { long: 120_000, short: 30_000, spreading: 15_000 } },
-        last_updated: '2025-02-07T20:30:00.000Z',
-      }),
+      cotRow(
+        {
+          commodity_id: 'GOLD',
+          format: 'disaggregated',
+          report_date: '2025-02-04',
+          exchange: 'COMEX',
+          open_interest: 500_000,
+          groups: { managed_money: { long: 120_000, short: 30_000, spreading: 15_000 } },
+          last_updated: '2025-02-07T20:30:00.000Z',
+        },
+        'disaggregated',
+      ),
     ];
     const bytes = writeParquet(columns, rows);
     const back = await parquetReadObjects({ file: bytes.buffer as ArrayBuffer });

@@ -14,7 +14,7 @@ export interface ReceivedEvent {
 /** A batch's events and what applying them did. */
 export interface AppliedBatch {
   events: readonly ReceivedEvent[];
-  result: Pick<BatchApplyResult, 'changedBy' | 'reflected'>;
+  result: Pick<BatchApplyResult, 'changedBy' | 'reflected' | 'writtenDocs'>;
 }
 
 /**

@@ -148,7 +148,7 @@ describe('provenance in the read models', () => {
         ['2026-11-10', 100, 'cftc:legacy:067651', T1],
         ['2026-11-17', 111, 'cftc:legacy:067651', T2],
       ]);
-      expect(inOrder.get('CRUDE_OIL_WTI:legacy:2026')!._meta.version).toBe(5);
+      expect(inOrder.get('CRUDE_OIL_WTI:legacy:2026')!._meta.version).toBe(6);
     });
 
     it('the catalog descriptor of the format carries the source and the latest ingest time', () => {

@@ -43,7 +43,17 @@ export interface Projection<D extends ProjectedDoc = ProjectedDoc> {
    * `evolve` event by event: `doc` itself when no event changed it, and `changedBy` the positions
    * of the events that changed it. The runner then compares no documents.
    */
-  evolveAll?(doc: D, events: readonly { event: DataEvent; position: number }[]): EvolvedDoc<D>;
+  evolveAll?(
+    doc: D,
+    events: readonly { event: DataEvent; position: number }[],
+    related?: RelatedDocs<D>,
+  ): EvolvedDoc<D>;
+  /**
+   * Optional: the documents the fold of document `id` reads but does not write (the COT buckets a
+   * report is checked against). The runner loads them once per batch with the touched documents
+   * and hands them to `evolveAll` as `related`.
+   */
+  related?(id: string): string[];
   /**
    * Projections whose changes are notified (series, cot): what an event changed, for the change
    * record the worker publishes on `CDS_CHANGES` when the event changed (or had changed) this
@@ -51,6 +61,12 @@ export interface Projection<D extends ProjectedDoc = ProjectedDoc> {
    */
   changeOf?(event: DataEvent): EventChange | undefined;
 }
+
+/**
+ * A related document as the fold sees it: as folded by this batch when the batch touched it before
+ * (the runner folds documents in the order of the first event touching each), else as stored.
+ */
+export type RelatedDocs<D> = (id: string) => D | undefined;
 
 /** What `evolveAll` made of a document: the next one and the positions of the events that changed it. */
 export interface EvolvedDoc<D> {

@@ -31,11 +31,17 @@ export interface ApplyPhases {
   write: number;
 }
 
-export interface BatchApplyResult extends ApplyResult {
+export interface BatchApplyResult<D extends ProjectedDoc = ProjectedDoc> extends ApplyResult {
   /** Where the batch's time went (absent from fakes). */
   phaseMs?: ApplyPhases;
   /** Positions of the events that changed at least one document. */
   changedBy: Set<number>;
+  /**
+   * The documents the batch wrote, as written (an attempt that met a conflict counts what it
+   * tried: a document it did write folds to itself in the next attempt, one it did not is written
+   * then and replaces it). Absent from fakes.
+   */
+  writtenDocs?: readonly D[];
   /**
    * Positions of the events a stored document already reflects: the document's `_meta.parts` holds
    * the event's position (or, in a projection without parts, its `_meta.position` is the event's).
@@ -102,6 +108,9 @@ export function fold<D extends ProjectedDoc>(
   const writes: CasWrite<D>[] = [];
   const changedBy = new Set<number>();
   const reflected = new Set<number>();
+  // What the batch made of each document so far: a later document's fold reads it as related.
+  const folded = new Map<string, D>();
+  const related = (id: string): D | undefined => folded.get(id) ?? stored.get(id);
   for (const [id, list] of touched) {
     const current = stored.get(id);
     if (current !== undefined) {
@@ -112,9 +121,10 @@ export function fold<D extends ProjectedDoc>(
     let next = base;
     if (projection.evolveAll !== undefined) {
       // The projection says what changed: no document is compared.
-      const evolved = projection.evolveAll(base, list);
+      const evolved = projection.evolveAll(base, list, related);
       for (const position of evolved.changedBy) changedBy.add(position);
       next = evolved.doc;
+      folded.set(id, next);
       if (current !== undefined && next === base) continue;
     } else {
       for (const { event, position } of list) {
@@ -122,6 +132,7 @@ export function fold<D extends ProjectedDoc>(
         if (folded !== next && !isDeepStrictEqual(folded, next)) changedBy.add(position);
         next = folded;
       }
+      folded.set(id, next);
       if (current !== undefined && (next === base || isDeepStrictEqual(next, base))) continue;
     }
     const rev = current === undefined ? null : current._meta.rev;
@@ -143,7 +154,7 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
   events: readonly PositionedEvent[],
   cache?: DocCache<D>,
   call?: StoreCall,
-): Promise<BatchApplyResult> {
+): Promise<BatchApplyResult<D>> {
   const touched = new Map<string, PositionedEvent[]>();
   for (const pe of events) {
     for (const id of projection.keyOf(pe.event)) {
@@ -164,9 +175,16 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
     if (cached === undefined) missing.push(id);
     else stored.set(id, cached);
   }
-  for (const doc of missing.length === 0 ? [] : await target.load(missing, call)) {
+  // Related documents are read, never written: always from the store (another writer's newer
+  // version would fail no compare-and-set here), in the same read as the missing touched ones.
+  const related = new Set<string>();
+  if (projection.related !== undefined) {
+    for (const id of touched.keys()) for (const r of projection.related(id)) if (!touched.has(r)) related.add(r);
+  }
+  const toLoad = related.size === 0 ? missing : [...missing, ...related];
+  for (const doc of toLoad.length === 0 ? [] : await target.load(toLoad, call)) {
     stored.set(doc._id, doc);
-    cache?.set(doc._id, doc);
+    if (!related.has(doc._id)) cache?.set(doc._id, doc);
   }
   phaseMs.load = performance.now() - at;
   at = performance.now();
@@ -183,7 +201,9 @@ export async function applyEventsOnce<D extends ProjectedDoc>(
       else cache.delete(doc._id);
     }
   }
-  return { outcome: conflicts > 0 ? 'conflict' : 'applied', written, conflicts, changedBy, reflected, phaseMs };
+  const writtenDocs = writes.map((w) => w.doc);
+  const outcome = conflicts > 0 ? 'conflict' : 'applied';
+  return { outcome, written, conflicts, changedBy, reflected, phaseMs, writtenDocs };
 }
 
 /** `applyEventsOnce` for one event. */
@@ -234,7 +254,7 @@ export async function applyEvents<D extends ProjectedDoc>(
   projection: Projection<D>,
   events: readonly PositionedEvent[],
   opts: ApplyOptions<D> = {},
-): Promise<BatchApplyResult> {
+): Promise<BatchApplyResult<D>> {
   const maxAttempts = opts.maxAttempts ?? 20;
   let conflicts = 0;
   let written = 0;
@@ -242,9 +262,12 @@ export async function applyEvents<D extends ProjectedDoc>(
   // A position any loaded version of a document held was applied: kept across attempts.
   const reflected = new Set<number>();
   const phaseMs: ApplyPhases = { load: 0, fold: 0, write: 0 };
+  // By id, the latest attempt's version (see BatchApplyResult.writtenDocs).
+  const writtenDocs = new Map<string, D>();
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const res = await applyEventsOnce(target, projection, events, opts.cache, opts.limits);
     for (const phase of ['load', 'fold', 'write'] as const) phaseMs[phase] += res.phaseMs?.[phase] ?? 0;
+    for (const doc of res.writtenDocs ?? []) writtenDocs.set(doc._id, doc);
     conflicts += res.conflicts;
     written += res.written;
     for (const p of res.reflected) reflected.add(p);
@@ -252,7 +275,8 @@ export async function applyEvents<D extends ProjectedDoc>(
       // Positions that changed something in a written attempt (a conflicting attempt's changes
       // for the documents it did write are folded again as no-ops, so count them from the first).
       for (const p of res.changedBy) changedBy.add(p);
-      return { outcome: written > 0 ? 'applied' : res.outcome, written, conflicts, changedBy, reflected, phaseMs };
+      const outcome = written > 0 ? 'applied' : res.outcome;
+      return { outcome, written, conflicts, changedBy, reflected, phaseMs, writtenDocs: [...writtenDocs.values()] };
     }
     for (const p of res.changedBy) changedBy.add(p);
     // Someone else holds the documents: give them a moment to finish before folding again.

@@ -1,5 +1,7 @@
 import {
   deterministicEventId,
+  type CotCheck,
+  type CotScope,
   type CommodityUpserted,
   type CotReportsRecorded,
   type DataEvent,
@@ -82,7 +84,11 @@ export function cotRecorded(
     occurredAt?: string;
     contractCode?: string;
     /** Default legacy. */
-    format?: 'legacy' | 'disaggregated';
+    format?: 'legacy' | 'disaggregated' | 'cit';
+    /** The batch's scope (absent: none, futures only; cit takes only futures_and_options). */
+    scope?: CotScope;
+    /** Every report's own failed checks (the ingest's row checks). */
+    failedChecks?: CotCheck[];
     /** Every report's `published_at` (and `published_at_estimated` when given). */
     publishedAt?: string;
     publishedAtEstimated?: boolean;
@@ -93,6 +99,7 @@ export function cotRecorded(
     report_date,
     ...(opts.contractCode !== undefined ? { contract_code: opts.contractCode } : {}),
     open_interest,
+    ...(opts.failedChecks !== undefined ? { failed_checks: opts.failedChecks } : {}),
     ...publication(opts),
   });
   const envelope = {
@@ -103,6 +110,8 @@ export function cotRecorded(
       JSON.stringify(reports),
       opts.source ?? '',
       ...(format === 'legacy' ? [] : [format]),
+      ...(opts.scope === undefined ? [] : [opts.scope]),
+      ...(opts.failedChecks === undefined ? [] : opts.failedChecks),
       ...(opts.publishedAt === undefined ? [] : [opts.publishedAt]),
     ),
     type: 'cot.reports.recorded' as const,
@@ -110,7 +119,28 @@ export function cotRecorded(
     occurred_at: opts.occurredAt ?? at,
     source: opts.envelopeSource ?? 'test',
   };
-  const source = opts.source !== undefined ? { source: opts.source } : {};
+  const source = {
+    ...(opts.source !== undefined ? { source: opts.source } : {}),
+    ...(opts.scope !== undefined ? { scope: opts.scope } : {}),
+  };
+  if (format === 'cit') {
+    return {
+      ...envelope,
+      data: {
+        commodity_id: commodityId,
+        format,
+        ...source,
+        scope: 'futures_and_options',
+        reports: reports.map(([date, oi]) => ({
+          ...base(date, oi),
+          commercial: { long: oi, short: 1 },
+          non_commercial: { long: 2, short: 3, spreading: 4 },
+          index_traders: { long: 11, short: 12 },
+          non_reportable: { long: 5, short: 6 },
+        })),
+      },
+    };
+  }
   if (format === 'disaggregated') {
     return {
       ...envelope,
@@ -157,7 +187,13 @@ export function foldEvents<D extends ProjectedDoc>(
   events.forEach((e, i) => {
     const [event, position] = Array.isArray(e) ? e : [e, i + 1];
     for (const id of projection.keyOf(event)) {
-      docs.set(id, projection.evolve(docs.get(id) ?? projection.initial(id), event, position));
+      const doc = docs.get(id) ?? projection.initial(id);
+      // as the runner folds a batch of one event: related documents as they are so far
+      const next =
+        projection.evolveAll === undefined
+          ? projection.evolve(doc, event, position)
+          : projection.evolveAll(doc, [{ event, position }], (r) => docs.get(r)).doc;
+      docs.set(id, next);
     }
   });
   return docs;

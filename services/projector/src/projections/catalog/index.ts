@@ -1,4 +1,4 @@
-import type { CatalogEntry, DataEvent } from '@cds/contracts';
+import { cotDatasetOfBatch, cotSeriesType, type CatalogEntry, type DataEvent } from '@cds/contracts';
 import type { CatalogDoc, StoredSeriesDescriptor } from '@cds/read-models';
 import { cotReportRelease } from '../cot/index.ts';
 import { earlierInstant, firstSeenOf, stampOf } from '../releases.ts';
@@ -45,7 +45,8 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
   }
   if (event.type === 'cot.reports.recorded') {
     const dates = event.data.reports.map((r) => r.report_date).sort();
-    const type = event.data.format === 'legacy' ? 'cot_legacy' : 'cot_disaggregated';
+    // one descriptor per COT dataset (a format in a scope): cot_legacy, cot_legacy_combined, cot_cit, …
+    const type = cotSeriesType(cotDatasetOfBatch(event.data));
     const d: StoredSeriesDescriptor = {
       type,
       frequency: 'weekly',

@@ -113,10 +113,11 @@ const inbox = (user: string) => `_INBOX_${user}.>`;
  * (the query service not even those).
  */
 export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>> = {
-  // Follows CDS_KEYS (key table), CDS_CHANGES (SSE) and the sync-state bucket (GET /status), all
-  // ordered; hears cds.projected.* (cache invalidation) and the admin API's revocation notices.
-  // Creates CDS_CHANGES and the sync bucket when it starts before their writers (create only);
-  // waits for CDS_KEYS, which the admin API makes.
+  // Follows CDS_KEYS (key table), CDS_CHANGES (SSE), the sync-state bucket and the COT consistency
+  // failures bucket (GET /status), all ordered; hears cds.projected.* (cache invalidation) and the
+  // admin API's revocation notices. Creates CDS_CHANGES and the sync bucket when it starts before
+  // their writers (create only); waits for CDS_KEYS, which the admin API makes, and for the COT
+  // checks bucket, which the projector makes (read only).
   gateway: {
     publish: [
       JS_INFO,
@@ -128,6 +129,8 @@ export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>
       ...orderedReader(KEYS_STREAM),
       ...orderedReader(CHANGES_STREAM),
       ...orderedReader(`KV_${SYNC_BUCKET}`),
+      streamInfo(`KV_${COT_CHECKS_BUCKET}`),
+      ...orderedReader(`KV_${COT_CHECKS_BUCKET}`),
     ],
     publishDeny: othersDurable(CHANGES_STREAM, NOTIFIER_DURABLE),
     subscribe: [inbox('gateway'), 'cds.projected.>', KEY_REVOCATION_NOTICES],

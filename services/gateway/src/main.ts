@@ -22,6 +22,7 @@ import { createFailoverRateLimiter } from './rate/failover-limiter.ts';
 import { createMemoryRateLimiter } from './rate/memory-limiter.ts';
 import { createRedisRateLimiter } from './rate/redis-limiter.ts';
 import { createRefusalMemo } from './rate/refusal-memo.ts';
+import { followCotChecks, registerCotCheckMetrics } from './status/cot-checks.ts';
 import { createStatusBoard, registerSourceMetrics } from './status/status-document.ts';
 import { followSyncState } from './status/sync-state.ts';
 
@@ -103,11 +104,13 @@ async function startCache(config: Config, messaging: Messaging, service: Running
 }
 
 /**
- * The three streams the gateway follows: changes (for SSE), keys (the key table; revocations and
- * plan changes reach the open streams as it applies them) and ingest's sync state (GET /status,
- * cds_source_* gauges). Each JetStream step is retried: an API call can time out while a new
- * cluster still places its replicated streams (seen in the cluster suite), which is no reason to
- * exit. Undefined when the process was asked to stop meanwhile.
+ * The streams the gateway follows: changes (for SSE), keys (the key table; revocations and plan
+ * changes reach the open streams as it applies them), ingest's sync state (GET /status,
+ * cds_source_* gauges) and the projector's COT consistency failures (GET /status `consistency`,
+ * followed in the background once the projector has created the bucket). Each JetStream step is
+ * retried: an API call can time out while a new cluster still places its replicated streams (seen
+ * in the cluster suite), which is no reason to exit. Undefined when the process was asked to stop
+ * meanwhile.
  */
 async function followStreams(
   service: RunningService<GatewayConfig>,
@@ -151,7 +154,10 @@ async function followStreams(
   if (syncState === undefined) return undefined;
   onClose('sync state follower', () => syncState.stop());
   registerSourceMetrics(deps.metrics, syncState, nowMs);
-  return { changes, keys, syncState };
+  const cotChecks = followCotChecks({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger, nowMs });
+  onClose('COT checks follower', () => cotChecks.stop());
+  registerCotCheckMetrics(deps.metrics, cotChecks.table);
+  return { changes, keys, syncState, cotChecks };
 }
 
 await runService({
@@ -194,7 +200,7 @@ await runService({
       metrics,
     });
     if (followed === undefined) return;
-    const { changes, keys, syncState } = followed;
+    const { changes, keys, syncState, cotChecks } = followed;
 
     const rateLimiter = createRateLimiter(config, redis, logger, fallbacks);
     const cache = await startCache(config, messaging, service);
@@ -228,7 +234,7 @@ await runService({
       }),
       hsts: config.HSTS,
       trustProxyHops: config.TRUST_PROXY_HOPS,
-      status: createStatusBoard(syncState, { demo: config.DEMO_DATA }),
+      status: createStatusBoard(syncState, { demo: config.DEMO_DATA, checks: cotChecks }),
       events: {
         hub,
         slots,

@@ -1,6 +1,7 @@
 import { SYNC_SOURCE_NAMES, type ScheduledRelease, type SourceStatus, type StatusResponse } from '@cds/contracts';
 import { freshnessOf, type ScheduledRelease as Release } from '@cds/schedule';
 import { declareMetrics, type Metrics } from '@cds/telemetry';
+import type { CotChecksView } from './cot-checks.ts';
 import type { SyncStateView } from './sync-state.ts';
 
 export type StatusData = StatusResponse['data'];
@@ -43,16 +44,32 @@ export interface StatusBoard {
 /**
  * The /status document from memory. `demo` is the deployment's own statement (gateway config
  * `DEMO_DATA`, set by `npm start`, which loads generated data): neither the KV nor the gateway can
- * tell generated numbers from real ones otherwise.
+ * tell generated numbers from real ones otherwise. `consistency` comes from the followed COT
+ * consistency failures (cot-checks.ts), absent when no report failed a check (or nothing is followed).
  */
-export function createStatusBoard(states: SyncStateView, opts: { demo: boolean }): StatusBoard {
-  let cached: { second: number; version: number; data: StatusData } | undefined;
+export function createStatusBoard(
+  states: SyncStateView,
+  opts: { demo: boolean; checks?: CotChecksView | undefined },
+): StatusBoard {
+  const { checks } = opts;
+  let cached: { second: number; version: number; checks: number; data: StatusData } | undefined;
   return {
     document(nowMs) {
       const second = Math.floor(nowMs / 1000);
       const version = states.version();
-      if (cached?.second !== second || cached.version !== version) {
-        cached = { second, version, data: { demo: opts.demo, sources: statusOf(states, new Date(nowMs)) } };
+      const checksVersion = checks?.version() ?? 0;
+      if (cached?.second !== second || cached.version !== version || cached.checks !== checksVersion) {
+        const consistency = checks?.consistency(nowMs) ?? [];
+        cached = {
+          second,
+          version,
+          checks: checksVersion,
+          data: {
+            demo: opts.demo,
+            sources: statusOf(states, new Date(nowMs)),
+            ...(consistency.length > 0 ? { consistency } : {}),
+          },
+        };
       }
       return cached.data;
     },

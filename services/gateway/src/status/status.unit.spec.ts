@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { GatewayConfig } from '../config.ts';
 import type { RateLimiter } from '../rate/windows.ts';
+import { CotChecksTable } from './cot-checks.ts';
 import { createStatusBoard, registerSourceMetrics } from './status-document.ts';
 import type { SyncStateView } from './sync-state.ts';
 
@@ -166,6 +167,31 @@ describe('GET /api/v1/status', () => {
       createStatusBoard(view, { demo: GatewayConfig.parse(env).DEMO_DATA }).document(NOW).demo;
     expect(demo({ DEMO_DATA: 'true' })).toBe(true);
     expect(demo({})).toBe(false);
+  });
+
+  it('adds consistency only when a COT report failed a check, and follows the failures as they change', () => {
+    const table = new CotChecksTable({ nowMs: () => NOW });
+    const board = createStatusBoard(states({}).view, { demo: false, checks: table });
+    expect(board.document(NOW)).not.toHaveProperty('consistency');
+    const failure = {
+      dataset: 'cit',
+      report_date: '2026-11-17',
+      commodity: 'CORN',
+      failed_checks: ['legacy_oi_equals_disaggregated_oi'],
+      checked_at: '2026-11-20T21:00:00.000Z',
+    } as const;
+    table.put('cit.2026-11-17.CORN', { ...failure, failed_checks: [...failure.failed_checks] });
+    expect(board.document(NOW + 1000).consistency).toEqual([
+      {
+        dataset: 'cot_cit',
+        date: '2026-11-17',
+        failed_reports: 1,
+        checks: { legacy_oi_equals_disaggregated_oi: 1 },
+        commodities: ['CORN'],
+      },
+    ]);
+    table.delete('cit.2026-11-17.CORN');
+    expect(board.document(NOW + 2000)).not.toHaveProperty('consistency');
   });
 
   it('is 503 in the error shape when the gateway has no status source', async () => {

@@ -1,0 +1,272 @@
+import {
+  COT_CHECKS,
+  COT_CHECKS_BUCKET,
+  COT_CHECKS_DAYS,
+  COT_DATASET_NAMES,
+  CotCheckFailure,
+  cotCheckKey,
+  cotSeriesType,
+  type ConsistencyDay,
+  type CotCheck,
+  type CotDataset,
+} from '@cds/contracts';
+import { consumeStream, followOptions, isJetStreamApiError, type PulledMessage } from '@cds/messaging';
+import { declareMetrics, type Logger, type Metrics } from '@cds/telemetry';
+import { JetStreamApiCodes, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Most failing reports a gateway keeps in memory (bounded: a new key past it is dropped and counted). */
+export const COT_CHECKS_MAX_ENTRIES = 50_000;
+
+/** The COT consistency failures, as GET /status answers them. */
+export interface CotChecksView {
+  /** One item per dataset and report date within COT_CHECKS_DAYS of `nowMs`, newest first; empty when none. */
+  consistency(nowMs: number): ConsistencyDay[];
+  /** Increases on every change (lets readers cache what they derive). */
+  version(): number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const DATASET_ORDER = new Map<string, number>(COT_DATASET_NAMES.map((d, i) => [d, i]));
+
+/** The earliest report date /status reports at `nowMs`: COT_CHECKS_DAYS before its UTC date. */
+export function cotChecksCutoff(nowMs: number): string {
+  return new Date(nowMs - COT_CHECKS_DAYS * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The failing reports by KV key, bounded: at most `maxEntries` (a new key past it is dropped and
+ * counted; a key already held is still updated or deleted). Reports dated before the window are
+ * neither kept nor answered: the bucket's keys expire on their own, without a delete the follower
+ * would see.
+ */
+export class CotChecksTable implements CotChecksView {
+  readonly #entries = new Map<string, CotCheckFailure>();
+  readonly #max: number;
+  readonly #nowMs: () => number;
+  #version = 0;
+  #dropped = 0;
+  /** The cutoff of the last walk that removed the reports the window left (it moves once a day). */
+  #prunedAt = '';
+  #cached: { version: number; second: number; cutoff: string; items: ConsistencyDay[] } | undefined;
+
+  constructor(opts: { nowMs: () => number; maxEntries?: number }) {
+    this.#nowMs = opts.nowMs;
+    this.#max = opts.maxEntries ?? COT_CHECKS_MAX_ENTRIES;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Values not kept because the table was full. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  version(): number {
+    return this.#version;
+  }
+
+  /** A key's value was put: kept when within the window and the bound. */
+  put(key: string, failure: CotCheckFailure): void {
+    if (failure.report_date < cotChecksCutoff(this.#nowMs())) {
+      this.delete(key);
+      return;
+    }
+    if (!this.#entries.has(key) && this.#entries.size >= this.#max) {
+      this.#pruneOld();
+      if (this.#entries.size >= this.#max) {
+        this.#dropped += 1;
+        return;
+      }
+    }
+    this.#entries.set(key, failure);
+    this.#version += 1;
+  }
+
+  /** A key was deleted or purged (a later version of the report passed). */
+  delete(key: string): void {
+    if (this.#entries.delete(key)) this.#version += 1;
+  }
+
+  /** Removes the reports the window has left, once per cutoff (a full table does not walk itself on every put). */
+  #pruneOld(): void {
+    const cutoff = cotChecksCutoff(this.#nowMs());
+    if (cutoff === this.#prunedAt) return;
+    this.#prunedAt = cutoff;
+    for (const [key, f] of this.#entries) if (f.report_date < cutoff) this.#entries.delete(key);
+  }
+
+  /**
+   * Recomputed when the table changed, at most once a second (a projector rewriting many keys does
+   * not make every request walk the table), and when the window moves (a new UTC day).
+   */
+  consistency(nowMs: number): ConsistencyDay[] {
+    const second = Math.floor(nowMs / 1000);
+    const cutoff = cotChecksCutoff(nowMs);
+    const cached = this.#cached;
+    if (cached?.cutoff === cutoff && (cached.version === this.#version || cached.second === second)) {
+      return cached.items;
+    }
+    const items = summarize(this.#entries.values(), cutoff);
+    this.#cached = { version: this.#version, second, cutoff, items };
+    return items;
+  }
+}
+
+/** One item per dataset and report date from `cutoff` on: newest date first, then in COT_DATASET_NAMES order. */
+export function summarize(failures: Iterable<CotCheckFailure>, cutoff: string): ConsistencyDay[] {
+  const days = new Map<
+    string,
+    { dataset: CotDataset; date: string; checks: Map<CotCheck, number>; commodities: string[] }
+  >();
+  for (const f of failures) {
+    if (f.report_date < cutoff) continue;
+    const id = `${f.dataset}|${f.report_date}`;
+    let day = days.get(id);
+    if (day === undefined) {
+      day = { dataset: f.dataset, date: f.report_date, checks: new Map(), commodities: [] };
+      days.set(id, day);
+    }
+    day.commodities.push(f.commodity);
+    for (const check of new Set(f.failed_checks)) day.checks.set(check, (day.checks.get(check) ?? 0) + 1);
+  }
+  return [...days.values()]
+    .sort((a, b) =>
+      a.date !== b.date ? (a.date < b.date ? 1 : -1) : DATASET_ORDER.get(a.dataset)! - DATASET_ORDER.get(b.dataset)!,
+    )
+    .map((d) => ({
+      dataset: cotSeriesType(d.dataset),
+      date: d.date,
+      failed_reports: d.commodities.length,
+      checks: Object.fromEntries(COT_CHECKS.filter((c) => d.checks.has(c)).map((c) => [c, d.checks.get(c)!])),
+      commodities: d.commodities.sort(),
+    }));
+}
+
+export interface CotChecksFollower extends CotChecksView {
+  readonly table: CotChecksTable;
+  /** Whether the bucket is being followed (false while it does not exist yet). */
+  following(): boolean;
+  stop(): Promise<void>;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Follows the COT consistency failures bucket (COT_CHECKS_BUCKET, the projector's) into memory, so
+ * GET /status never waits on NATS: an ordered consume of libs/messaging (its watchdog recreates the
+ * consumer after a stall) from the first message, as the sync state is followed (sync-state.ts).
+ * The gateway only reads the bucket: until the projector has created it there is no failure to
+ * report, and the follower looks for it again every `retryMs`, in the background (the gateway
+ * answers meanwhile). A value failing its schema, or stored under another key than its own, is
+ * logged and skipped; a delete or purge removes the key.
+ */
+export function followCotChecks(opts: {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  logger: Logger;
+  nowMs: () => number;
+  bucket?: string;
+  retryMs?: number;
+  maxEntries?: number;
+}): CotChecksFollower {
+  const bucket = opts.bucket ?? COT_CHECKS_BUCKET;
+  const stream = `KV_${bucket}`;
+  const prefix = `$KV.${bucket}.`;
+  const retryMs = opts.retryMs ?? 30_000;
+  const table = new CotChecksTable({
+    nowMs: opts.nowMs,
+    ...(opts.maxEntries !== undefined ? { maxEntries: opts.maxEntries } : {}),
+  });
+  const stopping = new AbortController();
+
+  const apply = (m: PulledMessage): void => {
+    if (!m.subject.startsWith(prefix)) return;
+    const key = m.subject.slice(prefix.length);
+    const operation = m.headers?.get('KV-Operation');
+    if (operation === 'DEL' || operation === 'PURGE') {
+      table.delete(key);
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(decoder.decode(m.data));
+    } catch {
+      parsed = undefined;
+    }
+    const failure = CotCheckFailure.safeParse(parsed);
+    if (
+      !failure.success ||
+      cotCheckKey(failure.data.dataset, failure.data.report_date, failure.data.commodity) !== key
+    ) {
+      opts.logger.error({ seq: m.seq, kv_key: key }, 'COT check failure failed its schema or its key; skipped');
+      return;
+    }
+    table.put(key, failure.data);
+  };
+
+  let consumer: { stop(): Promise<void> } | undefined;
+  const started = (async () => {
+    let missingLogged = false;
+    for (let attempt = 1; !stopping.signal.aborted; attempt++) {
+      try {
+        await opts.jsm.streams.info(stream);
+        // KV entries are not event envelopes (a delete has no payload): each is read by its
+        // operation here, without the consumer's decode.
+        const running = await consumeStream(
+          { nc: opts.nc, js: opts.js, jsm: opts.jsm },
+          { ...followOptions(opts.logger, stream), handler: (batch) => batch.forEach(apply) },
+        );
+        if (stopping.signal.aborted) {
+          await running.stop();
+          return;
+        }
+        consumer = running;
+        opts.logger.info({ bucket }, 'following the COT consistency failures');
+        return;
+      } catch (err) {
+        if (isJetStreamApiError(err, JetStreamApiCodes.StreamNotFound)) {
+          if (!missingLogged)
+            opts.logger.info({ bucket }, 'no COT consistency failures bucket yet; looking again later');
+          missingLogged = true;
+        } else {
+          opts.logger.warn({ err, bucket, attempt }, 'cannot follow the COT consistency failures yet; retrying');
+        }
+      }
+      await sleep(retryMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+    }
+  })();
+
+  return {
+    table,
+    consistency: (nowMs) => table.consistency(nowMs),
+    version: () => table.version(),
+    following: () => consumer !== undefined,
+    async stop() {
+      stopping.abort();
+      await started;
+      await consumer?.stop();
+    },
+  };
+}
+
+/** Gauges of the followed table: its size, and what the bound dropped (docs/reliability.md). */
+export function registerCotCheckMetrics(metrics: Metrics, table: CotChecksTable): void {
+  const instruments = declareMetrics(metrics);
+  instruments.observe(
+    'cds_gateway_cot_checks_entries',
+    'gauge',
+    'COT reports failing a consistency check held for GET /status',
+    (report) => report(table.size),
+  );
+  instruments.observe(
+    'cds_gateway_cot_checks_dropped',
+    'counter',
+    'COT check failures not held because the table was full (COT_CHECKS_MAX_ENTRIES)',
+    (report) => report(table.dropped),
+  );
+}

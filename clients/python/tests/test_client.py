@@ -387,6 +387,35 @@ class DataFramesTest(StubCase):
         self.assertEqual(frame["value"].tolist(), [70.38, 72.7])
         self.assertTrue(pd.isna(frame["open"].iloc[1]))
 
+    def test_cot_sends_scope_and_reads_cit_reports(self) -> None:
+        group = {"long": 120, "short": 100, "net": 20}
+        cit = {
+            "report_date": "2025-01-14",
+            "commodity": "CORN",
+            "open_interest": 1000,
+            "format": "cit",
+            "scope": "futures_and_options",
+            "failed_checks": ["legacy_oi_equals_disaggregated_oi"],
+            "commercial": group,
+            "non_commercial": {**group, "spreading": 5},
+            "index_traders": {"long": 300, "short": 50, "net": 250},
+            "non_reportable": group,
+        }
+        seen: list[dict[str, list[str]]] = []
+
+        def answer(path: str, query: dict[str, list[str]]) -> Reply:
+            seen.append(query)
+            meta = {"page": 1, "per_page": 100, "total": 1, "total_pages": 1, "request_id": REQUEST_ID}
+            return ok({"data": [cit], "meta": meta})
+
+        self.serve(answer)
+        report = self.client().cot("CORN", format="cit", scope="futures_and_options").first()
+        assert report is not None
+        self.assertEqual((seen[0]["format"], seen[0]["scope"]), (["cit"], ["futures_and_options"]))
+        self.assertEqual(report.index_traders.net, 250)
+        self.assertEqual(report.scope.value, "futures_and_options")
+        self.assertEqual([c.value for c in report.failed_checks], ["legacy_oi_equals_disaggregated_oi"])
+
     def test_cot_to_pandas_and_series_to_polars(self) -> None:
         try:
             import pandas as pd

@@ -16,6 +16,7 @@ export type CotResponse = Schemas['CotResponse'];
 export type CotReport = Schemas['CotReport'];
 export type LegacyCotReport = Schemas['LegacyCotReport'];
 export type DisaggregatedCotReport = Schemas['DisaggregatedCotReport'];
+export type CitCotReport = Schemas['CitCotReport'];
 export type PaginationMeta = Schemas['PaginationMeta'];
 export type StatusResponse = Schemas['StatusResponse'];
 export type BulkListResponse = Schemas['BulkListResponse'];
@@ -241,10 +242,19 @@ export class Client {
     return series.data.at(-1);
   }
 
-  /** COT reports (newest first by default) across pages; the report type follows `format`. */
+  /**
+   * COT reports (newest first by default) across pages; the report type follows `format` (`cit`: the
+   * Commodity Index Trader supplement). `scope` is `futures_only` (default) or `futures_and_options`
+   * (the combined reports; cit's only scope); each report names its scope.
+   */
   cot(slug: string, params?: CotParams & { format?: 'legacy' }, startPage?: number): Pager<LegacyCotReport>;
   cot(slug: string, params: CotParams & { format: 'disaggregated' }, startPage?: number): Pager<DisaggregatedCotReport>;
-  cot(slug: string, params: CotParams & { format?: 'legacy' | 'disaggregated' } = {}, startPage = 1): Pager<CotReport> {
+  cot(slug: string, params: CotParams & { format: 'cit' }, startPage?: number): Pager<CitCotReport>;
+  cot(
+    slug: string,
+    params: CotParams & { format?: 'legacy' | 'disaggregated' | 'cit' } = {},
+    startPage = 1,
+  ): Pager<CotReport> {
     const query = { per_page: 100, ...params };
     return new Pager(
       (page) =>

@@ -9,6 +9,7 @@ export {
   type CommodityDetail,
   type CommodityDetailResponse,
   type CommodityListResponse,
+  type CitCotReport,
   type CommoditySummary,
   type CotParams,
   type CotReport,

@@ -30,6 +30,7 @@ from .generated.models.commodity_list_response import CommodityListResponse
 from .generated.models.commodity_summary import CommoditySummary
 from .generated.models.cot_format import CotFormat
 from .generated.models.cot_response import CotResponse
+from .generated.models.cot_scope import CotScope
 from .generated.models.frequency import Frequency
 from .generated.models.series_response import SeriesResponse
 from .generated.models.series_type import SeriesType
@@ -279,6 +280,7 @@ class Client:
         slug: str,
         *,
         format: CotFormat | str | None = None,
+        scope: CotScope | str | None = None,
         start_date: DateLike | None = None,
         end_date: DateLike | None = None,
         sort_order: SortOrder | str | None = None,
@@ -288,9 +290,16 @@ class Client:
         page: int = 1,
         **params: Any,
     ) -> CotPager:
-        """COT reports (newest first by default) across pages: iterate, ``.first()``, ``.to_pandas()``, ``.to_polars()``."""
+        """COT reports (newest first by default) across pages: iterate, ``.first()``, ``.to_pandas()``, ``.to_polars()``.
+
+        ``format`` is ``legacy`` (default), ``disaggregated`` or ``cit`` (the Commodity Index Trader
+        supplement, 13 agricultural markets); ``scope`` is ``futures_only`` (default) or
+        ``futures_and_options`` (the combined reports; cit's only scope). Each report names its scope,
+        and ``failed_checks`` when it failed a consistency check.
+        """
         known = {
             "format_": _enum(CotFormat, format),
+            "scope": _enum(CotScope, scope),
             "start_date": _date(start_date),
             "end_date": _date(end_date),
             "sort_order": _enum(SortOrder, sort_order),

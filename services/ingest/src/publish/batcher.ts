@@ -1,6 +1,8 @@
 import {
+  cotDatasetOfBatch,
   MAX_POINTS_PER_EVENT,
   MAX_REPORTS_PER_EVENT,
+  type CitCotRecord,
   type DisaggregatedCotRecord,
   type LegacyCotRecord,
   type SeriesPointRecord,
@@ -17,16 +19,37 @@ export interface SeriesBatch extends SeriesKey {
   points: SeriesPointRecord[];
 }
 
-/** A batch of COT reports of one commodity, format and year; sorted by report_date, one per date. */
+/**
+ * A batch of COT reports of one commodity, dataset (a format in a scope: `scope` only when futures
+ * and options, as on the event) and year; sorted by report_date, one per date.
+ */
 export type CotBatch =
-  | { kind: 'cot'; commodity_id: string; format: 'legacy'; source?: string; period: string; reports: LegacyCotRecord[] }
+  | {
+      kind: 'cot';
+      commodity_id: string;
+      format: 'legacy';
+      scope?: 'futures_and_options';
+      source?: string;
+      period: string;
+      reports: LegacyCotRecord[];
+    }
   | {
       kind: 'cot';
       commodity_id: string;
       format: 'disaggregated';
+      scope?: 'futures_and_options';
       source?: string;
       period: string;
       reports: DisaggregatedCotRecord[];
+    }
+  | {
+      kind: 'cot';
+      commodity_id: string;
+      format: 'cit';
+      scope: 'futures_and_options';
+      source?: string;
+      period: string;
+      reports: CitCotRecord[];
     };
 
 export type Batch = SeriesBatch | CotBatch;
@@ -59,7 +82,7 @@ interface Group {
   period: string;
   /** Input position of the last record added: the least recently touched groups go first. */
   touched: number;
-  records: Map<string, SeriesPointRecord | LegacyCotRecord | DisaggregatedCotRecord>;
+  records: Map<string, SeriesPointRecord | LegacyCotRecord | DisaggregatedCotRecord | CitCotRecord>;
 }
 
 export const DEFAULT_BATCH_BUDGET = 50_000;
@@ -69,8 +92,9 @@ const stampKey = (p: PublicationStamp | undefined) => (p === undefined ? '' : `$
 /**
  * Groups records into event-sized batches: series by (commodity, type, frequency, unit, source, basis,
  * year, publication: a series event has one `published_at`, so the open interest points of a CFTC
- * file, one per weekly release, make one event each), COT by (commodity, format, source, year; each
- * report carries its own). Inputs interleave groups (CFTC files mix markets, EIA is
+ * file, one per weekly release, make one event each), COT by (commodity, dataset, source, year; each
+ * report carries its own publication; the dataset is the format in its scope, so a futures-only and a
+ * combined report of the same market and date never share a batch). Inputs interleave groups (CFTC files mix markets, EIA is
  * newest first), so groups stay open until the memory budget forces the oldest out or the input
  * ends. Everything here depends only on the input order and the options, so the same input always
  * yields the same batches (and therefore the same event ids).
@@ -110,6 +134,7 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
       kind: 'cot',
       commodity_id: it.commodity_id,
       format: it.format,
+      ...(it.scope !== undefined ? { scope: it.scope } : {}),
       ...(it.source !== undefined ? { source: it.source } : {}),
       period: g.period,
       reports: records,
@@ -135,7 +160,7 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
       const key =
         item.kind === 'series'
           ? `s\u0000${item.commodity_id}\u0000${item.series_type}\u0000${item.frequency}\u0000${item.unit ?? ''}\u0000${item.source ?? ''}\u0000${item.price_basis ?? ''}\u0000${period}\u0000${stampKey(item.published)}`
-          : `c\u0000${item.commodity_id}\u0000${item.format}\u0000${item.source ?? ''}\u0000${period}`;
+          : `c\u0000${item.commodity_id}\u0000${cotDatasetOfBatch(item)}\u0000${item.source ?? ''}\u0000${period}`;
       let g = groups.get(key);
       if (g === undefined) {
         g = { item, period, touched: 0, records: new Map() };

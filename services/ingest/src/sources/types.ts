@@ -1,4 +1,5 @@
 import type {
+  CitCotRecord,
   CotFormat,
   DisaggregatedCotRecord,
   Frequency,
@@ -53,12 +54,16 @@ export interface SeriesItem extends SeriesKey {
   published?: PublicationStamp;
 }
 
-/** A COT record; `source` is its provenance (`cftc:<format>:<contract code>` or `demo`). */
+/**
+ * A COT record; `source` is its provenance (`cftc:<dataset>:<contract code>` or `demo`); `scope`
+ * only on a futures-and-options report (absent: futures only, as every event before scopes).
+ */
 export type CotItem =
   | {
       kind: 'cot';
       commodity_id: string;
       format: Extract<CotFormat, 'legacy'>;
+      scope?: 'futures_and_options';
       source?: string;
       record: LegacyCotRecord;
     }
@@ -66,8 +71,17 @@ export type CotItem =
       kind: 'cot';
       commodity_id: string;
       format: Extract<CotFormat, 'disaggregated'>;
+      scope?: 'futures_and_options';
       source?: string;
       record: DisaggregatedCotRecord;
+    }
+  | {
+      kind: 'cot';
+      commodity_id: string;
+      format: Extract<CotFormat, 'cit'>;
+      scope: 'futures_and_options';
+      source?: string;
+      record: CitCotRecord;
     };
 
 export interface RejectedItem {

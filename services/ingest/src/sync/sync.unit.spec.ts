@@ -52,7 +52,15 @@ describe('sync ranges', () => {
   it('lists each commodity and each of its mapped series', () => {
     const wti = seriesTasks('eia', CATALOG, ['CRUDE_OIL_WTI']).map((t) => t.series);
     expect(wti).toEqual(['RWTC', 'WCESTUS1', 'WCRRIUS2', 'WCRFPUS2']);
-    expect(seriesTasks('cftc', CATALOG, ['GOLD']).map((t) => t.series)).toEqual(['legacy.GOLD', 'disaggregated.GOLD']);
+    expect(seriesTasks('cftc', CATALOG, ['GOLD']).map((t) => t.series)).toEqual([
+      'legacy.GOLD',
+      'disaggregated.GOLD',
+      'legacy_combined.GOLD',
+      'disaggregated_combined.GOLD',
+    ]);
+    // the CIT supplement only for its 13 agricultural markets
+    expect(seriesTasks('cftc', CATALOG, ['CORN']).map((t) => t.series)).toContain('cit.CORN');
+    expect(seriesTasks('cftc', CATALOG).filter((t) => t.series.startsWith('cit.'))).toHaveLength(13);
     expect(seriesTasks('nass', CATALOG, ['CORN']).length).toBe(6); // five fundamentals and the price received
     expect(seriesTasks('ams', CATALOG).map((t) => [t.commodityId, t.series, t.overlapDays])).toEqual([
       ['LEAN_HOGS', 'LM_HG201', 30],

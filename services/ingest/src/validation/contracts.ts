@@ -2,6 +2,7 @@ import {
   checkOhlc,
   checkSeriesBatch,
   checkUniqueReportDates,
+  CitCotRecord,
   CotReportsBatch,
   DisaggregatedCotRecord,
   LegacyCotRecord,
@@ -17,6 +18,7 @@ import { compileSchema } from './compiled-schema.ts';
 export const fastSeriesPointRecord = compileSchema(SeriesPointRecord, checkOhlc);
 export const fastLegacyCotRecord = compileSchema(LegacyCotRecord);
 export const fastDisaggregatedCotRecord = compileSchema(DisaggregatedCotRecord);
+export const fastCitCotRecord = compileSchema(CitCotRecord);
 export const fastSeriesPointsBatch = compileSchema(SeriesPointsBatch, (batch, sink) => {
   for (const p of batch.points) checkOhlc(p, sink);
   checkSeriesBatch(batch, sink);

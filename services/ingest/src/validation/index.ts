@@ -1,5 +1,6 @@
 export { compileSchema, type CompiledResult, type CompiledSchema } from './compiled-schema.ts';
 export {
+  fastCitCotRecord,
   fastCotReportsBatch,
   fastDisaggregatedCotRecord,
   fastLegacyCotRecord,

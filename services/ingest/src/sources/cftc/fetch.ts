@@ -1,18 +1,30 @@
-import type { CotFormat } from '@cds/contracts';
+import { cotDataset, type CotDataset, type CotFormat, type CotScope } from '@cds/contracts';
 import { cftcOf } from './mapping.ts';
 import type { SourceItem } from '../types.ts';
 import { createHttpClient, type SourceFetchOptions } from '../common/http.ts';
 import { createParseStats } from '../common/stats.ts';
 import { parseCftcSocrataJson } from './parse-socrata.ts';
 
-/** Socrata dataset ids of the CFTC public reporting environment (futures only). */
-export const CFTC_DATASETS: Readonly<Record<CotFormat, string>> = {
+/** Socrata dataset ids of the CFTC public reporting environment, by COT dataset. */
+export const CFTC_DATASETS: Readonly<Record<CotDataset, string>> = {
   legacy: '6dca-aqww',
   disaggregated: '72hh-3qpy',
+  legacy_combined: 'jun7-fc8e',
+  disaggregated_combined: 'kh3c-gbw2',
+  cit: '4zgm-a668',
 };
+
+/** The Socrata dataset id of a format in a scope (the scope omitted: the format's default). */
+export function socrataDatasetOf(format: CotFormat, scope?: CotScope): string {
+  const dataset = cotDataset(format, scope);
+  if (dataset === undefined) throw new Error(`the CFTC publishes no ${format} report ${scope}`);
+  return CFTC_DATASETS[dataset];
+}
 
 export interface CftcFetchOptions extends SourceFetchOptions {
   format: CotFormat;
+  /** Futures only or combined (default: the format's default scope). */
+  scope?: CotScope;
   /** Contract market codes (default: every code in the catalog). */
   codes?: readonly string[];
   /** Report date range, inclusive, YYYY-MM-DD. */
@@ -29,7 +41,10 @@ export function cftcQueryUrl(
   offset: number,
   limit: number,
 ): URL {
-  const url = new URL(`/resource/${CFTC_DATASETS[o.format]}.json`, o.baseUrl ?? 'https://publicreporting.cftc.gov');
+  const url = new URL(
+    `/resource/${socrataDatasetOf(o.format, o.scope)}.json`,
+    o.baseUrl ?? 'https://publicreporting.cftc.gov',
+  );
   const where = [`cftc_contract_market_code in (${codes.map((c) => `'${c.replace(/'/g, "''")}'`).join(',')})`];
   if (o.from) where.push(`report_date_as_yyyy_mm_dd >= '${o.from}T00:00:00.000'`);
   if (o.to) where.push(`report_date_as_yyyy_mm_dd <= '${o.to}T00:00:00.000'`);
@@ -60,8 +75,9 @@ export async function* fetchCftcCot(options: CftcFetchOptions): AsyncGenerator<S
     const body = await client.getText(url);
     const before = stats.rows;
     yield* parseCftcSocrataJson([body], {
-      file: `cftc:${CFTC_DATASETS[options.format]}`,
+      file: `cftc:${socrataDatasetOf(options.format, options.scope)}`,
       format: options.format,
+      ...(options.scope !== undefined ? { scope: options.scope } : {}),
       catalog,
       stats,
       offset,

@@ -1,23 +1,66 @@
-import type { CotFormat } from '@cds/contracts';
+import {
+  COT_DATASETS,
+  cotDataset,
+  defaultCotScope,
+  type CotDataset,
+  type CotFormat,
+  type CotScope,
+} from '@cds/contracts';
 import type { SourceItem } from '../types.ts';
 import { createCsvAssembler, normalizeHeader, parseCsvRecord, scanCsvRecord, type Assembled } from '../common/csv.ts';
 import { rejected, type ParseOptions } from '../common/records.ts';
 import { readLineBatches, type TextInput } from '../common/text.ts';
-import { allFields, buildCotItem, openInterestOf } from './build-record.ts';
-import { detectFormat } from './fields.ts';
+import {
+  allFields,
+  buildCotItem,
+  cropYearsPresent,
+  openInterestOf,
+  optionalFields,
+  SCOPE_WORDS,
+} from './build-record.ts';
+import { detectFormat, scopeOfCell, scopeOfFileName } from './fields.ts';
 
 export interface CotCsvOptions extends ParseOptions {
   /** Expected format; detected from the header when omitted. A mismatch rejects the file. */
   format?: CotFormat;
+  /**
+   * The scope the input reads (default: the format's, futures only but for cit). A file that says
+   * it is of the other scope (its CFTC name, or the FutOnly_or_Combined of its first row) is refused.
+   */
+  scope?: CotScope;
+}
+
+const FILES: Record<CotDataset, string> = {
+  legacy: 'annual.txt of deacot<year>.zip',
+  disaggregated: 'f_year.txt of fut_disagg_txt_<year>.zip',
+  legacy_combined: 'annualof.txt of deahistfo<year>.zip',
+  disaggregated_combined: 'c_year.txt of com_disagg_txt_<year>.zip',
+  cit: 'annualci.txt of dea_cit_txt_<year>.zip',
+};
+
+const REPORTS: Record<CotDataset, string> = {
+  legacy: 'legacy futures-only',
+  disaggregated: 'disaggregated futures-only',
+  legacy_combined: 'legacy futures-and-options combined',
+  disaggregated_combined: 'disaggregated futures-and-options combined',
+  cit: 'CIT supplement (futures and options combined)',
+};
+
+/** Why a file of `dataset` is refused: it is the report of another scope. */
+function otherScope(dataset: CotDataset, what: string): string {
+  return `${what}; expected the ${REPORTS[dataset]} report (${FILES[dataset]})`;
 }
 
 /**
  * Streams the CFTC Commitments of Traders annual comma-separated text files as the CFTC
- * publishes them (legacy `annual.txt` / `deacot<year>`, disaggregated `f_year.txt`): header row,
- * quoted market names, space-padded numbers, `.` for a missing value, LF or CRLF. Rows are keyed
- * on CFTC_Contract_Market_Code (market names change over the years). A row whose code is not in
- * the catalog is skipped and counted; a row with a missing or bad value in a column we read is
- * rejected; `.` in any other column (changes, percentages, trader counts) does not matter.
+ * publishes them (legacy `annual.txt` / `annualof.txt`, disaggregated `f_year.txt` / `c_year.txt`,
+ * the CIT supplement's `annualci.txt`): header row, quoted market names, contract codes quoted or
+ * not, space-padded numbers, `.` for a missing value, LF or CRLF. Rows are keyed on
+ * CFTC_Contract_Market_Code (market names change over the years). A row whose code is not in the
+ * catalog is skipped and counted; a row with a missing or bad value in a column we read is
+ * rejected; `.` in any other column (changes, percentages, trader counts) does not matter. Where
+ * the file has the Old and Other crop-year columns, each record is checked against them
+ * (buildCotItem: flagged, not rejected).
  *
  * Lines are read a chunk at a time (one async step per chunk, a plain loop over its lines), and a
  * data row is scanned for its field count while only the columns read are copied out.
@@ -27,13 +70,24 @@ export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions)
   const { catalog } = options;
   let header: string[] | undefined;
   let headerFields: string[] = [];
-  let format: CotFormat | undefined;
+  let dataset: CotDataset | undefined;
   /** Column → slot in `cells` of each logical field read (-1: column not read). */
   let pick = new Int32Array(0);
   const slotOf = new Map<string, number>();
   const cells: string[] = [];
-  const read = (field: string): string | undefined => cells[slotOf.get(field)!];
-  const where = { file, line: 0, catalog, ...(stats ? { stats } : {}) };
+  const read = (field: string): string | undefined => {
+    const slot = slotOf.get(field);
+    return slot === undefined ? undefined : cells[slot];
+  };
+  const where: Parameters<typeof buildCotItem>[1] = {
+    file,
+    line: 0,
+    catalog,
+    dataset: 'legacy',
+    ...(stats ? { stats } : {}),
+  };
+  /** Until a row of the input's scope is read, a row of the other scope refuses the whole file. */
+  let firstRow = true;
 
   // a record's value is its field count; the header's fields are kept whole, a data row's picked
   const assembler = createCsvAssembler<number>((text) => {
@@ -47,7 +101,44 @@ export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions)
     return n === -1 ? undefined : n;
   });
 
-  /** The items of one record (a header problem ends the file: `stop`). */
+  /** Reads the header: the dataset and the columns of each field (a problem refuses the file). */
+  const onHeader = (line: number): string | undefined => {
+    header = headerFields.map(normalizeHeader);
+    const detected = detectFormat(new Set(header));
+    if (!detected || (options.format && options.format !== detected)) {
+      const expected = options.format ?? 'legacy, disaggregated or cit';
+      return detected
+        ? `header is a ${detected} COT file, expected ${expected}`
+        : `header is not a CFTC COT ${expected} file: no ${expected === 'cit' ? '"CIT_Positions_Long_All"' : 'positions'} column`;
+    }
+    const scope = options.scope ?? defaultCotScope(detected);
+    const ds = cotDataset(detected, scope);
+    if (ds === undefined) return `the ${detected} report is not published ${SCOPE_WORDS[scope]}`;
+    const named = scopeOfFileName(file);
+    if (named !== undefined && named !== scope)
+      return otherScope(ds, `${file} is the CFTC's name of a ${SCOPE_WORDS[named]} file`);
+    dataset = ds;
+    where.dataset = ds;
+    const missing: string[] = [];
+    const columns: number[] = [];
+    const place = (field: string, aliases: readonly string[]): boolean => {
+      const at = aliases.map((a) => header!.indexOf(a)).find((i) => i !== -1);
+      if (at === undefined) return false;
+      slotOf.set(field, columns.length);
+      columns.push(at);
+      return true;
+    };
+    for (const [field, aliases] of allFields(detected)) if (!place(field, aliases)) missing.push(field);
+    if (missing.length > 0) return `header lacks columns for ${missing.join(', ')} (line ${line})`;
+    for (const [field, aliases] of optionalFields(detected)) place(field, aliases);
+    const cropYears = cropYearsPresent(detected, (f) => slotOf.has(f));
+    if (cropYears.length > 0) where.cropYears = cropYears;
+    pick = new Int32Array(Math.max(...columns) + 1).fill(-1);
+    columns.forEach((column, slot) => (pick[column] = slot));
+    return undefined;
+  };
+
+  /** The items of one record (a header problem, or a first row of the other scope, ends the file: `stop`). */
   let stop = false;
   const onRecord = (rec: Assembled<number>, out: SourceItem[]): void => {
     if (rec.error !== undefined) {
@@ -55,40 +146,11 @@ export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions)
       return;
     }
     if (header === undefined) {
-      header = headerFields.map(normalizeHeader);
-      const detected = detectFormat(new Set(header));
-      if (!detected || (options.format && options.format !== detected)) {
-        out.push(
-          rejected(
-            file,
-            rec.line,
-            detected
-              ? `header is a ${detected} COT file, expected ${options.format}`
-              : 'header is not a CFTC COT legacy or disaggregated file',
-            stats,
-          ),
-        );
+      const problem = onHeader(rec.line);
+      if (problem !== undefined) {
+        out.push(rejected(file, rec.line, problem, stats));
         stop = true;
-        return;
       }
-      format = detected;
-      const missing: string[] = [];
-      const columns: number[] = [];
-      for (const [field, aliases] of allFields(format)) {
-        const at = aliases.map((a) => header!.indexOf(a)).find((i) => i !== -1);
-        if (at === undefined) missing.push(field);
-        else {
-          slotOf.set(field, columns.length);
-          columns.push(at);
-        }
-      }
-      if (missing.length > 0) {
-        out.push(rejected(file, rec.line, `header lacks columns for ${missing.join(', ')}`, stats));
-        stop = true;
-        return;
-      }
-      pick = new Int32Array(Math.max(...columns) + 1).fill(-1);
-      columns.forEach((column, slot) => (pick[column] = slot));
       return;
     }
     if (stats) stats.rows++;
@@ -96,8 +158,27 @@ export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions)
       out.push(rejected(file, rec.line, `expected ${header.length} fields, got ${rec.value}`, stats));
       return;
     }
+    if (firstRow) {
+      const rowScope = scopeOfCell(read('scope') ?? '');
+      if (rowScope !== undefined && cotDataset(COT_DATASETS[dataset!].format, rowScope) !== dataset) {
+        out.push(
+          rejected(
+            file,
+            rec.line,
+            otherScope(
+              dataset!,
+              `the file is ${SCOPE_WORDS[rowScope]} (FutOnly_or_Combined "${read('scope')!.trim()}" on its first row)`,
+            ),
+            stats,
+          ),
+        );
+        stop = true;
+        return;
+      }
+      firstRow = false;
+    }
     where.line = rec.line;
-    const item = buildCotItem(format!, read, where);
+    const item = buildCotItem(read, where);
     if (item) {
       out.push(item);
       const oi = openInterestOf(item);
@@ -131,4 +212,19 @@ export function parseCftcLegacyCsv(input: TextInput, options: ParseOptions): Asy
 /** The disaggregated futures-only annual file (`f_year.txt`). */
 export function parseCftcDisaggregatedCsv(input: TextInput, options: ParseOptions): AsyncGenerator<SourceItem> {
   return parseCftcCotCsv(input, { ...options, format: 'disaggregated' });
+}
+
+/** The legacy futures-and-options combined annual file (`annualof.txt`). */
+export function parseCftcLegacyCombinedCsv(input: TextInput, options: ParseOptions): AsyncGenerator<SourceItem> {
+  return parseCftcCotCsv(input, { ...options, format: 'legacy', scope: 'futures_and_options' });
+}
+
+/** The disaggregated futures-and-options combined annual file (`c_year.txt`). */
+export function parseCftcDisaggregatedCombinedCsv(input: TextInput, options: ParseOptions): AsyncGenerator<SourceItem> {
+  return parseCftcCotCsv(input, { ...options, format: 'disaggregated', scope: 'futures_and_options' });
+}
+
+/** The CIT supplement's annual file (`annualci.txt`), futures and options combined. */
+export function parseCftcCitCsv(input: TextInput, options: ParseOptions): AsyncGenerator<SourceItem> {
+  return parseCftcCotCsv(input, { ...options, format: 'cit', scope: 'futures_and_options' });
 }

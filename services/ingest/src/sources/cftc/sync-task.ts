@@ -1,5 +1,6 @@
-import type { CotFormat } from '@cds/contracts';
+import { COT_DATASETS, type CotDataset } from '@cds/contracts';
 import type { CommodityDefinition } from '../../catalog/index.ts';
+import { byHeaderName } from '../common/json.ts';
 import { cftcOf } from './mapping.ts';
 import {
   fetchPages,
@@ -12,53 +13,75 @@ import { syncFrom } from '../common/sync/plans.ts';
 import { collectItems, type SeriesTask } from '../common/sync/task.ts';
 import type { SourceItem } from '../types.ts';
 import { cftcQueryUrl, CFTC_DATASETS } from './fetch.ts';
-import { COMMON_FIELDS, positionFields } from './fields.ts';
+import { allFields } from './build-record.ts';
 import { parseCftcSocrataJson } from './parse-socrata.ts';
 
 /** Four weekly reports are asked again (the CFTC corrects recent reports now and then). */
 const OVERLAP_DAYS = 28;
-/** How far back a first sync asks. */
-const INITIAL_LOOKBACK_DAYS = 3 * 365;
 
-/** CFTC public reporting (Socrata): two tasks per commodity with contract codes, legacy and disaggregated. */
+/**
+ * The datasets synced, in task order, each with the first date of its history: a first sync (no
+ * cursor yet) asks from there, so it brings the whole history (legacy reports from 1986, the
+ * disaggregated ones and the CIT supplement from 2006); `--since` earlier than that asks from there.
+ */
+export const SYNCED_DATASETS: readonly { dataset: CotDataset; historyFrom: string }[] = [
+  { dataset: 'legacy', historyFrom: '1986-01-01' },
+  { dataset: 'disaggregated', historyFrom: '2006-01-01' },
+  { dataset: 'legacy_combined', historyFrom: '1986-01-01' },
+  { dataset: 'disaggregated_combined', historyFrom: '2006-01-01' },
+  { dataset: 'cit', historyFrom: '2006-01-01' },
+];
+
+/**
+ * CFTC public reporting (Socrata): one task per commodity with contract codes and dataset (the CIT
+ * supplement only for its 13 markets), each with its cursor `<dataset>.<commodity>` (the
+ * futures-only ones keep `legacy.CORN` / `disaggregated.CORN`).
+ */
 export function cftcTasks(defs: readonly CommodityDefinition[]): SeriesTask[] {
   return defs
-    .map((c) => ({ id: c.entry.id, codes: cftcOf(c)?.codes ?? [] }))
-    .filter((c) => c.codes.length > 0)
-    .flatMap((c) => (['legacy', 'disaggregated'] as const).map((f) => cftcTask(c.id, c.codes, f)));
+    .map((c) => ({ id: c.entry.id, mapping: cftcOf(c) }))
+    .filter((c) => (c.mapping?.codes.length ?? 0) > 0)
+    .flatMap((c) =>
+      SYNCED_DATASETS.filter((d) => d.dataset !== 'cit' || c.mapping!.cit === true).map((d) =>
+        cftcTask(c.id, c.mapping!.codes, d.dataset, d.historyFrom),
+      ),
+    );
 }
 
-function cftcTask(commodityId: string, codes: readonly string[], format: CotFormat): SeriesTask {
-  const what = `cftc ${format} ${commodityId}`;
-  const required = [
-    COMMON_FIELDS.report_date,
-    COMMON_FIELDS.contract_code,
-    COMMON_FIELDS.open_interest,
-    ...Object.values(positionFields(format)),
-  ];
+function cftcTask(commodityId: string, codes: readonly string[], dataset: CotDataset, historyFrom: string): SeriesTask {
+  const { format, scope } = COT_DATASETS[dataset];
+  const what = `cftc ${dataset} ${commodityId}`;
+  const required = allFields(format).map(([, aliases]) => aliases);
+  const fromHistory = (d: string) => (d < historyFrom ? historyFrom : d);
   return {
     source: 'cftc',
-    series: `${format}.${commodityId}`,
+    series: `${dataset}.${commodityId}`,
     commodityId,
     overlapDays: OVERLAP_DAYS,
     from: (newest, today, since) =>
-      syncFrom({ newest, overlapDays: OVERLAP_DAYS, lookbackDays: INITIAL_LOOKBACK_DAYS, today, since }),
+      newest === undefined && since === undefined
+        ? historyFrom
+        : fromHistory(syncFrom({ newest, overlapDays: OVERLAP_DAYS, lookbackDays: 0, today, since })),
     async fetch(from, ctx) {
       const pageSize = ctx.pageSize ?? 5000;
       const items: SourceItem[] = [];
+      const query = { format, scope, from, ...(ctx.baseUrl !== undefined ? { baseUrl: ctx.baseUrl } : {}) };
       const bodies = await fetchPages(
         ctx.client,
-        (offset) =>
-          cftcQueryUrl(
-            { format, from, ...(ctx.baseUrl !== undefined ? { baseUrl: ctx.baseUrl } : {}) },
-            codes,
-            offset,
-            pageSize,
-          ),
+        (offset) => cftcQueryUrl(query, codes, offset, pageSize),
         (body, offset) => {
           const rows = parseJsonBody(body, `${what} offset ${offset}`);
           if (!Array.isArray(rows)) throw new SchemaChangeError(`${what}: the answer is not a JSON array of rows`);
-          requireFields(rows, required, what);
+          // the API's names folded as the parser folds them (the CIT dataset's are mixed case)
+          requireFields(
+            rows.map((r: unknown) =>
+              typeof r === 'object' && r !== null && !Array.isArray(r)
+                ? Object.fromEntries(byHeaderName(r as Record<string, unknown>))
+                : r,
+            ),
+            required,
+            what,
+          );
           if (rows.length > pageSize)
             throw new IncompletePageError(`${what}: ${rows.length} rows on a page of ${pageSize}`);
           return { body, rows: rows.length };
@@ -69,8 +92,9 @@ function cftcTask(commodityId: string, codes: readonly string[], format: CotForm
       for (const { body, offset } of bodies)
         await collectItems(
           parseCftcSocrataJson([body], {
-            file: `cftc:${CFTC_DATASETS[format]}`,
+            file: `cftc:${CFTC_DATASETS[dataset]}`,
             format,
+            scope,
             catalog: ctx.catalog,
             stats: ctx.stats,
             offset,

@@ -1,5 +1,10 @@
-import type { CotFormat, Frequency, PriceBasis, SeriesType } from '@cds/contracts';
-import { fastDisaggregatedCotRecord, fastLegacyCotRecord, fastSeriesPointRecord } from '../../validation/index.ts';
+import type { CotFormat, CotScope, Frequency, PriceBasis, SeriesType } from '@cds/contracts';
+import {
+  fastCitCotRecord,
+  fastDisaggregatedCotRecord,
+  fastLegacyCotRecord,
+  fastSeriesPointRecord,
+} from '../../validation/index.ts';
 import type { CatalogIndex } from '../../catalog/index.ts';
 import type { CotItem, PublicationStamp, RejectedItem, SeriesItem } from '../types.ts';
 import type { ParseStats } from './stats.ts';
@@ -58,11 +63,16 @@ export function seriesItem(
   };
 }
 
-const COT_RECORDS = { legacy: fastLegacyCotRecord, disaggregated: fastDisaggregatedCotRecord } as const;
+const COT_RECORDS = {
+  legacy: fastLegacyCotRecord,
+  disaggregated: fastDisaggregatedCotRecord,
+  cit: fastCitCotRecord,
+} as const;
 
 /**
- * Validates a COT record of `format` (LegacyCotRecord or DisaggregatedCotRecord, compiled, see
- * validation/); `source` is its provenance, e.g. `cftc:legacy:067651`.
+ * Validates a COT record of `format` (LegacyCotRecord, DisaggregatedCotRecord or CitCotRecord,
+ * compiled, see validation/); `source` is its provenance, e.g. `cftc:legacy:067651`; `scope` is
+ * stamped on the item only for futures and options (absent: futures only; cit is always combined).
  */
 export function cotItem(
   format: CotFormat,
@@ -70,6 +80,7 @@ export function cotItem(
   record: unknown,
   where: { file: string; line: number; stats?: ParseStats },
   source?: string,
+  scope?: CotScope,
 ): CotItem | RejectedItem {
   const parsed = COT_RECORDS[format].safeParse(record);
   if (!parsed.success) return rejected(where.file, where.line, describeZodError(parsed.error), where.stats);
@@ -78,6 +89,7 @@ export function cotItem(
     kind: 'cot',
     commodity_id,
     format,
+    ...(format === 'cit' || scope === 'futures_and_options' ? { scope: 'futures_and_options' } : {}),
     ...(source !== undefined ? { source } : {}),
     record: parsed.data,
   } as CotItem;

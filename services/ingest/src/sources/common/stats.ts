@@ -9,6 +9,8 @@ export interface ParseStats {
   rejected: number;
   /** Skipped rows by reason, e.g. { unknown_commodity: 3 }. */
   skippedByReason: Record<string, number>;
+  /** Records emitted flagged by a row check, by check (COT: { old_plus_other_equals_all: 39 }). */
+  failedChecks?: Record<string, number>;
 }
 
 export function createParseStats(): ParseStats {
@@ -18,4 +20,9 @@ export function createParseStats(): ParseStats {
 export function countSkip(stats: ParseStats, reason: string): void {
   stats.skipped++;
   stats.skippedByReason[reason] = (stats.skippedByReason[reason] ?? 0) + 1;
+}
+
+export function countFailedCheck(stats: ParseStats, check: string): void {
+  const by = (stats.failedChecks ??= {});
+  by[check] = (by[check] ?? 0) + 1;
 }

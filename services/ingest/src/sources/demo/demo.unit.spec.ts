@@ -74,7 +74,7 @@ describe('demo generator', () => {
         expect(l.commercial.short + l.non_commercial.short + l.non_commercial.spreading + l.non_reportable.short).toBe(
           l.open_interest,
         );
-      } else {
+      } else if (i.format === 'disaggregated') {
         const d = i.record;
         const longSide =
           d.producer_merchant.long +

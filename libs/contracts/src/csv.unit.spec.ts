@@ -118,6 +118,43 @@ const disaggregatedCot = CotResponse.parse({
   meta: { ...meta, total: 1 },
 });
 
+// A combined legacy answer and a CIT one: each report names its scope; a failed check is JSON only.
+const combinedCot = CotResponse.parse({
+  data: [
+    {
+      ...legacyCot.data[0],
+      scope: 'futures_and_options',
+      failed_checks: ['combined_oi_at_least_futures_only'],
+    },
+  ],
+  meta: { ...meta, total: 1 },
+});
+const citCot = CotResponse.parse({
+  data: [
+    {
+      report_date: '2025-01-07',
+      commodity: 'CORN',
+      format: 'cit',
+      scope: 'futures_and_options',
+      open_interest: 1000,
+      commercial: { long: 100, short: 300, net: -200 },
+      non_commercial: { long: 250, short: 100, spreading: 40, net: 150 },
+      index_traders: { long: 300, short: 20, net: 280 },
+      non_reportable: { long: 60, short: 90, net: -30 },
+      changes: {
+        open_interest: 10,
+        commercial: { long: 1, short: 2, net: -1 },
+        non_commercial: { long: 3, short: 4, spreading: 5, net: -1 },
+        index_traders: { long: 6, short: 7, net: -1 },
+        non_reportable: { long: 8, short: 9, net: -1 },
+      },
+      cot_index: { commercial: 12.5, non_commercial: 50, index_traders: null, non_reportable: 100 },
+      source: 'cftc:cit:002602',
+    },
+  ],
+  meta: { ...meta, total: 1 },
+});
+
 function csvOf(columns: readonly CsvColumn[], rows: Iterable<unknown>, rowsPerChunk?: number): string {
   return [...csvChunks(columns, rows, rowsPerChunk === undefined ? {} : { rowsPerChunk })].join('');
 }
@@ -201,6 +238,57 @@ describe('columns, derived from the contract schemas', () => {
       'source',
       'last_updated',
     ]);
+  });
+
+  it('COT in scope futures_and_options: scope follows format; futures_only (or none) keeps the columns as they were', () => {
+    const plain = cotCsvColumns({ format: 'legacy' }).map((c) => c.name);
+    expect(cotCsvColumns({ format: 'legacy', scope: 'futures_only' }).map((c) => c.name)).toEqual(plain);
+    expect(plain).not.toContain('scope');
+    const combined = cotCsvColumns({ format: 'legacy', scope: 'futures_and_options' }).map((c) => c.name);
+    expect(combined).toEqual([...plain.slice(0, 3), 'scope', ...plain.slice(3)]);
+    const dis = cotCsvColumns({ format: 'disaggregated', scope: 'futures_and_options', include: ['changes'] });
+    expect(dis.map((c) => c.name).slice(0, 6)).toEqual([
+      'report_date',
+      'commodity',
+      'format',
+      'scope',
+      'exchange',
+      'open_interest',
+    ]);
+    for (const names of [plain, combined]) expect(names.some((n) => n.startsWith('failed_checks'))).toBe(false);
+  });
+
+  it('COT cit: scope always (its only scope is combined), then its four groups and their analytics', () => {
+    const names = cotCsvColumns({ format: 'cit', include: ['changes', 'pct_of_oi', 'cot_index'] }).map((c) => c.name);
+    expect(cotCsvColumns({ format: 'cit', scope: 'futures_and_options' })).toEqual(cotCsvColumns({ format: 'cit' }));
+    expect(names.slice(0, 23)).toEqual([
+      'report_date',
+      'commodity',
+      'format',
+      'scope',
+      'exchange',
+      'open_interest',
+      'commercial_long',
+      'commercial_short',
+      'commercial_net',
+      'non_commercial_long',
+      'non_commercial_short',
+      'non_commercial_spreading',
+      'non_commercial_net',
+      'index_traders_long',
+      'index_traders_short',
+      'index_traders_net',
+      'non_reportable_long',
+      'non_reportable_short',
+      'non_reportable_net',
+      'changes_open_interest',
+      'changes_commercial_long',
+      'changes_commercial_short',
+      'changes_commercial_net',
+    ]);
+    expect(names).toContain('pct_of_oi_index_traders_long');
+    expect(names).toContain('cot_index_index_traders');
+    expect(names.slice(-2)).toEqual(['source', 'last_updated']);
   });
 
   it('COT disaggregated with every analytic: changes, pct_of_oi, cot_index columns in that order, whatever the include order', () => {
@@ -327,6 +415,19 @@ describe('CSV answers read back by a real parser (csv-parse) equal the JSON, val
     expectCsvEqualsJson(columns, disaggregatedCot.data, csvOf(columns, disaggregatedCot.data));
   });
 
+  it("COT legacy combined: the scope column carries each report's scope; failed_checks is JSON only", () => {
+    const columns = cotCsvColumns({ format: 'legacy', scope: 'futures_and_options', include: [...COT_INCLUDES] });
+    const text = csvOf(columns, combinedCot.data);
+    const { failed_checks: _f, ...withoutChecks } = combinedCot.data[0]!;
+    expectCsvEqualsJson(columns, [withoutChecks], text);
+    expect(text).not.toContain('combined_oi_at_least_futures_only');
+  });
+
+  it('COT cit with changes and cot_index, a null index', () => {
+    const columns = cotCsvColumns({ format: 'cit', include: ['changes', 'cot_index'] });
+    expectCsvEqualsJson(columns, citCot.data, csvOf(columns, citCot.data));
+  });
+
   it('a data array with no items gives the header row only', () => {
     const csv = csvOf(listCsvColumns(), []);
     expect(csv).toBe('id,name,symbol,category,exchange,unit\r\n');
@@ -442,6 +543,16 @@ describe('csvFileName', () => {
       'CORN-series-price-weekly-pct_change-2025-01-01_2025-12-31.csv',
     );
     expect(csvFileName({ ...base, transform: 'none' })).toBe('CORN-series-price-2025-01-01_2025-12-31.csv');
+  });
+
+  it('cot: the dataset names the file (combined and cit apart from futures-only)', () => {
+    expect(csvFileName({ endpoint: 'cot', commodity: 'CORN', format: 'legacy_combined' })).toBe(
+      'CORN-cot-legacy_combined.csv',
+    );
+    expect(csvFileName({ endpoint: 'cot', commodity: 'CORN', format: 'cit', page: 2 })).toBe('CORN-cot-cit-page-2.csv');
+    expect(
+      csvFileName({ endpoint: 'cot', commodity: 'CORN', format: 'disaggregated_combined', start_date: '2024-01-01' }),
+    ).toBe('CORN-cot-disaggregated_combined-from-2024-01-01.csv');
   });
 
   it('cot: format, open-ended date ranges, pages after the first', () => {

@@ -78,3 +78,23 @@ describe('CotQuery point in time', () => {
     expect(parsed(CotQuery, { include: 'revisions' })).toEqual({ ok: false, param: 'include' });
   });
 });
+
+describe('CotQuery scope and format=cit', () => {
+  it('scope is optional (the format decides its default) and takes futures_only or futures_and_options', () => {
+    expect(parsed(CotQuery, {})).toMatchObject({ ok: true, value: { format: 'legacy' } });
+    expect(parsed(CotQuery, {}).ok && 'scope' in (parsed(CotQuery, {}) as { value: object }).value).toBe(false);
+    for (const scope of ['futures_only', 'futures_and_options']) {
+      expect(parsed(CotQuery, { format: 'disaggregated', scope })).toMatchObject({ ok: true, value: { scope } });
+    }
+    expect(parsed(CotQuery, { format: 'cit' })).toMatchObject({ ok: true, value: { format: 'cit' } });
+    expect(parsed(CotQuery, { format: 'cit', scope: 'futures_and_options' }).ok).toBe(true);
+  });
+
+  it('an unknown scope, and cit with futures_only, are refused naming scope', () => {
+    for (const scope of ['options', 'combined', 'FUTURES_ONLY', '']) {
+      expect(parsed(CotQuery, { scope })).toEqual({ ok: false, param: 'scope' });
+    }
+    expect(parsed(CotQuery, { format: 'cit', scope: 'futures_only' })).toEqual({ ok: false, param: 'scope' });
+    expect(parsed(CotQuery, { format: 'financial' })).toEqual({ ok: false, param: 'format' });
+  });
+});

@@ -21,6 +21,19 @@ export const disaggregatedReport = () => ({
   other_reportable: { long: 100_000, short: 60_000, spreading: 40_000, net: 40_000 },
 });
 
+/** A CIT supplement report: combined, commercial and non-commercial excluding the index traders. */
+export const citReport = () => ({
+  report_date: '2024-03-26',
+  commodity: 'CORN',
+  format: 'cit' as const,
+  scope: 'futures_and_options' as const,
+  open_interest: 1_900_000,
+  commercial: { long: 600_000, short: 1_000_000, net: -400_000 },
+  non_commercial: { long: 400_000, short: 300_000, spreading: 200_000, net: 100_000 },
+  index_traders: { long: 450_000, short: 50_000, net: 400_000 },
+  non_reportable: { long: 150_000, short: 250_000, net: -100_000 },
+});
+
 export const detail = () => ({
   id: 'GOLD',
   name: 'Gold',

@@ -3,7 +3,14 @@ import {
   CommodityDetail,
   CommodityId,
   CommoditySummary,
+  AVAILABLE_SERIES_TYPES,
+  COT_DATASET_NAMES,
+  COT_DATASETS,
+  cotDataset,
+  cotDatasetOfType,
   CotReport,
+  cotSeriesType,
+  defaultCotScope,
   ErrorBody,
   IsoDate,
   PaginationMeta,
@@ -12,7 +19,7 @@ import {
   TimeSeriesPoint,
   errorBody,
 } from '../src/index.ts';
-import { detail, disaggregatedReport, legacyReport } from './fixtures.ts';
+import { citReport, detail, disaggregatedReport, legacyReport } from './fixtures.ts';
 
 describe('CommodityId: UPPER_SNAKE_CASE', () => {
   it.each(['GOLD', 'CRUDE_OIL_WTI', 'WHEAT_SRW', 'RBOB_GASOLINE', 'ULSD_HO2', 'A'])('accepts %s', (id) => {
@@ -164,6 +171,77 @@ describe('CotReport', () => {
     const l = legacyReport() as Record<string, unknown>;
     l.non_commercial = { long: 1, short: 1, net: 0 };
     expect(CotReport.safeParse(l).success).toBe(false);
+  });
+  it('accepts a cit report: commercial, non_commercial (with spreading), index_traders, non_reportable', () => {
+    expect(CotReport.parse(citReport())).toEqual(citReport());
+    const { index_traders: _i, ...missing } = citReport();
+    expect(CotReport.safeParse(missing).success).toBe(false);
+    expect(CotReport.safeParse({ ...citReport(), managed_money: disaggregatedReport().managed_money }).success).toBe(
+      false,
+    );
+    const c = citReport();
+    c.index_traders.net = 0;
+    expect(CotReport.safeParse(c).success).toBe(false);
+    // A legacy report does not carry index_traders.
+    expect(CotReport.safeParse({ ...legacyReport(), index_traders: citReport().index_traders }).success).toBe(false);
+  });
+  it('carries its scope, one of the two', () => {
+    for (const scope of ['futures_only', 'futures_and_options']) {
+      expect(CotReport.safeParse({ ...legacyReport(), scope }).success, scope).toBe(true);
+      expect(CotReport.safeParse({ ...disaggregatedReport(), scope }).success, scope).toBe(true);
+    }
+    expect(CotReport.safeParse({ ...legacyReport(), scope: 'options' }).success).toBe(false);
+  });
+  it('failed_checks: the known checks, at least one, each once at most as many as there are', () => {
+    const ok = { ...legacyReport(), failed_checks: ['old_plus_other_equals_all', 'legacy_oi_equals_disaggregated_oi'] };
+    expect(CotReport.parse(ok)).toEqual(ok);
+    expect(CotReport.safeParse({ ...citReport(), failed_checks: ['combined_oi_at_least_futures_only'] }).success).toBe(
+      true,
+    );
+    expect(CotReport.safeParse({ ...legacyReport(), failed_checks: [] }).success).toBe(false);
+    expect(CotReport.safeParse({ ...legacyReport(), failed_checks: ['oi_is_positive'] }).success).toBe(false);
+    expect(
+      CotReport.safeParse({
+        ...legacyReport(),
+        failed_checks: [
+          'old_plus_other_equals_all',
+          'old_plus_other_equals_all',
+          'old_plus_other_equals_all',
+          'old_plus_other_equals_all',
+        ],
+      }).success,
+    ).toBe(false);
+  });
+});
+
+describe('COT datasets', () => {
+  it('a futures-only dataset keeps its format name; combined ones and cit are named apart', () => {
+    expect(cotDataset('legacy')).toBe('legacy');
+    expect(cotDataset('legacy', 'futures_only')).toBe('legacy');
+    expect(cotDataset('disaggregated', 'futures_and_options')).toBe('disaggregated_combined');
+    expect(cotDataset('legacy', 'futures_and_options')).toBe('legacy_combined');
+    expect(cotDataset('cit')).toBe('cit');
+    expect(cotDataset('cit', 'futures_and_options')).toBe('cit');
+    expect(cotDataset('cit', 'futures_only')).toBeUndefined();
+    expect(defaultCotScope('cit')).toBe('futures_and_options');
+    expect(defaultCotScope('legacy')).toBe('futures_only');
+  });
+  it('each dataset is an available_series type cot_<dataset>, and back', () => {
+    for (const d of COT_DATASET_NAMES) {
+      expect(AVAILABLE_SERIES_TYPES).toContain(cotSeriesType(d));
+      expect(cotDatasetOfType(cotSeriesType(d))).toBe(d);
+      expect(cotDataset(COT_DATASETS[d].format, COT_DATASETS[d].scope)).toBe(d);
+    }
+    expect(cotDatasetOfType('price')).toBeUndefined();
+    expect(cotDatasetOfType('cot_financial')).toBeUndefined();
+    expect(
+      SeriesDescriptor.safeParse({
+        type: 'cot_cit',
+        frequency: 'weekly',
+        first_date: '2006-01-03',
+        last_date: '2025-06-10',
+      }).success,
+    ).toBe(true);
   });
 });
 

@@ -65,17 +65,18 @@ function report(date: string, n: number): StoredCotReport {
   return { report_date: date, open_interest: 1_000 + n, groups: { commercial: { long: n, short: 2 * n } } };
 }
 
-/** COT buckets of one commodity and format, one per year of `reports`. */
-function cotBuckets(commodityId: string, reports: StoredCotReport[]): CotBucketDoc[] {
+/** Legacy COT buckets of one commodity, one per year of `reports` (combined: the legacy_combined dataset's). */
+function cotBuckets(commodityId: string, reports: StoredCotReport[], combined = false): CotBucketDoc[] {
   const byYear = new Map<number, StoredCotReport[]>();
   for (const r of reports) {
     const y = Number(r.report_date.slice(0, 4));
     byYear.set(y, [...(byYear.get(y) ?? []), r]);
   }
   return [...byYear].map(([year, rs]) => ({
-    _id: cotBucketId(commodityId, 'legacy', year),
+    _id: cotBucketId(commodityId, combined ? 'legacy_combined' : 'legacy', year),
     commodity_id: commodityId,
     format: 'legacy',
+    ...(combined ? { scope: 'futures_and_options' as const } : {}),
     year,
     first_date: rs[0]!.report_date,
     last_date: rs.at(-1)!.report_date,
@@ -211,7 +212,15 @@ export function registerPortContract(
       cotBuckets(
         'WHEAT',
         tuesdays.map((d, i) => report(d, i)),
-      ).concat(versionedCotBucket()),
+      ).concat(
+        versionedCotBucket(),
+        // The combined reports of 2020 and 2021 (open interest from 500,000), in the same years as futures-only ones.
+        cotBuckets(
+          'WHEAT',
+          tuesdays.filter((d) => d >= '2020').map((d, i) => ({ ...report(d, i), open_interest: 500_000 + i })),
+          true,
+        ),
+      ),
     );
   });
 
@@ -390,6 +399,30 @@ export function registerPortContract(
       expect(await store.cotBefore({ ...q, before: '2019-01-15', count: 10 })).toHaveLength(2);
       expect(await store.cotBefore({ ...q, before: tuesdays[0]!, count: 10 })).toEqual([]);
       expect(await store.cotBefore({ ...q, before: '2020-01-08', count: 0 })).toEqual([]);
+    });
+
+    it('reads one COT dataset: a format in a scope, never mixed with the other scope of the same years', async () => {
+      const q = { ...wheatCot, sortOrder: 'asc' as const, skip: 0, limit: 500 };
+      const combinedDates = tuesdays.filter((d) => d >= '2020');
+      for (const futuresOnly of [q, { ...q, scope: 'futures_only' as const }]) {
+        const page = await store.cotPage(futuresOnly);
+        expect(page.total).toBe(157);
+        expect(page.items.every((r) => r.open_interest < 500_000)).toBe(true);
+      }
+      const combined = await store.cotPage({ ...q, scope: 'futures_and_options' });
+      expect(combined.total).toBe(combinedDates.length);
+      expect(combined.items.map((r) => r.report_date)).toEqual(combinedDates);
+      expect(combined.items.every((r) => r.open_interest >= 500_000)).toBe(true);
+      const before = await store.cotBefore({
+        ...wheatCot,
+        scope: 'futures_and_options',
+        before: '2021-01-01',
+        count: 2,
+      });
+      expect(before.map((r) => [r.report_date, r.open_interest >= 500_000])).toEqual([
+        ['2020-12-22', true],
+        ['2020-12-29', true],
+      ]);
     });
 
     describe('versions (versions.ts views)', () => {

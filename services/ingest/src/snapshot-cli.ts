@@ -18,7 +18,7 @@ const FROM = INPUTS.flatMap((i) =>
 );
 
 const USAGE = `Usage: npm run snapshot:build -- --live [--out <dir>] [--cot-since YYYY-MM-DD]
-       npm run snapshot:build -- --from <dir> [--out <dir>] [--cot-since YYYY-MM-DD]
+       npm run snapshot:build -- --from <dir> [--onto <snapshot>] [--out <dir>] [--cot-since YYYY-MM-DD]
 
 --live rebuilds the bundled snapshot of real data from the sources themselves, with the tasks
 \`ingest sync\` runs: ${LIVE.join(', ')},
@@ -29,6 +29,8 @@ The sources' addresses can be changed as for sync (${SYNCED.map((s) => s.sync.ba
 per source, named as \`ingest backfill --source\` names it, each with the files as published:
 ${FROM.join('\n')}
 Files are read in name order, a later file's value for a date replacing an earlier one's.
+With --onto, the snapshot in <snapshot> (e.g. data/snapshot) is read first, its rows and origins
+kept: the files add to it, a file's value for a date replacing the snapshot's.
 
   --out DIR        where to write (default: data/snapshot of this repository)
   --cot-since D    first COT report kept (default: January 1st, three years before this year)`;
@@ -39,6 +41,7 @@ const { values: v } = parseArgs({
     from: { type: 'string' },
     live: { type: 'boolean' },
     out: { type: 'string' },
+    onto: { type: 'string' },
     'cot-since': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -46,6 +49,10 @@ const { values: v } = parseArgs({
 if (v.help || (v.from === undefined) === (v.live !== true)) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(v.help ? 0 : 2);
+}
+if (v.onto !== undefined && v.from === undefined) {
+  process.stderr.write(`--onto adds files to a snapshot: give them with --from\n`);
+  process.exit(2);
 }
 if (v['cot-since'] !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v['cot-since'])) {
   process.stderr.write(`--cot-since must be YYYY-MM-DD\n`);
@@ -57,7 +64,13 @@ try {
   const cotSince = v['cot-since'] ?? defaultCotSince(new Date());
   const { manifest } =
     v.from !== undefined
-      ? await buildSnapshotFromFiles({ rawDir: v.from, outDir: out, cotSince, say })
+      ? await buildSnapshotFromFiles({
+          rawDir: v.from,
+          outDir: out,
+          cotSince,
+          say,
+          ...(v.onto !== undefined ? { onto: v.onto } : {}),
+        })
       : await (async () => {
           const settings = syncSettingsOf(process.env, IngestEnv.parse(process.env));
           return buildSnapshotLive({

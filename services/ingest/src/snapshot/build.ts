@@ -10,6 +10,7 @@ import { CATALOG, INPUTS, REGISTRY, seriesTasks, syncPartOf } from '../sources/r
 import type { Source, SourceInput, SourceItem } from '../sources/types.ts';
 import { createTaskContext, missingKey, type SyncOptions, type SyncSettings } from '../sync/run-sync.ts';
 import type { SnapshotSource } from './format.ts';
+import { readManifest, readSnapshot } from './read.ts';
 import { writeSnapshot, type WriteSummary } from './write.ts';
 
 /** The source of an input: its name is the provenance prefix the input's numbers carry. */
@@ -18,12 +19,19 @@ function sourceOfInput(input: SourceInput): Source {
 }
 
 /**
- * Whether a snapshot keeps an input's records only from `cotSince`, as the live build asks them:
+ * Whether a snapshot keeps a source's records only from `cotSince`, as the live build asks them:
  * a synced source that gives no `liveSince` of its own (the COT reports and their open interest).
  */
-function windowedToCotSince(input: SourceInput): boolean {
-  const { sync } = sourceOfInput(input);
+function windowedToCotSince(source: Source | undefined): boolean {
+  const sync = source?.sync;
   return sync !== undefined && sync.liveSince === undefined;
+}
+
+/** The source whose provenance an item carries (`cftc:legacy:067651` → cftc). */
+function sourceOfItem(item: SourceItem): Source | undefined {
+  if (item.kind === 'rejected' || item.source === undefined) return undefined;
+  const name = item.source.split(':', 1)[0];
+  return REGISTRY.find((s) => s.name === name);
 }
 
 /** The COT reports (and the open interest they give) kept in a snapshot: from this date on. */
@@ -54,6 +62,12 @@ export interface BuildFromFilesOptions {
   /** Downloaded source files, one folder per `--source` input (sources/registry.ts INPUTS), named as the input. */
   rawDir: string;
   outDir: string;
+  /**
+   * A snapshot to start from (its rows and its sources' origins), read before the files: a file's
+   * value for a date replaces the snapshot's. For adding files to the bundled snapshot without the
+   * copies it was built from.
+   */
+  onto?: string;
   /** COT reports older than this (YYYY-MM-DD) are left out; other sources keep their history. */
   cotSince: string;
   /** Where each file was downloaded from, by file name (written to the manifest); default: `<rawDir>/origins.json`. */
@@ -99,8 +113,30 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
   }
   if (plan.length === 0) throw new Error(`${opts.rawDir} holds no source files`);
 
+  const base = opts.onto === undefined ? undefined : await readManifest(opts.onto);
+  for (const s of base?.sources ?? []) {
+    // the snapshot's origins first; a file staged again under the same name is listed once, as staged
+    const staged = new Set((origins[s.name] ?? []).map((o) => o.file));
+    origins[s.name] = [...s.origin.filter((o) => !staged.has(o.file)), ...(origins[s.name] ?? [])];
+  }
+
   const problems: string[] = [];
   async function* items(): AsyncGenerator<SourceItem> {
+    if (opts.onto !== undefined && base !== undefined) {
+      say(`reading the snapshot in ${opts.onto}…`);
+      let n = 0;
+      for await (const item of readSnapshot(opts.onto, { manifest: base, catalog: CATALOG })) {
+        if (item.kind === 'rejected') {
+          problems.push(`${opts.onto}/${item.file}:${item.line}: ${item.reason}`);
+          continue;
+        }
+        const date = item.kind === 'series' ? item.point.date : item.record.report_date;
+        if ((windowedToCotSince(sourceOfItem(item)) || item.kind === 'cot') && date < opts.cotSince) continue;
+        n++;
+        yield item;
+      }
+      say(`  ${n} records`);
+    }
     for (const p of plan) {
       say(`reading ${p.source}/${p.name}…`);
       // as `ingest backfill --source <folder> --file <file>` reads it, with the flags its name gives
@@ -112,7 +148,7 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
         catalog: CATALOG,
       });
       let n = 0;
-      const windowed = windowedToCotSince(p.input);
+      const windowed = windowedToCotSince(sourceOfInput(p.input));
       for await (const item of opened) {
         if (item.kind === 'rejected') {
           problems.push(`${p.source}/${p.name}:${item.line}: ${item.reason}`);

@@ -22,7 +22,8 @@ import {
   type SnapshotManifest,
 } from './format.ts';
 import { cotReportStamp } from '../sources/common/published.ts';
-import { readdir, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, stat } from 'node:fs/promises';
+import { buildSnapshotFromFiles } from './build.ts';
 import { createHash } from 'node:crypto';
 import { CATALOG } from '../sources/registry.ts';
 
@@ -193,6 +194,61 @@ describe('the COT datasets of a snapshot (format 2)', () => {
       total += bytes.length;
     }
     expect(total).toBeLessThanOrEqual(3 * 1024 * 1024);
+    // the combined and CIT reports the public copies allow (data/snapshot/SOURCES.md), each in its scope
+    const items = await collect(readSnapshot(dir));
+    const markets = (format: string, scope: string | undefined) =>
+      new Set(
+        items.flatMap((i) => (i.kind === 'cot' && i.format === format && i.scope === scope ? [i.commodity_id] : [])),
+      );
+    expect(markets('cit', 'futures_and_options').size).toBe(13);
+    expect(markets('legacy', 'futures_and_options').size).toBeGreaterThanOrEqual(27);
+    expect(markets('legacy', undefined).size).toBeGreaterThanOrEqual(27);
+  });
+
+  it('builds onto a snapshot (--onto): its rows and origins kept, the files added, a report of a file replacing the snapshot one', async () => {
+    const base = await tempDir();
+    const oldCit = { ...cornCit, record: { ...(cornCit.record as object), open_interest: 1 } } as SourceItem;
+    await writeSnapshot(base, [gold, strip(cornFuturesOnly), oldCit], {
+      builtAt: new Date('2026-11-27T12:00:00Z'),
+      builtFrom: 'files',
+      origins: {
+        worldbank: [{ file: 'worldbank/CMO-Historical-Data-Monthly.xlsx', from: 'a copy' }],
+        cftc: [{ file: 'cftc-legacy/annual_2026.txt' }, { file: 'cftc-cit/annualci_2024.txt', from: 'an older copy' }],
+      },
+    });
+    const raw = await tempDir();
+    await mkdir(join(raw, 'cftc-cit'));
+    await copyFile(
+      fileURLToPath(new URL('../../test/fixtures/cftc_cit_2024_excerpt.txt', import.meta.url)),
+      join(raw, 'cftc-cit', 'annualci_2024.txt'),
+    );
+    const out = await tempDir();
+    const { manifest } = await buildSnapshotFromFiles({
+      rawDir: raw,
+      outDir: out,
+      onto: base,
+      cotSince: '2023-01-01',
+      downloadedFrom: { 'annualci_2024.txt': 'the excerpt' },
+    });
+    expect(manifest.sources.find((s) => s.name === 'cftc')?.origin).toEqual([
+      { file: 'cftc-legacy/annual_2026.txt' },
+      { file: 'cftc-cit/annualci_2024.txt', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), from: 'the excerpt' },
+    ]);
+    expect(manifest.sources.find((s) => s.name === 'worldbank')?.origin).toEqual([
+      { file: 'worldbank/CMO-Historical-Data-Monthly.xlsx', from: 'a copy' },
+    ]);
+    expect(manifest.files[SNAPSHOT_FILES.cit]?.rows).toBe(20);
+    const items = await collect(readSnapshot(out));
+    expect(items.filter((i) => i.kind === 'series')).toHaveLength(1);
+    expect(items.filter((i) => i.kind === 'cot' && i.format === 'legacy')).toEqual([strip(cornFuturesOnly)]);
+    const cit = items.filter((i) => i.kind === 'cot' && i.format === 'cit');
+    expect(cit).toHaveLength(20);
+    // the excerpt's CORN 2024-07-23 replaced the snapshot's
+    expect(cit.find((i) => i.commodity_id === 'CORN' && i.record.report_date === '2024-07-23')).toMatchObject({
+      scope: 'futures_and_options',
+      source: 'cftc:cit:002602',
+      record: { open_interest: 2106746, index_traders: { long: 456748, short: 213280 } },
+    });
   });
 
   it('rejects a failed check the contract does not know, with its line', async () => {

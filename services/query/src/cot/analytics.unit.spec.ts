@@ -129,3 +129,44 @@ describe('withAnalytics across page boundaries', () => {
     expect(only.cot_index).toBeUndefined();
   });
 });
+
+describe('cit reports', () => {
+  const cit = (date: string, oi: number, index: [number, number]): CotReport => ({
+    report_date: date,
+    commodity: 'CORN',
+    format: 'cit',
+    scope: 'futures_and_options',
+    open_interest: oi,
+    commercial: { long: 100, short: 300, net: -200 },
+    non_commercial: { long: 250, short: 100, spreading: 40, net: 150 },
+    index_traders: { long: index[0], short: index[1], net: index[0] - index[1] },
+    non_reportable: { long: 60, short: 90, net: -30 },
+  });
+  it('changes, pct_of_oi and cot_index cover the four groups, index traders included', () => {
+    const prev = cit('2025-01-07', 1000, [300, 20]);
+    const cur = cit('2025-01-14', 1200, [330, 30]);
+    expect(changesBetween(prev, cur)).toEqual({
+      open_interest: 200,
+      commercial: { long: 0, short: 0, net: 0 },
+      non_commercial: { long: 0, short: 0, spreading: 0, net: 0 },
+      index_traders: { long: 30, short: 10, net: 20 },
+      non_reportable: { long: 0, short: 0, net: 0 },
+    });
+    expect(pctOfOi(cur)).toEqual({
+      commercial: { long: 8.3, short: 25 },
+      non_commercial: { long: 20.8, short: 8.3, spreading: 3.3 },
+      index_traders: { long: 27.5, short: 2.5 },
+      non_reportable: { long: 5, short: 7.5 },
+    });
+    const weeks = Array.from({ length: 26 }, (_, i) =>
+      cit(new Date(Date.UTC(2025, 0, 7 + 7 * i)).toISOString().slice(0, 10), 1000, [300 + i, 20]),
+    );
+    const [newest] = withAnalytics([weeks.at(-1)!], weeks.slice(0, -1), ['cot_index'], 26);
+    expect((newest as Record<string, unknown>).cot_index).toEqual({
+      commercial: null,
+      non_commercial: null,
+      index_traders: 100,
+      non_reportable: null,
+    });
+  });
+});

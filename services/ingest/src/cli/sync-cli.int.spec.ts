@@ -7,8 +7,9 @@ import { COMMODITIES } from '../sources/registry.ts';
 
 // `npm run ingest -- sync` as a child process, against a private NATS server and the local
 // server replaying the recorded CFTC, EIA and NASS answers (the whole catalog is asked).
-/** Every commodity with CFTC codes, in both report formats. */
-const cftcSeries = COMMODITIES.filter((c) => (c.entry.identifiers?.cftc_contract_codes.length ?? 0) > 0).length * 2;
+/** Every commodity with CFTC codes, in four datasets (both formats, futures only and combined), plus the 13 CIT markets. */
+const cftcSeries =
+  COMMODITIES.filter((c) => (c.entry.identifiers?.cftc_contract_codes.length ?? 0) > 0).length * 4 + 13;
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli.ts');
 let nats: NatsHandle;
 const sources = new SourceServer();

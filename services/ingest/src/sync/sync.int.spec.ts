@@ -137,13 +137,13 @@ describe('ingest sync against the recorded sources', () => {
       ['2025-12-31', '2025-02-10T16:00:00.000Z', true],
     ]);
 
-    // Asked ranges of the first run: three years back from 2025-02-10, EIA sorted by period.
+    // Asked ranges of the first run: three years back from 2025-02-10 (COT: its whole history), EIA sorted by period.
     const rwtc = sources.requested('/v2/petroleum/pri/spt/').map((u) => u.searchParams);
     expect(rwtc[0]!.get('start')).toBe('2022-02-11');
     expect(rwtc[0]!.get('sort[0][column]')).toBe('period');
     expect(rwtc[0]!.get('length')).toBe('5000');
     expect(sources.requested('/resource/6dca-aqww').map((u) => u.searchParams.get('$where'))).toContain(
-      "cftc_contract_market_code in ('067651') AND report_date_as_yyyy_mm_dd >= '2022-02-11T00:00:00.000'",
+      "cftc_contract_market_code in ('067651') AND report_date_as_yyyy_mm_dd >= '1986-01-01T00:00:00.000'",
     );
     expect(sources.requested('/api/get_counts/')[0]!.searchParams.get('year__GE')).toBe('2020');
 

@@ -1,9 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CotDataset } from '@cds/contracts';
 import { ownFixturePath } from './source-fixtures.ts';
 
 type Row = Record<string, unknown>;
+
+/** The CFTC's Socrata dataset ids, by COT dataset. */
+const SOCRATA_IDS: Readonly<Record<string, CotDataset>> = {
+  '6dca-aqww': 'legacy',
+  '72hh-3qpy': 'disaggregated',
+  'jun7-fc8e': 'legacy_combined',
+  'kh3c-gbw2': 'disaggregated_combined',
+  '4zgm-a668': 'cit',
+};
+
+const emptyCot = (): Record<CotDataset, Row[]> => ({
+  legacy: [],
+  disaggregated: [],
+  legacy_combined: [],
+  disaggregated_combined: [],
+  cit: [],
+});
 
 /** A fault served instead of the normal answer to the next `times` requests that `match`. */
 export interface Fault {
@@ -16,8 +34,8 @@ export interface Fault {
  * A local stand-in for the three official APIs on 127.0.0.1, answering from recorded rows
  * (test/fixtures/sync, see SOURCES.md there) the way each API does: EIA API v2 (`start`, sort by
  * period, `offset`/`length`, `response.total` as a string), NASS Quick Stats (`api_GET` and
- * `get_counts`, `year__GE`/`year__LE`, HTTP 400 "no data"), CFTC Socrata (`$where` on codes and
- * report date, `$order`, `$limit`/`$offset`). Faults (429, 5xx, truncated bodies) are queued per test.
+ * `get_counts`, `year__GE`/`year__LE`, HTTP 400 "no data"), CFTC Socrata (its five COT datasets:
+ * `$where` on codes and report date, `$order`, `$limit`/`$offset`). Faults (429, 5xx, truncated bodies) are queued per test.
  */
 export class SourceServer {
   server: Server | undefined;
@@ -26,7 +44,7 @@ export class SourceServer {
   readonly faults: Fault[] = [];
   eia = new Map<string, Row[]>();
   nass: Row[] = [];
-  cftc: Record<'legacy' | 'disaggregated', Row[]> = { legacy: [], disaggregated: [] };
+  cftc: Record<CotDataset, Row[]> = emptyCot();
 
   constructor() {
     this.reset();
@@ -41,10 +59,21 @@ export class SourceServer {
       ['WCESTUS1', eiaRows('eia_v2_wcestus1_weekly.json')],
     ]);
     this.nass = (load('nass_corn_yield_national.json') as { data: Row[] }).data;
-    this.cftc = { legacy: load('cftc_socrata_legacy_wti_2025.json') as Row[], disaggregated: [] };
+    this.cftc = { ...emptyCot(), legacy: load('cftc_socrata_legacy_wti_2025.json') as Row[] };
     this.faults.length = 0;
     this.requests.length = 0;
     this.worldbankWorkbook = 'worldbank_pink_sheet_2025-12_excerpt.xlsx';
+  }
+
+  /**
+   * Adds the recorded WHEAT-SRW answers of the combined datasets and the CIT supplement
+   * (`jun7-fc8e`, `kh3c-gbw2`, `4zgm-a668`; left out by default, so the other specs' counts stand).
+   */
+  loadCotDatasets(): void {
+    const load = (name: string) => JSON.parse(readFileSync(ownFixturePath(`sync/${name}`), 'utf8')) as Row[];
+    this.cftc.legacy_combined = load('cftc_socrata_legacy_combined_wheat_2026.json');
+    this.cftc.disaggregated_combined = load('cftc_socrata_disaggregated_combined_wheat_2021.json');
+    this.cftc.cit = load('cftc_socrata_cit_wheat_2024.json');
   }
 
   async start(): Promise<void> {
@@ -127,12 +156,13 @@ export class SourceServer {
       if (rows.length === 0) return { status: 400, body: JSON.stringify({ error: ['no data'] }) };
       return { status: 200, body: JSON.stringify({ data: rows }) };
     }
-    const m = /^\/resource\/(6dca-aqww|72hh-3qpy)\.json$/.exec(url.pathname);
-    if (m) {
+    const m = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.json$/.exec(url.pathname);
+    const dataset = m ? SOCRATA_IDS[m[1]!] : undefined;
+    if (dataset !== undefined) {
       const where = p.get('$where') ?? '';
       const codes = [...(/in \(([^)]*)\)/.exec(where)?.[1] ?? '').matchAll(/'([^']*)'/g)].map((x) => x[1]);
       const from = /report_date_as_yyyy_mm_dd >= '([^']+)'/.exec(where)?.[1] ?? '';
-      const rows = this.cftc[m[1] === '6dca-aqww' ? 'legacy' : 'disaggregated']
+      const rows = this.cftc[dataset]
         .filter((r) => codes.includes(String(r.cftc_contract_market_code)))
         .filter((r) => String(r.report_date_as_yyyy_mm_dd) >= from)
         .sort((a, b) => String(a.report_date_as_yyyy_mm_dd).localeCompare(String(b.report_date_as_yyyy_mm_dd)));

@@ -24,6 +24,13 @@ export interface ProjectionStats {
   changeRecords: Record<'stored' | 'duplicate', Map<string, number>>;
   /** Change record publishes that failed (their batch was retried in place). */
   changeFailures: number;
+  /**
+   * cot: the consistency checks failed by the report versions the projection wrote, by
+   * `<dataset>|<check>` (each failed check of each report version once).
+   */
+  cotCheckFailures: Map<string, number>;
+  /** cot: writes and deletes of COT_CHECKS_BUCKET keys that failed (kept and retried with the next batch). */
+  cotCheckStoreFailures: number;
   lastPosition: number;
   /**
    * Time the applied batches spent per phase (ms): reading the documents (`load`), folding the
@@ -43,7 +50,10 @@ export interface ProjectionStats {
 export const PROJECTION_PHASES = ['load', 'fold', 'write', 'after'] as const;
 export type ProjectionPhase = (typeof PROJECTION_PHASES)[number];
 
-type CountKey = Exclude<keyof ProjectionStats, 'events' | 'behindSinceMs' | 'changeRecords' | 'phaseMs'>;
+type CountKey = Exclude<
+  keyof ProjectionStats,
+  'events' | 'behindSinceMs' | 'changeRecords' | 'phaseMs' | 'cotCheckFailures'
+>;
 
 /** Counters and gauges per projection, read from the stats when /metrics is scraped (libs/telemetry). */
 export interface ProjectorMetrics {
@@ -78,6 +88,12 @@ const FIELDS: readonly [string, 'counter' | 'gauge', string, CountKey][] = [
     'Change record publishes on CDS_CHANGES that failed (the batch is retried).',
     'changeFailures',
   ],
+  [
+    'cds_projector_cot_check_store_failures',
+    'counter',
+    'Writes and deletes of the COT consistency failures KV bucket that failed (retried with the next batch).',
+    'cotCheckStoreFailures',
+  ],
   ['cds_projector_last_position', 'gauge', 'Stream sequence of the last handled event.', 'lastPosition'],
   ['cds_projector_pending_messages', 'gauge', 'Messages the consumer has yet to handle (lag).', 'pending'],
 ];
@@ -106,6 +122,8 @@ export function createProjectorMetrics(
         stallRecoveryFailures: 0,
         changeRecords: { stored: new Map(), duplicate: new Map() },
         changeFailures: 0,
+        cotCheckFailures: new Map(),
+        cotCheckStoreFailures: 0,
         lastPosition: 0,
         phaseMs: { load: 0, fold: 0, write: 0, after: 0 },
         pending: 0,
@@ -130,6 +148,20 @@ export function createProjectorMetrics(
       for (const [projection, s] of stats) {
         for (const outcome of ['stored', 'duplicate'] as const) {
           for (const [topic, n] of s.changeRecords[outcome]) report(n, { projection, topic, outcome });
+        }
+      }
+    },
+  );
+  m.observe(
+    'cds_projector_cot_check_failures',
+    'counter',
+    'COT consistency checks failed by the report versions the projector wrote, by dataset and check ' +
+      '(docs/operations.md "COT consistency checks").',
+    (report) => {
+      for (const s of stats.values()) {
+        for (const [key, n] of s.cotCheckFailures) {
+          const [dataset, check] = key.split('|');
+          report(n, { dataset: dataset!, check: check! });
         }
       }
     },

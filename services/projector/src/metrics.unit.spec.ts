@@ -35,6 +35,15 @@ describe('createProjectorMetrics', () => {
     );
     expect(value(text, 'cds_projector_change_record_failures_total', 'series')).toBe(1);
 
+    const cot = metrics.of('cot');
+    cot.cotCheckFailures.set('legacy_combined|combined_oi_at_least_futures_only', 2);
+    cot.cotCheckStoreFailures += 1;
+    text = await metrics.render();
+    expect(text).toMatch(
+      /^cds_projector_cot_check_failures_total\{dataset="legacy_combined",check="combined_oi_at_least_futures_only"[^}]*\} 2$/m,
+    );
+    expect(value(text, 'cds_projector_cot_check_store_failures_total', 'cot')).toBe(1);
+
     series.phaseMs.write += 1_500;
     expect(await metrics.render()).toMatch(
       /^cds_projector_phase_seconds_total\{projection="series",phase="write"[^}]*\} 1\.5$/m,

@@ -9,6 +9,7 @@ import type { ProjectedDoc, Projection } from '../projections/types.ts';
 import { DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
 import { projectedNotices, type AfterApply } from './after-apply.ts';
 import { createChangeRecorder } from './change-recorder.ts';
+import { createCotCheckRecorder } from './cot-checks.ts';
 import { DEFAULT_CHANGE_PUBLISH_TIMEOUT_MS } from './change-records.ts';
 import { createBatchGapCheck, createGapDetector } from './gap-detector.ts';
 import { createProjectionObserver } from './observer.ts';
@@ -46,6 +47,10 @@ export interface ProjectionWorkerOptions {
   changesReplicas?: number;
   /** Deadline of each change record's publish (the stream's acknowledgement). Default 5 s. */
   changePublishTimeoutMs?: number;
+  /** cot: the KV bucket of the consistency failures. Default COT_CHECKS_BUCKET (tests give their own). */
+  cotChecksBucket?: string;
+  /** cot: deadline of each operation on that bucket. Default 5 s. */
+  cotChecksTimeoutMs?: number;
 }
 
 /**
@@ -87,7 +92,8 @@ export const decodeDataEvent = schemaDecoder(DataEvent);
  * failing their schema parked and termed, sequence gaps counted, and a `projected` notification
  * published on core NATS after every applied event. The parts: the processor (processor.ts: gap
  * check, apply, position), the after-apply reactors (after-apply.ts: projected notices;
- * change-recorder.ts: change records) and the observer (observer.ts: statistics and logs).
+ * cot-checks.ts: the cot projection's consistency failures metric and KV bucket; change-recorder.ts:
+ * change records) and the observer (observer.ts: statistics and logs).
  *
  * A projection with `changeOf` (series, cot) also records every change on `CDS_CHANGES`: after the
  * write and before the handler returns (so before the ack), one `ChangeRecord` per event that
@@ -114,6 +120,21 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   const stallMs = opts.stallMs ?? 60_000;
 
   const reactors: AfterApply[] = [projectedNotices(messaging.nc, projection)];
+  if (projection.name === 'cot') {
+    // Before the change records: it never fails, and a retried batch (a record not stored) folds to
+    // nothing, so it would not see the batch's reports again.
+    reactors.push(
+      createCotCheckRecorder({
+        messaging,
+        stats: deps.metrics.of('cot'),
+        clock: deps.clock,
+        log,
+        replicas: opts.changesReplicas ?? 1,
+        ...(opts.cotChecksBucket !== undefined ? { bucket: opts.cotChecksBucket } : {}),
+        timeoutMs: opts.cotChecksTimeoutMs ?? 5_000,
+      }),
+    );
+  }
   if (projection.changeOf !== undefined) {
     const changesSpec = streamSpec('changes', { replicas: opts.changesReplicas ?? 1 });
     await messaging.ensureStream(changesSpec);

@@ -213,6 +213,12 @@ describe('webhook pages against the real webhook store, admin API, query service
     expect(res.statusCode).toBe(200);
     expect(res.body).toMatch(/value="cot_legacy"\s+disabled/);
     expect(res.body).toMatch(/value="cot_disaggregated"\s+disabled/);
+    // The combined datasets and the CIT supplement are topics too, under the same plan rules.
+    for (const topic of ['cot_legacy_combined', 'cot_disaggregated_combined', 'cot_cit']) {
+      expect(res.body).toMatch(new RegExp(`value="${topic}"\\s+disabled`));
+    }
+    expect(text(res)).toContain('COT supplement: index traders (CIT)');
+    expect(text(res)).toContain('The free plan does not include the COT supplement (CIT) reports.');
     expect(res.body).not.toMatch(/value="price"\s+disabled/);
     expect(text(res)).toContain('The free plan does not include legacy COT reports.');
   });

@@ -29,7 +29,9 @@
 // page answered from the commodity's detail, e.g. its price note). Points are in ascending date order:
 //   - price with open/high/low/close: { date, open, high, low, close, volume } (candlesticks, volume);
 //   - any other series, or a transformed price: { date, value } (one line);
-//   - COT (kind cot_legacy / cot_disaggregated): { date: report_date, <group>: net, ... } per report.
+//   - COT (kind cot_legacy / cot_disaggregated / cot_cit, a report format; the Scope field chooses
+//     futures only or futures and options combined, sent as scope=futures_and_options only when
+//     chosen; cit is combined only): { date: report_date, <group>: net, ... } per report.
 // `#cdsx` gets `data-ready="true"` once the script has wired the form, and `data-commodity="<ID>"`
 // once the selectors follow that commodity's detail (empty while none is loaded).
 // `window.cdsExplorer.keyKind` says which key the last call used: 'session', 'pasted' or null.
@@ -125,7 +127,8 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
     `<option value="${esc(value)}"${selected ? ' selected' : ''}>${esc(text)}</option>`;
   const kinds =
     `<optgroup label="Time series">${SERIES_TYPES.map((t) => option(t, label(t), t === 'price')).join('')}</optgroup>` +
-    `<optgroup label="Commitments of Traders">${option('cot_legacy', 'COT legacy')}${option('cot_disaggregated', 'COT disaggregated')}</optgroup>`;
+    `<optgroup label="Commitments of Traders">${option('cot_legacy', 'COT legacy')}${option('cot_disaggregated', 'COT disaggregated')}` +
+    `${option('cot_cit', 'COT supplement: index traders (CIT)')}</optgroup>`;
   const frequencies = option('', 'Native') + FREQUENCIES.map((f) => option(f, label(f))).join('');
   const transforms = TRANSFORMS.map((t) =>
     option(t, t === 'none' ? 'None' : t === 'pct_change' ? 'Percent change' : label(t), t === 'none'),
@@ -189,6 +192,11 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
     </fieldset>
     <fieldset id="cdsx-cot-options" hidden disabled>
       <legend>COT options</legend>
+      <div class="cdsx-field">
+        <label for="cdsx-scope">Scope</label>
+        <select id="cdsx-scope" name="scope" aria-describedby="cdsx-scope-hint">${option('futures_only', 'Futures only', true)}${option('futures_and_options', 'Futures and options combined')}</select>
+        <p id="cdsx-scope-hint" class="cdsx-hint"></p>
+      </div>
       <div class="cdsx-field">
         <label for="cdsx-per-page">Reports per page</label>
         <input id="cdsx-per-page" name="per_page" type="number" min="1" max="100" step="1" inputmode="numeric" value="100" />

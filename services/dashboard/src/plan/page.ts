@@ -13,7 +13,7 @@ function planCard(name: Plan, current: boolean): SafeHtml {
       <dd>${fmt(r.perDay)}</dd>
       <dt>History</dt>
       <dd>${r.historyMonths === null ? 'Full' : `${r.historyMonths} months`}</dd>
-      <dt>COT legacy</dt>
+      <dt>COT legacy and CIT supplement</dt>
       <dd>${r.cotLegacy ? 'Yes' : 'No'}</dd>
       <dt>COT disaggregated</dt>
       <dd>${r.cotDisaggregated ? 'Yes' : 'No'}</dd>

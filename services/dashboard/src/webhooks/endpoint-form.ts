@@ -1,6 +1,8 @@
 import {
   AVAILABLE_SERIES_TYPES,
   COMMODITY_ID_PATTERN,
+  COT_DATASETS,
+  cotDatasetOfType,
   MAX_COMMODITY_ID_LENGTH,
   MAX_EVENT_FILTER_COMMODITIES,
   PLANS,
@@ -44,12 +46,20 @@ export function readEndpointForm(body: unknown): EndpointFormValues {
 const TOPICS: readonly string[] = AVAILABLE_SERIES_TYPES;
 const isTopic = (value: string): value is NotificationTopic => TOPICS.includes(value);
 
-/** The topics a plan lacks (its COT formats), each with why. */
+/** How the form names the reports of each COT layout, in the reason a topic is unavailable. */
+const COT_REPORTS = {
+  legacy: 'legacy COT reports',
+  disaggregated: 'disaggregated COT reports',
+  cit: 'the COT supplement (CIT) reports',
+} as const;
+
+/** The topics a plan lacks (its COT datasets: legacy in either scope and cit, disaggregated in either), each with why. */
 export function topicsNotInPlan(plan: Plan): Map<NotificationTopic, string> {
   const out = new Map<NotificationTopic, string>();
   for (const topic of AVAILABLE_SERIES_TYPES) {
     if (!topicAllowed(PLANS[plan], topic)) {
-      const what = topic === 'cot_legacy' ? 'legacy COT reports' : 'disaggregated COT reports';
+      const format = COT_DATASETS[cotDatasetOfType(topic) ?? 'legacy'].format;
+      const what = COT_REPORTS[format];
       out.set(topic, `The ${plan} plan does not include ${what}.`);
     }
   }

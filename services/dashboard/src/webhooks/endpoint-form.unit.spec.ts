@@ -39,8 +39,25 @@ describe('the webhook endpoint form', () => {
     expect(parseTypes({ typesMode: 'some', types: ['cot_disaggregated'] }, 'professional')).toMatchObject({
       problem: expect.stringContaining('The professional plan does not include disaggregated COT reports.'),
     });
-    expect([...topicsNotInPlan('free').keys()]).toEqual(['cot_legacy', 'cot_disaggregated']);
+    expect([...topicsNotInPlan('free').keys()]).toEqual([
+      'cot_legacy',
+      'cot_disaggregated',
+      'cot_legacy_combined',
+      'cot_disaggregated_combined',
+      'cot_cit',
+    ]);
     expect(topicsNotInPlan('business').size).toBe(0);
+    // The combined datasets and the CIT supplement follow their layout's plan rule.
+    expect(parseTypes({ typesMode: 'some', types: ['cot_cit', 'cot_legacy_combined'] }, 'professional')).toEqual({
+      types: ['cot_legacy_combined', 'cot_cit'],
+    });
+    expect([...topicsNotInPlan('professional')]).toEqual([
+      ['cot_disaggregated', 'The professional plan does not include disaggregated COT reports.'],
+      ['cot_disaggregated_combined', 'The professional plan does not include disaggregated COT reports.'],
+    ]);
+    expect(topicsNotInPlan('free').get('cot_cit')).toBe(
+      'The free plan does not include the COT supplement (CIT) reports.',
+    );
   });
 
   it('checks the URL form before any address check', () => {

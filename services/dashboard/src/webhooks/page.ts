@@ -1,4 +1,4 @@
-import { AVAILABLE_SERIES_TYPES, MAX_WEBHOOK_ENDPOINTS, type Plan } from '@cds/contracts';
+import { AVAILABLE_SERIES_TYPES, MAX_WEBHOOK_ENDPOINTS, type NotificationTopic, type Plan } from '@cds/contracts';
 import type { Delivery, WebhookEndpoint } from '@cds/webhooks';
 import { html, type SafeHtml } from '../security/html.ts';
 import { csrfField, notice } from '../pages/forms.ts';
@@ -15,7 +15,7 @@ function when(d: Date | null | undefined, seconds = false): SafeHtml {
   return html`<time datetime="${iso}">${iso.slice(0, seconds ? 19 : 16).replace('T', ' ')} UTC</time>`;
 }
 
-const TOPIC_LABELS: Record<string, string> = {
+const TOPIC_LABELS: Record<NotificationTopic, string> = {
   price: 'Price',
   volume: 'Volume',
   open_interest: 'Open interest',
@@ -26,8 +26,11 @@ const TOPIC_LABELS: Record<string, string> = {
   harvested_acres: 'Harvested acres',
   refinery_inputs: 'Refinery inputs',
   ending_stocks: 'Ending stocks',
-  cot_legacy: 'COT legacy',
-  cot_disaggregated: 'COT disaggregated',
+  cot_legacy: 'COT legacy (futures only)',
+  cot_disaggregated: 'COT disaggregated (futures only)',
+  cot_legacy_combined: 'COT combined legacy (futures and options)',
+  cot_disaggregated_combined: 'COT combined disaggregated (futures and options)',
+  cot_cit: 'COT supplement: index traders (CIT)',
 };
 
 function filters(e: WebhookEndpoint): SafeHtml {
@@ -215,7 +218,7 @@ export function endpointFormPage(s: EndpointFormState): SafeHtml {
                 ${why ? html`disabled aria-describedby="why-${t}"` : ''}
                 ${!why && s.values.types.includes(t) ? html`checked` : ''}
               />
-              ${TOPIC_LABELS[t] ?? t} <code>${t}</code>
+              ${TOPIC_LABELS[t]} <code>${t}</code>
               ${why ? html`<span class="why" id="why-${t}">${why}</span>` : ''}
             </label>`;
           })}

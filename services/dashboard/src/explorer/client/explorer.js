@@ -26,6 +26,8 @@
   const tableCard = $('cdsx-table-card');
   const seriesOptions = $('cdsx-series-options');
   const cotOptions = $('cdsx-cot-options');
+  const scopeSelect = $('cdsx-scope');
+  const scopeHint = $('cdsx-scope-hint');
   const statusBox = $('cdsx-status');
   const errorBox = $('cdsx-error');
   const results = $('cdsx-results');
@@ -46,7 +48,19 @@
   const COT_GROUPS = {
     cot_legacy: ['commercial', 'non_commercial', 'non_reportable'],
     cot_disaggregated: ['producer_merchant', 'swap_dealer', 'managed_money', 'other_reportable'],
+    cot_cit: ['commercial', 'non_commercial', 'index_traders', 'non_reportable'],
   };
+  /** The report format of each COT kind (the API's format parameter). */
+  const COT_FORMAT = { cot_legacy: 'legacy', cot_disaggregated: 'disaggregated', cot_cit: 'cit' };
+  /** How the page names each COT kind in its messages. */
+  const COT_WORDS = {
+    cot_legacy: 'legacy COT reports',
+    cot_disaggregated: 'disaggregated COT reports',
+    cot_cit: 'Commodity Index Trader (CIT) supplement',
+  };
+  const CIT_ONLY_COMBINED = 'The CIT supplement is published for futures and options combined only.';
+  const CIT_MARKETS =
+    'The CFTC publishes the CIT supplement for 13 agricultural markets only (grains, softs and livestock).';
   const GROUP_COLORS = ['#2563eb', '#dc2626', '#059669', '#d97706'];
   const UP = '#16a34a';
   const DOWN = '#dc2626';
@@ -81,6 +95,24 @@
   const label = (name) => name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
   const fmt = (v) => (v === undefined || v === null ? '' : String(v));
 
+  /** The scope the user chose last for legacy or disaggregated (cit shows its only one meanwhile). */
+  let chosenScope = 'futures_only';
+  /** The scope of a COT kind: cit's only one, else the one chosen. */
+  const scopeOf = (kind) => (kind === 'cot_cit' ? 'futures_and_options' : chosenScope);
+  /** The available_series type of a COT kind in a scope (cot_legacy_combined, cot_cit, …); a series kind is its own. */
+  function seriesTypeOf(kind, scope) {
+    if (!(kind in COT_GROUPS)) return kind;
+    return kind === 'cot_cit' || scope === 'futures_only' ? kind : `${kind}_combined`;
+  }
+  /** The types a kind stands for: a COT format in either scope, a series type itself. */
+  const typesOf = (kind) => (kind in COT_GROUPS && kind !== 'cot_cit' ? [kind, `${kind}_combined`] : [kind]);
+  /** What a request shows, in words: "Cot legacy" is "COT legacy, futures and options" here. */
+  function kindWords(kind, scope) {
+    if (!(kind in COT_GROUPS)) return label(kind);
+    if (kind === 'cot_cit') return 'COT supplement (CIT), futures and options';
+    return `COT ${COT_FORMAT[kind]}, ${scope === 'futures_only' ? 'futures only' : 'futures and options'}`;
+  }
+
   function setStatus(text) {
     statusBox.textContent = text;
   }
@@ -99,6 +131,8 @@
     title.textContent = body
       ? `The API answered ${err.status}: ${body.message}`
       : err.message || 'Something went wrong.';
+    // A known refusal (`hint`: the commodity has no CIT supplement) is said in words first.
+    if (err.hint) title.textContent = err.hint;
     errorBox.append(title);
     if (body) {
       const dl = document.createElement('dl');
@@ -111,6 +145,7 @@
         else dd.textContent = String(value);
         dl.append(dt, dd);
       };
+      if (err.hint) row('API answer', `${err.status}: ${body.message}`);
       const code = document.createElement('code');
       code.textContent = body.code;
       row('Code', code);
@@ -252,9 +287,13 @@
       if (v !== '') q.set(name, v);
     };
     let path;
+    let scope = null;
     if (kind in COT_GROUPS) {
       path = `/commodities/${encodeURIComponent(slug)}/cot`;
-      q.set('format', kind === 'cot_legacy' ? 'legacy' : 'disaggregated');
+      q.set('format', COT_FORMAT[kind]);
+      // Futures only is the default of legacy and disaggregated: scope is sent only when it is not.
+      scope = scopeOf(kind);
+      if (scope !== 'futures_only') q.set('scope', scope);
       put('start_date', data.get('start_date'));
       put('end_date', data.get('end_date'));
       put('per_page', data.get('per_page'));
@@ -270,7 +309,7 @@
       put('limit', data.get('limit'));
     }
     const dated = q.has('start_date') || q.has('end_date');
-    return { slug, kind, dated, path: `${path}?${q.toString()}` };
+    return { slug, kind, scope, type: seriesTypeOf(kind, scope), dated, path: `${path}?${q.toString()}` };
   }
 
   /** The shell command for the same call, with the key as $KEY. */
@@ -557,7 +596,7 @@
   function follow(slug, detail) {
     current = followed(slug, detail);
     for (const o of kindSelect.options) {
-      const offered = current === null || current.offered.has(o.value);
+      const offered = current === null || typesOf(o.value).some((t) => current.offered.has(t));
       o.hidden = !offered;
       o.disabled = !offered;
     }
@@ -583,13 +622,40 @@
   const capital = (s) => s.replace(/^./, (c) => c.toUpperCase());
 
   /**
+   * The scope selector for a COT kind: cit shows its only scope (futures and options) and offers no
+   * other; legacy and disaggregated show the one chosen, a scope the commodity does not offer disabled.
+   */
+  function syncScope(kind) {
+    const cit = kind === 'cot_cit';
+    for (const o of scopeSelect.options) {
+      const offered =
+        current === null || !typesOf(kind).some((t) => current.offered.has(t))
+          ? true
+          : current.offered.has(seriesTypeOf(kind, o.value));
+      o.disabled = cit ? o.value !== 'futures_and_options' : !offered;
+    }
+    let scope = scopeOf(kind);
+    if (!cit && scopeSelect.querySelector(`option[value="${scope}"]`).disabled) {
+      const other = [...scopeSelect.options].find((o) => !o.disabled);
+      if (other) scope = chosenScope = other.value;
+    }
+    scopeSelect.value = scope;
+    scopeHint.textContent = cit
+      ? CIT_ONLY_COMBINED
+      : scope === 'futures_only'
+        ? 'Futures positions only.'
+        : 'Futures plus delta-adjusted options.';
+  }
+
+  /**
    * Fits the form to the chosen kind of the chosen commodity: its dates and basis as a hint, no
    * frequency finer than its own, the COT or series options, and the commodity's price note.
    */
   function syncKind() {
     const kind = kindSelect.value;
     const cot = kind in COT_GROUPS;
-    const s = current ? current.offered.get(kind) : undefined;
+    if (cot) syncScope(kind);
+    const s = current ? current.offered.get(seriesTypeOf(kind, scopeOf(kind))) : undefined;
     if (s) {
       // "Spot price · daily", then "2022-09-01 to 2022-11-28" on a line of its own.
       const what = [kind === 'price' ? BASIS_WORDS[s.price_basis] : '', s.frequency].filter(Boolean).join(' · ');
@@ -597,6 +663,8 @@
       range.className = 'cdsx-range';
       range.textContent = `${s.first_date} to ${s.last_date}`;
       kindHint.replaceChildren(capital(what), range);
+    } else if (current && cot && typesOf(kind).some((t) => current.offered.has(t))) {
+      kindHint.textContent = `Not offered in this scope for ${current.slug}.`;
     } else {
       kindHint.textContent = current ? `Not offered for ${current.slug}.` : '';
     }
@@ -648,6 +716,15 @@
       return;
     }
     setStatus('');
+    if (req.kind === 'cot_cit') {
+      showError(new Error(`${detail.name} (${current.slug}) has no ${COT_WORDS.cot_cit}. ${CIT_MARKETS}`));
+      return;
+    }
+    if (req.kind in COT_GROUPS) {
+      const scope = req.scope === 'futures_only' ? 'futures only' : 'futures and options combined';
+      showError(new Error(`${detail.name} (${current.slug}) has no ${COT_WORDS[req.kind]} for ${scope}.`));
+      return;
+    }
     const offered = [...current.offered.keys()].map((t) => label(t)).join(', ');
     showError(
       new Error(
@@ -688,7 +765,7 @@
         }
         known = followed(req.slug, detail);
       }
-      const descriptor = known ? known.offered.get(req.kind) : undefined;
+      const descriptor = known ? known.offered.get(req.type) : undefined;
       if (known && !descriptor) {
         notOffered(req);
         return;
@@ -713,7 +790,10 @@
         // Say where the data is: without dates the API answers the last 12 months, and a real
         // series may end earlier (an annual or a discontinued one, or a file loaded long ago).
         const where = descriptor
-          ? `: the ${label(req.kind).toLowerCase()} series of ${name} runs from ${descriptor.first_date} to ${descriptor.last_date}` +
+          ? (req.kind in COT_GROUPS
+              ? `: the ${kindWords(req.kind, req.scope)} reports of ${name} run`
+              : `: the ${label(req.kind).toLowerCase()} series of ${name} runs`) +
+            ` from ${descriptor.first_date} to ${descriptor.last_date}` +
             (req.dated ? '' : ' (without dates, the API answers the last 12 months)')
           : '';
         fillTable([[`No data for this request${where}.`, false]], []);
@@ -751,7 +831,7 @@
             ]
               .filter(Boolean)
               .join(', ');
-      caption.textContent = `${req.slug} · ${label(req.kind)} · ${data.length} rows (${extra})`;
+      caption.textContent = `${req.slug} · ${kindWords(req.kind, req.scope)} · ${data.length} rows (${extra})`;
       setStatus(`${data.length} rows loaded.`);
     } catch (err) {
       state.points = [];
@@ -765,6 +845,10 @@
       tableCard.hidden = true;
       caption.textContent = '';
       setStatus('');
+      // A commodity without the CIT supplement is the API's 404 naming format: say why, then the API's words.
+      if (req.kind === 'cot_cit' && err.status === 404) {
+        err.hint = `${req.slug} has no ${COT_WORDS.cot_cit}. ${CIT_MARKETS}`;
+      }
       showError(err);
     } finally {
       submitButton.disabled = false;
@@ -801,6 +885,10 @@
 
   syncKind();
   kindSelect.addEventListener('change', syncKind);
+  scopeSelect.addEventListener('change', () => {
+    if (kindSelect.value !== 'cot_cit') chosenScope = scopeSelect.value;
+    syncKind();
+  });
   keyInput.addEventListener('change', () => {
     clearError();
     // Another key may see other commodities: forget what the last one saw, and ask again.
@@ -832,13 +920,15 @@
     if (!slug) return;
     commodityInput.value = slug;
     await loadAvailable();
-    if (current !== null && !current.offered.has(kindSelect.value)) {
-      const first = current.offered.keys().next().value;
-      if (first) kindSelect.value = first;
+    const offers = (kind) => typesOf(kind).some((t) => current.offered.has(t));
+    if (current !== null && !offers(kindSelect.value)) {
+      const first = [...kindSelect.options].find((o) => offers(o.value));
+      if (first) kindSelect.value = first.value;
       syncKind();
     }
     // A series that ended before the last 12 months (what the API answers without dates): its last year.
-    const s = current !== null ? current.offered.get(kindSelect.value) : undefined;
+    const kind = kindSelect.value;
+    const s = current !== null ? current.offered.get(seriesTypeOf(kind, scopeOf(kind))) : undefined;
     const yearBefore = (ms) => new Date(ms - 365 * 86400000).toISOString().slice(0, 10);
     if (s && s.last_date < yearBefore(Date.now())) {
       $('cdsx-start').value = yearBefore(Date.parse(s.last_date));

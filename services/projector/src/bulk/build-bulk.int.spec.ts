@@ -46,6 +46,17 @@ const events: DataEvent[] = [
     cotDates.map((d, i) => [d, 100_000 + i]),
     { source: 'cftc:legacy:002602' },
   ),
+  // the same weeks futures and options combined, and the CIT supplement for the last ten
+  cotRecorded(
+    'CORN',
+    cotDates.map((d, i) => [d, 150_000 + i]),
+    { source: 'cftc:legacy_combined:002602', scope: 'futures_and_options' },
+  ),
+  cotRecorded(
+    'CORN',
+    cotDates.slice(-10).map((d, i) => [d, 160_000 + i]),
+    { source: 'cftc:cit:002602', format: 'cit' },
+  ),
 ];
 
 async function project<D extends ProjectedDoc>(name: ReadModelName, projection: Projection<D>): Promise<void> {
@@ -86,7 +97,7 @@ describe('the bulk files job', () => {
       clock: () => NOW,
     });
     expect(report.files.map((f) => f.file).sort()).toEqual(
-      ['cot_legacy', 'price', 'stocks']
+      ['cot_cit', 'cot_legacy', 'cot_legacy_combined', 'price', 'stocks']
         .flatMap((d) => ['full', 'recent'].flatMap((s) => BULK_FORMATS.map((f) => `${d}.${s}.${f}`)))
         .sort(),
     );
@@ -141,6 +152,31 @@ describe('the bulk files job', () => {
     });
     expect(reports.map((r) => [r.report_date, r.open_interest])).toEqual(cotDates.map((d, i) => [d, 100_000 + i]));
     expect(reports[0]).toMatchObject({ commodity: 'CORN', format: 'legacy', source: 'cftc:legacy:002602' });
+    expect(reports[0]).not.toHaveProperty('scope');
+
+    // one file per dataset: the combined reports apart, each row with its scope
+    const combined = gunzipSync(await fileOf('cot_legacy_combined.full.csv.gz'))
+      .toString('utf8')
+      .trimEnd()
+      .split('\r\n');
+    expect(combined[0]!.startsWith('report_date,commodity,format,scope,exchange,open_interest,')).toBe(true);
+    expect(combined.slice(1).map((l) => l.split(',').slice(0, 4).concat(l.split(',')[5]!))).toEqual(
+      cotDates.map((d, i) => [d, 'CORN', 'legacy', 'futures_and_options', String(150_000 + i)]),
+    );
+    const cit = await fileOf('cot_cit.full.parquet');
+    const citRows = await parquetReadObjects({
+      file: cit.buffer.slice(cit.byteOffset, cit.byteOffset + cit.length) as ArrayBuffer,
+    });
+    expect(citRows).toHaveLength(10);
+    expect(citRows[0]).toMatchObject({
+      format: 'cit',
+      scope: 'futures_and_options',
+      open_interest: 160_000,
+      index_traders_long: 11,
+      index_traders_short: 12,
+      index_traders_net: -1,
+      source: 'cftc:cit:002602',
+    });
   });
 
   it('a second run makes a new generation current and drops the chunks of the one before the previous', async () => {

@@ -47,6 +47,40 @@ describe('catalog projection', () => {
     expect(listed.get('GOLD')).toMatchObject({ listed: true, name: 'Gold', series: docs.get('GOLD')!.series });
   });
 
+  it('lists a descriptor per COT dataset a commodity has: cot_legacy, cot_legacy_combined, cot_cit, …', () => {
+    const docs = foldEvents(catalogProjection, [
+      cotRecorded('CORN', [['2024-01-02', 5]], { source: 'cftc:legacy:002602' }),
+      cotRecorded(
+        'CORN',
+        [
+          ['2024-01-09', 5],
+          ['2023-12-26', 5],
+        ],
+        { scope: 'futures_and_options', source: 'cftc:legacy_combined:002602' },
+      ),
+      cotRecorded('CORN', [['2024-01-02', 5]], { format: 'disaggregated', scope: 'futures_and_options' }),
+      cotRecorded('CORN', [['2024-01-02', 5]], { format: 'cit', publishedAt: '2024-01-05T15:30:00-05:00' }),
+    ]);
+    const series = docs.get('CORN')!.series;
+    expect(Object.keys(series).sort()).toEqual([
+      'cot_cit',
+      'cot_disaggregated_combined',
+      'cot_legacy',
+      'cot_legacy_combined',
+    ]);
+    expect(series.cot_legacy_combined).toMatchObject({
+      type: 'cot_legacy_combined',
+      frequency: 'weekly',
+      first_date: '2023-12-26',
+      last_date: '2024-01-09',
+      source: 'cftc:legacy_combined:002602',
+      // the calendar's Friday of the first report, as for cot_legacy
+      first_published_at: '2023-12-29T20:30:00.000Z',
+    });
+    expect(series.cot_legacy).toMatchObject({ first_date: '2024-01-02', source: 'cftc:legacy:002602' });
+    expect(series.cot_cit).toMatchObject({ type: 'cot_cit', first_published_at: '2024-01-05T20:30:00.000Z' });
+  });
+
   it("keeps a price series' basis last-writer-wins with its source (a real price replacing a demo one)", () => {
     const demo = seriesRecorded('GOLD', [['2023-05-01', 1]], { source: 'demo', priceBasis: 'demo' });
     const real = seriesRecorded('GOLD', [['2023-05-31', 1950.2]], {

@@ -158,6 +158,24 @@ describe('cot projection: datasets', () => {
     });
   });
 
+  it('point in time per dataset: a combined restatement is a version of its own bucket; a confirming release writes nothing', () => {
+    const scope = 'futures_and_options' as const;
+    const first = cotRecorded('CORN', [['2025-01-07', 150]], { scope });
+    const once = foldEvents(cotProjection, [first, cotRecorded('CORN', [['2025-01-07', 100]])]);
+    const confirm = cotRecorded('CORN', [['2025-01-07', 150]], { scope, occurredAt: '2025-02-01T00:00:00Z' });
+    const confirmed = foldEvents(cotProjection, [[confirm, 3]], once);
+    expect(confirmed.get('CORN:legacy_combined:2025')).toBe(once.get('CORN:legacy_combined:2025'));
+    const revised = foldEvents(
+      cotProjection,
+      [[cotRecorded('CORN', [['2025-01-07', 151]], { scope, publishedAt: '2025-01-17T20:30:00Z' }), 4]],
+      once,
+    );
+    const bucket = revised.get('CORN:legacy_combined:2025')!;
+    expect(bucket.reports.map((r) => r.open_interest)).toEqual([151]);
+    expect(bucket.revised).toMatchObject([{ open_interest: 150 }]);
+    expect(revised.get('CORN:legacy:2025')).toBe(once.get('CORN:legacy:2025'));
+  });
+
   it('a CIT batch renders its four groups in a combined cit bucket', () => {
     const docs = foldEvents(cotProjection, [cotRecorded('WHEAT_SRW', [['2025-01-07', 400]], { format: 'cit' })]);
     const bucket = docs.get('WHEAT_SRW:cit:2025')!;

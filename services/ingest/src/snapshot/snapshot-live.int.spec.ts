@@ -7,6 +7,7 @@ import { SourceServer } from '../../test/helpers/source-server.ts';
 import { createParseStats } from '../sources/common/stats.ts';
 import type { SourceItem } from '../sources/types.ts';
 import { buildSnapshotLive } from './build.ts';
+import { SNAPSHOT_FILES } from './format.ts';
 import { readSnapshot } from './read.ts';
 
 // `npm run snapshot:build -- --live` against the local server replaying the recorded CFTC, EIA,
@@ -16,6 +17,8 @@ let dir: string;
 
 beforeAll(async () => {
   await sources.start();
+  // the recorded WHEAT-SRW answers of the combined datasets and the CIT supplement too
+  sources.loadCotDatasets();
   dir = await mkdtemp(join(tmpdir(), 'cds-snapshot-live-'));
 });
 afterAll(async () => {
@@ -63,6 +66,18 @@ describe('the snapshot built from the sources (--live)', () => {
     expect(gold[0]).toMatchObject({ source: 'worldbank:GOLD', price_basis: 'monthly_average', unit: 'USD/troy oz' });
     // the CFTC's reports and the weekly open interest they give
     expect(items.some((i) => i.kind === 'cot' && i.format === 'legacy')).toBe(true);
+    // the combined reports and the CIT supplement, each in the file of its dataset and read back in its scope
+    for (const [format, file] of [
+      ['legacy', SNAPSHOT_FILES.legacy_combined],
+      ['disaggregated', SNAPSHOT_FILES.disaggregated_combined],
+      ['cit', SNAPSHOT_FILES.cit],
+    ] as const) {
+      expect(manifest.files[file]?.rows, file).toBeGreaterThan(0);
+      expect(
+        items.some((i) => i.kind === 'cot' && i.format === format && i.scope === 'futures_and_options'),
+        file,
+      ).toBe(true);
+    }
     expect(
       items.some((i) => i.kind === 'series' && i.series_type === 'open_interest' && i.frequency === 'weekly'),
     ).toBe(true);

@@ -106,6 +106,15 @@ describe('GET /api/v1/events refusals', () => {
       expect(res.headers['x-ratelimit-limit'], url).toBe('10');
       expect(res.headers['cache-control']).toBe('no-store');
     }
+    // The CIT supplement is a legacy layout: refused to Free, naming the plan it needs.
+    const cit = await get('/api/v1/events?types=price,cot_cit', KEYS.free);
+    expect(cit.res.statusCode).toBe(403);
+    expect(cit.error).toMatchObject({
+      code: 'forbidden',
+      param: 'types',
+      message: expect.stringContaining('Professional'),
+    });
+    expect(cit.error.message).toContain('cot_cit');
     const { res, error } = await get('/api/v1/events', undefined);
     expect(res.statusCode).toBe(401);
     expect(error.code).toBe('unauthorized');

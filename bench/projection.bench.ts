@@ -8,15 +8,21 @@
 // (BENCH_SERIES_EVENTS, BENCH_COT_EVENTS, BENCH_RATE, BENCH_SECONDS, BENCH_CLAIMS=off|on|both, BENCH_LAG_SHAPES=live,spread, BENCH_BATCH (default: each projector's own),
 // BENCH_DRAIN_MS override the sizes; BENCH_LOG=warn shows retries and watchdog reports). A throughput phase that
 // makes no progress for BENCH_STALL_MS (default 120 s) fails the bench with what the worker's watchdog saw.
+//   The whole COT history (issue #38; BENCH_COT_HISTORY=off skips it): every COT dataset of 30 markets
+// from its first year (legacy 1986, legacy combined 1995, disaggregated in both scopes and the CIT
+// supplement of 13 markets 2006) to 2026, one event per market, dataset and year as a backfill
+// publishes them, published as fast as NATS takes them while the COT projector (its own process)
+// folds them (BENCH_HISTORY_MARKETS scales it down): the time to project it all, the publish -> queryable lag p99, the worker's peak RSS
+// against the chart's 384 MiB limit, and every report read back from the read model.
 //   BENCH_PROJECTION_BASE=<another checkout> (made with its own node_modules or links to these) adds a
 // target `base`: that checkout's projector, run over the same stream and servers, each phase right
 // before this one's, so one run compares them. Each target reads into databases of its own. Where a
 // projector reports its time per phase (load, fold, write, after), the bench prints it.
-import { DATA_STREAM, subjectFor, type DataEvent } from '@cds/contracts';
+import { COT_DATASETS, DATA_STREAM, subjectFor, type CotDataset, type DataEvent } from '@cds/contracts';
 import { connectMessaging, encodeJson, type Messaging } from '@cds/messaging';
 import * as headProjector from '@cds/projector';
 import type { Projection, ProjectedDoc } from '@cds/projector';
-import { PROJECTED_SUBJECT_PREFIX } from '@cds/read-models';
+import { COLLECTIONS, PROJECTED_SUBJECT_PREFIX } from '@cds/read-models';
 import { startMongo, startNats } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
 import { fork } from 'node:child_process';
@@ -147,6 +153,121 @@ function cotEvent(i: number): DataEvent {
   };
 }
 
+/** The whole-history phase (issue #38): on unless BENCH_COT_HISTORY=off. */
+const HISTORY = (process.env.BENCH_COT_HISTORY ?? 'on') !== 'off';
+const HISTORY_MARKETS = Number(process.env.BENCH_HISTORY_MARKETS ?? 30);
+/** The CIT supplement covers 13 agricultural markets. */
+const CIT_MARKETS = Math.min(13, HISTORY_MARKETS);
+const HISTORY_LAST_YEAR = 2026;
+/** Each dataset's first year in the CFTC's history files. */
+const HISTORY_FIRST_YEAR: Record<CotDataset, number> = {
+  legacy: 1986,
+  legacy_combined: 1995,
+  disaggregated: 2006,
+  disaggregated_combined: 2006,
+  cit: 2006,
+};
+/** How long the history phase waits for the projector after the last publish. */
+const HISTORY_DRAIN_MS = Number(process.env.BENCH_HISTORY_DRAIN_MS ?? 900_000);
+/** The projector's memory limit in the chart (services.projector.resources.limits.memory). */
+const PROJECTOR_LIMIT_MIB = 384;
+
+const split = (total: number, parts: number): number[] => {
+  const out: number[] = [];
+  let left = total;
+  for (let i = 0; i < parts - 1; i++) {
+    const v = Math.floor(left * (0.1 + rand() * 0.3));
+    out.push(v);
+    left -= v;
+  }
+  return [...out, left];
+};
+
+/** One report of a dataset's format: positions that add up to something like the CFTC's. */
+function historyReport(format: 'legacy' | 'disaggregated' | 'cit', report_date: string, scale: number) {
+  const oi = Math.floor(scale * (0.8 + rand() * 0.4));
+  const [a, b, c, d] = split(oi, 4) as [number, number, number, number];
+  const [e, f, g, h] = split(oi, 4) as [number, number, number, number];
+  const base = { report_date, open_interest: oi };
+  if (format === 'legacy') {
+    return {
+      ...base,
+      commercial: { long: a, short: e },
+      non_commercial: { long: b, short: f, spreading: c + g },
+      non_reportable: { long: d, short: h },
+    };
+  }
+  if (format === 'cit') {
+    return {
+      ...base,
+      commercial: { long: a, short: e },
+      non_commercial: { long: b, short: f, spreading: Math.floor(c / 2) },
+      index_traders: { long: c, short: g },
+      non_reportable: { long: d, short: h },
+    };
+  }
+  return {
+    ...base,
+    producer_merchant: { long: a, short: e },
+    swap_dealer: { long: b, short: f, spreading: Math.floor(b / 5) },
+    managed_money: { long: c, short: g, spreading: Math.floor(c / 5) },
+    other_reportable: { long: d, short: h, spreading: Math.floor(d / 5) },
+  };
+}
+
+/** The Tuesdays of a year, YYYY-MM-DD. */
+function tuesdaysOf(year: number): string[] {
+  const out: string[] = [];
+  const d = new Date(Date.UTC(year, 0, 1));
+  d.setUTCDate(1 + ((2 - d.getUTCDay() + 7) % 7));
+  for (; d.getUTCFullYear() === year; d.setUTCDate(d.getUTCDate() + 7)) out.push(d.toISOString().slice(0, 10));
+  return out;
+}
+
+/** The whole history, as `ingest backfill` publishes it: a market's dataset a year per event, each report on its Friday. */
+function historyEvents(): { events: DataEvent[]; reports: Record<CotDataset, number> } {
+  const events: DataEvent[] = [];
+  const reports = Object.fromEntries(Object.keys(COT_DATASETS).map((d) => [d, 0])) as Record<CotDataset, number>;
+  for (const [dataset, { format, scope }] of Object.entries(COT_DATASETS) as [
+    CotDataset,
+    (typeof COT_DATASETS)[CotDataset],
+  ][]) {
+    const markets = dataset === 'cit' ? CIT_MARKETS : HISTORY_MARKETS;
+    for (let m = 0; m < markets; m++) {
+      const scale = 20_000 + m * 15_000;
+      for (let year = HISTORY_FIRST_YEAR[dataset]; year <= HISTORY_LAST_YEAR; year++) {
+        const rows = tuesdaysOf(year).map((day) => ({
+          ...historyReport(format, day, scope === 'futures_only' ? scale : scale * 1.3),
+          published_at: weeklyFriday(day),
+        }));
+        reports[dataset] += rows.length;
+        events.push({
+          id: `bench.history.${dataset}.${m}.${year}`,
+          type: 'cot.reports.recorded',
+          version: 1,
+          occurred_at: '2026-12-01T00:00:00Z',
+          source: 'bench',
+          data: {
+            commodity_id: `BENCH_M${m}`,
+            format,
+            ...(scope === 'futures_only' ? {} : { scope }),
+            reports: rows,
+          } as never,
+        });
+      }
+    }
+  }
+  // A backfill runs its files one after the other, each in date order: the events already are.
+  return { events, reports };
+}
+
+/** The Friday after a Tuesday report date, 20:30 UTC (15:30 New York in winter). */
+function weeklyFriday(tuesday: string): string {
+  const d = new Date(`${tuesday}T20:30:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + 3);
+  return d.toISOString();
+}
+
 async function publishAll(messaging: Messaging, events: DataEvent[]): Promise<number> {
   let last = 0;
   // Pipelined in windows of 200 un-acked publishes.
@@ -230,22 +351,32 @@ async function lagWorker(
   dbName: string,
   durable: string,
   writeClaims: boolean,
+  projectionName: 'series' | 'cot' = 'series',
 ) {
   const target = await loadTarget(root);
   const messaging = await connectTarget(target, natsUrl, 'bench-projection-worker');
   const client = await new MongoClient(mongoUrl, MONGO_OPTIONS).connect();
   const metrics = target.projector.createProjectorMetrics();
-  const worker = await target.projector.startProjectionWorker(
-    { messaging: messaging, db: client.db(dbName), logger, metrics, clock: () => new Date() },
-    target.projector.seriesProjection,
-    { durable, ...BATCH_OPTION, writeClaims },
-  );
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
+  const deps = { messaging: messaging, db: client.db(dbName), logger, metrics, clock: () => new Date() };
+  const options = { durable, ...BATCH_OPTION, writeClaims };
+  const worker =
+    projectionName === 'cot'
+      ? await target.projector.startProjectionWorker(deps, target.projector.cotProjection, options)
+      : await target.projector.startProjectionWorker(deps, target.projector.seriesProjection, options);
   process.send?.('ready');
   process.on('message', () => {
-    const s = metrics.of('series');
+    const s = metrics.of(projectionName);
+    clearInterval(sampler);
     void worker
       .stop()
-      .then(() => new Promise((resolve) => process.send?.({ phases: phasesOf(s), docs: s.documents }, resolve)))
+      .then(
+        () =>
+          new Promise((resolve) =>
+            process.send?.({ phases: phasesOf(s), docs: s.documents, peakRss, events: s.events.applied }, resolve),
+          ),
+      )
       .then(() => messaging.close())
       .then(() => client.close())
       .finally(() => process.exit(0));
@@ -254,15 +385,24 @@ async function lagWorker(
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--lag-worker') {
-    const [root, natsUrl, mongoUrl, dbName, durable, claims] = process.argv.slice(3) as [
+    const [root, natsUrl, mongoUrl, dbName, durable, claims, projection] = process.argv.slice(3) as [
       string,
       string,
       string,
       string,
       string,
       string,
+      string | undefined,
     ];
-    return lagWorker(root === '' ? undefined : root, natsUrl, mongoUrl, dbName, durable, claims === '1');
+    return lagWorker(
+      root === '' ? undefined : root,
+      natsUrl,
+      mongoUrl,
+      dbName,
+      durable,
+      claims === '1',
+      projection === 'cot' ? 'cot' : 'series',
+    );
   }
   const targets = [...(BASE_DIR === undefined ? [] : [await loadTarget(BASE_DIR)]), await loadTarget(undefined)];
   const { catalogProjection, cotProjection, seriesProjection } = headProjector;
@@ -492,6 +632,52 @@ async function main(): Promise<void> {
       ],
       lagRows,
     );
+    // --- the whole COT history (issue #38) ---
+    if (HISTORY) {
+      const { events, reports } = historyEvents();
+      const expected = Object.values(reports).reduce((a, b) => a + b, 0);
+      const historyRows: string[][] = [];
+      const writeClaims = CLAIM_MODES[CLAIM_MODES.length - 1]!;
+      for (const target of targets) {
+        const r = await historyRun(target, nats.url, mongoServer.url, client, messaging, events, writeClaims);
+        figures.set(`history ${target.name}`, `${r.seconds.toFixed(1)} s, p99 ${r.p99.toFixed(0)} ms`);
+        historyRows.push([
+          target.name,
+          String(events.length),
+          String(expected),
+          r.seconds.toFixed(1),
+          ((expected / r.seconds) | 0).toString(),
+          r.p50.toFixed(0),
+          r.p99.toFixed(0),
+          `${r.lags}/${events.length}`,
+          `${(r.peakRss / 2 ** 20).toFixed(0)} MiB (${((r.peakRss / 2 ** 20 / PROJECTOR_LIMIT_MIB) * 100).toFixed(0)} %)`,
+          r.stored === expected ? `all ${r.stored}` : `${r.stored} of ${expected}: LOST`,
+          `${r.buckets} (largest ${(r.largestBucket / 1024).toFixed(0)} KiB)`,
+        ]);
+      }
+      console.log(
+        `\nThe whole COT history (${Object.entries(reports)
+          .map(([d, n]) => `${d} ${n}`)
+          .join(', ')} reports; write claims ${writeClaims ? 'on' : 'off'}; the COT projector in its own process)`,
+      );
+      printTable(
+        [
+          'target',
+          'events',
+          'reports',
+          'seconds',
+          'reports/s',
+          'lag p50 ms',
+          'lag p99 ms',
+          'queryable',
+          `peak RSS (of ${PROJECTOR_LIMIT_MIB} MiB)`,
+          'read back',
+          'buckets',
+        ],
+        historyRows,
+      );
+    }
+
     // The four figures of issue #37 (write claims on when measured), per target.
     console.log('\nSummary (write claims on when measured; targets: live p99 < 250 ms, spread p99 < 1 s)');
     printTable(
@@ -501,6 +687,7 @@ async function main(): Promise<void> {
         ['backfill (spread) lag', 'spread'],
         ['COT projection', 'cot'],
         ['series projection', 'series'],
+        ['whole COT history: time, lag', 'history'],
       ].map(([label, key]) => [label!, ...targets.map((t) => figures.get(`${key} ${t.name}`) ?? '-')]),
     );
     for (const [name, m] of connections) if (name !== 'head') await m.close();
@@ -510,6 +697,112 @@ async function main(): Promise<void> {
     await mongoServer.stop();
     await nats.stop();
   }
+}
+
+/**
+ * Publishes the whole history while a COT projector in its own process folds it; an event is
+ * queryable once its commodity was announced at or past its sequence (as in the lag phase).
+ */
+async function historyRun(
+  target: Target,
+  natsUrl: string,
+  mongoUrl: string,
+  client: MongoClient,
+  messaging: Messaging,
+  events: DataEvent[],
+  writeClaims: boolean,
+): Promise<{
+  seconds: number;
+  p50: number;
+  p99: number;
+  lags: number;
+  peakRss: number;
+  stored: number;
+  buckets: number;
+  largestBucket: number;
+}> {
+  const db = client.db(`bench_history_${target.name}`);
+  const waiting = new Map<string, { seq: number; t: number }[]>();
+  const announced = new Map<string, number>();
+  const lags: number[] = [];
+  const settle = (commodity: string, at: number) => {
+    const upTo = announced.get(commodity) ?? 0;
+    const queue = waiting.get(commodity) ?? [];
+    while (queue.length > 0 && queue[0]!.seq <= upTo) lags.push(at - queue.shift()!.t);
+  };
+  const sub = messaging.nc.subscribe(`${PROJECTED_SUBJECT_PREFIX}.cot.>`, {
+    callback: (_err, m) => {
+      const at = performance.now();
+      const commodity = m.subject.slice(m.subject.lastIndexOf('.') + 1);
+      const { position } = m.json<{ position: number }>();
+      announced.set(commodity, Math.max(announced.get(commodity) ?? 0, position));
+      settle(commodity, at);
+    },
+  });
+  const info = await messaging.jsm.streams.info(DATA_STREAM);
+  const durable = `bench_history_${target.name}`;
+  await messaging.jsm.consumers.add(DATA_STREAM, {
+    durable_name: durable,
+    ack_policy: 'explicit',
+    deliver_policy: 'by_start_sequence',
+    opt_start_seq: info.state.last_seq + 1,
+    filter_subject: headProjector.cotProjection.filterSubject,
+    ack_wait: 30_000_000_000,
+    max_ack_pending: 1_000,
+  });
+  const worker = fork(
+    process.argv[1]!,
+    ['--lag-worker', target.root ?? '', natsUrl, mongoUrl, db.databaseName, durable, writeClaims ? '1' : '0', 'cot'],
+    { stdio: 'inherit' },
+  );
+  await once(worker, 'message');
+  const started = performance.now();
+  // Pipelined in windows of 200 un-acked publishes, as publishAll.
+  for (let i = 0; i < events.length; i += 200) {
+    await Promise.all(
+      events.slice(i, i + 200).map((e) => {
+        const commodity = e.type === 'cot.reports.recorded' ? e.data.commodity_id : '';
+        const t = performance.now();
+        return messaging.js.publish(subjectFor(e), encodeJson(e), { msgID: e.id }).then((ack) => {
+          let queue = waiting.get(commodity);
+          if (queue === undefined) waiting.set(commodity, (queue = []));
+          queue.push({ seq: ack.seq, t });
+          settle(commodity, performance.now());
+        });
+      }),
+    );
+  }
+  const deadline = performance.now() + HISTORY_DRAIN_MS;
+  while (lags.length < events.length && performance.now() < deadline) await sleep(100);
+  const seconds = (performance.now() - started) / 1000;
+  const report = once(worker, 'message') as Promise<[{ peakRss: number }]>;
+  worker.send('stop');
+  const [{ peakRss }] = await report;
+  await once(worker, 'exit');
+  sub.unsubscribe();
+  // Every report read back: the buckets' counts, and the largest bucket as stored.
+  const [totals] = await db
+    .collection(COLLECTIONS.cot)
+    .aggregate<{ stored: number; buckets: number }>([
+      { $group: { _id: null, stored: { $sum: '$count' }, buckets: { $sum: 1 } } },
+    ])
+    .toArray();
+  let largestBucket = 0;
+  for await (const doc of db.collection(COLLECTIONS.cot).find({}, { projection: { _id: 1 } })) {
+    const full = await db.collection(COLLECTIONS.cot).findOne({ _id: doc._id });
+    largestBucket = Math.max(largestBucket, Buffer.byteLength(JSON.stringify(full)));
+  }
+  const sorted = [...lags].sort((a, b) => a - b);
+  return {
+    seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    lags: lags.length,
+    peakRss,
+    stored: totals?.stored ?? 0,
+    buckets: totals?.buckets ?? 0,
+    largestBucket,
+  };
 }
 
 function printTable(head: string[], rows: string[][]): void {

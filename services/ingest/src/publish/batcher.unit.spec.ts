@@ -137,6 +137,44 @@ describe('createBatcher', () => {
     expect(JSON.parse(new TextDecoder().decode(payload))).toEqual(event);
   });
 
+  it('batches COT reports by dataset: futures-only, combined and CIT reports of one market and date never share a batch', () => {
+    const combined: CotItem = { ...cot('CORN', '2024-01-02', 20), scope: 'futures_and_options' };
+    const flagged: CotItem = { ...cot('CORN', '2024-01-09', 21), scope: 'futures_and_options' };
+    (flagged.record as { failed_checks?: string[] }).failed_checks = ['old_plus_other_equals_all'];
+    const cit: CotItem = {
+      kind: 'cot',
+      commodity_id: 'CORN',
+      format: 'cit',
+      scope: 'futures_and_options',
+      record: {
+        report_date: '2024-01-02',
+        open_interest: 30,
+        commercial: { long: 1, short: 2 },
+        non_commercial: { long: 3, short: 4, spreading: 5 },
+        index_traders: { long: 8, short: 9 },
+        non_reportable: { long: 6, short: 7 },
+      },
+    };
+    const batches = run([cot('CORN', '2024-01-02', 10), combined, cit, flagged]);
+    expect(batches.map((b) => (b.kind === 'cot' ? `${b.format}/${b.scope ?? '-'}/${b.reports.length}` : ''))).toEqual([
+      'cit/futures_and_options/1',
+      'legacy/-/1',
+      'legacy/futures_and_options/2',
+    ]);
+    const events = batches.map(eventOf);
+    expect(events.map((e) => e.subject)).toEqual([
+      'cds.data.cot.CORN.cit',
+      'cds.data.cot.CORN.legacy',
+      'cds.data.cot.CORN.legacy_combined',
+    ]);
+    expect(events[2]!.event.data).toMatchObject({ format: 'legacy', scope: 'futures_and_options' });
+    expect((events[2]!.event.data as { reports: { failed_checks?: string[] }[] }).reports[1]!.failed_checks).toEqual([
+      'old_plus_other_equals_all',
+    ]);
+    expect(events[1]!.event.data).not.toHaveProperty('scope');
+    expect(new Set(events.map((e) => e.event.id)).size).toBe(3);
+  });
+
   it('rejects a batch its contract refuses, with the reason', () => {
     const bad = prepareBatchEvent(
       {

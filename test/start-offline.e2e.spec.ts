@@ -192,6 +192,31 @@ describe('npm start with no network', () => {
     expect(early.json.error.param).toBe('as_of');
   });
 
+  it('serves the bundled combined and CIT reports in their scope, equal to the snapshot (data/snapshot/SOURCES.md)', async () => {
+    for (const [file, query] of [
+      ['cot-legacy_combined.csv.gz', 'format=legacy&scope=futures_and_options'],
+      ['cot-cit.csv.gz', 'format=cit'],
+    ] as const) {
+      const [head, ...rows] = gunzipSync(readFileSync(join(SNAPSHOT, file)))
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(','));
+      const at = (name: string) => head!.indexOf(name);
+      const newest = rows.filter((r) => r[0] === 'CORN').sort((a, b) => (a[2]! < b[2]! ? 1 : -1))[0]!;
+      const res = await get(`/api/v1/commodities/CORN/cot?${query}&per_page=1`);
+      expect(res.status, file).toBe(200);
+      expect(res.json.data[0], file).toMatchObject({
+        scope: 'futures_and_options',
+        report_date: newest[at('report_date')],
+        open_interest: Number(newest[at('open_interest')]),
+        commercial: { long: Number(newest[at('commercial_long')]), short: Number(newest[at('commercial_short')]) },
+      });
+    }
+    const cit = await get('/api/v1/commodities/CORN/cot?format=cit&per_page=1');
+    expect(cit.json.data[0].index_traders).toMatchObject({ long: expect.any(Number), short: expect.any(Number) });
+  });
+
   it('a commodity with no free price source says so and offers no invented price', async () => {
     const detail = await get('/api/v1/commodities/PALLADIUM');
     expect(detail.json.data.price_note).toMatch(/no free official/i);

@@ -11,6 +11,9 @@ export const CFTC_LEGACY_HEADER =
 const REAL_ROW_TAIL =
   '  321172,  158195,  175130,   58386,   77086,   65943,  293667,  299459,   27505,   21713,  154008,   41286,   91706,   22293,   82074,   29536,  145653,  143535,    8355,   10473,  -19220,   -2996,  -26752,    2076,  -16594,    6014,  -17514,  -18662,   -1706,    -558,  100.0,   27.5,   41.7,   31.4,   33.5,   20.1,   92.5,   93.2,    7.5,    6.8,  100.0,   49.3,   54.5,   18.2,   24.0,   20.5,   91.4,   93.2,    8.6,    6.8,  100.0,   26.8,   59.5,   14.5,   53.3,   19.2,   94.6,   93.2,    5.4,    6.8,    384,    138,    101,    125,    104,    101,    306,    273,    372,    144,     94,     78,     96,     83,    274,    222,    227,     58,     70,     45,     54,     74,    140,    165,    11.0,    13.4,    18.6,    23.3,     8.6,    10.1,    14.3,    18.1,    12.8,    16.0,    21.0,    28.3,    12.5,    13.5,    19.8,    25.1,    20.8,    21.9,    35.6,    36.0,    20.8,    21.9,    35.5,    35.8,"(CONTRACTS OF 5,000 BUSHELS)","001602","CBT ","001 "';
 
+/** The tail from column 38 on (its Old and Other columns are the row's own). */
+const TAIL_AFTER_CROP_YEARS = REAL_ROW_TAIL.split(',').slice(20).join(',');
+
 const pad = (n: number, width = 9) => String(n).padStart(width, ' ');
 
 /** CFTC contract market codes of the curated catalog (the markets a legacy file row can map to). */
@@ -34,6 +37,18 @@ export function cftcLegacyRow(market: { code: string; name: string }, date: stri
   const oi = nonLong + spread + comLong + nrLong;
   const comShort = oi - nonShort - spread - nrShort;
   const yymmdd = date.slice(2).replace(/-/g, '');
+  const all = [
+    oi,
+    nonLong,
+    nonShort,
+    spread,
+    comLong,
+    comShort,
+    nonLong + spread + comLong,
+    nonShort + spread + comShort,
+    nrLong,
+    nrShort,
+  ];
   return [
     `"${market.name} - SYNTHETIC EXCHANGE"`,
     yymmdd,
@@ -42,17 +57,11 @@ export function cftcLegacyRow(market: { code: string; name: string }, date: stri
     'SYN ',
     '00',
     '001 ',
-    pad(oi),
-    pad(nonLong),
-    pad(nonShort),
-    pad(spread),
-    pad(comLong),
-    pad(comShort),
-    pad(nonLong + spread + comLong),
-    pad(nonShort + spread + comShort),
-    pad(nrLong),
-    pad(nrShort),
-    REAL_ROW_TAIL,
+    ...all.map((n) => pad(n)),
+    // Old = All, Other = 0: the row check old_plus_other_equals_all holds
+    ...all.map((n) => pad(n)),
+    ...all.map(() => pad(0)),
+    TAIL_AFTER_CROP_YEARS,
   ].join(',');
 }
 

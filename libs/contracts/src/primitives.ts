@@ -121,8 +121,9 @@ export function cotDatasetOfType(type: string): CotDataset | undefined {
  * The consistency checks run on every COT report (docs/decisions.md "COT consistency checks"). A
  * report that fails one is stored and served, and names it in `failed_checks`:
  * - `old_plus_other_equals_all`: the Old and Other crop-year columns add up to All, for open interest
- *   and every position (exactly in futures-only reports; within 1 contract per figure in combined
- *   ones, whose delta-adjusted options are rounded);
+ *   and every position, a spreading group as long + spreading and short + spreading (a spread across
+ *   crop years is a long and a short in them); exactly in futures-only reports, within 1 contract per
+ *   figure in combined ones, whose delta-adjusted options are rounded;
  * - `combined_oi_at_least_futures_only`: a combined report's open interest is not below the
  *   futures-only report's of the same market, date and format;
  * - `legacy_oi_equals_disaggregated_oi`: legacy and disaggregated open interest agree for the same

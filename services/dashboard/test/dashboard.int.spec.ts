@@ -898,7 +898,7 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     // COT: the three formats (cit among them) and the scope, futures only by default.
     expect(page.body).toContain('<option value="cot_cit">');
     expect(page.body).toMatch(/<select id="cdsx-scope" name="scope"[^>]*><option value="futures_only" selected>/);
-    expect(page.body).toContain('<option value="futures_and_options">Futures and options combined</option>');
+    expect(page.body).toContain('<option value="futures_and_options">Futures + options</option>');
     const script = /<script src="(\/dashboard\/explorer\/explorer\.js\?v=[0-9a-f]+)"/.exec(page.body)?.[1];
     expect(script).toBeDefined();
     const js = await ada.get(script!);

@@ -128,7 +128,7 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
   const kinds =
     `<optgroup label="Time series">${SERIES_TYPES.map((t) => option(t, label(t), t === 'price')).join('')}</optgroup>` +
     `<optgroup label="Commitments of Traders">${option('cot_legacy', 'COT legacy')}${option('cot_disaggregated', 'COT disaggregated')}` +
-    `${option('cot_cit', 'COT supplement: index traders (CIT)')}</optgroup>`;
+    `${option('cot_cit', 'COT CIT supplement')}</optgroup>`;
   const frequencies = option('', 'Native') + FREQUENCIES.map((f) => option(f, label(f))).join('');
   const transforms = TRANSFORMS.map((t) =>
     option(t, t === 'none' ? 'None' : t === 'pct_change' ? 'Percent change' : label(t), t === 'none'),
@@ -194,7 +194,7 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
       <legend>COT options</legend>
       <div class="cdsx-field">
         <label for="cdsx-scope">Scope</label>
-        <select id="cdsx-scope" name="scope" aria-describedby="cdsx-scope-hint">${option('futures_only', 'Futures only', true)}${option('futures_and_options', 'Futures and options combined')}</select>
+        <select id="cdsx-scope" name="scope" aria-describedby="cdsx-scope-hint">${option('futures_only', 'Futures only', true)}${option('futures_and_options', 'Futures + options')}</select>
         <p id="cdsx-scope-hint" class="cdsx-hint"></p>
       </div>
       <div class="cdsx-field">

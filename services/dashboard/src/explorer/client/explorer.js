@@ -97,8 +97,6 @@
 
   /** The scope the user chose last for legacy or disaggregated (cit shows its only one meanwhile). */
   let chosenScope = 'futures_only';
-  /** The scope of a COT kind: cit's only one, else the one chosen. */
-  const scopeOf = (kind) => (kind === 'cot_cit' ? 'futures_and_options' : chosenScope);
   /** The available_series type of a COT kind in a scope (cot_legacy_combined, cot_cit, …); a series kind is its own. */
   function seriesTypeOf(kind, scope) {
     if (!(kind in COT_GROUPS)) return kind;
@@ -106,6 +104,16 @@
   }
   /** The types a kind stands for: a COT format in either scope, a series type itself. */
   const typesOf = (kind) => (kind in COT_GROUPS && kind !== 'cot_cit' ? [kind, `${kind}_combined`] : [kind]);
+  /**
+   * The scope of a COT kind: cit's only one; else the one chosen, or the other one when the
+   * commodity followed offers the format in that scope only (the choice is kept for the next).
+   */
+  function scopeOf(kind) {
+    if (kind === 'cot_cit') return 'futures_and_options';
+    const other = chosenScope === 'futures_only' ? 'futures_and_options' : 'futures_only';
+    const offers = (scope) => current !== null && current.offered.has(seriesTypeOf(kind, scope));
+    return !offers(chosenScope) && offers(other) ? other : chosenScope;
+  }
   /** What a request shows, in words: "Cot legacy" is "COT legacy, futures and options" here. */
   function kindWords(kind, scope) {
     if (!(kind in COT_GROUPS)) return label(kind);
@@ -634,11 +642,7 @@
           : current.offered.has(seriesTypeOf(kind, o.value));
       o.disabled = cit ? o.value !== 'futures_and_options' : !offered;
     }
-    let scope = scopeOf(kind);
-    if (!cit && scopeSelect.querySelector(`option[value="${scope}"]`).disabled) {
-      const other = [...scopeSelect.options].find((o) => !o.disabled);
-      if (other) scope = chosenScope = other.value;
-    }
+    const scope = scopeOf(kind);
     scopeSelect.value = scope;
     scopeHint.textContent = cit
       ? CIT_ONLY_COMBINED

@@ -1,5 +1,6 @@
 import { startCliSandbox, type CliSandbox } from '@cds/testkit';
-import { copyFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +46,22 @@ describe('ingest backfill of the combined COT reports and the CIT supplement', (
     expect(combined.stdout).toMatch(/events published: +\d+ \(\d+ with 29 records/);
     expect(combined.stdout).toMatch(/skipped: +2 \(unknown_commodity: 2\)/);
     expect(combined.stdout).toMatch(/rejected: +0\b/);
+
+    // a row whose Old + Other misses All by 2 (open interest Old of ORANGE JUICE 2026-02-03 lowered by 1): published, flagged
+    const edited = join(sandbox.dir, 'annualof_edited.txt');
+    await writeFile(
+      edited,
+      readFileSync(ownFixturePath('cftc_legacy_combined_2026_excerpt.txt'), 'utf8').replace(
+        /(,2026-02-03,040701,(?:[^,]*,){13} *)10081,/,
+        '$110080,',
+      ),
+    );
+    const flagged = await sandbox.run(ingestCli, ['backfill', '--source', 'cftc-legacy-combined', '--file', edited], {
+      NATS_URL: sandbox.nats.identities.ingest,
+    });
+    expect(flagged.code).toBe(0);
+    expect(flagged.stdout).toMatch(/rejected: +0\b/);
+    expect(flagged.stdout).toMatch(/flagged \(published\): +1 \(old_plus_other_equals_all: 1\)/);
 
     const wrong = await backfill(
       'cftc-legacy-combined',

@@ -36,6 +36,12 @@ export function formatSummary(
       .join(', ');
     lines.push(`  skipped:             ${fmt(skipped)} (${reasons})`);
   }
+  const flagged = Object.entries(opts.parse?.failedChecks ?? {});
+  if (flagged.length > 0) {
+    const total = flagged.reduce((n, [, k]) => n + k, 0);
+    const checks = flagged.map(([check, n]) => `${check}: ${fmt(n)}`).join(', ');
+    lines.push(`  flagged (published): ${fmt(total)} (${checks})`);
+  }
   if (s.replaced > 0) lines.push(`  superseded in input: ${fmt(s.replaced)} (a later row had the same date)`);
   lines.push(`  elapsed:             ${duration(s.elapsedMs)} (${fmt(rate)} records/s)`);
   if (s.rejected > 0) {

@@ -98,8 +98,8 @@ export function syncBucketSpec(opts: {
 /**
  * The COT consistency failures KV bucket (`CDS_COT_CHECKS`, stream `KV_CDS_COT_CHECKS`): one key per
  * failing report, the latest value only, file storage. The projector writes it (and deletes a key
- * when a later version of the report passes); the gateway reads it for GET /status, creating it
- * with the same settings when it starts first. A key lives a week beyond COT_CHECKS_DAYS, so a
+ * when a later version of the report passes); the gateway only reads it for GET /status (until
+ * the projector has created it, the gateway reports no failure and looks again). A key lives a week beyond COT_CHECKS_DAYS, so a
  * report that stopped being rewritten leaves the bucket on its own. Pass the result to `new Kvm(js).create(...)`.
  */
 export function cotChecksBucketSpec(opts: {

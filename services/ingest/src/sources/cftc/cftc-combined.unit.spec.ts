@@ -325,6 +325,14 @@ describe('CFTC CIT supplement annual file (annualci.txt, real excerpt)', () => {
     );
     const none = await open('cftc-cit', '"a","b"\r\n1,2\r\n', 'annualci.txt');
     expect(rejections(none)[0]!.reason).toBe('header is not a CFTC COT cit file: no "CIT_Positions_Long_All" column');
+    // a CIT header without its index-trader short column
+    const noShort = text(CIT).replace('"CIT_Positions_Short_All"', '"CIT_Short"');
+    expect(rejections(await open('cftc-cit', noShort, 'annualci.txt'))[0]!.reason).toBe(
+      'header lacks columns for index_traders.short (cit_positions_short_all) (line 1; names compared in snake_case)',
+    );
+    expect(rejections(await open('cftc-legacy-combined', '"a","b"\n1,2\n', 'annualof.txt'))[0]!.reason).toBe(
+      'header is not a CFTC COT legacy file: no "Commercial Positions-Long (All)" column',
+    );
   });
 });
 

@@ -46,6 +46,13 @@ const REPORTS: Record<CotDataset, string> = {
   cit: 'CIT supplement (futures and options combined)',
 };
 
+/** A column each format's header has, as the CFTC names it (named when a header has none of them). */
+const EXPECTED_COLUMN: Record<CotFormat, string> = {
+  legacy: '"Commercial Positions-Long (All)"',
+  disaggregated: '"Prod_Merc_Positions_Long_All"',
+  cit: '"CIT_Positions_Long_All"',
+};
+
 /** Why a file of `dataset` is refused: it is the report of another scope. */
 function otherScope(dataset: CotDataset, what: string): string {
   return `${what}; expected the ${REPORTS[dataset]} report (${FILES[dataset]})`;
@@ -109,7 +116,7 @@ export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions)
       const expected = options.format ?? 'legacy, disaggregated or cit';
       return detected
         ? `header is a ${detected} COT file, expected ${expected}`
-        : `header is not a CFTC COT ${expected} file: no ${expected === 'cit' ? '"CIT_Positions_Long_All"' : 'positions'} column`;
+        : `header is not a CFTC COT ${expected} file: no ${options.format ? EXPECTED_COLUMN[options.format] : 'positions'} column`;
     }
     const scope = options.scope ?? defaultCotScope(detected);
     const ds = cotDataset(detected, scope);
@@ -128,8 +135,10 @@ export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions)
       columns.push(at);
       return true;
     };
-    for (const [field, aliases] of allFields(detected)) if (!place(field, aliases)) missing.push(field);
-    if (missing.length > 0) return `header lacks columns for ${missing.join(', ')} (line ${line})`;
+    for (const [field, aliases] of allFields(detected))
+      if (!place(field, aliases)) missing.push(`${field} (${aliases.join(' or ')})`);
+    if (missing.length > 0)
+      return `header lacks columns for ${missing.join(', ')} (line ${line}; names compared in snake_case)`;
     for (const [field, aliases] of optionalFields(detected)) place(field, aliases);
     const cropYears = cropYearsPresent(detected, (f) => slotOf.has(f));
     if (cropYears.length > 0) where.cropYears = cropYears;

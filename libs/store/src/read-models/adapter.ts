@@ -21,6 +21,11 @@ export interface ReadModelIndex {
   unique?: boolean;
   /** The port method whose query uses it. */
   usedBy: string;
+  /**
+   * Indexes it supersedes, dropped (when present) once it exists: a collection written before
+   * keeps its old index otherwise, and an old unique one would refuse what the new one allows.
+   */
+  replaces?: readonly string[];
 }
 
 /**

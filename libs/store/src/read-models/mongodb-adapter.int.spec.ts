@@ -1,4 +1,4 @@
-import { COLLECTIONS, type SeriesBucketDoc } from '@cds/read-models';
+import { COLLECTIONS, type CotBucketDoc, type SeriesBucketDoc } from '@cds/read-models';
 import { getTestInfra, uniqueName } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,34 @@ describe('MongoDB adapter: how it holds and asks', () => {
   });
   afterAll(async () => {
     await client?.close();
+  });
+
+  it('drops the COT index it supersedes: a collection made before scopes takes a combined bucket beside a futures-only one', async () => {
+    const db = client.db(uniqueName('mongo_adapter_upgrade'));
+    // as the adapter indexed the cot collection before scopes
+    await db
+      .collection(COLLECTIONS.cot)
+      .createIndex({ commodity_id: 1, format: 1, year: 1 }, { name: 'commodity_format_year', unique: true });
+    const store = createReadModelStore(db, { adapter: 'mongodb', owner: 'native' });
+    const cot = await store.collection<CotBucketDoc>('cot', COLLECTIONS.cot);
+    const names = (await db.collection(COLLECTIONS.cot).listIndexes().toArray()).map((i) => i.name as string);
+    expect(names).toContain('commodity_format_scope_year');
+    expect(names).not.toContain('commodity_format_year');
+    const bucket = (id: string, scope?: 'futures_and_options'): CotBucketDoc => ({
+      _id: id,
+      commodity_id: 'UPGRADE',
+      format: 'legacy',
+      ...(scope === undefined ? {} : { scope }),
+      year: 2026,
+      first_date: '2026-01-06',
+      last_date: '2026-01-06',
+      count: 1,
+      reports: [{ report_date: '2026-01-06', open_interest: 1, groups: {} }],
+      _meta: { position: 1, version: 1, rev: 1 },
+    });
+    await cot.compareAndSet([{ doc: bucket('UPGRADE:legacy:2026'), rev: null }]);
+    await cot.compareAndSet([{ doc: bucket('UPGRADE:legacy_combined:2026', 'futures_and_options'), rev: null }]);
+    expect(await db.collection(COLLECTIONS.cot).countDocuments({ commodity_id: 'UPGRADE' })).toBe(2);
   });
 
   it('keeps native arrays and creates the indexes its queries use', async () => {

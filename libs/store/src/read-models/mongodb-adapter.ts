@@ -57,6 +57,8 @@ export const INDEXES: Readonly<Record<ReadModelName, readonly ReadModelIndex[]>>
       key: { commodity_id: 1, format: 1, scope: 1, year: 1 },
       name: 'commodity_format_scope_year',
       unique: true,
+      // Before scopes: unique per format and year, which would refuse a combined bucket.
+      replaces: ['commodity_format_year'],
       usedBy: 'cotPage and cotBefore: the buckets of a COT dataset in a year range',
     },
   ],

@@ -1,5 +1,5 @@
 import type { ReadModelName } from '@cds/read-models';
-import type { Db, Document } from 'mongodb';
+import { MongoServerError, type Db, type Document } from 'mongodb';
 import { withDeadline } from '../deadline.ts';
 import { mapStoreError } from '../errors.ts';
 import { isFerretDB } from '../ferretdb.ts';
@@ -9,6 +9,9 @@ import { createFerretDbAdapter, type FerretDbOptions } from './ferretdb-adapter.
 import { createMongoDbAdapter } from './mongodb-adapter.ts';
 import type { AdapterName, ReadModelCollection, ReadModelDoc, ReadModelStore, StoreCall } from './port.ts';
 import { runner } from './run.ts';
+
+/** MongoDB's IndexNotFound: dropping an index that does not exist. */
+const INDEX_NOT_FOUND = 27;
 
 export interface ReadModelStoreOptions {
   /** Default deadline of each database operation (a call's `timeoutMs` overrides it). Default 20 s. */
@@ -73,6 +76,16 @@ export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): 
         await runFor(call)(`create index ${spec.name}`, ({ maxTimeMS }) =>
           coll.createIndex(spec.key, { name: spec.name, maxTimeMS, ...(spec.unique === true ? { unique: true } : {}) }),
         );
+        for (const old of spec.replaces ?? []) {
+          await runFor(call)(`drop index ${old}`, async ({ maxTimeMS }) => {
+            try {
+              await coll.dropIndex(old, { maxTimeMS });
+            } catch (err) {
+              // already gone (or never made): what this wants
+              if (!(err instanceof MongoServerError && err.code === INDEX_NOT_FOUND)) throw err;
+            }
+          });
+        }
       }
       indexed.add(physical);
     }

@@ -41,6 +41,7 @@ import {
   type StoredPoint,
 } from '@cds/read-models';
 import { INDEXES, packCotBucket, packSeriesBucket } from '@cds/store';
+import { COT_DATASETS } from '@cds/contracts';
 import { buildApp, createMongoRepository, createResponseCache } from '@cds/query';
 import { catalogDoc, cotBuckets, cotDoc, dateRange, descriptorOf, seriesBuckets } from '@cds/query/testing';
 import { startMongo, uniqueName } from '@cds/testkit';
@@ -52,6 +53,25 @@ const SCENARIOS = {
   cot: `/api/v1/commodities/${SLUG}/cot`,
 } as const;
 const isoDay = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+/**
+ * The whole COT history (issue #38): LONG holds every COT dataset a market outside the CIT
+ * supplement has, each from its first year (legacy 1986, legacy combined 1995, disaggregated in
+ * both scopes 2006) to today. A page of it with every analytic (cot_index over 520 weeks reads ten
+ * years before the page), newest first and 25 pages deep in the oldest-first order, read with
+ * nothing kept, against the same page of CRUDE_OIL_WTI's three years.
+ */
+const COT_FULL = {
+  cot_short: `${SCENARIOS.cot}?include=changes,pct_of_oi,cot_index&index_weeks=52`,
+  cot_full: `/api/v1/commodities/${LONG}/cot?scope=futures_and_options&include=changes,pct_of_oi,cot_index&index_weeks=520`,
+  cot_full_deep: `/api/v1/commodities/${LONG}/cot?sort_order=asc&page=25&per_page=50&include=changes,cot_index&index_weeks=520`,
+} as const;
+const COT_FIRST_YEAR = {
+  legacy: 1986,
+  legacy_combined: 1995,
+  disaggregated: 2006,
+  disaggregated_combined: 2006,
+} as const;
+
 /** Point-in-time reads, measured on the new service only (a base checkout does not know as_of). */
 const AS_OF = {
   series_asof: `${SCENARIOS.series}&as_of=${isoDay(182)}`,
@@ -245,6 +265,12 @@ async function load(
       v: Math.round((1200 + Math.sin(i / 30) * 80 + i / 20) * 100) / 100,
     }));
     const long = seriesBuckets(LONG, 'price', longPrices, { unit: 'USD/troy oz' }).map(versionedSeries);
+    const fullCot = Object.entries(COT_FIRST_YEAR).map(([dataset, firstYear]) => {
+      const { format, scope } = COT_DATASETS[dataset as keyof typeof COT_FIRST_YEAR];
+      const dates = dateRange(`${firstYear}-01-01`, today).filter((d) => new Date(`${d}T00:00:00Z`).getUTCDay() === 2);
+      const buckets = cotBuckets(dates.map((d, i) => cotDoc(LONG, format, d, 1 + (i % 11), scope))).map(versionedCot);
+      return { dataset, dates, buckets };
+    });
     const firstOf = (buckets: { releases?: SeriesBucketDoc['releases'] }[]) =>
       buckets.map((b) => firstPublished(b.releases)!).sort()[0]!;
     await db.collection(COLLECTIONS.catalog).insertMany([
@@ -270,20 +296,34 @@ async function load(
         name: 'Gold',
         category: 'metals',
         unit: 'USD/troy oz',
-        series: [{ ...descriptorOf('price', longPrices, 'daily', 'USD/troy oz'), first_published_at: firstOf(long) }],
+        series: [
+          { ...descriptorOf('price', longPrices, 'daily', 'USD/troy oz'), first_published_at: firstOf(long) },
+          ...fullCot.map(({ dataset, dates, buckets }) => ({
+            ...descriptorOf(
+              `cot_${dataset}` as 'cot_legacy',
+              dates.map((d) => ({ d })),
+              'weekly',
+            ),
+            first_published_at: firstOf(buckets),
+          })),
+        ],
       }),
     ] as never[]);
     await db
       .collection(COLLECTIONS.series)
       .insertMany([...series, ...long].map((b) => packing.packSeriesBucket(b)) as never[]);
-    await db.collection(COLLECTIONS.cot).insertMany(cot.map((b) => packing.packCotBucket(b)) as never[]);
+    await db
+      .collection(COLLECTIONS.cot)
+      .insertMany([...cot, ...fullCot.flatMap((f) => f.buckets)].map((b) => packing.packCotBucket(b)) as never[]);
     for (const [name, specs] of Object.entries(INDEXES)) {
       for (const s of specs) await db.collection(name).createIndex(s.key, { name: s.name, unique: s.unique ?? false });
     }
     const revised = [...series, ...long].reduce((n, b) => n + (b.revised?.length ?? 0), 0);
     console.log(
       `loaded ${SLUG}: ${prices.length} daily prices (${from} .. ${today}), ${tuesdays.length} COT reports; ` +
-        `${LONG}: ${longPrices.length} daily prices (${longFrom} .. ${today}); weekly releases, ${revised} revised versions`,
+        `${LONG}: ${longPrices.length} daily prices (${longFrom} .. ${today}), COT ` +
+        fullCot.map((f) => `${f.dataset} ${f.dates.length}`).join(', ') +
+        ` reports; weekly releases, ${revised} revised versions`,
     );
   } finally {
     await client.close();
@@ -448,6 +488,20 @@ async function main(): Promise<void> {
       longRatios.push(asOf.rps / current.rps);
     }
 
+    // the whole COT history: a page with every analytic, nothing kept, beside the same page of three years
+    const fullRatios: number[] = [];
+    const deepRatios: number[] = [];
+    for (let round = 0; round < Math.max(2, ROUNDS / 2); round++) {
+      const short = await measured(msg.ports.query_cold, COT_FULL.cot_short);
+      const full = await measured(msg.ports.query_cold, COT_FULL.cot_full);
+      const deep = await measured(msg.ports.query_cold, COT_FULL.cot_full_deep);
+      add('cot_short/query_cold', short);
+      add('cot_full/query_cold', full);
+      add('cot_deep/query_cold', deep);
+      fullRatios.push(full.rps / short.rps);
+      deepRatios.push(deep.rps / short.rps);
+    }
+
     const cols = (...xs: [string, number][]) => xs.map(([v, w]) => v.padStart(w)).join(' ');
     console.log(
       `scenario    target        ${cols(['req/s', 8], ['p50 ms', 7], ['p99 ms', 7], ['CPU us/req', 11], ['errors', 7])}`,
@@ -521,6 +575,11 @@ async function main(): Promise<void> {
     console.log(
       `ratio long as_of / current (20 years daily, nothing kept) = ${median(longRatios).toFixed(3)} in req/s ` +
         `(median of ${longRatios.length} pairs; min ${Math.min(...longRatios).toFixed(3)}, max ${Math.max(...longRatios).toFixed(3)})`,
+    );
+    console.log(
+      `ratio COT page of the whole history / of three years (nothing kept, changes + cot_index over 520 weeks): ` +
+        `newest first ${median(fullRatios).toFixed(3)}, 25 pages deep oldest first ${median(deepRatios).toFixed(3)} ` +
+        `in req/s (medians of ${fullRatios.length} rounds)`,
     );
     const errors = [...samples.values()].flat().reduce((n, s) => n + s.errors, 0);
     if (errors > 0) process.exitCode = 1;

@@ -2,17 +2,26 @@
 // projectors' durable consumers (caught up or not), and a clean reference of the read models
 // rebuilt from the stream into a database of its own by the projector's `rebuild` command.
 import { spawn } from 'node:child_process';
+import { join, relative } from 'node:path';
 import { DATA_STREAM } from '@cds/contracts';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import { MongoClient, type Db } from 'mongodb';
 import type { ReadModelName } from '@cds/read-models';
+import { FIXTURES } from './harness.ts';
 import { READ_MODELS } from './read-model-hash.ts';
 
-/** The real source excerpts the suites ingest: [source, file in FIXTURES]. */
+/** A real excerpt the ingest keeps with its own specs (services/ingest/test/fixtures), as a path from FIXTURES. */
+const ingestFixture = (file: string): string =>
+  relative(FIXTURES, join(REPO_ROOT, 'services', 'ingest', 'test', 'fixtures', file));
+
+/** The real source excerpts the suites ingest: [source, file in FIXTURES (`join(FIXTURES, file)`)]. */
 export const REAL_FILES: [string, string][] = [
   ['cftc-legacy', 'cftc_legacy_fut_annual_2025_excerpt.txt'],
   ['cftc-disaggregated', 'cftc_disagg_fut_f_year_2021_excerpt.txt'],
+  // the legacy futures-and-options combined reports and the CIT supplement (their own COT datasets)
+  ['cftc-legacy-combined', ingestFixture('cftc_legacy_combined_2026_excerpt.txt')],
+  ['cftc-cit', ingestFixture('cftc_cit_2024_excerpt.txt')],
   ['eia', 'eia_rwtc_wti_spot_daily_2022_excerpt.csv'],
   ['eia', 'eia_wcestus1_crude_stocks_weekly_2024_excerpt.csv'],
   ['nass', 'nass_quickstats_corn_yield_states_2025_excerpt.csv'],

@@ -171,6 +171,8 @@ const HISTORY_FIRST_YEAR: Record<CotDataset, number> = {
 const HISTORY_DRAIN_MS = Number(process.env.BENCH_HISTORY_DRAIN_MS ?? 900_000);
 /** The projector's memory limit in the chart (services.projector.resources.limits.memory). */
 const PROJECTOR_LIMIT_MIB = 384;
+/** Its V8 heap limit there (services.projector.heapMiB), the worker's here. */
+const PROJECTOR_HEAP_MIB = Number(process.env.BENCH_PROJECTOR_HEAP_MIB ?? 192);
 
 const split = (total: number, parts: number): number[] => {
   const out: number[] = [];
@@ -358,7 +360,12 @@ async function lagWorker(
   const client = await new MongoClient(mongoUrl, MONGO_OPTIONS).connect();
   const metrics = target.projector.createProjectorMetrics();
   let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
+  /** process.memoryUsage() when the RSS peaked: where the memory was. */
+  let atPeak = process.memoryUsage();
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    if (m.rss > peakRss) [peakRss, atPeak] = [m.rss, m];
+  }, 250);
   const deps = { messaging: messaging, db: client.db(dbName), logger, metrics, clock: () => new Date() };
   const options = { durable, ...BATCH_OPTION, writeClaims };
   const worker =
@@ -374,7 +381,10 @@ async function lagWorker(
       .then(
         () =>
           new Promise((resolve) =>
-            process.send?.({ phases: phasesOf(s), docs: s.documents, peakRss, events: s.events.applied }, resolve),
+            process.send?.(
+              { phases: phasesOf(s), docs: s.documents, peakRss, atPeak, events: s.events.applied },
+              resolve,
+            ),
           ),
       )
       .then(() => messaging.close())
@@ -650,7 +660,7 @@ async function main(): Promise<void> {
           r.p50.toFixed(0),
           r.p99.toFixed(0),
           `${r.lags}/${events.length}`,
-          `${(r.peakRss / 2 ** 20).toFixed(0)} MiB (${((r.peakRss / 2 ** 20 / PROJECTOR_LIMIT_MIB) * 100).toFixed(0)} %)`,
+          `${(r.peakRss / 2 ** 20).toFixed(0)} MiB (${((r.peakRss / 2 ** 20 / PROJECTOR_LIMIT_MIB) * 100).toFixed(0)} %; heap limit ${PROJECTOR_HEAP_MIB} MiB)`,
           r.stored === expected ? `all ${r.stored}` : `${r.stored} of ${expected}: LOST`,
           `${r.buckets} (largest ${(r.largestBucket / 1024).toFixed(0)} KiB)`,
         ]);
@@ -753,7 +763,8 @@ async function historyRun(
   const worker = fork(
     process.argv[1]!,
     ['--lag-worker', target.root ?? '', natsUrl, mongoUrl, db.databaseName, durable, writeClaims ? '1' : '0', 'cot'],
-    { stdio: 'inherit' },
+    // the V8 heap limit the chart gives the projector (services.projector.heapMiB)
+    { stdio: 'inherit', execArgv: [...process.execArgv, `--max-old-space-size=${PROJECTOR_HEAP_MIB}`] },
   );
   await once(worker, 'message');
   const started = performance.now();
@@ -775,22 +786,24 @@ async function historyRun(
   const deadline = performance.now() + HISTORY_DRAIN_MS;
   while (lags.length < events.length && performance.now() < deadline) await sleep(100);
   const seconds = (performance.now() - started) / 1000;
-  const report = once(worker, 'message') as Promise<[{ peakRss: number }]>;
+  const report = once(worker, 'message') as Promise<[{ peakRss: number; atPeak: NodeJS.MemoryUsage }]>;
   worker.send('stop');
-  const [{ peakRss }] = await report;
+  const [{ peakRss, atPeak }] = await report;
+  const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
+  console.log(
+    `${target.name}: at the RSS peak ${mib(atPeak.rss)}: V8 heap ${mib(atPeak.heapUsed)} used of ${mib(atPeak.heapTotal)}, ` +
+      `external ${mib(atPeak.external)} (array buffers ${mib(atPeak.arrayBuffers)})`,
+  );
   await once(worker, 'exit');
   sub.unsubscribe();
   // Every report read back: the buckets' counts, and the largest bucket as stored.
-  const [totals] = await db
-    .collection(COLLECTIONS.cot)
-    .aggregate<{ stored: number; buckets: number }>([
-      { $group: { _id: null, stored: { $sum: '$count' }, buckets: { $sum: 1 } } },
-    ])
-    .toArray();
+  let stored = 0;
+  let buckets = 0;
   let largestBucket = 0;
-  for await (const doc of db.collection(COLLECTIONS.cot).find({}, { projection: { _id: 1 } })) {
-    const full = await db.collection(COLLECTIONS.cot).findOne({ _id: doc._id });
-    largestBucket = Math.max(largestBucket, Buffer.byteLength(JSON.stringify(full)));
+  for await (const doc of db.collection(COLLECTIONS.cot).find({})) {
+    buckets += 1;
+    stored += Number(doc.count ?? 0);
+    largestBucket = Math.max(largestBucket, Buffer.byteLength(JSON.stringify(doc)));
   }
   const sorted = [...lags].sort((a, b) => a - b);
   return {
@@ -799,8 +812,8 @@ async function historyRun(
     p99: percentile(sorted, 99),
     lags: lags.length,
     peakRss,
-    stored: totals?.stored ?? 0,
-    buckets: totals?.buckets ?? 0,
+    stored,
+    buckets,
     largestBucket,
   };
 }

@@ -24,7 +24,15 @@ export async function consumeDurable<T>(
   return startLoop(opts, {
     name: durable,
     ackWaitMs,
-    open: () => consumer.consume({ max_messages: opts.batchSize ?? 256 }),
+    // Pulled ahead: batchSize messages, or with a batch byte bound two batches' bytes (NATS takes
+    // one or the other; the consumer's max_ack_pending still bounds the count), so large events are
+    // not buffered a thousand at a time.
+    open: () =>
+      consumer.consume(
+        opts.maxBatchBytes === undefined
+          ? { max_messages: opts.batchSize ?? 256 }
+          : { max_bytes: 2 * opts.maxBatchBytes },
+      ),
     acks: durableAcks(ackWaitMs),
     traced: true,
     waitingPulls: () =>

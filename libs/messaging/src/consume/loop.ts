@@ -45,6 +45,7 @@ export async function startLoop<T>(opts: ConsumeOptions<T>, mode: LoopMode): Pro
     signal: stopping.signal,
     stallCheckMs: opts.stallCheckMs ?? 10_000,
     maxBatch: opts.maxBatch ?? 256,
+    maxBatchBytes: opts.maxBatchBytes,
     onReopen: opts.onReopen,
     onMessage: progress,
     handledUpTo: mode.handledUpTo,

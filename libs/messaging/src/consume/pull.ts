@@ -10,6 +10,12 @@ export interface PullOptions {
   stallCheckMs: number;
   /** Most messages in one batch. */
   maxBatch: number;
+  /**
+   * Most payload bytes in one batch (the message that crosses it is the last one): a handler's
+   * memory grows with what it holds, and a few large events (a year of COT reports each) weigh as
+   * much as thousands of small ones. Default: no bound beyond maxBatch.
+   */
+  maxBatchBytes?: number | undefined;
   onReopen?: ((reason: string) => void) | undefined;
   /** A message arrived (the first of a batch): progress for the watchdog. */
   onMessage: () => void;
@@ -64,12 +70,14 @@ export class Pull {
     await Promise.race([this.messages.close().catch(() => undefined), sleep(2_000)]);
   }
 
-  /** The next batch: waits for one message, then takes whatever else is already buffered. */
+  /** The next batch: waits for one message, then takes whatever else is already buffered, within maxBatch and maxBatchBytes. */
   async nextBatch(): Promise<JsMsg[] | undefined> {
     const first = await this.next();
     if (first.done === true) return undefined;
     const batch = [first.value];
-    while (batch.length < this.opts.maxBatch) {
+    const maxBytes = this.opts.maxBatchBytes ?? Number.POSITIVE_INFINITY;
+    let bytes = first.value.data.length;
+    while (batch.length < this.opts.maxBatch && bytes < maxBytes) {
       this.inflight ??= this.iterator.next();
       const r = await Promise.race([this.inflight, nextTurn().then(() => 'empty' as const)]);
       if (r === 'empty') break;
@@ -77,6 +85,7 @@ export class Pull {
       if (r.done === true) break;
       if (this.opts.handledUpTo !== undefined && r.value.seq <= batch.at(-1)!.seq) continue;
       batch.push(r.value);
+      bytes += r.value.data.length;
     }
     return batch;
   }

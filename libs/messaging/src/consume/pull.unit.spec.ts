@@ -35,6 +35,16 @@ describe('Pull', () => {
     expect(onMessage).toHaveBeenCalledTimes(2);
   });
 
+  it('ends a batch at maxBatchBytes: the message that crosses it is the last, one over-large message is a batch', async () => {
+    const messages = new FakeMessages();
+    const { pull } = await pullOver([messages], { maxBatch: 100, maxBatchBytes: 250 });
+    const sized = (seq: number, bytes: number) => fakeMsg(seq, 'x'.repeat(bytes));
+    messages.push(sized(1, 100), sized(2, 100), sized(3, 100), sized(4, 100), sized(5, 1_000), sized(6, 10));
+    expect(seqs(await pull.nextBatch())).toEqual([1, 2, 3]);
+    expect(seqs(await pull.nextBatch())).toEqual([4, 5]);
+    expect(seqs(await pull.nextBatch())).toEqual([6]);
+  });
+
   it('ordered: skips deliveries at or below the position, and repeats within a batch', async () => {
     const messages = new FakeMessages();
     const onMessage = vi.fn();

@@ -122,6 +122,8 @@ export interface ConsumeOptions<T = unknown> {
   batchSize?: number;
   /** Most messages handed to the handler at once (those already buffered). Default 256. */
   maxBatch?: number;
+  /** Most payload bytes handed to the handler at once (the message crossing it ends the batch). Default: no bound. */
+  maxBatchBytes?: number;
   /** Durable: the consumer's ack wait (paces `working()`). Default: read from the consumer. */
   ackWaitMs?: number;
   /** Backoff of transient failures; after `maxAttempts` (default: no limit) `done` rejects with the failure. */

@@ -31,6 +31,8 @@ export interface ProjectionWorkerOptions {
   ackWaitMs?: number;
   /** Most messages pulled ahead of the handler and handled as one batch. Default DEFAULT_PROJECTION_BATCH. */
   batchSize?: number;
+  /** Most event bytes handled as one batch. Default DEFAULT_PROJECTION_BATCH_BYTES. */
+  batchBytes?: number;
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
   /** FerretDB: guard compare-and-set with write claims (see FerretDbOptions in libs/store). Default true. */
   writeClaims?: boolean;
@@ -60,6 +62,15 @@ export interface ProjectionWorkerOptions {
  * writes about 160 documents for 1,000 events instead of for 256 (issue #37).
  */
 export const DEFAULT_PROJECTION_BATCH = 1_000;
+
+/**
+ * Most event bytes in one batch: what a batch holds in memory (its events, the buckets they touch
+ * and their counterparts, the writes) grows with its events' size. 1,000 live series events are
+ * some 600 KB; a backfill's COT events carry a year of reports (15 KB) each, and 1,000 of them took
+ * the projector past its 384 MiB (`npm run bench:projection`, the whole COT history: 515 MiB at
+ * 1,000, 345 MiB at 100 events a batch, the same time and lag).
+ */
+export const DEFAULT_PROJECTION_BATCH_BYTES = 1024 * 1024;
 
 /** Unacknowledged messages a projection's consumer may have: a batch being handled and the next one, delivered meanwhile. */
 export const PROJECTION_MAX_ACK_PENDING = 2 * DEFAULT_PROJECTION_BATCH;
@@ -177,6 +188,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     ackWaitMs,
     batchSize: opts.batchSize ?? DEFAULT_PROJECTION_BATCH,
     maxBatch: opts.batchSize ?? DEFAULT_PROJECTION_BATCH,
+    maxBatchBytes: opts.batchBytes ?? DEFAULT_PROJECTION_BATCH_BYTES,
     retry: opts.retry ?? { initialDelayMs: 100, maxDelayMs: 5_000 },
     onError: (err, batch, attempt) => observer.retry(err, batch, attempt),
     // Poison (not JSON, failing the schema) is parked and termed by the loop after its batch.

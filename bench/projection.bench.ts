@@ -393,6 +393,56 @@ async function lagWorker(
   });
 }
 
+/**
+ * Publish -> queryable, per event: the projector announces per commodity and batch the highest
+ * position it wrote, so an event is queryable once its commodity was announced at or past its
+ * sequence. `published` records an event's sequence (acks arrive in publish order per subject, so
+ * each queue stays sorted) and the time it was sent.
+ */
+function trackQueryable(messaging: Messaging, projection: 'series' | 'cot') {
+  const waiting = new Map<string, { seq: number; t: number }[]>();
+  const announced = new Map<string, number>();
+  const lags: number[] = [];
+  const settle = (commodity: string, at: number) => {
+    const upTo = announced.get(commodity) ?? 0;
+    const queue = waiting.get(commodity) ?? [];
+    while (queue.length > 0 && queue[0]!.seq <= upTo) lags.push(at - queue.shift()!.t);
+  };
+  const sub = messaging.nc.subscribe(`${PROJECTED_SUBJECT_PREFIX}.${projection}.>`, {
+    callback: (_err, m) => {
+      const at = performance.now();
+      const commodity = m.subject.slice(m.subject.lastIndexOf('.') + 1);
+      const { position } = m.json<{ position: number }>();
+      announced.set(commodity, Math.max(announced.get(commodity) ?? 0, position));
+      settle(commodity, at);
+    },
+  });
+  return {
+    lags,
+    published(commodity: string, seq: number, t: number) {
+      let queue = waiting.get(commodity);
+      if (queue === undefined) waiting.set(commodity, (queue = []));
+      queue.push({ seq, t });
+      settle(commodity, performance.now());
+    },
+    stop: () => sub.unsubscribe(),
+  };
+}
+
+/** A durable consumer for a projection worker from the stream's end: only the events published after count. */
+async function consumerFromEnd(messaging: Messaging, durable: string, filterSubject: string): Promise<void> {
+  const info = await messaging.jsm.streams.info(DATA_STREAM);
+  await messaging.jsm.consumers.add(DATA_STREAM, {
+    durable_name: durable,
+    ack_policy: 'explicit',
+    deliver_policy: 'by_start_sequence',
+    opt_start_seq: info.state.last_seq + 1,
+    filter_subject: filterSubject,
+    ack_wait: 30_000_000_000,
+    max_ack_pending: 1_000,
+  });
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === '--lag-worker') {
     const [root, natsUrl, mongoUrl, dbName, durable, claims, projection] = process.argv.slice(3) as [
@@ -510,37 +560,10 @@ async function main(): Promise<void> {
       if (years === undefined) throw new Error(`BENCH_LAG_SHAPES: unknown shape ${shape} (live, spread)`);
       const mode = `${target.name}_${writeClaims ? 'claims' : 'plain'}_${shape}`;
       const db = client.db(`bench_lag_${mode}`);
-      // The projector announces per commodity and batch the highest position it wrote, so an
-      // event is queryable once its commodity was announced at or past its sequence.
-      const waiting = new Map<string, { seq: number; t: number }[]>();
-      const announced = new Map<string, number>();
-      const lags: number[] = [];
-      const settle = (commodity: string, at: number) => {
-        const upTo = announced.get(commodity) ?? 0;
-        const queue = waiting.get(commodity) ?? [];
-        while (queue.length > 0 && queue[0]!.seq <= upTo) lags.push(at - queue.shift()!.t);
-      };
-      const sub = messaging.nc.subscribe(`${PROJECTED_SUBJECT_PREFIX}.series.>`, {
-        callback: (_err, m) => {
-          const at = performance.now();
-          const commodity = m.subject.slice(m.subject.lastIndexOf('.') + 1);
-          const { position } = m.json<{ position: number }>();
-          announced.set(commodity, Math.max(announced.get(commodity) ?? 0, position));
-          settle(commodity, at);
-        },
-      });
-      // Start from the stream's end: only the events published below count.
-      const info = await messaging.jsm.streams.info(DATA_STREAM);
+      const tracker = trackQueryable(messaging, 'series');
+      const { lags } = tracker;
       const durable = `bench_lag_${mode}`;
-      await messaging.jsm.consumers.add(DATA_STREAM, {
-        durable_name: durable,
-        ack_policy: 'explicit',
-        deliver_policy: 'by_start_sequence',
-        opt_start_seq: info.state.last_seq + 1,
-        filter_subject: seriesProjection.filterSubject,
-        ack_wait: 30_000_000_000,
-        max_ack_pending: 1_000,
-      });
+      await consumerFromEnd(messaging, durable, seriesProjection.filterSubject);
       // The worker runs in a process of its own, as a deployed projector does: in this one it would
       // share the event loop with the publisher and only get the gaps between its ticks.
       const worker = fork(
@@ -575,13 +598,7 @@ async function main(): Promise<void> {
           const t = performance.now();
           inflight.push(
             messaging.js.publish(subjectFor(e), encodeJson(e), { msgID: e.id }).then(
-              (ack) => {
-                // Acks arrive in publish order per subject, so each queue stays sorted by sequence.
-                let queue = waiting.get(commodity);
-                if (queue === undefined) waiting.set(commodity, (queue = []));
-                queue.push({ seq: ack.seq, t });
-                settle(commodity, performance.now());
-              },
+              (ack) => tracker.published(commodity, ack.seq, t),
               () => void lost++,
             ),
           );
@@ -600,7 +617,7 @@ async function main(): Promise<void> {
       worker.send('stop');
       const [{ phases, docs }] = await report;
       await once(worker, 'exit');
-      sub.unsubscribe();
+      tracker.stop();
       const sorted = [...lags].sort((a, b) => a - b);
       if (writeClaims || CLAIM_MODES.length === 1) {
         figures.set(`${shape} ${target.name}`, `p99 ${percentile(sorted, 99).toFixed(0)} ms (${lags.length}/${total})`);
@@ -732,34 +749,10 @@ async function historyRun(
   largestBucket: number;
 }> {
   const db = client.db(`bench_history_${target.name}`);
-  const waiting = new Map<string, { seq: number; t: number }[]>();
-  const announced = new Map<string, number>();
-  const lags: number[] = [];
-  const settle = (commodity: string, at: number) => {
-    const upTo = announced.get(commodity) ?? 0;
-    const queue = waiting.get(commodity) ?? [];
-    while (queue.length > 0 && queue[0]!.seq <= upTo) lags.push(at - queue.shift()!.t);
-  };
-  const sub = messaging.nc.subscribe(`${PROJECTED_SUBJECT_PREFIX}.cot.>`, {
-    callback: (_err, m) => {
-      const at = performance.now();
-      const commodity = m.subject.slice(m.subject.lastIndexOf('.') + 1);
-      const { position } = m.json<{ position: number }>();
-      announced.set(commodity, Math.max(announced.get(commodity) ?? 0, position));
-      settle(commodity, at);
-    },
-  });
-  const info = await messaging.jsm.streams.info(DATA_STREAM);
+  const tracker = trackQueryable(messaging, 'cot');
+  const { lags } = tracker;
   const durable = `bench_history_${target.name}`;
-  await messaging.jsm.consumers.add(DATA_STREAM, {
-    durable_name: durable,
-    ack_policy: 'explicit',
-    deliver_policy: 'by_start_sequence',
-    opt_start_seq: info.state.last_seq + 1,
-    filter_subject: headProjector.cotProjection.filterSubject,
-    ack_wait: 30_000_000_000,
-    max_ack_pending: 1_000,
-  });
+  await consumerFromEnd(messaging, durable, headProjector.cotProjection.filterSubject);
   const worker = fork(
     process.argv[1]!,
     ['--lag-worker', target.root ?? '', natsUrl, mongoUrl, db.databaseName, durable, writeClaims ? '1' : '0', 'cot'],
@@ -774,12 +767,9 @@ async function historyRun(
       events.slice(i, i + 200).map((e) => {
         const commodity = e.type === 'cot.reports.recorded' ? e.data.commodity_id : '';
         const t = performance.now();
-        return messaging.js.publish(subjectFor(e), encodeJson(e), { msgID: e.id }).then((ack) => {
-          let queue = waiting.get(commodity);
-          if (queue === undefined) waiting.set(commodity, (queue = []));
-          queue.push({ seq: ack.seq, t });
-          settle(commodity, performance.now());
-        });
+        return messaging.js
+          .publish(subjectFor(e), encodeJson(e), { msgID: e.id })
+          .then((ack) => tracker.published(commodity, ack.seq, t));
       }),
     );
   }
@@ -795,7 +785,7 @@ async function historyRun(
       `external ${mib(atPeak.external)} (array buffers ${mib(atPeak.arrayBuffers)})`,
   );
   await once(worker, 'exit');
-  sub.unsubscribe();
+  tracker.stop();
   // Every report read back: the buckets' counts, and the largest bucket as stored.
   let stored = 0;
   let buckets = 0;

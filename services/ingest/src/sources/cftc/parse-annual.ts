@@ -111,39 +111,13 @@ export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions)
   /** Reads the header: the dataset and the columns of each field (a problem refuses the file). */
   const onHeader = (line: number): string | undefined => {
     header = headerFields.map(normalizeHeader);
-    const detected = detectFormat(new Set(header));
-    if (!detected || (options.format && options.format !== detected)) {
-      const expected = options.format ?? 'legacy, disaggregated or cit';
-      return detected
-        ? `header is a ${detected} COT file, expected ${expected}`
-        : `header is not a CFTC COT ${expected} file: no ${options.format ? EXPECTED_COLUMN[options.format] : 'positions'} column`;
-    }
-    const scope = options.scope ?? defaultCotScope(detected);
-    const ds = cotDataset(detected, scope);
-    if (ds === undefined) return `the ${detected} report is not published ${SCOPE_WORDS[scope]}`;
-    const named = scopeOfFileName(file);
-    if (named !== undefined && named !== scope)
-      return otherScope(ds, `${file} is the CFTC's name of a ${SCOPE_WORDS[named]} file`);
-    dataset = ds;
-    where.dataset = ds;
-    const missing: string[] = [];
-    const columns: number[] = [];
-    const place = (field: string, aliases: readonly string[]): boolean => {
-      const at = aliases.map((a) => header!.indexOf(a)).find((i) => i !== -1);
-      if (at === undefined) return false;
-      slotOf.set(field, columns.length);
-      columns.push(at);
-      return true;
-    };
-    for (const [field, aliases] of allFields(detected))
-      if (!place(field, aliases)) missing.push(`${field} (${aliases.join(' or ')})`);
-    if (missing.length > 0)
-      return `header lacks columns for ${missing.join(', ')} (line ${line}; names compared in snake_case)`;
-    for (const [field, aliases] of optionalFields(detected)) place(field, aliases);
-    const cropYears = cropYearsPresent(detected, (f) => slotOf.has(f));
-    if (cropYears.length > 0) where.cropYears = cropYears;
-    pick = new Int32Array(Math.max(...columns) + 1).fill(-1);
-    columns.forEach((column, slot) => (pick[column] = slot));
+    const layout = readCotHeader(header, options, line);
+    if (typeof layout === 'string') return layout;
+    dataset = layout.dataset;
+    where.dataset = layout.dataset;
+    for (const [field, slot] of layout.slotOf) slotOf.set(field, slot);
+    if (layout.cropYears.length > 0) where.cropYears = layout.cropYears;
+    pick = layout.pick;
     return undefined;
   };
 
@@ -211,6 +185,57 @@ export async function* parseCftcCotCsv(input: TextInput, options: CotCsvOptions)
   if (last !== undefined) onRecord(last, out);
   yield* out;
   if (!header) yield rejected(file, 1, 'empty file: no header row', stats);
+}
+
+/**
+ * What a COT file's (normalized) header says: its dataset (the format its columns show, in the
+ * input's scope, which the CFTC's file name must not contradict), the slot of each field read and
+ * the columns picked into them, and the crop-year columns present; or why the file is refused.
+ */
+function readCotHeader(
+  header: readonly string[],
+  options: CotCsvOptions,
+  line: number,
+):
+  | string
+  | {
+      dataset: CotDataset;
+      slotOf: Map<string, number>;
+      pick: Int32Array<ArrayBuffer>;
+      cropYears: ReturnType<typeof cropYearsPresent>;
+    } {
+  const { file } = options;
+  const detected = detectFormat(new Set(header));
+  if (!detected || (options.format && options.format !== detected)) {
+    const expected = options.format ?? 'legacy, disaggregated or cit';
+    return detected
+      ? `header is a ${detected} COT file, expected ${expected}`
+      : `header is not a CFTC COT ${expected} file: no ${options.format ? EXPECTED_COLUMN[options.format] : 'positions'} column`;
+  }
+  const scope = options.scope ?? defaultCotScope(detected);
+  const dataset = cotDataset(detected, scope);
+  if (dataset === undefined) return `the ${detected} report is not published ${SCOPE_WORDS[scope]}`;
+  const named = scopeOfFileName(file);
+  if (named !== undefined && named !== scope)
+    return otherScope(dataset, `${file} is the CFTC's name of a ${SCOPE_WORDS[named]} file`);
+  const slotOf = new Map<string, number>();
+  const missing: string[] = [];
+  const columns: number[] = [];
+  const place = (field: string, aliases: readonly string[]): boolean => {
+    const at = aliases.map((a) => header.indexOf(a)).find((i) => i !== -1);
+    if (at === undefined) return false;
+    slotOf.set(field, columns.length);
+    columns.push(at);
+    return true;
+  };
+  for (const [field, aliases] of allFields(detected))
+    if (!place(field, aliases)) missing.push(`${field} (${aliases.join(' or ')})`);
+  if (missing.length > 0)
+    return `header lacks columns for ${missing.join(', ')} (line ${line}; names compared in snake_case)`;
+  for (const [field, aliases] of optionalFields(detected)) place(field, aliases);
+  const pick = new Int32Array(Math.max(...columns) + 1).fill(-1);
+  columns.forEach((column, slot) => (pick[column] = slot));
+  return { dataset, slotOf, pick, cropYears: cropYearsPresent(detected, (f) => slotOf.has(f)) };
 }
 
 /** The legacy futures-only annual file (`annual.txt`). */

@@ -211,7 +211,11 @@ export const EventsQuery = documented(
         type: 'string',
         pattern: `^${ID}(,${ID})*$`,
       }),
-    types: csvList(AVAILABLE_SERIES_TYPES, `a comma-separated list of ${AVAILABLE_SERIES_TYPES.join(', ')}`, AVAILABLE_SERIES_TYPES.length)
+    types: csvList(
+      AVAILABLE_SERIES_TYPES,
+      `a comma-separated list of ${AVAILABLE_SERIES_TYPES.join(', ')}`,
+      AVAILABLE_SERIES_TYPES.length,
+    )
       .optional()
       .meta({
         description:

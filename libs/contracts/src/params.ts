@@ -285,7 +285,8 @@ export const CotQuery = documented(
         ctx.addIssue({
           code: 'custom',
           path: ['scope'],
-          message: 'the CIT supplement is published for futures and options combined only: omit scope or use futures_and_options',
+          message:
+            'the CIT supplement is published for futures and options combined only: omit scope or use futures_and_options',
         });
       }
     }),

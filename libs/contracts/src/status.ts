@@ -111,12 +111,17 @@ export const SourceStatus = documented(
 
 export const ConsistencyDay = documented(
   z.object({
-    dataset: z.string().regex(/^cot_[a-z_]+$/).meta({
-      description: 'The COT dataset, as available_series names it: cot_legacy, cot_legacy_combined, cot_cit, …',
-    }),
+    dataset: z
+      .string()
+      .regex(/^cot_[a-z_]+$/)
+      .meta({
+        description: 'The COT dataset, as available_series names it: cot_legacy, cot_legacy_combined, cot_cit, …',
+      }),
     date: Day.meta({ description: 'The report date.' }),
     failed_reports: z.int().min(1).meta({ description: 'How many reports of that dataset and date failed a check.' }),
-    checks: z.partialRecord(CotCheck, z.int().min(1)).meta({ description: 'Per failed check, how many reports failed it.' }),
+    checks: z
+      .partialRecord(CotCheck, z.int().min(1))
+      .meta({ description: 'Per failed check, how many reports failed it.' }),
     commodities: z.array(z.string()).min(1).meta({ description: 'The commodities whose report failed, by id.' }),
   }),
   { id: 'ConsistencyDay', description: 'The consistency-check failures of one COT dataset on one report date.' },
@@ -131,12 +136,15 @@ export const StatusResponse = documented(
           'such numbers carry `source: "demo"`.',
       }),
       sources: z.array(SourceStatus),
-      consistency: z.array(ConsistencyDay).optional().meta({
-        description:
-          'The COT reports that failed a consistency check, per dataset and report date, newest first, over the last ' +
-          `${COT_CHECKS_DAYS} days (absent when none did). A failing report is still stored and served, naming the ` +
-          'checks in its failed_checks.',
-      }),
+      consistency: z
+        .array(ConsistencyDay)
+        .optional()
+        .meta({
+          description:
+            'The COT reports that failed a consistency check, per dataset and report date, newest first, over the last ' +
+            `${COT_CHECKS_DAYS} days (absent when none did). A failing report is still stored and served, naming the ` +
+            'checks in its failed_checks.',
+        }),
     }),
     meta: z.object({
       request_id: RequestId,

@@ -90,14 +90,14 @@ export function cotDataset(
 }
 
 /** Descriptor types: the union of the series types and the COT datasets, `cot_<dataset>` (docs/decisions.md). */
-export const AVAILABLE_SERIES_TYPES = [
-  ...SERIES_TYPES,
+const COT_SERIES_TYPES = [
   'cot_legacy',
   'cot_disaggregated',
   'cot_legacy_combined',
   'cot_disaggregated_combined',
   'cot_cit',
-] as const satisfies readonly (string | `cot_${CotDataset}`)[];
+] as const satisfies readonly `cot_${CotDataset}`[];
+export const AVAILABLE_SERIES_TYPES = [...SERIES_TYPES, ...COT_SERIES_TYPES] as const;
 export const AvailableSeriesType = documented(z.enum(AVAILABLE_SERIES_TYPES), {
   id: 'AvailableSeriesType',
   description:

@@ -1,6 +1,6 @@
 # Schemathesis extension for test/contract.e2e.spec.ts (loaded through SCHEMATHESIS_HOOKS).
 #
-# The service refuses, on purpose, four kinds of schema-valid requests. Each rule is stated in the
+# The service refuses, on purpose, six kinds of schema-valid requests. Each rule is stated in the
 # parameter's description in the OpenAPI document (libs/contracts/src/params.ts):
 #   1. start_date after end_date (the given one, or for the series endpoint the default end_date:
 #      the date of as_of, else today, in UTC): 400 invalid_parameter naming start_date;
@@ -13,7 +13,9 @@
 #      invalid_parameter naming include;
 #   5. GET /events filters naming a commodity id of the right shape that the catalog does not list,
 #      or an entry twice (known only from the data, or beyond a pattern): 400 invalid_parameter
-#      naming commodities or types.
+#      naming commodities or types;
+#   6. a COT request for format=cit with scope=futures_only (the CIT supplement is published for
+#      futures and options combined only): 400 invalid_parameter naming scope.
 # Schemathesis's positive_data_acceptance check would report them. The spec runs this check in its
 # place (and excludes the built-in one): the built-in check's verdict, except for a 400 that is
 # exactly one of these refusals of exactly such a request. Any other rejection still fails.
@@ -121,6 +123,17 @@ def _unlisted_filter(case, error):
     return len(set(values)) < len(values) or (param == "commodities" and UNLISTED.search(error.get("message", "")) is not None)
 
 
+def _cit_futures_only(case, error):
+    """Rule 6: format=cit with scope=futures_only, a report the CFTC does not publish."""
+    query = case.query or {}
+    return (
+        error.get("param") == "scope"
+        and case.operation.path.endswith("/cot")
+        and query.get("format") == "cit"
+        and query.get("scope") == "futures_only"
+    )
+
+
 @schemathesis.check
 def positive_data_acceptance_but_documented_rules(ctx, response, case):
     try:
@@ -133,6 +146,7 @@ def positive_data_acceptance_but_documented_rules(ctx, response, case):
             or _as_of_refused(case, error)
             or _revisions_of_computed(case, error)
             or _unlisted_filter(case, error)
+            or _cit_futures_only(case, error)
         ):
             return None
         raise

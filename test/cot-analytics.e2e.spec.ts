@@ -1,12 +1,12 @@
 // COT analytics (issue #13, first part) and COT in full (issue #38) through the real pipeline: the
 // CFTC's own annual files, rows byte-for-byte as published (futures-only legacy 2025 and
-// disaggregated 2021 in /work/shared/fixtures/real; the legacy futures-and-options combined 2026 and
-// the CIT supplement 2024 in services/ingest/test/fixtures) -> ingest -> NATS -> projector ->
-// FerretDB -> query -> gateway. For every report whose previous week is in the file, `changes` must
-// equal the CFTC's "Change in …" columns exactly; for every report, `pct_of_oi` must equal its
-// "% of OI …" columns (one decimal, as the CFTC prints them): the CIT file's own header, typos and
-// a trailing space included. The expected values are read from the files here, by the test, not
-// through the product's parser.
+// disaggregated 2021 from the machine's shared real excerpts, REAL below; the legacy
+// futures-and-options combined 2026 and the CIT supplement 2024 in services/ingest/test/fixtures)
+// -> ingest -> NATS -> projector -> FerretDB -> query -> gateway. For every report whose previous
+// week is in the file, `changes` must equal the CFTC's "Change in …" columns exactly; for every
+// report, `pct_of_oi` must equal its "% of OI …" columns (one decimal, as the CFTC prints them):
+// the CIT file's own header, typos and a trailing space included. The expected values are read
+// from the files here, by the test, not through the product's parser.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATALOG, createPublisher, getCommodity, runIngest } from '@cds/ingest';

@@ -1555,7 +1555,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     expect(gateway.spec.egress).toContainEqual(rule(443, ns('observability')));
   });
 
-  it('on upgrade, NOTES says what chart 0.5 changed for installs that relied on the open default', () => {
+  it('on upgrade, NOTES says what charts 0.5 to 0.7 changed for installs that relied on the old defaults', () => {
     const notes = renderNotes('ci/production-values.yaml', ['--is-upgrade']);
     expect(notes).toContain('Upgrading to chart 0.5');
     expect(notes).toContain('https://commodities.example.com/dashboard');
@@ -1563,8 +1563,11 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     // Chart 0.6 renamed the admin API's workload: NOTES tells an upgrade where its values went.
     expect(notes).toContain('Upgrading to chart 0.6');
     expect(notes).toContain('services.ingest move to\nservices.accounts');
+    // Chart 0.7 adds the COT checks bucket to the NATS rights: NOTES says to load them.
+    expect(notes).toContain('Upgrading to chart 0.7');
+    expect(notes).toContain('CDS_COT_CHECKS');
     const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as { version: string };
-    expect(chart.version).toMatch(/^0\.6\./);
+    expect(chart.version).toMatch(/^0\.7\./);
   });
 
   it('minimal: no Ingress, NetworkPolicy, HPA, PDB or CronJob; fixed single replicas', () => {

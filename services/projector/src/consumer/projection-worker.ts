@@ -64,13 +64,11 @@ export interface ProjectionWorkerOptions {
 export const DEFAULT_PROJECTION_BATCH = 1_000;
 
 /**
- * Most event bytes in one batch: what a batch holds in memory (its events, the buckets they touch
- * and their counterparts, the writes) grows with its events' size. 1,000 live series events are
- * some 600 KB; a backfill's COT events carry a year of reports (15 KB) each, and 1,000 of them took
- * the projector past its 384 MiB (`npm run bench:projection`, the whole COT history: 515 MiB at
- * 1,000, 345 MiB at 100 events a batch, the same time and lag).
+ * Most event bytes in one batch unless a projection sets its own (Projection.batchBytes): what a
+ * batch holds in memory (its events, the buckets they touch and their counterparts, the writes)
+ * grows with its events' size. 1,000 events of the series bench are some 1.5 MB.
  */
-export const DEFAULT_PROJECTION_BATCH_BYTES = 1024 * 1024;
+export const DEFAULT_PROJECTION_BATCH_BYTES = 4 * 1024 * 1024;
 
 /** Unacknowledged messages a projection's consumer may have: a batch being handled and the next one, delivered meanwhile. */
 export const PROJECTION_MAX_ACK_PENDING = 2 * DEFAULT_PROJECTION_BATCH;
@@ -188,7 +186,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     ackWaitMs,
     batchSize: opts.batchSize ?? DEFAULT_PROJECTION_BATCH,
     maxBatch: opts.batchSize ?? DEFAULT_PROJECTION_BATCH,
-    maxBatchBytes: opts.batchBytes ?? DEFAULT_PROJECTION_BATCH_BYTES,
+    maxBatchBytes: opts.batchBytes ?? projection.batchBytes ?? DEFAULT_PROJECTION_BATCH_BYTES,
     retry: opts.retry ?? { initialDelayMs: 100, maxDelayMs: 5_000 },
     onError: (err, batch, attempt) => observer.retry(err, batch, attempt),
     // Poison (not JSON, failing the schema) is parked and termed by the loop after its batch.

@@ -29,6 +29,11 @@ export interface Projection<D extends ProjectedDoc = ProjectedDoc> {
   handles: readonly DataEventType[];
   /** JetStream subject filter of this projection's consumer (nats-server 2.9: one filter). */
   filterSubject: string;
+  /**
+   * Optional: most event bytes the worker hands it as one batch, when its events are large enough
+   * that DEFAULT_PROJECTION_BATCH of them would not fit in memory. Default DEFAULT_PROJECTION_BATCH_BYTES.
+   */
+  batchBytes?: number;
   /** Ids of the documents an event touches (empty when the event is not handled). */
   keyOf(event: DataEvent): string[];
   /** The commodity an event is about (for the `projected` notification). */

@@ -5,8 +5,7 @@ import {
   commodityHeadFields,
   COT_CHECKS,
   CotCheck,
-  cotDataset,
-  type CotDataset,
+  cotDatasetOf,
   CotScope,
   Frequency,
   IsoDate,
@@ -253,10 +252,6 @@ export const CotReportsBatch = z.discriminatedUnion('format', [
     .superRefine(checkUniqueReportDates),
 ]);
 
-/** The COT dataset of a batch: its format in its scope (absent: the format's default). */
-export function cotDatasetOfBatch(b: Pick<CotReportsBatch, 'format' | 'scope'>): CotDataset {
-  return cotDataset(b.format, b.scope) ?? b.format;
-}
 export type CotReportsBatch = z.infer<typeof CotReportsBatch>;
 
 export const CommodityUpserted = envelope('catalog.commodity.upserted', CatalogEntry);
@@ -368,7 +363,7 @@ export function subjectFor(event: AnyEvent): string {
     case 'series.points.recorded':
       return `cds.data.series.${event.data.commodity_id}.${event.data.series_type}`;
     case 'cot.reports.recorded':
-      return `cds.data.cot.${event.data.commodity_id}.${cotDatasetOfBatch(event.data)}`;
+      return `cds.data.cot.${event.data.commodity_id}.${cotDatasetOf(event.data)}`;
     case 'account.created':
     case 'account.plan_changed':
     case 'account.closed':

@@ -89,6 +89,18 @@ export function cotDataset(
   return COT_DATASET_NAMES.find((d) => COT_DATASETS[d].format === format && COT_DATASETS[d].scope === scope);
 }
 
+/**
+ * The dataset a COT batch, request or page reads: its format in its scope (absent: the format's
+ * default). The one pair that is no dataset, cit futures-only, is refused before it gets here (by
+ * CotQuery and the batch schema) and reads as cit.
+ */
+export function cotDatasetOf(x: {
+  format: (typeof COT_FORMATS)[number];
+  scope?: (typeof COT_SCOPES)[number] | undefined;
+}): CotDataset {
+  return cotDataset(x.format, x.scope) ?? x.format;
+}
+
 /** Descriptor types: the union of the series types and the COT datasets, `cot_<dataset>` (docs/decisions.md). */
 const COT_SERIES_TYPES = [
   'cot_legacy',

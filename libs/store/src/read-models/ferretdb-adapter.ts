@@ -1,3 +1,4 @@
+import { cotDatasetOf } from '@cds/contracts';
 import {
   cotBucketId,
   isCurrentView,
@@ -38,7 +39,6 @@ import { byId, CATALOG_SUMMARY, duplicateKeyIndexes, type Run } from './run.ts';
 import {
   attachReleases,
   cotBeforeFromBuckets,
-  cotDatasetOfQuery,
   cotPageFromBuckets,
   seriesRangeFromBuckets,
   viewPoints,
@@ -335,7 +335,7 @@ async function cotBuckets(
   ys: number[],
   run: Run,
 ): Promise<ViewedReport[]> {
-  const dataset = cotDatasetOfQuery(q);
+  const dataset = cotDatasetOf(q);
   const found = await findEach<StoredCot>(
     coll,
     ys.map((y) => cotBucketId(q.commodityId, dataset, y)),

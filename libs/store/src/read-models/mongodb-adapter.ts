@@ -1,4 +1,4 @@
-import { COT_DATASETS } from '@cds/contracts';
+import { COT_DATASETS, cotDatasetOf } from '@cds/contracts';
 import {
   cotBucketId,
   isCurrentView,
@@ -29,7 +29,6 @@ import type {
 import { CATALOG_SUMMARY, duplicateKeyIndexes, type Run } from './run.ts';
 import {
   cotBeforeFromBuckets,
-  cotDatasetOfQuery,
   cotPageFromBuckets,
   seriesRangeFromBuckets,
   viewPoints,
@@ -74,7 +73,7 @@ function bucketsOf(field: 'type' | 'format', commodityId: string, kind: string, 
  * futures-only one's none (every bucket written before scopes), so scopes never mix.
  */
 function scopeOf(q: Pick<CotPageQuery, 'format' | 'scope'>): Document {
-  return COT_DATASETS[cotDatasetOfQuery(q)].scope === 'futures_only'
+  return COT_DATASETS[cotDatasetOf(q)].scope === 'futures_only'
     ? { scope: { $ne: 'futures_and_options' } }
     : { scope: 'futures_and_options' };
 }
@@ -181,7 +180,7 @@ async function viewedReports(
   ys: number[],
   run: Run,
 ): Promise<ViewedReport[]> {
-  const dataset = cotDatasetOfQuery(q);
+  const dataset = cotDatasetOf(q);
   const found = await bucketsById<VersionedCot>(
     coll,
     ys.map((y) => cotBucketId(q.commodityId, dataset, y)),

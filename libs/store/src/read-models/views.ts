@@ -8,7 +8,6 @@ import {
   type StoredRelease,
   type Versioned,
 } from '@cds/read-models';
-import { cotDataset, type CotDataset } from '@cds/contracts';
 import { seriesPlan } from './adapter.ts';
 import type { CotHistoryQuery, CotPageQuery, Page, SeriesRange, SeriesRangeQuery, ViewedPoint } from './port.ts';
 import { byReportDate, years } from './run.ts';
@@ -124,11 +123,6 @@ export async function seriesRangeFromBuckets(
     }
   }
   return { points, before, ...(unit === undefined ? {} : { unit }) };
-}
-
-/** The COT dataset a page or history query reads: its format in its scope (absent: the format's default). */
-export function cotDatasetOfQuery(q: Pick<CotPageQuery, 'format' | 'scope'>): CotDataset {
-  return cotDataset(q.format, q.scope) ?? q.format;
 }
 
 /** The date range a COT page reads: the query's, within the format's (from > to when empty). */

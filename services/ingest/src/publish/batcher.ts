@@ -1,5 +1,5 @@
 import {
-  cotDatasetOfBatch,
+  cotDatasetOf,
   MAX_POINTS_PER_EVENT,
   MAX_REPORTS_PER_EVENT,
   type CitCotRecord,
@@ -160,7 +160,7 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
       const key =
         item.kind === 'series'
           ? `s\u0000${item.commodity_id}\u0000${item.series_type}\u0000${item.frequency}\u0000${item.unit ?? ''}\u0000${item.source ?? ''}\u0000${item.price_basis ?? ''}\u0000${period}\u0000${stampKey(item.published)}`
-          : `c\u0000${item.commodity_id}\u0000${cotDatasetOfBatch(item)}\u0000${item.source ?? ''}\u0000${period}`;
+          : `c\u0000${item.commodity_id}\u0000${cotDatasetOf(item)}\u0000${item.source ?? ''}\u0000${period}`;
       let g = groups.get(key);
       if (g === undefined) {
         g = { item, period, touched: 0, records: new Map() };

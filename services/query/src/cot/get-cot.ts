@@ -2,7 +2,7 @@ import {
   contentDisposition,
   COT_DATASETS,
   cotCsvColumns,
-  cotDataset,
+  cotDatasetOf,
   type CommodityPathParams,
   type CotDataset,
   type CotQuery,
@@ -81,11 +81,6 @@ export function toCotReport(doc: CotDoc, scope: CotScope = doc.scope ?? defaultC
         non_reportable: plain(g.non_reportable),
       };
   }
-}
-
-/** The dataset a request reads: its format in its scope (the schema refuses cit with futures_only). */
-export function cotDatasetOf(q: Pick<CotQuery, 'format' | 'scope'>): CotDataset {
-  return cotDataset(q.format, q.scope) ?? q.format;
 }
 
 /** What a commodity without the requested dataset is told (404 naming format). */

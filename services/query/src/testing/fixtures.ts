@@ -8,7 +8,7 @@ import type {
   StoredSeriesDescriptor,
 } from '@cds/read-models';
 import { cotBucketId, seriesBucketId } from '@cds/read-models';
-import { cotDataset, type CotFormat, type CotScope, defaultCotScope, type SeriesType } from '@cds/contracts';
+import { cotDatasetOf, type CotFormat, type CotScope, defaultCotScope, type SeriesType } from '@cds/contracts';
 
 const meta = { position: 1, version: 1 };
 
@@ -136,7 +136,7 @@ export function cotBuckets(reports: readonly CotDoc[]): CotBucketDoc[] {
   const sorted = [...reports].sort((a, b) => (a.report_date < b.report_date ? -1 : 1));
   for (const { commodity_id: commodityId, format, scope, ...report } of sorted) {
     const year = Number(report.report_date.slice(0, 4));
-    const id = cotBucketId(commodityId, cotDataset(format, scope) ?? format, year);
+    const id = cotBucketId(commodityId, cotDatasetOf({ format, scope }), year);
     let bucket = byId.get(id);
     if (bucket === undefined) {
       bucket = {

@@ -1,4 +1,4 @@
-import { cotDatasetOfBatch, cotSeriesType, type CatalogEntry, type DataEvent } from '@cds/contracts';
+import { cotDatasetOf, cotSeriesType, type CatalogEntry, type DataEvent } from '@cds/contracts';
 import type { CatalogDoc, StoredSeriesDescriptor } from '@cds/read-models';
 import { cotReportRelease } from '../cot/index.ts';
 import { earlierInstant, firstSeenOf, stampOf } from '../releases.ts';
@@ -46,7 +46,7 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
   if (event.type === 'cot.reports.recorded') {
     const dates = event.data.reports.map((r) => r.report_date).sort();
     // one descriptor per COT dataset (a format in a scope): cot_legacy, cot_legacy_combined, cot_cit, …
-    const type = cotSeriesType(cotDatasetOfBatch(event.data));
+    const type = cotSeriesType(cotDatasetOf(event.data));
     const d: StoredSeriesDescriptor = {
       type,
       frequency: 'weekly',

@@ -1,7 +1,7 @@
 import {
   COT_CHECKS,
   COT_DATASETS,
-  cotDatasetOfBatch,
+  cotDatasetOf,
   cotSeriesType,
   type CotCheck,
   type CotDataset,
@@ -210,7 +210,7 @@ function toStored(
 }
 
 /**
- * cot: one bucket per commodity, COT dataset (a format in a scope: `cotDatasetOfBatch`) and
+ * cot: one bucket per commodity, COT dataset (a format in a scope: `cotDatasetOf`) and
  * calendar year (`CotBucketDoc`; a futures-only dataset is named as its format, so those buckets
  * are as they were; a combined one's carries `scope`), reports sorted by date, raw
  * long/short/spreading only (net is computed on read). Each report is published by its own
@@ -236,7 +236,7 @@ export const cotProjection: Projection<CotBucketDoc> = {
   batchBytes: 1024 * 1024,
   keyOf(event) {
     if (event.type !== 'cot.reports.recorded') return [];
-    const dataset = cotDatasetOfBatch(event.data);
+    const dataset = cotDatasetOf(event.data);
     const years = new Set(event.data.reports.map((r) => yearOf(r.report_date)));
     return [...years].sort().map((y) => cotBucketId(event.data.commodity_id, dataset, y));
   },
@@ -247,7 +247,7 @@ export const cotProjection: Projection<CotBucketDoc> = {
     const { commodity_id: commodity, format, reports } = event.data;
     const range = dateRange((reports as readonly Report[]).map((r) => r.report_date));
     if (range === undefined) return undefined;
-    const dataset = cotDatasetOfBatch(event.data);
+    const dataset = cotDatasetOf(event.data);
     const { scope } = COT_DATASETS[dataset];
     const combined = scope !== 'futures_only';
     // cit is combined only: its request names no scope
@@ -300,7 +300,7 @@ function evolveAll(
   const log = changeLog(doc._meta);
   for (const { event, position: at } of events) {
     if (event.type !== 'cot.reports.recorded') continue;
-    if (event.data.commodity_id !== doc.commodity_id || cotDatasetOfBatch(event.data) !== dataset) continue;
+    if (event.data.commodity_id !== doc.commodity_id || cotDatasetOf(event.data) !== dataset) continue;
     const firstSeen = firstSeenOf(event);
     const releases = new Map<string, { stamp: ReleaseStamp; items: StoredCotReport[] }>();
     for (const report of event.data.reports as readonly Report[]) {

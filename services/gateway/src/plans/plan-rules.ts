@@ -3,6 +3,7 @@ import {
   cotDatasetAllowed,
   cotDatasetOfType,
   IsoDate,
+  PLAN_NAMES,
   PLANS,
   addMonths,
   bulkFilePlans,
@@ -36,11 +37,13 @@ export interface PlannedRequest {
 export type PlanRule = (plan: Plan, request: PlannedRequest, todayUtc: string) => ApiError | undefined;
 
 /**
- * The plan a COT format first comes with, for a refusal's message (the rule itself is
- * cotDatasetAllowed, libs/contracts plans.ts): legacy and cit Professional, disaggregated Business.
+ * The plan a COT format first comes with, for a refusal's message: the first plan the rule
+ * (cotDatasetAllowed, libs/contracts plans.ts) lets read it: Professional for legacy and cit,
+ * Business for disaggregated.
  */
 export function cotPlanNeeded(format: 'legacy' | 'disaggregated' | 'cit'): string {
-  return format === 'disaggregated' ? 'Business' : 'Professional';
+  const plan = PLAN_NAMES.find((p) => cotDatasetAllowed(PLANS[p], format)) ?? 'enterprise';
+  return `${plan[0]!.toUpperCase()}${plan.slice(1)}`;
 }
 
 /** How a refusal names each COT layout. */

@@ -1,11 +1,10 @@
-import { COT_CHECKS_DAYS, cotCheckKey, type CotCheckFailure } from '@cds/contracts';
+import { COT_CHECKS_DAYS, cotCheckKey, cotDatasetOf, type CotCheckFailure } from '@cds/contracts';
 import { cotChecksBucketSpec, type Messaging } from '@cds/messaging';
 import type { CotBucketDoc } from '@cds/read-models';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import type { ProjectionStats } from '../metrics.ts';
-import { cotDatasetOfBucket } from '../projections/cot/index.ts';
 import type { AfterApply } from './after-apply.ts';
 
 /** What to do with one key of COT_CHECKS_BUCKET: store the failure, or delete the key (`value` absent). */
@@ -43,7 +42,7 @@ export function cotCheckFindings(
   for (const doc of written) {
     const parts = doc._meta.parts;
     if (parts === undefined) continue;
-    const dataset = cotDatasetOfBucket(doc);
+    const dataset = cotDatasetOf(doc);
     let failedBefore: Set<string> | undefined;
     for (const report of doc.reports) {
       const at = parts[report.report_date];

@@ -42,9 +42,9 @@ const GROUPS = {
   cit: ['commercial', 'non_commercial', 'index_traders', 'non_reportable'],
 } as const;
 
-/** The dataset a bucket holds (its id's middle part: `CORN:legacy_combined:2025`). */
-export function cotDatasetOfBucket(doc: Pick<CotBucketDoc, '_id'>): CotDataset {
-  const dataset = doc._id.split(':')[1] ?? '';
+/** The dataset a bucket id names (its middle part: `CORN:legacy_combined:2025`). */
+function cotDatasetOfBucketId(id: string): CotDataset {
+  const dataset = id.split(':')[1] ?? '';
   return dataset in COT_DATASETS ? (dataset as CotDataset) : 'legacy';
 }
 
@@ -266,7 +266,7 @@ export const cotProjection: Projection<CotBucketDoc> = {
   initial(id) {
     // `${commodity}:${dataset}:${year}`; commodity ids are UPPER_SNAKE_CASE, so ':' only separates.
     const [commodityId = '', , year = '0'] = id.split(':');
-    const { format, scope } = COT_DATASETS[cotDatasetOfBucket({ _id: id })];
+    const { format, scope } = COT_DATASETS[cotDatasetOfBucketId(id)];
     return {
       _id: id,
       commodity_id: commodityId,
@@ -293,7 +293,7 @@ function evolveAll(
 ): EvolvedDoc<CotBucketDoc> {
   const held = { current: doc.reports, revised: doc.revised ?? [], releases: doc.releases ?? [] };
   const folder = releaseFolder(held, REPORT_KIND);
-  const dataset = cotDatasetOfBucket(doc);
+  const dataset = cotDatasetOf(doc);
   const open = counterpartOpenInterest(doc, related);
   // Which events the document reflects (the runner's `reflected`: change records after a crash):
   // the latest event that changed each report date's versions. The versions' order is publication time.

@@ -270,7 +270,7 @@ describe('the system on a NATS cluster and Redis with Sentinel', () => {
       stopAfter: 40,
       env: { STREAM_REPLICAS: '3' },
     });
-    await stoppedMidPublish(ingest, 60_000);
+    await stoppedMidPublish(ingest);
     const leader = await nats.streamLeader(DATA_STREAM);
     const killedAt = Date.now();
     await nats.killServer(leader);

@@ -11,6 +11,8 @@ export const STOPPED_RUN_WINDOW = 16;
 export interface IngestChild {
   child: ChildProcess;
   result: Promise<{ code: number | null; out: string }>;
+  /** What it printed so far. */
+  output(): string;
 }
 
 export interface IngestChildOptions {
@@ -45,7 +47,7 @@ export function spawnIngest(args: readonly string[], opts: IngestChildOptions): 
   const result = new Promise<{ code: number | null; out: string }>((resolve) =>
     child.once('exit', (code) => resolve({ code, out })),
   );
-  return { child, result };
+  return { child, result, output: () => out };
 }
 
 /**
@@ -56,7 +58,7 @@ export function spawnIngest(args: readonly string[], opts: IngestChildOptions): 
 export async function stoppedMidPublish(ingest: IngestChild, timeoutMs = 120_000): Promise<void> {
   const exited = ingest.result.then((r) => `exited with ${r.code} before stopping itself:\n${r.out}`);
   const stopped = waitForProcessState(ingest.child.pid!, (state) => state === 'T', timeoutMs).then((ok) =>
-    ok ? undefined : `not stopped within ${timeoutMs} ms`,
+    ok ? undefined : `not stopped within ${timeoutMs} ms; it printed:\n${ingest.output()}`,
   );
   const failure = await Promise.race([stopped, exited]);
   if (failure !== undefined) throw new Error(`the ingest was to stop itself mid-publish but ${failure}`);

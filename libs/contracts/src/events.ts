@@ -15,6 +15,7 @@ import {
 } from './primitives.ts';
 import { Plan } from './plans.ts';
 import { identifierShape } from './sources.ts';
+import { SupplyDemandBatch } from './supply-demand.ts';
 
 /** JetStream streams: data events and key-lifecycle events. */
 export const DATA_STREAM = 'CDS_DATA';
@@ -257,11 +258,18 @@ export type CotReportsBatch = z.infer<typeof CotReportsBatch>;
 export const CommodityUpserted = envelope('catalog.commodity.upserted', CatalogEntry);
 export const SeriesPointsRecorded = envelope('series.points.recorded', SeriesPointsBatch);
 export const CotReportsRecorded = envelope('cot.reports.recorded', CotReportsBatch);
+export const SupplyDemandFiguresRecorded = envelope('supply_demand.figures.recorded', SupplyDemandBatch);
 
-export const DataEvent = z.discriminatedUnion('type', [CommodityUpserted, SeriesPointsRecorded, CotReportsRecorded]);
+export const DataEvent = z.discriminatedUnion('type', [
+  CommodityUpserted,
+  SeriesPointsRecorded,
+  CotReportsRecorded,
+  SupplyDemandFiguresRecorded,
+]);
 export type CommodityUpserted = z.infer<typeof CommodityUpserted>;
 export type SeriesPointsRecorded = z.infer<typeof SeriesPointsRecorded>;
 export type CotReportsRecorded = z.infer<typeof CotReportsRecorded>;
+export type SupplyDemandFiguresRecorded = z.infer<typeof SupplyDemandFiguresRecorded>;
 export type DataEvent = z.infer<typeof DataEvent>;
 
 // --- key-lifecycle events -------------------------------------------------------------------------
@@ -364,6 +372,8 @@ export function subjectFor(event: AnyEvent): string {
       return `cds.data.series.${event.data.commodity_id}.${event.data.series_type}`;
     case 'cot.reports.recorded':
       return `cds.data.cot.${event.data.commodity_id}.${cotDatasetOf(event.data)}`;
+    case 'supply_demand.figures.recorded':
+      return `cds.data.supply_demand.${event.data.commodity_id}.${event.data.region}`;
     case 'account.created':
     case 'account.plan_changed':
     case 'account.closed':

@@ -17,3 +17,4 @@ export * from './attribution.ts';
 export * from './usage-hash.ts';
 export * from './bulk.ts';
 export * from './sources.ts';
+export * from './supply-demand.ts';

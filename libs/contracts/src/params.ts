@@ -37,10 +37,12 @@ export const MAX_PER_PAGE = 100;
 export const MAX_SERIES_LIMIT = 10_000;
 export const MAX_SEARCH_LENGTH = 100;
 
-const page = integerParam(1, MAX_PAGE)
+export const page = integerParam(1, MAX_PAGE)
   .default(1)
   .meta({ description: 'Page number, from 1. A page past the last one is 200 with an empty data array.' });
-const perPage = integerParam(1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE).meta({ description: 'Page size, 1 to 100.' });
+export const perPage = integerParam(1, MAX_PER_PAGE)
+  .default(DEFAULT_PER_PAGE)
+  .meta({ description: 'Page size, 1 to 100.' });
 const dateParam = (what: string, rule = '') =>
   IsoDate.optional().meta({ description: `${what} (inclusive), YYYY-MM-DD.${rule}` });
 
@@ -64,7 +66,7 @@ export function parseAsOf(raw: string): string | undefined {
  * generated clients and testers send date-like values; whether the date exists, and the rules
  * that need the clock or the data, are checked on the server.
  */
-const AS_OF_PATTERN = (() => {
+export const AS_OF_PATTERN = (() => {
   // Exactly the dates parseAsOf takes (Gregorian: no 0000-00-00, no 2023-02-30) and the times it
   // takes (hours 00-23, minutes and seconds 00-59, offsets up to ±23:59): what fits is not refused
   // for its shape.
@@ -80,7 +82,7 @@ const AS_OF_PATTERN = (() => {
 const AS_OF_MESSAGE = 'must be a date YYYY-MM-DD or an RFC 3339 date-time such as 2025-03-07T20:30:00Z';
 
 /** `as_of`: parsed to the instant it names (parseAsOf); the rules that need the clock or the data are the handlers'. */
-const asOf = z
+export const asOf = z
   .string()
   .transform((raw, ctx) => {
     const at = parseAsOf(raw);
@@ -92,7 +94,7 @@ const asOf = z
   })
   .optional();
 
-const asOfDescription =
+export const asOfDescription =
   'Point in time: answer with what had been published at this instant (docs/point-in-time.md). A date ' +
   'YYYY-MM-DD means the end of that day in UTC; an RFC 3339 date-time (with Z or an offset) its instant. ' +
   'Observations first published later are absent; revised ones show the version in force then. meta.as_of ' +

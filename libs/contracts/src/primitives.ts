@@ -109,13 +109,16 @@ const COT_SERIES_TYPES = [
   'cot_disaggregated_combined',
   'cot_cit',
 ] as const satisfies readonly `cot_${CotDataset}`[];
-export const AVAILABLE_SERIES_TYPES = [...SERIES_TYPES, ...COT_SERIES_TYPES] as const;
+/** The balance sheets of a commodity (GET /commodities/{slug}/supply-demand), as available_series lists them. */
+export const SUPPLY_DEMAND_SERIES_TYPE = 'supply_demand';
+export const AVAILABLE_SERIES_TYPES = [...SERIES_TYPES, ...COT_SERIES_TYPES, SUPPLY_DEMAND_SERIES_TYPE] as const;
 export const AvailableSeriesType = documented(z.enum(AVAILABLE_SERIES_TYPES), {
   id: 'AvailableSeriesType',
   description:
     'A series a commodity offers: a time series type, or a COT dataset: cot_legacy / cot_disaggregated (futures ' +
     'only), cot_legacy_combined / cot_disaggregated_combined (futures and options combined), cot_cit (the ' +
-    'Commodity Index Trader supplement, 13 agricultural markets).',
+    'Commodity Index Trader supplement, 13 agricultural markets), or supply_demand (WASDE balance sheets: first_date ' +
+    'and last_date are the release dates of the first and newest edition held).',
 });
 
 /** The `available_series` type of a COT dataset. */

@@ -8,6 +8,7 @@ import { CommodityDetailResponse, CommodityListResponse, CotResponse, SeriesResp
 import { ServerSentEvent } from './server-sent-event.ts';
 import { SYNC_SOURCE_NAMES } from './sources.ts';
 import { StatusResponse } from './status.ts';
+import { SupplyDemandQuery, SupplyDemandResponse } from './supply-demand.ts';
 
 export { API_PREFIX };
 
@@ -196,6 +197,43 @@ export const PUBLIC_ROUTES = [
       typescript:
         "for await (const r of client.cot('CORN', { include: 'changes,cot_index', per_page: 10 })) {\n" +
         '  console.log(r.report_date, r.non_commercial.net);\n}',
+    },
+  },
+  {
+    name: 'supplyDemand',
+    path: `${API_PREFIX}/commodities/:slug/supply-demand`,
+    servedBy: 'query',
+    auth: 'key',
+    operationId: 'getSupplyDemand',
+    summary: 'Get supply and demand (WASDE) figures',
+    description:
+      "The balance sheets of USDA's World Agricultural Supply and Demand Estimates: one figure per region, " +
+      'marketing year and attribute, in the unit USDA states, each version published at its edition (12:00 New ' +
+      'York on the release date; a corrected re-post at its own time). as_of answers with the editions released ' +
+      'by an instant, first_release=true with the first published versions, include=revisions with the earlier ' +
+      'ones, view=editions with one figure across every edition and its change (docs/supply-demand.md). Grains ' +
+      'carry a derived stocks_to_use (ending stocks / total use). Free-tier keys read the editions of their last ' +
+      '12 months.',
+    tag: 'supply-demand',
+    ...slugParam,
+    query: SupplyDemandQuery,
+    conditional: true,
+    body: {
+      kind: 'json',
+      schema: SupplyDemandResponse,
+      csv:
+        'marketing_year, region, attribute, value, unit, edition, status, derived, change (view=editions) (file name ' +
+        '`<slug>-supply-demand-<region>[-<marketing year>][-<attribute>][-page-<n>].csv`)',
+    },
+    errors: ['invalid_parameter', 'historical_limit', 'not_found'],
+    samples: {
+      path: '/commodities/CORN/supply-demand?marketing_year=2026/27&attribute=ending_stocks&view=editions',
+      python:
+        'sd = client.supply_demand("CORN", marketing_year="2026/27", attribute="ending_stocks", view="editions")\n' +
+        'for f in sd.data:\n    print(f.edition, f.value, f.unit, f.change)',
+      typescript:
+        "const sd = await client.supplyDemand('CORN', { marketing_year: '2026/27', attribute: 'ending_stocks', view: 'editions' });\n" +
+        'for (const f of sd.data) console.log(f.edition, f.value, f.unit, f.change);',
     },
   },
   {

@@ -31,7 +31,8 @@ export interface SourceFacts {
 /**
  * The release rules `@cds/schedule` computes a publisher's releases with (RELEASE_RULES there):
  * the CFTC's weekly Commitments of Traders, EIA's Weekly Petroleum Status Report, NASS's
- * quarter-end reports, the World Bank's monthly Pink Sheet and AMS's daily LM_HG201.
+ * quarter-end reports, the World Bank's monthly Pink Sheet, AMS's daily LM_HG201 and USDA's monthly
+ * World Agricultural Supply and Demand Estimates (12:00 New York on the dates of its published calendar).
  */
 export const RELEASE_RULES = [
   'cot-weekly',
@@ -39,6 +40,7 @@ export const RELEASE_RULES = [
   'quarter-end-reports',
   'pink-sheet-monthly',
   'lm-hg201-daily',
+  'wasde-monthly',
 ] as const;
 export type ReleaseRule = (typeof RELEASE_RULES)[number];
 
@@ -117,6 +119,15 @@ export const SOURCES = {
       basis: 'monthly_average',
       meaning: 'the monthly average of a benchmark price, e.g. the World Bank Pink Sheet',
     },
+  },
+  wasde: {
+    title: 'USDA World Agricultural Supply and Demand Estimates (WASDE)',
+    attribution:
+      'USDA World Agricultural Outlook Board: World Agricultural Supply and Demand Estimates (public domain)',
+    licence: PUBLIC_DOMAIN,
+    snapshotLicence: 'USDA World Agricultural Outlook Board: public domain (U.S. government work)',
+    synced: true,
+    calendar: { rule: 'wasde-monthly', lateGraceHours: 2 },
   },
   ohlcv: {
     title: 'OHLCV files (daily bars a user imports)',

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { COT_DATASET_NAMES, CotCheck, IsoDate, RequestId } from './primitives.ts';
+import { COT_CHECKS as COT_CHECKS_LIST, COT_DATASET_NAMES, IsoDate, RequestId } from './primitives.ts';
 import { documented } from './registry.ts';
 import { RELEASE_DATA_DATES, SOURCES, SYNC_SOURCE_NAMES } from './sources.ts';
+import { SUPPLY_DEMAND_CHECKS } from './supply-demand.ts';
 
 /** The official sources `ingest sync` keeps up to date (the synced rows of SOURCES). */
 export const SyncSourceName = documented(z.enum(SYNC_SOURCE_NAMES), {
@@ -44,12 +45,30 @@ export const COT_CHECKS_DAYS = 366;
 export function cotCheckKey(dataset: string, reportDate: string, commodity: string): string {
   return `${dataset}.${reportDate}.${commodity}`;
 }
-/** A report's failures as the projector stores them in COT_CHECKS_BUCKET. */
+/**
+ * The key of a supply and demand balance sheet that failed a check, in COT_CHECKS_BUCKET beside the
+ * COT reports: `supply_demand.<release date>.<commodity>.<region>.<YYYY-YY>` (the edition's release
+ * date in New York; the marketing year's slash written as a dash).
+ */
+export function supplyDemandCheckKey(releaseDate: string, commodity: string, region: string, marketingYear: string) {
+  return `supply_demand.${releaseDate}.${commodity}.${region}.${marketingYear.replace('/', '-')}`;
+}
+
+/** Every check a consistency entry can name: the COT ones and the supply and demand ones. */
+export const ConsistencyCheck = z.enum([...COT_CHECKS_LIST, ...SUPPLY_DEMAND_CHECKS]);
+
+/**
+ * A report's failures as the projector stores them in COT_CHECKS_BUCKET: a COT report (its
+ * dataset and report date), or a supply and demand balance sheet (`supply_demand`, the edition's
+ * release date, and the sheet's region and marketing year).
+ */
 export const CotCheckFailure = z.object({
-  dataset: z.enum(COT_DATASET_NAMES),
+  dataset: z.union([z.enum(COT_DATASET_NAMES), z.literal('supply_demand')]),
   report_date: IsoDate,
   commodity: z.string().min(1).max(64),
-  failed_checks: z.array(CotCheck).min(1),
+  failed_checks: z.array(ConsistencyCheck).min(1),
+  /** Supply and demand only: the balance sheet's region and marketing year. */
+  sheet: z.object({ region: z.string().min(1).max(60), marketing_year: z.string().min(1).max(7) }).optional(),
   /** When the projector found it (RFC 3339). */
   checked_at: z.string(),
 });
@@ -113,18 +132,25 @@ export const ConsistencyDay = documented(
   z.object({
     dataset: z
       .string()
-      .regex(/^cot_[a-z_]+$/)
+      .regex(/^(?:cot_[a-z_]+|supply_demand)$/)
       .meta({
-        description: 'The COT dataset, as available_series names it: cot_legacy, cot_legacy_combined, cot_cit, …',
+        description:
+          'The dataset, as available_series names it: a COT dataset (cot_legacy, cot_legacy_combined, cot_cit, …) ' +
+          'or supply_demand (the WASDE balance sheets).',
       }),
-    date: Day.meta({ description: 'The report date.' }),
-    failed_reports: z.int().min(1).meta({ description: 'How many reports of that dataset and date failed a check.' }),
+    date: Day.meta({ description: "The report date (COT), or the edition's release date (supply_demand)." }),
+    failed_reports: z
+      .int()
+      .min(1)
+      .meta({
+        description: 'How many reports (COT) or balance sheets (supply_demand) of that dataset and date failed.',
+      }),
     checks: z
-      .partialRecord(CotCheck, z.int().min(1))
-      .meta({ description: 'Per failed check, how many reports failed it.' }),
+      .partialRecord(ConsistencyCheck, z.int().min(1))
+      .meta({ description: 'Per failed check, how many reports or balance sheets failed it.' }),
     commodities: z.array(z.string()).min(1).meta({ description: 'The commodities whose report failed, by id.' }),
   }),
-  { id: 'ConsistencyDay', description: 'The consistency-check failures of one COT dataset on one report date.' },
+  { id: 'ConsistencyDay', description: 'The consistency-check failures of one dataset on one date.' },
 );
 
 export const StatusResponse = documented(
@@ -141,7 +167,8 @@ export const StatusResponse = documented(
         .optional()
         .meta({
           description:
-            'The COT reports that failed a consistency check, per dataset and report date, newest first, over the last ' +
+            'The COT reports and WASDE balance sheets that failed a consistency check, per dataset and date, newest ' +
+            'first, over the last ' +
             `${COT_CHECKS_DAYS} days (absent when none did). A failing report is still stored and served, naming the ` +
             'checks in its failed_checks.',
         }),

@@ -9,6 +9,8 @@ import type {
   Frequency,
   PriceBasis,
   SeriesType,
+  SupplyDemandCheck,
+  SupplyDemandStatus,
 } from '@cds/contracts';
 import type { StoredRelease, Versioned } from './versions.ts';
 
@@ -42,13 +44,14 @@ export const COLLECTIONS = {
   catalog: 'catalog',
   series: 'series',
   cot: 'cot',
+  supply_demand: 'supply_demand',
   /** Events that failed their schema, parked by the projector (also published on a dead-letter subject). */
   parked: 'parked_events',
   /** Which physical collection currently serves each read model (see ReadModelAliasDoc). */
   aliases: 'read_model_aliases',
 } as const;
 
-export type ReadModelName = 'catalog' | 'series' | 'cot';
+export type ReadModelName = 'catalog' | 'series' | 'cot' | 'supply_demand';
 
 /**
  * A rebuilt read model lives in a fresh collection (e.g. `series_rebuild_1718000000000`); the swap
@@ -94,6 +97,8 @@ export interface StoredSeriesDescriptor {
    * before it is refused. Absent on descriptors written before versions were kept.
    */
   first_published_at?: string;
+  /** supply_demand only: the regions the commodity has balance sheets for, sorted. */
+  regions?: string[];
 }
 
 /** A commodity's official identifiers (the catalog entry's `identifiers`: one list per source with identifiers). */
@@ -232,10 +237,50 @@ export interface CotDoc extends StoredCotReport {
 }
 
 /**
+ * One figure of a balance sheet as stored: `k` its key within the sheet (`supplyDemandFigureKey`:
+ * attribute and unit, the item's "date" in versions.ts terms), `r` the release that published it.
+ */
+export interface StoredFigure extends Versioned {
+  k: string;
+  /** The attribute (snake_case of the row name). */
+  a: string;
+  /** The unit as USDA states it. */
+  u: string;
+  v: number;
+  /** What the marketing year's column was in the edition that published this version. */
+  s: SupplyDemandStatus;
+  /** The checks the balance sheet failed in that release (absent: none). */
+  x?: SupplyDemandCheck[];
+}
+
+/**
+ * supply_demand: one balance sheet per commodity, region and marketing year, every edition that
+ * carried it a release (its edition the New York month of the release's `p`, `editionOf`). `_id`
+ * is `supplyDemandBucketId(commodity, region, marketing year)`: `CORN:united_states:2026/27`.
+ */
+export interface SupplyDemandBucketDoc {
+  _id: string;
+  commodity_id: string;
+  region: string;
+  marketing_year: string;
+  /** The version in force now of each figure, sorted by `k`. */
+  figures: StoredFigure[];
+  /** Superseded versions, by `k` then publication time. */
+  revised?: StoredFigure[];
+  /** The releases (editions, re-posts) that carried the sheet, by publication time (the figures' `r`). */
+  releases?: StoredRelease[];
+  /** Provenance of the newest release (`<source>:<file>`). */
+  source?: string;
+  /** Latest `occurred_at` of the events that carried the sheet. */
+  last_updated?: string;
+  _meta: ProjectionMeta;
+}
+
+/**
  * Core NATS subject on which the projector announces that it applied data for a commodity, so
  * query replicas can drop cached responses for it: `cds.projected.<projection>.<commodity_id>`.
  */
 export const PROJECTED_SUBJECT_PREFIX = 'cds.projected';
-export function projectedSubject(projection: 'catalog' | 'series' | 'cot', commodityId: string): string {
+export function projectedSubject(projection: ReadModelName, commodityId: string): string {
   return `${PROJECTED_SUBJECT_PREFIX}.${projection}.${commodityId}`;
 }

@@ -7,6 +7,7 @@ import type {
   ReadModelName,
   StoredPoint,
   StoredRelease,
+  SupplyDemandBucketDoc,
 } from '@cds/read-models';
 
 /**
@@ -145,6 +146,13 @@ export interface CotHistoryQuery {
   view?: PointInTimeView | undefined;
 }
 
+export interface SupplyDemandSheetsQuery {
+  commodityId: string;
+  region: string;
+  /** Only this marketing year's sheet (`YYYY/YY`); absent: every marketing year of the region. */
+  marketingYear?: string | undefined;
+}
+
 export interface CatalogQuery {
   category?: string | undefined;
 }
@@ -161,6 +169,11 @@ export interface ReadModelReader {
   cotPage(query: CotPageQuery): Promise<Page<CotDoc>>;
   /** The latest `count` reports before `before`, ascending (all of them when fewer). */
   cotBefore(query: CotHistoryQuery): Promise<CotDoc[]>;
+  /**
+   * The balance sheets of a commodity in a region (one marketing year's, or all of them), whole
+   * (every version and release; without `_meta`), newest marketing year first.
+   */
+  supplyDemandSheets(query: SupplyDemandSheetsQuery): Promise<SupplyDemandBucketDoc[]>;
   /** Resolves when the database answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   /**

@@ -31,6 +31,7 @@ const TOPIC_LABELS: Record<NotificationTopic, string> = {
   cot_legacy_combined: 'COT combined legacy (futures and options)',
   cot_disaggregated_combined: 'COT combined disaggregated (futures and options)',
   cot_cit: 'COT supplement: index traders (CIT)',
+  supply_demand: 'Supply and demand (balance sheets)',
 };
 
 function filters(e: WebhookEndpoint): SafeHtml {

@@ -82,6 +82,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/commodities/{slug}/supply-demand": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get supply and demand (WASDE) figures
+         * @description The balance sheets of USDA's World Agricultural Supply and Demand Estimates: one figure per region, marketing year and attribute, in the unit USDA states, each version published at its edition (12:00 New York on the release date; a corrected re-post at its own time). as_of answers with the editions released by an instant, first_release=true with the first published versions, include=revisions with the earlier ones, view=editions with one figure across every edition and its change (docs/supply-demand.md). Grains carry a derived stocks_to_use (ending stocks / total use). Free-tier keys read the editions of their last 12 months. Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts against the rate windows.
+         */
+        get: operations["getSupplyDemand"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/bulk": {
         parameters: {
             query?: never;
@@ -151,7 +171,7 @@ export interface paths {
         };
         /**
          * Source freshness
-         * @description Per official source (cftc, eia, nass, ams, worldbank): the last successful sync, the newest data date, the last release that should be in by now and the next scheduled one (America/New_York, federal holiday shifts included), and whether the source is late. Public: no API key, not counted against any rate window; cacheable for 60 s.
+         * @description Per official source (cftc, eia, nass, ams, worldbank, wasde): the last successful sync, the newest data date, the last release that should be in by now and the next scheduled one (America/New_York, federal holiday shifts included), and whether the source is late. Public: no API key, not counted against any rate window; cacheable for 60 s.
          */
         get: operations["getStatus"];
         put?: never;
@@ -198,10 +218,10 @@ export interface components {
          */
         CotScope: "futures_only" | "futures_and_options";
         /**
-         * @description A series a commodity offers: a time series type, or a COT dataset: cot_legacy / cot_disaggregated (futures only), cot_legacy_combined / cot_disaggregated_combined (futures and options combined), cot_cit (the Commodity Index Trader supplement, 13 agricultural markets).
+         * @description A series a commodity offers: a time series type, or a COT dataset: cot_legacy / cot_disaggregated (futures only), cot_legacy_combined / cot_disaggregated_combined (futures and options combined), cot_cit (the Commodity Index Trader supplement, 13 agricultural markets), or supply_demand (WASDE balance sheets: first_date and last_date are the release dates of the first and newest edition held).
          * @enum {string}
          */
-        AvailableSeriesType: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit";
+        AvailableSeriesType: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit" | "supply_demand";
         /**
          * @description A consistency check on a COT report: old_plus_other_equals_all (Old + Other crop years = All, within 1 contract per figure in combined reports), combined_oi_at_least_futures_only, legacy_oi_equals_disaggregated_oi.
          * @enum {string}
@@ -647,7 +667,7 @@ export interface components {
              * @description A series type, or a COT dataset (cot_legacy, cot_cit, …).
              * @enum {string}
              */
-            dataset: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit";
+            dataset: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit" | "supply_demand";
             /**
              * @description full: every observation; recent: the last 12 months before generated_at.
              * @enum {string}
@@ -690,7 +710,7 @@ export interface components {
              * @description The series type, or the COT dataset (cot_legacy, cot_disaggregated, cot_legacy_combined, …).
              * @enum {string}
              */
-            topic: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit";
+            topic: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit" | "supply_demand";
             /** @description series.updated: the series type. */
             series_type?: components["schemas"]["SeriesType"];
             /** @description cot.updated: the report format. */
@@ -738,10 +758,114 @@ export interface components {
             };
         };
         /**
-         * @description An official source: `cftc` (CFTC Commitments of Traders), `eia` (U.S. Energy Information Administration), `nass` (USDA National Agricultural Statistics Service), `ams` (USDA Agricultural Marketing Service: Market News), `worldbank` (World Bank Commodity Price Data, the Pink Sheet).
+         * @description A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026).
+         * @example 2026/27
+         */
+        MarketingYear: string;
+        /**
+         * @description A region of the balance sheets in snake_case: united_states, world, or a country or group of the world tables (china, eu, major_exporters, …), as the table names it.
+         * @example united_states
+         */
+        SupplyDemandRegion: string;
+        /**
+         * @description A row of a balance sheet in snake_case of its name (area_planted, yield, beginning_stocks, production, imports, supply_total, feed_and_residual, food_seed_industrial, exports, use_total, ending_stocks, avg_farm_price, …), or the derived stocks_to_use.
+         * @example ending_stocks
+         */
+        SupplyDemandAttribute: string;
+        /**
+         * @description The WASDE edition (the month of the report), YYYY-MM.
+         * @example 2026-06
+         */
+        Edition: string;
+        /**
+         * @description estimate (a year WASDE marks "Est.", or a past year without a mark) or projection (a year marked "Proj.").
          * @enum {string}
          */
-        SyncSourceName: "cftc" | "eia" | "nass" | "ams" | "worldbank";
+        SupplyDemandStatus: "estimate" | "projection";
+        /**
+         * @description A consistency check of a balance sheet: supply_equals_use_plus_ending_stocks (supply total = use total + ending stocks, within rounding).
+         * @enum {string}
+         */
+        SupplyDemandCheck: "supply_equals_use_plus_ending_stocks";
+        /** @description An earlier version of a figure (include=revisions), with the edition that published it. */
+        SupplyDemandRevision: {
+            value: number;
+            edition: components["schemas"]["Edition"];
+            /**
+             * Format: date-time
+             * @description When this version was published (RFC 3339): 12:00 New York on the edition release date, or the time of a corrected re-post.
+             */
+            published_at: string;
+            /** @description Present (true) when published_at comes from the release calendar, not the source. */
+            published_at_estimated?: boolean;
+            status: components["schemas"]["SupplyDemandStatus"];
+        };
+        /** @description One figure of a WASDE balance sheet: a commodity, region, marketing year and attribute. */
+        SupplyDemandFigure: {
+            marketing_year: components["schemas"]["MarketingYear"];
+            region: components["schemas"]["SupplyDemandRegion"];
+            attribute: components["schemas"]["SupplyDemandAttribute"];
+            value: number;
+            /** @description The unit as USDA states it (Million Bushels, …). */
+            unit: string;
+            edition: components["schemas"]["Edition"];
+            /**
+             * Format: date-time
+             * @description When this version was published (RFC 3339): 12:00 New York on the edition release date, or the time of a corrected re-post.
+             */
+            published_at: string;
+            /** @description Present (true) when published_at comes from the release calendar, not the source. */
+            published_at_estimated?: boolean;
+            status: components["schemas"]["SupplyDemandStatus"];
+            /**
+             * Format: date-time
+             * @description When this service first ingested that release (RFC 3339).
+             */
+            first_seen_at?: string;
+            /**
+             * @description Present (true) on a figure this service computes rather than USDA publishes: stocks_to_use = ending stocks / total use, as a ratio.
+             * @constant
+             */
+            derived?: true;
+            /** @description view=editions: this edition minus the previous edition that published the figure (null for the first). */
+            change?: number | null;
+            /** @description The consistency checks the balance sheet of this version failed; absent when none. */
+            failed_checks?: components["schemas"]["SupplyDemandCheck"][];
+            /** @description With include=revisions: the earlier versions, oldest first (empty when never revised). */
+            revisions?: components["schemas"]["SupplyDemandRevision"][];
+        };
+        /** @description Pagination, the attribution and the point in time of a supply and demand answer. */
+        SupplyDemandMeta: {
+            commodity_id: components["schemas"]["CommodityId"];
+            region: components["schemas"]["SupplyDemandRegion"];
+            /** @enum {string} */
+            view: "figures" | "editions";
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+            /** @description Where the figures come from (`<source>:<file>`). */
+            source?: string;
+            /** @description USDA World Agricultural Outlook Board, as it asks to be cited. */
+            attribution: string;
+            /**
+             * Format: date-time
+             * @description With as_of: its instant (UTC).
+             */
+            as_of?: string;
+            /** @constant */
+            first_release?: true;
+            request_id: components["schemas"]["RequestId"];
+        };
+        SupplyDemandResponse: {
+            data: components["schemas"]["SupplyDemandFigure"][];
+            meta: components["schemas"]["SupplyDemandMeta"];
+        };
+        /**
+         * @description An official source: `cftc` (CFTC Commitments of Traders), `eia` (U.S. Energy Information Administration), `nass` (USDA National Agricultural Statistics Service), `ams` (USDA Agricultural Marketing Service: Market News), `worldbank` (World Bank Commodity Price Data, the Pink Sheet), `wasde` (USDA World Agricultural Supply and Demand Estimates (WASDE)).
+         * @enum {string}
+         */
+        SyncSourceName: "cftc" | "eia" | "nass" | "ams" | "worldbank" | "wasde";
         /** @description A release on the publisher's schedule. */
         ScheduledRelease: {
             /** @description The publication, e.g. "Commitments of Traders". */
@@ -782,18 +906,18 @@ export interface components {
             /** @description The newest data date is older than the last due release's data date (or nothing was synced yet): the source missed a release or sync is not running. */
             late: boolean;
         };
-        /** @description The consistency-check failures of one COT dataset on one report date. */
+        /** @description The consistency-check failures of one dataset on one date. */
         ConsistencyDay: {
-            /** @description The COT dataset, as available_series names it: cot_legacy, cot_legacy_combined, cot_cit, … */
+            /** @description The dataset, as available_series names it: a COT dataset (cot_legacy, cot_legacy_combined, cot_cit, …) or supply_demand (the WASDE balance sheets). */
             dataset: string;
             /**
              * Format: date
-             * @description The report date.
+             * @description The report date (COT), or the edition's release date (supply_demand).
              */
             date: string;
-            /** @description How many reports of that dataset and date failed a check. */
+            /** @description How many reports (COT) or balance sheets (supply_demand) of that dataset and date failed. */
             failed_reports: number;
-            /** @description Per failed check, how many reports failed it. */
+            /** @description Per failed check, how many reports or balance sheets failed it. */
             checks: {
                 [key: string]: number;
             };
@@ -806,7 +930,7 @@ export interface components {
                 /** @description This deployment serves generated demonstration data (`npm start -- --demo`) where no official source covers a series; such numbers carry `source: "demo"`. */
                 demo: boolean;
                 sources: components["schemas"]["SourceStatus"][];
-                /** @description The COT reports that failed a consistency check, per dataset and report date, newest first, over the last 366 days (absent when none did). A failing report is still stored and served, naming the checks in its failed_checks. */
+                /** @description The COT reports and WASDE balance sheets that failed a consistency check, per dataset and date, newest first, over the last 366 days (absent when none did). A failing report is still stored and served, naming the checks in its failed_checks. */
                 consistency?: components["schemas"]["ConsistencyDay"][];
             };
             meta: {
@@ -1519,6 +1643,218 @@ export interface operations {
                 };
             };
             /** @description forbidden: Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_acceptable: Not acceptable */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large: Request too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description uri_too_long: URI too long */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: Rate limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description service_unavailable: Service unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSupplyDemand: {
+        parameters: {
+            query?: {
+                /** @description united_states (the default), world, or a country or group of the world tables in snake_case. A region the commodity has no figures for is a 400 naming region and listing those it has. */
+                region?: components["schemas"]["SupplyDemandRegion"];
+                /** @description Only this marketing year (YYYY/YY). A year the region has no figures for is a 400 naming marketing_year. */
+                marketing_year?: components["schemas"]["MarketingYear"];
+                /** @description Only this attribute (snake_case of the row name, or stocks_to_use). One the region has no figures for is a 400 naming attribute and listing those it has. */
+                attribute?: components["schemas"]["SupplyDemandAttribute"];
+                /** @description figures (the default): the figures in force, newest marketing year first. editions: one figure across every edition that published it, oldest first, each with its change from the previous edition; needs marketing_year and attribute (else a 400 naming the one missing). */
+                view?: "figures" | "editions";
+                /** @description Point in time: answer with what had been published at this instant (docs/point-in-time.md). A date YYYY-MM-DD means the end of that day in UTC; an RFC 3339 date-time (with Z or an offset) its instant. Observations first published later are absent; revised ones show the version in force then. meta.as_of echoes the instant. A malformed value, an instant after the request, or one before the first publication this service holds is a 400 naming as_of. Free-tier keys: within their 12 months of history. Editions released later are absent. */
+                as_of?: string;
+                /** @description true: each figure as first published (with as_of: the first version published by then) instead of the newest. meta.first_release echoes it. */
+                first_release?: boolean;
+                /** @description revisions: each figure carries `revisions`, its earlier versions (oldest first) with their edition and published_at. */
+                include?: "revisions";
+                /** @description Page number, from 1. A page past the last one is 200 with an empty data array. */
+                page?: number;
+                /** @description Page size, 1 to 100. */
+                per_page?: number;
+            };
+            header?: {
+                /** @description ETags of copies you hold (a comma-separated list, `W/` tags compared weakly, or `*`): 304 when one matches the current answer. A value that is not an entity-tag list matches nothing. Takes precedence over If-Modified-Since. */
+                "If-None-Match"?: string;
+                /** @description An HTTP-date: 304 when the data was not ingested after it (to the second). Ignored when If-None-Match is sent, when it is not an HTTP-date, or when it lies in the future. */
+                "If-Modified-Since"?: string;
+            };
+            path: {
+                /** @description Commodity identifier (UPPER_SNAKE_CASE), for example GOLD. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. As CSV: one row per item of `data` (meta is not part of it), columns marketing_year, region, attribute, value, unit, edition, status, derived, change (view=editions) (file name `<slug>-supply-demand-<region>[-<marketing year>][-<attribute>][-page-<n>].csv`); numbers as the JSON prints them, an absent or null value as an empty field. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplyDemandResponse"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Not modified: the precondition matched, your copy is current. No body; not counted against the rate windows (the rate limit headers show them after the give-back). */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter: Invalid parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description historical_limit: Historical limit */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

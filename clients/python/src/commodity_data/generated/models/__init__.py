@@ -38,6 +38,8 @@ from .error_body_error import ErrorBodyError
 from .error_code import ErrorCode
 from .frequency import Frequency
 from .get_series_include import GetSeriesInclude
+from .get_supply_demand_include import GetSupplyDemandInclude
+from .get_supply_demand_view import GetSupplyDemandView
 from .legacy_cot_changes import LegacyCotChanges
 from .legacy_cot_index import LegacyCotIndex
 from .legacy_cot_pct_of_oi import LegacyCotPctOfOi
@@ -63,6 +65,13 @@ from .source_status import SourceStatus
 from .status_response import StatusResponse
 from .status_response_data import StatusResponseData
 from .status_response_meta import StatusResponseMeta
+from .supply_demand_check import SupplyDemandCheck
+from .supply_demand_figure import SupplyDemandFigure
+from .supply_demand_meta import SupplyDemandMeta
+from .supply_demand_meta_view import SupplyDemandMetaView
+from .supply_demand_response import SupplyDemandResponse
+from .supply_demand_revision import SupplyDemandRevision
+from .supply_demand_status import SupplyDemandStatus
 from .sync_source_name import SyncSourceName
 from .time_series_point import TimeSeriesPoint
 from .transform import Transform
@@ -106,6 +115,8 @@ __all__ = (
     "ErrorCode",
     "Frequency",
     "GetSeriesInclude",
+    "GetSupplyDemandInclude",
+    "GetSupplyDemandView",
     "LegacyCotChanges",
     "LegacyCotIndex",
     "LegacyCotPctOfOi",
@@ -131,6 +142,13 @@ __all__ = (
     "StatusResponse",
     "StatusResponseData",
     "StatusResponseMeta",
+    "SupplyDemandCheck",
+    "SupplyDemandFigure",
+    "SupplyDemandMeta",
+    "SupplyDemandMetaView",
+    "SupplyDemandResponse",
+    "SupplyDemandRevision",
+    "SupplyDemandStatus",
     "SyncSourceName",
     "TimeSeriesPoint",
     "Transform",

@@ -15,6 +15,7 @@ class AvailableSeriesType(StrEnum):
     PRODUCTION = "production"
     REFINERY_INPUTS = "refinery_inputs"
     STOCKS = "stocks"
+    SUPPLY_DEMAND = "supply_demand"
     VOLUME = "volume"
     YIELD = "yield"
 

@@ -15,13 +15,14 @@ T = TypeVar("T", bound="ConsistencyDay")
 
 @_attrs_define
 class ConsistencyDay:
-    """The consistency-check failures of one COT dataset on one report date.
+    """The consistency-check failures of one dataset on one date.
 
     Attributes:
-        dataset (str): The COT dataset, as available_series names it: cot_legacy, cot_legacy_combined, cot_cit, …
-        date (datetime.date): The report date.
-        failed_reports (int): How many reports of that dataset and date failed a check.
-        checks (ConsistencyDayChecks): Per failed check, how many reports failed it.
+        dataset (str): The dataset, as available_series names it: a COT dataset (cot_legacy, cot_legacy_combined,
+            cot_cit, …) or supply_demand (the WASDE balance sheets).
+        date (datetime.date): The report date (COT), or the edition's release date (supply_demand).
+        failed_reports (int): How many reports (COT) or balance sheets (supply_demand) of that dataset and date failed.
+        checks (ConsistencyDayChecks): Per failed check, how many reports or balance sheets failed it.
         commodities (list[str]): The commodities whose report failed, by id.
     """
 

@@ -11,7 +11,7 @@ T = TypeVar("T", bound="ConsistencyDayChecks")
 
 @_attrs_define
 class ConsistencyDayChecks:
-    """Per failed check, how many reports failed it."""
+    """Per failed check, how many reports or balance sheets failed it."""
 
     additional_properties: dict[str, int] = _attrs_field(init=False, factory=dict)
 

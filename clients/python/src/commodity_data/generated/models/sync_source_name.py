@@ -6,6 +6,7 @@ class SyncSourceName(StrEnum):
     CFTC = "cftc"
     EIA = "eia"
     NASS = "nass"
+    WASDE = "wasde"
     WORLDBANK = "worldbank"
 
     def __str__(self) -> str:

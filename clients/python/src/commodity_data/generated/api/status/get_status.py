@@ -71,8 +71,8 @@ def sync_detailed(
 ) -> Response[ErrorBody | StatusResponse]:
     """Source freshness
 
-     Per official source (cftc, eia, nass, ams, worldbank): the last successful sync, the newest data
-    date, the last release that should be in by now and the next scheduled one (America/New_York,
+     Per official source (cftc, eia, nass, ams, worldbank, wasde): the last successful sync, the newest
+    data date, the last release that should be in by now and the next scheduled one (America/New_York,
     federal holiday shifts included), and whether the source is late. Public: no API key, not counted
     against any rate window; cacheable for 60 s.
 
@@ -99,8 +99,8 @@ def sync(
 ) -> ErrorBody | StatusResponse | None:
     """Source freshness
 
-     Per official source (cftc, eia, nass, ams, worldbank): the last successful sync, the newest data
-    date, the last release that should be in by now and the next scheduled one (America/New_York,
+     Per official source (cftc, eia, nass, ams, worldbank, wasde): the last successful sync, the newest
+    data date, the last release that should be in by now and the next scheduled one (America/New_York,
     federal holiday shifts included), and whether the source is late. Public: no API key, not counted
     against any rate window; cacheable for 60 s.
 
@@ -123,8 +123,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorBody | StatusResponse]:
     """Source freshness
 
-     Per official source (cftc, eia, nass, ams, worldbank): the last successful sync, the newest data
-    date, the last release that should be in by now and the next scheduled one (America/New_York,
+     Per official source (cftc, eia, nass, ams, worldbank, wasde): the last successful sync, the newest
+    data date, the last release that should be in by now and the next scheduled one (America/New_York,
     federal holiday shifts included), and whether the source is late. Public: no API key, not counted
     against any rate window; cacheable for 60 s.
 
@@ -149,8 +149,8 @@ async def asyncio(
 ) -> ErrorBody | StatusResponse | None:
     """Source freshness
 
-     Per official source (cftc, eia, nass, ams, worldbank): the last successful sync, the newest data
-    date, the last release that should be in by now and the next scheduled one (America/New_York,
+     Per official source (cftc, eia, nass, ams, worldbank, wasde): the last successful sync, the newest
+    data date, the last release that should be in by now and the next scheduled one (America/New_York,
     federal holiday shifts included), and whether the source is late. Public: no API key, not counted
     against any rate window; cacheable for 60 s.
 

@@ -24,7 +24,8 @@ export const CHANGES_SUBJECTS = 'cds.changes.>';
 /** How long the changes stream keeps a notification: the SSE resume window (`Last-Event-ID`). */
 export const CHANGES_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-export const NOTIFICATION_TYPES = ['series.updated', 'cot.updated'] as const;
+/** supply_demand.updated: a WASDE edition changed a balance sheet (first_date/newest_date: its release date). */
+export const NOTIFICATION_TYPES = ['series.updated', 'cot.updated', 'supply_demand.updated'] as const;
 export const NotificationType = z.enum(NOTIFICATION_TYPES);
 export type NotificationType = z.infer<typeof NotificationType>;
 

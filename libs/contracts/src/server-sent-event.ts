@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorBody } from './errors.ts';
-import { Notification } from './notifications.ts';
+import { Notification, NOTIFICATION_TYPES } from './notifications.ts';
 
 const eventId = z
   .string()
@@ -16,7 +16,7 @@ const eventId = z
  */
 export const ServerSentEvent = z
   .discriminatedUnion('event', [
-    z.object({ id: eventId, event: z.enum(['series.updated', 'cot.updated']), data: Notification }),
+    z.object({ id: eventId, event: z.enum(NOTIFICATION_TYPES), data: Notification }),
     z.object({
       id: eventId,
       event: z.literal('resync'),

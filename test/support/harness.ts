@@ -19,6 +19,7 @@ export function templateOf(path: string): string {
   if (/^\/commodities\/[^/]+$/.test(p)) return '/commodities/{slug}';
   if (/^\/commodities\/[^/]+\/series$/.test(p)) return '/commodities/{slug}/series';
   if (/^\/commodities\/[^/]+\/cot$/.test(p)) return '/commodities/{slug}/cot';
+  if (/^\/commodities\/[^/]+\/supply-demand$/.test(p)) return '/commodities/{slug}/supply-demand';
   throw new Error(`no template for ${path}`);
 }
 

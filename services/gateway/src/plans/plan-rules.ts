@@ -3,6 +3,8 @@ import {
   cotDatasetAllowed,
   cotDatasetOfType,
   IsoDate,
+  isMarketingYear,
+  marketingYearStart,
   PLAN_NAMES,
   PLANS,
   addMonths,
@@ -88,11 +90,37 @@ function history(
   return undefined;
 }
 
+/**
+ * The Free tier's history on the supply and demand route (docs/decisions.md): the editions of its
+ * last 12 months. An `as_of` before the window is refused as on the other routes; a marketing year
+ * whose first year is older than the window's year minus one (the oldest year an edition inside
+ * the window still revises: in a window from 2025-11-27, 2024/25 is readable and 2023/24 is not)
+ * is a historical_limit naming marketing_year. A marketing year of the wrong shape is the query
+ * service's 400.
+ */
+function supplyDemandHistory(plan: Plan, query: Readonly<Record<string, unknown>>, todayUtc: string) {
+  const refused = history(plan, query, todayUtc, false);
+  if (refused !== undefined) return refused;
+  const earliest = earliestAllowedDate(plan, todayUtc);
+  const my = query.marketing_year;
+  if (earliest === null || typeof my !== 'string' || !isMarketingYear(my)) return undefined;
+  const oldest = Number(earliest.slice(0, 4)) - 1;
+  if (marketingYearStart(my) >= oldest) return undefined;
+  return new ApiError(
+    'historical_limit',
+    `Your plan can read the editions from ${earliest} on, which carry the marketing years from ` +
+      `${oldest}/${String((oldest + 1) % 100).padStart(2, '0')} on: marketing_year ${my} is older. ` +
+      'Upgrade for full history.',
+    { param: 'marketing_year' },
+  );
+}
+
 const NO_RULE: PlanRule = () => undefined;
 
 /**
  * Plan rules of docs/decisions.md by route (the refusal is sent once the rate windows have counted
- * the request): COT features per plan, the Free tier's 12 months of history, bulk files per plan.
+ * the request): COT features per plan, the Free tier's 12 months of history (supply and demand:
+ * its editions), bulk files per plan.
  * Parameters of the wrong shape are left to the query service, which names them in its 400; the
  * rules apply to what a well-formed request would read. A new route names its rule here.
  */
@@ -101,6 +129,7 @@ export const PLAN_RULES: Readonly<Record<RouteName, PlanRule>> = {
   detail: NO_RULE,
   series: (plan, { query }, today) => history(plan, query, today, true),
   cot: (plan, { query }, today) => cotFeatures(plan, query) ?? history(plan, query, today, false),
+  supplyDemand: (plan, { query }, today) => supplyDemandHistory(plan, query, today),
   bulk: NO_RULE,
   bulkFile: (plan, { params }) => checkBulkFile(plan, params.file ?? ''),
 };

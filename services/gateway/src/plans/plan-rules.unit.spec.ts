@@ -97,3 +97,41 @@ describe("checkPlan: as_of and the Free tier's history window", () => {
     expect(refusal('business', 'cot', { as_of: '2001-01-01' })).toBeUndefined();
   });
 });
+
+describe("checkPlan: supply and demand, the Free tier's editions of its last 12 months", () => {
+  // The window from 2025-11-27: the editions since, which carry the marketing years from 2024/25.
+  const today = '2026-11-27';
+  const refusal = (plan: 'free' | 'professional', query: Record<string, unknown>) => {
+    const err = checkPlan(plan, 'supplyDemand', query, today);
+    return err === undefined ? undefined : { status: err.statusCode, code: err.code, param: err.param };
+  };
+
+  it('lets every plan read the figures in force, and Free the marketing years its editions carry', () => {
+    expect(refusal('free', {})).toBeUndefined();
+    expect(refusal('free', { marketing_year: '2024/25' })).toBeUndefined();
+    expect(refusal('free', { marketing_year: '2026/27', as_of: '2025-11-27' })).toBeUndefined();
+    expect(refusal('professional', { marketing_year: '1999/00', as_of: '2011-01-01' })).toBeUndefined();
+  });
+
+  it('refuses Free a marketing year older than the window year minus one, naming marketing_year', () => {
+    expect(refusal('free', { marketing_year: '2023/24' })).toEqual({
+      status: 403,
+      code: 'historical_limit',
+      param: 'marketing_year',
+    });
+    const err = checkPlan('free', 'supplyDemand', { marketing_year: '2023/24' }, today);
+    expect(err?.message).toContain('2024/25');
+  });
+
+  it('refuses Free an as_of before the window naming as_of (the day before it, by its UTC date)', () => {
+    expect(refusal('free', { as_of: '2025-11-26' })).toEqual({ status: 403, code: 'historical_limit', param: 'as_of' });
+    expect(refusal('free', { as_of: '2025-11-26T23:59:59Z', marketing_year: '2026/27' })).toMatchObject({
+      param: 'as_of',
+    });
+  });
+
+  it('leaves a marketing year of the wrong shape to the query service (its 400)', () => {
+    expect(refusal('free', { marketing_year: '1999/01' })).toBeUndefined();
+    expect(refusal('free', { marketing_year: 2023 })).toBeUndefined();
+  });
+});

@@ -3,6 +3,7 @@ import {
   buildOpenApiDocument,
   COT_CHECKS_BUCKET,
   cotCheckKey,
+  supplyDemandCheckKey,
   type CotCheckFailure,
   type SyncSourceName,
 } from '@cds/contracts';
@@ -76,6 +77,8 @@ const failure = (over: Partial<CotCheckFailure> = {}): CotCheckFailure => ({
   ...over,
 });
 const keyOf = (f: CotCheckFailure) => cotCheckKey(f.dataset, f.report_date, f.commodity);
+const sheetKeyOf = (f: CotCheckFailure) =>
+  supplyDemandCheckKey(f.report_date, f.commodity, f.sheet!.region, f.sheet!.marketing_year);
 
 describe('the gateway follows the COT consistency failures bucket', () => {
   it('waits for the projector to create the bucket, then answers /status consistency from it, deletes included', async () => {
@@ -104,6 +107,21 @@ describe('the gateway follows the COT consistency failures bucket', () => {
       });
       const soy = failure({ dataset: 'cit', commodity: 'SOYBEANS', report_date: '2026-11-10' });
       for (const f of [corn, wheat, soy]) await kv.put(keyOf(f), JSON.stringify(f));
+      // Two balance sheets of the November WASDE failed theirs (keyed by region and marketing year).
+      const sheet = (region: string, marketingYear: string) =>
+        failure({
+          dataset: 'supply_demand',
+          report_date: '2026-11-10',
+          failed_checks: ['supply_equals_use_plus_ending_stocks'],
+          sheet: { region, marketing_year: marketingYear },
+        });
+      const sheets = [sheet('united_states', '2026/27'), sheet('world', '2026/27')];
+      for (const f of sheets) await kv.put(sheetKeyOf(f), JSON.stringify(f));
+      // A sheet under another marketing year's key is not its own: skipped.
+      await kv.put(
+        supplyDemandCheckKey('2026-11-10', 'CORN', 'world', '2025/26'),
+        JSON.stringify(sheet('world', '2026/27')),
+      );
       // A value under another key than its own, and one failing its schema, change nothing.
       await kv.put(cotCheckKey('legacy', '2026-11-17', 'GOLD'), JSON.stringify(failure({ commodity: 'SILVER' })));
       await kv.put(cotCheckKey('legacy', '2026-11-17', 'COPPER'), '{"dataset":"legacy"}');
@@ -122,6 +140,13 @@ describe('the gateway follows the COT consistency failures bucket', () => {
               checks: { old_plus_other_equals_all: 1, combined_oi_at_least_futures_only: 2 },
               commodities: ['CORN', 'WHEAT'],
             },
+            {
+              dataset: 'supply_demand',
+              date: '2026-11-10',
+              failed_reports: 2,
+              checks: { supply_equals_use_plus_ending_stocks: 2 },
+              commodities: ['CORN'],
+            },
           ]);
         },
         10_000,
@@ -133,6 +158,7 @@ describe('the gateway follows the COT consistency failures bucket', () => {
       // Every failure gone: consistency is absent again, as before any.
       await kv.delete(keyOf(corn));
       await kv.purge(keyOf(wheat));
+      for (const f of sheets) await kv.delete(sheetKeyOf(f));
       await waitUntil(
         'every failure deleted',
         async () => expect((await app.inject({ url: '/api/v1/status' })).json().data).not.toHaveProperty('consistency'),

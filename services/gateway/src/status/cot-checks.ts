@@ -6,9 +6,10 @@ import {
   CotCheckFailure,
   cotCheckKey,
   cotSeriesType,
+  SUPPLY_DEMAND_CHECKS,
+  SUPPLY_DEMAND_SERIES_TYPE,
+  supplyDemandCheckKey,
   type ConsistencyDay,
-  type CotCheck,
-  type CotDataset,
 } from '@cds/contracts';
 import { consumeStream, followOptions, isJetStreamApiError, type PulledMessage } from '@cds/messaging';
 import { declareMetrics, type Logger, type Metrics } from '@cds/telemetry';
@@ -19,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 /** Most failing reports a gateway keeps in memory (bounded: a new key past it is dropped and counted). */
 export const COT_CHECKS_MAX_ENTRIES = 50_000;
 
-/** The COT consistency failures, as GET /status answers them. */
+/** The consistency failures (COT reports, WASDE balance sheets), as GET /status answers them. */
 export interface CotChecksView {
   /** One item per dataset and report date within COT_CHECKS_DAYS of `nowMs`, newest first; empty when none. */
   consistency(nowMs: number): ConsistencyDay[];
@@ -28,7 +29,29 @@ export interface CotChecksView {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const DATASET_ORDER = new Map<string, number>(COT_DATASET_NAMES.map((d, i) => [d, i]));
+/** The datasets of a day in COT_DATASET_NAMES order, then the balance sheets (supply_demand). */
+const DATASET_ORDER = new Map<string, number>(
+  [...COT_DATASET_NAMES.map(cotSeriesType), SUPPLY_DEMAND_SERIES_TYPE].map((d, i) => [d, i]),
+);
+/** Every check a day can count, in the order its `checks` lists them. */
+const CHECK_ORDER = [...COT_CHECKS, ...SUPPLY_DEMAND_CHECKS];
+type ConsistencyCheckName = (typeof CHECK_ORDER)[number];
+
+/** The dataset a failure counts under on /status: a COT dataset's series type, or supply_demand. */
+function datasetOf(f: CotCheckFailure): string {
+  return f.dataset === 'supply_demand' ? SUPPLY_DEMAND_SERIES_TYPE : cotSeriesType(f.dataset);
+}
+
+/**
+ * The key a failure is stored under in COT_CHECKS_BUCKET: a COT report's (cotCheckKey), or a
+ * balance sheet's (supplyDemandCheckKey: release date, commodity, region, marketing year). A balance
+ * sheet without its `sheet` has no key of its own (undefined: skipped as malformed).
+ */
+export function consistencyKeyOf(f: CotCheckFailure): string | undefined {
+  if (f.dataset !== 'supply_demand') return cotCheckKey(f.dataset, f.report_date, f.commodity);
+  if (f.sheet === undefined) return undefined;
+  return supplyDemandCheckKey(f.report_date, f.commodity, f.sheet.region, f.sheet.marketing_year);
+}
 
 /** The earliest report date /status reports at `nowMs`: COT_CHECKS_DAYS before its UTC date. */
 export function cotChecksCutoff(nowMs: number): string {
@@ -116,21 +139,34 @@ export class CotChecksTable implements CotChecksView {
   }
 }
 
-/** One item per dataset and report date from `cutoff` on: newest date first, then in COT_DATASET_NAMES order. */
+/**
+ * One item per dataset and date from `cutoff` on: newest date first, then the COT datasets in
+ * COT_DATASET_NAMES order, then supply_demand. A COT report counts once; a balance sheet (one
+ * commodity, region and marketing year of an edition) counts once, so `failed_reports` of a
+ * supply_demand day is its failing sheets, and `commodities` names each commodity once.
+ */
 export function summarize(failures: Iterable<CotCheckFailure>, cutoff: string): ConsistencyDay[] {
   const days = new Map<
     string,
-    { dataset: CotDataset; date: string; checks: Map<CotCheck, number>; commodities: string[] }
+    {
+      dataset: string;
+      date: string;
+      checks: Map<ConsistencyCheckName, number>;
+      count: number;
+      commodities: Set<string>;
+    }
   >();
   for (const f of failures) {
     if (f.report_date < cutoff) continue;
-    const id = `${f.dataset}|${f.report_date}`;
+    const dataset = datasetOf(f);
+    const id = `${dataset}|${f.report_date}`;
     let day = days.get(id);
     if (day === undefined) {
-      day = { dataset: f.dataset, date: f.report_date, checks: new Map(), commodities: [] };
+      day = { dataset, date: f.report_date, checks: new Map(), count: 0, commodities: new Set() };
       days.set(id, day);
     }
-    day.commodities.push(f.commodity);
+    day.count += 1;
+    day.commodities.add(f.commodity);
     for (const check of new Set(f.failed_checks)) day.checks.set(check, (day.checks.get(check) ?? 0) + 1);
   }
   return [...days.values()]
@@ -138,11 +174,11 @@ export function summarize(failures: Iterable<CotCheckFailure>, cutoff: string): 
       a.date !== b.date ? (a.date < b.date ? 1 : -1) : DATASET_ORDER.get(a.dataset)! - DATASET_ORDER.get(b.dataset)!,
     )
     .map((d) => ({
-      dataset: cotSeriesType(d.dataset),
+      dataset: d.dataset,
       date: d.date,
-      failed_reports: d.commodities.length,
-      checks: Object.fromEntries(COT_CHECKS.filter((c) => d.checks.has(c)).map((c) => [c, d.checks.get(c)!])),
-      commodities: d.commodities.sort(),
+      failed_reports: d.count,
+      checks: Object.fromEntries(CHECK_ORDER.filter((c) => d.checks.has(c)).map((c) => [c, d.checks.get(c)!])),
+      commodities: [...d.commodities].sort(),
     }));
 }
 
@@ -199,11 +235,8 @@ export function followCotChecks(opts: {
       parsed = undefined;
     }
     const failure = CotCheckFailure.safeParse(parsed);
-    if (
-      !failure.success ||
-      cotCheckKey(failure.data.dataset, failure.data.report_date, failure.data.commodity) !== key
-    ) {
-      opts.logger.error({ seq: m.seq, kv_key: key }, 'COT check failure failed its schema or its key; skipped');
+    if (!failure.success || consistencyKeyOf(failure.data) !== key) {
+      opts.logger.error({ seq: m.seq, kv_key: key }, 'consistency failure failed its schema or its key; skipped');
       return;
     }
     table.put(key, failure.data);
@@ -260,7 +293,7 @@ export function registerCotCheckMetrics(metrics: Metrics, table: CotChecksTable)
   instruments.observe(
     'cds_gateway_cot_checks_entries',
     'gauge',
-    'COT reports failing a consistency check held for GET /status',
+    'COT reports and balance sheets failing a consistency check held for GET /status',
     (report) => report(table.size),
   );
   instruments.observe(

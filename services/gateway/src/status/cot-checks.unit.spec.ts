@@ -1,6 +1,6 @@
-import { cotCheckKey, type CotCheckFailure } from '@cds/contracts';
+import { ConsistencyDay, cotCheckKey, supplyDemandCheckKey, type CotCheckFailure } from '@cds/contracts';
 import { describe, expect, it } from 'vitest';
-import { cotChecksCutoff, CotChecksTable, summarize } from './cot-checks.ts';
+import { consistencyKeyOf, cotChecksCutoff, CotChecksTable, summarize } from './cot-checks.ts';
 
 /** Tuesday 2026-11-24 12:00Z. */
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
@@ -59,6 +59,55 @@ describe('summarize: /status consistency', () => {
       },
     ]);
     expect(summarize([], '2025-11-23')).toEqual([]);
+  });
+
+  it('counts the balance sheets of an edition under supply_demand, after the COT datasets of that date', () => {
+    const sheet = (commodity: string, region: string, marketingYear: string): CotCheckFailure =>
+      failure({
+        dataset: 'supply_demand',
+        commodity,
+        failed_checks: ['supply_equals_use_plus_ending_stocks'],
+        sheet: { region, marketing_year: marketingYear },
+      });
+    const items = summarize(
+      [
+        sheet('CORN', 'united_states', '2026/27'),
+        sheet('CORN', 'world', '2026/27'),
+        sheet('SOYBEANS', 'united_states', '2025/26'),
+        failure({ commodity: 'GOLD' }),
+      ],
+      '2025-11-23',
+    );
+    expect(items).toEqual([
+      {
+        dataset: 'cot_legacy',
+        date: '2026-11-17',
+        failed_reports: 1,
+        checks: { old_plus_other_equals_all: 1 },
+        commodities: ['GOLD'],
+      },
+      {
+        dataset: 'supply_demand',
+        date: '2026-11-17',
+        failed_reports: 3,
+        checks: { supply_equals_use_plus_ending_stocks: 3 },
+        commodities: ['CORN', 'SOYBEANS'],
+      },
+    ]);
+    for (const item of items) expect(ConsistencyDay.safeParse(item).success).toBe(true);
+  });
+
+  it('keys a balance sheet by its release date, commodity, region and marketing year; one without its sheet has no key', () => {
+    const f = failure({
+      dataset: 'supply_demand',
+      report_date: '2026-06-11',
+      failed_checks: ['supply_equals_use_plus_ending_stocks'],
+      sheet: { region: 'world', marketing_year: '2026/27' },
+    });
+    expect(consistencyKeyOf(f)).toBe(supplyDemandCheckKey('2026-06-11', 'CORN', 'world', '2026/27'));
+    expect(consistencyKeyOf(f)).toBe('supply_demand.2026-06-11.CORN.world.2026-27');
+    expect(consistencyKeyOf({ ...f, sheet: undefined })).toBeUndefined();
+    expect(consistencyKeyOf(failure())).toBe(cotCheckKey('legacy', '2026-11-17', 'CORN'));
   });
 
   it('reports the last COT_CHECKS_DAYS (366) days of the UTC date', () => {

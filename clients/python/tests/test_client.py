@@ -141,6 +141,42 @@ def legacy_report(date: str, net: int) -> dict[str, Any]:
     }
 
 
+# A recorded answer shaped by SupplyDemandResponse: US corn 2026/27 as the May and June 2026 WASDE
+# editions published it (ending stocks 1,957 then 1,960 million bushels; released 12:00 New York).
+MAY = {"edition": "2026-05", "published_at": "2026-05-12T16:00:00Z", "status": "projection"}
+JUNE = {"edition": "2026-06", "published_at": "2026-06-11T16:00:00Z", "status": "projection"}
+CORN_2026 = {"marketing_year": "2026/27", "region": "united_states"}
+SHEET = [
+    {**CORN_2026, "attribute": "area_planted", "value": 95.3, "unit": "Million Acres", **JUNE},
+    {**CORN_2026, "attribute": "ending_stocks", "value": 1960, "unit": "Million Bushels", **JUNE},
+    {**CORN_2026, "attribute": "avg_farm_price", "value": 4.4, "unit": "$/bu", **JUNE},
+    {**CORN_2026, "attribute": "stocks_to_use", "value": 0.121, "unit": "ratio", "derived": True, **JUNE},
+]
+EDITIONS = [
+    {**CORN_2026, "attribute": "ending_stocks", "value": 1957, "unit": "Million Bushels", "change": None, **MAY},
+    {**CORN_2026, "attribute": "ending_stocks", "value": 1960, "unit": "Million Bushels", "change": 3, **JUNE},
+]
+
+
+def supply_demand_page(figures: list[dict[str, Any]], view: str = "figures") -> Callable[..., Reply]:
+    def answer(path: str, query: dict[str, list[str]]) -> Reply:
+        page, per_page = int(query["page"][0]), int(query["per_page"][0])
+        meta = {
+            "commodity_id": "CORN",
+            "region": "united_states",
+            "view": view,
+            "page": page,
+            "per_page": per_page,
+            "total": len(figures),
+            "total_pages": -(-len(figures) // per_page),
+            "attribution": "USDA World Agricultural Outlook Board",
+            "request_id": REQUEST_ID,
+        }
+        return ok({"data": figures[(page - 1) * per_page : page * per_page], "meta": meta})
+
+    return answer
+
+
 class StubCase(unittest.TestCase):
     stub: Stub
 
@@ -441,6 +477,106 @@ class DataFramesTest(StubCase):
         self.assertEqual(frame["value"].to_list(), [70.38, 72.7])
         cot_pl = client.cot("CORN").to_polars()
         self.assertEqual(cot_pl["commercial_net"].to_list(), [30, -20])
+
+
+class SupplyDemandTest(StubCase):
+    def test_sends_the_query_as_the_api_reads_it_and_reads_one_figure_across_editions(self) -> None:
+        stub = self.serve(supply_demand_page(EDITIONS, "editions"))
+        sd = self.client().supply_demand(
+            "CORN",
+            region="united_states",
+            marketing_year="2026/27",
+            attribute="ending_stocks",
+            view="editions",
+            as_of="2026-06-30",
+            first_release=True,
+            include="revisions",
+        )
+        self.assertEqual(
+            [(f.edition, f.value, f.unit, f.change) for f in sd.data],
+            [
+                ("2026-05", 1957, "Million Bushels", None),
+                ("2026-06", 1960, "Million Bushels", 3),
+            ],
+        )
+        path, query, _, _ = stub.requests[0]
+        self.assertEqual(path, "/api/v1/commodities/CORN/supply-demand")
+        self.assertEqual(
+            {k: v[0] for k, v in query.items()},
+            {
+                "region": "united_states",
+                "marketing_year": "2026/27",
+                "attribute": "ending_stocks",
+                "view": "editions",
+                "as_of": "2026-06-30",
+                "first_release": "true",
+                "include": "revisions",
+                "page": "1",
+                "per_page": "100",
+            },
+        )
+        self.assertEqual(sd.meta.attribution, "USDA World Agricultural Outlook Board")
+
+    def test_pages_through_every_figure_once(self) -> None:
+        stub = self.serve(supply_demand_page(SHEET))
+        sd = self.client().supply_demand("CORN", per_page=3)
+        self.assertEqual([f.attribute for f in sd.data], [f["attribute"] for f in SHEET])
+        self.assertEqual([f.attribute for f in sd], [f["attribute"] for f in SHEET])
+        self.assertEqual(sd.total, 4)
+        self.assertEqual([q["page"] for _, q, _, _ in stub.requests], [["1"], ["2"]])
+        self.assertIs(sd.data[3].derived, True)
+
+    def test_a_datetime_as_of_is_sent_as_rfc_3339_and_a_bad_view_is_refused_before_any_request(self) -> None:
+        import datetime
+
+        stub = self.serve(supply_demand_page(SHEET))
+        client = self.client()
+        at = datetime.datetime(2026, 6, 11, 12, 30, tzinfo=datetime.UTC)
+        client.supply_demand("CORN", as_of=at).first()
+        self.assertEqual(stub.requests[0][1]["as_of"], ["2026-06-11T12:30:00+00:00"])
+        with self.assertRaises(ValueError) as caught:
+            client.supply_demand("CORN", view="sheet")
+        self.assertIn("editions", str(caught.exception))
+        self.assertEqual(len(stub.requests), 1)
+
+    def test_the_api_refusal_names_its_parameter(self) -> None:
+        self.serve(lambda _p, _q: error(400, "invalid_parameter", "no figures for region mars", "region"))
+        with self.assertRaises(BadRequestError) as caught:
+            self.client().supply_demand("CORN", region="mars").first()
+        self.assertEqual((caught.exception.status, caught.exception.param), (400, "region"))
+
+    def test_frames_keep_the_unit_of_each_figure(self) -> None:
+        try:
+            import pandas as pd
+            import polars as pl
+        except ImportError:
+            self.skipTest("pandas or polars is not installed")
+        self.serve(supply_demand_page(SHEET))
+        client = self.client()
+        frame = client.supply_demand("CORN").to_pandas()
+        self.assertEqual(
+            list(frame.columns),
+            [
+                "marketing_year",
+                "region",
+                "attribute",
+                "value",
+                "unit",
+                "edition",
+                "published_at",
+                "status",
+                "derived",
+                "change",
+                "failed_checks",
+            ],
+        )
+        self.assertEqual(frame["unit"].tolist(), ["Million Acres", "Million Bushels", "$/bu", "ratio"])
+        self.assertEqual(frame["derived"].tolist(), [False, False, False, True])
+        self.assertEqual(frame["published_at"].iloc[0], pd.Timestamp("2026-06-11T16:00:00Z"))
+        polars = client.supply_demand("CORN").to_polars()
+        self.assertEqual(polars["unit"].to_list(), ["Million Acres", "Million Bushels", "$/bu", "ratio"])
+        self.assertEqual(polars.schema["published_at"], pl.Datetime("us", "UTC"))
+        self.assertEqual(polars["value"].to_list(), [95.3, 1960, 4.4, 0.121])
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ export type CitCotReport = Schemas['CitCotReport'];
 export type PaginationMeta = Schemas['PaginationMeta'];
 export type StatusResponse = Schemas['StatusResponse'];
 export type BulkListResponse = Schemas['BulkListResponse'];
+export type SupplyDemandResponse = Schemas['SupplyDemandResponse'];
+export type SupplyDemandFigure = Schemas['SupplyDemandFigure'];
+export type SupplyDemandMeta = Schemas['SupplyDemandMeta'];
 
 /** What `npm start` serves; CDS_BASE_URL overrides it. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080/api/v1';
@@ -35,6 +38,7 @@ type Query<P extends keyof paths> = NonNullable<paths[P]['get']['parameters']['q
 export type CommoditiesParams = Omit<Query<'/commodities'>, 'page'> & ExtraParams;
 export type SeriesParams = Query<'/commodities/{slug}/series'> & ExtraParams;
 export type CotParams = Omit<Query<'/commodities/{slug}/cot'>, 'page' | 'format'> & ExtraParams;
+export type SupplyDemandParams = Omit<Query<'/commodities/{slug}/supply-demand'>, 'page'> & ExtraParams;
 
 export interface ClientOptions {
   /** The API key; default the CDS_API_KEY environment variable. */
@@ -146,6 +150,39 @@ export class Pager<T> implements AsyncIterable<T> {
     const all: T[] = [];
     for await (const item of this) all.push(item);
     return all;
+  }
+}
+
+/**
+ * Supply and demand figures across pages: iterate them with `for await` (or `first()`, `total()`,
+ * `pages()`) as any Pager, or `await` it for `{ data, meta }`: every figure of every page (read
+ * once) and the first page's meta (region, view, total, attribution).
+ */
+export class SupplyDemandPager
+  extends Pager<SupplyDemandFigure>
+  implements PromiseLike<{ data: SupplyDemandFigure[]; meta: SupplyDemandMeta }>
+{
+  #all: Promise<{ data: SupplyDemandFigure[]; meta: SupplyDemandMeta }> | undefined;
+
+  /** Every figure of every page and the first page's meta (one walk over the pages, kept). */
+  all(): Promise<{ data: SupplyDemandFigure[]; meta: SupplyDemandMeta }> {
+    this.#all ??= (async () => {
+      const data: SupplyDemandFigure[] = [];
+      let meta: SupplyDemandMeta | undefined;
+      for await (const page of this.pages()) {
+        meta ??= page.meta as SupplyDemandMeta;
+        data.push(...page.data);
+      }
+      return { data, meta: meta! };
+    })();
+    return this.#all;
+  }
+
+  then<A = { data: SupplyDemandFigure[]; meta: SupplyDemandMeta }, B = never>(
+    onfulfilled?: ((value: { data: SupplyDemandFigure[]; meta: SupplyDemandMeta }) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.all().then(onfulfilled, onrejected);
   }
 }
 
@@ -261,6 +298,26 @@ export class Client {
         this.#call(
           this.lowlevel.GET('/commodities/{slug}/cot', { params: { path: { slug }, query: { ...query, page } } }),
         ) as Promise<CotResponse>,
+      startPage,
+    );
+  }
+
+  /**
+   * Supply and demand (WASDE) figures across pages, each with its unit as USDA states it: `region`
+   * (`united_states` by default, `world`, a country or group), `marketing_year` (`2026/27`),
+   * `attribute` (`ending_stocks`, the derived `stocks_to_use`), `view: 'editions'` (one figure across
+   * every edition, with its change), `as_of`, `first_release`, `include: 'revisions'`. Iterate it, or
+   * `await` it for `{ data, meta }` (docs/supply-demand.md).
+   */
+  supplyDemand(slug: string, params: SupplyDemandParams = {}, startPage = 1): SupplyDemandPager {
+    const query = { per_page: 100, ...params };
+    return new SupplyDemandPager(
+      (page) =>
+        this.#call(
+          this.lowlevel.GET('/commodities/{slug}/supply-demand', {
+            params: { path: { slug }, query: { ...query, page } },
+          }),
+        ) as Promise<SupplyDemandResponse>,
       startPage,
     );
   }

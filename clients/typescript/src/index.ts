@@ -4,6 +4,7 @@ export {
   Client,
   DEFAULT_BASE_URL,
   Pager,
+  SupplyDemandPager,
   type ClientOptions,
   type CommoditiesParams,
   type CommodityDetail,
@@ -23,6 +24,10 @@ export {
   type SeriesType,
   type StatusResponse,
   type BulkListResponse,
+  type SupplyDemandFigure,
+  type SupplyDemandMeta,
+  type SupplyDemandParams,
+  type SupplyDemandResponse,
   type TimeSeriesPoint,
 } from './client.ts';
 export {

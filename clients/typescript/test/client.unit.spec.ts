@@ -132,6 +132,102 @@ describe('pagination', () => {
   });
 });
 
+// A recorded answer shaped by SupplyDemandResponse: US corn 2026/27 as the May and June 2026 WASDE
+// editions published it (ending stocks 1,957 then 1,960 million bushels; released 12:00 New York).
+const may = { edition: '2026-05', published_at: '2026-05-12T16:00:00Z', status: 'projection' };
+const june = { edition: '2026-06', published_at: '2026-06-11T16:00:00Z', status: 'projection' };
+const corn2026 = { marketing_year: '2026/27', region: 'united_states' };
+const sheet = [
+  { ...corn2026, attribute: 'area_planted', value: 95.3, unit: 'Million Acres', ...june },
+  { ...corn2026, attribute: 'ending_stocks', value: 1960, unit: 'Million Bushels', ...june },
+  { ...corn2026, attribute: 'stocks_to_use', value: 0.121, unit: 'ratio', derived: true, ...june },
+];
+const editions = [
+  { ...corn2026, attribute: 'ending_stocks', value: 1957, unit: 'Million Bushels', change: null, ...may },
+  { ...corn2026, attribute: 'ending_stocks', value: 1960, unit: 'Million Bushels', change: 3, ...june },
+];
+const supplyDemandPages =
+  (figures: object[], view = 'figures') =>
+  (_path: string, q: URLSearchParams) => {
+    const page = Number(q.get('page'));
+    const perPage = Number(q.get('per_page'));
+    return json({
+      data: figures.slice((page - 1) * perPage, page * perPage),
+      meta: {
+        commodity_id: 'CORN',
+        region: 'united_states',
+        view,
+        page,
+        per_page: perPage,
+        total: figures.length,
+        total_pages: Math.ceil(figures.length / perPage),
+        attribution: 'USDA World Agricultural Outlook Board',
+        request_id: REQUEST_ID,
+      },
+    });
+  };
+
+describe('supplyDemand', () => {
+  it('sends the query as the API reads it, and awaited gives every figure with its unit and change', async () => {
+    const { url, seen } = await stub(supplyDemandPages(editions, 'editions'));
+    const client = new Client({ apiKey: KEY, baseUrl: url });
+    const sd = await client.supplyDemand('CORN', {
+      region: 'united_states',
+      marketing_year: '2026/27',
+      attribute: 'ending_stocks',
+      view: 'editions',
+      as_of: '2026-06-30',
+      first_release: true,
+      include: 'revisions',
+    });
+    expect(sd.data.map((f) => [f.edition, f.value, f.unit, f.change])).toEqual([
+      ['2026-05', 1957, 'Million Bushels', null],
+      ['2026-06', 1960, 'Million Bushels', 3],
+    ]);
+    expect(sd.meta.attribution).toBe('USDA World Agricultural Outlook Board');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.path).toBe('/api/v1/commodities/CORN/supply-demand');
+    expect(Object.fromEntries(seen[0]!.query)).toEqual({
+      region: 'united_states',
+      marketing_year: '2026/27',
+      attribute: 'ending_stocks',
+      view: 'editions',
+      as_of: '2026-06-30',
+      first_release: 'true',
+      include: 'revisions',
+      page: '1',
+      per_page: '100',
+    });
+  });
+
+  it('pages like the other lists: for await, or awaited once for every page', async () => {
+    const { url, seen } = await stub(supplyDemandPages(sheet));
+    const pager = new Client({ apiKey: KEY, baseUrl: url }).supplyDemand('CORN', { per_page: 2 });
+    const attributes: string[] = [];
+    for await (const f of pager) attributes.push(f.attribute);
+    expect(attributes).toEqual(['area_planted', 'ending_stocks', 'stocks_to_use']);
+    const all = await pager;
+    expect(all.data.map((f) => f.unit)).toEqual(['Million Acres', 'Million Bushels', 'ratio']);
+    expect(all.data[2]!.derived).toBe(true);
+    expect(all.meta.total).toBe(3);
+    // the walk: pages 1 and 2, the first page read once for both
+    expect(seen.map((s) => s.query.get('page'))).toEqual(['1', '2', '2']);
+    await pager;
+    expect(seen).toHaveLength(3);
+  });
+
+  it('a refusal is a BadRequestError naming its parameter', async () => {
+    const { url } = await stub(() => apiError(400, 'invalid_parameter', 'no figures for region mars', 'region'));
+    const client = new Client({ apiKey: KEY, baseUrl: url });
+    const err = await client.supplyDemand('CORN', { region: 'mars' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect((err as BadRequestError).param).toBe('region');
+  });
+});
+
 describe('Retry-After', () => {
   it('retries a 429 after the seconds Retry-After gives', async () => {
     const answers = [

@@ -17,7 +17,7 @@ from ._errors import (
     RateLimitError,
     ServerError,
 )
-from ._pagination import CotPager, Pager, Series
+from ._pagination import CotPager, Pager, Series, SupplyDemandPager
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -34,5 +34,6 @@ __all__ = [
     "RateLimitError",
     "Series",
     "ServerError",
+    "SupplyDemandPager",
     "__version__",
 ]

@@ -16,13 +16,14 @@ from urllib.parse import urlsplit
 import httpx
 
 from ._errors import APIConnectionError, CommodityDataError, RateLimitError, error_from_response
-from ._pagination import CotPager, Pager, Series
+from ._pagination import CotPager, Pager, Series, SupplyDemandPager
 from .generated import AuthenticatedClient
 from .generated.api.bulk import list_bulk_files
 from .generated.api.catalog import get_commodity, list_commodities
 from .generated.api.positioning import get_cot_reports
 from .generated.api.series import get_series
 from .generated.api.status import get_status
+from .generated.api.supply_demand import get_supply_demand
 from .generated.models.bulk_list_response import BulkListResponse
 from .generated.models.category import Category
 from .generated.models.commodity_detail_response import CommodityDetailResponse
@@ -32,10 +33,13 @@ from .generated.models.cot_format import CotFormat
 from .generated.models.cot_response import CotResponse
 from .generated.models.cot_scope import CotScope
 from .generated.models.frequency import Frequency
+from .generated.models.get_supply_demand_include import GetSupplyDemandInclude
+from .generated.models.get_supply_demand_view import GetSupplyDemandView
 from .generated.models.series_response import SeriesResponse
 from .generated.models.series_type import SeriesType
 from .generated.models.sort_order import SortOrder
 from .generated.models.status_response import StatusResponse
+from .generated.models.supply_demand_response import SupplyDemandResponse
 from .generated.models.time_series_point import TimeSeriesPoint
 from .generated.models.transform import Transform
 from .generated.types import UNSET
@@ -312,6 +316,47 @@ class Client:
             return self._call(get_cot_reports, (slug,), {**known, "page": number}, params, CotResponse)
 
         return CotPager(fetch, page)
+
+    def supply_demand(
+        self,
+        slug: str,
+        *,
+        region: str | None = None,
+        marketing_year: str | None = None,
+        attribute: str | None = None,
+        view: GetSupplyDemandView | str | None = None,
+        as_of: DateLike | datetime.datetime | None = None,
+        first_release: bool | None = None,
+        include: GetSupplyDemandInclude | str | None = None,
+        per_page: int | None = 100,
+        page: int = 1,
+        **params: Any,
+    ) -> SupplyDemandPager:
+        """Supply and demand (WASDE) figures across pages: ``.data``, iterate, ``.to_pandas()``, ``.to_polars()``.
+
+        ``region`` is ``united_states`` (default), ``world`` or a country or group of the world tables;
+        ``marketing_year`` ``YYYY/YY`` (``"2026/27"``); ``attribute`` a row in snake_case
+        (``ending_stocks``, or the derived ``stocks_to_use``). ``view="editions"`` (with marketing_year
+        and attribute) gives one figure across every edition, oldest first, each with its ``change``;
+        ``as_of`` (a date, or an aware datetime) the editions released by then; ``first_release=True``
+        each figure as first published; ``include="revisions"`` the earlier versions. Each figure
+        carries its unit as USDA states it (docs/supply-demand.md).
+        """
+        known = {
+            "region": _unset(region),
+            "marketing_year": _unset(marketing_year),
+            "attribute": _unset(attribute),
+            "view": _enum(GetSupplyDemandView, view),
+            "as_of": UNSET if as_of is None else _query_value(as_of),
+            "first_release": _unset(first_release),
+            "include": _enum(GetSupplyDemandInclude, include),
+            "per_page": _unset(per_page),
+        }
+
+        def fetch(number: int) -> SupplyDemandResponse:
+            return self._call(get_supply_demand, (slug,), {**known, "page": number}, params, SupplyDemandResponse)
+
+        return SupplyDemandPager(fetch, page)
 
     def status(self) -> StatusResponse:
         """Where each source stands (no key needed, but sent)."""

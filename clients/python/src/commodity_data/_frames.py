@@ -27,26 +27,45 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
     return list(seen)
 
 
-def to_pandas(records: Iterable[Mapping[str, Any]], date_columns: tuple[str, ...]) -> Any:
+def to_pandas(
+    records: Iterable[Mapping[str, Any]],
+    date_columns: tuple[str, ...],
+    instant_columns: tuple[str, ...] = (),
+    columns: tuple[str, ...] | None = None,
+) -> Any:
+    """A DataFrame of the records: ``date_columns`` (YYYY-MM-DD) as datetime64, ``instant_columns``
+    (RFC 3339) as UTC datetime64; ``columns`` fixes the columns (their order, even with no rows)."""
     try:
         import pandas as pd
     except ImportError as err:
         raise ImportError("to_pandas() needs pandas: pip install 'commodity-data[pandas]'") from err
     rows = [flatten(r) for r in records]
-    frame = pd.DataFrame(rows, columns=_columns(rows))
+    frame = pd.DataFrame(rows, columns=list(columns) if columns is not None else _columns(rows))
     for col in date_columns:
         if col in frame.columns:
             frame[col] = pd.to_datetime(frame[col], format="%Y-%m-%d")
+    for col in instant_columns:
+        if col in frame.columns:
+            frame[col] = pd.to_datetime(frame[col], utc=True, format="ISO8601")
     return frame
 
 
-def to_polars(records: Iterable[Mapping[str, Any]], date_columns: tuple[str, ...]) -> Any:
+def to_polars(
+    records: Iterable[Mapping[str, Any]],
+    date_columns: tuple[str, ...],
+    instant_columns: tuple[str, ...] = (),
+    columns: tuple[str, ...] | None = None,
+) -> Any:
+    """As to_pandas: dates as pl.Date, instants as UTC pl.Datetime."""
     try:
         import polars as pl
     except ImportError as err:
         raise ImportError("to_polars() needs polars: pip install 'commodity-data[polars]'") from err
     rows = [flatten(r) for r in records]
-    columns = _columns(rows)
-    frame = pl.DataFrame([{c: row.get(c) for c in columns} for row in rows], infer_schema_length=None)
-    dates = [pl.col(c).str.to_date("%Y-%m-%d") for c in date_columns if c in frame.columns]
-    return frame.with_columns(dates) if dates else frame
+    names = list(columns) if columns is not None else _columns(rows)
+    frame = pl.DataFrame([{c: row.get(c) for c in names} for row in rows], infer_schema_length=None)
+    if frame.width == 0:
+        frame = pl.DataFrame({c: [] for c in names})
+    casts = [pl.col(c).str.to_date("%Y-%m-%d") for c in date_columns if c in frame.columns]
+    casts += [pl.col(c).str.to_datetime(time_zone="UTC") for c in instant_columns if c in frame.columns and rows]
+    return frame.with_columns(casts) if casts else frame

@@ -9,7 +9,10 @@ from . import _frames
 from .generated.models.pagination_meta import PaginationMeta
 from .generated.models.series_meta import SeriesMeta
 from .generated.models.series_response import SeriesResponse
+from .generated.models.supply_demand_figure import SupplyDemandFigure
+from .generated.models.supply_demand_meta import SupplyDemandMeta
 from .generated.models.time_series_point import TimeSeriesPoint
+from .generated.types import Unset
 
 T = TypeVar("T")
 
@@ -78,6 +81,81 @@ class CotPager(Pager[Any]):
     def to_polars(self) -> Any:
         """Every report as a polars DataFrame, nested groups flattened (``commercial_net``)."""
         return _frames.to_polars((r.to_dict() for r in self), self._DATES)
+
+
+class SupplyDemandPager(Pager[SupplyDemandFigure]):
+    """Supply and demand figures across pages: iterate, ``.data`` (every figure of every page),
+    ``.meta`` (the first page's: region, view, total, attribution), ``.to_pandas()``, ``.to_polars()``.
+
+    The frames hold one row per figure with its unit (a balance sheet mixes acres, bushels, dollars
+    and ratios): marketing_year, region, attribute, value, unit, edition, published_at, status,
+    derived, change, failed_checks.
+    """
+
+    COLUMNS = (
+        "marketing_year",
+        "region",
+        "attribute",
+        "value",
+        "unit",
+        "edition",
+        "published_at",
+        "status",
+        "derived",
+        "change",
+        "failed_checks",
+    )
+    _INSTANTS = ("published_at",)
+
+    def __init__(self, fetch: Callable[[int], Any], start_page: int = 1) -> None:
+        super().__init__(fetch, start_page)
+        self._all: list[SupplyDemandFigure] | None = None
+
+    @property
+    def data(self) -> list[SupplyDemandFigure]:
+        """Every figure, from the start page to the last one (fetched once, then kept)."""
+        if self._all is None:
+            self._all = list(super().__iter__())
+        return self._all
+
+    def __iter__(self) -> Iterator[SupplyDemandFigure]:
+        return iter(self.data)
+
+    @property
+    def meta(self) -> SupplyDemandMeta:
+        meta: SupplyDemandMeta = self._first_page().meta  # type: ignore[assignment]
+        return meta
+
+    def _rows(self) -> list[dict[str, Any]]:
+        return [_figure_row(f) for f in self.data]
+
+    def to_pandas(self) -> Any:
+        """Every figure as a pandas DataFrame (``published_at`` as a UTC datetime64), one row per figure."""
+        return _frames.to_pandas(self._rows(), (), self._INSTANTS, self.COLUMNS)
+
+    def to_polars(self) -> Any:
+        """Every figure as a polars DataFrame (``published_at`` as a UTC pl.Datetime), one row per figure."""
+        return _frames.to_polars(self._rows(), (), self._INSTANTS, self.COLUMNS)
+
+
+def _figure_row(f: SupplyDemandFigure) -> dict[str, Any]:
+    def given(value: Any) -> Any:
+        return None if isinstance(value, Unset) else value
+
+    checks = given(f.failed_checks)
+    return {
+        "marketing_year": f.marketing_year,
+        "region": f.region,
+        "attribute": f.attribute,
+        "value": f.value,
+        "unit": f.unit,
+        "edition": f.edition,
+        "published_at": f.published_at.isoformat(),
+        "status": f.status.value,
+        "derived": given(f.derived) is True,
+        "change": given(f.change),
+        "failed_checks": ",".join(c.value for c in checks) if checks else None,
+    }
 
 
 class Series:

@@ -10,6 +10,7 @@ import {
   wpsrRelease,
   type Release,
 } from './releases.ts';
+import { wasdeRelease } from './wasde.ts';
 
 /** A source `ingest sync` keeps up to date on its calendar (the contracts' SOURCES rows with `synced`). */
 export type SyncedSource = SyncSourceName;
@@ -71,6 +72,19 @@ function lmHg201Scheduled(date: string): ScheduledRelease {
   return { ...lmHg201Release(date), dataDate: addDays(date, -back) };
 }
 
+/**
+ * WASDE editions (`wasde-monthly`) of the months three before to two after a date: each carries
+ * its own month's edition, dated the first of the month (as the sync's cursor dates an edition).
+ * A cancelled month has no release, so it is never due.
+ */
+function wasdeAround(today: string): ScheduledRelease[] {
+  const [y, m] = today.split('-').map(Number) as [number, number];
+  return [-3, -2, -1, 0, 1, 2].flatMap((k) => {
+    const r = wasdeRelease(y, m + k);
+    return r === undefined ? [] : [{ ...r, dataDate: `${r.date.slice(0, 8)}01` }];
+  });
+}
+
 /** A weekly rule's releases two weeks each way of `today` (a holiday can push one into the following week). */
 function weeklyAround(weekly: (date: string) => ScheduledRelease, today: string): ScheduledRelease[] {
   const out: ScheduledRelease[] = [];
@@ -94,6 +108,7 @@ const RELEASES_AROUND: Readonly<Record<ReleaseRule, (today: string) => Scheduled
     const days = Array.from({ length: 15 }, (_, i) => addDays(today, i - 7));
     return days.filter((d) => weekday(d) >= 1 && weekday(d) <= 5).map(lmHg201Scheduled);
   },
+  'wasde-monthly': wasdeAround,
 };
 
 /** The releases of a source around `at`, by the rule of its calendar, sorted by time. */

@@ -1,5 +1,7 @@
 export * from './holidays.ts';
 export * from './releases.ts';
+export * from './wasde.ts';
+export * from './year.ts';
 export * from './freshness.ts';
 export * from './max-age.ts';
 export * from './cot-stamp.ts';

@@ -62,7 +62,8 @@ function sourceOfRule(rule: ReleaseRule): SyncSourceName {
   return source;
 }
 
-function release(rule: ReleaseRule, report: string, date: string, time: string, shiftedBy?: string): Release {
+/** A release of a rule at a local date and time in New York (its source is the one following the rule). */
+export function release(rule: ReleaseRule, report: string, date: string, time: string, shiftedBy?: string): Release {
   return {
     source: sourceOfRule(rule),
     report,
@@ -164,18 +165,4 @@ export function pinkSheetRelease(year: number, month: number): Release {
  */
 export function lmHg201Release(date: string): Release {
   return release('lm-hg201-daily', 'LM_HG201 National Daily Direct Prior Day Slaughtered Swine', date, '11:00');
-}
-
-/** Every release of every rule whose usual day falls in `year`, sorted by time. */
-export function releasesOfYear(year: number): Release[] {
-  const out: Release[] = [];
-  for (let monday = mondayOf(`${year}-01-01`); monday <= `${year}-12-31`; monday = addDays(monday, 7)) {
-    if (addDays(monday, 4).startsWith(`${year}-`)) out.push(cotRelease(monday));
-    if (addDays(monday, 2).startsWith(`${year}-`)) out.push(wpsrRelease(monday));
-  }
-  out.push(...quarterEndReportReleases(year));
-  for (let month = 1; month <= 12; month++) out.push(pinkSheetRelease(year, month));
-  for (let d = `${year}-01-01`; d.startsWith(`${year}-`); d = addDays(d, 1))
-    if (weekday(d) >= 1 && weekday(d) <= 5) out.push(lmHg201Release(d));
-  return out.sort((a, b) => a.at.getTime() - b.at.getTime());
 }

@@ -1,0 +1,97 @@
+import { addDays, isBusinessDay } from './holidays.ts';
+import { release, type Release } from './releases.ts';
+
+/**
+ * USDA's World Agricultural Supply and Demand Estimates: one edition a month at 12:00 New York,
+ * on the dates of the World Agricultural Outlook Board's published calendar (no weekday rule
+ * reproduces them: the 8th to the 12th, the 14th once). The day of each month's release, per
+ * year; 0 marks a month with no edition at all (a lapse in federal funding cancelled it).
+ *
+ * Where each year's dates come from (public code that lists WASDE release days; cross-checked
+ * against each other where they overlap):
+ * - 2010-2017: a futures-research calendar module's `WASDE_Dates` list (Python), which also
+ *   shows October 2013 missing: the 2013 shutdown (October 1-16) cancelled that edition.
+ * - 2020 to May 2024: an event-study loader's `WASDE_DATES` (2020-01-10 ... 2025-08-12).
+ * - June 2024 to December 2025: a grain-futures research script's `WASDE` list ("no October
+ *   report - shutdown; Nov moved to the 14th"), which differs from the loader above on 2024-07
+ *   (the 12th, a Friday, not the 11th) and 2025-06 (the 12th, not the 11th), and agrees with a
+ *   second research calendar's fourteen dated rows from April 2025 to June 2026 (2025-11-14,
+ *   2025-12-09 after the 2025 shutdown, which cancelled October 2025).
+ * - 2026: USDA's published 2026 calendar (January 12 ... December 10).
+ * 2018 and 2019 (no list found; January 2019 was delayed by that winter's shutdown), the years
+ * before 2010 and from 2027 have no table: their releases are estimated (wasdeEstimatedRelease),
+ * and an edition's release instant is unknown (wasdeReleaseAt answers undefined).
+ */
+const WASDE_DAYS: Readonly<Record<number, readonly number[]>> = {
+  2010: [12, 9, 10, 9, 11, 10, 9, 12, 10, 8, 9, 10],
+  2011: [12, 9, 10, 8, 11, 9, 12, 11, 12, 12, 9, 9],
+  2012: [12, 9, 9, 10, 10, 12, 11, 10, 12, 11, 9, 11],
+  2013: [11, 8, 8, 10, 10, 12, 11, 12, 12, 0, 8, 10],
+  2014: [10, 10, 10, 9, 9, 11, 11, 12, 11, 10, 10, 10],
+  2015: [12, 10, 10, 9, 12, 10, 10, 12, 11, 9, 10, 9],
+  2016: [12, 9, 9, 12, 10, 10, 12, 12, 12, 12, 9, 9],
+  2017: [12, 9, 9, 11, 10, 9, 12, 10, 12, 12, 9, 12],
+  2020: [10, 11, 10, 9, 12, 11, 10, 12, 11, 9, 10, 10],
+  2021: [12, 9, 9, 9, 12, 10, 9, 12, 10, 8, 9, 9],
+  2022: [12, 9, 9, 8, 12, 10, 12, 12, 12, 12, 9, 9],
+  2023: [12, 8, 8, 11, 11, 9, 12, 11, 12, 11, 9, 8],
+  2024: [12, 8, 8, 11, 10, 12, 12, 12, 12, 11, 8, 10],
+  2025: [10, 11, 11, 10, 12, 12, 11, 12, 12, 0, 14, 9],
+  2026: [12, 10, 10, 9, 12, 11, 10, 12, 11, 9, 10, 10],
+};
+
+/** The report's title, as the releases name it. */
+export const WASDE_REPORT = 'World Agricultural Supply and Demand Estimates';
+/** The local time of every edition's release in New York. */
+export const WASDE_RELEASE_TIME = '12:00';
+
+const EDITION = /^(\d{4})-(0[1-9]|1[0-2])$/;
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * The release of an edition (`YYYY-MM`) by the table: a Release, `cancelled` for a month no
+ * edition was published, or `unknown` for a year the table does not hold (or not an edition).
+ */
+function tabled(edition: string): Release | 'cancelled' | 'unknown' {
+  const m = EDITION.exec(edition);
+  if (m === null) return 'unknown';
+  const day = WASDE_DAYS[Number(m[1])]?.[Number(m[2]) - 1];
+  if (day === undefined) return 'unknown';
+  if (day === 0) return 'cancelled';
+  return release('wasde-monthly', WASDE_REPORT, `${edition}-${pad(day)}`, WASDE_RELEASE_TIME);
+}
+
+/**
+ * The instant an edition (`YYYY-MM`) was (or is to be) released: 12:00 New York on its date in
+ * USDA's calendar. Undefined for a cancelled month (October 2013, October 2025) and for a month
+ * the table does not hold (2018, 2019, before 2010, after 2026): the caller estimates then.
+ */
+export function wasdeReleaseAt(edition: string): Date | undefined {
+  const r = tabled(edition);
+  return typeof r === 'string' ? undefined : r.at;
+}
+
+/**
+ * An edition's release where the table does not know it: 12:00 New York on the 12th, or the
+ * next business day when the 12th is not one: the latest day WASDE usually comes out, so a source
+ * is not called late before the real release. Flagged by its report title.
+ */
+export function wasdeEstimatedRelease(year: number, month: number): Release {
+  let day = `${year}-${pad(month)}-12`;
+  while (!isBusinessDay(day)) day = addDays(day, 1);
+  return release('wasde-monthly', `${WASDE_REPORT} (date estimated)`, day, WASDE_RELEASE_TIME);
+}
+
+/** The release of a month (months past 12 or below 1 roll the year), or undefined when it was cancelled. */
+export function wasdeRelease(year: number, month: number): Release | undefined {
+  const y = year + Math.floor((month - 1) / 12);
+  const m = ((((month - 1) % 12) + 12) % 12) + 1;
+  const r = tabled(`${y}-${pad(m)}`);
+  if (r === 'cancelled') return undefined;
+  return r === 'unknown' ? wasdeEstimatedRelease(y, m) : r;
+}
+
+/** Every WASDE release of a year, in order (eleven in a year with a cancelled month). */
+export function wasdeReleasesOfYear(year: number): Release[] {
+  return Array.from({ length: 12 }, (_, i) => wasdeRelease(year, i + 1)).filter((r) => r !== undefined);
+}

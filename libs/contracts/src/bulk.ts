@@ -5,8 +5,8 @@ import { documented } from './registry.ts';
 import { sourceFactsOf } from './sources.ts';
 
 /**
- * Bulk files (GET /bulk, GET /bulk/{file}): every observation of one dataset (a series type, or a
- * COT format) across all commodities, written by a job after each sync (`npm run projector -- bulk`),
+ * Bulk files (GET /bulk, GET /bulk/{file}): every observation of one dataset (a series type, a
+ * COT format, or supply_demand: every figure in force of the balance sheets) across all commodities, written by a job after each sync (`npm run projector -- bulk`),
  * never per request. Each dataset has a full-history file and a `recent` one holding its last
  * BULK_RECENT_MONTHS months (what the Free plan may download), each as gzipped CSV and as Parquet.
  * The name says all of it: `<dataset>.<span>.<format>`, e.g. `price.recent.csv.gz`.
@@ -50,7 +50,9 @@ export function parseBulkFileName(name: string): BulkFileName | undefined {
 /**
  * The plans that may download a dataset's file of a span: COT formats as the COT endpoint allows
  * them, full history only to plans without a history limit, a `recent` file to plans whose history
- * reaches BULK_RECENT_MONTHS back.
+ * reaches BULK_RECENT_MONTHS back. supply_demand follows the series rule, as its endpoint does:
+ * every plan reads it, Free keys the editions of their last 12 months (the `recent` file holds the
+ * figures published by those editions).
  */
 export function bulkFilePlans(dataset: BulkDataset, span: BulkSpan): Plan[] {
   return PLAN_NAMES.filter((plan) => {
@@ -72,9 +74,15 @@ const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 export const BulkFile = documented(
   z.object({
     file: z.string().regex(FILE_NAME).meta({ description: 'The file name: GET /bulk/{file} downloads it.' }),
-    dataset: z.enum(BULK_DATASETS).meta({ description: 'A series type, or a COT dataset (cot_legacy, cot_cit, …).' }),
+    dataset: z.enum(BULK_DATASETS).meta({
+      description:
+        'A series type, a COT dataset (cot_legacy, cot_cit, …), or supply_demand (one row per figure of a balance ' +
+        'sheet in force: commodity, region, marketing_year, attribute, value, unit, edition, published_at, status).',
+    }),
     span: z.enum(BULK_SPANS).meta({
-      description: `full: every observation; recent: the last ${BULK_RECENT_MONTHS} months before generated_at.`,
+      description:
+        `full: every observation; recent: the last ${BULK_RECENT_MONTHS} months before generated_at ` +
+        '(supply_demand: the figures published by the editions of those months).',
     }),
     format: z
       .enum(BULK_FORMATS)

@@ -25,6 +25,17 @@ describe('bulk file names and plans', () => {
     expect(bulkFilePlans('cot_disaggregated', 'full')).toEqual(['business', 'enterprise']);
   });
 
+  it('supply_demand: the plans of a series (every plan reads the endpoint, Free the last 12 months)', () => {
+    expect(bulkFilePlans('supply_demand', 'recent')).toEqual(['free', 'professional', 'business', 'enterprise']);
+    expect(bulkFilePlans('supply_demand', 'full')).toEqual(['professional', 'business', 'enterprise']);
+    expect(parseBulkFileName('supply_demand.recent.csv.gz')).toEqual({
+      dataset: 'supply_demand',
+      span: 'recent',
+      format: 'csv.gz',
+    });
+    expect(licenceOf('wasde:wasde0626.xml')).toMatch(/public domain/i);
+  });
+
   it('names the licence of a source by its prefix', () => {
     expect(licenceOf('worldbank:GOLD')).toMatch(/CC BY 4.0/);
     expect(licenceOf('eia:RWTC')).toMatch(/Public domain/);

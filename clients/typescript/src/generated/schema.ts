@@ -664,12 +664,12 @@ export interface components {
             /** @description The file name: GET /bulk/{file} downloads it. */
             file: string;
             /**
-             * @description A series type, or a COT dataset (cot_legacy, cot_cit, …).
+             * @description A series type, a COT dataset (cot_legacy, cot_cit, …), or supply_demand (one row per figure of a balance sheet in force: commodity, region, marketing_year, attribute, value, unit, edition, published_at, status).
              * @enum {string}
              */
             dataset: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit" | "supply_demand";
             /**
-             * @description full: every observation; recent: the last 12 months before generated_at.
+             * @description full: every observation; recent: the last 12 months before generated_at (supply_demand: the figures published by the editions of those months).
              * @enum {string}
              */
             span: "full" | "recent";
@@ -737,7 +737,7 @@ export interface components {
             /** @description Stable across retries and re-sends: receivers deduplicate on it. */
             id: string;
             /** @enum {string} */
-            type: "series.updated" | "cot.updated";
+            type: "series.updated" | "cot.updated" | "supply_demand.updated";
             test?: boolean;
             data: components["schemas"]["NotificationData"];
         };

@@ -10,18 +10,86 @@ import {
   licenceOf,
   COT_DATASETS,
   cotDatasetOfType,
+  SUPPLY_DEMAND_SERIES_TYPE,
   type BulkDataset,
   type BulkFile,
+  type CotDataset,
   type SeriesType,
 } from '@cds/contracts';
-import type { CatalogDoc } from '@cds/read-models';
+import type { CatalogDoc, StoredSeriesDescriptor } from '@cds/read-models';
 import type { BulkFileStore, ReadModelReader } from '@cds/store';
 import { createHash } from 'node:crypto';
-import { bulkColumns, cotRow, rowDate, seriesRow, type BulkRow } from './rows.ts';
+import { bulkColumns, cotRow, rowDate, seriesRow, supplyDemandRows, type BulkRow } from './rows.ts';
 import { writeBulkFile } from './writers.ts';
 
 /** COT reports read per page: a year of weekly reports of a few commodities per read. */
 const COT_PAGE = 500;
+
+type EntryRows = (
+  reader: ReadModelReader,
+  entry: CatalogDoc,
+  d: StoredSeriesDescriptor,
+  into: { rows: BulkRow[]; sources: Set<string> },
+) => Promise<void>;
+
+/** A COT dataset's reports of one commodity, oldest first, a page at a time. */
+const cotEntryRows =
+  (cot: CotDataset): EntryRows =>
+  async (reader, entry, d, into) => {
+    const { format, scope } = COT_DATASETS[cot];
+    for (let skip = 0; ; skip += COT_PAGE) {
+      const page = await reader.cotPage({
+        commodityId: entry.id,
+        format,
+        scope,
+        firstDate: d.first_date,
+        lastDate: d.last_date,
+        sortOrder: 'asc',
+        skip,
+        limit: COT_PAGE,
+      });
+      for (const doc of page.items) {
+        into.rows.push(cotRow(doc, cot));
+        if (doc.source !== undefined) into.sources.add(doc.source);
+      }
+      if (page.items.length < COT_PAGE || skip + COT_PAGE >= page.total) break;
+    }
+  };
+
+/** A series type's points of one commodity, by date. */
+const seriesEntryRows =
+  (type: SeriesType): EntryRows =>
+  async (reader, entry, d, into) => {
+    const range = await reader.seriesRange({
+      commodityId: entry.id,
+      type,
+      startDate: d.first_date,
+      endDate: d.last_date,
+      firstYear: Number(d.first_date.slice(0, 4)),
+      lastYear: Number(d.last_date.slice(0, 4)),
+    });
+    const terms = { unit: range.unit ?? d.unit, source: d.source };
+    for (const p of range.points) into.rows.push(seriesRow(entry.id, type, p, terms));
+    if (d.source !== undefined) into.sources.add(d.source);
+  };
+
+/** The balance sheets of one commodity: by region (the descriptor's), marketing year oldest first. */
+const supplyDemandEntryRows: EntryRows = async (reader, entry, d, into) => {
+  for (const region of d.regions ?? []) {
+    const sheets = await reader.supplyDemandSheets({ commodityId: entry.id, region });
+    for (const sheet of [...sheets].reverse()) {
+      into.rows.push(...supplyDemandRows(sheet));
+      const source = sheet.source ?? d.source;
+      if (source !== undefined) into.sources.add(source);
+    }
+  }
+};
+
+function entryRowsOf(dataset: BulkDataset): EntryRows {
+  if (dataset === SUPPLY_DEMAND_SERIES_TYPE) return supplyDemandEntryRows;
+  const cot = cotDatasetOfType(dataset);
+  return cot !== undefined ? cotEntryRows(cot) : seriesEntryRows(dataset as SeriesType);
+}
 
 /** Every row of a dataset, by commodity (catalog order) then date, with the sources they came from. */
 async function datasetRows(
@@ -29,47 +97,13 @@ async function datasetRows(
   entries: readonly CatalogDoc[],
   dataset: BulkDataset,
 ): Promise<{ rows: BulkRow[]; sources: Set<string> }> {
-  const rows: BulkRow[] = [];
-  const sources = new Set<string>();
+  const into = { rows: [] as BulkRow[], sources: new Set<string>() };
+  const rowsOf = entryRowsOf(dataset);
   for (const entry of entries) {
     const d = entry.series?.[dataset];
-    if (d === undefined) continue;
-    const cot = cotDatasetOfType(dataset);
-    if (cot !== undefined) {
-      const { format, scope } = COT_DATASETS[cot];
-      for (let skip = 0; ; skip += COT_PAGE) {
-        const page = await reader.cotPage({
-          commodityId: entry.id,
-          format,
-          scope,
-          firstDate: d.first_date,
-          lastDate: d.last_date,
-          sortOrder: 'asc',
-          skip,
-          limit: COT_PAGE,
-        });
-        for (const doc of page.items) {
-          rows.push(cotRow(doc, cot));
-          if (doc.source !== undefined) sources.add(doc.source);
-        }
-        if (page.items.length < COT_PAGE || skip + COT_PAGE >= page.total) break;
-      }
-    } else {
-      const type = dataset as SeriesType;
-      const range = await reader.seriesRange({
-        commodityId: entry.id,
-        type,
-        startDate: d.first_date,
-        endDate: d.last_date,
-        firstYear: Number(d.first_date.slice(0, 4)),
-        lastYear: Number(d.last_date.slice(0, 4)),
-      });
-      const terms = { unit: range.unit ?? d.unit, source: d.source };
-      for (const p of range.points) rows.push(seriesRow(entry.id, type, p, terms));
-      if (d.source !== undefined) sources.add(d.source);
-    }
+    if (d !== undefined) await rowsOf(reader, entry, d, into);
   }
-  return { rows, sources };
+  return into;
 }
 
 function distinct(values: Iterable<string | undefined>): string[] {
@@ -82,8 +116,8 @@ export interface BulkBuildReport {
 }
 
 /**
- * The bulk files job (run after each sync: `npm run projector -- bulk`): reads every series and
- * COT report of the listed commodities from the read models, writes per dataset a full-history and
+ * The bulk files job (run after each sync: `npm run projector -- bulk`): reads every series, COT
+ * report and balance sheet of the listed commodities from the read models, writes per dataset a full-history and
  * a `recent` (BULK_RECENT_MONTHS before today) file as CSV.gz and Parquet, with their manifest
  * entries, and publishes them in the store as one new generation. A dataset (or span) without rows
  * has no file. Files are held in memory while written: the read models hold megabytes, not gigabytes.

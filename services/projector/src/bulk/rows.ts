@@ -2,13 +2,15 @@ import {
   COT_DATASETS,
   cotCsvColumns,
   cotDatasetOfType,
+  editionOf,
   seriesCsvColumns,
+  SUPPLY_DEMAND_SERIES_TYPE,
   type BulkDataset,
   type CotDataset,
   type CotFormat,
   type SeriesType,
 } from '@cds/contracts';
-import type { CotDoc, StoredGroup, StoredPoint } from '@cds/read-models';
+import type { CotDoc, StoredGroup, StoredPoint, SupplyDemandBucketDoc } from '@cds/read-models';
 
 /** A bulk file's row: one value per column name (absent = empty in CSV, null in Parquet). */
 export type BulkRow = Readonly<Record<string, string | number | undefined>>;
@@ -29,7 +31,29 @@ const STRING_COLUMNS = new Set([
   'unit',
   'source',
   'last_updated',
+  'region',
+  'marketing_year',
+  'attribute',
+  'edition',
+  'published_at',
+  'status',
 ]);
+
+/**
+ * The columns of the supply_demand files: one figure of a balance sheet per row, with its unit (a
+ * sheet mixes acres, bushels and dollars) and the edition that published the version in force.
+ */
+const SUPPLY_DEMAND_COLUMNS = [
+  'commodity',
+  'region',
+  'marketing_year',
+  'attribute',
+  'value',
+  'unit',
+  'edition',
+  'published_at',
+  'status',
+] as const;
 
 const column = (name: string): BulkColumn => ({ name, type: STRING_COLUMNS.has(name) ? 'string' : 'number' });
 
@@ -40,6 +64,7 @@ const column = (name: string): BulkColumn => ({ name, type: STRING_COLUMNS.has(n
  * report without analytics (they depend on a request's window).
  */
 export function bulkColumns(dataset: BulkDataset): BulkColumn[] {
+  if (dataset === SUPPLY_DEMAND_SERIES_TYPE) return SUPPLY_DEMAND_COLUMNS.map(column);
   const cot = cotDatasetOfType(dataset);
   if (cot !== undefined) return cotCsvColumns(COT_DATASETS[cot]).map((c) => column(c.name));
   const points = seriesCsvColumns({ type: dataset as SeriesType, transform: 'none' }).map((c) => c.name);
@@ -119,7 +144,32 @@ export function cotRow(doc: CotDoc, dataset: CotDataset): BulkRow {
   };
 }
 
-/** The date of a row (series `date`, COT `report_date`). */
+/**
+ * The rows of one balance sheet: each figure's version in force (the figures USDA published; the
+ * derived stocks_to_use is the API's, computed per request), with the edition and publication time
+ * of the release that published it. A figure without a release (none is written so) is left out.
+ */
+export function supplyDemandRows(sheet: SupplyDemandBucketDoc): BulkRow[] {
+  const rows: BulkRow[] = [];
+  for (const f of sheet.figures) {
+    const release = f.r === undefined ? undefined : sheet.releases?.[f.r];
+    if (release === undefined) continue;
+    rows.push({
+      commodity: sheet.commodity_id,
+      region: sheet.region,
+      marketing_year: sheet.marketing_year,
+      attribute: f.a,
+      value: f.v,
+      unit: f.u,
+      edition: editionOf(release.p),
+      published_at: release.p,
+      status: f.s,
+    });
+  }
+  return rows;
+}
+
+/** The date of a row (series `date`, COT `report_date`, a figure's publication day in UTC). */
 export function rowDate(row: BulkRow): string {
-  return String(row.date ?? row.report_date);
+  return String(row.date ?? row.report_date ?? String(row.published_at).slice(0, 10));
 }

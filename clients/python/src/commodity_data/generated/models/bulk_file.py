@@ -20,8 +20,11 @@ class BulkFile:
 
     Attributes:
         file (str): The file name: GET /bulk/{file} downloads it.
-        dataset (BulkFileDataset): A series type, or a COT dataset (cot_legacy, cot_cit, …).
-        span (BulkFileSpan): full: every observation; recent: the last 12 months before generated_at.
+        dataset (BulkFileDataset): A series type, a COT dataset (cot_legacy, cot_cit, …), or supply_demand (one row per
+            figure of a balance sheet in force: commodity, region, marketing_year, attribute, value, unit, edition,
+            published_at, status).
+        span (BulkFileSpan): full: every observation; recent: the last 12 months before generated_at (supply_demand: the
+            figures published by the editions of those months).
         format_ (BulkFileFormat): csv.gz: gzipped CSV with a header row; parquet: Apache Parquet.
         rows (int):
         bytes_ (int):

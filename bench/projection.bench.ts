@@ -516,7 +516,9 @@ async function main(): Promise<void> {
       for (const [headProjection, events, points] of runs) {
         for (const t of targets) {
           const db = client.db(`bench_tp_${t.name}_${writeClaims ? 'claims' : 'plain'}`);
-          const projection = t.projector[`${headProjection.name}Projection`] as unknown as Projection<ProjectedDoc>;
+          // the three projections every compared checkout has (a base may have no supply_demand)
+          const name = headProjection.name as 'catalog' | 'series' | 'cot';
+          const projection = t.projector[`${name}Projection`] as unknown as Projection<ProjectedDoc>;
           const r = await runProjection(t, connections.get(t.name)!, db, projection, lastSeq, events, writeClaims);
           const eventsPerS = ((r.events / r.ms) * 1000).toFixed(0);
           if (writeClaims || CLAIM_MODES.length === 1)

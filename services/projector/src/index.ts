@@ -10,6 +10,7 @@ export {
   catalogProjection,
   cotProjection,
   seriesProjection,
+  supplyDemandProjection,
   type ProjectedDoc,
   type Projection,
 } from './projections/index.ts';

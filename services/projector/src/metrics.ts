@@ -29,7 +29,9 @@ export interface ProjectionStats {
    * `<dataset>|<check>` (each failed check of each report version once).
    */
   cotCheckFailures: Map<string, number>;
-  /** cot: writes and deletes of COT_CHECKS_BUCKET keys that failed (kept and retried with the next batch). */
+  /** supply_demand: the consistency checks failed by the balance sheet releases the projection wrote, by check. */
+  supplyDemandCheckFailures: Map<string, number>;
+  /** cot, supply_demand: writes and deletes of COT_CHECKS_BUCKET keys that failed (kept and retried with the next batch). */
   cotCheckStoreFailures: number;
   lastPosition: number;
   /**
@@ -52,7 +54,7 @@ export type ProjectionPhase = (typeof PROJECTION_PHASES)[number];
 
 type CountKey = Exclude<
   keyof ProjectionStats,
-  'events' | 'behindSinceMs' | 'changeRecords' | 'phaseMs' | 'cotCheckFailures'
+  'events' | 'behindSinceMs' | 'changeRecords' | 'phaseMs' | 'cotCheckFailures' | 'supplyDemandCheckFailures'
 >;
 
 /** Counters and gauges per projection, read from the stats when /metrics is scraped (libs/telemetry). */
@@ -91,7 +93,8 @@ const FIELDS: readonly [string, 'counter' | 'gauge', string, CountKey][] = [
   [
     'cds_projector_cot_check_store_failures',
     'counter',
-    'Writes and deletes of the COT consistency failures KV bucket that failed (retried with the next batch).',
+    'Writes and deletes of the consistency failures KV bucket (COT reports, balance sheets) that failed (retried ' +
+      'with the next batch).',
     'cotCheckStoreFailures',
   ],
   ['cds_projector_last_position', 'gauge', 'Stream sequence of the last handled event.', 'lastPosition'],
@@ -123,6 +126,7 @@ export function createProjectorMetrics(
         changeRecords: { stored: new Map(), duplicate: new Map() },
         changeFailures: 0,
         cotCheckFailures: new Map(),
+        supplyDemandCheckFailures: new Map(),
         cotCheckStoreFailures: 0,
         lastPosition: 0,
         phaseMs: { load: 0, fold: 0, write: 0, after: 0 },
@@ -163,6 +167,17 @@ export function createProjectorMetrics(
           const [dataset, check] = key.split('|');
           report(n, { dataset: dataset!, check: check! });
         }
+      }
+    },
+  );
+  m.observe(
+    'cds_projector_supply_demand_check_failures',
+    'counter',
+    'Consistency checks failed by the balance sheet releases (WASDE editions) the projector wrote, by check ' +
+      '(docs/operations.md "Supply and demand consistency checks").',
+    (report) => {
+      for (const s of stats.values()) {
+        for (const [check, n] of s.supplyDemandCheckFailures) report(n, { check });
       }
     },
   );

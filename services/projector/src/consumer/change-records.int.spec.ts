@@ -1,6 +1,6 @@
 import { CHANGES_STREAM, type ChangeRecord, type DataEvent } from '@cds/contracts';
 import type { Messaging } from '@cds/messaging';
-import { COLLECTIONS } from '@cds/read-models';
+import { COLLECTIONS, type ReadModelName } from '@cds/read-models';
 import { createReadModelStore } from '@cds/store';
 import { uniqueName } from '@cds/testkit';
 import { DiscardPolicy } from '@nats-io/jetstream';
@@ -53,8 +53,13 @@ async function start<D extends ProjectedDoc>(
 }
 
 /** Waits until the worker handled the last event of its subjects (each test publishes before it waits). */
-async function caughtUp(metrics: ProjectorMetrics, name: 'catalog' | 'series' | 'cot'): Promise<void> {
-  const prefix = { catalog: 'cds.data.', series: 'cds.data.series.', cot: 'cds.data.cot.' }[name];
+async function caughtUp(metrics: ProjectorMetrics, name: ReadModelName): Promise<void> {
+  const prefix = {
+    catalog: 'cds.data.',
+    series: 'cds.data.series.',
+    cot: 'cds.data.cot.',
+    supply_demand: 'cds.data.supply_demand.',
+  }[name];
   const { state } = await messaging.jsm.streams.info('CDS_DATA');
   let last = 0;
   for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {

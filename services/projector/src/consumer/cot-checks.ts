@@ -5,7 +5,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import type { ProjectionStats } from '../metrics.ts';
-import type { AfterApply } from './after-apply.ts';
+import type { AfterApply, AppliedBatch } from './after-apply.ts';
 
 /** What to do with one key of COT_CHECKS_BUCKET: store the failure, or delete the key (`value` absent). */
 export interface CotCheckOp {
@@ -71,10 +71,21 @@ export function cotCheckFindings(
   return { failures, ops };
 }
 
+/** What a batch says about the consistency checks (`cotCheckFindings` of the COT buckets it wrote, …). */
+export type CheckFindingsOf = (applied: AppliedBatch, now: Date) => CotCheckFindings;
+
+/** The findings of the cot projection: those of the COT buckets a batch wrote. */
+export const cotBatchFindings: CheckFindingsOf = ({ result }, now) =>
+  cotCheckFindings((result.writtenDocs ?? []) as readonly CotBucketDoc[], result.changedBy, now);
+
 export interface CotCheckRecorderDeps {
   messaging: Pick<Messaging, 'nc'>;
-  /** The cot projection's statistics (the failures metric and the store failures). */
-  stats: Pick<ProjectionStats, 'cotCheckFailures' | 'cotCheckStoreFailures'>;
+  /** The projection's statistics (the store failures). */
+  stats: Pick<ProjectionStats, 'cotCheckStoreFailures'>;
+  /** What a batch says; default `cotBatchFindings` (the supply_demand projection gives its own). */
+  findings?: CheckFindingsOf;
+  /** Where each failure of the findings is counted (a metric's series: ProjectionStats' maps). */
+  failures: Map<string, number>;
   clock: () => Date;
   log: Logger;
   /** Replicas of the bucket when this recorder creates it. */
@@ -91,23 +102,25 @@ const ROUND = 64;
 const MAX_PENDING = 20_000;
 
 /**
- * The after-apply reactor of the cot projection's consistency checks: counts every failed check of
- * the report versions the batch wrote (`cds_projector_cot_check_failures_total{dataset,check}`) and
- * keeps COT_CHECKS_BUCKET in step (`cotCheckFindings`). The bucket is created on first use. It never
+ * The after-apply reactor of the cot projection's consistency checks (and, with the supply_demand
+ * findings, the balance sheets'): counts every failed check of the report versions the batch wrote
+ * (`cds_projector_cot_check_failures_total{dataset,check}`) and keeps COT_CHECKS_BUCKET in step
+ * (`cotCheckFindings`). The bucket is created on first use. It never
  * fails the batch: a bucket operation that fails or misses its deadline is logged, counted
  * (`cds_projector_cot_check_store_failures_total`) and kept, newest operation per key, for the next
  * batch to retry; the projection goes on. What a crashed process had kept is lost: the key is
  * corrected by the report's next version, or expires with the bucket's max age.
  */
 export function createCotCheckRecorder(deps: CotCheckRecorderDeps): AfterApply {
-  const { stats, log } = deps;
+  const { stats, log, failures: counted } = deps;
+  const findingsOf = deps.findings ?? cotBatchFindings;
   const js = jetstream(deps.messaging.nc, { timeout: deps.timeoutMs });
   let kv: KV | undefined;
   const pending = new Map<string, CotCheckOp>();
 
   const storeFailed = (count: number, err: unknown, what: string): void => {
     stats.cotCheckStoreFailures += count;
-    log.warn({ err, failed: count, pending: pending.size }, `COT consistency failures not stored: ${what}`);
+    log.warn({ err, failed: count, pending: pending.size }, `consistency failures not stored: ${what}`);
   };
 
   const flush = async (progress: () => void): Promise<void> => {
@@ -147,10 +160,9 @@ export function createCotCheckRecorder(deps: CotCheckRecorderDeps): AfterApply {
     }
   };
 
-  return async ({ result }, attempt) => {
-    const written = (result.writtenDocs ?? []) as readonly CotBucketDoc[];
-    const { failures, ops } = cotCheckFindings(written, result.changedBy, deps.clock());
-    for (const f of failures) stats.cotCheckFailures.set(f, (stats.cotCheckFailures.get(f) ?? 0) + 1);
+  return async (applied, attempt) => {
+    const { failures, ops } = findingsOf(applied, deps.clock());
+    for (const f of failures) counted.set(f, (counted.get(f) ?? 0) + 1);
     for (const [key, op] of ops) {
       pending.delete(key);
       pending.set(key, op);

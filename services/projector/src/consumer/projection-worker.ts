@@ -10,6 +10,7 @@ import { DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
 import { projectedNotices, type AfterApply } from './after-apply.ts';
 import { createChangeRecorder } from './change-recorder.ts';
 import { createCotCheckRecorder } from './cot-checks.ts';
+import { supplyDemandCheckFindings } from './supply-demand-checks.ts';
 import { DEFAULT_CHANGE_PUBLISH_TIMEOUT_MS } from './change-records.ts';
 import { createBatchGapCheck, createGapDetector } from './gap-detector.ts';
 import { createProjectionObserver } from './observer.ts';
@@ -49,9 +50,9 @@ export interface ProjectionWorkerOptions {
   changesReplicas?: number;
   /** Deadline of each change record's publish (the stream's acknowledgement). Default 5 s. */
   changePublishTimeoutMs?: number;
-  /** cot: the KV bucket of the consistency failures. Default COT_CHECKS_BUCKET (tests give their own). */
+  /** cot, supply_demand: the KV bucket of the consistency failures. Default COT_CHECKS_BUCKET (tests give their own). */
   cotChecksBucket?: string;
-  /** cot: deadline of each operation on that bucket. Default 5 s. */
+  /** cot, supply_demand: deadline of each operation on that bucket. Default 5 s. */
   cotChecksTimeoutMs?: number;
 }
 
@@ -101,10 +102,11 @@ export const decodeDataEvent = schemaDecoder(DataEvent);
  * failing their schema parked and termed, sequence gaps counted, and a `projected` notification
  * published on core NATS after every applied event. The parts: the processor (processor.ts: gap
  * check, apply, position), the after-apply reactors (after-apply.ts: projected notices;
- * cot-checks.ts: the cot projection's consistency failures metric and KV bucket; change-recorder.ts:
+ * cot-checks.ts: the cot and supply_demand projections' consistency failures metrics and KV bucket
+ * (supply-demand-checks.ts: the balance sheets' findings); change-recorder.ts:
  * change records) and the observer (observer.ts: statistics and logs).
  *
- * A projection with `changeOf` (series, cot) also records every change on `CDS_CHANGES`: after the
+ * A projection with `changeOf` (series, cot, supply_demand) also records every change on `CDS_CHANGES`: after the
  * write and before the handler returns (so before the ack), one `ChangeRecord` per event that
  * changed the read model or that a stored document already reflects (`reflected`: applied by an
  * attempt whose records may not have reached the stream), published with JetStream and awaited.
@@ -129,13 +131,17 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   const stallMs = opts.stallMs ?? 60_000;
 
   const reactors: AfterApply[] = [projectedNotices(messaging.nc, projection)];
-  if (projection.name === 'cot') {
+  if (projection.name === 'cot' || projection.name === 'supply_demand') {
     // Before the change records: it never fails, and a retried batch (a record not stored) folds to
     // nothing, so it would not see the batch's reports again.
+    const stats = deps.metrics.of(projection.name);
     reactors.push(
       createCotCheckRecorder({
         messaging,
-        stats: deps.metrics.of('cot'),
+        stats,
+        ...(projection.name === 'cot'
+          ? { failures: stats.cotCheckFailures }
+          : { failures: stats.supplyDemandCheckFailures, findings: supplyDemandCheckFindings }),
         clock: deps.clock,
         log,
         replicas: opts.changesReplicas ?? 1,

@@ -79,8 +79,12 @@ export interface EvolvedDoc<D> {
   changedBy: readonly number[];
 }
 
-/** The public request (relative to the API origin) of a commodity's series or COT answer with `query`. */
-export function readPath(route: 'series' | 'cot', commodity: string, query: Record<string, string>): string {
+/** The public request (relative to the API origin) of a commodity's series, COT or supply and demand answer with `query`. */
+export function readPath(
+  route: 'series' | 'cot' | 'supplyDemand',
+  commodity: string,
+  query: Record<string, string>,
+): string {
   return `${ROUTE_PATHS[route].replace(':slug', commodity)}?${new URLSearchParams(query).toString()}`;
 }
 

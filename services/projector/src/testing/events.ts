@@ -6,6 +6,10 @@ import {
   type CotReportsRecorded,
   type DataEvent,
   type SeriesPointsRecorded,
+  type SupplyDemandCheck,
+  type SupplyDemandFiguresRecorded,
+  type SupplyDemandStatus,
+  editionOf,
 } from '@cds/contracts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
 
@@ -170,6 +174,62 @@ export function cotRecorded(
         non_commercial: { long: 2, short: 3, spreading: 4 },
         non_reportable: { long: 5, short: 6 },
       })),
+    },
+  };
+}
+
+/** The June 2026 WASDE's release: 12:00 in New York on 2026-06-11. */
+export const JUNE_2026 = '2026-06-11T16:00:00.000Z';
+
+/**
+ * One release of one balance sheet (default: US corn 2026/27 in the June 2026 edition, a
+ * projection); `figures` as [attribute, value] in Million Bushels, or [attribute, value, unit].
+ */
+export function supplyDemandRecorded(
+  figures: ([attribute: string, value: number] | [attribute: string, value: number, unit: string])[],
+  opts: {
+    commodityId?: string;
+    region?: string;
+    marketingYear?: string;
+    status?: SupplyDemandStatus;
+    /** The release (default JUNE_2026); the edition is its New York month. */
+    publishedAt?: string;
+    publishedAtEstimated?: boolean;
+    failedChecks?: SupplyDemandCheck[];
+    source?: string;
+    occurredAt?: string;
+  } = {},
+): SupplyDemandFiguresRecorded {
+  const commodityId = opts.commodityId ?? 'CORN';
+  const region = opts.region ?? 'united_states';
+  const marketingYear = opts.marketingYear ?? '2026/27';
+  const publishedAt = opts.publishedAt ?? JUNE_2026;
+  const rows = figures.map(([attribute, value, unit]) => ({ attribute, unit: unit ?? 'Million Bushels', value }));
+  return {
+    id: deterministicEventId(
+      'supply_demand.figures.recorded',
+      commodityId,
+      region,
+      marketingYear,
+      publishedAt,
+      JSON.stringify(rows),
+      ...(opts.failedChecks ?? []),
+    ),
+    type: 'supply_demand.figures.recorded',
+    version: 1,
+    occurred_at: opts.occurredAt ?? publishedAt,
+    source: 'test',
+    data: {
+      commodity_id: commodityId,
+      region,
+      marketing_year: marketingYear,
+      edition: editionOf(publishedAt),
+      status: opts.status ?? 'projection',
+      ...(opts.source !== undefined ? { source: opts.source } : {}),
+      published_at: publishedAt,
+      ...(opts.publishedAtEstimated !== undefined ? { published_at_estimated: opts.publishedAtEstimated } : {}),
+      ...(opts.failedChecks !== undefined ? { failed_checks: opts.failedChecks } : {}),
+      figures: rows,
     },
   };
 }

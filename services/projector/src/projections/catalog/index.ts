@@ -1,7 +1,14 @@
-import { cotDatasetOf, cotSeriesType, type CatalogEntry, type DataEvent } from '@cds/contracts';
+import {
+  cotDatasetOf,
+  cotSeriesType,
+  SUPPLY_DEMAND_SERIES_TYPE,
+  type CatalogEntry,
+  type DataEvent,
+} from '@cds/contracts';
 import type { CatalogDoc, StoredSeriesDescriptor } from '@cds/read-models';
 import { cotReportRelease } from '../cot/index.ts';
 import { earlierInstant, firstSeenOf, stampOf } from '../releases.ts';
+import { releaseDateOf } from '../supply-demand/index.ts';
 import { commodityOf, cotReportSource, laterInstant, nextMeta, sourceOf, type Projection } from '../types.ts';
 
 /**
@@ -66,7 +73,39 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
     if (firstPublished !== undefined) d.first_published_at = firstPublished;
     return { key: type, descriptor: d };
   }
+  if (event.type === 'supply_demand.figures.recorded') return supplyDemandDescriptor(event);
   return undefined;
+}
+
+/**
+ * The supply_demand descriptor an event gives: monthly, the edition's release date (New York) as
+ * first and last date, the sheet's region, its publication as first_published_at.
+ */
+function supplyDemandDescriptor(event: DataEvent & { type: 'supply_demand.figures.recorded' }): {
+  key: string;
+  descriptor: StoredSeriesDescriptor;
+} {
+  const firstSeen = firstSeenOf(event);
+  const publishedAt = stampOf(event.data, () => firstSeen, firstSeen).publishedAt;
+  const date = releaseDateOf(publishedAt);
+  const d: StoredSeriesDescriptor = {
+    type: SUPPLY_DEMAND_SERIES_TYPE,
+    frequency: 'monthly',
+    first_date: date,
+    last_date: date,
+    last_updated: event.occurred_at,
+    first_published_at: publishedAt,
+    regions: [event.data.region],
+  };
+  const source = sourceOf(event);
+  if (source !== undefined) d.source = source;
+  return { key: SUPPLY_DEMAND_SERIES_TYPE, descriptor: d };
+}
+
+/** The union of two sorted region lists, sorted (absent when neither has any). */
+function mergedRegions(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] | undefined {
+  if (a === undefined && b === undefined) return undefined;
+  return [...new Set([...(a ?? []), ...(b ?? [])])].sort();
 }
 
 /**
@@ -76,14 +115,20 @@ function descriptorOf(event: DataEvent): { key: string; descriptor: StoredSeries
  * (`_meta.parts["series:<type>"]`); its `last_updated` is the latest `occurred_at` of the events
  * that carried data of the series (a max, so replay and order change nothing); its
  * `first_published_at` the earliest release stamp of those events (a min, likewise), the bound of
- * `as_of` queries.
+ * `as_of` queries. The supply_demand descriptor also keeps the regions the commodity has balance
+ * sheets for (a sorted union), and its dates are the release dates of the first and newest edition.
  */
 export const catalogProjection: Projection<CatalogState> = {
   name: 'catalog',
   // 2: descriptors carry source and last_updated; entries carry identifiers. 3: price_basis, price_note.
   // 4: descriptors carry first_published_at.
   version: 4,
-  handles: ['catalog.commodity.upserted', 'series.points.recorded', 'cot.reports.recorded'],
+  handles: [
+    'catalog.commodity.upserted',
+    'series.points.recorded',
+    'cot.reports.recorded',
+    'supply_demand.figures.recorded',
+  ],
   // Descriptors need series and cot events too, i.e. the whole data stream.
   filterSubject: 'cds.data.>',
   keyOf(event) {
@@ -133,6 +178,8 @@ export const catalogProjection: Projection<CatalogState> = {
       if (lastUpdated !== undefined) merged.last_updated = lastUpdated;
       const firstPublished = earlierInstant(old.first_published_at, descriptor.first_published_at);
       if (firstPublished !== undefined) merged.first_published_at = firstPublished;
+      const regions = mergedRegions(old.regions, descriptor.regions);
+      if (regions !== undefined) merged.regions = regions;
     }
     parts[part] = Math.max(parts[part] ?? 0, position);
     if (doc._meta.position >= position && old !== undefined && sameDescriptor(old, merged)) return doc;
@@ -154,6 +201,7 @@ function sameDescriptor(a: StoredSeriesDescriptor, b: StoredSeriesDescriptor): b
     a.source === b.source &&
     a.price_basis === b.price_basis &&
     a.last_updated === b.last_updated &&
-    a.first_published_at === b.first_published_at
+    a.first_published_at === b.first_published_at &&
+    (a.regions ?? []).join() === (b.regions ?? []).join()
   );
 }

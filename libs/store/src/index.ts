@@ -16,6 +16,7 @@ export type {
   SeriesRange,
   SeriesRangeQuery,
   StoreCall,
+  SupplyDemandSheetsQuery,
 } from './read-models/port.ts';
 export { createReadModelStore } from './read-models/store.ts';
 export { aliasesCollection, readActiveCollection } from './read-models/aliases.ts';

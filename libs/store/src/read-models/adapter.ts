@@ -1,4 +1,4 @@
-import type { CatalogDoc, CotDoc, ReadModelName } from '@cds/read-models';
+import type { CatalogDoc, CotDoc, ReadModelName, SupplyDemandBucketDoc } from '@cds/read-models';
 import type { Collection, Document } from 'mongodb';
 import type {
   AdapterName,
@@ -11,6 +11,7 @@ import type {
   SeriesRange,
   SeriesRangeQuery,
   StoreCall,
+  SupplyDemandSheetsQuery,
 } from './port.ts';
 import type { Run } from './run.ts';
 
@@ -48,6 +49,11 @@ export interface Adapter {
   seriesRange(coll: Collection<Document>, query: SeriesRangeQuery, run: Run): Promise<SeriesRange>;
   cotPage(coll: Collection<Document>, query: CotPageQuery, run: Run): Promise<Page<CotDoc>>;
   cotBefore(coll: Collection<Document>, query: CotHistoryQuery, run: Run): Promise<CotDoc[]>;
+  supplyDemandSheets(
+    coll: Collection<Document>,
+    query: SupplyDemandSheetsQuery,
+    run: Run,
+  ): Promise<SupplyDemandBucketDoc[]>;
 }
 
 /** The years a series range reads (see SeriesRangeQuery): the same plan for every adapter. */

@@ -15,14 +15,17 @@ import type { Adapter } from './adapter.ts';
 import {
   packCotBucket,
   packSeriesBucket,
+  packSupplyDemandBucket,
   unpackCotBucket,
   unpackPoints,
   unpackReleases,
   unpackReports,
   unpackRevised,
   unpackSeriesBucket,
+  unpackSupplyDemandBucket,
   type PackedCotBucketDoc,
   type PackedSeriesBucketDoc,
+  type PackedSupplyDemandBucketDoc,
 } from './ferretdb-packing.ts';
 import type {
   CasResult,
@@ -36,6 +39,7 @@ import type {
   StoreCall,
 } from './port.ts';
 import { byId, CATALOG_SUMMARY, duplicateKeyIndexes, type Run } from './run.ts';
+import { probedSupplyDemandSheets } from './supply-demand-sheets.ts';
 import {
   attachReleases,
   cotBeforeFromBuckets,
@@ -92,12 +96,14 @@ export function claimsCollectionName(collection: string): string {
 function pack(name: ReadModelName, doc: ReadModelDoc): Document {
   if (name === 'series') return packSeriesBucket(doc as never);
   if (name === 'cot') return packCotBucket(doc as never);
+  if (name === 'supply_demand') return packSupplyDemandBucket(doc as never);
   return doc;
 }
 
 function unpack<D extends ReadModelDoc>(name: ReadModelName, stored: Document): D {
   if (name === 'series') return unpackSeriesBucket(stored as PackedSeriesBucketDoc) as unknown as D;
   if (name === 'cot') return unpackCotBucket(stored as PackedCotBucketDoc) as unknown as D;
+  if (name === 'supply_demand') return unpackSupplyDemandBucket(stored as PackedSupplyDemandBucketDoc) as unknown as D;
   return stored as D;
 }
 
@@ -378,7 +384,8 @@ type FerretDb = { collection: (name: string) => Collection<Document> };
  * the whole collection (seconds on a few thousand documents): every read is by `_id`, years
  * bounded by the catalog descriptor, buckets packed as JSON text (ferretdb-packing.ts), COT pages
  * and series ranges cut in memory from whole buckets; writes are guarded by write claims and sent
- * in commands of at most FERRETDB_UPDATES_PER_COMMAND statements. No secondary index is used.
+ * in commands of at most FERRETDB_UPDATES_PER_COMMAND statements. No secondary index is used. A
+ * region's balance sheets are looked up by `_id` per marketing year (supply-demand-sheets.ts).
  */
 export function createFerretDbAdapter(db: FerretDb, opts: FerretDbOptions & { owner: string }): Adapter {
   const writer: WriterSettings = {
@@ -390,7 +397,7 @@ export function createFerretDbAdapter(db: FerretDb, opts: FerretDbOptions & { ow
   };
   return {
     name: 'ferretdb',
-    indexes: { catalog: [], series: [], cot: [] },
+    indexes: { catalog: [], series: [], cot: [], supply_demand: [] },
     companions: (physical) => [claimsCollectionName(physical)],
     collection: (name, physical, runFor) => writerOf(db, name, physical, runFor, writer),
     catalogEntries,
@@ -398,5 +405,10 @@ export function createFerretDbAdapter(db: FerretDb, opts: FerretDbOptions & { ow
     seriesRange,
     cotPage: (coll, q, run) => cotPageFromBuckets(q, (ys) => cotBuckets(coll, q, ys, run)),
     cotBefore: (coll, q, run) => cotBeforeFromBuckets(q, (ys) => cotBuckets(coll, q, ys, run)),
+    supplyDemandSheets: (coll, q, run) =>
+      probedSupplyDemandSheets(q, writer.now(), async (ids) => {
+        const found = await findEach<PackedSupplyDemandBucketDoc>(coll, ids, run, { _meta: 0 });
+        return found.map((d) => (d === null ? null : unpackSupplyDemandBucket(d)));
+      }),
   };
 }

@@ -4,7 +4,9 @@ import type {
   SeriesBucketDoc,
   StoredCotReport,
   StoredPoint,
+  StoredFigure,
   StoredRelease,
+  SupplyDemandBucketDoc,
 } from '@cds/read-models';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
@@ -49,6 +51,13 @@ export interface PackedCotBucketDoc
   extends Omit<CotBucketDoc, 'reports' | 'revised' | 'releases' | '_meta'>, PackedVersions {
   /** `StoredCotReport[]` as JSON text, sorted by report date. */
   reports_json: string;
+  _meta: PackedMeta;
+}
+
+export interface PackedSupplyDemandBucketDoc
+  extends Omit<SupplyDemandBucketDoc, 'figures' | 'revised' | 'releases' | '_meta'>, PackedVersions {
+  /** `StoredFigure[]` as JSON text, sorted by key. */
+  figures_json: string;
   _meta: PackedMeta;
 }
 
@@ -162,4 +171,22 @@ export function unpackCotBucket(stored: PackedCotBucketDoc): CotBucketDoc {
     ...unpackVersions<StoredCotReport>(stored),
     _meta: unpackMeta(_meta),
   };
+}
+
+export function packSupplyDemandBucket(doc: SupplyDemandBucketDoc): PackedSupplyDemandBucketDoc {
+  const { figures, revised: _revised, releases: _releases, _meta, ...rest } = doc;
+  return { ...rest, figures_json: packText(figures), ...packVersions(doc), _meta: packMeta(_meta) };
+}
+
+/** A packed sheet as it is stored (`_meta` absent when the read left it out). */
+export function unpackSupplyDemandBucket(
+  stored: Omit<PackedSupplyDemandBucketDoc, '_meta'> & { _meta?: PackedMeta },
+): SupplyDemandBucketDoc {
+  const { figures_json: packed, revised_json: _revised, releases_json: _releases, _meta, ...rest } = stored;
+  return {
+    ...rest,
+    figures: unpackText<StoredFigure[]>(packed),
+    ...unpackVersions<StoredFigure>(stored),
+    ...(_meta === undefined ? {} : { _meta: unpackMeta(_meta) }),
+  } as SupplyDemandBucketDoc;
 }

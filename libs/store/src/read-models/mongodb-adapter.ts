@@ -27,6 +27,7 @@ import type {
   ViewedPoint,
 } from './port.ts';
 import { CATALOG_SUMMARY, duplicateKeyIndexes, type Run } from './run.ts';
+import { mongoSupplyDemandSheets } from './supply-demand-sheets.ts';
 import {
   cotBeforeFromBuckets,
   cotPageFromBuckets,
@@ -61,6 +62,8 @@ export const INDEXES: Readonly<Record<ReadModelName, readonly ReadModelIndex[]>>
       usedBy: 'cotPage and cotBefore: the buckets of a COT dataset in a year range',
     },
   ],
+  // supplyDemandSheets reads by `_id` (one sheet, or a region's `_id` range): the `_id` index
+  supply_demand: [],
 };
 
 /** A `$match` on the buckets of one series or COT format between two years. */
@@ -455,5 +458,6 @@ export function createMongoDbAdapter(db: MongoDb): Adapter {
     seriesRange,
     cotPage,
     cotBefore,
+    supplyDemandSheets: mongoSupplyDemandSheets,
   };
 }

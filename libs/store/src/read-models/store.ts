@@ -126,8 +126,9 @@ export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): 
     seriesRange: (q) => read('series', (a, coll, run) => a.seriesRange(coll, q, run)),
     cotPage: (q) => read('cot', (a, coll, run) => a.cotPage(coll, q, run)),
     cotBefore: (q) => read('cot', (a, coll, run) => a.cotBefore(coll, q, run)),
+    supplyDemandSheets: (q) => read('supply_demand', (a, coll, run) => a.supplyDemandSheets(coll, q, run)),
     async followSwaps() {
-      for (const name of ['catalog', 'series', 'cot'] as const) {
+      for (const name of ['catalog', 'series', 'cot', 'supply_demand'] as const) {
         await resolve(name, deadlineOf()).catch(() => undefined);
       }
     },

@@ -15,6 +15,7 @@ import {
   Transform,
 } from './primitives.ts';
 import { CITED, identifierShape, SOURCE_IDENTIFIERS } from './sources.ts';
+import { SupplyDemandRegion } from './supply-demand.ts';
 
 const nonNegativeInt = z.int().min(0);
 
@@ -131,6 +132,14 @@ export const SeriesDescriptor = documented(
           description:
             'The earliest publication this service holds of the series (RFC 3339): the earliest as_of it answers. ' +
             'Absent when it holds no point-in-time data for it yet.',
+        }),
+      regions: z
+        .array(SupplyDemandRegion)
+        .optional()
+        .meta({
+          description:
+            'supply_demand only: the regions the commodity has balance sheets for (the region parameter of ' +
+            'GET /commodities/{slug}/supply-demand), sorted.',
         }),
     })
     .refine((d) => d.first_date <= d.last_date, {

@@ -25,6 +25,7 @@ export function availableSeries(doc: Pick<CatalogDoc, 'series'>): SeriesDescript
       ...seriesTermsOf(d),
       ...provenanceOf(d),
       ...(d.first_published_at === undefined ? {} : { first_published_at: d.first_published_at }),
+      ...(d.regions === undefined ? {} : { regions: d.regions }),
     }))
     .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
 }

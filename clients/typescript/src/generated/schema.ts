@@ -254,6 +254,110 @@ export interface components {
         Unit: string;
         /** @description Unique request identifier for support and debugging; also sent as X-Request-Id. */
         RequestId: string;
+        /**
+         * @description A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026).
+         * @example 2026/27
+         */
+        MarketingYear: string;
+        /**
+         * @description A region of the balance sheets in snake_case: united_states, world, or a country or group of the world tables (china, eu, major_exporters, …), as the table names it.
+         * @example united_states
+         */
+        SupplyDemandRegion: string;
+        /**
+         * @description A row of a balance sheet in snake_case of its name (area_planted, yield, beginning_stocks, production, imports, supply_total, feed_and_residual, food_seed_industrial, exports, use_total, ending_stocks, avg_farm_price, …), or the derived stocks_to_use.
+         * @example ending_stocks
+         */
+        SupplyDemandAttribute: string;
+        /**
+         * @description The WASDE edition (the month of the report), YYYY-MM.
+         * @example 2026-06
+         */
+        Edition: string;
+        /**
+         * @description estimate (a year WASDE marks "Est.", or a past year without a mark) or projection (a year marked "Proj.").
+         * @enum {string}
+         */
+        SupplyDemandStatus: "estimate" | "projection";
+        /**
+         * @description A consistency check of a balance sheet: supply_equals_use_plus_ending_stocks (supply total = use total + ending stocks, within rounding).
+         * @enum {string}
+         */
+        SupplyDemandCheck: "supply_equals_use_plus_ending_stocks";
+        /** @description An earlier version of a figure (include=revisions), with the edition that published it. */
+        SupplyDemandRevision: {
+            value: number;
+            edition: components["schemas"]["Edition"];
+            /**
+             * Format: date-time
+             * @description When this version was published (RFC 3339): 12:00 New York on the edition release date, or the time of a corrected re-post.
+             */
+            published_at: string;
+            /** @description Present (true) when published_at comes from the release calendar, not the source. */
+            published_at_estimated?: boolean;
+            status: components["schemas"]["SupplyDemandStatus"];
+        };
+        /** @description One figure of a WASDE balance sheet: a commodity, region, marketing year and attribute. */
+        SupplyDemandFigure: {
+            marketing_year: components["schemas"]["MarketingYear"];
+            region: components["schemas"]["SupplyDemandRegion"];
+            attribute: components["schemas"]["SupplyDemandAttribute"];
+            value: number;
+            /** @description The unit as USDA states it (Million Bushels, …). */
+            unit: string;
+            edition: components["schemas"]["Edition"];
+            /**
+             * Format: date-time
+             * @description When this version was published (RFC 3339): 12:00 New York on the edition release date, or the time of a corrected re-post.
+             */
+            published_at: string;
+            /** @description Present (true) when published_at comes from the release calendar, not the source. */
+            published_at_estimated?: boolean;
+            status: components["schemas"]["SupplyDemandStatus"];
+            /**
+             * Format: date-time
+             * @description When this service first ingested that release (RFC 3339).
+             */
+            first_seen_at?: string;
+            /**
+             * @description Present (true) on a figure this service computes rather than USDA publishes: stocks_to_use = ending stocks / total use, as a ratio.
+             * @constant
+             */
+            derived?: true;
+            /** @description view=editions: this edition minus the previous edition that published the figure (null for the first). */
+            change?: number | null;
+            /** @description The consistency checks the balance sheet of this version failed; absent when none. */
+            failed_checks?: components["schemas"]["SupplyDemandCheck"][];
+            /** @description With include=revisions: the earlier versions, oldest first (empty when never revised). */
+            revisions?: components["schemas"]["SupplyDemandRevision"][];
+        };
+        /** @description Pagination, the attribution and the point in time of a supply and demand answer. */
+        SupplyDemandMeta: {
+            commodity_id: components["schemas"]["CommodityId"];
+            region: components["schemas"]["SupplyDemandRegion"];
+            /** @enum {string} */
+            view: "figures" | "editions";
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+            /** @description Where the figures come from (`<source>:<file>`). */
+            source?: string;
+            /** @description USDA World Agricultural Outlook Board, as it asks to be cited. */
+            attribution: string;
+            /**
+             * Format: date-time
+             * @description With as_of: its instant (UTC).
+             */
+            as_of?: string;
+            /** @constant */
+            first_release?: true;
+            request_id: components["schemas"]["RequestId"];
+        };
+        SupplyDemandResponse: {
+            data: components["schemas"]["SupplyDemandFigure"][];
+            meta: components["schemas"]["SupplyDemandMeta"];
+        };
         /** @description The commodity's identifiers at its official sources, so any number can be checked against the source a `source` field names. */
         CommodityIdentifiers: {
             /** @description CFTC contract market codes (CFTC_Contract_Market_Code) of the commodity's COT reports. */
@@ -298,6 +402,8 @@ export interface components {
              * @description The earliest publication this service holds of the series (RFC 3339): the earliest as_of it answers. Absent when it holds no point-in-time data for it yet.
              */
             first_published_at?: string;
+            /** @description supply_demand only: the regions the commodity has balance sheets for (the region parameter of GET /commodities/{slug}/supply-demand), sorted. */
+            regions?: components["schemas"]["SupplyDemandRegion"][];
         };
         /** @description A commodity with contract details and every series it offers. */
         CommodityDetail: {
@@ -756,110 +862,6 @@ export interface components {
                 param?: string;
                 request_id: components["schemas"]["RequestId"];
             };
-        };
-        /**
-         * @description A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026).
-         * @example 2026/27
-         */
-        MarketingYear: string;
-        /**
-         * @description A region of the balance sheets in snake_case: united_states, world, or a country or group of the world tables (china, eu, major_exporters, …), as the table names it.
-         * @example united_states
-         */
-        SupplyDemandRegion: string;
-        /**
-         * @description A row of a balance sheet in snake_case of its name (area_planted, yield, beginning_stocks, production, imports, supply_total, feed_and_residual, food_seed_industrial, exports, use_total, ending_stocks, avg_farm_price, …), or the derived stocks_to_use.
-         * @example ending_stocks
-         */
-        SupplyDemandAttribute: string;
-        /**
-         * @description The WASDE edition (the month of the report), YYYY-MM.
-         * @example 2026-06
-         */
-        Edition: string;
-        /**
-         * @description estimate (a year WASDE marks "Est.", or a past year without a mark) or projection (a year marked "Proj.").
-         * @enum {string}
-         */
-        SupplyDemandStatus: "estimate" | "projection";
-        /**
-         * @description A consistency check of a balance sheet: supply_equals_use_plus_ending_stocks (supply total = use total + ending stocks, within rounding).
-         * @enum {string}
-         */
-        SupplyDemandCheck: "supply_equals_use_plus_ending_stocks";
-        /** @description An earlier version of a figure (include=revisions), with the edition that published it. */
-        SupplyDemandRevision: {
-            value: number;
-            edition: components["schemas"]["Edition"];
-            /**
-             * Format: date-time
-             * @description When this version was published (RFC 3339): 12:00 New York on the edition release date, or the time of a corrected re-post.
-             */
-            published_at: string;
-            /** @description Present (true) when published_at comes from the release calendar, not the source. */
-            published_at_estimated?: boolean;
-            status: components["schemas"]["SupplyDemandStatus"];
-        };
-        /** @description One figure of a WASDE balance sheet: a commodity, region, marketing year and attribute. */
-        SupplyDemandFigure: {
-            marketing_year: components["schemas"]["MarketingYear"];
-            region: components["schemas"]["SupplyDemandRegion"];
-            attribute: components["schemas"]["SupplyDemandAttribute"];
-            value: number;
-            /** @description The unit as USDA states it (Million Bushels, …). */
-            unit: string;
-            edition: components["schemas"]["Edition"];
-            /**
-             * Format: date-time
-             * @description When this version was published (RFC 3339): 12:00 New York on the edition release date, or the time of a corrected re-post.
-             */
-            published_at: string;
-            /** @description Present (true) when published_at comes from the release calendar, not the source. */
-            published_at_estimated?: boolean;
-            status: components["schemas"]["SupplyDemandStatus"];
-            /**
-             * Format: date-time
-             * @description When this service first ingested that release (RFC 3339).
-             */
-            first_seen_at?: string;
-            /**
-             * @description Present (true) on a figure this service computes rather than USDA publishes: stocks_to_use = ending stocks / total use, as a ratio.
-             * @constant
-             */
-            derived?: true;
-            /** @description view=editions: this edition minus the previous edition that published the figure (null for the first). */
-            change?: number | null;
-            /** @description The consistency checks the balance sheet of this version failed; absent when none. */
-            failed_checks?: components["schemas"]["SupplyDemandCheck"][];
-            /** @description With include=revisions: the earlier versions, oldest first (empty when never revised). */
-            revisions?: components["schemas"]["SupplyDemandRevision"][];
-        };
-        /** @description Pagination, the attribution and the point in time of a supply and demand answer. */
-        SupplyDemandMeta: {
-            commodity_id: components["schemas"]["CommodityId"];
-            region: components["schemas"]["SupplyDemandRegion"];
-            /** @enum {string} */
-            view: "figures" | "editions";
-            page: number;
-            per_page: number;
-            total: number;
-            total_pages: number;
-            /** @description Where the figures come from (`<source>:<file>`). */
-            source?: string;
-            /** @description USDA World Agricultural Outlook Board, as it asks to be cited. */
-            attribution: string;
-            /**
-             * Format: date-time
-             * @description With as_of: its instant (UTC).
-             */
-            as_of?: string;
-            /** @constant */
-            first_release?: true;
-            request_id: components["schemas"]["RequestId"];
-        };
-        SupplyDemandResponse: {
-            data: components["schemas"]["SupplyDemandFigure"][];
-            meta: components["schemas"]["SupplyDemandMeta"];
         };
         /**
          * @description An official source: `cftc` (CFTC Commitments of Traders), `eia` (U.S. Energy Information Administration), `nass` (USDA National Agricultural Statistics Service), `ams` (USDA Agricultural Marketing Service: Market News), `worldbank` (World Bank Commodity Price Data, the Pink Sheet), `wasde` (USDA World Agricultural Supply and Demand Estimates (WASDE)).

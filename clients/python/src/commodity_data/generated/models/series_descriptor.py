@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -41,6 +41,8 @@ class SeriesDescriptor:
             3339), not when the source published them. Absent when unknown.
         first_published_at (datetime.datetime | Unset): The earliest publication this service holds of the series (RFC
             3339): the earliest as_of it answers. Absent when it holds no point-in-time data for it yet.
+        regions (list[str] | Unset): supply_demand only: the regions the commodity has balance sheets for (the region
+            parameter of GET /commodities/{slug}/supply-demand), sorted.
     """
 
     type_: AvailableSeriesType
@@ -52,6 +54,7 @@ class SeriesDescriptor:
     source: str | Unset = UNSET
     last_updated: datetime.datetime | Unset = UNSET
     first_published_at: datetime.datetime | Unset = UNSET
+    regions: list[str] | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         type_ = self.type_.value
@@ -78,6 +81,10 @@ class SeriesDescriptor:
         if not isinstance(self.first_published_at, Unset):
             first_published_at = self.first_published_at.isoformat()
 
+        regions: list[str] | Unset = UNSET
+        if not isinstance(self.regions, Unset):
+            regions = self.regions
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -98,6 +105,8 @@ class SeriesDescriptor:
             field_dict["last_updated"] = last_updated
         if first_published_at is not UNSET:
             field_dict["first_published_at"] = first_published_at
+        if regions is not UNSET:
+            field_dict["regions"] = regions
 
         return field_dict
 
@@ -137,6 +146,8 @@ class SeriesDescriptor:
         else:
             first_published_at = datetime.datetime.fromisoformat(_first_published_at)
 
+        regions = cast(list[str], d.pop("regions", UNSET))
+
         series_descriptor = cls(
             type_=type_,
             frequency=frequency,
@@ -147,6 +158,7 @@ class SeriesDescriptor:
             source=source,
             last_updated=last_updated,
             first_published_at=first_published_at,
+            regions=regions,
         )
 
         return series_descriptor

@@ -32,6 +32,11 @@
 //   - COT (kind cot_legacy / cot_disaggregated / cot_cit, a report format; the Scope field chooses
 //     futures only or futures and options combined, sent as scope=futures_and_options only when
 //     chosen; cit is combined only): { date: report_date, <group>: net, ... } per report.
+//   - supply and demand (kind supply_demand, with a region, a marketing year and an as_of): the
+//     table is one balance sheet (the answer's attributes in its order, value, unit, status, edition,
+//     a "derived" mark, failed checks); the chart is one figure across editions (view=editions), the
+//     row clicked (ending_stocks first): { date: published day, edition, value, change } per edition,
+//     drawn as `editions`; `window.cdsExplorer.editionsUrl` is that call's URL.
 // `#cdsx` gets `data-ready="true"` once the script has wired the form, and `data-commodity="<ID>"`
 // once the selectors follow that commodity's detail (empty while none is loaded).
 // `window.cdsExplorer.keyKind` says which key the last call used: 'session', 'pasted' or null.
@@ -128,7 +133,8 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
   const kinds =
     `<optgroup label="Time series">${SERIES_TYPES.map((t) => option(t, label(t), t === 'price')).join('')}</optgroup>` +
     `<optgroup label="Commitments of Traders">${option('cot_legacy', 'COT legacy')}${option('cot_disaggregated', 'COT disaggregated')}` +
-    `${option('cot_cit', 'COT CIT supplement')}</optgroup>`;
+    `${option('cot_cit', 'COT CIT supplement')}</optgroup>` +
+    `<optgroup label="Supply and demand">${option('supply_demand', 'Balance sheet')}</optgroup>`;
   const frequencies = option('', 'Native') + FREQUENCIES.map((f) => option(f, label(f))).join('');
   const transforms = TRANSFORMS.map((t) =>
     option(t, t === 'none' ? 'None' : t === 'pct_change' ? 'Percent change' : label(t), t === 'none'),
@@ -166,11 +172,11 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
         <select id="cdsx-kind" name="kind" aria-describedby="cdsx-kind-hint">${kinds}</select>
         <p id="cdsx-kind-hint" class="cdsx-hint"></p>
       </div>
-      <div class="cdsx-field">
+      <div class="cdsx-field" id="cdsx-start-field">
         <label for="cdsx-start">Start date</label>
         <input id="cdsx-start" name="start_date" type="date" />
       </div>
-      <div class="cdsx-field">
+      <div class="cdsx-field" id="cdsx-end-field">
         <label for="cdsx-end">End date</label>
         <input id="cdsx-end" name="end_date" type="date" />
       </div>
@@ -206,6 +212,23 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
         <input id="cdsx-page" name="page" type="number" min="1" step="1" inputmode="numeric" value="1" />
       </div>
     </fieldset>
+    <fieldset id="cdsx-sd-options" hidden disabled>
+      <legend>Balance sheet options</legend>
+      <div class="cdsx-field">
+        <label for="cdsx-region">Region</label>
+        <select id="cdsx-region" name="region">${option('united_states', 'United states', true)}</select>
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-marketing-year">Marketing year</label>
+        <select id="cdsx-marketing-year" name="marketing_year" aria-describedby="cdsx-marketing-year-hint">${option('', 'Newest')}</select>
+        <p id="cdsx-marketing-year-hint" class="cdsx-hint">The years of the region, once shown.</p>
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-as-of">As of</label>
+        <input id="cdsx-as-of" name="as_of" type="date" aria-describedby="cdsx-as-of-hint" />
+        <p id="cdsx-as-of-hint" class="cdsx-hint">Empty: the newest edition. A date: the editions released by then.</p>
+      </div>
+    </fieldset>
     <div class="cdsx-actions">
       <button id="cdsx-show" type="submit">Show</button>
       <span id="cdsx-status" class="cdsx-status" role="status" aria-live="polite"></span>
@@ -221,6 +244,9 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
       <h2 id="cdsx-chart-title">Chart</h2>
       <div id="cdsx-chart" class="cdsx-chart" role="img" aria-label="Chart of the data below" data-points="[]"></div>
       <ul id="cdsx-legend" class="cdsx-legend" aria-label="Legend"></ul>
+      <div id="cdsx-editions-wrap" class="cdsx-table-wrap" hidden>
+        <table id="cdsx-editions"><caption id="cdsx-editions-caption"></caption><thead></thead><tbody></tbody></table>
+      </div>
       <p id="cdsx-source" class="cdsx-source" hidden></p>
       <p class="cdsx-credit">Charts by <a href="https://www.tradingview.com/" rel="noopener">TradingView</a> Lightweight Charts™.</p>
     </section>
@@ -234,6 +260,7 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
     </section>
     <section id="cdsx-table-card" class="cdsx-card" aria-labelledby="cdsx-table-title">
       <h2 id="cdsx-table-title">Data</h2>
+      <p id="cdsx-checks" class="cdsx-warning" role="note" hidden></p>
       <div class="cdsx-table-wrap" tabindex="0" role="region" aria-labelledby="cdsx-table-title">
         <table id="cdsx-table"><caption id="cdsx-caption"></caption><thead></thead><tbody></tbody></table>
       </div>

@@ -43,6 +43,17 @@
   const table = $('cdsx-table');
   const caption = $('cdsx-caption');
   const submitButton = $('cdsx-show');
+  const sdOptions = $('cdsx-sd-options');
+  const regionSelect = $('cdsx-region');
+  const yearSelect = $('cdsx-marketing-year');
+  const yearHint = $('cdsx-marketing-year-hint');
+  const asOfInput = $('cdsx-as-of');
+  const startField = $('cdsx-start-field');
+  const endField = $('cdsx-end-field');
+  const editionsWrap = $('cdsx-editions-wrap');
+  const editionsTable = $('cdsx-editions');
+  const editionsCaption = $('cdsx-editions-caption');
+  const checksBox = $('cdsx-checks');
 
   const TIMEOUT_MS = 15000;
   const COT_GROUPS = {
@@ -78,11 +89,32 @@
   const FREQUENCY_RANK = { daily: 0, weekly: 1, monthly: 2 };
   /** Fewer points than this draw with a marker on each, so a sparse monthly or weekly line reads as observations. */
   const MARKERS_BELOW = 120;
+  /** The balance sheets' kind (available_series supply_demand). */
+  const SD = 'supply_demand';
+  /** The figure drawn across editions when a balance sheet is shown, the first of these it has. */
+  const FIRST_FIGURE = ['ending_stocks', 'stocks_to_use'];
+  /** The consistency checks a balance sheet can fail, in words. */
+  const CHECK_WORDS = {
+    supply_equals_use_plus_ending_stocks: 'supply total differs from total use plus ending stocks',
+  };
+  const DERIVED_TITLE = 'Computed by this service (ending stocks / total use), not a figure USDA publishes.';
+  /** Pages of a region's figures read to list its marketing years (100 figures each). */
+  const YEAR_PAGES = 10;
   /** The first chart of a session without a pasted key: the first of these the list offers, else its first. */
   const FIRST_CHART = ['GOLD', 'CRUDE_OIL_WTI'];
 
   /** What the page drew, for tests and curious users: never the key (keyKind: 'session', 'pasted' or null). */
-  const state = { kind: null, url: null, points: [], response: null, drawing: '', shown: 0, keyKind: null };
+  const state = {
+    kind: null,
+    url: null,
+    points: [],
+    response: null,
+    drawing: '',
+    shown: 0,
+    keyKind: null,
+    editionsUrl: null,
+    editionsShown: 0,
+  };
   window.cdsExplorer = state;
 
   let chart = null;
@@ -116,6 +148,7 @@
   }
   /** What a request shows, in words: "Cot legacy" is "COT legacy, futures and options" here. */
   function kindWords(kind, scope) {
+    if (kind === SD) return 'Supply and demand';
     if (!(kind in COT_GROUPS)) return label(kind);
     if (kind === 'cot_cit') return 'COT supplement (CIT), futures and options';
     return `COT ${COT_FORMAT[kind]}, ${scope === 'futures_only' ? 'futures only' : 'futures and options'}`;
@@ -306,6 +339,11 @@
       put('end_date', data.get('end_date'));
       put('per_page', data.get('per_page'));
       put('page', data.get('page'));
+    } else if (kind === SD) {
+      path = `/commodities/${encodeURIComponent(slug)}/supply-demand`;
+      put('region', data.get('region'));
+      put('marketing_year', data.get('marketing_year'));
+      put('as_of', data.get('as_of'));
     } else {
       path = `/commodities/${encodeURIComponent(slug)}/series`;
       q.set('type', kind);
@@ -317,7 +355,7 @@
       put('limit', data.get('limit'));
     }
     const dated = q.has('start_date') || q.has('end_date');
-    return { slug, kind, scope, type: seriesTypeOf(kind, scope), dated, path: `${path}?${q.toString()}` };
+    return { slug, kind, scope, type: seriesTypeOf(kind, scope), dated, query: q, path: `${path}?${q.toString()}` };
   }
 
   /** The shell command for the same call, with the key as $KEY. */
@@ -334,6 +372,7 @@
     legendBox.replaceChildren();
     sourceBox.replaceChildren();
     sourceBox.hidden = true;
+    editionsWrap.hidden = true;
   }
 
   function newChart() {
@@ -575,6 +614,298 @@
     );
   }
 
+  // --- supply and demand: one balance sheet as a table, one figure across editions as a line -----
+
+  /** The supply-demand path of a commodity with these parameters (empty ones left out). */
+  function balanceSheetPath(slug, params) {
+    const q = new URLSearchParams();
+    for (const [name, value] of Object.entries(params)) {
+      if (value !== undefined && value !== null && String(value) !== '') q.set(name, String(value));
+    }
+    return `/commodities/${encodeURIComponent(slug)}/supply-demand?${q.toString()}`;
+  }
+
+  /** Every page of an answer (at most `pages`), its figures in the answer's order. */
+  async function allFigures(path, pages) {
+    const figures = [];
+    let meta = {};
+    for (let page = 1, last = 1; page <= last && page <= pages; page++) {
+      const body = await call(`${path}&page=${page}`);
+      meta = page === 1 ? (body && body.meta) || {} : meta;
+      last = meta.total_pages || 1;
+      figures.push(...((body && body.data) || []));
+    }
+    return { figures, meta };
+  }
+
+  /** The marketing years of a region (newest first) as of an edition: read once per commodity, region and as_of. */
+  const yearLists = new Map();
+  function yearsOf(slug, region, asOf) {
+    const id = `${slug}|${region}|${asOf}`;
+    let p = yearLists.get(id);
+    if (p === undefined) {
+      const path = balanceSheetPath(slug, { region, as_of: asOf, per_page: 100 });
+      p = allFigures(path, YEAR_PAGES).then(({ figures }) => [...new Set(figures.map((f) => f.marketing_year))]);
+      p.catch(() => yearLists.delete(id));
+      yearLists.set(id, p);
+    }
+    return p;
+  }
+
+  /** The marketing year selector: the region's years, the one chosen kept when it has it, else the newest. */
+  function offerYears(years, chosen) {
+    yearSelect.replaceChildren(new window.Option('Newest', ''), ...years.map((y) => new window.Option(y, y)));
+    const year = years.includes(chosen) ? chosen : years[0] || '';
+    yearSelect.value = years.includes(chosen) ? chosen : '';
+    yearHint.textContent = years.length
+      ? `${years.length} marketing year${years.length === 1 ? '' : 's'}: ${years[years.length - 1]} to ${years[0]}.`
+      : 'No marketing years for this region.';
+    return year;
+  }
+
+  /** A number as the table shows it: its own decimals (a sheet mixes acres, bushels, dollars and ratios). */
+  const figureNumber = (v) =>
+    typeof v === 'number'
+      ? new Intl.NumberFormat('en-US', {
+          maximumFractionDigits: 4,
+          minimumFractionDigits: Math.min(4, decimalsOf(v)),
+        }).format(v)
+      : '';
+  const signed = (v) => (typeof v === 'number' && v > 0 ? `+${figureNumber(v)}` : figureNumber(v));
+  const checksOf = (f) => (Array.isArray(f.failed_checks) ? f.failed_checks : []);
+
+  /** A table's head and body from [title, numeric] columns and rows of cells (text, or a node). */
+  function tableOf(target, columns, rows) {
+    const thead = target.tHead || target.createTHead();
+    const tbody = target.tBodies[0] || target.createTBody();
+    const head = document.createElement('tr');
+    for (const [title, numeric] of columns) {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.textContent = title;
+      if (numeric) th.className = 'num';
+      head.append(th);
+    }
+    thead.replaceChildren(head);
+    tbody.replaceChildren(
+      ...rows.map((cells) => {
+        const tr = document.createElement('tr');
+        cells.forEach((v, i) => {
+          const td = document.createElement('td');
+          if (v instanceof window.Node) td.append(v);
+          else td.textContent = fmt(v);
+          if (columns[i][1]) td.className = 'num';
+          tr.append(td);
+        });
+        return tr;
+      }),
+    );
+    return [...tbody.rows];
+  }
+
+  /** The attribute cell: its name, "derived" on a figure this service computes. */
+  function attributeCell(f) {
+    const span = document.createElement('span');
+    span.textContent = label(f.attribute);
+    if (f.derived) {
+      const badge = document.createElement('span');
+      badge.className = 'cdsx-badge';
+      badge.textContent = 'derived';
+      badge.title = DERIVED_TITLE;
+      span.append(' ', badge);
+    }
+    return span;
+  }
+
+  /**
+   * One balance sheet as a table, the answer's attributes in its order; each row draws its figure
+   * across editions when clicked (or Enter). Says which checks the sheet failed, if any.
+   */
+  function balanceSheetTable(figures, onPick) {
+    const rows = tableOf(
+      table,
+      [
+        ['Attribute', false],
+        ['Value', true],
+        ['Unit', false],
+        ['Status', false],
+        ['Edition', false],
+        ['Checks', false],
+      ],
+      figures.map((f) => [
+        attributeCell(f),
+        figureNumber(f.value),
+        f.unit,
+        f.status,
+        f.edition,
+        checksOf(f).length
+          ? `failed: ${checksOf(f)
+              .map((c) => CHECK_WORDS[c] || c)
+              .join('; ')}`
+          : '',
+      ]),
+    );
+    rows.forEach((tr, i) => {
+      const f = figures[i];
+      tr.className = 'cdsx-pick';
+      tr.tabIndex = 0;
+      tr.dataset.attribute = f.attribute;
+      tr.dataset.unit = f.unit;
+      tr.title = `Show ${label(f.attribute).toLowerCase()} across editions`;
+      tr.addEventListener('click', () => onPick(f, tr));
+      tr.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          onPick(f, tr);
+        }
+      });
+    });
+    const failed = [...new Set(figures.flatMap(checksOf))];
+    checksBox.textContent = failed.length
+      ? `This balance sheet failed a consistency check (${failed.map((c) => CHECK_WORDS[c] || c).join('; ')}): its figures are shown as USDA published them.`
+      : '';
+    checksBox.hidden = failed.length === 0;
+    return rows;
+  }
+
+  /**
+   * One figure across the editions that published it (view=editions): a line through its values at
+   * their release days, and a table of each edition with its change from the one before.
+   */
+  async function drawEditions(ctx, f) {
+    const path = balanceSheetPath(ctx.slug, {
+      region: f.region,
+      marketing_year: f.marketing_year,
+      attribute: f.attribute,
+      view: 'editions',
+      as_of: ctx.asOf,
+      per_page: 100,
+    });
+    const { figures } = await allFigures(path, 5);
+    const versions = figures.filter((v) => v.unit === f.unit);
+    // One point a day (two releases the same day: the later one), oldest first.
+    const byDay = new Map();
+    for (const v of versions) {
+      byDay.set(v.published_at.slice(0, 10), {
+        date: v.published_at.slice(0, 10),
+        edition: v.edition,
+        value: v.value,
+        change: v.change === undefined ? null : v.change,
+      });
+    }
+    const points = [...byDay.values()].sort(byDate);
+    const what = `${label(f.attribute)}, ${regionWords(f.region)} ${f.marketing_year}, ${f.unit}`;
+    drawLine(points, `${ctx.name} — ${what}${f.derived ? ' (derived)' : ''}, by edition`);
+    showSource(ctx.attribution, ctx.source);
+    editionsCaption.textContent = `${what}: ${versions.length} edition${versions.length === 1 ? '' : 's'}`;
+    tableOf(
+      editionsTable,
+      [
+        ['Edition', false],
+        ['Published', false],
+        ['Value', true],
+        ['Change', true],
+        ['Status', false],
+      ],
+      versions.map((v) => [
+        v.edition,
+        v.published_at.slice(0, 16).replace('T', ' ') + ' UTC',
+        figureNumber(v.value),
+        v.change === null || v.change === undefined ? '—' : signed(v.change),
+        v.status,
+      ]),
+    );
+    editionsWrap.hidden = false;
+    state.points = points;
+    state.drawing = 'editions';
+    state.editionsUrl = apiBase + path;
+    chartBox.dataset.points = JSON.stringify(points);
+    chartBox.dataset.drawing = 'editions';
+  }
+
+  /** Why the API refused a balance sheet, in words (its own message follows under it). */
+  function balanceSheetRefusal(err, slug) {
+    const param = err.body && err.body.error ? err.body.error.param : undefined;
+    if (err.status === 404) return `${slug} has no supply and demand balance sheets.`;
+    if (err.status === 403) {
+      return "Your key's plan does not reach this edition: Free keys read the editions of their last 12 months.";
+    }
+    if (err.status !== 400) return undefined;
+    if (param === 'region') return `${slug} has no balance sheet for this region: choose one the Region list offers.`;
+    if (param === 'marketing_year') return `${slug} has no balance sheet for this marketing year in this region.`;
+    if (param === 'as_of') return 'No edition answers for this date: choose one between the first edition and today.';
+    return 'The API refused this request.';
+  }
+
+  /** Kind supply_demand: the region's marketing years, the chosen year's balance sheet, a figure across editions. */
+  async function showBalanceSheet(req, known, descriptor) {
+    const region = req.query.get('region') || 'united_states';
+    const asOf = req.query.get('as_of') || '';
+    const years = await yearsOf(req.slug, region, asOf);
+    const year = offerYears(years, req.query.get('marketing_year') || '');
+    const name = (known && known.detail.name) || req.slug;
+    state.kind = req.kind;
+    state.editionsUrl = null;
+    if (year === '') {
+      state.url = null;
+      state.response = null;
+      resetChart();
+      state.points = [];
+      chartBox.dataset.points = '[]';
+      chartBox.dataset.drawing = '';
+      results.hidden = false;
+      chartCard.hidden = true;
+      const range = descriptor
+        ? `: the editions of ${name} run from ${descriptor.first_date} to ${descriptor.last_date}`
+        : '';
+      fillTable([[`No balance sheets for this region${asOf ? ' as of this date' : ''}${range}.`, false]], []);
+      caption.textContent = '';
+      setStatus('');
+      return;
+    }
+    const path = balanceSheetPath(req.slug, { region, marketing_year: year, as_of: asOf, per_page: 100 });
+    const url = apiBase + path;
+    curlBox.textContent = curlOf(url);
+    results.hidden = false;
+    const { figures, meta } = await allFigures(path, 5);
+    state.url = url;
+    state.response = { data: figures, meta };
+    chartCard.hidden = figures.length === 0;
+    tableCard.hidden = false;
+    const ctx = {
+      slug: req.slug,
+      name,
+      asOf,
+      attribution: meta.attribution || (descriptor && descriptor.attribution),
+      source: meta.source || (descriptor && descriptor.source),
+    };
+    const pick = async (f, tr) => {
+      for (const row of table.tBodies[0].rows) row.removeAttribute('aria-selected');
+      tr.setAttribute('aria-selected', 'true');
+      clearError();
+      try {
+        await drawEditions(ctx, f);
+      } catch (err) {
+        err.hint = balanceSheetRefusal(err, req.slug);
+        showError(err);
+      } finally {
+        state.editionsShown += 1;
+      }
+    };
+    const rows = balanceSheetTable(figures, (f, tr) => void pick(f, tr));
+    const first = FIRST_FIGURE.map((a) => figures.findIndex((f) => f.attribute === a)).find((i) => i >= 0);
+    if (figures.length > 0) {
+      const i = first === undefined ? 0 : first;
+      rows[i].setAttribute('aria-selected', 'true');
+      await drawEditions(ctx, figures[i]);
+    }
+    const editions = [...new Set(figures.map((f) => f.edition))].sort();
+    caption.textContent =
+      `${req.slug} · Supply and demand · ${regionWords(region)} ${year} · ${figures.length} figures` +
+      ` (${asOf ? `as of ${asOf}` : 'newest editions'}: ${editions.join(', ')}). Click a row to see it across editions.`;
+    setStatus(`${figures.length} figures loaded.`);
+  }
+
   /** The commodity's detail (GET /commodities/{slug}), fetched once per commodity; null when that failed. */
   const details = new Map();
   function detailOf(slug) {
@@ -658,8 +989,10 @@
   function syncKind() {
     const kind = kindSelect.value;
     const cot = kind in COT_GROUPS;
+    const sd = kind === SD;
     if (cot) syncScope(kind);
     const s = current ? current.offered.get(seriesTypeOf(kind, scopeOf(kind))) : undefined;
+    if (sd) syncRegions(s);
     if (s) {
       // "Spot price · daily", then "2022-09-01 to 2022-11-28" on a line of its own.
       const what = [kind === 'price' ? BASIS_WORDS[s.price_basis] : '', s.frequency].filter(Boolean).join(' · ');
@@ -695,10 +1028,51 @@
       noteTitle.textContent = '';
       noteText.textContent = '';
     }
-    seriesOptions.hidden = cot;
-    seriesOptions.disabled = cot;
+    seriesOptions.hidden = cot || sd;
+    seriesOptions.disabled = cot || sd;
     cotOptions.hidden = !cot;
     cotOptions.disabled = !cot;
+    sdOptions.hidden = !sd;
+    sdOptions.disabled = !sd;
+    // A balance sheet is chosen by marketing year and edition (as of), not by a date range.
+    for (const field of [startField, endField]) {
+      field.hidden = sd;
+      for (const input of field.querySelectorAll('input')) input.disabled = sd;
+    }
+  }
+
+  /** The region selector offers the regions the commodity's descriptor lists (united_states first). */
+  function syncRegions(descriptor) {
+    const regions = descriptor && Array.isArray(descriptor.regions) ? descriptor.regions : [];
+    const listed = [...regionSelect.options].map((o) => o.value);
+    if (regions.length === 0 || regions.join() === listed.join()) return;
+    const chosen = regionSelect.value;
+    const ordered = [...regions].sort((a, b) => (a === 'united_states' ? -1 : b === 'united_states' ? 1 : 0));
+    regionSelect.replaceChildren(
+      ...ordered.map((r) => {
+        const o = document.createElement('option');
+        o.value = r;
+        o.textContent = regionWords(r);
+        return o;
+      }),
+    );
+    regionSelect.value = ordered.includes(chosen) ? chosen : ordered[0];
+    resetYears();
+  }
+
+  /** "united_states" as "United States", "eu" as "EU". */
+  const regionWords = (r) =>
+    r === 'eu'
+      ? 'EU'
+      : r
+          .split('_')
+          .map((w) => (w === 'and' ? w : w.replace(/^./, (c) => c.toUpperCase())))
+          .join(' ');
+
+  /** The marketing years offered are those of the region shown last: forgotten when the region or edition changes. */
+  function resetYears() {
+    yearSelect.replaceChildren(new window.Option('Newest', ''));
+    yearHint.textContent = 'The years of the region, once shown.';
   }
 
   /** Nothing to ask the API for: the commodity does not offer the kind. */
@@ -722,6 +1096,10 @@
     setStatus('');
     if (req.kind === 'cot_cit') {
       showError(new Error(`${detail.name} (${current.slug}) has no ${COT_WORDS.cot_cit}. ${CIT_MARKETS}`));
+      return;
+    }
+    if (req.kind === SD) {
+      showError(new Error(`${detail.name} (${current.slug}) has no supply and demand balance sheets.`));
       return;
     }
     if (req.kind in COT_GROUPS) {
@@ -772,6 +1150,10 @@
       const descriptor = known ? known.offered.get(req.type) : undefined;
       if (known && !descriptor) {
         notOffered(req);
+        return;
+      }
+      if (req.kind === SD) {
+        await showBalanceSheet(req, known, descriptor);
         return;
       }
       const url = apiBase + req.path;
@@ -853,6 +1235,8 @@
       if (req.kind === 'cot_cit' && err.status === 404) {
         err.hint = `${req.slug} has no ${COT_WORDS.cot_cit}. ${CIT_MARKETS}`;
       }
+      if (req.kind === SD) err.hint = balanceSheetRefusal(err, req.slug);
+      checksBox.hidden = true;
       showError(err);
     } finally {
       submitButton.disabled = false;
@@ -901,7 +1285,12 @@
     follow('', null);
     void loadCommodities().then(loadAvailable);
   });
-  commodityInput.addEventListener('change', () => void loadAvailable());
+  commodityInput.addEventListener('change', () => {
+    resetYears();
+    void loadAvailable();
+  });
+  regionSelect.addEventListener('change', resetYears);
+  asOfInput.addEventListener('change', resetYears);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     void show();

@@ -9,6 +9,7 @@ import {
   PUBLICATION_FIELDS,
   TimeSeriesPoint,
 } from './resources.ts';
+import { SupplyDemandFigure } from './supply-demand.ts';
 
 /**
  * The CSV form of the data answers (`Accept: text/csv` on the list, series and COT endpoints):
@@ -137,6 +138,21 @@ export function cotCsvColumns(request: {
   ];
 }
 
+const SUPPLY_DEMAND_KEYS = ['marketing_year', 'region', 'attribute', 'value', 'unit', 'edition', 'status', 'derived'];
+const SUPPLY_DEMAND_COLUMNS = {
+  figures: columnsOf(SupplyDemandFigure.shape, SUPPLY_DEMAND_KEYS),
+  editions: columnsOf(SupplyDemandFigure.shape, [...SUPPLY_DEMAND_KEYS, 'change']),
+};
+
+/**
+ * The columns of GET /commodities/{slug}/supply-demand: marketing_year, region, attribute, value,
+ * unit, edition, status, derived (true on the derived stocks_to_use, else empty); view=editions
+ * adds change (empty at the first edition). The publication instants and revisions are JSON only.
+ */
+export function supplyDemandCsvColumns(request: { view: 'figures' | 'editions' }): readonly CsvColumn[] {
+  return SUPPLY_DEMAND_COLUMNS[request.view];
+}
+
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /**
@@ -226,6 +242,14 @@ export type CsvFileSubject =
       end_date?: string | undefined;
       as_of?: string | undefined;
       page?: number | undefined;
+    }
+  | {
+      endpoint: 'supply-demand';
+      commodity: string;
+      region: string;
+      marketing_year?: string | undefined;
+      attribute?: string | undefined;
+      page?: number | undefined;
     };
 
 /** Longest file name contentDisposition gives, `.csv` included: well inside every file system's limit. */
@@ -251,7 +275,7 @@ function dateRange(start: string | undefined, end: string | undefined): string[]
 /**
  * A file name that says what the CSV holds, e.g. `CORN-series-price-2025-01-01_2025-12-31.csv`,
  * `CORN-series-price-weekly-pct_change-2025-01-01_2025-12-31.csv`, `GOLD-cot-legacy-2024-01-01_2024-12-31-page-2.csv`,
- * `commodities-energy.csv`. Defaults are left out (transform none, page 1); pass the resolved dates
+ * `commodities-energy.csv`, `CORN-supply-demand-united_states-2026-27-ending_stocks.csv`. Defaults are left out (transform none, page 1); pass the resolved dates
  * of a series (its defaults are a date range too).
  */
 export function csvFileName(subject: CsvFileSubject): string {
@@ -280,6 +304,17 @@ export function csvFileName(subject: CsvFileSubject): string {
         subject.format,
         ...dateRange(subject.start_date, subject.end_date),
         ...asOfPart(subject.as_of),
+        ...page(subject.page),
+      ];
+      break;
+    case 'supply-demand':
+      parts = [
+        subject.commodity,
+        'supply-demand',
+        subject.region,
+        // 2026/27 is written 2026-27 (no slash in a file name)
+        ...(subject.marketing_year ? [subject.marketing_year.replace('/', '-')] : []),
+        ...(subject.attribute ? [subject.attribute] : []),
         ...page(subject.page),
       ];
       break;

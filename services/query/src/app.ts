@@ -26,6 +26,7 @@ import { registerQueryMetrics } from './metrics.ts';
 import { classifyMongoError } from './repository/mongo-errors.ts';
 import type { ReadModelRepository } from './repository/repository.ts';
 import { registerSeriesRoute } from './series/get-series.ts';
+import { registerSupplyDemandRoute } from './supply-demand/get-supply-demand.ts';
 
 export interface QueryDeps {
   repository: ReadModelRepository;
@@ -107,6 +108,7 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
   registerDetailRoute(routes, ctx);
   registerSeriesRoute(routes, ctx);
   registerCotRoute(routes, ctx);
+  registerSupplyDemandRoute(routes, ctx);
   if (deps.bulk !== undefined) registerBulkRoutes(routes, deps.bulk);
   registerReadOnlyRoutes(app, Object.values(ROUTE_PATHS));
 

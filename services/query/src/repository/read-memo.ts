@@ -1,4 +1,4 @@
-import { ALIAS_CACHE_MS, type CatalogDoc } from '@cds/read-models';
+import { ALIAS_CACHE_MS, type CatalogDoc, type SupplyDemandBucketDoc } from '@cds/read-models';
 import {
   seriesRangeFromBuckets,
   type ReadModelReader,
@@ -7,7 +7,10 @@ import {
 } from '@cds/store';
 
 export interface ReadMemoOptions {
-  /** Most series years (one bucket each) kept; the least recently read go first. */
+  /**
+   * Most series years (one bucket each) and balance-sheet reads (a region's sheets, or one marketing
+   * year's) kept, together; the least recently read go first.
+   */
   maxBuckets: number;
   /** Safety-net lifetime of what is kept; the projector's announcements drop it sooner. */
   ttlMs: number;
@@ -37,6 +40,8 @@ interface Entry {
  * parameter set not seen since the data changed: another range, frequency or transform) then costs
  * the computation and serialization alone, not a database round trip per bucket and one for the
  * catalog (FerretDB: about 130 µs of its CPU and 70 µs of the driver's per read, docs/reliability.md).
+ * The balance sheets (supply and demand) are kept whole, as the store gives them, every view being
+ * computed from them.
  * The series range is assembled from the kept years by the store's own rule (seriesRangeFromBuckets),
  * so the answer is the one the store gives; point-in-time views (as_of, first_release, revisions) and
  * COT pages go to the store. Kept values are shared by requests and never changed by them. Dropped
@@ -138,6 +143,13 @@ export function createReadMemo(
     ...inner,
     catalogEntries: (q = {}) => kept<CatalogDoc[]>(`l${q.category ?? ''}`, LISTS, () => inner.catalogEntries(q)),
     catalogEntry: (id) => kept<CatalogDoc | null>(`c${id}`, id, () => inner.catalogEntry(id)),
+    // `s\u0000` never begins a series key (commodity ids are not empty): counted with the buckets.
+    supplyDemandSheets: (q) =>
+      kept<SupplyDemandBucketDoc[]>(
+        `s\u0000sd\u0000${q.commodityId}\u0000${q.region}\u0000${q.marketingYear ?? ''}`,
+        q.commodityId,
+        () => inner.supplyDemandSheets(q),
+      ),
     seriesRange: (q) =>
       q.view === undefined
         ? seriesRangeFromBuckets(q, (ys) => Promise.all(ys.map((y) => year(q, y))))

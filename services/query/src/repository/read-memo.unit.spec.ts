@@ -35,6 +35,7 @@ function fakeReader(): ReadModelReader & { reads: number; catalogReads: number }
       ),
     cotPage: () => Promise.reject(new Error('not used')),
     cotBefore: () => Promise.reject(new Error('not used')),
+    supplyDemandSheets: () => Promise.reject(new Error('not used')),
     ping: () => Promise.resolve(),
   };
   return reader;

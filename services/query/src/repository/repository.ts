@@ -1,9 +1,24 @@
 import type { Category, SortOrder } from '@cds/contracts';
-import type { CatalogDoc, CotDoc } from '@cds/read-models';
-import type { CotHistoryQuery, CotPageQuery, Page, ReadModelReader, SeriesRange, SeriesRangeQuery } from '@cds/store';
+import type { CatalogDoc, CotDoc, SupplyDemandBucketDoc } from '@cds/read-models';
+import type {
+  CotHistoryQuery,
+  CotPageQuery,
+  Page,
+  ReadModelReader,
+  SeriesRange,
+  SeriesRangeQuery,
+  SupplyDemandSheetsQuery,
+} from '@cds/store';
 import { matchesSearch } from './search.ts';
 
-export type { CotHistoryQuery, CotPageQuery, Page, SeriesRange, SeriesRangeQuery } from '@cds/store';
+export type {
+  CotHistoryQuery,
+  CotPageQuery,
+  Page,
+  SeriesRange,
+  SeriesRangeQuery,
+  SupplyDemandSheetsQuery,
+} from '@cds/store';
 
 export interface CatalogPageQuery {
   category?: Category | undefined;
@@ -31,6 +46,8 @@ export interface ReadModelRepository {
    * `firstDate`, the format's first report), in ascending date order: all of them when fewer.
    */
   findCotReportsBefore(query: CotHistoryQuery): Promise<CotDoc[]>;
+  /** The whole balance sheets of a commodity in a region (one marketing year's, or all), newest marketing year first. */
+  supplyDemandSheets(query: SupplyDemandSheetsQuery): Promise<SupplyDemandBucketDoc[]>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
 }
@@ -49,6 +66,7 @@ export function createReadModelRepository(reader: ReadModelReader): ReadModelRep
     readSeries: (q) => reader.seriesRange(q),
     findCotReports: (q) => reader.cotPage(q),
     findCotReportsBefore: (q) => reader.cotBefore(q),
+    supplyDemandSheets: (q) => reader.supplyDemandSheets(q),
     ping: () => reader.ping(),
   };
 }

@@ -1,4 +1,10 @@
-import { isCurrentView, type CatalogDoc, type CotDoc, type SeriesBucketDoc } from '@cds/read-models';
+import {
+  isCurrentView,
+  type CatalogDoc,
+  type CotDoc,
+  type SeriesBucketDoc,
+  type SupplyDemandBucketDoc,
+} from '@cds/read-models';
 import { defaultCotScope } from '@cds/contracts';
 import { viewPoints, type CotPageQuery, type ReadModelReader, type ViewedPoint } from '@cds/store';
 import { createReadModelRepository, type ReadModelRepository } from '../repository/repository.ts';
@@ -7,6 +13,8 @@ export interface FakeReadModels {
   catalog?: CatalogDoc[];
   series?: SeriesBucketDoc[];
   cot?: CotDoc[];
+  /** Balance sheets, without `_meta` (as the store's supplyDemandSheets gives them). */
+  supplyDemand?: Omit<SupplyDemandBucketDoc, '_meta'>[];
 }
 
 export interface FakeRepository extends ReadModelRepository {
@@ -28,7 +36,12 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * those whose release was published by then.
  */
 export function createFakeRepository(initial: FakeReadModels = {}): FakeRepository {
-  const data = { catalog: initial.catalog ?? [], series: initial.series ?? [], cot: initial.cot ?? [] };
+  const data = {
+    catalog: initial.catalog ?? [],
+    series: initial.series ?? [],
+    cot: initial.cot ?? [],
+    supplyDemand: initial.supplyDemand ?? [],
+  };
   const calls: Record<string, number> = {};
 
   function run<T>(method: string, fn: () => T): Promise<T> {
@@ -97,6 +110,14 @@ export function createFakeRepository(initial: FakeReadModels = {}): FakeReposito
         const before = cotOf(q).filter((d) => d.report_date >= q.firstDate && d.report_date < q.before);
         return q.count <= 0 ? [] : before.slice(Math.max(0, before.length - q.count));
       }),
+    supplyDemandSheets: (q) =>
+      run('supplyDemandSheets', () =>
+        data.supplyDemand
+          .filter((d) => d.commodity_id === q.commodityId && d.region === q.region)
+          .filter((d) => q.marketingYear === undefined || d.marketing_year === q.marketingYear)
+          .sort((a, b) => byText(b.marketing_year, a.marketing_year))
+          .map((d) => ({ ...d, _meta: { version: 0 } }) as unknown as SupplyDemandBucketDoc),
+      ),
     ping: () => run('ping', () => undefined),
   };
 

@@ -5,10 +5,22 @@ import type {
   SeriesBucketDoc,
   StoredGroup,
   StoredPoint,
+  StoredFigure,
   StoredSeriesDescriptor,
+  SupplyDemandBucketDoc,
 } from '@cds/read-models';
-import { cotBucketId, seriesBucketId } from '@cds/read-models';
-import { cotDatasetOf, type CotFormat, type CotScope, defaultCotScope, type SeriesType } from '@cds/contracts';
+import { cotBucketId, releaseFolder, seriesBucketId } from '@cds/read-models';
+import {
+  cotDatasetOf,
+  type CotFormat,
+  type CotScope,
+  defaultCotScope,
+  type SeriesType,
+  supplyDemandBucketId,
+  supplyDemandFigureKey,
+  type SupplyDemandCheck,
+  type SupplyDemandStatus,
+} from '@cds/contracts';
 
 const meta = { position: 1, version: 1 };
 
@@ -158,4 +170,57 @@ export function cotBuckets(reports: readonly CotDoc[]): CotBucketDoc[] {
     bucket.count += 1;
   }
   return [...byId.values()];
+}
+
+/** One release of a balance sheet for `supplyDemandSheet`: when, its status, and [attribute, unit, value] rows. */
+export interface SheetRelease {
+  /** published_at (`toISOString()` text). */
+  p: string;
+  /** first_seen_at; defaults to `p`. */
+  f?: string;
+  estimated?: boolean;
+  status?: SupplyDemandStatus;
+  failed?: SupplyDemandCheck[];
+  figures: readonly (readonly [string, string, number])[];
+}
+
+/** Equal versions: value, status and failed checks (a release repeating them only confirms). */
+const sameFigure = (a: StoredFigure, b: StoredFigure) =>
+  a.v === b.v && a.s === b.s && (a.x ?? []).join() === (b.x ?? []).join();
+
+/** A balance sheet with its releases folded in (libs/read-models versions.ts), as the projector stores it. */
+export function supplyDemandSheet(
+  commodityId: string,
+  region: string,
+  marketingYear: string,
+  releases: readonly SheetRelease[],
+): SupplyDemandBucketDoc {
+  const folder = releaseFolder<StoredFigure>(
+    { current: [], revised: [], releases: [] },
+    { dateOf: (f) => f.k, same: sameFigure },
+  );
+  for (const r of releases) {
+    const items = r.figures.map(([a, u, v]) => ({
+      k: supplyDemandFigureKey(a, u),
+      a,
+      u,
+      v,
+      s: r.status ?? 'projection',
+      ...(r.failed === undefined ? {} : { x: r.failed }),
+    }));
+    folder.fold({ publishedAt: r.p, firstSeenAt: r.f ?? r.p, estimated: r.estimated === true }, items);
+  }
+  const parts = folder.parts();
+  return {
+    _id: supplyDemandBucketId(commodityId, region, marketingYear),
+    commodity_id: commodityId,
+    region,
+    marketing_year: marketingYear,
+    figures: parts.current,
+    revised: parts.revised,
+    releases: parts.releases,
+    source: 'wasde:wasde0626.xml',
+    last_updated: releases.at(-1)?.f ?? releases.at(-1)?.p,
+    _meta: meta,
+  };
 }

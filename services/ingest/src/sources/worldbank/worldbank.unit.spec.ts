@@ -19,7 +19,8 @@ import {
   type WorldBankFileInfo,
 } from './parse.ts';
 import { findPinkSheetLink } from './fetch.ts';
-import { readXlsxSheet, scanXml, XlsxError } from './xlsx.ts';
+import { scanXml } from '../common/xml.ts';
+import { readXlsxSheet, XlsxError } from './xlsx.ts';
 import { openZip, ZipGuardError } from './zip-guard.ts';
 
 // Real excerpts (test/fixtures/README.md): the same cells as the publisher's workbooks.

@@ -1,10 +1,11 @@
+import { decodeXml, localName, scanXml, XmlError } from '../common/xml.ts';
 import { openZip, type ZipArchive, type ZipLimits } from './zip-guard.ts';
 
 /**
  * A small bounded reader of one sheet of an .xlsx workbook: the zip is checked and read by
  * zip-guard.ts (the guard and the reader are the same code), then only xl/workbook.xml, its
  * relationships, xl/sharedStrings.xml and the one sheet are inflated, each within its declared size,
- * and scanned once, linearly, by the tokenizer below. It builds nothing for merged ranges, data
+ * and scanned once, linearly, by the shared tokenizer (sources/common/xml.ts). It builds nothing for merged ranges, data
  * validations, conditional formats, hyperlinks or styles: a cell exists only where the sheet
  * holds a `<c>` with a value, and every cell's row and column must lie within the limits.
  */
@@ -31,155 +32,11 @@ export class XlsxError extends Error {
   override readonly name = 'XlsxError';
 }
 
-type Attrs = Record<string, string>;
-interface XmlHandler {
-  open(name: string, attrs: Attrs): void;
-  close(name: string): void;
-  /** Raw character data (entities not yet decoded). */
-  text(raw: string): void;
-}
-
-const MAX_DEPTH = 64;
-
-/** `x:row` → `row`: element names are compared without their prefix. */
-const localName = (name: string) => {
-  const colon = name.indexOf(':');
-  return colon === -1 ? name : name.slice(colon + 1);
-};
-
-/** Decodes the five XML entities and character references; anything else is refused (there is no DTD). */
-export function decodeXml(s: string): string {
-  let amp = s.indexOf('&');
-  if (amp === -1) return s;
-  let out = '';
-  let from = 0;
-  while (amp !== -1) {
-    const semi = s.indexOf(';', amp);
-    if (semi === -1 || semi - amp > 10) throw new XlsxError('malformed XML: a bare "&"');
-    const ref = s.slice(amp + 1, semi);
-    let ch: string;
-    if (ref === 'amp') ch = '&';
-    else if (ref === 'lt') ch = '<';
-    else if (ref === 'gt') ch = '>';
-    else if (ref === 'quot') ch = '"';
-    else if (ref === 'apos') ch = "'";
-    else if (/^#[0-9]{1,7}$/.test(ref) || /^#x[0-9a-fA-F]{1,6}$/.test(ref)) {
-      const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      if (code > 0x10ffff) throw new XlsxError(`malformed XML: character reference &${ref};`);
-      ch = String.fromCodePoint(code);
-    } else throw new XlsxError(`malformed XML: unknown entity &${ref};`);
-    out += s.slice(from, amp) + ch;
-    from = semi + 1;
-    amp = s.indexOf('&', from);
-  }
-  return out + s.slice(from);
-}
-
 /** OOXML's `_x000D_` escapes in cell text. */
 const decodeOoxml = (s: string) =>
   s.indexOf('_x') === -1
     ? s
     : s.replace(/_x([0-9A-Fa-f]{4})_/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-
-function parseAttrs(body: string, from: number): Attrs {
-  const attrs: Attrs = {};
-  const n = body.length;
-  let i = from;
-  for (;;) {
-    while (i < n && body.charCodeAt(i) <= 32) i++;
-    if (i >= n) return attrs;
-    const eq = body.indexOf('=', i);
-    if (eq === -1) throw new XlsxError('malformed XML: an attribute without a value');
-    const name = body.slice(i, eq).trim();
-    let q = eq + 1;
-    while (q < n && body.charCodeAt(q) <= 32) q++;
-    const quote = body[q];
-    if (quote !== '"' && quote !== "'") throw new XlsxError('malformed XML: an unquoted attribute');
-    const end = body.indexOf(quote, q + 1);
-    if (end === -1) throw new XlsxError('malformed XML: an unterminated attribute');
-    attrs[name] = body.slice(q + 1, end);
-    i = end + 1;
-  }
-}
-
-/**
- * Scans an XML document once, left to right, calling `handler` for each element and text run:
- * time linear in its length, depth at most 64, open and close tags matched. Comments and
- * processing instructions are skipped, CDATA is text, and a DOCTYPE (the only way to entities
- * beyond the five predefined ones) is refused.
- */
-export function scanXml(text: string, handler: XmlHandler): void {
-  const n = text.length;
-  const stack: string[] = [];
-  const malformed = (what: string) => new XlsxError(`malformed XML: ${what}`);
-  let i = 0;
-  while (i < n) {
-    const lt = text.indexOf('<', i);
-    if (lt === -1) {
-      if (stack.length > 0 && i < n) handler.text(text.slice(i));
-      break;
-    }
-    if (lt > i && stack.length > 0) handler.text(text.slice(i, lt));
-    const c = text.charCodeAt(lt + 1);
-    if (c === 63 /* ? */) {
-      const end = text.indexOf('?>', lt + 2);
-      if (end === -1) throw malformed('an unterminated processing instruction');
-      i = end + 2;
-      continue;
-    }
-    if (c === 33 /* ! */) {
-      if (text.startsWith('<!--', lt)) {
-        const end = text.indexOf('-->', lt + 4);
-        if (end === -1) throw malformed('an unterminated comment');
-        i = end + 3;
-      } else if (text.startsWith('<![CDATA[', lt)) {
-        const end = text.indexOf(']]>', lt + 9);
-        if (end === -1) throw malformed('an unterminated CDATA section');
-        // CDATA is literal: re-encode its "&" and "<" so the handler's decodeXml gives them back
-        if (stack.length > 0)
-          handler.text(
-            text
-              .slice(lt + 9, end)
-              .replace(/&/g, '&amp;')
-              .replace(/</g, '&lt;'),
-          );
-        i = end + 3;
-      } else throw new XlsxError('a DOCTYPE or entity declaration is not read');
-      continue;
-    }
-    // the end of the tag: the first ">" outside a quoted attribute value
-    let j = lt + 1;
-    let quote = 0;
-    for (; j < n; j++) {
-      const ch = text.charCodeAt(j);
-      if (quote !== 0) {
-        if (ch === quote) quote = 0;
-      } else if (ch === 34 || ch === 39) quote = ch;
-      else if (ch === 62) break;
-    }
-    if (j >= n) throw malformed('an unterminated tag');
-    if (c === 47 /* / */) {
-      const name = localName(text.slice(lt + 2, j).trim());
-      if (stack.pop() !== name) throw malformed(`</${name}> closes no open <${name}>`);
-      handler.close(name);
-    } else {
-      const selfClosing = text.charCodeAt(j - 1) === 47;
-      const body = text.slice(lt + 1, selfClosing ? j - 1 : j);
-      let k = 0;
-      while (k < body.length && body.charCodeAt(k) > 32) k++;
-      const name = localName(body.slice(0, k));
-      if (name === '') throw malformed('a tag without a name');
-      handler.open(name, parseAttrs(body, k));
-      if (selfClosing) handler.close(name);
-      else {
-        if (stack.length >= MAX_DEPTH) throw malformed(`elements nested deeper than ${MAX_DEPTH}`);
-        stack.push(name);
-      }
-    }
-    i = j + 1;
-  }
-  if (stack.length > 0) throw malformed(`<${stack.at(-1)}> is never closed`);
-}
 
 /** `CK803` → { col: 89, row: 803 }; undefined for anything else (columns up to XFD, 3 letters). */
 export function cellRef(ref: string): { col: number; row: number } | undefined {
@@ -429,6 +286,10 @@ export function readXlsxSheet(
   const zip = openZip(bytes, limits);
   try {
     return readParts(zip, sheetName, limits);
+  } catch (err) {
+    // the tokenizer's refusals are the workbook's content refused
+    if (err instanceof XmlError) throw new XlsxError(err.message);
+    throw err;
   } finally {
     if (cost) cost.inflatedBytes = zip.inflatedBytes;
   }

@@ -10,10 +10,13 @@ const LIVE_NAMES = INPUTS.filter((i) => typeof i.live === 'function').map((i) =>
 /** What a flag only some inputs take is for, in the usage text. */
 const flagUsers = (flag: keyof FileFlags) => INPUTS.filter((i) => i.file.takes?.includes(flag)).map((i) => i.name);
 /** The flags of the file readers, each with the inputs that read it and what it is for (the usage text's options). */
-const FLAG_LINES = (['commodity', 'series', 'report'] as const satisfies readonly (keyof FileFlags)[]).flatMap((flag) =>
+const FLAG_LINES = (
+  ['commodity', 'series', 'report', 'publishedAt'] as const satisfies readonly (keyof FileFlags)[]
+).flatMap((flag) =>
   INPUTS.flatMap((i) => {
     const what = i.file.flags?.[flag];
-    return what === undefined ? [] : [`  ${`--${flag} ID`.padEnd(22)}  ${i.name}: ${what}`];
+    const shown = flag === 'publishedAt' ? '--published-at TIME' : `--${flag} ID`;
+    return what === undefined ? [] : [`  ${shown.padEnd(22)}  ${i.name}: ${what}`];
   }),
 );
 /** The keys sync cannot run a source without, as `<source> (<variable>)`. */
@@ -67,6 +70,8 @@ export type IngestCommand =
       series?: string;
       /** ams: the report the file answers for. */
       report?: string;
+      /** Supply and demand: when the file was published (RFC 3339). */
+      publishedAt?: string;
       common: CommonOptions;
     }
   | {
@@ -117,6 +122,7 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
       commodity: { type: 'string' },
       series: { type: 'string' },
       report: { type: 'string' },
+      'published-at': { type: 'string' },
       'nats-url': { type: 'string' },
       'no-ledger': { type: 'boolean' },
       quiet: { type: 'boolean' },
@@ -148,6 +154,7 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
       'commodity',
       'series',
       'report',
+      'published-at',
     ] as const)
       if (v[flag] !== undefined) throw new UsageError(`sync takes no --${flag}`);
     const source = v.source ?? 'all';
@@ -162,7 +169,17 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   }
   if (v.snapshot !== undefined) {
     if (command !== 'backfill') throw new UsageError('--snapshot goes with backfill');
-    for (const flag of ['source', 'file', 'demo', 'since', 'years', 'without', 'commodity', 'series'] as const)
+    for (const flag of [
+      'source',
+      'file',
+      'demo',
+      'since',
+      'years',
+      'without',
+      'commodity',
+      'series',
+      'published-at',
+    ] as const)
       if (v[flag] !== undefined) throw new UsageError(`--snapshot takes no --${flag}`);
     return { command: 'snapshot', dir: v.snapshot, common };
   }
@@ -199,11 +216,14 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   if (v.file === undefined) throw new UsageError('--file is required (or --since to fetch from the live source)');
   const file = inputNamed(v.source)!.file;
   for (const { flag, hint } of file.requires ?? [])
-    if (v[flag] === undefined)
+    if (v[flag === 'publishedAt' ? 'published-at' : flag] === undefined)
       throw new UsageError(`--${flag} is required for --source ${v.source}${hint !== undefined ? ` (${hint})` : ''}`);
   for (const flag of ['report'] as const)
     if (v[flag] !== undefined && !(file.takes ?? []).includes(flag))
       throw new UsageError(`--${flag} goes with --source ${flagUsers(flag).join(', ')}`);
+  const publishedAt = v['published-at'];
+  if (publishedAt !== undefined && !(file.takes ?? []).includes('publishedAt'))
+    throw new UsageError(`--published-at goes with --source ${flagUsers('publishedAt').join(', ')}`);
   return {
     command: 'backfill',
     source: v.source,
@@ -211,6 +231,7 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
     ...(v.commodity !== undefined ? { commodity: v.commodity } : {}),
     ...(v.series !== undefined ? { series: v.series } : {}),
     ...(v.report !== undefined ? { report: v.report } : {}),
+    ...(publishedAt !== undefined ? { publishedAt } : {}),
     common,
   };
 }

@@ -76,6 +76,7 @@ export async function openSource(
       ...(cmd.commodity !== undefined ? { commodity: cmd.commodity } : {}),
       ...(cmd.series !== undefined ? { series: cmd.series } : {}),
       ...(cmd.report !== undefined ? { report: cmd.report } : {}),
+      ...(cmd.publishedAt !== undefined ? { publishedAt: cmd.publishedAt } : {}),
     };
     let items;
     try {

@@ -7,7 +7,7 @@ import {
   type LegacyCotRecord,
   type SeriesPointRecord,
 } from '@cds/contracts';
-import type { CotItem, PublicationStamp, SeriesItem, SeriesKey } from '../sources/types.ts';
+import type { CotItem, PublicationStamp, SeriesItem, SeriesKey, SupplyDemandItem } from '../sources/types.ts';
 
 /** A batch of the points of one series (SeriesKey) and period (YYYY). */
 export interface SeriesBatch extends SeriesKey {
@@ -52,7 +52,8 @@ export type CotBatch =
       reports: CitCotRecord[];
     };
 
-export type Batch = SeriesBatch | CotBatch;
+/** One release of one balance sheet: the source yields it whole, so it is its own batch. */
+export type Batch = SeriesBatch | CotBatch | SupplyDemandItem;
 
 export interface BatcherOptions {
   /** Most points in one series batch. Default MAX_POINTS_PER_EVENT. */
@@ -68,7 +69,7 @@ export interface BatcherOptions {
 
 export interface Batcher {
   /** Adds one record; returns the batches that must be published now (often none). */
-  add(item: SeriesItem | CotItem): Batch[];
+  add(item: SeriesItem | CotItem | SupplyDemandItem): Batch[];
   /** Returns every open group as batches (in a deterministic order) and empties the batcher. */
   drain(): Batch[];
   /** Records held right now. */
@@ -155,6 +156,8 @@ export function createBatcher(opts: BatcherOptions = {}): Batcher {
       return replaced;
     },
     add(item) {
+      // a balance sheet's release comes whole from its source: published as it is, in input order
+      if (item.kind === 'supply_demand') return [item];
       const date = item.kind === 'series' ? item.point.date : item.record.report_date;
       const period = date.slice(0, 4);
       const key =

@@ -74,7 +74,7 @@ describe('createBatcher', () => {
       const dates = b.points.map((p) => p.date);
       expect(dates).toEqual([...dates].sort());
     }
-    expect(batches.map((b) => `${b.commodity_id}/${b.period}`).sort()).toEqual([
+    expect(batches.map((b) => `${b.commodity_id}/${b.kind === 'series' ? b.period : b.kind}`).sort()).toEqual([
       'CRUDE_OIL_WTI/2023',
       'CRUDE_OIL_WTI/2024',
       'NATURAL_GAS/2023',

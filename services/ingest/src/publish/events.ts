@@ -6,6 +6,8 @@ import {
   deterministicEventId,
   SeriesPointsRecorded,
   subjectFor,
+  SupplyDemandBatch,
+  SupplyDemandFiguresRecorded,
   type DataEvent,
 } from '@cds/contracts';
 import { z } from 'zod';
@@ -46,6 +48,7 @@ const ENVELOPES = {
   'catalog.commodity.upserted': CommodityUpserted.extend({ data: z.unknown() }),
   'series.points.recorded': SeriesPointsRecorded.extend({ data: z.unknown() }),
   'cot.reports.recorded': CotReportsRecorded.extend({ data: z.unknown() }),
+  'supply_demand.figures.recorded': SupplyDemandFiguresRecorded.extend({ data: z.unknown() }),
 } as const;
 
 function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
@@ -119,6 +122,7 @@ export function prepareBatchEvent(batch: Batch, ctx: EventContext): Prepared {
       ingestStamped,
     );
   }
+  if (batch.kind === 'supply_demand') return prepareSupplyDemandEvent(batch, ctx);
   const { kind: _kind, period, ...rest } = batch;
   const data = {
     ...rest,
@@ -132,6 +136,24 @@ export function prepareBatchEvent(batch: Batch, ctx: EventContext): Prepared {
     fastCotReportsBatch,
     [batch.commodity_id, batch.format, period],
     batch.reports.length,
+    ctx,
+  );
+}
+
+/**
+ * The event of one release of one balance sheet. Its id covers the sheet (commodity, region,
+ * marketing year), the edition and a SHA-256 of the validated content, published_at included (a
+ * re-post of an edition is a release of its own; the same file read again gives the same ids).
+ * Batches are few (a file holds a few hundred sheets): checked with the contract's zod schema.
+ */
+function prepareSupplyDemandEvent(batch: Extract<Batch, { kind: 'supply_demand' }>, ctx: EventContext): Prepared {
+  const { kind: _kind, ...data } = batch;
+  return prepare(
+    'supply_demand.figures.recorded',
+    data,
+    SupplyDemandBatch,
+    [data.commodity_id, data.region, data.marketing_year, data.edition],
+    data.figures.length,
     ctx,
   );
 }

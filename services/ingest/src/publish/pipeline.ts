@@ -42,6 +42,17 @@ export interface IngestOptions {
   progressEvery?: number;
 }
 
+/** A batch's records, what they are and their period, as a rejection names them. */
+function describeBatch(batch: Batch): { n: number; what: string; period: string } {
+  if (batch.kind === 'series') return { n: batch.points.length, what: batch.series_type, period: batch.period };
+  if (batch.kind === 'cot') return { n: batch.reports.length, what: `cot ${batch.format}`, period: batch.period };
+  return {
+    n: batch.figures.length,
+    what: `supply_demand ${batch.region} ${batch.marketing_year}`,
+    period: `edition ${batch.edition}`,
+  };
+}
+
 /**
  * Runs one ingest: publishes the catalog, then batches the source items into events, validates
  * each against its contract and publishes it. A bad row never aborts the run: adapters yield it as
@@ -81,14 +92,13 @@ export async function runIngest(opts: IngestOptions): Promise<IngestSummary> {
   };
   const sendBatch = (batch: Batch) =>
     send(prepareBatchEvent(batch, ctx()), (reason) => {
-      const n = batch.kind === 'series' ? batch.points.length : batch.reports.length;
-      const what = batch.kind === 'series' ? `${batch.series_type}` : `cot ${batch.format}`;
+      const { n, what, period } = describeBatch(batch);
       for (let i = 0; i < n; i++) {
         reject({
           kind: 'rejected',
           file: opts.source,
           line: 0,
-          reason: `${batch.commodity_id} ${what} ${batch.period}: ${reason}`,
+          reason: `${batch.commodity_id} ${what} ${period}: ${reason}`,
         });
       }
     });

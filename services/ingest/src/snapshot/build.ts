@@ -130,7 +130,12 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
           problems.push(`${opts.onto}/${item.file}:${item.line}: ${item.reason}`);
           continue;
         }
-        const date = item.kind === 'series' ? item.point.date : item.record.report_date;
+        const date =
+          item.kind === 'series'
+            ? item.point.date
+            : item.kind === 'cot'
+              ? item.record.report_date
+              : `${item.edition}-01`;
         if ((windowedToCotSince(sourceOfItem(item)) || item.kind === 'cot') && date < opts.cotSince) continue;
         n++;
         yield item;
@@ -154,7 +159,12 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
           problems.push(`${p.source}/${p.name}:${item.line}: ${item.reason}`);
           continue;
         }
-        const date = item.kind === 'series' ? item.point.date : item.record.report_date;
+        const date =
+          item.kind === 'series'
+            ? item.point.date
+            : item.kind === 'cot'
+              ? item.record.report_date
+              : `${item.edition}-01`;
         if ((windowed || item.kind === 'cot') && date < opts.cotSince) continue;
         n++;
         yield item;

@@ -93,6 +93,8 @@ export async function writeSnapshot(
       ]);
       continue;
     }
+    // the snapshot's files hold series and COT reports; a balance sheet has no file there yet
+    if (item.kind === 'supply_demand') continue;
     const r = item.record as unknown as Record<string, unknown>;
     const row: string[] = [
       item.commodity_id,

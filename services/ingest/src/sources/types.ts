@@ -9,6 +9,7 @@ import type {
   SeriesType,
   PublicSourceName,
   CatalogIdentifiers,
+  SupplyDemandBatch,
 } from '@cds/contracts';
 import type { z } from 'zod';
 import type { CatalogIndex } from '../catalog/index.ts';
@@ -21,7 +22,7 @@ import type { SeriesTask, SyncKeys } from './common/sync/task.ts';
  * series point or COT record mapped to a catalog commodity, or a rejection saying where and why.
  * Adapters stream (never hold the whole file) and never throw on a bad row: they yield `rejected`.
  */
-export type SourceItem = SeriesItem | CotItem | RejectedItem;
+export type SourceItem = SeriesItem | CotItem | SupplyDemandItem | RejectedItem;
 
 /** What tells one series of points from another: commodity, type, frequency, unit and provenance. */
 export interface SeriesKey {
@@ -84,6 +85,12 @@ export type CotItem =
       record: CitCotRecord;
     };
 
+/**
+ * One release of one balance sheet (supply and demand): already a whole event's content
+ * (`source` its provenance, `wasde:<file>`), published as it is.
+ */
+export type SupplyDemandItem = { kind: 'supply_demand' } & SupplyDemandBatch;
+
 export interface RejectedItem {
   kind: 'rejected';
   /** File name (or source label) and 1-based line number (or record index for JSON). */
@@ -100,6 +107,8 @@ export interface FileFlags {
   series?: string;
   /** ams: the report the datamart answer is for. */
   report?: string;
+  /** Supply and demand: when the file was published (RFC 3339), when the release calendar does not tell. */
+  publishedAt?: string;
 }
 
 /** How a downloaded file of an input is read (`ingest backfill --source <input> --file <path>`). */

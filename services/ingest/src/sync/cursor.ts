@@ -3,13 +3,19 @@ import { addDays } from '@cds/schedule';
 import type { SourceItem } from '../sources/types.ts';
 import type { SyncCursor } from './state.ts';
 
-/** The identity of a record within its series: commodity, what it measures, (contract) and date. */
+/** The identity of a record within its series: commodity, what it measures, (contract or balance sheet) and date. */
 export function recordKey(item: Exclude<SourceItem, { kind: 'rejected' }>): { key: string; date: string } {
   if (item.kind === 'series') {
     return {
       key: `${item.commodity_id}|${item.series_type}|${item.frequency}|${item.point.date}`,
       date: item.point.date,
     };
+  }
+  if (item.kind === 'supply_demand') {
+    // one balance sheet of one edition, dated the first day of the edition's month
+    const b = item;
+    const date = `${b.edition}-01`;
+    return { key: `${b.commodity_id}|${b.region}|${b.marketing_year}|${b.edition}|${date}`, date };
   }
   const r = item.record;
   return { key: `${item.commodity_id}|${item.format}|${r.contract_code}|${r.report_date}`, date: r.report_date };
@@ -22,7 +28,13 @@ export function recordKey(item: Exclude<SourceItem, { kind: 'rejected' }>): { ke
 function digest(item: Exclude<SourceItem, { kind: 'rejected' }>): string {
   let value: unknown;
   if (item.kind === 'series') value = [item.unit, item.point];
-  else {
+  else if (item.kind === 'supply_demand') {
+    // the figures as published: not when, nor from which file (a re-post with the same figures is no revision)
+    const figures = [...item.figures].sort((a, b) =>
+      `${a.attribute}|${a.unit}`.localeCompare(`${b.attribute}|${b.unit}`),
+    );
+    value = [item.status, item.failed_checks ?? [], figures];
+  } else {
     const { published_at: _at, published_at_estimated: _estimated, ...record } = item.record;
     value = record;
   }

@@ -53,4 +53,4 @@ export function worldbankTasks(defs: readonly CommodityDefinition[]): SeriesTask
 }
 
 const dateOf = (item: Exclude<SourceItem, { kind: 'rejected' }>) =>
-  item.kind === 'series' ? item.point.date : item.record.report_date;
+  item.kind === 'series' ? item.point.date : item.kind === 'cot' ? item.record.report_date : `${item.edition}-01`;

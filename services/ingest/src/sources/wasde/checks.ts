@@ -1,0 +1,60 @@
+import type { SupplyDemandCheck } from '@cds/contracts';
+import type { ReadFigure } from './sheets.ts';
+
+/**
+ * The consistency check of a balance sheet on ingest, supply_equals_use_plus_ending_stocks, within
+ * the table's rounding: every printed figure is rounded to its last digit (half a unit either
+ * way), so a sum of n printed figures may miss the printed total by n/2 units of the finest last
+ * digit among them. In the June 2026 file the US tables close within one unit (soybean meal
+ * 2024/25: 59,704 supply against 59,305 use + 398 ending stocks) and the world table's country
+ * rows within two hundredths.
+ *
+ * - A US table states `supply_total` and `use_total`: supply_total = use_total + ending_stocks.
+ * - A world table states neither: beginning_stocks + production + imports = domestic_total +
+ *   exports + ending_stocks. Not checked on the world aggregates (`world`, `world_less_…`,
+ *   `total_foreign`): their imports and exports are sums over local marketing years, which differ
+ *   by the world's trade imbalance, so that balance does not close by design.
+ *
+ * Each unit is checked on its own (a merged sheet holds the US table in bushels and the world
+ * table's row in metric tons); a sheet missing a term is not checked.
+ */
+
+export const SUPPLY_CHECK: SupplyDemandCheck = 'supply_equals_use_plus_ending_stocks';
+
+const US_SIDES = { supply: ['supply_total'], use: ['use_total', 'ending_stocks'] } as const;
+const WORLD_SIDES = {
+  supply: ['beginning_stocks', 'production', 'imports'],
+  use: ['domestic_total', 'exports', 'ending_stocks'],
+} as const;
+
+/** Regions whose balance does not close by design (the world's trade imbalance). */
+export const isWorldAggregate = (region: string) => /^world(?:_|$)/.test(region) || region === 'total_foreign';
+
+/** Whether the figures of one unit balance within rounding; undefined when a term is missing. */
+export function balances(
+  byAttribute: ReadonlyMap<string, ReadFigure>,
+  sides: { supply: readonly string[]; use: readonly string[] },
+): boolean | undefined {
+  const terms = [...sides.supply, ...sides.use].map((a) => byAttribute.get(a));
+  if (terms.some((t) => t === undefined)) return undefined;
+  const sum = (names: readonly string[]) => names.reduce((n, a) => n + byAttribute.get(a)!.value, 0);
+  const decimals = Math.max(...terms.map((t) => t!.decimals));
+  const unit = 10 ** -decimals;
+  const tolerance = (terms.length / 2) * unit + unit * 1e-6;
+  return Math.abs(sum(sides.supply) - sum(sides.use)) <= tolerance;
+}
+
+/** The checks a sheet fails (empty when it passes or cannot be checked). */
+export function failedChecks(region: string, figures: Iterable<ReadFigure>): SupplyDemandCheck[] {
+  const byUnit = new Map<string, Map<string, ReadFigure>>();
+  for (const f of figures) {
+    let m = byUnit.get(f.unit);
+    if (m === undefined) byUnit.set(f.unit, (m = new Map<string, ReadFigure>()));
+    m.set(f.attribute, f);
+  }
+  for (const byAttribute of byUnit.values()) {
+    const sides = byAttribute.has('supply_total') ? US_SIDES : isWorldAggregate(region) ? undefined : WORLD_SIDES;
+    if (sides !== undefined && balances(byAttribute, sides) === false) return [SUPPLY_CHECK];
+  }
+  return [];
+}

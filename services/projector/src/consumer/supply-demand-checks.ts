@@ -1,5 +1,6 @@
 import {
   COT_CHECKS_DAYS,
+  editionOf,
   supplyDemandBucketId,
   supplyDemandCheckKey,
   type CotCheckFailure,
@@ -30,8 +31,10 @@ function releaseOutcomes(doc: SupplyDemandBucketDoc): Map<string, readonly Suppl
  * failed check of each release that changed a balance sheet is counted, by check; and for each
  * sheet the batch changed, COT_CHECKS_BUCKET holds a key (`supplyDemandCheckKey`: the release date
  * in New York, commodity, region, marketing year) per release that failed a check, dated within
- * COT_CHECKS_DAYS of `now`, unless a later release of the sheet passed: then the key is deleted.
- * A release that only confirmed the figures in force (no version of its own) is known failed from
+ * COT_CHECKS_DAYS of `now`, unless a later release of the same edition passed (a corrected
+ * re-post, as WASDE posts a `v2` file): then the key is deleted, as a COT report's is when a later
+ * version of that report passes. The next month's edition passing leaves the failure as it was
+ * published. A release that only confirmed the figures in force (no version of its own) is known failed from
  * its event. The same batch gives the same operations whatever order its events came in.
  */
 export function supplyDemandCheckFindings({ events, result }: AppliedBatch, now: Date): CotCheckFindings {
@@ -56,14 +59,18 @@ export function supplyDemandCheckFindings({ events, result }: AppliedBatch, now:
     if (doc === undefined) continue;
     const outcomes = releaseOutcomes(doc);
     for (const [p, checks] of fromEvents) if (!outcomes.has(p)) outcomes.set(p, checks);
-    let lastPassed = '';
-    for (const [p, checks] of outcomes) if (checks === undefined && p > lastPassed) lastPassed = p;
+    // per edition, its last release that passed (a corrected re-post)
+    const lastPassed = new Map<string, string>();
+    for (const [p, checks] of outcomes) {
+      const edition = editionOf(p);
+      if (checks === undefined && p > (lastPassed.get(edition) ?? '')) lastPassed.set(edition, p);
+    }
     for (const [p, checks] of outcomes) {
       if (checks === undefined) continue;
       const releaseDate = releaseDateOf(p);
       if (releaseDate < since) continue;
       const key = supplyDemandCheckKey(releaseDate, doc.commodity_id, doc.region, doc.marketing_year);
-      if (p < lastPassed) {
+      if (p < (lastPassed.get(editionOf(p)) ?? '')) {
         ops.set(key, { key });
         continue;
       }

@@ -189,9 +189,15 @@ describe('supply_demand consistency findings', () => {
     ]);
   });
 
-  it('deletes the key once a later release of the sheet passes, in either order', () => {
+  it('deletes the key once a later release of the same edition (a corrected re-post) passes, in either order', () => {
     expect([...findings([fixed], [failed, fixed]).ops.values()]).toEqual([{ key }]);
     expect([...findings([failed, fixed], [fixed, failed]).ops.values()]).toEqual([{ key }]);
+  });
+
+  it('keeps the failure when only the next edition passes (the failed edition was never corrected)', () => {
+    const july = supplyDemandRecorded([['imports', 7]], { publishedAt: JULY_2026 });
+    const { ops } = findings([failed, july], [failed, july]);
+    expect([...ops.values()].map((op) => [op.key, op.value?.report_date])).toEqual([[key, '2026-05-12']]);
   });
 
   it('keeps nothing of a release older than COT_CHECKS_DAYS (it is still counted)', () => {

@@ -35,7 +35,8 @@ export interface Fault {
  * (test/fixtures/sync, see SOURCES.md there) the way each API does: EIA API v2 (`start`, sort by
  * period, `offset`/`length`, `response.total` as a string), NASS Quick Stats (`api_GET` and
  * `get_counts`, `year__GE`/`year__LE`, HTTP 400 "no data"), CFTC Socrata (its five COT datasets:
- * `$where` on codes and report date, `$order`, `$limit`/`$offset`). Faults (429, 5xx, truncated bodies) are queued per test.
+ * `$where` on codes and report date, `$order`, `$limit`/`$offset`), ESMIS (the WASDE listing by `page`, and
+ * the release files it lists). Faults (429, 5xx, truncated bodies) are queued per test.
  */
 export class SourceServer {
   server: Server | undefined;
@@ -63,7 +64,18 @@ export class SourceServer {
     this.faults.length = 0;
     this.requests.length = 0;
     this.worldbankWorkbook = 'worldbank_pink_sheet_2025-12_excerpt.xlsx';
+    this.wasdePages = [load('wasde_esmis_listing_2026-06.json') as Row];
+    this.wasdeFiles = new Map([
+      [
+        '/sites/default/release-files/795937/wasde0626.xml',
+        readFileSync(ownFixturePath('wasde_0626_trimmed.xml'), 'utf8'),
+      ],
+    ]);
   }
+
+  /** ESMIS: the pages of the WASDE listing (the recorded one; specs edit or split it) and the release files by path. */
+  wasdePages: Row[] = [];
+  wasdeFiles = new Map<string, string>();
 
   /**
    * Adds the recorded WHEAT-SRW answers of the combined datasets and the CIT supplement
@@ -169,6 +181,14 @@ export class SourceServer {
       const offset = Number(p.get('$offset') ?? 0);
       return { status: 200, body: JSON.stringify(rows.slice(offset, offset + Number(p.get('$limit') ?? 1000))) };
     }
+    if (url.pathname === '/api/v1/release/findByIdentifier/wasde') {
+      const page = this.wasdePages[Number(p.get('page') ?? 0)];
+      return page === undefined
+        ? { status: 404, body: '{"error":"not found"}' }
+        : { status: 200, body: JSON.stringify(page) };
+    }
+    const wasdeFile = this.wasdeFiles.get(url.pathname);
+    if (wasdeFile !== undefined) return { status: 200, body: wasdeFile };
     // the USDA AMS datamart with nothing in the asked range (its own answers: ams-sync.int.spec.ts)
     if (/^\/services\/v1\.1\/reports\/\d+$/.test(url.pathname))
       return { status: 200, body: JSON.stringify({ message: 'No Results Found' }) };

@@ -112,7 +112,9 @@ describe('when a re-post was published', () => {
   });
 
   it("reads the note's day, in the words USDA writes it", () => {
-    expect(repostDayOf('<p>NOTE: On May 13, 2026, the May WASDE report was reposted to correct</p>')).toBe('2026-05-13');
+    expect(repostDayOf('<p>NOTE: On May 13, 2026, the May WASDE report was reposted to correct</p>')).toBe(
+      '2026-05-13',
+    );
     expect(repostDayOf('On Sept. 14, 2023, the report was re-posted')).toBe('2023-09-14');
     expect(repostDayOf('On May 13, 2026, the report was released')).toBeUndefined();
     expect(repostDayOf('On Foo 13, 2026, reposted')).toBeUndefined();

@@ -29,8 +29,10 @@ function listed(names: readonly string[]): string {
 
 /** A commodity without balance sheets: a 404 naming the commodities that have them. */
 async function missingSheets(ctx: RouteContext, slug: string): Promise<NotFoundError> {
+  // The list carries summaries only: each entry is read (tens of them, on this error's path alone).
   const all = await ctx.repository.listCommodities({ sortOrder: 'asc', skip: 0, limit: Number.MAX_SAFE_INTEGER });
-  const having = all.items.filter((d) => d.series?.[SUPPLY_DEMAND_SERIES_TYPE] !== undefined).map((d) => d.id);
+  const docs = await Promise.all(all.items.map((d) => ctx.repository.getCommodity(d.id)));
+  const having = docs.filter((d) => d?.series?.[SUPPLY_DEMAND_SERIES_TYPE] !== undefined).map((d) => d!.id);
   return new NotFoundError(
     `Commodity '${slug}' has no supply and demand balance sheets; ` +
       (having.length === 0

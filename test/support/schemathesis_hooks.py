@@ -1,6 +1,6 @@
 # Schemathesis extension for test/contract.e2e.spec.ts (loaded through SCHEMATHESIS_HOOKS).
 #
-# The service refuses, on purpose, six kinds of schema-valid requests. Each rule is stated in the
+# The service refuses, on purpose, eight kinds of schema-valid requests. Each rule is stated in the
 # parameter's description in the OpenAPI document (libs/contracts/src/params.ts):
 #   1. start_date after end_date (the given one, or for the series endpoint the default end_date:
 #      the date of as_of, else today, in UTC): 400 invalid_parameter naming start_date;
@@ -15,7 +15,11 @@
 #      or an entry twice (known only from the data, or beyond a pattern): 400 invalid_parameter
 #      naming commodities or types;
 #   6. a COT request for format=cit with scope=futures_only (the CIT supplement is published for
-#      futures and options combined only): 400 invalid_parameter naming scope.
+#      futures and options combined only): 400 invalid_parameter naming scope;
+#   7. a supply-demand request for a region, marketing_year or attribute the commodity has no balance
+#      sheet figures for (known only from the data): 400 invalid_parameter naming it;
+#   8. a supply-demand request for view=editions without marketing_year or attribute (one figure
+#      across editions needs both): 400 invalid_parameter naming the one missing.
 # Schemathesis's positive_data_acceptance check would report them. The spec runs this check in its
 # place (and excludes the built-in one): the built-in check's verdict, except for a 400 that is
 # exactly one of these refusals of exactly such a request. Any other rejection still fails.
@@ -134,6 +138,30 @@ def _cit_futures_only(case, error):
     )
 
 
+UNKNOWN_TO_SHEETS = re.compile(r"^invalid '(region|marketing_year|attribute)': .* (?:has|have) no ")
+
+
+def _unknown_to_sheets(case, error):
+    """Rule 7: a supply-demand region, marketing_year or attribute the balance sheets do not have."""
+    param = error.get("param")
+    if not case.operation.path.endswith("/supply-demand") or (case.query or {}).get(param) is None:
+        return False
+    match = UNKNOWN_TO_SHEETS.search(error.get("message", ""))
+    return match is not None and match.group(1) == param
+
+
+def _editions_of_one_figure(case, error):
+    """Rule 8: view=editions without the marketing_year or the attribute of its one figure."""
+    query = case.query or {}
+    param = error.get("param")
+    return (
+        case.operation.path.endswith("/supply-demand")
+        and query.get("view") == "editions"
+        and param in ("marketing_year", "attribute")
+        and query.get(param) is None
+    )
+
+
 @schemathesis.check
 def positive_data_acceptance_but_documented_rules(ctx, response, case):
     try:
@@ -147,6 +175,8 @@ def positive_data_acceptance_but_documented_rules(ctx, response, case):
             or _revisions_of_computed(case, error)
             or _unlisted_filter(case, error)
             or _cit_futures_only(case, error)
+            or _unknown_to_sheets(case, error)
+            or _editions_of_one_figure(case, error)
         ):
             return None
         raise

@@ -225,7 +225,8 @@ async function projectionsCaughtUp(natsUrl: string): Promise<void> {
     for (let streak = 0; streak < 2;) {
       if (Date.now() > deadline) throw new Error(`projections did not catch up within ${READY_TIMEOUT_MS / 1000} s`);
       let caughtUp = true;
-      for (const name of ['catalog', 'series', 'cot']) {
+      // the projector runs every projection (services/projector/src/projections/index.ts PROJECTION_NAMES)
+      for (const name of ['catalog', 'series', 'cot', 'supply_demand']) {
         const info = await messaging.jsm.consumers.info(DATA_STREAM, `projector-${name}`).catch(() => undefined);
         if (info === undefined || info.num_pending > 0 || info.num_ack_pending > 0) caughtUp = false;
       }

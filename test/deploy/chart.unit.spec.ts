@@ -761,11 +761,14 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
         'projector-catalog',
         'projector-cot',
         'projector-series',
+        'projector-supply-demand',
         'query',
       ].map((n) => `cds-test-commodity-data-${n}`),
     );
-    for (const p of ['catalog', 'series', 'cot']) {
-      expect(env(objects, `cds-test-commodity-data-projector-${p}`)).toContainEqual({ name: 'PROJECTIONS', value: p });
+    // one Deployment per projection, its name's `_` written `-` (object names take none)
+    for (const p of ['catalog', 'series', 'cot', 'supply_demand']) {
+      const name = `cds-test-commodity-data-projector-${p.replace('_', '-')}`;
+      expect(env(objects, name)).toContainEqual({ name: 'PROJECTIONS', value: p });
     }
     const cm = objects.find((o) => o.kind === 'ConfigMap')!;
     expect(cm.data).toMatchObject({
@@ -1042,7 +1045,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
       NATS_URL: 'cds-infra/nats-url-query',
       MONGODB_URL: 'cds-infra/mongodb-url-query',
     });
-    for (const p of ['catalog', 'series', 'cot']) {
+    for (const p of ['catalog', 'series', 'cot', 'supply-demand']) {
       expect(infraKeys(env(objects, `cds-projector-${p}`))).toEqual({
         NATS_URL: 'cds-infra/nats-url-projector',
         MONGODB_URL: 'cds-infra/mongodb-url-projector',
@@ -1555,7 +1558,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     expect(gateway.spec.egress).toContainEqual(rule(443, ns('observability')));
   });
 
-  it('on upgrade, NOTES says what charts 0.5 to 0.7 changed for installs that relied on the old defaults', () => {
+  it('on upgrade, NOTES says what charts 0.5 to 0.8 changed for installs that relied on the old defaults', () => {
     const notes = renderNotes('ci/production-values.yaml', ['--is-upgrade']);
     expect(notes).toContain('Upgrading to chart 0.5');
     expect(notes).toContain('https://commodities.example.com/dashboard');
@@ -1566,8 +1569,11 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     // Chart 0.7 adds the COT checks bucket to the NATS rights: NOTES says to load them.
     expect(notes).toContain('Upgrading to chart 0.7');
     expect(notes).toContain('CDS_COT_CHECKS');
+    // Chart 0.8 adds the supply_demand projection, whose durable consumer needs the new NATS rights.
+    expect(notes).toContain('Upgrading to chart 0.8');
+    expect(notes).toContain('projector-supply_demand');
     const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as { version: string };
-    expect(chart.version).toMatch(/^0\.7\./);
+    expect(chart.version).toMatch(/^0\.8\./);
   });
 
   it('minimal: no Ingress, NetworkPolicy, HPA, PDB or CronJob; fixed single replicas', () => {

@@ -10,7 +10,8 @@ Every kind's template ranges over "commodity-data.workloads" instead of copying 
 
 {{/*
 The workloads to run, as YAML {workloads: [...]}: one per enabled service, except the projector,
-which has one per enabled projection. Each entry: name (object-name suffix), component (the service),
+which has one per enabled projection. Each entry: name (object-name suffix; a projection's `_` written
+`-`, as object names take no underscore: projector-supply-demand), component (the service),
 projection (projector only), replicaCount.
 */}}
 {{- define "commodity-data.workloads" -}}
@@ -21,7 +22,7 @@ workloads:
 {{- if eq $svcName "projector" }}
 {{- range $projName, $proj := $svc.projections }}
 {{- if $proj.enabled }}
-  - name: {{ printf "projector-%s" $projName }}
+  - name: {{ printf "projector-%s" ($projName | replace "_" "-") }}
     component: projector
     projection: {{ $projName }}
     replicaCount: {{ ternary $svc.replicaCount $proj.replicaCount (kindIs "invalid" $proj.replicaCount) }}

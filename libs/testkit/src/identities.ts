@@ -38,7 +38,12 @@ export interface SubjectPermissions {
 const DEADLETTER_STREAM = 'CDS_DEADLETTER';
 /** ingest's published-ids ledger (services/ingest/src/publish/ledger.ts LEDGER_BUCKET). */
 const LEDGER_BUCKET = 'CDS_INGEST_LEDGER';
-const PROJECTOR_DURABLES = ['projector-catalog', 'projector-series', 'projector-cot'] as const;
+const PROJECTOR_DURABLES = [
+  'projector-catalog',
+  'projector-series',
+  'projector-cot',
+  'projector-supply_demand',
+] as const;
 const NOTIFIER_DURABLE = 'notifier';
 
 /** `$JS.API.INFO`: the account info `jetstreamManager()` asks for when it is created. */

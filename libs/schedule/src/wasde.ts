@@ -7,20 +7,22 @@ import { release, type Release } from './releases.ts';
  * reproduces them: the 8th to the 12th, the 14th once). The day of each month's release, per
  * year; 0 marks a month with no edition at all (a lapse in federal funding cancelled it).
  *
- * Where each year's dates come from (public code that lists WASDE release days; cross-checked
- * against each other where they overlap):
- * - 2010-2017: a futures-research calendar module's `WASDE_Dates` list (Python), which also
- *   shows October 2013 missing: the 2013 shutdown (October 1-16) cancelled that edition.
- * - 2020 to May 2024: an event-study loader's `WASDE_DATES` (2020-01-10 ... 2025-08-12).
- * - June 2024 to December 2025: a grain-futures research script's `WASDE` list ("no October
- *   report - shutdown; Nov moved to the 14th"), which differs from the loader above on 2024-07
- *   (the 12th, a Friday, not the 11th) and 2025-06 (the 12th, not the 11th), and agrees with a
- *   second research calendar's fourteen dated rows from April 2025 to June 2026 (2025-11-14,
- *   2025-12-09 after the 2025 shutdown, which cancelled October 2025).
+ * Where the dates come from (public copies; cross-checked where they overlap):
+ * - July 2010 to May 2025: the day each real WASDE XML file was released, as the files of
+ *   rossi-diego/wasde-monthly-report (data/wasde_files/<release day>_<file>.xml, downloaded from
+ *   USDA's catalog: 181 files, one per edition, re-posts under their original day) are named. They
+ *   show October 2013 missing (the 2013 shutdown, October 1-16, cancelled it) and January 2019
+ *   missing (the 2018-19 shutdown: the next edition came out on February 8).
+ * - January to June 2010: a futures-research calendar module's `WASDE_Dates` list (2010-2017), which
+ *   agrees with every file-dated release of July 2010 to 2017.
+ * - June to December 2025: a grain-futures research script's `WASDE` list ("no October report -
+ *   shutdown; Nov moved to the 14th"), which agrees with the files up to May 2025 and with a second
+ *   research calendar's fourteen dated rows from April 2025 to June 2026 (2025-11-14 and 2025-12-09
+ *   after the 2025 shutdown, which cancelled October 2025).
  * - 2026: USDA's published 2026 calendar (January 12 ... December 10).
- * 2018 and 2019 (no list found; January 2019 was delayed by that winter's shutdown), the years
- * before 2010 and from 2027 have no table: their releases are estimated (wasdeEstimatedRelease),
- * and an edition's release instant is unknown (wasdeReleaseAt answers undefined).
+ * The years before 2010 and from 2027 have no table: their releases are estimated
+ * (wasdeEstimatedRelease), and an edition's release instant is unknown (wasdeReleaseAt answers
+ * undefined).
  */
 const WASDE_DAYS: Readonly<Record<number, readonly number[]>> = {
   2010: [12, 9, 10, 9, 11, 10, 9, 12, 10, 8, 9, 10],
@@ -31,10 +33,12 @@ const WASDE_DAYS: Readonly<Record<number, readonly number[]>> = {
   2015: [12, 10, 10, 9, 12, 10, 10, 12, 11, 9, 10, 9],
   2016: [12, 9, 9, 12, 10, 10, 12, 12, 12, 12, 9, 9],
   2017: [12, 9, 9, 11, 10, 9, 12, 10, 12, 12, 9, 12],
+  2018: [12, 8, 8, 10, 10, 12, 12, 10, 12, 11, 8, 11],
+  2019: [0, 8, 8, 9, 10, 11, 11, 12, 12, 10, 8, 10],
   2020: [10, 11, 10, 9, 12, 11, 10, 12, 11, 9, 10, 10],
-  2021: [12, 9, 9, 9, 12, 10, 9, 12, 10, 8, 9, 9],
+  2021: [12, 9, 9, 9, 12, 10, 12, 12, 10, 12, 9, 9],
   2022: [12, 9, 9, 8, 12, 10, 12, 12, 12, 12, 9, 9],
-  2023: [12, 8, 8, 11, 11, 9, 12, 11, 12, 11, 9, 8],
+  2023: [12, 8, 8, 11, 12, 9, 12, 11, 12, 12, 9, 8],
   2024: [12, 8, 8, 11, 10, 12, 12, 12, 12, 11, 8, 10],
   2025: [10, 11, 11, 10, 12, 12, 11, 12, 12, 0, 14, 9],
   2026: [12, 10, 10, 9, 12, 11, 10, 12, 11, 9, 10, 10],
@@ -63,8 +67,8 @@ function tabled(edition: string): Release | 'cancelled' | 'unknown' {
 
 /**
  * The instant an edition (`YYYY-MM`) was (or is to be) released: 12:00 New York on its date in
- * USDA's calendar. Undefined for a cancelled month (October 2013, October 2025) and for a month
- * the table does not hold (2018, 2019, before 2010, after 2026): the caller estimates then.
+ * USDA's calendar. Undefined for a cancelled month (October 2013, January 2019, October 2025) and
+ * for a month the table does not hold (before 2010, after 2026): the caller estimates then.
  */
 export function wasdeReleaseAt(edition: string): Date | undefined {
   const r = tabled(edition);

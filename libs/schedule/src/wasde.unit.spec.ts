@@ -30,10 +30,14 @@ describe('wasdeReleaseAt: the release instant of an edition', () => {
     expect(iso(wasdeReleaseAt('2014-03'))).toBe('2014-03-10T16:00:00.000Z');
   });
 
-  it('is undefined for a cancelled month (October 2013, October 2025) and a year without a table', () => {
+  it('is undefined for a cancelled month (October 2013, January 2019, October 2025) and a year without a table', () => {
     expect(wasdeReleaseAt('2025-10')).toBeUndefined();
     expect(wasdeReleaseAt('2013-10')).toBeUndefined();
-    expect(wasdeReleaseAt('2019-06')).toBeUndefined();
+    expect(wasdeReleaseAt('2019-01')).toBeUndefined();
+    expect(iso(wasdeReleaseAt('2019-02'))).toBe('2019-02-08T17:00:00.000Z');
+    // the dates of the released files where a research list said otherwise: July and October 2021
+    expect(iso(wasdeReleaseAt('2021-07'))).toBe('2021-07-12T16:00:00.000Z');
+    expect(iso(wasdeReleaseAt('2021-10'))).toBe('2021-10-12T16:00:00.000Z');
     expect(wasdeReleaseAt('2027-01')).toBeUndefined();
     expect(wasdeReleaseAt('2009-12')).toBeUndefined();
     expect(wasdeReleaseAt('2026-13')).toBeUndefined();

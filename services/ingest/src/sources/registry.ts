@@ -11,6 +11,7 @@ import { nass } from './nass/index.ts';
 import { ohlcv } from './ohlcv/index.ts';
 import { snapshot } from './snapshot/index.ts';
 import type { PriceSource, Source, SourceInput, SyncPart } from './types.ts';
+import { wasde } from './wasde/index.ts';
 import { worldbank } from './worldbank/index.ts';
 
 /**
@@ -18,7 +19,7 @@ import { worldbank } from './worldbank/index.ts';
  * every other one (CLI inputs and usage text, sync, the demo parts, the snapshot build) is derived
  * from it (docs/adding-a-source.md).
  */
-const ALL = [cftc, eia, nass, ohlcv, worldbank, ams, demo, snapshot] as const;
+const ALL = [cftc, eia, nass, ohlcv, worldbank, ams, wasde, demo, snapshot] as const;
 export const REGISTRY: readonly Source[] = ALL;
 
 // Each registered source has its row in the contracts' SOURCES (Source.name is typed by the table),

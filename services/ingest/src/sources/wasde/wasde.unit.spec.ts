@@ -1,0 +1,463 @@
+import { readFileSync } from 'node:fs';
+import { SupplyDemandBatch } from '@cds/contracts';
+import { describe, expect, it } from 'vitest';
+import { chunked, collect, ownFixturePath } from '../../../test/helpers/source-fixtures.ts';
+import { SourceUsageError } from '../common/errors.ts';
+import { createParseStats, type ParseStats } from '../common/stats.ts';
+import { CATALOG } from '../registry.ts';
+import type { SourceItem, SupplyDemandItem } from '../types.ts';
+import { WasdeFileError } from './cells.ts';
+import { balances, failedChecks, SUPPLY_CHECK } from './checks.ts';
+import { columnEdition, editionOfReportMonth, fileNameFacts, monthNumber } from './editions.ts';
+import { attributeOf, cellNumber, marketingYearOf, regionOf, unitInName } from './names.ts';
+import { readWasdeXml } from './parse.ts';
+import type { ReadFigure } from './sheets.ts';
+
+// The real June 2026 WASDE XML, trimmed to four sub-reports (test/fixtures/README.md).
+const JUNE_2026 = ownFixturePath('wasde_0626_trimmed.xml');
+const JUNE_XML = readFileSync(JUNE_2026, 'utf8');
+
+async function read(
+  input: string | AsyncIterable<Uint8Array | string> | NodeJS.ReadableStream,
+  opts: { file?: string; publishedAt?: string } = {},
+): Promise<{ sheets: SupplyDemandItem[]; items: SourceItem[]; stats: ParseStats }> {
+  const stats = createParseStats();
+  const chunks = typeof input === 'string' ? [Buffer.from(input)] : input;
+  const items = await collect(
+    await readWasdeXml(chunks as AsyncIterable<Uint8Array>, {
+      file: opts.file ?? 'wasde0626.xml',
+      stats,
+      catalog: CATALOG,
+      ...(opts.publishedAt !== undefined ? { publishedAt: opts.publishedAt } : {}),
+    }),
+  );
+  return { sheets: items.filter((i): i is SupplyDemandItem => i.kind === 'supply_demand'), items, stats };
+}
+
+const sheetOf = (sheets: SupplyDemandItem[], commodity: string, region: string, year: string, edition: string) => {
+  const found = sheets.filter(
+    (s) => s.commodity_id === commodity && s.region === region && s.marketing_year === year && s.edition === edition,
+  );
+  expect(found, `${commodity} ${region} ${year} ${edition}`).toHaveLength(1);
+  return found[0]!;
+};
+
+const valueOf = (sheet: SupplyDemandItem, attribute: string, unit: string) =>
+  sheet.figures.find((f) => f.attribute === attribute && f.unit === unit)?.value;
+
+/**
+ * The values of one row of a US matrix, read from the XML independently of the parser: the
+ * `cell_value<N>` attributes inside `<attribute<N> attribute<N>="<row>">…</attribute<N>>`, in order.
+ */
+function rawRow(xml: string, sr: string, n: number, row: string): string[] {
+  const report = xml.slice(xml.indexOf(`<${sr}>`), xml.indexOf(`</${sr}>`));
+  const open = `<attribute${n} attribute${n}="${row}">`;
+  const at = report.indexOf(open);
+  expect(at, `${sr} row ${row}`).toBeGreaterThan(-1);
+  const body = report.slice(at, report.indexOf(`</attribute${n}>`, at));
+  return [...body.matchAll(new RegExp(`cell_value${n}="([^"]*)"`, 'g'))].map((m) => m[1]!);
+}
+const num = (raw: string) => Number(raw.replace(/[,* ]/g, ''));
+
+describe('the June 2026 WASDE XML (real, trimmed to sr12, sr15, sr22, sr23)', async () => {
+  const { sheets, items, stats } = await read(chunked(JUNE_2026));
+
+  it('yields one valid batch per commodity, region, marketing year and edition, nothing rejected', () => {
+    expect(items.filter((i) => i.kind === 'rejected')).toEqual([]);
+    expect(sheets).toHaveLength(88);
+    for (const s of sheets) {
+      const { kind: _kind, ...batch } = s;
+      expect(SupplyDemandBatch.safeParse(batch).success).toBe(true);
+      expect(s.source).toBe('wasde:wasde0626.xml');
+      expect(s.failed_checks).toBeUndefined();
+    }
+    const keys = sheets.map((s) => `${s.commodity_id}|${s.region}|${s.marketing_year}|${s.edition}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(stats.emitted).toBe(88);
+  });
+
+  it('reads every cell of the US corn table as the XML states it (June column, May column, earlier years)', () => {
+    const columns = [
+      { year: '2024/25', edition: '2026-06' },
+      { year: '2025/26', edition: '2026-06' },
+      { year: '2026/27', edition: '2026-05' },
+      { year: '2026/27', edition: '2026-06' },
+    ];
+    const rows: [string, string, string][] = [
+      ['Area Planted', 'area_planted', 'Million Acres'],
+      ['Area Harvested', 'area_harvested', 'Million Acres'],
+      ['Yield per Harvested Acre', 'yield', 'Bushels per Acre'],
+      ['Beginning Stocks', 'beginning_stocks', 'Million Bushels'],
+      ['Production', 'production', 'Million Bushels'],
+      ['    Supply, Total', 'supply_total', 'Million Bushels'],
+      ['Feed and Residual', 'feed_and_residual', 'Million Bushels'],
+      ['Food, Seed &amp; Industrial 2/', 'food_seed_industrial', 'Million Bushels'],
+      ['   Ethanol &amp; by-products 3/', 'ethanol_by_products', 'Million Bushels'],
+      ['    Domestic, Total', 'domestic_total', 'Million Bushels'],
+      ['Exports', 'exports', 'Million Bushels'],
+      ['    Use, Total', 'use_total', 'Million Bushels'],
+      ['Ending Stocks', 'ending_stocks', 'Million Bushels'],
+      ['Avg. Farm Price ($/bu)  4/', 'avg_farm_price', 'Dollars per Bushel'],
+    ];
+    for (const [row, attribute, unit] of rows) {
+      const raw = rawRow(JUNE_XML, 'sr12', 2, row);
+      expect(raw).toHaveLength(4);
+      columns.forEach((c, i) =>
+        expect(valueOf(sheetOf(sheets, 'CORN', 'united_states', c.year, c.edition), attribute, unit), row).toBe(
+          num(raw[i]!),
+        ),
+      );
+    }
+    // the headline: June's 2026/27 ending stocks, and the May edition's figure beside it
+    expect(
+      valueOf(sheetOf(sheets, 'CORN', 'united_states', '2026/27', '2026-06'), 'ending_stocks', 'Million Bushels'),
+    ).toBe(1960);
+    expect(
+      valueOf(sheetOf(sheets, 'CORN', 'united_states', '2026/27', '2026-05'), 'ending_stocks', 'Million Bushels'),
+    ).toBe(1957);
+  });
+
+  it('dates each edition at its release: June at 2026-06-11 12:00 New York, the May column at 2026-05-12 12:00', () => {
+    const june = sheetOf(sheets, 'CORN', 'united_states', '2026/27', '2026-06');
+    const may = sheetOf(sheets, 'CORN', 'united_states', '2026/27', '2026-05');
+    expect([june.published_at, june.published_at_estimated]).toEqual(['2026-06-11T16:00:00.000Z', undefined]);
+    expect([may.published_at, may.status]).toEqual(['2026-05-12T16:00:00.000Z', 'projection']);
+    expect(sheetOf(sheets, 'CORN', 'united_states', '2025/26', '2026-06').status).toBe('estimate');
+    expect(sheetOf(sheets, 'CORN', 'united_states', '2024/25', '2026-06').status).toBe('estimate');
+  });
+
+  it('skips the feed grains matrix (no catalog commodity), counted by its table', () => {
+    expect(stats.skippedByReason).toEqual({
+      'U.S. Feed Grain and Corn Supply and Use: feed grains (no catalog commodity)': 52,
+    });
+    expect(
+      sheets.some((s) => s.figures.some((f) => f.unit === 'Million Metric Tons' && f.attribute === 'area_planted')),
+    ).toBe(false);
+  });
+
+  it('tells soybeans, soybean oil and soybean meal apart, each in its own units', () => {
+    const oil = sheetOf(sheets, 'SOYBEAN_OIL', 'united_states', '2024/25', '2026-06');
+    expect(valueOf(oil, 'production', 'Million Pounds')).toBe(num(rawRow(JUNE_XML, 'sr15', 5, 'Production 4/')[0]!));
+    expect(valueOf(oil, 'biofuel', 'Million Pounds')).toBe(11758);
+    expect(valueOf(oil, 'food_feed_other_industrial', 'Million Pounds')).toBe(15133);
+    expect(valueOf(oil, 'avg_price', 'Cents per Pound')).toBe(47.59);
+    const meal = sheetOf(sheets, 'SOYBEAN_MEAL', 'united_states', '2024/25', '2026-06');
+    expect(valueOf(meal, 'production', 'Thousand Short Tons')).toBe(58443);
+    expect(valueOf(meal, 'avg_price', 'Dollars per Short Ton')).toBe(299.77);
+    const beans = sheetOf(sheets, 'SOYBEANS', 'united_states', '2024/25', '2026-06');
+    expect(valueOf(beans, 'crushings', 'Million Bushels')).toBe(2445);
+    expect(valueOf(beans, 'yield', 'Bushels per Acre')).toBe(50.7);
+    expect(valueOf(beans, 'avg_farm_price', 'Dollars per Bushel')).toBe(10);
+  });
+
+  it('reads the world corn table by region, in million metric tons, the US row beside the US table', () => {
+    const regions = new Set(sheets.filter((s) => s.commodity_id === 'CORN').map((s) => s.region));
+    for (const r of ['world', 'world_less_china', 'ukraine', 'eu', 'major_exporters', 'southeast_asia', 'china'])
+      expect(regions.has(r), r).toBe(true);
+    const world = sheetOf(sheets, 'CORN', 'world', '2026/27', '2026-06');
+    expect(valueOf(world, 'production', 'Million Metric Tons')).toBe(1300.38);
+    expect(valueOf(world, 'ending_stocks', 'Million Metric Tons')).toBe(281.22);
+    expect(
+      valueOf(sheetOf(sheets, 'CORN', 'world', '2026/27', '2026-05'), 'ending_stocks', 'Million Metric Tons'),
+    ).toBe(277.54);
+    expect(valueOf(world, 'domestic_feed', 'Million Metric Tons')).toBe(832.56);
+    expect(
+      valueOf(sheetOf(sheets, 'CORN', 'world', '2024/25', '2026-06'), 'beginning_stocks', 'Million Metric Tons'),
+    ).toBe(313.88);
+    const us = sheetOf(sheets, 'CORN', 'united_states', '2026/27', '2026-06');
+    expect(valueOf(us, 'ending_stocks', 'Million Metric Tons')).toBe(49.78);
+    expect(valueOf(us, 'ending_stocks', 'Million Bushels')).toBe(1960);
+  });
+
+  it('gives the same batches for the same file, whatever the chunking', async () => {
+    const again = await read(JUNE_XML);
+    expect(again.sheets).toEqual(sheets);
+  });
+});
+
+// --- hand-made files: the edges -------------------------------------------------------------------
+
+interface Col {
+  year: string;
+  month?: string;
+  value: string;
+}
+const col = (year: string, value: string, month = ''): Col => ({ year, value, month });
+
+/** A US table of one matrix (the shape of sr17): unit rows 1-3, then each row's cells per column. */
+function usTable(sr: string, title: string, rows: [string, Col[]][], opts: { month?: string; units?: string[] } = {}) {
+  const units = (opts.units ?? ['Million Acres', 'Pounds', 'Million 480 Pound Bales'])
+    .map((u, i) => `<m1_filler${i + 1}><Cell m1_unit_descr${i + 1}="${u}"/></m1_filler${i + 1}>`)
+    .join('');
+  const body = rows
+    .map(
+      ([name, cells]) =>
+        `<attribute1 attribute1="${name}"><m1_year_group_Collection>${cells
+          .map(
+            (c) =>
+              `<m1_year_group market_year1="${c.year}"><m1_month_group forecast_month1="${c.month ?? ''}"><Cell cell_value1="${c.value}"/></m1_month_group></m1_year_group>`,
+          )
+          .join('')}</m1_year_group_Collection></attribute1>`,
+    )
+    .join('');
+  return `<${sr}><Report Name="${sr}" Report_Month="${opts.month ?? 'June 2026'}" sub_report_title="${title}"><matrix1><m1_attribute_group>${units}${body}</m1_attribute_group></matrix1></Report></${sr}>`;
+}
+const doc = (...reports: string[]) =>
+  `<?xml version='1.0' encoding='utf-8'?><Report Name="wasde">${reports.join('')}</Report>`;
+
+const COTTON = 'U.S. Cotton Supply and Use  1/';
+const P = '2026/27 Proj.';
+
+describe('the edges of the format', () => {
+  it('reads footnote marks, CRLF in names, sub-row indents, commas, marks, NA and empty cells', async () => {
+    const { sheets, stats } = await read(
+      doc(
+        usTable('sr17', COTTON, [
+          ['Beginning&#13;&#10;Stocks 2/', [col(P, '4.30', 'May'), col(P, '4.40', 'Jun')]],
+          ['     Production *', [col(P, '14,100 *', 'May'), col(P, '1,412.5', 'Jun')]],
+          ['Imports', [col(P, 'NA', 'May'), col(P, '', 'Jun')]],
+          ['Avg. Farm Price 3/', [col(P, '62.0', 'May'), col(P, '63.5', 'Jun')]],
+          ['Area Planted', [col(P, '10.1', 'May'), col(P, '10.2', 'Jun')]],
+          ['Yield per Harvested Acre', [col(P, '850', 'May'), col(P, '860', 'Jun')]],
+        ]),
+      ),
+    );
+    const june = sheetOf(sheets, 'COTTON', 'united_states', '2026/27', '2026-06');
+    expect(june.figures).toEqual([
+      { attribute: 'beginning_stocks', unit: 'Million 480 Pound Bales', value: 4.4 },
+      { attribute: 'production', unit: 'Million 480 Pound Bales', value: 1412.5 },
+      { attribute: 'avg_farm_price', unit: 'Cents per Pound', value: 63.5 },
+      { attribute: 'area_planted', unit: 'Million Acres', value: 10.2 },
+      { attribute: 'yield', unit: 'Pounds per Acre', value: 860 },
+    ]);
+    expect(
+      valueOf(
+        sheetOf(sheets, 'COTTON', 'united_states', '2026/27', '2026-05'),
+        'production',
+        'Million 480 Pound Bales',
+      ),
+    ).toBe(14100);
+    expect(stats.skippedByReason).toEqual({ 'cell not a number (NA)': 1, 'empty cell': 1 });
+  });
+
+  it('skips a table it does not map, counted by its title, beside one it does', async () => {
+    const { sheets, stats } = await read(
+      doc(
+        usTable('sr31', 'U.S. Quarterly Animal Product Production  1/', [['Beef', [col('2026', '1')]]]),
+        usTable('sr17', COTTON, [['Exports', [col(P, '12.0')]]]),
+      ),
+    );
+    expect(sheets.map((s) => s.commodity_id)).toEqual(['COTTON']);
+    expect(stats.skippedByReason).toEqual({ 'table not read: U.S. Quarterly Animal Product Production': 1 });
+  });
+
+  it('refuses a file of no known sub-report, naming what it holds', async () => {
+    await expect(
+      read(doc(usTable('sr31', 'U.S. Egg Supply and Use', [['Production', [col(P, '1')]]]))),
+    ).rejects.toThrow(/holds no sub-report this reader knows \(sr31: U\.S\. Egg Supply and Use\)/);
+    await expect(read('<Report Name="wasde"></Report>')).rejects.toThrow(/holds no WASDE sub-report/);
+  });
+
+  it('refuses an unknown layout (a mapped table whose cells lack year or row context), naming the sub-report', async () => {
+    const noYear = usTable('sr17', COTTON, [['Exports', [col('', '12.0')]]]);
+    await expect(read(doc(noYear))).rejects.toThrow(
+      /^sr17 \(U\.S\. Cotton Supply and Use\) is not a layout this reader knows: a cell without a marketing year/,
+    );
+    const noRow = usTable('sr17', COTTON, [['', [col(P, '12.0')]]]);
+    await expect(read(doc(noRow))).rejects.toThrow(/sr17 .*a cell without a row name/);
+    // a fourth matrix in the US soybean table, which has three
+    const fourth = JUNE_XML.replace('</matrix3>', '</matrix3><matrix4><Cell cell_value7="1"/></matrix4>');
+    await expect(read(fourth)).rejects.toThrow(/sr15 .*: 4 matrices where 3 are known/);
+    await expect(read(fourth)).rejects.toThrow(WasdeFileError);
+  });
+
+  it('refuses a US table whose matrix does not read as the commodity its position says (a reordered table)', async () => {
+    const oilFirst = usTable(
+      'sr15',
+      'U.S. Soybeans and Products Supply and Use (Domestic Measure) 1/',
+      [['Production', [col(P, '29,218')]]],
+      { units: ['Million Pounds'] },
+    );
+    await expect(read(doc(oilFirst))).rejects.toThrow(
+      /matrix 1 does not read as SOYBEANS \(its quantity unit is "Million Pounds"\)/,
+    );
+  });
+
+  it('refuses truncated and hostile XML before yielding anything', async () => {
+    await expect(read(JUNE_XML.slice(0, 100_000))).rejects.toThrow(
+      /malformed XML: an unterminated tag|is never closed/,
+    );
+    await expect(read(`<!DOCTYPE r [<!ENTITY a "aaaa">]>${doc(usTable('sr17', COTTON, []))}`)).rejects.toThrow(
+      'a DOCTYPE or entity declaration is not read',
+    );
+    await expect(read(doc(usTable('sr17', '&lol;', [])))).rejects.toThrow(/unknown entity &lol;/);
+    await expect(read(`${'<a>'.repeat(100)}${'</a>'.repeat(100)}`)).rejects.toThrow(/nested deeper than 48/);
+    await expect(read(`<Report Name="${'x'.repeat(20_000)}"/>`)).rejects.toThrow(/longer than the 16384 characters/);
+  });
+
+  it('names the edition by Report_Month, and a column of another month by that month', async () => {
+    const january = usTable('sr17', COTTON, [['Exports', [col(P, '11.0', 'Dec'), col(P, '12.0', 'Jan')]]], {
+      month: 'January 2027',
+    });
+    const { sheets } = await read(doc(january), { file: 'wasde0127.xml' });
+    expect(sheets.map((s) => [s.edition, s.published_at, s.published_at_estimated])).toEqual([
+      ['2026-12', '2026-12-10T17:00:00.000Z', undefined],
+      // 2027 is past USDA's published calendar: the 12th (a Tuesday), noon New York, estimated
+      ['2027-01', '2027-01-12T17:00:00.000Z', true],
+    ]);
+    await expect(read(doc(january), { file: 'wasde0626.xml' })).rejects.toThrow(
+      /wasde0626\.xml is named for 2026-06 but holds the 2027-01 report/,
+    );
+  });
+
+  it('publishes a v2 re-post as a revision: at --published-at, else the release + 1 day (estimated)', async () => {
+    const may = doc(usTable('sr17', COTTON, [['Exports', [col(P, '12.0', 'May')]]], { month: 'May 2026' }));
+    const estimated = (await read(may, { file: 'wasde0526v2.xml' })).sheets[0]!;
+    expect([estimated.edition, estimated.published_at, estimated.published_at_estimated]).toEqual([
+      '2026-05',
+      '2026-05-13T16:00:00.000Z',
+      true,
+    ]);
+    const stated = (await read(may, { file: 'wasde0526v2.xml', publishedAt: '2026-05-13T15:30:00-04:00' })).sheets[0]!;
+    expect([stated.published_at, stated.published_at_estimated, stated.source]).toEqual([
+      '2026-05-13T19:30:00.000Z',
+      undefined,
+      'wasde:wasde0526v2.xml',
+    ]);
+  });
+
+  it('refuses a --published-at that is not RFC 3339 or not in the edition month', async () => {
+    const june = doc(usTable('sr17', COTTON, [['Exports', [col(P, '12.0')]]]));
+    await expect(read(june, { publishedAt: '2026-06-11' })).rejects.toThrow(SourceUsageError);
+    await expect(read(june, { publishedAt: '2026-07-01T12:00:00Z' })).rejects.toThrow(
+      /is in 2026-07 \(New York\), but the file is the 2026-06 edition/,
+    );
+  });
+
+  it('publishes a sheet that fails its balance, flagged and counted, never dropped', async () => {
+    const { sheets, stats } = await read(
+      doc(
+        usTable('sr17', COTTON, [
+          ['    Supply, Total', [col(P, '100.0'), col('2025/26 Est.', '100.0')]],
+          ['    Use, Total', [col(P, '90.0'), col('2025/26 Est.', '90.0')]],
+          ['Ending Stocks', [col(P, '9.8'), col('2025/26 Est.', '10.1')]],
+        ]),
+      ),
+    );
+    expect(sheets.map((s) => [s.marketing_year, s.failed_checks])).toEqual([
+      ['2026/27', ['supply_equals_use_plus_ending_stocks']],
+      ['2025/26', undefined],
+    ]);
+    expect(stats.failedChecks).toEqual({ supply_equals_use_plus_ending_stocks: 1 });
+  });
+});
+
+describe('names, values and editions', () => {
+  it('snake_cases row names without footnotes or units, with the few aliases', () => {
+    expect(attributeOf('Food, Seed & Industrial 2/')).toBe('food_seed_industrial');
+    expect(attributeOf('Avg. Farm Price ($/bu)  4/')).toBe('avg_farm_price');
+    expect(attributeOf('Ending\r\nStocks')).toBe('ending_stocks');
+    expect(attributeOf('     Ethanol & by-products 3/')).toBe('ethanol_by_products');
+    expect(attributeOf('Yield per Harvested Acre')).toBe('yield');
+    expect(attributeOf('Total Supply')).toBe('supply_total');
+    expect(attributeOf('    Use, Total')).toBe('use_total');
+    expect(attributeOf('Domestic\r\nTotal 2/')).toBe('domestic_total');
+    expect(attributeOf(' 2/ ')).toBeUndefined();
+    expect(regionOf('World  3/')).toBe('world');
+    expect(regionOf('        Ukraine')).toBe('ukraine');
+    expect(regionOf('European Union 6/')).toBe('eu');
+    expect(regionOf('Major Exporters 4/')).toBe('major_exporters');
+    expect(unitInName('Avg. Price ($/s.t.)  2/')).toBe('Dollars per Short Ton');
+    expect(unitInName('Avg. Price (c/lb)  2/')).toBe('Cents per Pound');
+    expect(unitInName('Avg. Farm Price ($/cwt)')).toBe('Dollars per Hundredweight');
+  });
+
+  it('reads numbers with commas and marks, and nothing else', () => {
+    expect([cellNumber('6,100'), cellNumber('106.2 *'), cellNumber('-0.5'), cellNumber('1,295.38')]).toEqual([
+      6100, 106.2, -0.5, 1295.38,
+    ]);
+    for (const bad of ['', 'NA', ' ', 'n/a', '1.2.3', '12a']) expect(cellNumber(bad), bad).toBeUndefined();
+  });
+
+  it('reads marketing years and their status', () => {
+    expect(marketingYearOf('2026/27 Proj.')).toEqual({ year: '2026/27', status: 'projection' });
+    expect(marketingYearOf('2025/26 Est.')).toEqual({ year: '2025/26', status: 'estimate' });
+    expect(marketingYearOf('2025/26 (Est.)')).toEqual({ year: '2025/26', status: 'estimate' });
+    expect(marketingYearOf('2024/25')).toEqual({ year: '2024/25', status: 'estimate' });
+    expect(marketingYearOf('1999/00')).toEqual({ year: '1999/00', status: 'estimate' });
+    for (const bad of ['2026/28', '2026', 'Filler', '']) expect(marketingYearOf(bad), bad).toBeUndefined();
+  });
+
+  it('reads editions from Report_Month, columns and file names', () => {
+    expect(editionOfReportMonth('June 2026')).toBe('2026-06');
+    expect(editionOfReportMonth('Sept 2013')).toBe('2013-09');
+    expect(editionOfReportMonth('Juney 2026')).toBeUndefined();
+    expect([monthNumber('Jun'), monthNumber('June'), monthNumber('Jun.'), monthNumber('Ju')]).toEqual([
+      6,
+      6,
+      6,
+      undefined,
+    ]);
+    expect(columnEdition('2026-06', 'May')).toBe('2026-05');
+    expect(columnEdition('2026-06', 'June')).toBe('2026-06');
+    expect(columnEdition('2026-06', '')).toBe('2026-06');
+    expect(columnEdition('2027-01', 'Dec')).toBe('2026-12');
+    // November 2013 printed September beside it (October 2013 was cancelled)
+    expect(columnEdition('2013-11', 'Sep')).toBe('2013-09');
+    expect(columnEdition('2026-06', 'Filler')).toBeUndefined();
+    expect(fileNameFacts('wasde0626.xml')).toEqual({ edition: '2026-06', repost: false });
+    expect(fileNameFacts('/tmp/x/wasde0526v2.xml')).toEqual({ edition: '2026-05', repost: true });
+    expect(fileNameFacts('june.xml')).toEqual({ repost: false });
+  });
+});
+
+describe('the balance check at its edges', () => {
+  const f = (attribute: string, value: number, decimals: number, unit = 'Million Bushels'): ReadFigure => ({
+    attribute,
+    unit,
+    value,
+    decimals,
+  });
+  const us = (supply: number, use: number, ending: number, decimals = 0) => [
+    f('supply_total', supply, decimals),
+    f('use_total', use, decimals),
+    f('ending_stocks', ending, decimals),
+  ];
+
+  it('US tables: supply_total = use_total + ending_stocks within 1.5 units of the last printed digit', () => {
+    // the real soybean meal 2024/25 sheet: 59,704 against 59,305 + 398, one unit off
+    expect(failedChecks('united_states', us(59_704, 59_305, 398))).toEqual([]);
+    expect(failedChecks('united_states', us(59_705, 59_305, 398))).toEqual([SUPPLY_CHECK]);
+    expect(failedChecks('united_states', us(441.0, 398.6, 42.3, 1))).toEqual([]); // feed grains 2024/25: 0.1 off
+    expect(failedChecks('united_states', us(441.2, 398.6, 42.3, 1))).toEqual([SUPPLY_CHECK]);
+    // the finest digit printed sets the rounding
+    expect(
+      failedChecks('united_states', [f('supply_total', 10, 0), f('use_total', 8.5, 1), f('ending_stocks', 1.3, 1)]),
+    ).toEqual([SUPPLY_CHECK]);
+  });
+
+  it('world tables: beginning + production + imports = domestic + exports + ending within 3 units, not on world aggregates', () => {
+    const t = 'Million Metric Tons';
+    const sheet = (delta: number) => [
+      f('beginning_stocks', 10, 2, t),
+      f('production', 20, 2, t),
+      f('imports', 5, 2, t),
+      f('domestic_total', 25, 2, t),
+      f('exports', 3, 2, t),
+      f('ending_stocks', 7 + delta, 2, t),
+    ];
+    expect(failedChecks('ukraine', sheet(0.03))).toEqual([]);
+    expect(failedChecks('ukraine', sheet(0.04))).toEqual([SUPPLY_CHECK]);
+    for (const aggregate of ['world', 'world_less_china', 'total_foreign'])
+      expect(failedChecks(aggregate, sheet(8)), aggregate).toEqual([]);
+    expect(failedChecks('major_exporters', sheet(8))).toEqual([SUPPLY_CHECK]);
+  });
+
+  it('checks each unit on its own, and not a sheet missing a term', () => {
+    expect(
+      failedChecks('united_states', [...us(100, 90, 10), f('ending_stocks', 99, 0, 'Million Metric Tons')]),
+    ).toEqual([]);
+    expect(failedChecks('united_states', [f('supply_total', 100, 0), f('use_total', 1, 0)])).toEqual([]);
+    expect(balances(new Map(), { supply: ['supply_total'], use: ['use_total'] })).toBeUndefined();
+  });
+});

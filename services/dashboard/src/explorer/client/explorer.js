@@ -657,9 +657,12 @@
     yearSelect.replaceChildren(new window.Option('Newest', ''), ...years.map((y) => new window.Option(y, y)));
     const year = years.includes(chosen) ? chosen : years[0] || '';
     yearSelect.value = years.includes(chosen) ? chosen : '';
-    yearHint.textContent = years.length
-      ? `${years.length} marketing year${years.length === 1 ? '' : 's'}: ${years[years.length - 1]} to ${years[0]}.`
-      : 'No marketing years for this region.';
+    yearHint.textContent =
+      years.length > 1
+        ? `${years.length} marketing years: ${years[years.length - 1]} to ${years[0]}.`
+        : years.length === 1
+          ? `1 marketing year: ${years[0]}.`
+          : 'No marketing years for this region.';
     return year;
   }
 
@@ -826,7 +829,7 @@
   /** Why the API refused a balance sheet, in words (its own message follows under it). */
   function balanceSheetRefusal(err, slug) {
     const param = err.body && err.body.error ? err.body.error.param : undefined;
-    if (err.status === 404) return `${slug} has no supply and demand balance sheets.`;
+    if (err.status === 404) return `No supply and demand balance sheets for ${slug}.`;
     if (err.status === 403) {
       return "Your key's plan does not reach this edition: Free keys read the editions of their last 12 months.";
     }
@@ -841,6 +844,8 @@
   async function showBalanceSheet(req, known, descriptor) {
     const region = req.query.get('region') || 'united_states';
     const asOf = req.query.get('as_of') || '';
+    // The call that lists the years comes first: a refusal of it is the one the curl shows.
+    curlBox.textContent = curlOf(apiBase + balanceSheetPath(req.slug, { region, as_of: asOf, per_page: 100 }));
     const years = await yearsOf(req.slug, region, asOf);
     const year = offerYears(years, req.query.get('marketing_year') || '');
     const name = (known && known.detail.name) || req.slug;
@@ -1045,9 +1050,9 @@
   function syncRegions(descriptor) {
     const regions = descriptor && Array.isArray(descriptor.regions) ? descriptor.regions : [];
     const listed = [...regionSelect.options].map((o) => o.value);
-    if (regions.length === 0 || regions.join() === listed.join()) return;
-    const chosen = regionSelect.value;
     const ordered = [...regions].sort((a, b) => (a === 'united_states' ? -1 : b === 'united_states' ? 1 : 0));
+    if (ordered.length === 0 || ordered.join() === listed.join()) return;
+    const chosen = regionSelect.value;
     regionSelect.replaceChildren(
       ...ordered.map((r) => {
         const o = document.createElement('option');

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { buildOpenApiDocument, type SourceSyncStatus, type SyncSourceName } from '@cds/contracts';
+import { buildOpenApiDocument, SYNC_SOURCE_NAMES, type SourceSyncStatus, type SyncSourceName } from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
 import { createLogger, createMetrics } from '@cds/telemetry';
 import { describe, expect, it } from 'vitest';
@@ -83,7 +83,9 @@ describe('GET /api/v1/status', () => {
     const body = res.json<{ data: { demo: boolean; sources: Record<string, unknown>[] }; meta: unknown }>();
     expect(body.meta).toEqual({ request_id: res.headers['x-request-id'], generated_at: '2026-11-24T12:00:00.000Z' });
     expect(body.data.demo).toBe(false);
-    expect(body.data.sources.map((s) => s.source)).toEqual(['cftc', 'eia', 'nass', 'ams', 'worldbank']);
+    // Every synced source, in the SOURCES table's order.
+    expect(body.data.sources.map((s) => s.source)).toEqual([...SYNC_SOURCE_NAMES]);
+    expect(SYNC_SOURCE_NAMES.slice(0, 5)).toEqual(['cftc', 'eia', 'nass', 'ams', 'worldbank']);
     expect(body.data.sources[0]).toEqual({
       source: 'cftc',
       last_success_at: '2026-11-20T20:40:12.000Z',

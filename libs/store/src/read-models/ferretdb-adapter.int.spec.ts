@@ -1,4 +1,4 @@
-import { COLLECTIONS, type SeriesBucketDoc } from '@cds/read-models';
+import { COLLECTIONS, type SeriesBucketDoc, type SupplyDemandBucketDoc } from '@cds/read-models';
 import { getTestInfra, uniqueName } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,5 +92,40 @@ describe('FerretDB adapter: how it holds and asks', () => {
     expect(viewReads.length).toBeGreaterThan(0);
     for (const read of viewReads) expect(read.command.projection).toHaveProperty('revised_json');
     for (const read of viewReads) expect(Object.keys(read.command.filter as object)).toEqual(['_id']);
+  });
+
+  it("packs a balance sheet as JSON text and reads a region's sheets by `_id` strings only", async () => {
+    const db = client.db(uniqueName('ferret_sheets'));
+    const commands: { name: string; command: Record<string, unknown> }[] = [];
+    client.on('commandStarted', (e) => {
+      if (e.databaseName === db.databaseName) commands.push({ name: e.commandName, command: e.command });
+    });
+    const store = createReadModelStore(db, { adapter: 'ferretdb', owner: 'sheets' });
+    const sheets = await store.collection<SupplyDemandBucketDoc>('supply_demand', COLLECTIONS.supply_demand);
+    const figures = [{ k: 'yield|Bushels', a: 'yield', u: 'Bushels', v: 181, s: 'projection' as const, r: 0 }];
+    const doc = (year: string): SupplyDemandBucketDoc => ({
+      _id: `CORN:united_states:${year}`,
+      commodity_id: 'CORN',
+      region: 'united_states',
+      marketing_year: year,
+      figures,
+      _meta: { position: 1, version: 1, rev: 1 },
+    });
+    await sheets.compareAndSet([doc('2025/26'), doc('2026/27')].map((d) => ({ doc: d, rev: null })));
+    const stored = await db
+      .collection(COLLECTIONS.supply_demand)
+      .findOne({ _id: 'CORN:united_states:2026/27' as never });
+    expect(stored).toMatchObject({ figures_json: packText(figures) });
+    expect(stored).not.toHaveProperty('figures');
+    commands.length = 0;
+    const read = await store.supplyDemandSheets({ commodityId: 'CORN', region: 'united_states' });
+    expect(read.map((d) => [d.marketing_year, d.figures])).toEqual([
+      ['2026/27', figures],
+      ['2025/26', figures],
+    ]);
+    const finds = commands.filter((c) => c.name === 'find' && c.command.find === COLLECTIONS.supply_demand);
+    expect(finds.length).toBeGreaterThan(0);
+    for (const f of finds) expect(typeof (f.command.filter as { _id: unknown })._id).toBe('string');
+    for (const f of finds) expect(Object.keys(f.command.filter as object)).toEqual(['_id']);
   });
 });

@@ -6,6 +6,8 @@ import type {
   StoredCotReport,
   StoredPoint,
   StoredRelease,
+  ReadModelName,
+  SupplyDemandBucketDoc,
 } from '@cds/read-models';
 import { COLLECTIONS, cotBucketId, seriesBucketId } from '@cds/read-models';
 import { getTestInfra, startMongo, uniqueName } from '@cds/testkit';
@@ -146,12 +148,54 @@ function versionedCotBucket(): CotBucketDoc {
   };
 }
 
-async function insertAll<D extends ReadModelDoc>(store: ReadModelStore, name: 'catalog' | 'series' | 'cot', docs: D[]) {
+async function insertAll<D extends ReadModelDoc>(store: ReadModelStore, name: ReadModelName, docs: D[]) {
   const coll = await store.collection<D>(name, COLLECTIONS[name]);
   expect(await coll.compareAndSet(docs.map((doc) => ({ doc, rev: null })))).toEqual({
     written: docs.length,
     conflicts: 0,
   });
+}
+
+/** A balance sheet of two releases: ending stocks revised by the second, production confirmed. */
+function sheet(commodityId: string, region: string, marketingYear: string): SupplyDemandBucketDoc {
+  return {
+    _id: `${commodityId}:${region}:${marketingYear}`,
+    commodity_id: commodityId,
+    region,
+    marketing_year: marketingYear,
+    figures: [
+      { k: 'ending_stocks|Million Bushels', a: 'ending_stocks', u: 'Million Bushels', v: 1750, s: 'projection', r: 1 },
+      { k: 'production|Million Bushels', a: 'production', u: 'Million Bushels', v: 15800, s: 'projection', r: 0 },
+    ],
+    revised: [
+      {
+        k: 'ending_stocks|Million Bushels',
+        a: 'ending_stocks',
+        u: 'Million Bushels',
+        v: 1800,
+        s: 'projection',
+        x: ['supply_equals_use_plus_ending_stocks'],
+        r: 0,
+      },
+    ],
+    releases: [
+      {
+        p: '2026-05-12T16:00:00.000Z',
+        f: '2026-05-12T16:01:00.000Z',
+        lo: 'ending_stocks|Million Bushels',
+        hi: 'production|Million Bushels',
+      },
+      {
+        p: '2026-06-11T16:00:00.000Z',
+        f: '2026-06-11T16:01:00.000Z',
+        lo: 'ending_stocks|Million Bushels',
+        hi: 'production|Million Bushels',
+      },
+    ],
+    source: 'wasde:wasde0626.xml',
+    last_updated: '2026-06-11T16:01:00.000Z',
+    _meta: { ...meta(1), parts: { 'ending_stocks|Million Bushels': 2, 'production|Million Bushels': 1 } },
+  };
 }
 
 /**
@@ -425,6 +469,32 @@ export function registerPortContract(
       ]);
     });
 
+    it("reads balance sheets: one by marketing year, or a region's all, whole and newest first, no other region or commodity", async () => {
+      const years = ['1975/76', '2024/25', '2025/26', '2026/27'];
+      await insertAll(store, 'supply_demand', [
+        ...years.map((y) => sheet('CORN', 'united_states', y)),
+        sheet('CORN', 'united_states_territories', '2026/27'),
+        sheet('CORN', 'world', '2026/27'),
+        sheet('CORN_OIL', 'united_states', '2026/27'),
+      ]);
+      const { _meta, ...whole } = sheet('CORN', 'united_states', '2026/27');
+      expect(_meta.rev).toBe(1);
+      const all = await store.supplyDemandSheets({ commodityId: 'CORN', region: 'united_states' });
+      expect(all.map((d) => d.marketing_year)).toEqual([...years].reverse());
+      expect(all[0]).toEqual(whole);
+      expect(
+        await store.supplyDemandSheets({ commodityId: 'CORN', region: 'world', marketingYear: '2026/27' }),
+      ).toEqual([{ ...whole, _id: 'CORN:world:2026/27', region: 'world' }]);
+      expect(
+        await store.supplyDemandSheets({ commodityId: 'CORN', region: 'united_states', marketingYear: '2023/24' }),
+      ).toEqual([]);
+      expect(await store.supplyDemandSheets({ commodityId: 'CORN', region: 'china' })).toEqual([]);
+      expect(await store.supplyDemandSheets({ commodityId: 'WHEAT', region: 'united_states' })).toEqual([]);
+      const sheets = await store.collection<SupplyDemandBucketDoc>('supply_demand', COLLECTIONS.supply_demand);
+      const [loaded] = await sheets.load(['CORN:world:2026/27']);
+      expect({ ...loaded, _meta: { ...loaded!._meta, rev: 1 } }).toEqual(sheet('CORN', 'world', '2026/27'));
+    });
+
     describe('versions (versions.ts views)', () => {
       const copper = { commodityId: 'COPPER', type: 'price' as const, firstYear: 2021, lastYear: 2021 };
       const year = { startDate: '2021-01-01', endDate: '2021-12-31' };
@@ -679,6 +749,10 @@ export function registerPortContract(
           })
           .catch((e: unknown) => e);
         expect(page).toBeInstanceOf(StoreUnavailableError);
+        const sheets: unknown = await s
+          .supplyDemandSheets({ commodityId: 'X', region: 'world' })
+          .catch((e: unknown) => e);
+        expect(sheets).toBeInstanceOf(StoreUnavailableError);
         const write: unknown = await catalog
           .compareAndSet([{ doc: { ...catalogDoc('FROZEN', 'softs'), _meta: meta(2) }, rev: 1 }])
           .catch((e: unknown) => e);

@@ -75,15 +75,19 @@ function prepare(
   idParts: (string | number)[],
   records: number,
   ctx: EventContext,
-  /** The data carries the ingest time as its publication: left out of the id, as occurred_at is. */
-  ingestStamped = false,
+  /**
+   * Fields of the data left out of the id: the ingest time a series batch carries as its
+   * publication (as occurred_at is), the file a balance sheet was read from.
+   */
+  notInId: readonly string[] = [],
 ): Prepared {
   const parsed = schema.safeParse(data);
   if (!parsed.success) return { ok: false, reason: firstIssue(parsed.error) };
   const dataJson = JSON.stringify(parsed.data);
-  const idJson = ingestStamped
-    ? JSON.stringify({ ...(parsed.data as object), published_at: undefined, published_at_estimated: undefined })
-    : dataJson;
+  const idJson =
+    notInId.length > 0
+      ? JSON.stringify({ ...(parsed.data as object), ...Object.fromEntries(notInId.map((k) => [k, undefined])) })
+      : dataJson;
   const id = deterministicEventId(type, ...idParts, sha256(idJson));
   const source = ctx.source.slice(0, 200) || 'ingest';
   const envelope = { id, type, version: 1, occurred_at: ctx.occurredAt, source };
@@ -119,7 +123,7 @@ export function prepareBatchEvent(batch: Batch, ctx: EventContext): Prepared {
       [batch.commodity_id, batch.series_type, batch.frequency, batch.unit ?? '', batch.period],
       batch.points.length,
       ctx,
-      ingestStamped,
+      ingestStamped ? ['published_at', 'published_at_estimated'] : [],
     );
   }
   if (batch.kind === 'supply_demand') return prepareSupplyDemandEvent(batch, ctx);
@@ -143,7 +147,8 @@ export function prepareBatchEvent(batch: Batch, ctx: EventContext): Prepared {
 /**
  * The event of one release of one balance sheet. Its id covers the sheet (commodity, region,
  * marketing year), the edition and a SHA-256 of the validated content, published_at included (a
- * re-post of an edition is a release of its own; the same file read again gives the same ids).
+ * re-post of an edition is a release of its own) but the file it was read from: the same file read
+ * again, or the May column of the June file beside the May file, gives the same id.
  * Batches are few (a file holds a few hundred sheets): checked with the contract's zod schema.
  */
 function prepareSupplyDemandEvent(batch: Extract<Batch, { kind: 'supply_demand' }>, ctx: EventContext): Prepared {
@@ -155,6 +160,7 @@ function prepareSupplyDemandEvent(batch: Extract<Batch, { kind: 'supply_demand' 
     [data.commodity_id, data.region, data.marketing_year, data.edition],
     data.figures.length,
     ctx,
+    ['source'],
   );
 }
 

@@ -7,9 +7,16 @@ import { MongoClient, type Db } from 'mongodb';
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogProjection, cotProjection, seriesProjection } from '../projections/index.ts';
+import { catalogProjection, cotProjection, seriesProjection, supplyDemandProjection } from '../projections/index.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
-import { commodityUpserted, cotRecorded, foldEvents, seriesRecorded } from '../testing/events.ts';
+import {
+  commodityUpserted,
+  cotRecorded,
+  foldEvents,
+  JUNE_2026,
+  seriesRecorded,
+  supplyDemandRecorded,
+} from '../testing/events.ts';
 import { buildBulkFiles } from './build-bulk.ts';
 
 // The bulk files job against the testkit's MongoDB API server (FerretDB): read models written as
@@ -29,6 +36,11 @@ const days = (from: string, n: number, step = 1): string[] =>
 const wti = days('2024-01-01', 900).map((d, i): [string, number] => [d, 70 + (i % 40) / 4]);
 const cornStocks = ['2024-03-01', '2025-03-01', '2026-03-01'].map((d, i): [string, number] => [d, 1000 + i]);
 const cotDates = days('2025-01-07', 60, 7);
+// CORN's balance sheets: 2024/25 as the May 2025 edition left it (older than 12 months), 2026/27
+// in the May and June 2026 editions (ending stocks 1,957 then 1,960), and the world's 2026/27.
+const MAY_2025 = '2025-05-12T16:00:00.000Z';
+const MAY_2026 = '2026-05-12T16:00:00.000Z';
+const WASDE = { source: 'wasde:wasde0626.xml' };
 
 const events: DataEvent[] = [
   commodityUpserted('CRUDE_OIL_WTI', 'Crude Oil WTI'),
@@ -57,6 +69,28 @@ const events: DataEvent[] = [
     cotDates.slice(-10).map((d, i) => [d, 160_000 + i]),
     { source: 'cftc:cit:002602', format: 'cit' },
   ),
+  supplyDemandRecorded(
+    [
+      ['production', 14_892],
+      ['ending_stocks', 1_551],
+    ],
+    { marketingYear: '2024/25', status: 'estimate', publishedAt: MAY_2025, ...WASDE },
+  ),
+  supplyDemandRecorded(
+    [
+      ['area_planted', 95.3, 'Million Acres'],
+      ['ending_stocks', 1_957],
+    ],
+    { publishedAt: MAY_2026, ...WASDE },
+  ),
+  supplyDemandRecorded(
+    [
+      ['area_planted', 95.3, 'Million Acres'],
+      ['ending_stocks', 1_960],
+    ],
+    { publishedAt: JUNE_2026, ...WASDE },
+  ),
+  supplyDemandRecorded([['ending_stocks', 281.22, 'Million Metric Tons']], { region: 'world', ...WASDE }),
 ];
 
 async function project<D extends ProjectedDoc>(name: ReadModelName, projection: Projection<D>): Promise<void> {
@@ -71,6 +105,7 @@ beforeAll(async () => {
   await project('catalog', catalogProjection);
   await project('series', seriesProjection);
   await project('cot', cotProjection);
+  await project('supply_demand', supplyDemandProjection);
 });
 
 afterAll(async () => {
@@ -97,7 +132,7 @@ describe('the bulk files job', () => {
       clock: () => NOW,
     });
     expect(report.files.map((f) => f.file).sort()).toEqual(
-      ['cot_cit', 'cot_legacy', 'cot_legacy_combined', 'price', 'stocks']
+      ['cot_cit', 'cot_legacy', 'cot_legacy_combined', 'price', 'stocks', 'supply_demand']
         .flatMap((d) => ['full', 'recent'].flatMap((s) => BULK_FORMATS.map((f) => `${d}.${s}.${f}`)))
         .sort(),
     );
@@ -177,6 +212,53 @@ describe('the bulk files job', () => {
       index_traders_net: -1,
       source: 'cftc:cit:002602',
     });
+  });
+
+  it('supply_demand: one row per figure in force with its unit and edition, the recent file the editions of 12 months', async () => {
+    const manifest = (await createBulkFileStore(db).manifest())!;
+    const full = manifest.files.find((f) => f.file === 'supply_demand.full.csv.gz')!;
+    expect(full).toMatchObject({
+      dataset: 'supply_demand',
+      rows: 5,
+      first_date: '2025-05-12',
+      last_date: '2026-06-11',
+      columns: [
+        'commodity',
+        'region',
+        'marketing_year',
+        'attribute',
+        'value',
+        'unit',
+        'edition',
+        'published_at',
+        'status',
+      ],
+      licence: [expect.stringMatching(/public domain/i)],
+      attribution: [expect.stringMatching(/^USDA World Agricultural Outlook Board/)],
+      plans: ['professional', 'business', 'enterprise'],
+    });
+    const csv = gunzipSync(await fileOf('supply_demand.full.csv.gz'))
+      .toString('utf8')
+      .trimEnd()
+      .split('\r\n');
+    // by region, then marketing year oldest first, then the figures of the sheet
+    expect(csv.slice(1)).toEqual([
+      `CORN,united_states,2024/25,ending_stocks,1551,Million Bushels,2025-05,${MAY_2025},estimate`,
+      `CORN,united_states,2024/25,production,14892,Million Bushels,2025-05,${MAY_2025},estimate`,
+      `CORN,united_states,2026/27,area_planted,95.3,Million Acres,2026-05,${MAY_2026},projection`,
+      `CORN,united_states,2026/27,ending_stocks,1960,Million Bushels,2026-06,${JUNE_2026},projection`,
+      `CORN,world,2026/27,ending_stocks,281.22,Million Metric Tons,2026-06,${JUNE_2026},projection`,
+    ]);
+    const recent = await fileOf('supply_demand.recent.parquet');
+    const rows = await parquetReadObjects({
+      file: recent.buffer.slice(recent.byteOffset, recent.byteOffset + recent.length) as ArrayBuffer,
+    });
+    expect(rows.map((r) => [r.region, r.marketing_year, r.attribute, r.value, r.edition])).toEqual([
+      ['united_states', '2026/27', 'area_planted', 95.3, '2026-05'],
+      ['united_states', '2026/27', 'ending_stocks', 1960, '2026-06'],
+      ['world', '2026/27', 'ending_stocks', 281.22, '2026-06'],
+    ]);
+    expect(manifest.files.find((f) => f.file === 'supply_demand.recent.parquet')!.plans).toContain('free');
   });
 
   it('a second run makes a new generation current and drops the chunks of the one before the previous', async () => {

@@ -1,7 +1,13 @@
 import type { CatalogDoc, StoredPoint } from '@cds/read-models';
-import { seriesRangeFromBuckets, viewPoints, type ReadModelReader, type SeriesRangeQuery } from '@cds/store';
+import {
+  seriesRangeFromBuckets,
+  viewPoints,
+  type ReadModelReader,
+  type SeriesRangeQuery,
+  type SupplyDemandSheetsQuery,
+} from '@cds/store';
 import { describe, expect, it } from 'vitest';
-import { catalogDoc, dateRange, seriesBuckets } from '../testing/fixtures.ts';
+import { catalogDoc, dateRange, seriesBuckets, supplyDemandSheet } from '../testing/fixtures.ts';
 import { createReadMemo } from './read-memo.ts';
 
 const points: StoredPoint[] = dateRange('2019-06-01', '2024-03-31', true)
@@ -11,10 +17,11 @@ const points: StoredPoint[] = dateRange('2019-06-01', '2024-03-31', true)
 const buckets = new Map(seriesBuckets('GOLD', 'price', points, { unit: 'USD/troy oz' }).map((b) => [b.year, b]));
 
 /** The store's rule over in-memory buckets, counting the reads (one per bucket). */
-function fakeReader(): ReadModelReader & { reads: number; catalogReads: number } {
+function fakeReader(): ReadModelReader & { reads: number; catalogReads: number; sheetReads: number } {
   const reader = {
     reads: 0,
     catalogReads: 0,
+    sheetReads: 0,
     catalogEntries: () => {
       reader.catalogReads += 1;
       return Promise.resolve([catalogDoc('GOLD'), catalogDoc('SILVER')]);
@@ -35,7 +42,12 @@ function fakeReader(): ReadModelReader & { reads: number; catalogReads: number }
       ),
     cotPage: () => Promise.reject(new Error('not used')),
     cotBefore: () => Promise.reject(new Error('not used')),
-    supplyDemandSheets: () => Promise.reject(new Error('not used')),
+    supplyDemandSheets: (q: SupplyDemandSheetsQuery) => {
+      reader.sheetReads += 1;
+      return Promise.resolve(
+        q.commodityId === 'CORN' ? [supplyDemandSheet('CORN', q.region, q.marketingYear ?? '2026/27', [])] : [],
+      );
+    },
     ping: () => Promise.resolve(),
   };
   return reader;
@@ -121,6 +133,23 @@ describe('createReadMemo', () => {
     await expect(second.reader.catalogEntry('GOLD')).rejects.toThrow('down');
     fail = false;
     await expect(second.reader.catalogEntry('GOLD')).resolves.toMatchObject({ id: 'GOLD' });
+  });
+
+  it('keeps the balance sheets read (per region and marketing year), counted with the buckets, dropped with their commodity', async () => {
+    const inner = fakeReader();
+    const { reader, memo } = createReadMemo(inner, { maxBuckets: 2, ttlMs: 60_000, nowMs: () => 0 });
+    const us = { commodityId: 'CORN', region: 'united_states' };
+    const first = await reader.supplyDemandSheets(us);
+    expect(await reader.supplyDemandSheets(us)).toBe(first);
+    await reader.supplyDemandSheets({ ...us, marketingYear: '2025/26' });
+    expect(inner.sheetReads).toBe(2);
+    // A third entry evicts the least recently read (the region's all).
+    await reader.supplyDemandSheets({ ...us, region: 'world' });
+    await reader.supplyDemandSheets(us);
+    expect(inner.sheetReads).toBe(4);
+    expect(memo.invalidate('CORN')).toBe(2);
+    await reader.supplyDemandSheets({ ...us, region: 'world' });
+    expect(inner.sheetReads).toBe(5);
   });
 
   it('keeps at most maxBuckets years, the least recently read going first, and nothing past its TTL', async () => {

@@ -44,6 +44,11 @@ describe('createProjectorMetrics', () => {
     );
     expect(value(text, 'cds_projector_cot_check_store_failures_total', 'cot')).toBe(1);
 
+    metrics.of('supply_demand').supplyDemandCheckFailures.set('supply_equals_use_plus_ending_stocks', 3);
+    expect(await metrics.render()).toMatch(
+      /^cds_projector_supply_demand_check_failures_total\{check="supply_equals_use_plus_ending_stocks"[^}]*\} 3$/m,
+    );
+
     series.phaseMs.write += 1_500;
     expect(await metrics.render()).toMatch(
       /^cds_projector_phase_seconds_total\{projection="series",phase="write"[^}]*\} 1\.5$/m,

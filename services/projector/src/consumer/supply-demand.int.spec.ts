@@ -48,6 +48,10 @@ const failuresMetric = (text: string): number => {
 describe('supply_demand projection on real NATS and MongoDB API', () => {
   it('folds editions out of order into one sheet, keeps and clears the failed release in the KV, records each change; a rebuild gives the same sheet', async () => {
     const db = mongo.db(uniqueName('supply_demand'));
+    const notified: string[] = [];
+    const sub = messaging.nc.subscribe('cds.projected.supply_demand.SD_CORN', {
+      callback: (_e, m) => notified.push(m.subject),
+    });
     const bucket = uniqueName('CHECKS').toUpperCase();
     const figures = (imports: number, total: number, ending: number) =>
       [
@@ -82,6 +86,8 @@ describe('supply_demand projection on real NATS and MongoDB API', () => {
         ['supply_total', 123, 0, [CHECK]],
       ]);
       expect(sheet!.source).toBe('wasde:wasde0626.xml');
+      // the query caches drop the commodity's answers
+      await eventually(() => notified.length > 0, 5_000, 'projected notice');
       expect(failuresMetric(await metrics.render())).toBe(1);
       await eventually(async () => (await failureOf(bucket, key)) !== undefined, 5_000, 'KV key stored');
       expect(await failureOf(bucket, key)).toEqual({
@@ -118,6 +124,7 @@ describe('supply_demand projection on real NATS and MongoDB API', () => {
         '/api/v1/commodities/SD_CORN/supply-demand?region=united_states&marketing_year=2026%2F27',
       );
     } finally {
+      sub.unsubscribe();
       await worker.stop();
     }
     const live = await store.supplyDemandSheets({ commodityId: 'SD_CORN', region: 'united_states' });

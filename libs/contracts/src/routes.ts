@@ -213,7 +213,8 @@ export const PUBLIC_ROUTES = [
       'by an instant, first_release=true with the first published versions, include=revisions with the earlier ' +
       'ones, view=editions with one figure across every edition and its change (docs/supply-demand.md). Grains ' +
       'carry a derived stocks_to_use (ending stocks / total use). Free-tier keys read the editions of their last ' +
-      '12 months.',
+      '12 months: an as_of before them, or a marketing_year whose first year is before the first year of that ' +
+      'window minus one, is a 403 historical_limit naming it (docs/decisions.md).',
     tag: 'supply-demand',
     ...slugParam,
     query: SupplyDemandQuery,

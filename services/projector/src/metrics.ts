@@ -173,7 +173,7 @@ export function createProjectorMetrics(
   m.observe(
     'cds_projector_supply_demand_check_failures',
     'counter',
-    'Consistency checks failed by the balance sheet releases (WASDE editions) the projector wrote, by check ' +
+    'Consistency checks failed by the balance sheet releases (editions, re-posts) the projector wrote, by check ' +
       '(docs/operations.md "Supply and demand consistency checks").',
     (report) => {
       for (const s of stats.values()) {

@@ -21,6 +21,14 @@ describe('parseIngestArgs', () => {
       common: { ledger: true, quiet: false },
     });
     expect(parseIngestArgs(['sync', '--source', 'ams'])).toMatchObject({ command: 'sync', sources: ['ams'] });
+    const repost = ['--file', 'wasde0526v2.xml', '--published-at', '2026-05-13T12:00:00-04:00'];
+    expect(parseIngestArgs(['backfill', '--source', 'wasde', ...repost])).toEqual({
+      command: 'backfill',
+      source: 'wasde',
+      file: 'wasde0526v2.xml',
+      publishedAt: '2026-05-13T12:00:00-04:00',
+      common: { ledger: true, quiet: false },
+    });
   });
 
   it('reads demo, fetch and the shared options', () => {
@@ -57,6 +65,12 @@ describe('parseIngestArgs', () => {
     [['backfill', '--demo', '--without', 'cot,ohlcv'], /--without takes cot, eia, nass, worldbank, ams .*ohlcv/],
     [['backfill', '--source', 'eia', '--file', 'x', '--without', 'cot'], /--without goes with --demo/],
     [['sync', '--without', 'cot'], /sync takes no --without/],
+    [['sync', '--published-at', '2026-06-11T12:00:00Z'], /sync takes no --published-at/],
+    [
+      ['backfill', '--source', 'eia', '--file', 'x', '--published-at', '2026-06-11T12:00:00Z'],
+      /--published-at goes with --source wasde/,
+    ],
+    [['backfill', '--snapshot', 'd', '--published-at', '2026-06-11T12:00:00Z'], /--snapshot takes no --published-at/],
     [['fetch', '--source', 'eia', '--since', '1/2/2024'], /--since must be YYYY-MM-DD/],
     [['backfill', '--source', 'eia', '--file', 'x', '--bogus'], /bogus/],
   ])('rejects %j', (argv, message) => {

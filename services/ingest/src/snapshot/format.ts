@@ -9,9 +9,10 @@ import { COT_DATASETS, sourceFactsOf, type CotDataset, type CotFormat } from '@c
  *
  * Format 2 added the COT datasets of the combined reports and the CIT supplement, and a last
  * `failed_checks` column to every COT file (the row checks the parser found failing); a format 1
- * snapshot (COT files without that column) still reads.
+ * snapshot (COT files without that column) still reads. Format 3 added the supply and demand
+ * balance sheets (`supply-demand.csv.gz`: one row per figure of each release of a sheet).
  */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 export const MANIFEST_FILE = 'manifest.json';
 
 /** The file of each part: the series, and each COT dataset (`cot-<dataset>.csv.gz`). */
@@ -22,7 +23,8 @@ export const SNAPSHOT_FILES = {
   legacy_combined: 'cot-legacy_combined.csv.gz',
   disaggregated_combined: 'cot-disaggregated_combined.csv.gz',
   cit: 'cot-cit.csv.gz',
-} as const satisfies Record<'series' | CotDataset, string>;
+  supply_demand: 'supply-demand.csv.gz',
+} as const satisfies Record<'series' | CotDataset | 'supply_demand', string>;
 export type SnapshotPart = keyof typeof SNAPSHOT_FILES;
 
 /**
@@ -43,6 +45,26 @@ export const SERIES_COLUMNS = [
   'source',
   'price_basis',
   'date',
+  'value',
+] as const;
+
+/**
+ * The columns of the supply and demand file: one row per figure of one release of one balance
+ * sheet (the sheet and its release repeated on each of its rows; `failed_checks` `;`-separated,
+ * `published_at_estimated` `true` or empty), the rows of a release consecutive.
+ */
+export const SUPPLY_DEMAND_COLUMNS = [
+  'commodity_id',
+  'region',
+  'marketing_year',
+  'edition',
+  'status',
+  'source',
+  'published_at',
+  'published_at_estimated',
+  'failed_checks',
+  'attribute',
+  'unit',
   'value',
 ] as const;
 
@@ -112,7 +134,7 @@ export const SnapshotSource = z.strictObject({
 export type SnapshotSource = z.infer<typeof SnapshotSource>;
 
 export const SnapshotManifest = z.strictObject({
-  /** 2 since the combined and CIT datasets; 1: the COT files have no failed_checks column. */
+  /** 3 since the balance sheets; 2 since the combined and CIT datasets; 1: the COT files have no failed_checks column. */
   format: z.int().min(1).max(SNAPSHOT_FORMAT),
   built_at: z.iso.datetime({ offset: true }),
   /** How it was built: `files` (downloaded source files) or `live` (the sources' APIs). */

@@ -34,6 +34,7 @@ import {
   SNAPSHOT_COT_DATASETS,
   SNAPSHOT_FILES,
 } from './format.ts';
+import { readSupplyDemandPart } from './read-supply-demand.ts';
 
 /** A snapshot that cannot be read at all (no manifest, a file changed since it was built). */
 export class SnapshotError extends Error {
@@ -144,7 +145,7 @@ export function snapshotStamps(manifest: SnapshotManifest): (source: string, dat
 /**
  * Every item of the snapshot in `dir`: the series points, then the COT reports of each dataset
  * (legacy, disaggregated, their combined editions, the CIT supplement; each report with its
- * dataset's scope and the row checks it failed), each validated by the contracts' schemas as any
+ * dataset's scope and the row checks it failed), then the releases of the balance sheets, each validated by the contracts' schemas as any
  * source's records are. A commodity the
  * catalog no longer lists is skipped (`unknown_commodity`); a row that does not validate is
  * rejected with its file and line, as the parsers do.
@@ -169,6 +170,7 @@ export async function* readSnapshot(
   const cotBytes = new Map<CotDataset, Buffer | undefined>();
   for (const dataset of SNAPSHOT_COT_DATASETS)
     cotBytes.set(dataset, await readPart(dir, SNAPSHOT_FILES[dataset], manifest));
+  const sheetBytes = await readPart(dir, SNAPSHOT_FILES.supply_demand, manifest);
   if (seriesBytes !== undefined) {
     const file = SNAPSHOT_FILES.series;
     const text = gunzipChunks(seriesBytes);
@@ -254,4 +256,7 @@ export async function* readSnapshot(
       );
     }
   }
+
+  if (sheetBytes !== undefined)
+    yield* readSupplyDemandPart(gunzipChunks(sheetBytes), { file: SNAPSHOT_FILES.supply_demand, stats, known });
 }

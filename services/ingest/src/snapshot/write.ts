@@ -3,7 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { COT_DATASETS, cotDataset, type CotDataset } from '@cds/contracts';
-import type { SourceItem } from '../sources/types.ts';
+import type { SourceItem, SupplyDemandItem } from '../sources/types.ts';
 import {
   COT_GROUPS,
   cotColumns,
@@ -14,6 +14,7 @@ import {
   SNAPSHOT_FILES,
   SNAPSHOT_FORMAT,
   snapshotLicenceOf,
+  SUPPLY_DEMAND_COLUMNS,
   type SnapshotManifest,
   type SnapshotSource,
 } from './format.ts';
@@ -40,8 +41,9 @@ export interface WriteSummary {
 }
 
 /**
- * Writes the items into a snapshot in `dir` (created if needed): one row per series point or COT
- * report (each COT report in the file of its dataset: its format in its scope), deduplicated by what identifies it (the last one read wins, as in the read models),
+ * Writes the items into a snapshot in `dir` (created if needed): one row per series point, COT
+ * report (each COT report in the file of its dataset: its format in its scope) or figure of a
+ * release of a balance sheet, deduplicated by what identifies it (the last one read wins, as in the read models),
  * sorted so the same data always gives the same bytes, gzipped at level 9; then the manifest with
  * each file's SHA-256 and, per source, its origin, licence, rows and date range. Demo items are
  * refused: a snapshot holds official numbers only.
@@ -57,6 +59,7 @@ export async function writeSnapshot(
 ): Promise<WriteSummary> {
   const series = new Map<string, string[]>();
   const cot = new Map<CotDataset, Map<string, string[]>>(SNAPSHOT_COT_DATASETS.map((d) => [d, new Map()]));
+  const sheets = new Map<string, SupplyDemandItem>();
   const perSource = new Map<string, { rows: number; first: string | null; last: string | null }>();
   let rejected = 0;
   let demo = 0;
@@ -93,8 +96,12 @@ export async function writeSnapshot(
       ]);
       continue;
     }
-    // the snapshot's files hold series and COT reports; a balance sheet has no file there yet
-    if (item.kind === 'supply_demand') continue;
+    if (item.kind === 'supply_demand') {
+      // one release of a sheet replaces the same release read before, whole
+      const release = [item.commodity_id, item.region, item.marketing_year, item.edition, item.published_at];
+      sheets.set(release.join('\u0000'), item);
+      continue;
+    }
     const r = item.record as unknown as Record<string, unknown>;
     const row: string[] = [
       item.commodity_id,
@@ -122,14 +129,14 @@ export async function writeSnapshot(
     name: string,
     columns: readonly string[],
     rows: Map<string, string[]>,
-    dateAt: number,
+    dateOf: (row: string[]) => string,
     sourceAt: number,
   ) => {
     if (rows.size === 0) return;
     const lines = [columns.join(',')];
     for (const [, row] of [...rows.entries()].sort(byKey)) {
       lines.push(row.map(cell).join(','));
-      note(row[sourceAt] || undefined, row[dateAt]!);
+      note(row[sourceAt] || undefined, dateOf(row));
     }
     const bytes = gzipSync(`${lines.join('\n')}\n`, { level: 9 });
     const tmp = join(dir, `.${name}.tmp`);
@@ -137,9 +144,17 @@ export async function writeSnapshot(
     await rename(tmp, join(dir, name));
     files[name] = { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, rows: rows.size };
   };
-  await emit(SNAPSHOT_FILES.series, SERIES_COLUMNS, series, 6, 4);
+  await emit(SNAPSHOT_FILES.series, SERIES_COLUMNS, series, (row) => row[6]!, 4);
   for (const dataset of SNAPSHOT_COT_DATASETS)
-    await emit(SNAPSHOT_FILES[dataset], cotColumns(COT_DATASETS[dataset].format), cot.get(dataset)!, 2, 1);
+    await emit(
+      SNAPSHOT_FILES[dataset],
+      cotColumns(COT_DATASETS[dataset].format),
+      cot.get(dataset)!,
+      (row) => row[2]!,
+      1,
+    );
+  // a balance sheet's figures are dated by the first day of their edition's month
+  await emit(SNAPSHOT_FILES.supply_demand, SUPPLY_DEMAND_COLUMNS, supplyDemandRows(sheets), (row) => `${row[3]}-01`, 5);
 
   const sources: SnapshotSource[] = [...perSource.entries()]
     .sort((a, b) => (a[0] < b[0] ? -1 : 1))
@@ -160,4 +175,31 @@ export async function writeSnapshot(
   };
   await writeFile(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return { manifest, rejected, demo };
+}
+
+/**
+ * The rows of the supply and demand file: one per figure of each release of each sheet, keyed so
+ * that a release's rows sort together (sheet, edition, release instant, then attribute and unit).
+ */
+function supplyDemandRows(sheets: Map<string, SupplyDemandItem>): Map<string, string[]> {
+  const rows = new Map<string, string[]>();
+  for (const [release, b] of sheets) {
+    for (const f of b.figures) {
+      rows.set(`${release}\u0000${f.attribute}\u0000${f.unit}`, [
+        b.commodity_id,
+        b.region,
+        b.marketing_year,
+        b.edition,
+        b.status,
+        b.source ?? '',
+        b.published_at,
+        b.published_at_estimated === true ? 'true' : '',
+        (b.failed_checks ?? []).join(FAILED_CHECKS_SEPARATOR),
+        f.attribute,
+        f.unit,
+        String(f.value),
+      ]);
+    }
+  }
+  return rows;
 }

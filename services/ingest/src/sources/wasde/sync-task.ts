@@ -91,5 +91,7 @@ export const wasdeSync: SyncPart = {
     },
   ],
   baseUrlSetting: 'WASDE_API_URL',
+  // a live snapshot build takes every XML edition, not the COT window
+  liveSince: FIRST_XML_DAY,
   probe: (env) => listingPageUrl(new URL(env.WASDE_API_URL ?? ESMIS_BASE_URL), 0),
 };

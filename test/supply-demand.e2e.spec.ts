@@ -10,6 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DATA_STREAM } from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
@@ -217,6 +218,18 @@ let messaging: Messaging;
 let key: string;
 let freeKey: string;
 let dir: string;
+
+/** Waits until the supply_demand projection's durable consumer has nothing pending or unacknowledged. */
+async function projected(): Promise<void> {
+  await eventually(
+    'the supply_demand projection caught up',
+    async () => {
+      const info = await messaging.jsm.consumers.info(DATA_STREAM, 'projector-supply_demand').catch(() => undefined);
+      return info !== undefined && info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    60_000,
+  );
+}
 
 /** `npm run ingest -- backfill --source wasde --file <file> …`, killed if it outlives its deadline. */
 async function backfill(file: string, ...extra: string[]): Promise<{ code: number | null; out: string }> {
@@ -506,6 +519,15 @@ describe('editions are versions, nothing overwritten', () => {
     expect(one(now, 'avg_farm_price')).toMatchObject({ value: REPOST_PRICE, edition: '2026-06' });
   });
 
+  it('the same file backfilled again changes nothing served', async () => {
+    const path = `${SD('CORN')}?marketing_year=2026/27&include=revisions&per_page=100`;
+    const before = (await get(path)).json.data as Figure[];
+    const again = await backfill(JUNE_XML);
+    expect(again.code, again.out).toBe(0);
+    await projected();
+    expect((await get(path)).json.data).toEqual(before);
+  });
+
   it('first_release=true: each figure as first published', async () => {
     const res = await get(`${SD('CORN')}?marketing_year=2026/27&first_release=true&per_page=100`);
     expect(res.status, res.text).toBe(200);
@@ -712,6 +734,16 @@ describe('plans', () => {
     const year = new Date().getUTCFullYear() - 4;
     const old = `${year}/${String((year + 1) % 100).padStart(2, '0')}`;
     expectError(await get(`${SD('CORN')}?marketing_year=${old}`, freeKey), 403, 'historical_limit', 'marketing_year');
+    // inside the window: the plan lets them through (the data answers: a year it lacks is the query's 400)
+    const recent = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+    const inWindow = await get(`${SD('CORN')}?as_of=${recent}`, freeKey);
+    expect(inWindow.status, inWindow.text).toBe(200);
+    const thisYear = new Date().getUTCFullYear();
+    const latest = await get(
+      `${SD('CORN')}?marketing_year=${thisYear}/${String((thisYear + 1) % 100).padStart(2, '0')}`,
+      freeKey,
+    );
+    if (latest.status !== 200) expectError(latest, 400, 'invalid_parameter', 'marketing_year');
     // the same years are the query's to answer for a paid plan: this data has none that old
     expectError(await get(`${SD('CORN')}?marketing_year=${old}`), 400, 'invalid_parameter', 'marketing_year');
   });

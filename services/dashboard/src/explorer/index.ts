@@ -120,6 +120,30 @@ export function renderExplorer(opts: ExplorerOptions): { head: string; body: str
   return renderWith(readAssets(), opts);
 }
 
+/**
+ * The supply and demand options (kind supply_demand): the region (the script offers the
+ * descriptor's regions), the marketing year (the region's years, once shown) and an as-of date.
+ */
+function balanceSheetOptions(): string {
+  return `<fieldset id="cdsx-sd-options" hidden disabled>
+      <legend>Balance sheet options</legend>
+      <div class="cdsx-field">
+        <label for="cdsx-region">Region</label>
+        <select id="cdsx-region" name="region"><option value="united_states" selected>United States</option></select>
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-marketing-year">Marketing year</label>
+        <select id="cdsx-marketing-year" name="marketing_year" aria-describedby="cdsx-marketing-year-hint"><option value="">Newest</option></select>
+        <p id="cdsx-marketing-year-hint" class="cdsx-hint">The years of the region, once shown.</p>
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-as-of">As of</label>
+        <input id="cdsx-as-of" name="as_of" type="date" aria-describedby="cdsx-as-of-hint" />
+        <p id="cdsx-as-of-hint" class="cdsx-hint">Empty: the newest edition. A date: the editions released by then.</p>
+      </div>
+    </fieldset>`;
+}
+
 /** Every interpolated value is escaped. */
 function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body: string } {
   const p = opts.assetPrefix;
@@ -212,23 +236,7 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
         <input id="cdsx-page" name="page" type="number" min="1" step="1" inputmode="numeric" value="1" />
       </div>
     </fieldset>
-    <fieldset id="cdsx-sd-options" hidden disabled>
-      <legend>Balance sheet options</legend>
-      <div class="cdsx-field">
-        <label for="cdsx-region">Region</label>
-        <select id="cdsx-region" name="region">${option('united_states', 'United states', true)}</select>
-      </div>
-      <div class="cdsx-field">
-        <label for="cdsx-marketing-year">Marketing year</label>
-        <select id="cdsx-marketing-year" name="marketing_year" aria-describedby="cdsx-marketing-year-hint">${option('', 'Newest')}</select>
-        <p id="cdsx-marketing-year-hint" class="cdsx-hint">The years of the region, once shown.</p>
-      </div>
-      <div class="cdsx-field">
-        <label for="cdsx-as-of">As of</label>
-        <input id="cdsx-as-of" name="as_of" type="date" aria-describedby="cdsx-as-of-hint" />
-        <p id="cdsx-as-of-hint" class="cdsx-hint">Empty: the newest edition. A date: the editions released by then.</p>
-      </div>
-    </fieldset>
+    ${balanceSheetOptions()}
     <div class="cdsx-actions">
       <button id="cdsx-show" type="submit">Show</button>
       <span id="cdsx-status" class="cdsx-status" role="status" aria-live="polite"></span>

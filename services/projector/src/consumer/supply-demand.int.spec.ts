@@ -50,7 +50,9 @@ describe('supply_demand projection on real NATS and MongoDB API', () => {
     const db = mongo.db(uniqueName('supply_demand'));
     const notified: string[] = [];
     const sub = messaging.nc.subscribe('cds.projected.supply_demand.SD_CORN', {
-      callback: (_e, m) => notified.push(m.subject),
+      callback: (_e, m) => {
+        notified.push(m.subject);
+      },
     });
     const bucket = uniqueName('CHECKS').toUpperCase();
     const figures = (imports: number, total: number, ending: number) =>

@@ -40,7 +40,7 @@ export const RELEASE_RULES = [
   'quarter-end-reports',
   'pink-sheet-monthly',
   'lm-hg201-daily',
-  'wasde-monthly',
+  'supply-demand-monthly',
 ] as const;
 export type ReleaseRule = (typeof RELEASE_RULES)[number];
 
@@ -127,7 +127,7 @@ export const SOURCES = {
     licence: PUBLIC_DOMAIN,
     snapshotLicence: 'USDA World Agricultural Outlook Board: public domain (U.S. government work)',
     synced: true,
-    calendar: { rule: 'wasde-monthly', lateGraceHours: 2 },
+    calendar: { rule: 'supply-demand-monthly', lateGraceHours: 2 },
   },
   ohlcv: {
     title: 'OHLCV files (daily bars a user imports)',

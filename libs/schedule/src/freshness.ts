@@ -10,7 +10,7 @@ import {
   wpsrRelease,
   type Release,
 } from './releases.ts';
-import { wasdeRelease } from './wasde.ts';
+import { editionRelease } from './supply-demand.ts';
 
 /** A source `ingest sync` keeps up to date on its calendar (the contracts' SOURCES rows with `synced`). */
 export type SyncedSource = SyncSourceName;
@@ -73,14 +73,14 @@ function lmHg201Scheduled(date: string): ScheduledRelease {
 }
 
 /**
- * WASDE editions (`wasde-monthly`) of the months three before to two after a date: each carries
+ * WASDE editions (`supply-demand-monthly`) of the months three before to two after a date: each carries
  * its own month's edition, dated the first of the month (as the sync's cursor dates an edition).
  * A cancelled month has no release, so it is never due.
  */
-function wasdeAround(today: string): ScheduledRelease[] {
+function supplyDemandAround(today: string): ScheduledRelease[] {
   const [y, m] = today.split('-').map(Number) as [number, number];
   return [-3, -2, -1, 0, 1, 2].flatMap((k) => {
-    const r = wasdeRelease(y, m + k);
+    const r = editionRelease(y, m + k);
     return r === undefined ? [] : [{ ...r, dataDate: `${r.date.slice(0, 8)}01` }];
   });
 }
@@ -108,7 +108,7 @@ const RELEASES_AROUND: Readonly<Record<ReleaseRule, (today: string) => Scheduled
     const days = Array.from({ length: 15 }, (_, i) => addDays(today, i - 7));
     return days.filter((d) => weekday(d) >= 1 && weekday(d) <= 5).map(lmHg201Scheduled);
   },
-  'wasde-monthly': wasdeAround,
+  'supply-demand-monthly': supplyDemandAround,
 };
 
 /** The releases of a source around `at`, by the rule of its calendar, sorted by time. */

@@ -1,6 +1,6 @@
 export * from './holidays.ts';
 export * from './releases.ts';
-export * from './wasde.ts';
+export * from './supply-demand.ts';
 export * from './year.ts';
 export * from './freshness.ts';
 export * from './max-age.ts';

@@ -8,7 +8,7 @@ import {
   wpsrRelease,
   type Release,
 } from './releases.ts';
-import { wasdeReleasesOfYear } from './wasde.ts';
+import { editionReleasesOfYear } from './supply-demand.ts';
 
 /** Every release of every rule whose usual day falls in `year`, sorted by time. */
 export function releasesOfYear(year: number): Release[] {
@@ -19,7 +19,7 @@ export function releasesOfYear(year: number): Release[] {
   }
   out.push(...quarterEndReportReleases(year));
   for (let month = 1; month <= 12; month++) out.push(pinkSheetRelease(year, month));
-  out.push(...wasdeReleasesOfYear(year));
+  out.push(...editionReleasesOfYear(year));
   for (let d = `${year}-01-01`; d.startsWith(`${year}-`); d = addDays(d, 1))
     if (weekday(d) >= 1 && weekday(d) <= 5) out.push(lmHg201Release(d));
   return out.sort((a, b) => a.at.getTime() - b.at.getTime());

@@ -1,11 +1,11 @@
-import { wasdeEstimatedRelease, wasdeReleaseAt } from '@cds/schedule';
+import { estimatedEditionRelease, editionReleaseAt } from '@cds/schedule';
 import type { PublicationStamp } from '../types.ts';
 import { squash } from './cells.ts';
 
 /**
  * Editions: a WASDE file is the edition of its `Report_Month` (`June 2026` → 2026-06), published
  * at the edition's release (12:00 New York on its date in USDA's calendar, libs/schedule's
- * wasde.ts; estimated when the calendar does not know it). A column headed by another month (the
+ * supply-demand.ts; estimated when the calendar does not know it). A column headed by another month (the
  * projected year's `May` beside `Jun` in June) is that earlier edition's figure, published at that
  * edition's release. A `v2` file (`wasde0526v2.xml`) is a corrected re-post: a revision published
  * at the re-post time (`--published-at`, else the release + 1 day, estimated).
@@ -62,9 +62,9 @@ export function columnEdition(fileEdition: string, forecastMonth: string | undef
 
 /** The edition's release: the calendar's, else 12:00 New York on the 12th (or the next business day), estimated. */
 export function releaseStamp(edition: string): PublicationStamp {
-  const at = wasdeReleaseAt(edition);
+  const at = editionReleaseAt(edition);
   if (at !== undefined) return { at: at.toISOString(), estimated: false };
-  const estimated = wasdeEstimatedRelease(Number(edition.slice(0, 4)), Number(edition.slice(5, 7)));
+  const estimated = estimatedEditionRelease(Number(edition.slice(0, 4)), Number(edition.slice(5, 7)));
   return { at: estimated.at.toISOString(), estimated: true };
 }
 

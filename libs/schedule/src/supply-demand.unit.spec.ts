@@ -6,52 +6,52 @@ import {
   lastReleaseAtOrBefore,
   nextRelease,
   releasesOfYear,
-  wasdeReleaseAt,
-  wasdeReleasesOfYear,
+  editionReleaseAt,
+  editionReleasesOfYear,
 } from './index.ts';
 
 const iso = (d: Date | undefined) => d?.toISOString();
 const wasde = 'wasde' as const;
 
-describe('wasdeReleaseAt: the release instant of an edition', () => {
+describe('editionReleaseAt: the release instant of an edition', () => {
   it('is 12:00 New York on the published date: EDT in June (16:00Z), EST in January (17:00Z)', () => {
-    expect(iso(wasdeReleaseAt('2026-06'))).toBe('2026-06-11T16:00:00.000Z');
-    expect(iso(wasdeReleaseAt('2026-05'))).toBe('2026-05-12T16:00:00.000Z');
-    expect(iso(wasdeReleaseAt('2026-01'))).toBe('2026-01-12T17:00:00.000Z');
-    expect(iso(wasdeReleaseAt('2010-07'))).toBe('2010-07-09T16:00:00.000Z');
+    expect(iso(editionReleaseAt('2026-06'))).toBe('2026-06-11T16:00:00.000Z');
+    expect(iso(editionReleaseAt('2026-05'))).toBe('2026-05-12T16:00:00.000Z');
+    expect(iso(editionReleaseAt('2026-01'))).toBe('2026-01-12T17:00:00.000Z');
+    expect(iso(editionReleaseAt('2010-07'))).toBe('2010-07-09T16:00:00.000Z');
   });
 
   it('follows the DST changes: the March release after the change, the November one after the end', () => {
     // 2026: DST from Sunday March 8 to Sunday November 1
-    expect(iso(wasdeReleaseAt('2026-03'))).toBe('2026-03-10T16:00:00.000Z');
-    expect(iso(wasdeReleaseAt('2026-10'))).toBe('2026-10-09T16:00:00.000Z');
-    expect(iso(wasdeReleaseAt('2026-11'))).toBe('2026-11-10T17:00:00.000Z');
+    expect(iso(editionReleaseAt('2026-03'))).toBe('2026-03-10T16:00:00.000Z');
+    expect(iso(editionReleaseAt('2026-10'))).toBe('2026-10-09T16:00:00.000Z');
+    expect(iso(editionReleaseAt('2026-11'))).toBe('2026-11-10T17:00:00.000Z');
     // 2014: DST began March 9; the March 10 release is already EDT
-    expect(iso(wasdeReleaseAt('2014-03'))).toBe('2014-03-10T16:00:00.000Z');
+    expect(iso(editionReleaseAt('2014-03'))).toBe('2014-03-10T16:00:00.000Z');
   });
 
   it('is undefined for a cancelled month (October 2013, January 2019, October 2025) and a year without a table', () => {
-    expect(wasdeReleaseAt('2025-10')).toBeUndefined();
-    expect(wasdeReleaseAt('2013-10')).toBeUndefined();
-    expect(wasdeReleaseAt('2019-01')).toBeUndefined();
-    expect(iso(wasdeReleaseAt('2019-02'))).toBe('2019-02-08T17:00:00.000Z');
+    expect(editionReleaseAt('2025-10')).toBeUndefined();
+    expect(editionReleaseAt('2013-10')).toBeUndefined();
+    expect(editionReleaseAt('2019-01')).toBeUndefined();
+    expect(iso(editionReleaseAt('2019-02'))).toBe('2019-02-08T17:00:00.000Z');
     // the dates of the released files where a research list said otherwise: July and October 2021
-    expect(iso(wasdeReleaseAt('2021-07'))).toBe('2021-07-12T16:00:00.000Z');
-    expect(iso(wasdeReleaseAt('2021-10'))).toBe('2021-10-12T16:00:00.000Z');
-    expect(wasdeReleaseAt('2027-01')).toBeUndefined();
-    expect(wasdeReleaseAt('2009-12')).toBeUndefined();
-    expect(wasdeReleaseAt('2026-13')).toBeUndefined();
-    expect(wasdeReleaseAt('2026-6')).toBeUndefined();
+    expect(iso(editionReleaseAt('2021-07'))).toBe('2021-07-12T16:00:00.000Z');
+    expect(iso(editionReleaseAt('2021-10'))).toBe('2021-10-12T16:00:00.000Z');
+    expect(editionReleaseAt('2027-01')).toBeUndefined();
+    expect(editionReleaseAt('2009-12')).toBeUndefined();
+    expect(editionReleaseAt('2026-13')).toBeUndefined();
+    expect(editionReleaseAt('2026-6')).toBeUndefined();
   });
 
   it('after the 2025 shutdown: November on the 14th, December on the 9th', () => {
-    expect(iso(wasdeReleaseAt('2025-11'))).toBe('2025-11-14T17:00:00.000Z');
-    expect(iso(wasdeReleaseAt('2025-12'))).toBe('2025-12-09T17:00:00.000Z');
+    expect(iso(editionReleaseAt('2025-11'))).toBe('2025-11-14T17:00:00.000Z');
+    expect(iso(editionReleaseAt('2025-12'))).toBe('2025-12-09T17:00:00.000Z');
   });
 
   it('every tabled date is a business day between the 8th and the 14th', () => {
     for (let year = 2010; year <= 2026; year++) {
-      for (const r of wasdeReleasesOfYear(year)) {
+      for (const r of editionReleasesOfYear(year)) {
         if (r.report.includes('estimated')) continue;
         expect(isBusinessDay(r.date), r.date).toBe(true);
         expect(Number(r.date.slice(8)), r.date).toBeGreaterThanOrEqual(8);
@@ -61,9 +61,9 @@ describe('wasdeReleaseAt: the release instant of an edition', () => {
   });
 });
 
-describe('the wasde-monthly rule: releases of a year', () => {
+describe('the supply-demand-monthly rule: releases of a year', () => {
   it('2026 has twelve, 2025 eleven (no October)', () => {
-    expect(wasdeReleasesOfYear(2026).map((r) => r.date.slice(5))).toEqual([
+    expect(editionReleasesOfYear(2026).map((r) => r.date.slice(5))).toEqual([
       '01-12',
       '02-10',
       '03-10',
@@ -77,12 +77,12 @@ describe('the wasde-monthly rule: releases of a year', () => {
       '11-10',
       '12-10',
     ]);
-    expect(wasdeReleasesOfYear(2025).map((r) => r.date.slice(5, 7))).not.toContain('10');
-    expect(wasdeReleasesOfYear(2025)).toHaveLength(11);
+    expect(editionReleasesOfYear(2025).map((r) => r.date.slice(5, 7))).not.toContain('10');
+    expect(editionReleasesOfYear(2025)).toHaveLength(11);
   });
 
   it('a year without a table is estimated: the 12th, or the next business day, flagged in the title', () => {
-    const y2027 = wasdeReleasesOfYear(2027);
+    const y2027 = editionReleasesOfYear(2027);
     expect(y2027).toHaveLength(12);
     expect(y2027.every((r) => r.report.endsWith('(date estimated)') && r.time === '12:00')).toBe(true);
     // 2027-06-12 is a Saturday: Monday the 14th

@@ -21,10 +21,10 @@ import { release, type Release } from './releases.ts';
  *   after the 2025 shutdown, which cancelled October 2025).
  * - 2026: USDA's published 2026 calendar (January 12 ... December 10).
  * The years before 2010 and from 2027 have no table: their releases are estimated
- * (wasdeEstimatedRelease), and an edition's release instant is unknown (wasdeReleaseAt answers
+ * (estimatedEditionRelease), and an edition's release instant is unknown (editionReleaseAt answers
  * undefined).
  */
-const WASDE_DAYS: Readonly<Record<number, readonly number[]>> = {
+const EDITION_DAYS: Readonly<Record<number, readonly number[]>> = {
   2010: [12, 9, 10, 9, 11, 10, 9, 12, 10, 8, 9, 10],
   2011: [12, 9, 10, 8, 11, 9, 12, 11, 12, 12, 9, 9],
   2012: [12, 9, 9, 10, 10, 12, 11, 10, 12, 11, 9, 11],
@@ -45,9 +45,9 @@ const WASDE_DAYS: Readonly<Record<number, readonly number[]>> = {
 };
 
 /** The report's title, as the releases name it. */
-export const WASDE_REPORT = 'World Agricultural Supply and Demand Estimates';
+export const SUPPLY_DEMAND_REPORT = 'World Agricultural Supply and Demand Estimates';
 /** The local time of every edition's release in New York. */
-export const WASDE_RELEASE_TIME = '12:00';
+export const EDITION_RELEASE_TIME = '12:00';
 
 const EDITION = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -59,10 +59,10 @@ const pad = (n: number) => String(n).padStart(2, '0');
 function tabled(edition: string): Release | 'cancelled' | 'unknown' {
   const m = EDITION.exec(edition);
   if (m === null) return 'unknown';
-  const day = WASDE_DAYS[Number(m[1])]?.[Number(m[2]) - 1];
+  const day = EDITION_DAYS[Number(m[1])]?.[Number(m[2]) - 1];
   if (day === undefined) return 'unknown';
   if (day === 0) return 'cancelled';
-  return release('wasde-monthly', WASDE_REPORT, `${edition}-${pad(day)}`, WASDE_RELEASE_TIME);
+  return release('supply-demand-monthly', SUPPLY_DEMAND_REPORT, `${edition}-${pad(day)}`, EDITION_RELEASE_TIME);
 }
 
 /**
@@ -70,7 +70,7 @@ function tabled(edition: string): Release | 'cancelled' | 'unknown' {
  * USDA's calendar. Undefined for a cancelled month (October 2013, January 2019, October 2025) and
  * for a month the table does not hold (before 2010, after 2026): the caller estimates then.
  */
-export function wasdeReleaseAt(edition: string): Date | undefined {
+export function editionReleaseAt(edition: string): Date | undefined {
   const r = tabled(edition);
   return typeof r === 'string' ? undefined : r.at;
 }
@@ -80,22 +80,22 @@ export function wasdeReleaseAt(edition: string): Date | undefined {
  * next business day when the 12th is not one: the latest day WASDE usually comes out, so a source
  * is not called late before the real release. Flagged by its report title.
  */
-export function wasdeEstimatedRelease(year: number, month: number): Release {
+export function estimatedEditionRelease(year: number, month: number): Release {
   let day = `${year}-${pad(month)}-12`;
   while (!isBusinessDay(day)) day = addDays(day, 1);
-  return release('wasde-monthly', `${WASDE_REPORT} (date estimated)`, day, WASDE_RELEASE_TIME);
+  return release('supply-demand-monthly', `${SUPPLY_DEMAND_REPORT} (date estimated)`, day, EDITION_RELEASE_TIME);
 }
 
 /** The release of a month (months past 12 or below 1 roll the year), or undefined when it was cancelled. */
-export function wasdeRelease(year: number, month: number): Release | undefined {
+export function editionRelease(year: number, month: number): Release | undefined {
   const y = year + Math.floor((month - 1) / 12);
   const m = ((((month - 1) % 12) + 12) % 12) + 1;
   const r = tabled(`${y}-${pad(m)}`);
   if (r === 'cancelled') return undefined;
-  return r === 'unknown' ? wasdeEstimatedRelease(y, m) : r;
+  return r === 'unknown' ? estimatedEditionRelease(y, m) : r;
 }
 
 /** Every WASDE release of a year, in order (eleven in a year with a cancelled month). */
-export function wasdeReleasesOfYear(year: number): Release[] {
-  return Array.from({ length: 12 }, (_, i) => wasdeRelease(year, i + 1)).filter((r) => r !== undefined);
+export function editionReleasesOfYear(year: number): Release[] {
+  return Array.from({ length: 12 }, (_, i) => editionRelease(year, i + 1)).filter((r) => r !== undefined);
 }

@@ -15,33 +15,41 @@ import type { ReadFigure } from './sheets.ts';
  *   `total_foreign`): their imports and exports are sums over local marketing years, which differ
  *   by the world's trade imbalance, so that balance does not close by design.
  *
+ * Where a table states what else leaves the balance, it is on the use side: cotton's `unaccounted`
+ * (U.S.) and `loss` (world).
+ *
  * Each unit is checked on its own (a merged sheet holds the US table in bushels and the world
  * table's row in metric tons); a sheet missing a term is not checked.
  */
 
 export const SUPPLY_CHECK: SupplyDemandCheck = 'supply_equals_use_plus_ending_stocks';
 
-const US_SIDES = { supply: ['supply_total'], use: ['use_total', 'ending_stocks'] } as const;
-const WORLD_SIDES = {
+interface Sides {
+  supply: readonly string[];
+  use: readonly string[];
+  /** Terms counted on the use side when the sheet has them. */
+  optional?: readonly string[];
+}
+const US_SIDES: Sides = { supply: ['supply_total'], use: ['use_total', 'ending_stocks'], optional: ['unaccounted'] };
+const WORLD_SIDES: Sides = {
   supply: ['beginning_stocks', 'production', 'imports'],
   use: ['domestic_total', 'exports', 'ending_stocks'],
-} as const;
+  optional: ['loss'],
+};
 
 /** Regions whose balance does not close by design (the world's trade imbalance). */
 export const isWorldAggregate = (region: string) => /^world(?:_|$)/.test(region) || region === 'total_foreign';
 
 /** Whether the figures of one unit balance within rounding; undefined when a term is missing. */
-export function balances(
-  byAttribute: ReadonlyMap<string, ReadFigure>,
-  sides: { supply: readonly string[]; use: readonly string[] },
-): boolean | undefined {
-  const terms = [...sides.supply, ...sides.use].map((a) => byAttribute.get(a));
+export function balances(byAttribute: ReadonlyMap<string, ReadFigure>, sides: Sides): boolean | undefined {
+  const use = [...sides.use, ...(sides.optional ?? []).filter((a) => byAttribute.has(a))];
+  const terms = [...sides.supply, ...use].map((a) => byAttribute.get(a));
   if (terms.some((t) => t === undefined)) return undefined;
   const sum = (names: readonly string[]) => names.reduce((n, a) => n + byAttribute.get(a)!.value, 0);
   const decimals = Math.max(...terms.map((t) => t!.decimals));
   const unit = 10 ** -decimals;
   const tolerance = (terms.length / 2) * unit + unit * 1e-6;
-  return Math.abs(sum(sides.supply) - sum(sides.use)) <= tolerance;
+  return Math.abs(sum(sides.supply) - sum(use)) <= tolerance;
 }
 
 /** The checks a sheet fails (empty when it passes or cannot be checked). */

@@ -98,11 +98,13 @@ function unitsOfReport(report: SubReport, spec: TableSpec): Map<number, MatrixUn
       continue;
     }
     const role = spec.matrices?.[i];
-    if (role === undefined)
-      throw layoutError(report, `${matrices.length} matrices where ${spec.matrices?.length ?? 0} are known`);
+    // a matrix past those known is skipped (commodityOf): the known ones keep their place
+    if (role === undefined) continue;
     const units = unitsOfMatrix(report.unitRows.get(matrix), spec.quantityUnit);
-    if ('commodity' in role && role.proof !== undefined) proveRole(report, role, i, units, matrix);
-    out.set(matrix, units);
+    out.set(
+      matrix,
+      'commodity' in role && role.proof !== undefined ? proveRole(report, role, i, units, matrix) : units,
+    );
   }
   return out;
 }
@@ -113,18 +115,21 @@ function proveRole(
   index: number,
   units: MatrixUnits,
   matrix: number,
-): void {
+): MatrixUnits {
   const proof = role.proof!;
   const names = report.cells.filter((c) => c.matrix === matrix).map((c) => c.context.attribute ?? '');
   const fails: string[] = [];
-  if (proof.unit !== undefined && !proof.unit.test(units.quantity ?? ''))
-    fails.push(`its quantity unit is "${units.quantity ?? 'none'}"`);
   if (proof.attribute !== undefined && !names.some((n) => proof.attribute!.test(n)))
     fails.push(`no row matches ${String(proof.attribute)}`);
   if (proof.notAttribute !== undefined && names.some((n) => proof.notAttribute!.test(n)))
     fails.push(`a row matches ${String(proof.notAttribute)}`);
+  const unitFails = proof.unit !== undefined && !proof.unit.test(units.quantity ?? '');
+  // rows that prove the matrix outweigh its unit rows where USDA repeated another matrix's (fallbackUnits)
+  if (unitFails && (fails.length > 0 || proof.attribute === undefined || role.fallbackUnits === undefined))
+    fails.push(`its quantity unit is "${units.quantity ?? 'none'}"`);
   if (fails.length > 0)
     throw layoutError(report, `matrix ${index + 1} does not read as ${role.commodity} (${fails.join(', ')})`);
+  return unitFails ? role.fallbackUnits! : units;
 }
 
 interface Placed {
@@ -184,13 +189,16 @@ function commodityOf(report: SubReport, spec: TableSpec, cell: RawCell): { id?: 
   if (spec.kind === 'world') return { id: spec.commodity! };
   const index = report.matrices.indexOf(cell.matrix);
   const role = spec.matrices?.[index];
-  if (role === undefined) throw layoutError(report, `matrix ${cell.matrix} is not one it knows`);
+  if (role === undefined)
+    return {
+      skip: `${tableName(report.title)}: matrix ${index + 1} of ${report.matrices.length} (the table has ${spec.matrices?.length ?? 0})`,
+    };
   if ('skip' in role) return { skip: `${tableName(report.title)}: ${role.skip}` };
   if ('commodity' in role) return { id: role.commodity };
   const name = cell.context.commodity ?? cell.context.attribute_group ?? '';
   const id = classCommodity(role.classes, name);
   if (id !== undefined) return { id };
-  if (squash(name) === '') throw layoutError(report, 'a wheat-by-class cell without its class');
+  if (squash(name) === '') return { skip: `${tableName(report.title)}: a by-class cell without its class` };
   return { skip: `${tableName(report.title)}: ${squash(name).toLowerCase()} (no catalog commodity)` };
 }
 
@@ -206,8 +214,9 @@ function unitOf(
   const named = unitInName(rowName);
   if (named !== undefined) return named;
   if (/price/.test(attribute)) return spec.priceUnit;
+  if (/ratio/.test(attribute)) return 'Percent';
   if (AREA.test(attribute)) return units?.area ?? 'Million Acres';
-  if (attribute === 'yield') return units?.yield;
+  if (attribute === 'yield') return units?.yield ?? spec.yieldUnit;
   return units?.quantity ?? spec.quantityUnit;
 }
 

@@ -1,3 +1,5 @@
+import { snake } from './names.ts';
+
 /**
  * The WASDE sub-reports this source reads, by their title as USDA writes it (the `srNN` numbers
  * drift across years, the titles do not), and what each matrix of a table is: the catalog
@@ -9,7 +11,15 @@
 
 /** What one matrix of a US table is: a catalog commodity, or skipped with the reason. */
 export type MatrixRole =
-  | { commodity: string; proof?: { unit?: RegExp; attribute?: RegExp; notAttribute?: RegExp } }
+  | {
+      commodity: string;
+      proof?: { unit?: RegExp; attribute?: RegExp; notAttribute?: RegExp };
+      /**
+       * The units when the rows prove the matrix but its unit rows do not: the August and September
+       * 2010 files repeat the feed grains' metric-ton unit rows on the corn matrix (their PDF prints bushels).
+       */
+      fallbackUnits?: { area: string; yield: string; quantity: string };
+    }
   | { skip: string }
   /** Wheat by class: the class names the commodity, in the cell's `commodity`/`attribute_group` context. */
   | { classes: Readonly<Record<string, string>> };
@@ -25,21 +35,32 @@ export interface TableSpec {
   skip?: string;
   /** The quantity unit when the table prints no unit row (sr13, sugar). */
   quantityUnit?: string;
+  /** The yield unit when the table prints no unit row for it. */
+  yieldUnit?: string;
   /** The unit of a price row whose name states none (cotton's `Avg. Farm Price 3/`). */
   priceUnit?: string;
 }
 
 const NO_ALL_WHEAT = 'no catalog commodity for all wheat (the catalog lists the classes)';
 
+/** The wheat classes the catalog lists, by the snake_case of the class as the table names it (older files: `Hard Winter`). */
 const WHEAT_CLASSES = {
-  'hard red winter': 'WHEAT_HRW',
-  'hard red spring': 'WHEAT_HRS',
-  'soft red winter': 'WHEAT_SRW',
+  hard_red_winter: 'WHEAT_HRW',
+  hard_winter: 'WHEAT_HRW',
+  hard_red_spring: 'WHEAT_HRS',
+  hard_spring: 'WHEAT_HRS',
+  soft_red_winter: 'WHEAT_SRW',
+  soft_red: 'WHEAT_SRW',
 } as const;
 
 /** The tables read, in the report's order; a title none matches is skipped and counted by its title. */
 export const WASDE_TABLES: readonly TableSpec[] = [
-  { title: /^U\.\s?S\. Wheat by Class: Supply and Use/i, kind: 'us', matrices: [{ classes: WHEAT_CLASSES }] },
+  {
+    title: /^U\.\s?S\. Wheat by Class: Supply and Use/i,
+    kind: 'us',
+    quantityUnit: 'Million Bushels',
+    matrices: [{ classes: WHEAT_CLASSES }],
+  },
   {
     title: /^U\.\s?S\. Wheat Supply and Use/i,
     kind: 'us',
@@ -52,7 +73,11 @@ export const WASDE_TABLES: readonly TableSpec[] = [
     kind: 'us',
     matrices: [
       { skip: 'feed grains (no catalog commodity)' },
-      { commodity: 'CORN', proof: { attribute: /farm price/i, unit: /bushels/i } },
+      {
+        commodity: 'CORN',
+        proof: { attribute: /farm price \(\$\/bu\)/i, unit: /bushels/i },
+        fallbackUnits: { area: 'Million Acres', yield: 'Bushels per Acre', quantity: 'Million Bushels' },
+      },
     ],
   },
   { title: /^World Corn Supply and Use/i, kind: 'world', commodity: 'CORN' },
@@ -60,6 +85,7 @@ export const WASDE_TABLES: readonly TableSpec[] = [
     title: /^U\.\s?S\. Sorghum, Barley,? and Oats Supply and Use/i,
     kind: 'us',
     quantityUnit: 'Million Bushels',
+    yieldUnit: 'Bushels per Acre',
     matrices: [
       { skip: 'sorghum (no catalog commodity)' },
       { skip: 'barley (no catalog commodity)' },
@@ -70,6 +96,7 @@ export const WASDE_TABLES: readonly TableSpec[] = [
     title: /^U\.\s?S\. Rice Supply and Use/i,
     kind: 'us',
     quantityUnit: 'Million Hundredweight',
+    yieldUnit: 'Pounds per Acre',
     matrices: [
       { commodity: 'ROUGH_RICE' },
       { skip: 'long grain rice (no catalog commodity)' },
@@ -109,8 +136,8 @@ export function tableOf(title: string): TableSpec | undefined {
   return WASDE_TABLES.find((t) => t.title.test(title));
 }
 
-/** The commodity of a wheat class as the table names it (`Hard Red Winter`), or undefined (white, durum, total). */
+/** The commodity of a wheat class as the table names it (`Hard Red Winter  2/`), or undefined (white, durum, total). */
 export function classCommodity(classes: Readonly<Record<string, string>>, name: string): string | undefined {
-  const key = name.replace(/\s+/g, ' ').trim().toLowerCase();
+  const key = snake(name);
   return Object.hasOwn(classes, key) ? classes[key] : undefined;
 }

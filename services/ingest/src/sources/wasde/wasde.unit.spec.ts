@@ -251,6 +251,20 @@ describe('the edges of the format', () => {
     expect(stats.skippedByReason).toEqual({ 'table not read: U.S. Quarterly Animal Product Production': 1 });
   });
 
+  it('skips a matrix past those a table is known to hold, counted, the others read in their places', async () => {
+    const fourth = JUNE_XML.replace(
+      '</matrix3>',
+      `</matrix3><matrix4><attribute7 attribute7="Exports"><m4_year_group market_year7="${P}"><Cell cell_value7="1"/></m4_year_group></attribute7></matrix4>`,
+    );
+    const { sheets, stats } = await read(fourth);
+    expect(sheets).toHaveLength(88);
+    expect(
+      stats.skippedByReason[
+        'U.S. Soybeans and Products Supply and Use (Domestic Measure): matrix 4 of 4 (the table has 3)'
+      ],
+    ).toBe(1);
+  });
+
   it('refuses a file of no known sub-report, naming what it holds', async () => {
     await expect(
       read(doc(usTable('sr31', 'U.S. Egg Supply and Use', [['Production', [col(P, '1')]]]))),
@@ -265,10 +279,6 @@ describe('the edges of the format', () => {
     );
     const noRow = usTable('sr17', COTTON, [['', [col(P, '12.0')]]]);
     await expect(read(doc(noRow))).rejects.toThrow(/sr17 .*a cell without a row name/);
-    // a fourth matrix in the US soybean table, which has three
-    const fourth = JUNE_XML.replace('</matrix3>', '</matrix3><matrix4><Cell cell_value7="1"/></matrix4>');
-    await expect(read(fourth)).rejects.toThrow(/sr15 .*: 4 matrices where 3 are known/);
-    await expect(read(fourth)).rejects.toThrow(WasdeFileError);
   });
 
   it('refuses a US table whose matrix does not read as the commodity its position says (a reordered table)', async () => {
@@ -293,6 +303,63 @@ describe('the edges of the format', () => {
     await expect(read(doc(usTable('sr17', '&lol;', [])))).rejects.toThrow(/unknown entity &lol;/);
     await expect(read(`${'<a>'.repeat(100)}${'</a>'.repeat(100)}`)).rejects.toThrow(/nested deeper than 48/);
     await expect(read(`<Report Name="${'x'.repeat(20_000)}"/>`)).rejects.toThrow(/longer than the 16384 characters/);
+  });
+
+  it('reads wheat by class: each class the catalog lists its own commodity, the others skipped', async () => {
+    const group = (cls: string, ending: string) =>
+      `<m1_class_group attribute_group1="${cls}"><attribute1 attribute1="Ending Stocks"><m1_year_group market_year1="${P}"><Cell cell_value1="${ending}"/></m1_year_group></attribute1></m1_class_group>`;
+    const byClass = `<sr11><Report Name="sr11" Report_Month="June 2026" sub_report_title="U.S. Wheat by Class: Supply and Use"><matrix1>${[
+      group('Hard Red Winter', '300'),
+      group('Hard Red Spring  2/', '200'),
+      group('Soft Red Winter', '100'),
+      group('White', '80'),
+    ].join('')}</matrix1></Report></sr11>`;
+    const { sheets, stats } = await read(doc(byClass));
+    expect(sheets.map((s) => [s.commodity_id, s.figures])).toEqual([
+      ['WHEAT_HRW', [{ attribute: 'ending_stocks', unit: 'Million Bushels', value: 300 }]],
+      ['WHEAT_HRS', [{ attribute: 'ending_stocks', unit: 'Million Bushels', value: 200 }]],
+      ['WHEAT_SRW', [{ attribute: 'ending_stocks', unit: 'Million Bushels', value: 100 }]],
+    ]);
+    expect(stats.skippedByReason).toEqual({ 'U.S. Wheat by Class: Supply and Use: white (no catalog commodity)': 1 });
+  });
+
+  it("reads a corn matrix that repeats the feed grains' unit rows (August 2010) in bushels, proved by its price row", async () => {
+    const matrix = (n: number, rows: [string, string][]) =>
+      `<matrix${n}>${['Million Acres', 'Metric Tons', 'Million Metric Tons']
+        .map((u, i) => `<m${n}_filler${i + 1}><Cell m${n}_unit_descr${i + 1}="${u}"/></m${n}_filler${i + 1}>`)
+        .join('')}${rows
+        .map(
+          ([name, v]) =>
+            `<attribute${n} attribute${n}="${name}"><m${n}_year_group market_year${n}="${P}"><Cell cell_value${n}="${v}"/></m${n}_year_group></attribute${n}>`,
+        )
+        .join('')}</matrix${n}>`;
+    const sr12 = (corn: [string, string][]) =>
+      doc(
+        `<sr12><Report Name="sr12" Report_Month="August 2010" sub_report_title="U.S. Feed Grain and Corn Supply and Use  1/">${matrix(1, [['Ending Stocks', '40.1']])}${matrix(2, corn)}</Report></sr12>`,
+      );
+    const { sheets } = await read(
+      sr12([
+        ['Ending Stocks', '1,400'],
+        ['Avg. Farm Price ($/bu)  4/', '3.70'],
+      ]),
+      {
+        file: 'wasde0810.xml',
+      },
+    );
+    expect(sheets.map((s) => [s.commodity_id, s.edition, s.figures])).toEqual([
+      [
+        'CORN',
+        '2010-08',
+        [
+          { attribute: 'ending_stocks', unit: 'Million Bushels', value: 1400 },
+          { attribute: 'avg_farm_price', unit: 'Dollars per Bushel', value: 3.7 },
+        ],
+      ],
+    ]);
+    // without the price row nothing proves it is corn: refused, not filed in metric tons
+    await expect(read(sr12([['Ending Stocks', '1,400']]), { file: 'wasde0810.xml' })).rejects.toThrow(
+      /matrix 2 does not read as CORN \(no row matches .*, its quantity unit is "Million Metric Tons"\)/,
+    );
   });
 
   it('names the edition by Report_Month, and a column of another month by that month', async () => {
@@ -451,6 +518,23 @@ describe('the balance check at its edges', () => {
     for (const aggregate of ['world', 'world_less_china', 'total_foreign'])
       expect(failedChecks(aggregate, sheet(8)), aggregate).toEqual([]);
     expect(failedChecks('major_exporters', sheet(8))).toEqual([SUPPLY_CHECK]);
+  });
+
+  it("counts what else a table says leaves the balance: U.S. cotton's unaccounted, world cotton's loss", () => {
+    const cotton = [...us(19.5, 14.9, 4.4, 1), f('unaccounted', 0.2, 1)];
+    expect(failedChecks('united_states', cotton)).toEqual([]);
+    expect(failedChecks('united_states', us(19.5, 14.9, 4.4, 1))).toEqual([SUPPLY_CHECK]);
+    const t = '480 lb. Bales';
+    const india = [
+      f('beginning_stocks', 10, 2, t),
+      f('production', 20, 2, t),
+      f('imports', 5, 2, t),
+      f('domestic_total', 25, 2, t),
+      f('exports', 3, 2, t),
+      f('loss', 0.5, 2, t),
+      f('ending_stocks', 6.5, 2, t),
+    ];
+    expect(failedChecks('india', india)).toEqual([]);
   });
 
   it('checks each unit on its own, and not a sheet missing a term', () => {

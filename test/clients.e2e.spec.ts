@@ -116,6 +116,10 @@ beforeAll(async () => {
     const ingested = await e2e.ingest(['backfill', '--source', source, '--file', join(FIXTURES, file), '--quiet']);
     expect(ingested.code, `${file}: ${ingested.stderr}`).toBe(0);
   }
+  // The June 2026 WASDE, so the supply and demand samples (CORN 2026/27) read real balance sheets.
+  const wasde = join(REPO_ROOT, 'services', 'ingest', 'test', 'fixtures', 'wasde_0626_trimmed.xml');
+  const sheets = await e2e.ingest(['backfill', '--source', 'wasde', '--file', wasde, '--quiet']);
+  expect(sheets.code, `wasde: ${sheets.stderr}`).toBe(0);
   keys.business = (await e2e.account('business')).key;
   keys.free = (await e2e.account('free')).key;
   baseUrl = `${e2e.gatewayUrl()}/api/v1`;
@@ -129,7 +133,17 @@ beforeAll(async () => {
         validate: false,
       });
       last = `cot ${cot.status} ${cot.text.slice(0, 300)}; series ${px.status} ${px.text.slice(0, 300)}`;
-      const ready = cot.status === 200 && cot.json.data.length === 1 && px.status === 200 && px.json.data.length > 0;
+      const sd = await e2e.get('/api/v1/commodities/CORN/supply-demand?marketing_year=2026/27&per_page=1', {
+        key: keys.business,
+        validate: false,
+      });
+      const ready =
+        cot.status === 200 &&
+        cot.json.data.length === 1 &&
+        px.status === 200 &&
+        px.json.data.length > 0 &&
+        sd.status === 200 &&
+        sd.json.data.length === 1;
       // a few probes a second: the business key's window (500 a minute) is for the tests
       if (!ready) await new Promise((r) => setTimeout(r, 500));
       return ready;

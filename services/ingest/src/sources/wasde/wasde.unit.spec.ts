@@ -294,6 +294,7 @@ describe('the edges of the format', () => {
   });
 
   it('refuses truncated and hostile XML before yielding anything', async () => {
+    await expect(read(JUNE_XML.slice(0, 100_000))).rejects.toThrow(WasdeFileError);
     await expect(read(JUNE_XML.slice(0, 100_000))).rejects.toThrow(
       /malformed XML: an unterminated tag|is never closed/,
     );

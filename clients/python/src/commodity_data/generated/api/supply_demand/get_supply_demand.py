@@ -180,10 +180,12 @@ def sync_detailed(
     released by an instant, first_release=true with the first published versions, include=revisions with
     the earlier ones, view=editions with one figure across every edition and its change (docs/supply-
     demand.md). Grains carry a derived stocks_to_use (ending stocks / total use). Free-tier keys read
-    the editions of their last 12 months. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; only every tenth 304 counts against the rate windows.
+    the editions of their last 12 months: an as_of before them, or a marketing_year whose first year is
+    before the first year of that window minus one, is a 403 historical_limit naming it
+    (docs/decisions.md). Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC
+    4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only
+    every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -271,10 +273,12 @@ def sync(
     released by an instant, first_release=true with the first published versions, include=revisions with
     the earlier ones, view=editions with one figure across every edition and its change (docs/supply-
     demand.md). Grains carry a derived stocks_to_use (ending stocks / total use). Free-tier keys read
-    the editions of their last 12 months. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; only every tenth 304 counts against the rate windows.
+    the editions of their last 12 months: an as_of before them, or a marketing_year whose first year is
+    before the first year of that window minus one, is a 403 historical_limit naming it
+    (docs/decisions.md). Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC
+    4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only
+    every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -357,10 +361,12 @@ async def asyncio_detailed(
     released by an instant, first_release=true with the first published versions, include=revisions with
     the earlier ones, view=editions with one figure across every edition and its change (docs/supply-
     demand.md). Grains carry a derived stocks_to_use (ending stocks / total use). Free-tier keys read
-    the editions of their last 12 months. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; only every tenth 304 counts against the rate windows.
+    the editions of their last 12 months: an as_of before them, or a marketing_year whose first year is
+    before the first year of that window minus one, is a 403 historical_limit naming it
+    (docs/decisions.md). Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC
+    4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only
+    every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.
@@ -446,10 +452,12 @@ async def asyncio(
     released by an instant, first_release=true with the first published versions, include=revisions with
     the earlier ones, view=editions with one figure across every edition and its change (docs/supply-
     demand.md). Grains carry a derived stocks_to_use (ending stocks / total use). Free-tier keys read
-    the editions of their last 12 months. Served as application/json (default) or, with `Accept:
-    text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows
-    neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body
-    when your copy is current; only every tenth 304 counts against the rate windows.
+    the editions of their last 12 months: an as_of before them, or a marketing_year whose first year is
+    before the first year of that window minus one, is a 403 historical_limit naming it
+    (docs/decisions.md). Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC
+    4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional
+    requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only
+    every tenth 304 counts against the rate windows.
 
     Args:
         slug (str): Commodity identifier in UPPER_SNAKE_CASE, for example GOLD.

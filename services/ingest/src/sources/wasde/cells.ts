@@ -40,11 +40,23 @@ export class WasdeFileError extends Error {
 }
 
 const SUFFIX = /^(.*?)(\d+)$/;
+const MAX_UNIT_PARTS = 4;
 const MATRIX = /^matrix(\d+)$/;
 const UNIT_ROW = /^m\d+_unit_descr(\d+)$/;
 const CELL_VALUE = /^cell_value\d*$/;
-/** Attributes that describe the file, not a cell. */
-const NOT_CONTEXT = new Set(['Name', 'page_title', 'sub_report_footer', 'sub_report_title', 'sub_report_subtitle']);
+/**
+ * The context a cell is read with (names without their suffix); other attributes (fillers, titles,
+ * footers) are not kept, so a context holds a handful of keys whatever the document holds.
+ */
+const CONTEXT_KEYS = new Set([
+  'attribute',
+  'attribute_group',
+  'commodity',
+  'market_year',
+  'forecast_month',
+  'region',
+  'region_header',
+]);
 
 /** `attribute4` → `attribute`, `market_year1` → `market_year`, `Report_Month` as is. */
 export const contextKey = (name: string): string => SUFFIX.exec(name)?.[1] || name;
@@ -65,14 +77,17 @@ export const squash = (s: string): string => s.replace(/\s+/g, ' ').trim();
 export function readSubReports(xml: string): SubReport[] {
   const reports: SubReport[] = [];
   const stack: Frame[] = [{ context: {}, matrix: 0 }];
+  const matricesSeen = new Set<string>();
   const onOpen = (name: string, attrs: Record<string, string>) => {
     const parent = stack.at(-1)!;
     const frame: Frame = { context: parent.context, matrix: parent.matrix, report: parent.report };
     const m = MATRIX.exec(name);
     if (m !== null) {
       frame.matrix = Number(m[1]);
-      if (frame.report !== undefined && !frame.report.matrices.includes(frame.matrix))
+      if (frame.report !== undefined && !matricesSeen.has(`${reports.length}:${frame.matrix}`)) {
+        matricesSeen.add(`${reports.length}:${frame.matrix}`);
         frame.report.matrices.push(frame.matrix);
+      }
     }
     if (name === 'Report' && attrs.sub_report_title !== undefined) {
       frame.report = {
@@ -89,7 +104,6 @@ export function readSubReports(xml: string): SubReport[] {
     }
     let value: string | undefined;
     for (const [key, raw] of Object.entries(attrs)) {
-      if (NOT_CONTEXT.has(key)) continue;
       if (CELL_VALUE.test(key)) {
         value = decodeXml(raw);
         continue;
@@ -99,8 +113,10 @@ export function readSubReports(xml: string): SubReport[] {
         noteUnit(frame.report, frame.matrix, Number(unit[1]), decodeXml(raw));
         continue;
       }
+      const ctxKey = contextKey(key);
+      if (!CONTEXT_KEYS.has(ctxKey)) continue;
       if (frame.context === parent.context) frame.context = { ...parent.context };
-      frame.context[contextKey(key)] = decodeXml(raw);
+      frame.context[ctxKey] = decodeXml(raw);
     }
     if (name === 'Cell' && value !== undefined && frame.report !== undefined)
       frame.report.cells.push({ matrix: frame.matrix, context: frame.context, value });
@@ -130,6 +146,7 @@ function noteUnit(report: SubReport, matrix: number, row: number, raw: string): 
   let rows = report.unitRows.get(matrix);
   if (rows === undefined) report.unitRows.set(matrix, (rows = new Map<number, string[]>()));
   const parts = rows.get(row) ?? [];
-  if (!parts.includes(label)) parts.push(label);
+  // a label comes in a fragment or two (`Thousand Short`, `Tons`); more is not a unit row
+  if (parts.length < MAX_UNIT_PARTS && !parts.includes(label)) parts.push(label);
   rows.set(row, parts);
 }

@@ -55,9 +55,10 @@ export function readSheets(reports: readonly SubReport[], fileEdition: string): 
       continue;
     }
     const units = unitsOfReport(report, spec);
+    const positions = new Map(report.matrices.map((m, i) => [m, i]));
     for (const cell of report.cells) {
       out.cells++;
-      const placed = placeCell(report, spec, units, cell, fileEdition);
+      const placed = placeCell({ report, spec, units, positions }, cell, fileEdition);
       if (typeof placed === 'string') {
         bump(out.skipped, placed);
         continue;
@@ -132,6 +133,14 @@ function proveRole(
   return unitFails ? role.fallbackUnits! : units;
 }
 
+/** A sub-report being read: its spec, its matrices' units and each matrix's position. */
+interface Table {
+  report: SubReport;
+  spec: TableSpec;
+  units: Map<number, MatrixUnits>;
+  positions: Map<number, number>;
+}
+
 interface Placed {
   commodity: string;
   region: string;
@@ -142,15 +151,10 @@ interface Placed {
 }
 
 /** Where a cell belongs, or why it is left out (a string); throws on a cell without year or row context. */
-function placeCell(
-  report: SubReport,
-  spec: TableSpec,
-  units: Map<number, MatrixUnits>,
-  cell: RawCell,
-  fileEdition: string,
-): Placed | string {
+function placeCell(table: Table, cell: RawCell, fileEdition: string): Placed | string {
+  const { report, spec, units } = table;
   const ctx = cell.context;
-  const commodity = commodityOf(report, spec, cell);
+  const commodity = commodityOf(table, cell);
   if (commodity.skip !== undefined) return commodity.skip;
   const year = marketingYearOf(ctx.region_header ?? '') ?? marketingYearOf(ctx.market_year ?? '');
   if (year === undefined)
@@ -185,9 +189,9 @@ function placeCell(
   };
 }
 
-function commodityOf(report: SubReport, spec: TableSpec, cell: RawCell): { id?: string; skip?: string } {
+function commodityOf({ report, spec, positions }: Table, cell: RawCell): { id?: string; skip?: string } {
   if (spec.kind === 'world') return { id: spec.commodity! };
-  const index = report.matrices.indexOf(cell.matrix);
+  const index = positions.get(cell.matrix) ?? -1;
   const role = spec.matrices?.[index];
   if (role === undefined)
     return {

@@ -6,7 +6,7 @@ import { SourceUsageError } from '../common/errors.ts';
 import { createParseStats, type ParseStats } from '../common/stats.ts';
 import { CATALOG } from '../registry.ts';
 import type { SourceItem, SupplyDemandItem } from '../types.ts';
-import { WasdeFileError } from './cells.ts';
+import { readSubReports, WasdeFileError } from './cells.ts';
 import { balances, failedChecks, SUPPLY_CHECK } from './checks.ts';
 import { columnEdition, editionOfReportMonth, fileNameFacts, monthNumber } from './editions.ts';
 import { attributeOf, cellNumber, marketingYearOf, regionOf, unitInName } from './names.ts';
@@ -361,6 +361,20 @@ describe('the edges of the format', () => {
     await expect(read(sr12([['Ending Stocks', '1,400']]), { file: 'wasde0810.xml' })).rejects.toThrow(
       /matrix 2 does not read as CORN \(no row matches .*, its quantity unit is "Million Metric Tons"\)/,
     );
+  });
+
+  it('keeps only the context keys it reads, however many attributes the ancestors carry (bounded work per cell)', () => {
+    const attrs = (level: number) => Array.from({ length: 60 }, (_, i) => `x${level}_${i}="v"`).join(' ');
+    const deep = Array.from({ length: 40 }, (_, l) => `<g${l} ${attrs(l)} attribute${l}="Exports">`).join('');
+    const close = Array.from({ length: 40 }, (_, l) => `</g${39 - l}>`).join('');
+    const cells = '<Cell cell_value1="1" market_year1="2026/27"/>'.repeat(1_000);
+    const [report] = readSubReports(
+      doc(
+        `<sr1><Report Name="sr1" Report_Month="June 2026" sub_report_title="t">${deep}${cells}${close}</Report></sr1>`,
+      ),
+    );
+    expect(report!.cells).toHaveLength(1_000);
+    expect(report!.cells[999]!.context).toEqual({ attribute: 'Exports', market_year: '2026/27' });
   });
 
   it('names the edition by Report_Month, and a column of another month by that month', async () => {

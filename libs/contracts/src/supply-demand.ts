@@ -29,8 +29,17 @@ export function marketingYearStart(my: string): number {
   return Number(my.slice(0, 4));
 }
 
+/**
+ * Exactly the marketing years, as one pattern the OpenAPI document states (so a contract tester
+ * generates only real ones): the first year's last two digits, then the next year's
+ * (`[0-9]{2}(?:00/01|01/02|…|99/00)`; ASCII digits, as isMarketingYear checks).
+ */
+const MARKETING_YEAR_EXACT = new RegExp(
+  `^[0-9]{2}(?:${Array.from({ length: 100 }, (_, i) => `${String(i).padStart(2, '0')}/${String((i + 1) % 100).padStart(2, '0')}`).join('|')})$`,
+);
+
 export const MarketingYear = documented(
-  z.string().refine(isMarketingYear, { message: 'must be a marketing year YYYY/YY such as 2026/27' }),
+  z.string().regex(MARKETING_YEAR_EXACT, 'must be a marketing year YYYY/YY such as 2026/27'),
   {
     id: 'MarketingYear',
     description: 'A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026).',

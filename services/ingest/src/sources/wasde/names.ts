@@ -75,11 +75,11 @@ export function unitInName(rowName: string): string | undefined {
 }
 
 /**
- * A cell's number: thousands commas and trailing marks (`106.2 *`, `1,551`) dropped; undefined for
+ * A cell's number: thousands commas and trailing marks (`106.2 *`, `1,551`, `12.5 2/`) dropped; undefined for
  * an empty cell, `NA` or anything else that is not a number.
  */
 export function cellNumber(raw: string): number | undefined {
-  const s = raw.replace(/[,*\s]/g, '');
+  const s = raw.replace(/\s+\d\/\s*$/, '').replace(/[,*\s]/g, '');
   if (!/^[-+]?(?:\d+\.?\d*|\.\d+)$/.test(s)) return undefined;
   const n = Number(s);
   return Number.isFinite(n) ? n : undefined;

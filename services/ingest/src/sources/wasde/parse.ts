@@ -38,15 +38,20 @@ async function readText(chunks: AsyncIterable<Uint8Array | string>, file: string
   return out + decoder.decode();
 }
 
-/** The file's edition: every sub-report's `Report_Month`, which must agree (and with the file's name, when it tells). */
+/**
+ * The file's edition: the `Report_Month` of its sub-reports (those that state one), which must
+ * agree, and agree with the file's name when it tells; a file whose sub-reports state none takes
+ * its name's.
+ */
 function fileEdition(reports: readonly SubReport[], file: string): string {
-  const editions = new Set(reports.map((r) => editionOfReportMonth(r.month) ?? `"${r.month}"`));
-  const [edition, ...others] = editions;
+  const stated = reports.filter((r) => r.month !== '');
+  const editions = new Set(stated.map((r) => editionOfReportMonth(r.month) ?? `"${r.month}"`));
+  const named = fileNameFacts(file).edition;
+  const [edition = named, ...others] = editions;
   if (edition === undefined || others.length > 0 || edition.startsWith('"'))
     throw new WasdeFileError(
-      `wasde: ${file} does not name one report month (Report_Month: ${[...editions].join(', ')}); nothing was published`,
+      `wasde: ${file} does not name one report month (Report_Month: ${[...editions].join(', ') || 'none'}); nothing was published`,
     );
-  const named = fileNameFacts(file).edition;
   if (named !== undefined && named !== edition)
     throw new WasdeFileError(
       `wasde: ${file} is named for ${named} but holds the ${edition} report; nothing was published`,

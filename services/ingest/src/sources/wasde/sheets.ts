@@ -168,7 +168,9 @@ function placeCell(table: Table, cell: RawCell, fileEdition: string): Placed | s
     throw layoutError(report, `a cell without a row name (${JSON.stringify(rowName ?? '')})`);
   let region = 'united_states';
   if (spec.kind === 'world') {
-    const r = regionOf(ctx.region ?? '');
+    // the summary layout names the region in `region_header` where the year is a `market_year`
+    const header = marketingYearOf(ctx.region_header ?? '') === undefined ? ctx.region_header : undefined;
+    const r = regionOf(ctx.region ?? header ?? '');
     if (r === undefined) throw layoutError(report, `a cell without a region (${JSON.stringify(ctx.region ?? '')})`);
     region = r;
   }

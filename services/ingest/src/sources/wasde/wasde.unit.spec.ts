@@ -392,6 +392,22 @@ describe('the edges of the format', () => {
     );
   });
 
+  it("takes the file name's edition when no sub-report states its month, and refuses a file with neither", async () => {
+    const unstated = doc(usTable('sr17', COTTON, [['Exports', [col(P, '12.0')]]], { month: '' }));
+    expect((await read(unstated, { file: 'wasde0626.xml' })).sheets.map((s) => s.edition)).toEqual(['2026-06']);
+    await expect(read(unstated, { file: 'cotton.xml' })).rejects.toThrow(
+      /cotton\.xml does not name one report month \(Report_Month: none\)/,
+    );
+  });
+
+  it('reads a world table that names its regions in region_header and its years in market_year', async () => {
+    const world = `<sr26><Report Name="sr26" Report_Month="June 2026" sub_report_title="World Cotton Supply and Use" sub_report_subtitle="(Million 480-Pound Bales)"><matrix1 region_header1="India"><m1_year_group market_year1="${P}"><attribute1 attribute1="Loss 2/"><Cell cell_value1="0.25"/></attribute1></m1_year_group></matrix1></Report></sr26>`;
+    const { sheets } = await read(doc(world));
+    expect(sheets.map((s) => [s.commodity_id, s.region, s.figures])).toEqual([
+      ['COTTON', 'india', [{ attribute: 'loss', unit: 'Million 480-Pound Bales', value: 0.25 }]],
+    ]);
+  });
+
   it('publishes a v2 re-post as a revision: at --published-at, else the release + 1 day (estimated)', async () => {
     const may = doc(usTable('sr17', COTTON, [['Exports', [col(P, '12.0', 'May')]]], { month: 'May 2026' }));
     const estimated = (await read(may, { file: 'wasde0526v2.xml' })).sheets[0]!;
@@ -458,7 +474,8 @@ describe('names, values and editions', () => {
     expect([cellNumber('6,100'), cellNumber('106.2 *'), cellNumber('-0.5'), cellNumber('1,295.38')]).toEqual([
       6100, 106.2, -0.5, 1295.38,
     ]);
-    for (const bad of ['', 'NA', ' ', 'n/a', '1.2.3', '12a']) expect(cellNumber(bad), bad).toBeUndefined();
+    expect(cellNumber('12.5 2/')).toBe(12.5);
+    for (const bad of ['', 'NA', ' ', 'n/a', '1.2.3', '12a', '(D)', '2/']) expect(cellNumber(bad), bad).toBeUndefined();
   });
 
   it('reads marketing years and their status', () => {

@@ -64,6 +64,7 @@ beforeAll(async () => {
       CFTC_API_URL: nowhere,
       WORLDBANK_PAGE_URL: `${nowhere}/en/research/commodity-markets`,
       AMS_API_URL: nowhere,
+      WASDE_API_URL: nowhere,
       EIA_API_KEY: '',
       NASS_API_KEY: '',
       CDS_DEMO: '',

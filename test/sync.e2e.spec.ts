@@ -87,6 +87,7 @@ beforeAll(async () => {
     NASS_API_URL: sources.baseUrl,
     AMS_API_URL: sources.baseUrl,
     WORLDBANK_PAGE_URL: sources.worldbankPageUrl,
+    WASDE_API_URL: sources.baseUrl,
     EIA_API_KEY: 'e2e-eia-key',
     NASS_API_KEY: 'e2e-nass-key',
     SOURCE_REQUEST_INTERVAL_MS: '0',

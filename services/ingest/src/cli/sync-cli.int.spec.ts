@@ -25,6 +25,7 @@ function sync(args: string[], env: Record<string, string> = {}) {
       NASS_API_URL: sources.baseUrl,
       AMS_API_URL: sources.baseUrl,
       WORLDBANK_PAGE_URL: sources.worldbankPageUrl,
+      WASDE_API_URL: sources.baseUrl,
       EIA_API_KEY: 'eia-test-key',
       NASS_API_KEY: 'nass-test-key',
       SOURCE_REQUEST_INTERVAL_MS: '0',
@@ -47,7 +48,8 @@ describe('ingest sync (CLI)', () => {
     const first = await sync([]);
     expect(first.stderr).toContain('progress: ');
     expect(first.code, first.stderr).toBe(0);
-    for (const s of ['cftc', 'eia', 'nass', 'ams', 'worldbank']) expect(first.stdout).toContain(`Summary: sync ${s}`);
+    for (const s of ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'wasde'])
+      expect(first.stdout).toContain(`Summary: sync ${s}`);
     // the five legacy reports in one event, and the five open interest points they give, each in the
     // event of its report's release (a series event has one published_at)
     expect(first.stdout).toMatch(
@@ -60,6 +62,7 @@ describe('ingest sync (CLI)', () => {
     expect(second.code).toBe(0);
     expect(second.stderr).toBe('');
     expect([...second.stdout.matchAll(/events published: +(\d+)/g)].map((m) => m[1])).toEqual([
+      '0',
       '0',
       '0',
       '0',

@@ -64,7 +64,9 @@ export class SourceServer {
     this.faults.length = 0;
     this.requests.length = 0;
     this.worldbankWorkbook = 'worldbank_pink_sheet_2025-12_excerpt.xlsx';
-    this.wasdePages = [load('wasde_esmis_listing_2026-06.json') as Row];
+    // the recorded listing, but for the May 2026 re-post: no copy of its file was found (SOURCES.md)
+    const listing = load('wasde_esmis_listing_2026-06.json') as { results: Row[] };
+    this.wasdePages = [{ ...listing, results: listing.results.filter((r) => r.id !== '795903') }];
     this.wasdeFiles = new Map([
       [
         '/sites/default/release-files/795937/wasde0626.xml',

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ownFixturePath } from '../../../test/helpers/source-fixtures.ts';
 import { createDataEventReader, type StoredDataEvent } from '../../../test/helpers/data-events.ts';
 import { SourceServer } from '../../../test/helpers/source-server.ts';
 import { createKvLedger } from '../../publish/ledger.ts';
@@ -13,8 +15,8 @@ import { COMMODITIES } from '../registry.ts';
 // `ingest sync --source wasde` against real NATS and the local stand-in for ESMIS on 127.0.0.1
 // (test/helpers/source-server.ts): the recorded listing (fixtures/sync/wasde_esmis_listing_2026-06.json,
 // a real ESMIS answer) and the real June 2026 XML (fixtures/wasde_0626_trimmed.xml) at the path the
-// listing gives. No copy of the May re-post (wasde0526v2.xml) was found: its entry is taken out of
-// the served listing, but in the test of a listed file the server does not have.
+// listing gives. No copy of the May re-post (wasde0526v2.xml) was found: the server leaves its entry
+// out of the listing, but in the test of a listed file the server does not have.
 
 type Row = Record<string, unknown>;
 type Figure = { attribute: string; unit: string; value: number };
@@ -72,7 +74,6 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   server.reset();
-  setReleases(recorded().filter((r) => r.id !== '795903'));
   nats = await startNats();
   messaging = await connectMessaging({ servers: nats.url, name: 'wasde-sync-int-spec' });
   await ensureEventStreams(messaging, { replicas: 1, duplicateWindowMs: 120_000 });
@@ -208,7 +209,11 @@ describe('ingest sync --source wasde', () => {
     expect(slow.series[0]!.error).toMatch(/wasde0626\.xml/);
     expect(await newEvents()).toEqual([]);
 
-    server.reset(); // the recorded listing with the May re-post, whose file the server does not have
+    // the recorded listing as ESMIS answered it, with the May re-post, whose file the server does not have
+    server.reset();
+    server.wasdePages = [
+      JSON.parse(readFileSync(ownFixturePath('sync/wasde_esmis_listing_2026-06.json'), 'utf8')) as Row,
+    ];
     const missing = await sync();
     expect(missing.ok).toBe(false);
     expect(missing.series[0]!.error).toMatch(/wasde0526v2\.xml.*404/);

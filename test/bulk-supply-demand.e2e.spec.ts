@@ -33,7 +33,7 @@ const COLUMNS = [
 const RECENT_FROM = addMonths(new Date().toISOString().slice(0, 10), -BULK_RECENT_MONTHS);
 
 let e2e: E2E;
-const keys: Record<string, string> = {};
+const keys = { free: '', enterprise: '' };
 let manifest: Map<string, BulkFile>;
 
 beforeAll(async () => {

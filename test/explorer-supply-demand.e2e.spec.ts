@@ -220,7 +220,9 @@ describe('the supply and demand panel', () => {
     expect(held.dataPoints).toEqual(editionPoints(editions));
     expect(await page.locator('#cdsx-chart').getAttribute('data-drawing')).toBe('editions');
     expect(
-      await page.locator('#cdsx-editions tbody tr').evaluateAll((trs) => trs.map((tr) => tr.cells[3]!.textContent)),
+      await page
+        .locator('#cdsx-editions tbody tr')
+        .evaluateAll((trs) => (trs as HTMLTableRowElement[]).map((tr) => tr.cells[3]!.textContent)),
     ).toEqual(['—', '+3']);
     expect(await page.locator('#cdsx-source').textContent()).toContain('USDA World Agricultural Outlook Board');
     expect(api.meta.attribution).toMatch(/^USDA World Agricultural Outlook Board/);

@@ -34,6 +34,7 @@ const settings = () => ({
     nass: sources.baseUrl,
     ams: sources.baseUrl,
     worldbank: sources.worldbankPageUrl,
+    wasde: sources.baseUrl,
   },
 });
 
@@ -48,7 +49,7 @@ describe('the snapshot built from the sources (--live)', () => {
       builtAt: new Date('2026-11-27T12:00:00Z'),
     });
     expect(manifest.built_from).toBe('live');
-    expect(manifest.sources.map((s) => s.name)).toEqual(['cftc', 'eia', 'nass', 'worldbank']);
+    expect(manifest.sources.map((s) => s.name)).toEqual(['cftc', 'eia', 'nass', 'wasde', 'worldbank']);
     for (const s of manifest.sources) {
       expect(s.rows, s.name).toBeGreaterThan(0);
       expect(s.origin).toEqual([
@@ -81,6 +82,15 @@ describe('the snapshot built from the sources (--live)', () => {
     expect(
       items.some((i) => i.kind === 'series' && i.series_type === 'open_interest' && i.frequency === 'weekly'),
     ).toBe(true);
+    // the WASDE balance sheets of the editions ESMIS lists (June 2026 and its May column), every XML edition asked
+    const corn = items.filter((i) => i.kind === 'supply_demand' && i.commodity_id === 'CORN');
+    expect(new Set(corn.map((i) => (i.kind === 'supply_demand' ? i.edition : '')))).toEqual(
+      new Set(['2026-05', '2026-06']),
+    );
+    expect(manifest.sources.find((s) => s.name === 'wasde')).toMatchObject({
+      first_date: '2026-05-01',
+      last_date: '2026-06-01',
+    });
   });
 
   it('writes nothing when a source needs a key it lacks, or a series fails', async () => {

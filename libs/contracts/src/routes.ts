@@ -205,7 +205,7 @@ export const PUBLIC_ROUTES = [
     servedBy: 'query',
     auth: 'key',
     operationId: 'getSupplyDemand',
-    summary: 'Get supply and demand (WASDE) figures',
+    summary: 'Get supply and demand figures (USDA balance sheets)',
     description:
       "The balance sheets of USDA's World Agricultural Supply and Demand Estimates: one figure per region, " +
       'marketing year and attribute, in the unit USDA states, each version published at its edition (12:00 New ' +

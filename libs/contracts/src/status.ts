@@ -136,15 +136,12 @@ export const ConsistencyDay = documented(
       .meta({
         description:
           'The dataset, as available_series names it: a COT dataset (cot_legacy, cot_legacy_combined, cot_cit, …) ' +
-          'or supply_demand (the WASDE balance sheets).',
+          'or supply_demand (the USDA supply and demand balance sheets).',
       }),
     date: Day.meta({ description: "The report date (COT), or the edition's release date (supply_demand)." }),
-    failed_reports: z
-      .int()
-      .min(1)
-      .meta({
-        description: 'How many reports (COT) or balance sheets (supply_demand) of that dataset and date failed.',
-      }),
+    failed_reports: z.int().min(1).meta({
+      description: 'How many reports (COT) or balance sheets (supply_demand) of that dataset and date failed.',
+    }),
     checks: z
       .partialRecord(ConsistencyCheck, z.int().min(1))
       .meta({ description: 'Per failed check, how many reports or balance sheets failed it.' }),
@@ -167,7 +164,7 @@ export const StatusResponse = documented(
         .optional()
         .meta({
           description:
-            'The COT reports and WASDE balance sheets that failed a consistency check, per dataset and date, newest ' +
+            'The COT reports and supply and demand balance sheets that failed a consistency check, per dataset and date, newest ' +
             'first, over the last ' +
             `${COT_CHECKS_DAYS} days (absent when none did). A failing report is still stored and served, naming the ` +
             'checks in its failed_checks.',

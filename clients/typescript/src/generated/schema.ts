@@ -90,7 +90,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get supply and demand (WASDE) figures
+         * Get supply and demand figures (USDA balance sheets)
          * @description The balance sheets of USDA's World Agricultural Supply and Demand Estimates: one figure per region, marketing year and attribute, in the unit USDA states, each version published at its edition (12:00 New York on the release date; a corrected re-post at its own time). as_of answers with the editions released by an instant, first_release=true with the first published versions, include=revisions with the earlier ones, view=editions with one figure across every edition and its change (docs/supply-demand.md). Grains carry a derived stocks_to_use (ending stocks / total use). Free-tier keys read the editions of their last 12 months: an as_of before them, or a marketing_year whose first year is before the first year of that window minus one, is a 403 historical_limit naming it (docs/decisions.md). Served as application/json (default) or, with `Accept: text/csv`, as CSV (RFC 4180, a header row, streamed; errors stay JSON). An Accept that allows neither is 406. Conditional requests: If-None-Match / If-Modified-Since get a 304 without a body when your copy is current; only every tenth 304 counts against the rate windows.
          */
         get: operations["getSupplyDemand"];
@@ -218,7 +218,7 @@ export interface components {
          */
         CotScope: "futures_only" | "futures_and_options";
         /**
-         * @description A series a commodity offers: a time series type, or a COT dataset: cot_legacy / cot_disaggregated (futures only), cot_legacy_combined / cot_disaggregated_combined (futures and options combined), cot_cit (the Commodity Index Trader supplement, 13 agricultural markets), or supply_demand (WASDE balance sheets: first_date and last_date are the release dates of the first and newest edition held).
+         * @description A series a commodity offers: a time series type, or a COT dataset: cot_legacy / cot_disaggregated (futures only), cot_legacy_combined / cot_disaggregated_combined (futures and options combined), cot_cit (the Commodity Index Trader supplement, 13 agricultural markets), or supply_demand (USDA supply and demand balance sheets: first_date and last_date are the release dates of the first and newest edition held).
          * @enum {string}
          */
         AvailableSeriesType: "price" | "volume" | "open_interest" | "production" | "stocks" | "yield" | "planted_acres" | "harvested_acres" | "refinery_inputs" | "ending_stocks" | "cot_legacy" | "cot_disaggregated" | "cot_legacy_combined" | "cot_disaggregated_combined" | "cot_cit" | "supply_demand";
@@ -910,7 +910,7 @@ export interface components {
         };
         /** @description The consistency-check failures of one dataset on one date. */
         ConsistencyDay: {
-            /** @description The dataset, as available_series names it: a COT dataset (cot_legacy, cot_legacy_combined, cot_cit, …) or supply_demand (the WASDE balance sheets). */
+            /** @description The dataset, as available_series names it: a COT dataset (cot_legacy, cot_legacy_combined, cot_cit, …) or supply_demand (the USDA supply and demand balance sheets). */
             dataset: string;
             /**
              * Format: date
@@ -932,7 +932,7 @@ export interface components {
                 /** @description This deployment serves generated demonstration data (`npm start -- --demo`) where no official source covers a series; such numbers carry `source: "demo"`. */
                 demo: boolean;
                 sources: components["schemas"]["SourceStatus"][];
-                /** @description The COT reports and WASDE balance sheets that failed a consistency check, per dataset and date, newest first, over the last 366 days (absent when none did). A failing report is still stored and served, naming the checks in its failed_checks. */
+                /** @description The COT reports and supply and demand balance sheets that failed a consistency check, per dataset and date, newest first, over the last 366 days (absent when none did). A failing report is still stored and served, naming the checks in its failed_checks. */
                 consistency?: components["schemas"]["ConsistencyDay"][];
             };
             meta: {

@@ -19,7 +19,7 @@ class ConsistencyDay:
 
     Attributes:
         dataset (str): The dataset, as available_series names it: a COT dataset (cot_legacy, cot_legacy_combined,
-            cot_cit, …) or supply_demand (the WASDE balance sheets).
+            cot_cit, …) or supply_demand (the USDA supply and demand balance sheets).
         date (datetime.date): The report date (COT), or the edition's release date (supply_demand).
         failed_reports (int): How many reports (COT) or balance sheets (supply_demand) of that dataset and date failed.
         checks (ConsistencyDayChecks): Per failed check, how many reports or balance sheets failed it.

@@ -21,8 +21,9 @@ class SeriesDescriptor:
     Attributes:
         type_ (AvailableSeriesType): A series a commodity offers: a time series type, or a COT dataset: cot_legacy /
             cot_disaggregated (futures only), cot_legacy_combined / cot_disaggregated_combined (futures and options
-            combined), cot_cit (the Commodity Index Trader supplement, 13 agricultural markets), or supply_demand (WASDE
-            balance sheets: first_date and last_date are the release dates of the first and newest edition held).
+            combined), cot_cit (the Commodity Index Trader supplement, 13 agricultural markets), or supply_demand (USDA
+            supply and demand balance sheets: first_date and last_date are the release dates of the first and newest edition
+            held).
         frequency (Frequency): Sampling frequency.
         first_date (datetime.date): A calendar date, YYYY-MM-DD.
         last_date (datetime.date): A calendar date, YYYY-MM-DD.

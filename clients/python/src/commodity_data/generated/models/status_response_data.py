@@ -22,9 +22,9 @@ class StatusResponseData:
         demo (bool): This deployment serves generated demonstration data (`npm start -- --demo`) where no official
             source covers a series; such numbers carry `source: "demo"`.
         sources (list[SourceStatus]):
-        consistency (list[ConsistencyDay] | Unset): The COT reports and WASDE balance sheets that failed a consistency
-            check, per dataset and date, newest first, over the last 366 days (absent when none did). A failing report is
-            still stored and served, naming the checks in its failed_checks.
+        consistency (list[ConsistencyDay] | Unset): The COT reports and supply and demand balance sheets that failed a
+            consistency check, per dataset and date, newest first, over the last 366 days (absent when none did). A failing
+            report is still stored and served, naming the checks in its failed_checks.
     """
 
     demo: bool

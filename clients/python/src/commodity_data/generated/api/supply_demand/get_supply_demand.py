@@ -172,7 +172,7 @@ def sync_detailed(
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Response[Any | ErrorBody | SupplyDemandResponse]:
-    """Get supply and demand (WASDE) figures
+    """Get supply and demand figures (USDA balance sheets)
 
      The balance sheets of USDA's World Agricultural Supply and Demand Estimates: one figure per region,
     marketing year and attribute, in the unit USDA states, each version published at its edition (12:00
@@ -265,7 +265,7 @@ def sync(
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Any | ErrorBody | SupplyDemandResponse | None:
-    """Get supply and demand (WASDE) figures
+    """Get supply and demand figures (USDA balance sheets)
 
      The balance sheets of USDA's World Agricultural Supply and Demand Estimates: one figure per region,
     marketing year and attribute, in the unit USDA states, each version published at its edition (12:00
@@ -353,7 +353,7 @@ async def asyncio_detailed(
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Response[Any | ErrorBody | SupplyDemandResponse]:
-    """Get supply and demand (WASDE) figures
+    """Get supply and demand figures (USDA balance sheets)
 
      The balance sheets of USDA's World Agricultural Supply and Demand Estimates: one figure per region,
     marketing year and attribute, in the unit USDA states, each version published at its edition (12:00
@@ -444,7 +444,7 @@ async def asyncio(
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Any | ErrorBody | SupplyDemandResponse | None:
-    """Get supply and demand (WASDE) figures
+    """Get supply and demand figures (USDA balance sheets)
 
      The balance sheets of USDA's World Agricultural Supply and Demand Estimates: one figure per region,
     marketing year and attribute, in the unit USDA states, each version published at its edition (12:00

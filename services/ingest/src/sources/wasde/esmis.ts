@@ -162,14 +162,16 @@ export function publicationOf(r: EsmisRelease, edition: string, repost: boolean,
 }
 
 /**
- * The XML edition of a listed release: its `wasdeMMYY.xml` or `wasdeMMYYvN.xml` (the highest N),
- * fetched at that path on `origin` (ESMIS serves its files where it answers). A release with no
- * `.xml` file, or whose XML is not named so or names another host, is skipped with the reason.
+ * The XML editions of a listed release: its `wasdeMMYY.xml` and any re-post `wasdeMMYYvN.xml` it
+ * lists beside (oldest version first; ESMIS usually replaces the files of a re-posted release, so
+ * most list one), each fetched at its path on `origin` (ESMIS serves its files where it answers). A
+ * release with no `.xml` file, or whose XML files are not named so or name another host, is skipped
+ * with the reason.
  */
-export function xmlReleaseOf(r: EsmisRelease, origin: URL, now: Date): WasdeXmlRelease | Skipped {
+export function xmlReleasesOf(r: EsmisRelease, origin: URL, now: Date): WasdeXmlRelease[] | Skipped {
   const xml = r.files.filter((f) => /\.xml$/i.test(f.split('?')[0] ?? ''));
   if (xml.length === 0) return { release: r.id, reason: 'no_xml' };
-  const candidates = xml.flatMap((f) => {
+  const picked = xml.flatMap((f) => {
     let url: URL;
     try {
       url = new URL(f);
@@ -181,17 +183,17 @@ export function xmlReleaseOf(r: EsmisRelease, origin: URL, now: Date): WasdeXmlR
     const facts = fileNameFacts(file);
     if (facts.edition === undefined) return [];
     const version = Number(/v(\d+)\.xml$/i.exec(file)?.[1] ?? 1);
-    return [{ file, path: url.pathname, edition: facts.edition, repost: facts.repost, version }];
+    const release: WasdeXmlRelease = {
+      esmisId: r.id,
+      file,
+      url: new URL(url.pathname, origin),
+      edition: facts.edition,
+      repost: facts.repost,
+      published: publicationOf(r, facts.edition, facts.repost, now),
+      day: localParts(r.releasedAt).date,
+    };
+    return [{ version, release }];
   });
-  const best = candidates.sort((a, b) => b.version - a.version)[0];
-  if (best === undefined) return { release: r.id, reason: 'unknown_file' };
-  return {
-    esmisId: r.id,
-    file: best.file,
-    url: new URL(best.path, origin),
-    edition: best.edition,
-    repost: best.repost,
-    published: publicationOf(r, best.edition, best.repost, now),
-    day: localParts(r.releasedAt).date,
-  };
+  if (picked.length === 0) return { release: r.id, reason: 'unknown_file' };
+  return picked.sort((a, b) => a.version - b.version).map((p) => p.release);
 }

@@ -7,7 +7,7 @@ import {
   publicationOf,
   readEsmisPage,
   repostDayOf,
-  xmlReleaseOf,
+  xmlReleasesOf,
   type EsmisRelease,
 } from './esmis.ts';
 import { listingPageUrl } from './fetch.ts';
@@ -52,7 +52,12 @@ describe('the ESMIS listing of WASDE releases', () => {
   });
 
   it('picks each release XML edition; old text and pdf editions have none', () => {
-    const [june, mayV2, txt, pdf] = page.releases.map((r) => xmlReleaseOf(r, ESMIS, NOW));
+    const [[june], [mayV2], txt, pdf] = page.releases.map((r) => xmlReleasesOf(r, ESMIS, NOW)) as [
+      unknown[],
+      unknown[],
+      unknown,
+      unknown,
+    ];
     expect(june).toMatchObject({
       esmisId: '795937',
       file: 'wasde0626.xml',
@@ -83,23 +88,28 @@ describe('the ESMIS listing of WASDE releases', () => {
       description: '',
     });
     const local = new URL('http://127.0.0.1:4000');
-    const picked = xmlReleaseOf(release(['https://esmis.nal.usda.gov/x/wasde1119.xml']), local, NOW);
-    expect(String((picked as { url: URL }).url)).toBe('http://127.0.0.1:4000/x/wasde1119.xml');
+    const [picked] = xmlReleasesOf(release(['https://esmis.nal.usda.gov/x/wasde1119.xml']), local, NOW) as {
+      url: URL;
+    }[];
+    expect(String(picked!.url)).toBe('http://127.0.0.1:4000/x/wasde1119.xml');
     // ESMIS's stale "latest.*" aliases of 2019-11-08
-    expect(xmlReleaseOf(release(['https://esmis.nal.usda.gov/x/latest.xml']), ESMIS, NOW)).toEqual({
+    expect(xmlReleasesOf(release(['https://esmis.nal.usda.gov/x/latest.xml']), ESMIS, NOW)).toEqual({
       release: '9',
       reason: 'unknown_file',
     });
-    expect(xmlReleaseOf(release(['https://mirror.example/x/wasde1119.xml']), ESMIS, NOW)).toMatchObject({
+    expect(xmlReleasesOf(release(['https://mirror.example/x/wasde1119.xml']), ESMIS, NOW)).toMatchObject({
       reason: 'unknown_file',
     });
-    // the highest version when a release lists two
-    const both = xmlReleaseOf(
-      release(['https://esmis.nal.usda.gov/a/wasde1119.xml', 'https://esmis.nal.usda.gov/a/wasde1119v2.xml']),
+    // a release listing the original and its re-post: both, the original first, the re-post when first seen
+    const both = xmlReleasesOf(
+      release(['https://esmis.nal.usda.gov/a/wasde1119v2.xml', 'https://esmis.nal.usda.gov/a/wasde1119.xml']),
       ESMIS,
       NOW,
     );
-    expect(both).toMatchObject({ file: 'wasde1119v2.xml', repost: true });
+    expect(both).toMatchObject([
+      { file: 'wasde1119.xml', repost: false, published: { at: '2019-11-08T17:00:00.000Z', estimated: false } },
+      { file: 'wasde1119v2.xml', repost: true, published: { at: NOW.toISOString(), estimated: true } },
+    ]);
   });
 });
 

@@ -4,7 +4,7 @@ import {
   ESMIS_LISTING_PATH,
   EsmisListingError,
   readEsmisPage,
-  xmlReleaseOf,
+  xmlReleasesOf,
   type Skipped,
   type WasdeXmlRelease,
 } from './esmis.ts';
@@ -31,7 +31,7 @@ export interface WasdeListing {
 /**
  * Reads ESMIS's WASDE listing, newest first, page after page (pager.total_pages), until a page
  * holds nothing released on or after `fromDay` (New York day): the XML edition of each release
- * from that day, oldest first, the same ESMIS id once. Old editions without XML are skipped and
+ * from that day, oldest first (an original before its re-post), each file of an ESMIS release once. Old editions without XML are skipped and
  * counted. Retries, timeouts and the deadline are the client's; a page that is not the documented
  * JSON is an EsmisListingError.
  */
@@ -56,9 +56,10 @@ export async function listWasdeEditions(
     for (const r of data.releases) {
       if (localParts(r.releasedAt).date < fromDay) continue;
       recent++;
-      const picked = xmlReleaseOf(r, base, now);
+      const picked = xmlReleasesOf(r, base, now);
       if ('reason' in picked) skipped.push(picked);
-      else if (!editions.has(picked.esmisId)) editions.set(picked.esmisId, picked);
+      else
+        for (const x of picked) if (!editions.has(`${x.esmisId}/${x.file}`)) editions.set(`${x.esmisId}/${x.file}`, x);
     }
     // newest first: a page with nothing recent ends the walk (its releases and the next ones are older)
     if (recent === 0) {

@@ -104,6 +104,19 @@ describe('npm start with no network', () => {
     expect(out).not.toMatch(/adding generated demo data/);
   });
 
+  it('CORN supply and demand: the June 2026 WASDE balance sheet of the snapshot, as USDA printed it', async () => {
+    expect(out).toMatch(/wasde\s+no sync: not reachable/);
+    const res = await get('/api/v1/commodities/CORN/supply-demand?marketing_year=2026%2F27&attribute=ending_stocks');
+    expect(res.status).toBe(200);
+    const us = (
+      res.json.data as { region: string; unit: string; value: number; edition: string; published_at: string }[]
+    ).filter((f) => f.region === 'united_states' && f.unit === 'Million Bushels');
+    expect(us).toHaveLength(1);
+    expect(us[0]).toMatchObject({ value: 1960, edition: '2026-06' });
+    expect(Date.parse(us[0]!.published_at)).toBe(Date.parse('2026-06-11T16:00:00Z'));
+    expect(res.json.meta.attribution).toMatch(/World Agricultural Outlook Board/);
+  });
+
   it.each(['GOLD', 'COPPER', 'COFFEE', 'WHEAT_SRW', 'CRUDE_OIL_WTI', 'CORN', 'LIVE_CATTLE'])(
     '%s: a real price series with its unit and basis, equal to the snapshot',
     async (id) => {

@@ -1,9 +1,11 @@
 import { Readable } from 'node:stream';
 import { addDays } from '@cds/schedule';
 import type { CommodityDefinition } from '../../catalog/index.ts';
+import { rejected } from '../common/records.ts';
 import { countSkip } from '../common/stats.ts';
 import type { SeriesTask, TaskContext } from '../common/sync/task.ts';
 import type { SourceItem, SyncPart } from '../types.ts';
+import { WasdeFileError } from './cells.ts';
 import { ESMIS_BASE_URL, FIRST_XML_DAY, type WasdeXmlRelease } from './esmis.ts';
 import { listingPageUrl, listWasdeEditions } from './fetch.ts';
 import { readWasdeXml, WASDE_MAX_BYTES } from './parse.ts';
@@ -25,16 +27,22 @@ export const WASDE_CURSOR = 'editions';
 /**
  * The items of one listed edition: its XML fetched (bounded) and read; the sheets of the file's
  * own edition published when the listing says (a re-post: esmis.ts publicationOf), the earlier
- * edition's column at that edition's release (the parser's).
+ * edition's column at that edition's release (the parser's). A file the parser refuses (a layout
+ * it does not know) is one rejected item naming it, the other editions going on; a fetch that
+ * fails fails the run (the next one retries).
  */
 async function editionItems(release: WasdeXmlRelease, ctx: TaskContext): Promise<SourceItem[]> {
   const bytes = await ctx.client.getBytes(release.url, { maxBytes: WASDE_MAX_BYTES });
+  let read: AsyncIterable<SourceItem>;
+  try {
+    read = await readWasdeXml(Readable.from([bytes]), { file: release.file, stats: ctx.stats, catalog: ctx.catalog });
+  } catch (err) {
+    // the file is what USDA posted and will stay so: reported and passed over, not asked again and again
+    if (err instanceof WasdeFileError) return [rejected(`wasde:${release.file}`, 0, err.message, ctx.stats)];
+    throw err;
+  }
   const items: SourceItem[] = [];
-  for await (const item of await readWasdeXml(Readable.from([bytes]), {
-    file: release.file,
-    stats: ctx.stats,
-    catalog: ctx.catalog,
-  })) {
+  for await (const item of read) {
     if (item.kind === 'supply_demand' && item.edition === release.edition) {
       const { published_at_estimated: _estimated, ...batch } = item;
       items.push({

@@ -221,6 +221,28 @@ describe('ingest sync --source wasde', () => {
     expect(await store.getCursor('wasde', 'editions')).toBeUndefined();
   });
 
+  it('an edition the parser refuses is reported by name and passed over; the others are published', async () => {
+    const OLD_PATH = '/sites/default/release-files/795800/wasde0526.xml';
+    server.wasdeFiles.set(
+      OLD_PATH,
+      '<Report Name="wasde"><sr99><Report Name="sr99" Report_Month="May 2026"/></sr99></Report>',
+    );
+    const may = {
+      ...recorded()[0],
+      id: '795800',
+      files: [`https://esmis.nal.usda.gov${OLD_PATH}`],
+      release_datetime: '2026-05-12T12:00:00+0000',
+    };
+    setReleases([...recorded(), may]);
+    const result = await sync();
+    expect(result.error).toBeUndefined();
+    expect(result.summary?.rejected).toBe(1);
+    expect(result.summary?.rejections[0]).toMatchObject({ file: 'wasde:wasde0526.xml' });
+    expect(result.summary?.rejections[0]?.reason).toMatch(/^wasde: wasde0526\.xml holds no WASDE sub-report/);
+    expect(sheet(await newEvents(), 'CORN', 'united_states', '2026/27', '2026-06')).toBeDefined();
+    expect((await store.getCursor('wasde', 'editions'))?.newest_date).toBe('2026-06-01');
+  });
+
   it('an edition missing from the listing is no error; old editions without XML are skipped and counted; pages are followed', async () => {
     const [june, ...old] = recorded();
     setReleases([]);

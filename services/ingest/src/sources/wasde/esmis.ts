@@ -145,11 +145,17 @@ export interface WasdeXmlRelease {
 /** Why a listed release gives no XML edition: none (an old text/pdf edition), or a file name or host not WASDE's. */
 export type Skipped = { release: string; reason: 'no_xml' | 'unknown_file' };
 
+/** A re-post first seen this long after its release is history a sync catches up on, not news. */
+const CATCH_UP_MS = 31 * 24 * 3_600_000;
+const DAY_MS = 24 * 3_600_000;
+
 /**
  * When a file was published. An original: the listed release. A re-post (`v2`): ESMIS keeps the
  * original's release_datetime, so the note's day ("On May 13, 2026 … reposted") at 12:00 New York
- * is used, estimated; without one, a listed time later than the edition's day is the re-post's,
- * and otherwise the time the sync first sees it (`now`), estimated.
+ * is used, estimated; without one, a listed time later than the edition's month is the re-post's;
+ * otherwise the time the sync first sees it (`now`), estimated, or, when that is over a month after
+ * the release (a first sync catching up), the release + 1 day, estimated, as the parser dates a
+ * re-posted file.
  */
 export function publicationOf(r: EsmisRelease, edition: string, repost: boolean, now: Date): PublicationStamp {
   const listed = { at: r.releasedAt.toISOString(), estimated: false };
@@ -158,6 +164,8 @@ export function publicationOf(r: EsmisRelease, edition: string, repost: boolean,
   if (noted !== undefined) return { at: easternInstant(noted, '12:00').toISOString(), estimated: true };
   const listedMonth = localParts(r.releasedAt).date.slice(0, 7);
   if (listedMonth > edition) return listed;
+  const released = r.releasedAt.getTime();
+  if (now.getTime() - released > CATCH_UP_MS) return { at: new Date(released + DAY_MS).toISOString(), estimated: true };
   return { at: now.toISOString(), estimated: true };
 }
 

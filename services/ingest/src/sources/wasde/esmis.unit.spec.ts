@@ -100,7 +100,7 @@ describe('the ESMIS listing of WASDE releases', () => {
     expect(xmlReleasesOf(release(['https://mirror.example/x/wasde1119.xml']), ESMIS, NOW)).toMatchObject({
       reason: 'unknown_file',
     });
-    // a release listing the original and its re-post: both, the original first, the re-post when first seen
+    // a release listing the original and its re-post: both, the original first
     const both = xmlReleasesOf(
       release(['https://esmis.nal.usda.gov/a/wasde1119v2.xml', 'https://esmis.nal.usda.gov/a/wasde1119.xml']),
       ESMIS,
@@ -108,7 +108,8 @@ describe('the ESMIS listing of WASDE releases', () => {
     );
     expect(both).toMatchObject([
       { file: 'wasde1119.xml', repost: false, published: { at: '2019-11-08T17:00:00.000Z', estimated: false } },
-      { file: 'wasde1119v2.xml', repost: true, published: { at: NOW.toISOString(), estimated: true } },
+      // first seen long after the release: the release + 1 day, estimated
+      { file: 'wasde1119v2.xml', repost: true, published: { at: '2019-11-09T17:00:00.000Z', estimated: true } },
     ]);
   });
 });
@@ -131,13 +132,19 @@ describe('when a re-post was published', () => {
     expect(repostDayOf('On February 30, 2026, reposted')).toBeUndefined();
   });
 
-  it('takes a listed time after the edition month as the re-post time, else the time first seen', () => {
+  it('takes a listed time after the edition month as the re-post time, else the time first seen (or the release + 1 day when catching up)', () => {
     expect(publicationOf(listed('2026-06-02T16:00:00Z'), '2026-05', true, NOW)).toEqual({
       at: '2026-06-02T16:00:00.000Z',
       estimated: false,
     });
-    expect(publicationOf(listed('2026-05-12T16:00:00Z'), '2026-05', true, NOW)).toEqual({
-      at: NOW.toISOString(),
+    const soon = new Date('2026-05-20T09:00:00Z');
+    expect(publicationOf(listed('2026-05-12T16:00:00Z'), '2026-05', true, soon)).toEqual({
+      at: soon.toISOString(),
+      estimated: true,
+    });
+    // first seen over a month after the release (a first sync catching up): the release + 1 day
+    expect(publicationOf(listed('2024-12-10T17:00:00Z'), '2024-12', true, NOW)).toEqual({
+      at: '2024-12-11T17:00:00.000Z',
       estimated: true,
     });
     expect(publicationOf(listed('2026-05-12T16:00:00Z'), '2026-05', false, NOW)).toEqual({

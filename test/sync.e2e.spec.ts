@@ -148,13 +148,15 @@ describe('ingest sync through the whole pipeline', () => {
     // the World Bank's recorded Pink Sheet (its newest month, 2025-11) and an AMS datamart with nothing new
     expect(s.worldbank).toMatchObject({ newest_data_date: '2025-11-30', last_run_failed: false });
     expect(s.ams).toMatchObject({ newest_data_date: null, last_run_failed: false });
-    for (const source of ['cftc', 'eia', 'nass', 'worldbank', 'ams'])
+    // the recorded ESMIS listing's June 2026 WASDE, dated by its edition
+    expect(s.wasde).toMatchObject({ newest_data_date: '2026-06-01', last_run_failed: false });
+    for (const source of ['cftc', 'eia', 'nass', 'worldbank', 'ams', 'wasde'])
       expect(s[source]!.last_success_at! >= started).toBe(true);
   }, 120_000);
 
   it('the second run publishes nothing', async () => {
     const run = await sync();
-    expect(run.stdout.match(/new or revised: +0 records/g)).toHaveLength(5);
+    expect(run.stdout.match(/new or revised: +0 records/g)).toHaveLength(6);
     expect(await dataStreamSeq()).toBe(afterFirst);
     const s = await status();
     // The run still counts as a success: the sources are up to date.

@@ -91,7 +91,8 @@ export function readSubReports(xml: string): SubReport[] {
     }
     if (name === 'Report' && attrs.sub_report_title !== undefined) {
       frame.report = {
-        name: decodeXml(attrs.Name ?? ''),
+        // `Name="sr12"`; the July 2010 file writes `name="sr17"`
+        name: decodeXml(attrs.Name ?? attrs.name ?? ''),
         title: squash(decodeXml(attrs.sub_report_title)),
         subtitle: squash(decodeXml(attrs.sub_report_subtitle ?? '')),
         month: squash(decodeXml(attrs.Report_Month ?? '')),

@@ -85,9 +85,17 @@ export function cellNumber(raw: string): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** `2026/27 Proj.` → { year: 2026/27, projection }; `2025/26 Est.`, `2024/25` → estimate; undefined otherwise. */
+/**
+ * `2026/27 Proj.` → { year: 2026/27, projection }; `2025/26 Est.`, `2024/25` → estimate; undefined otherwise.
+ * The US cotton tables of 2010-2013 print a three-digit second year (`2010/011 Proj.`, `2011/012`):
+ * read when it is the first year + 1 (mod 1000), as `2010/11`.
+ */
 export function marketingYearOf(raw: string): { year: string; status: 'estimate' | 'projection' } | undefined {
-  const m = /^(\d{4}\/\d{2})\s*\(?\s*(Est|Proj)?\.?\s*\)?$/i.exec(squash(raw));
-  if (m === null || !isMarketingYear(m[1]!)) return undefined;
-  return { year: m[1]!, status: m[2]?.toLowerCase() === 'proj' ? 'projection' : 'estimate' };
+  const m = /^(\d{4})\/(\d{2}|\d{3})\s*\(?\s*(Est|Proj)?\.?\s*\)?$/i.exec(squash(raw));
+  if (m === null) return undefined;
+  const [first, second, status] = [m[1]!, m[2]!, m[3]];
+  if (second.length === 3 && Number(second) !== (Number(first) + 1) % 1000) return undefined;
+  const year = `${first}/${second.slice(-2)}`;
+  if (!isMarketingYear(year)) return undefined;
+  return { year, status: status?.toLowerCase() === 'proj' ? 'projection' : 'estimate' };
 }

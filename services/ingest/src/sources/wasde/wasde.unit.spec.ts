@@ -281,6 +281,25 @@ describe('the edges of the format', () => {
     await expect(read(doc(noRow))).rejects.toThrow(/sr17 .*a cell without a row name/);
   });
 
+  it('reads a three-digit second year (2010-2013 cotton) as the marketing year; another stays refused, naming the sub-report', async () => {
+    const { sheets } = await read(
+      doc(usTable('sr17', COTTON, [['Exports', [col('2011/012 Proj.', '12.0'), col('2010/011 Est.', '14.4')]]])),
+      { file: 'wasde0626.xml' },
+    );
+    expect(sheets.map((s) => [s.marketing_year, s.status, s.figures[0]?.value])).toEqual([
+      ['2011/12', 'projection', 12],
+      ['2010/11', 'estimate', 14.4],
+    ]);
+    // the July 2010 file writes `name=`, not `Name=`
+    const wrong = usTable('sr17', COTTON, [['Exports', [col('2010/012 Proj.', '12.0')]]]).replace(
+      'Name="sr17"',
+      'name="sr17"',
+    );
+    await expect(read(doc(wrong))).rejects.toThrow(
+      /^sr17 \(U\.S\. Cotton Supply and Use\) is not a layout this reader knows: a cell without a marketing year \("2010\/012 Proj\."\)/,
+    );
+  });
+
   it('refuses a US table whose matrix does not read as the commodity its position says (a reordered table)', async () => {
     const oilFirst = usTable(
       'sr15',
@@ -485,6 +504,15 @@ describe('names, values and editions', () => {
     expect(marketingYearOf('2024/25')).toEqual({ year: '2024/25', status: 'estimate' });
     expect(marketingYearOf('1999/00')).toEqual({ year: '1999/00', status: 'estimate' });
     for (const bad of ['2026/28', '2026', 'Filler', '']) expect(marketingYearOf(bad), bad).toBeUndefined();
+  });
+
+  it('reads the three-digit second year of the 2010-2013 US cotton tables only when it is the next year', () => {
+    expect(marketingYearOf('2010/011 Proj.')).toEqual({ year: '2010/11', status: 'projection' });
+    expect(marketingYearOf('2011/012 Est.')).toEqual({ year: '2011/12', status: 'estimate' });
+    expect(marketingYearOf('2012/013')).toEqual({ year: '2012/13', status: 'estimate' });
+    expect(marketingYearOf('1999/000 Proj.')).toEqual({ year: '1999/00', status: 'projection' });
+    for (const bad of ['2010/012', '2010/111', '2010/010 Est.', '2010/0111', '2010/1'])
+      expect(marketingYearOf(bad), bad).toBeUndefined();
   });
 
   it('reads editions from Report_Month, columns and file names', () => {

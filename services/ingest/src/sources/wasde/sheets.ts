@@ -1,7 +1,8 @@
 import { type SupplyDemandStatus } from '@cds/contracts';
 import { squash, WasdeFileError, type RawCell, type SubReport } from './cells.ts';
 import { columnEdition } from './editions.ts';
-import { attributeOf, cellNumber, marketingYearOf, regionOf, unitInName } from './names.ts';
+import { cellNumber, marketingYearOf, regionOf, unitInName } from './names.ts';
+import { rowAttributes, type RowAttribute } from './rows.ts';
 import { classCommodity, tableOf, type MatrixRole, type TableSpec } from './tables.ts';
 import { unitsOfMatrix, type MatrixUnits } from './units.ts';
 
@@ -56,9 +57,10 @@ export function readSheets(reports: readonly SubReport[], fileEdition: string): 
     }
     const units = unitsOfReport(report, spec);
     const positions = new Map(report.matrices.map((m, i) => [m, i]));
-    for (const cell of report.cells) {
+    const attributes = rowAttributes(report);
+    for (const [i, cell] of report.cells.entries()) {
       out.cells++;
-      const placed = placeCell({ report, spec, units, positions }, cell, fileEdition);
+      const placed = placeCell({ report, spec, units, positions }, cell, attributes[i], fileEdition);
       if (typeof placed === 'string') {
         bump(out.skipped, placed);
         continue;
@@ -150,8 +152,8 @@ interface Placed {
   figure: ReadFigure;
 }
 
-/** Where a cell belongs, or why it is left out (a string); throws on a cell without year or row context. */
-function placeCell(table: Table, cell: RawCell, fileEdition: string): Placed | string {
+/** Where a cell of the row `attribute` (rows.ts) belongs, or why it is left out (a string); throws on a cell without year or row context. */
+function placeCell(table: Table, cell: RawCell, row: RowAttribute, fileEdition: string): Placed | string {
   const { report, spec, units } = table;
   const ctx = cell.context;
   const commodity = commodityOf(table, cell);
@@ -163,7 +165,9 @@ function placeCell(table: Table, cell: RawCell, fileEdition: string): Placed | s
       `a cell without a marketing year (${JSON.stringify(ctx.market_year ?? ctx.region_header ?? '')})`,
     );
   const rowName = ctx.attribute;
-  const attribute = rowName === undefined ? undefined : attributeOf(rowName);
+  if (typeof row === 'object')
+    return `${tableName(report.title)}: a repeated row "${row.ambiguous}" whose parent row the table does not show (no indent)`;
+  const attribute = row;
   if (rowName === undefined || attribute === undefined)
     throw layoutError(report, `a cell without a row name (${JSON.stringify(rowName ?? '')})`);
   let region = 'united_states';

@@ -300,6 +300,52 @@ describe('the edges of the format', () => {
     );
   });
 
+  it('qualifies a sub-row name repeated under different parents by its parent row, only where repeated', async () => {
+    const SUGAR = 'U.S. Sugar Supply and Use  1/';
+    const sugar = (rows: [string, string][]) =>
+      doc(
+        usTable(
+          'sr18',
+          SUGAR,
+          rows.map(([name, v]) => [name, [col(P, v)]]),
+          { units: ['1,000 Short Tons, Raw Value'] },
+        ),
+      );
+    const attrs = (sheets: SupplyDemandItem[]) => sheets[0]!.figures.map((f) => [f.attribute, f.value]);
+    const indented: [string, string][] = [
+      ['Imports', '3,000'],
+      ['    TRQ 3/', '1,500'],
+      ['    Other 5/', '1,400'],
+      ['        Mexico', '1,300'],
+      ['Deliveries', '12,000'],
+      ['    Food', '11,800'],
+      ['    Other 7/', '200'],
+    ];
+    const plain = await read(sugar(indented));
+    expect(attrs(plain.sheets)).toEqual([
+      ['imports', 3000],
+      ['trq', 1500],
+      ['imports_other', 1400],
+      ['mexico', 1300],
+      ['deliveries', 12000],
+      ['food', 11800],
+      ['deliveries_other', 200],
+    ]);
+    expect(plain.stats.skippedByReason).toEqual({});
+    // 2010-2015: the imports' Other printed flush left between two sub-rows
+    const flush = await read(sugar(indented.map(([n, v]) => [n === '    Other 5/' ? 'Other 5/' : n, v])));
+    expect(attrs(flush.sheets)).toEqual(attrs(plain.sheets));
+    // one Other only: its plain name stays
+    const one = await read(sugar(indented.filter(([n]) => n !== '    Other 5/')));
+    expect(attrs(one.sheets).map(([a]) => a)).toContain('other');
+    // January 2011: no row indented, so no parent to tell the two apart: both skipped, counted
+    const flat = await read(sugar(indented.map(([n, v]) => [n.trim(), v])));
+    expect(attrs(flat.sheets).map(([a]) => a)).toEqual(['imports', 'trq', 'mexico', 'deliveries', 'food']);
+    expect(flat.stats.skippedByReason).toEqual({
+      'U.S. Sugar Supply and Use: a repeated row "other" whose parent row the table does not show (no indent)': 2,
+    });
+  });
+
   it('refuses a US table whose matrix does not read as the commodity its position says (a reordered table)', async () => {
     const oilFirst = usTable(
       'sr15',

@@ -5,7 +5,8 @@ import { squash } from './cells.ts';
 /**
  * Editions: a WASDE file is the edition of its `Report_Month` (`June 2026` → 2026-06), published
  * at the edition's release (12:00 New York on its date in USDA's calendar, libs/schedule's
- * supply-demand.ts; estimated when the calendar does not know it). A column headed by another month (the
+ * supply-demand.ts, or the 12th when the calendar does not know it; estimated either way, since
+ * the file states no time: `--published-at`, or the sync's ESMIS listing, states it). A column headed by another month (the
  * projected year's `May` beside `Jun` in June) is that earlier edition's figure, published at that
  * edition's release. A `v2` file (`wasde0526v2.xml`) is a corrected re-post: a revision published
  * at the re-post time (`--published-at`, else the release + 1 day, estimated).
@@ -60,19 +61,22 @@ export function columnEdition(fileEdition: string, forecastMonth: string | undef
   return `${month < own ? year : year - 1}-${pad(month)}`;
 }
 
-/** The edition's release: the calendar's, else 12:00 New York on the 12th (or the next business day), estimated. */
+/**
+ * The edition's release: the calendar's, else 12:00 New York on the 12th (or the next business
+ * day). Estimated either way: a file states no release time, so the time is not the source's.
+ */
 export function releaseStamp(edition: string): PublicationStamp {
-  const at = editionReleaseAt(edition);
-  if (at !== undefined) return { at: at.toISOString(), estimated: false };
-  const estimated = estimatedEditionRelease(Number(edition.slice(0, 4)), Number(edition.slice(5, 7)));
-  return { at: estimated.at.toISOString(), estimated: true };
+  const at =
+    editionReleaseAt(edition) ??
+    estimatedEditionRelease(Number(edition.slice(0, 4)), Number(edition.slice(5, 7))).at;
+  return { at: at.toISOString(), estimated: true };
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The publication of a file's own edition: `--published-at` when given; else the calendar's release
- * (a re-post: that release + 1 day, estimated).
+ * The publication of a file's own edition: `--published-at` when given (the operator states it);
+ * else the calendar's release, estimated (a re-post: that release + 1 day, estimated).
  */
 export function fileStamp(edition: string, opts: { publishedAt?: string; repost: boolean }): PublicationStamp {
   if (opts.publishedAt !== undefined) return { at: new Date(opts.publishedAt).toISOString(), estimated: false };

@@ -120,8 +120,13 @@ describe('the June 2026 WASDE XML (real, trimmed to sr12, sr15, sr22, sr23)', as
   it('dates each edition at its release: June at 2026-06-11 12:00 New York, the May column at 2026-05-12 12:00', () => {
     const june = sheetOf(sheets, 'CORN', 'united_states', '2026/27', '2026-06');
     const may = sheetOf(sheets, 'CORN', 'united_states', '2026/27', '2026-05');
-    expect([june.published_at, june.published_at_estimated]).toEqual(['2026-06-11T16:00:00.000Z', undefined]);
-    expect([may.published_at, may.status]).toEqual(['2026-05-12T16:00:00.000Z', 'projection']);
+    // the file states no time: the calendar's, estimated
+    expect([june.published_at, june.published_at_estimated]).toEqual(['2026-06-11T16:00:00.000Z', true]);
+    expect([may.published_at, may.published_at_estimated, may.status]).toEqual([
+      '2026-05-12T16:00:00.000Z',
+      true,
+      'projection',
+    ]);
     expect(sheetOf(sheets, 'CORN', 'united_states', '2025/26', '2026-06').status).toBe('estimate');
     expect(sheetOf(sheets, 'CORN', 'united_states', '2024/25', '2026-06').status).toBe('estimate');
   });
@@ -448,9 +453,16 @@ describe('the edges of the format', () => {
     });
     const { sheets } = await read(doc(january), { file: 'wasde0127.xml' });
     expect(sheets.map((s) => [s.edition, s.published_at, s.published_at_estimated])).toEqual([
-      ['2026-12', '2026-12-10T17:00:00.000Z', undefined],
+      // USDA's calendar, estimated: the file states no time
+      ['2026-12', '2026-12-10T17:00:00.000Z', true],
       // 2027 is past USDA's published calendar: the 12th (a Tuesday), noon New York, estimated
       ['2027-01', '2027-01-12T17:00:00.000Z', true],
+    ]);
+    // --published-at states the file's own edition's time; the December column stays the calendar's, estimated
+    const stated = await read(doc(january), { file: 'wasde0127.xml', publishedAt: '2027-01-12T12:00:00-05:00' });
+    expect(stated.sheets.map((s) => [s.edition, s.published_at, s.published_at_estimated])).toEqual([
+      ['2026-12', '2026-12-10T17:00:00.000Z', true],
+      ['2027-01', '2027-01-12T17:00:00.000Z', undefined],
     ]);
     await expect(read(doc(january), { file: 'wasde0626.xml' })).rejects.toThrow(
       /wasde0626\.xml is named for 2026-06 but holds the 2027-01 report/,

@@ -135,7 +135,7 @@ export function readSubReports(xml: string): SubReport[] {
       { maxDepth: 48, maxAttributes: 64, maxAttributeChars: 16 * 1024 },
     );
   } catch (err) {
-    if (err instanceof XmlError) throw new WasdeFileError(err.message);
+    if (err instanceof XmlError) throw new WasdeFileError(`${err.message}; nothing was published`);
     throw err;
   }
   return reports;

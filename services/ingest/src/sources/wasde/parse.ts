@@ -83,7 +83,7 @@ export async function readWasdeXml(
   opts: WasdeOptions,
 ): Promise<AsyncIterable<SourceItem>> {
   const xml = await readText(chunks, opts.file);
-  const reports = readSubReports(xml);
+  const reports = inFile(opts.file, () => readSubReports(xml));
   if (reports.length === 0)
     throw new WasdeFileError(
       `wasde: ${opts.file} holds no WASDE sub-report (<Report sub_report_title=…>); nothing was published`,
@@ -94,7 +94,7 @@ export async function readWasdeXml(
     throw new WasdeFileError(
       `wasde: ${opts.file} holds no sub-report this reader knows (${reports.map((r) => `${r.name}: ${tableName(r.title)}`).join('; ')}); nothing was published`,
     );
-  const read = readSheets(reports, edition);
+  const read = inFile(opts.file, () => readSheets(reports, edition));
   const own = fileStamp(edition, {
     ...(opts.publishedAt !== undefined ? { publishedAt: opts.publishedAt } : {}),
     repost: fileNameFacts(opts.file).repost,
@@ -112,6 +112,16 @@ export async function readWasdeXml(
     for (const [reason, n] of read.skipped) for (let i = 0; i < n; i++) countSkip(opts.stats, reason);
   }
   return stream(items);
+}
+
+/** A step whose refusal (malformed XML, an unknown layout) names the sub-report but not the file: the file named first. */
+function inFile<T>(file: string, step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    if (err instanceof WasdeFileError) throw new WasdeFileError(`wasde: ${file}: ${err.message}`);
+    throw err;
+  }
 }
 
 /** The items, handed over as the pipeline reads them (the whole file was read and checked before). */

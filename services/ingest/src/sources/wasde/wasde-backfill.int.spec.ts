@@ -129,7 +129,7 @@ describe('ingest backfill --source wasde', () => {
   it('refuses a truncated file and a bad --published-at, publishing nothing', async () => {
     const truncated = await backfill('wasde0626.xml', [], readFileSync(JUNE_2026, 'utf8').slice(0, 50_000));
     expect(truncated.code).toBe(1);
-    expect(truncated.stderr).toMatch(/malformed XML/);
+    expect(truncated.stderr).toMatch(/wasde: wasde0626\.xml: malformed XML: .*; nothing was published/);
     expect(truncated.stderr).not.toMatch(/\n\s+at /);
     const badTime = await backfill('wasde0626.xml', ['--published-at', 'yesterday']);
     expect(badTime.code).toBe(2);

@@ -280,7 +280,7 @@ describe('the edges of the format', () => {
   it('refuses an unknown layout (a mapped table whose cells lack year or row context), naming the sub-report', async () => {
     const noYear = usTable('sr17', COTTON, [['Exports', [col('', '12.0')]]]);
     await expect(read(doc(noYear))).rejects.toThrow(
-      /^sr17 \(U\.S\. Cotton Supply and Use\) is not a layout this reader knows: a cell without a marketing year/,
+      /^wasde: wasde0626\.xml: sr17 \(U\.S\. Cotton Supply and Use\) is not a layout this reader knows: a cell without a marketing year/,
     );
     const noRow = usTable('sr17', COTTON, [['', [col(P, '12.0')]]]);
     await expect(read(doc(noRow))).rejects.toThrow(/sr17 .*a cell without a row name/);
@@ -301,7 +301,7 @@ describe('the edges of the format', () => {
       'name="sr17"',
     );
     await expect(read(doc(wrong))).rejects.toThrow(
-      /^sr17 \(U\.S\. Cotton Supply and Use\) is not a layout this reader knows: a cell without a marketing year \("2010\/012 Proj\."\)/,
+      /^wasde: wasde0626\.xml: sr17 \(U\.S\. Cotton Supply and Use\) is not a layout this reader knows: a cell without a marketing year \("2010\/012 Proj\."\)/,
     );
   });
 
@@ -365,8 +365,8 @@ describe('the edges of the format', () => {
 
   it('refuses truncated and hostile XML before yielding anything', async () => {
     await expect(read(JUNE_XML.slice(0, 100_000))).rejects.toThrow(WasdeFileError);
-    await expect(read(JUNE_XML.slice(0, 100_000))).rejects.toThrow(
-      /malformed XML: an unterminated tag|is never closed/,
+    await expect(read(JUNE_XML.slice(0, 100_000), { file: 'wasde0626.xml' })).rejects.toThrow(
+      /^wasde: wasde0626\.xml: malformed XML: (?:an unterminated tag|.*is never closed).*; nothing was published$/,
     );
     await expect(read(`<!DOCTYPE r [<!ENTITY a "aaaa">]>${doc(usTable('sr17', COTTON, []))}`)).rejects.toThrow(
       'a DOCTYPE or entity declaration is not read',

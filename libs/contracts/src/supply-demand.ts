@@ -17,14 +17,21 @@ const MAX_NAME_LENGTH = 60;
 /** A marketing year as WASDE writes it: `YYYY/YY`, the second year the one after the first (2026/27). */
 export const MARKETING_YEAR_PATTERN = /^(\d{4})\/(\d{2})$/;
 
-/** Whether a `YYYY/YY` string names a real marketing year (1999/00 and 2026/27 do, 2026/28 does not). */
+/** A table kept by calendar year (the U.S. meats): its year as WASDE writes it, `YYYY` (2025). */
+export const CALENDAR_YEAR_PATTERN = /^\d{4}$/;
+
+/**
+ * Whether a string names a real marketing year, `YYYY/YY` (1999/00 and 2026/27 do, 2026/28 does
+ * not), or the calendar year `YYYY` of a table kept by calendar year.
+ */
 export function isMarketingYear(s: string): boolean {
+  if (CALENDAR_YEAR_PATTERN.test(s)) return true;
   const m = MARKETING_YEAR_PATTERN.exec(s);
   if (m === null) return false;
   return (Number(m[1]) + 1) % 100 === Number(m[2]);
 }
 
-/** The first calendar year of a marketing year (`2026/27` → 2026). */
+/** The first calendar year of a marketing year (`2026/27` → 2026, `2025` → 2025). */
 export function marketingYearStart(my: string): number {
   return Number(my.slice(0, 4));
 }
@@ -32,17 +39,24 @@ export function marketingYearStart(my: string): number {
 /**
  * Exactly the marketing years, as one pattern the OpenAPI document states (so a contract tester
  * generates only real ones): the first year's last two digits, then the next year's
- * (`[0-9]{2}(?:00/01|01/02|…|99/00)`; ASCII digits, as isMarketingYear checks).
+ * (`[0-9]{2}(?:00/01|01/02|…|99/00)`), or a calendar year `[0-9]{4}`; ASCII digits, as
+ * isMarketingYear checks.
  */
 const MARKETING_YEAR_EXACT = new RegExp(
-  `^[0-9]{2}(?:${Array.from({ length: 100 }, (_, i) => `${String(i).padStart(2, '0')}/${String((i + 1) % 100).padStart(2, '0')}`).join('|')})$`,
+  `^(?:[0-9]{4}|[0-9]{2}(?:${Array.from({ length: 100 }, (_, i) => `${String(i).padStart(2, '0')}/${String((i + 1) % 100).padStart(2, '0')}`).join('|')}))$`,
 );
 
 export const MarketingYear = documented(
-  z.string().regex(MARKETING_YEAR_EXACT, 'must be a marketing year YYYY/YY such as 2026/27'),
+  z
+    .string()
+    .regex(
+      MARKETING_YEAR_EXACT,
+      'must be a marketing year YYYY/YY such as 2026/27, or a calendar year YYYY such as 2025',
+    ),
   {
     id: 'MarketingYear',
-    description: 'A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026).',
+    description:
+      'A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026), or YYYY for a table kept by calendar year (the U.S. meats: 2025).',
     examples: ['2026/27'],
   },
 );

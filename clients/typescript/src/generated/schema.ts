@@ -255,7 +255,7 @@ export interface components {
         /** @description Unique request identifier for support and debugging; also sent as X-Request-Id. */
         RequestId: string;
         /**
-         * @description A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026).
+         * @description A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026), or YYYY for a table kept by calendar year (the U.S. meats: 2025).
          * @example 2026/27
          */
         MarketingYear: string;

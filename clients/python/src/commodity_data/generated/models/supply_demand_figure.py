@@ -22,7 +22,8 @@ class SupplyDemandFigure:
     """One figure of a WASDE balance sheet: a commodity, region, marketing year and attribute.
 
     Attributes:
-        marketing_year (str): A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026).
+        marketing_year (str): A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026), or
+            YYYY for a table kept by calendar year (the U.S. meats: 2025).
         region (str): A region of the balance sheets in snake_case: united_states, world, or a country or group of the
             world tables (china, eu, major_exporters, …), as the table names it.
         attribute (str): A row of a balance sheet in snake_case of its name (area_planted, yield, beginning_stocks,

@@ -193,7 +193,7 @@ def sync_detailed(
             or a country or group of the world tables (china, eu, major_exporters, …), as the table
             names it.
         marketing_year (str | Unset): A marketing year as WASDE writes it, YYYY/YY (2026/27: the
-            year beginning in 2026).
+            year beginning in 2026), or YYYY for a table kept by calendar year (the U.S. meats: 2025).
         attribute (str | Unset): A row of a balance sheet in snake_case of its name (area_planted,
             yield, beginning_stocks, production, imports, supply_total, feed_and_residual,
             food_seed_industrial, exports, use_total, ending_stocks, avg_farm_price, …), or the
@@ -286,7 +286,7 @@ def sync(
             or a country or group of the world tables (china, eu, major_exporters, …), as the table
             names it.
         marketing_year (str | Unset): A marketing year as WASDE writes it, YYYY/YY (2026/27: the
-            year beginning in 2026).
+            year beginning in 2026), or YYYY for a table kept by calendar year (the U.S. meats: 2025).
         attribute (str | Unset): A row of a balance sheet in snake_case of its name (area_planted,
             yield, beginning_stocks, production, imports, supply_total, feed_and_residual,
             food_seed_industrial, exports, use_total, ending_stocks, avg_farm_price, …), or the
@@ -374,7 +374,7 @@ async def asyncio_detailed(
             or a country or group of the world tables (china, eu, major_exporters, …), as the table
             names it.
         marketing_year (str | Unset): A marketing year as WASDE writes it, YYYY/YY (2026/27: the
-            year beginning in 2026).
+            year beginning in 2026), or YYYY for a table kept by calendar year (the U.S. meats: 2025).
         attribute (str | Unset): A row of a balance sheet in snake_case of its name (area_planted,
             yield, beginning_stocks, production, imports, supply_total, feed_and_residual,
             food_seed_industrial, exports, use_total, ending_stocks, avg_farm_price, …), or the
@@ -465,7 +465,7 @@ async def asyncio(
             or a country or group of the world tables (china, eu, major_exporters, …), as the table
             names it.
         marketing_year (str | Unset): A marketing year as WASDE writes it, YYYY/YY (2026/27: the
-            year beginning in 2026).
+            year beginning in 2026), or YYYY for a table kept by calendar year (the U.S. meats: 2025).
         attribute (str | Unset): A row of a balance sheet in snake_case of its name (area_planted,
             yield, beginning_stocks, production, imports, supply_total, feed_and_residual,
             food_seed_industrial, exports, use_total, ending_stocks, avg_farm_price, …), or the

@@ -72,7 +72,9 @@ export async function probedSupplyDemandSheets(
   for (let top = new Date(now).getUTCFullYear() + 2; top >= FIRST_MARKETING_YEAR; top -= PROBES_AT_ONCE) {
     const years: number[] = [];
     for (let y = top; y > top - PROBES_AT_ONCE && y >= FIRST_MARKETING_YEAR; y--) years.push(y);
-    const found = await find(years.map((y) => supplyDemandBucketId(q.commodityId, q.region, marketingYearOf(y))));
+    // a table kept by calendar year (the U.S. meats) names its sheets `YYYY`
+    const ids = years.flatMap((y) => [marketingYearOf(y), String(y)]);
+    const found = await find(ids.map((y) => supplyDemandBucketId(q.commodityId, q.region, y)));
     for (const doc of found) if (doc !== null) out.push(doc);
   }
   return out.sort(newestFirst);

@@ -490,6 +490,13 @@ export function registerPortContract(
       ).toEqual([]);
       expect(await store.supplyDemandSheets({ commodityId: 'CORN', region: 'china' })).toEqual([]);
       expect(await store.supplyDemandSheets({ commodityId: 'WHEAT', region: 'united_states' })).toEqual([]);
+      // a table kept by calendar year (the U.S. meats) names its sheets YYYY: found too, newest first
+      await insertAll(store, 'supply_demand', [
+        sheet('PORK', 'united_states', '2024'),
+        sheet('PORK', 'united_states', '2025'),
+      ]);
+      const calendar = await store.supplyDemandSheets({ commodityId: 'PORK', region: 'united_states' });
+      expect(calendar.map((d) => d.marketing_year)).toEqual(['2025', '2024']);
       const sheets = await store.collection<SupplyDemandBucketDoc>('supply_demand', COLLECTIONS.supply_demand);
       const [loaded] = await sheets.load(['CORN:world:2026/27']);
       expect({ ...loaded, _meta: { ...loaded!._meta, rev: 1 } }).toEqual(sheet('CORN', 'world', '2026/27'));

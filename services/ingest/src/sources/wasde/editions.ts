@@ -67,8 +67,7 @@ export function columnEdition(fileEdition: string, forecastMonth: string | undef
  */
 export function releaseStamp(edition: string): PublicationStamp {
   const at =
-    editionReleaseAt(edition) ??
-    estimatedEditionRelease(Number(edition.slice(0, 4)), Number(edition.slice(5, 7))).at;
+    editionReleaseAt(edition) ?? estimatedEditionRelease(Number(edition.slice(0, 4)), Number(edition.slice(5, 7))).at;
   return { at: at.toISOString(), estimated: true };
 }
 

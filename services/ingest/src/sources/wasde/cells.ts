@@ -43,7 +43,12 @@ const SUFFIX = /^(.*?)(\d+)$/;
 const MAX_UNIT_PARTS = 4;
 const MATRIX = /^matrix(\d+)$/;
 const UNIT_ROW = /^m\d+_unit_descr(\d+)$/;
-const CELL_VALUE = /^cell_value\d*$/;
+/** The meats table's unit label, in fragments beside its rows (`Million`, ` Pounds /4`): one label. */
+const UNIT_LABEL = /^m\d+_unit_description\d*$/;
+/** `cell_value3`; the meats table's `m1_cell_value1`. */
+const CELL_VALUE = /^(?:m\d+_)?cell_value\d*$/;
+/** The matrix prefix the meats table puts on its names (`m1_commodity1`, `m1_market_year1`). */
+const MATRIX_PREFIX = /^m\d+_/;
 /**
  * The context a cell is read with (names without their suffix); other attributes (fillers, titles,
  * footers) are not kept, so a context holds a handful of keys whatever the document holds.
@@ -58,8 +63,8 @@ const CONTEXT_KEYS = new Set([
   'region_header',
 ]);
 
-/** `attribute4` → `attribute`, `market_year1` → `market_year`, `Report_Month` as is. */
-export const contextKey = (name: string): string => SUFFIX.exec(name)?.[1] || name;
+/** `attribute4` → `attribute`, `market_year1` → `market_year`, `m1_commodity1` → `commodity`, `Report_Month` as is. */
+export const contextKey = (name: string): string => (SUFFIX.exec(name)?.[1] || name).replace(MATRIX_PREFIX, '');
 
 interface Frame {
   context: Record<string, string>;
@@ -112,6 +117,10 @@ export function readSubReports(xml: string): SubReport[] {
       const unit = UNIT_ROW.exec(key);
       if (unit !== null && frame.report !== undefined) {
         noteUnit(frame.report, frame.matrix, Number(unit[1]), decodeXml(raw));
+        continue;
+      }
+      if (UNIT_LABEL.test(key) && frame.report !== undefined) {
+        noteUnit(frame.report, frame.matrix, 1, decodeXml(raw).replace(/(?:^|\s)(?:\d+\/|\/\d+)(?=\s|$)/g, ' '));
         continue;
       }
       const ctxKey = contextKey(key);

@@ -16,7 +16,8 @@ import type { ReadFigure } from './sheets.ts';
  *   by the world's trade imbalance, so that balance does not close by design.
  *
  * Where a table states what else leaves the balance, it is on the use side: cotton's `unaccounted`
- * (U.S.) and `loss` (world).
+ * (U.S.) and `loss` (world). The U.S. meats table's `Total Use` is domestic use: its `exports` are
+ * on the use side beside it (supply_total = use_total + exports + ending_stocks).
  *
  * Each unit is checked on its own (a merged sheet holds the US table in bushels and the world
  * table's row in metric tons); a sheet missing a term is not checked.
@@ -31,6 +32,8 @@ interface Sides {
   optional?: readonly string[];
 }
 const US_SIDES: Sides = { supply: ['supply_total'], use: ['use_total', 'ending_stocks'], optional: ['unaccounted'] };
+/** The meats: `Total Use` is domestic use, exports beside it. */
+const US_BESIDE_EXPORTS: Sides = { supply: ['supply_total'], use: ['use_total', 'exports', 'ending_stocks'] };
 const WORLD_SIDES: Sides = {
   supply: ['beginning_stocks', 'production', 'imports'],
   use: ['domestic_total', 'exports', 'ending_stocks'],
@@ -53,7 +56,11 @@ export function balances(byAttribute: ReadonlyMap<string, ReadFigure>, sides: Si
 }
 
 /** The checks a sheet fails (empty when it passes or cannot be checked). */
-export function failedChecks(region: string, figures: Iterable<ReadFigure>): SupplyDemandCheck[] {
+export function failedChecks(
+  region: string,
+  figures: Iterable<ReadFigure>,
+  opts: { useBesideExports?: boolean } = {},
+): SupplyDemandCheck[] {
   const byUnit = new Map<string, Map<string, ReadFigure>>();
   for (const f of figures) {
     let m = byUnit.get(f.unit);
@@ -61,7 +68,8 @@ export function failedChecks(region: string, figures: Iterable<ReadFigure>): Sup
     m.set(f.attribute, f);
   }
   for (const byAttribute of byUnit.values()) {
-    const sides = byAttribute.has('supply_total') ? US_SIDES : isWorldAggregate(region) ? undefined : WORLD_SIDES;
+    const us = opts.useBesideExports === true ? US_BESIDE_EXPORTS : US_SIDES;
+    const sides = byAttribute.has('supply_total') ? us : isWorldAggregate(region) ? undefined : WORLD_SIDES;
     if (sides !== undefined && balances(byAttribute, sides) === false) return [SUPPLY_CHECK];
   }
   return [];

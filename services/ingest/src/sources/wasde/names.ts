@@ -85,6 +85,13 @@ export function cellNumber(raw: string): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
+/** A calendar year (the meats table): `2026 Proj.` → { year: 2026, projection }; `2025 Est.`, `2024` → estimate. */
+export function calendarYearOf(raw: string): { year: string; status: 'estimate' | 'projection' } | undefined {
+  const m = /^(\d{4})\s*\(?\s*(Est|Proj)?\.?\s*\)?$/i.exec(squash(raw));
+  if (m === null || !isMarketingYear(m[1]!)) return undefined;
+  return { year: m[1]!, status: m[2]?.toLowerCase() === 'proj' ? 'projection' : 'estimate' };
+}
+
 /**
  * `2026/27 Proj.` → { year: 2026/27, projection }; `2025/26 Est.`, `2024/25` → estimate; undefined otherwise.
  * The US cotton tables of 2010-2013 print a three-digit second year (`2010/011 Proj.`, `2011/012`):

@@ -145,7 +145,9 @@ function toItems(
       continue;
     }
     const stamp = sheet.edition === ctx.edition ? ctx.own : releaseStamp(sheet.edition);
-    const failed = failedChecks(sheet.region, sheet.figures.values());
+    const failed = failedChecks(sheet.region, sheet.figures.values(), {
+      useBesideExports: sheet.useBesideExports === true,
+    });
     const figures = [...sheet.figures.values()].map(({ attribute, unit, value }) => ({ attribute, unit, value }));
     if (figures.length > MAX_FIGURES_PER_EVENT) {
       items.push({

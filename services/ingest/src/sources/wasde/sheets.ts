@@ -1,7 +1,7 @@
 import { type SupplyDemandStatus } from '@cds/contracts';
 import { squash, WasdeFileError, type RawCell, type SubReport } from './cells.ts';
 import { columnEdition } from './editions.ts';
-import { cellNumber, marketingYearOf, regionOf, unitInName } from './names.ts';
+import { calendarYearOf, cellNumber, marketingYearOf, regionOf, unitInName } from './names.ts';
 import { rowAttributes, type RowAttribute } from './rows.ts';
 import { classCommodity, tableOf, type MatrixRole, type TableSpec } from './tables.ts';
 import { unitsOfMatrix, type MatrixUnits } from './units.ts';
@@ -27,6 +27,8 @@ export interface Sheet {
   edition: string;
   status: SupplyDemandStatus;
   figures: Map<string, ReadFigure>;
+  /** The table's `Total Use` leaves exports beside it (the meats; checks.ts). */
+  useBesideExports?: true;
 }
 
 export interface SheetsRead {
@@ -68,7 +70,7 @@ export function readSheets(reports: readonly SubReport[], fileEdition: string): 
       const key = [placed.commodity, placed.region, placed.marketingYear, placed.edition].join('\u0000');
       let sheet = byKey.get(key);
       if (sheet === undefined) {
-        sheet = { ...placed, figures: new Map() };
+        sheet = { ...placed, figures: new Map(), ...(spec.useBesideExports ? { useBesideExports: true } : {}) };
         byKey.set(key, sheet);
         out.sheets.push(sheet);
       }
@@ -158,7 +160,9 @@ function placeCell(table: Table, cell: RawCell, row: RowAttribute, fileEdition: 
   const ctx = cell.context;
   const commodity = commodityOf(table, cell);
   if (commodity.skip !== undefined) return commodity.skip;
-  const year = marketingYearOf(ctx.region_header ?? '') ?? marketingYearOf(ctx.market_year ?? '');
+  const year = spec.calendarYears
+    ? calendarYearOf(ctx.market_year ?? '')
+    : (marketingYearOf(ctx.region_header ?? '') ?? marketingYearOf(ctx.market_year ?? ''));
   if (year === undefined)
     throw layoutError(
       report,
@@ -225,6 +229,7 @@ function unitOf(
   if (named !== undefined) return named;
   if (/price/.test(attribute)) return spec.priceUnit;
   if (/ratio/.test(attribute)) return 'Percent';
+  if (/per_capita/.test(attribute) && spec.perCapitaUnit !== undefined) return spec.perCapitaUnit;
   if (AREA.test(attribute)) return units?.area ?? 'Million Acres';
   if (attribute === 'yield') return units?.yield ?? spec.yieldUnit;
   return units?.quantity ?? spec.quantityUnit;

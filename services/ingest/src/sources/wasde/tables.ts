@@ -39,6 +39,12 @@ export interface TableSpec {
   yieldUnit?: string;
   /** The unit of a price row whose name states none (cotton's `Avg. Farm Price 3/`). */
   priceUnit?: string;
+  /** The unit of a per-person row (the meats' `Per Capita 2/ 3/`: pounds, retail weight, its footnote says). */
+  perCapitaUnit?: string;
+  /** Years are calendar years (`2025 Proj.`, the meats), not marketing years. */
+  calendarYears?: true;
+  /** `Total Use` is domestic use, exports and ending stocks beside it (the meats): how its balance is checked. */
+  useBesideExports?: true;
 }
 
 const NO_ALL_WHEAT = 'no catalog commodity for all wheat (the catalog lists the classes)';
@@ -129,6 +135,17 @@ export const WASDE_TABLES: readonly TableSpec[] = [
     matrices: [{ commodity: 'COTTON' }],
   },
   { title: /^World Cotton Supply and Use/i, kind: 'world', commodity: 'COTTON' },
+  {
+    // by calendar year; one commodity group per meat: beef and pork feed the catalog's closest
+    // commodities, the cattle and hogs futures; broilers, turkey and the totals are skipped
+    title: /^U\.\s?S\. Meats Supply and Use/i,
+    kind: 'us',
+    calendarYears: true,
+    useBesideExports: true,
+    quantityUnit: 'Million Pounds',
+    perCapitaUnit: 'Pounds per Person, Retail Weight',
+    matrices: [{ classes: { beef: 'LIVE_CATTLE', pork: 'LEAN_HOGS' } }],
+  },
 ];
 
 /** The spec of a sub-report title, or undefined (an unmapped table: skipped and counted by title). */

@@ -351,6 +351,62 @@ describe('the edges of the format', () => {
     });
   });
 
+  it('reads the U.S. meats table (by calendar year, its names prefixed m1_): beef as LIVE_CATTLE, pork as LEAN_HOGS', async () => {
+    // the shape of the real table (sr32 of May 2025), rows and values of its 2024 and 2025 Proj. columns
+    const rows = (values: string[]) =>
+      [
+        ['Beginning&#xD;&#xA;stocks', ''],
+        ['Production&#xD;&#xA;1/', ''],
+        ['Imports', ''],
+        ['Total&#xD;&#xA;Supply', 'Million'],
+        ['Exports', ' Pounds /4'],
+        ['Ending&#xD;&#xA;Stocks', ''],
+        ['Total&#xD;&#xA;Use', ''],
+        ['Per Capita&#xD;&#xA;2/  3/', ''],
+      ]
+        .map(
+          ([name, unit], i) =>
+            `<m1_attribute_group m1_attribute1="${name}"><m1_unit_description1 m1_unit_description1="${unit}"><Cell m1_cell_value1="${values[i]}" /></m1_unit_description1></m1_attribute_group>`,
+        )
+        .join('');
+    const column = (year: string, month: string, values: string[]) =>
+      `<m1_year_group m1_market_year1="${year}"><m1_month_group_Collection><m1_month_group m1_forecast_month1="${month}"><m1_attribute_group_Collection>${rows(values)}</m1_attribute_group_Collection></m1_month_group></m1_month_group_Collection></m1_year_group>`;
+    const group = (name: string, columns: string) =>
+      `<m1_commodity_group m1_commodity1="${name}"><m1_year_group_Collection>${columns}</m1_year_group_Collection></m1_commodity_group>`;
+    const beef = ['638', '27,051', '4,635', '32,324', '3,003', '602', '28,718', '59.1'];
+    const pork = ['435', '28,011', '1,090', '29,536', '7,058', '425', '22,053', '50.0'];
+    const meats = `<sr32><Report Name="sr32" Report_Month="May 2025" sub_report_title="U.S. Meats Supply and Use"><matrix1><m1_commodity_group_Collection>${[
+      group('Beef', column('2024', '', beef)),
+      group('Pork', column('2025 Proj.', 'May', pork)),
+      group('Broiler', column('2024', '', beef)),
+    ].join('')}</m1_commodity_group_Collection></matrix1></Report></sr32>`;
+    const { sheets, stats } = await read(doc(meats), { file: 'wasde0525.xml' });
+    expect(sheets.map((s) => [s.commodity_id, s.marketing_year, s.status, s.edition, s.failed_checks])).toEqual([
+      ['LIVE_CATTLE', '2024', 'estimate', '2025-05', undefined],
+      ['LEAN_HOGS', '2025', 'projection', '2025-05', undefined],
+    ]);
+    expect(sheets[0]!.figures).toEqual([
+      { attribute: 'beginning_stocks', unit: 'Million Pounds', value: 638 },
+      { attribute: 'production', unit: 'Million Pounds', value: 27051 },
+      { attribute: 'imports', unit: 'Million Pounds', value: 4635 },
+      { attribute: 'supply_total', unit: 'Million Pounds', value: 32324 },
+      { attribute: 'exports', unit: 'Million Pounds', value: 3003 },
+      { attribute: 'ending_stocks', unit: 'Million Pounds', value: 602 },
+      { attribute: 'use_total', unit: 'Million Pounds', value: 28718 },
+      { attribute: 'per_capita', unit: 'Pounds per Person, Retail Weight', value: 59.1 },
+    ]);
+    expect(stats.skippedByReason).toEqual({ 'U.S. Meats Supply and Use: broiler (no catalog commodity)': 8 });
+    // its Total Use is domestic: exports beside it balance the supply (32,324 = 28,718 + 3,003 + 602 within rounding)
+    const off = meats.replace('m1_cell_value1="3,003"', 'm1_cell_value1="2,003"');
+    expect((await read(doc(off), { file: 'wasde0525.xml' })).sheets[0]!.failed_checks).toEqual([SUPPLY_CHECK]);
+    // a calendar year table's year is YYYY; a YYYY/YY there is not a layout it knows
+    await expect(
+      read(doc(meats.replace('"2025 Proj."', '"2025/26 Proj."')), { file: 'wasde0525.xml' }),
+    ).rejects.toThrow(
+      /sr32 \(U\.S\. Meats Supply and Use\) is not a layout this reader knows: a cell without a marketing year/,
+    );
+  });
+
   it('refuses a US table whose matrix does not read as the commodity its position says (a reordered table)', async () => {
     const oilFirst = usTable(
       'sr15',

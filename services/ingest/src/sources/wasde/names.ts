@@ -37,6 +37,9 @@ const ATTRIBUTE_ALIASES: Readonly<Record<string, string>> = {
   total_domestic: 'domestic_total',
   ending_stocks_total: 'ending_stocks',
   exports_total: 'exports',
+  // the cotton table prints `Area` over its `Planted` and `Harvested` rows
+  planted: 'area_planted',
+  harvested: 'area_harvested',
 };
 
 /** The attribute of a row name, or undefined when nothing of it is a name (a number, a blank filler). */
@@ -61,13 +64,14 @@ export function regionOf(name: string): string | undefined {
   return SNAKE_CASE_PATTERN.test(region) && region.length <= 60 ? region : undefined;
 }
 
-/** A unit stated in a row name: `($/bu)`, `(c/lb)`, `($/s.t.)`, `($/cwt)`. */
+/** A unit stated in a row name: `($/bu)`, `(c/lb)`, `($/s.t.)`, `($/cwt)`, `(%)` (rice's milling yield). */
 const UNITS_IN_NAMES: readonly [RegExp, string][] = [
   [/\(\s*\$\s*\/\s*bu\.?\s*\)/i, 'Dollars per Bushel'],
   [/\(\s*\$\s*\/\s*cwt\.?\s*\)/i, 'Dollars per Hundredweight'],
   [/\(\s*c(?:ents)?\s*\/\s*lb\.?\s*\)/i, 'Cents per Pound'],
   [/\(\s*\$\s*\/\s*s\.?\s*t\.?\s*\)/i, 'Dollars per Short Ton'],
   [/\(\s*\$\s*\/\s*lb\.?\s*\)/i, 'Dollars per Pound'],
+  [/\(\s*%\s*\)/, 'Percent'],
 ];
 
 export function unitInName(rowName: string): string | undefined {

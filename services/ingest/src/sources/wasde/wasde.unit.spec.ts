@@ -593,12 +593,15 @@ describe('names, values and editions', () => {
     expect(attributeOf('Total Supply')).toBe('supply_total');
     expect(attributeOf('    Use, Total')).toBe('use_total');
     expect(attributeOf('Domestic\r\nTotal 2/')).toBe('domestic_total');
+    // the cotton table's `Area` header over `Planted` and `Harvested`
+    expect([attributeOf('    Planted'), attributeOf('  Harvested')]).toEqual(['area_planted', 'area_harvested']);
     expect(attributeOf(' 2/ ')).toBeUndefined();
     expect(regionOf('World  3/')).toBe('world');
     expect(regionOf('        Ukraine')).toBe('ukraine');
     expect(regionOf('European Union 6/')).toBe('eu');
     expect(regionOf('Major Exporters 4/')).toBe('major_exporters');
     expect(unitInName('Avg. Price ($/s.t.)  2/')).toBe('Dollars per Short Ton');
+    expect(unitInName('Avg. Milling Yield (%)  5/')).toBe('Percent');
     expect(unitInName('Avg. Price (c/lb)  2/')).toBe('Cents per Pound');
     expect(unitInName('Avg. Farm Price ($/cwt)')).toBe('Dollars per Hundredweight');
   });

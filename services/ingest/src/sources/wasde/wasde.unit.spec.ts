@@ -180,6 +180,57 @@ describe('the June 2026 WASDE XML (real, trimmed to sr12, sr15, sr22, sr23)', as
   });
 });
 
+// A real June 2011 edition, trimmed to its U.S. sugar (sr16) and U.S. cotton (sr17) sub-reports (test/fixtures/README.md).
+const JUNE_2011 = ownFixturePath('wasde_0611_cotton_sugar_trimmed.xml');
+
+describe('the June 2011 WASDE XML (real, trimmed to sr16 U.S. sugar and sr17 U.S. cotton)', async () => {
+  const xml = readFileSync(JUNE_2011, 'utf8');
+  const { sheets, items, stats } = await read(chunked(JUNE_2011), { file: 'wasde0611.xml' });
+  const of = (commodity: string) => sheets.filter((s) => s.commodity_id === commodity);
+  const columns = [
+    ['2009/10', '2011-06', 'estimate'],
+    ['2010/11', '2011-06', 'estimate'],
+    ['2011/12', '2011-05', 'projection'],
+    ['2011/12', '2011-06', 'projection'],
+  ];
+
+  it('reads the cotton years printed 2010/011 Est. and 2011/012 Proj. as 2010/11 and 2011/12, cell by cell', () => {
+    expect(items.filter((i) => i.kind === 'rejected')).toEqual([]);
+    const cotton = of('COTTON');
+    expect(cotton.map((s) => [s.marketing_year, s.edition, s.status])).toEqual(columns);
+    const rows: [string, string, string][] = [
+      ['    Planted', 'area_planted', 'Million Acres'],
+      ['Yield per Harvested Acre', 'yield', 'Pounds per Acre'],
+      ['Ending Stocks', 'ending_stocks', 'Million 480 Pound Bales'],
+    ];
+    for (const [row, attribute, unit] of rows) {
+      const raw = rawRow(xml, 'sr17', 4, row);
+      expect(raw, row).toHaveLength(4);
+      expect(
+        cotton.map((s) => valueOf(s, attribute, unit)),
+        row,
+      ).toEqual(raw.map(num));
+    }
+    for (const s of cotton) expect(s.failed_checks).toBeUndefined();
+  });
+
+  it("reads the sugar table's two Other rows under their parents: the imports' (printed flush left) and the deliveries'", () => {
+    const sugar = of('SUGAR');
+    expect(sugar.map((s) => [s.marketing_year, s.edition, s.status])).toEqual(columns);
+    const unit = '1,000 Short Tons, Raw Value';
+    expect(sugar.map((s) => valueOf(s, 'imports_other', unit))).toEqual(rawRow(xml, 'sr16', 4, 'Other 5/').map(num));
+    expect(sugar.map((s) => valueOf(s, 'deliveries_other', unit))).toEqual(
+      rawRow(xml, 'sr16', 4, '    Other 7/').map(num),
+    );
+    expect(sugar.map((s) => valueOf(s, 'mexico', unit))).toEqual(rawRow(xml, 'sr16', 4, '    Mexico').map(num));
+    for (const s of sugar) {
+      expect(s.figures.some((f) => f.attribute === 'other')).toBe(false);
+      expect(s.failed_checks).toBeUndefined();
+    }
+    expect(Object.keys(stats.skippedByReason).filter((r) => /repeated|second/.test(r))).toEqual([]);
+  });
+});
+
 // --- hand-made files: the edges -------------------------------------------------------------------
 
 interface Col {

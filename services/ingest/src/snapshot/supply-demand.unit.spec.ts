@@ -68,8 +68,9 @@ describe('the supply and demand part of a snapshot', () => {
       .toString('utf8')
       .split('\n');
     expect(csv[0]).toBe(SUPPLY_DEMAND_COLUMNS.join(','));
+    // the file states no release time: the calendar's, estimated
     expect(csv).toContain(
-      'CORN,united_states,2026/27,2026-06,projection,wasde:wasde0626.xml,2026-06-11T16:00:00.000Z,,,ending_stocks,Million Bushels,1960',
+      'CORN,united_states,2026/27,2026-06,projection,wasde:wasde0626.xml,2026-06-11T16:00:00.000Z,true,,ending_stocks,Million Bushels,1960',
     );
 
     const stats = createParseStats();

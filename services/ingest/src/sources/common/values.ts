@@ -105,9 +105,13 @@ const MONTH_NAMES = [
   'december',
 ];
 
-/** The number (1-12) of an English month name, full or its first three letters, any case; else undefined. */
+/**
+ * The number (1-12) of an English month name: the full name or any start of it of three letters or
+ * more (`Jun`, `Sept`), any case, with or without a closing dot (`Jun.`); else undefined.
+ */
 export function monthNumber(name: string): number | undefined {
-  const n = name.trim().toLowerCase();
-  const i = MONTH_NAMES.findIndex((full) => n === full || n === full.slice(0, 3));
+  const n = name.trim().toLowerCase().replace(/\.$/, '');
+  if (n.length < 3) return undefined;
+  const i = MONTH_NAMES.findIndex((full) => full.startsWith(n));
   return i === -1 ? undefined : i + 1;
 }

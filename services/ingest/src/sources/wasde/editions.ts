@@ -1,4 +1,5 @@
 import { estimatedEditionRelease, editionReleaseAt } from '@cds/schedule';
+import { monthNumber } from '../common/values.ts';
 import type { PublicationStamp } from '../types.ts';
 import { squash } from './cells.ts';
 
@@ -11,29 +12,6 @@ import { squash } from './cells.ts';
  * edition's release. A `v2` file (`wasde0526v2.xml`) is a corrected re-post: a revision published
  * at the re-post time (`--published-at`, else the release + 1 day, estimated).
  */
-
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-
-/** `Jun`, `June`, `Jun.`, `Sept` → the month's number; undefined for anything else. */
-export function monthNumber(name: string): number | undefined {
-  const s = squash(name).toLowerCase().replace(/\.$/, '');
-  if (s.length < 3) return undefined;
-  const i = MONTHS.findIndex((m) => m.startsWith(s));
-  return i === -1 ? undefined : i + 1;
-}
 
 const pad = (n: number) => String(n).padStart(2, '0');
 

@@ -1,5 +1,6 @@
 import { easternInstant, localParts } from '@cds/schedule';
 import { z } from 'zod';
+import { monthNumber } from '../common/values.ts';
 import type { PublicationStamp } from '../types.ts';
 import { fileNameFacts } from './editions.ts';
 
@@ -93,21 +94,6 @@ export function readEsmisPage(text: string, where: string): EsmisPageData {
   return { totalPages: parsed.data.pager.total_pages, releases };
 }
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-
 /**
  * The day a re-post's note gives (`<p>NOTE: On May 13, 2026, the May … report was reposted to
  * correct …</p>` → 2026-05-13), or undefined when the note says no such thing.
@@ -120,9 +106,9 @@ export function repostDayOf(description: string): string | undefined {
   if (!/re-?posted/i.test(text)) return undefined;
   const m = /\bOn\s+([A-Za-z]+)\.?\s+(\d{1,2}),\s*(\d{4})/i.exec(text);
   if (m === null) return undefined;
-  const month = MONTHS.findIndex((name) => name.startsWith(m[1]!.toLowerCase()) && m[1]!.length >= 3);
-  if (month === -1) return undefined;
-  const day = `${m[3]}-${String(month + 1).padStart(2, '0')}-${m[2]!.padStart(2, '0')}`;
+  const month = monthNumber(m[1]!);
+  if (month === undefined) return undefined;
+  const day = `${m[3]}-${String(month).padStart(2, '0')}-${m[2]!.padStart(2, '0')}`;
   const t = Date.parse(`${day}T00:00:00Z`);
   return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === day ? day : undefined;
 }

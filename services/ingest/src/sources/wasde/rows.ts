@@ -6,8 +6,11 @@ import { attributeOf } from './names.ts';
  * sub-row's name under different parents: the US sugar table prints `Other` under imports and
  * under deliveries. A name two rows of one matrix share (one class group, one region) is
  * qualified by each such row's parent, the nearest row above it printed less indented:
- * `imports_other`, `deliveries_other`. Only repeated names are qualified, so every other row keeps
- * its plain name.
+ * `imports_other`, `deliveries_other`. A sub-row whose own name says nothing alone (GENERIC_NAMES:
+ * `Other`, `Total`) is qualified by its parent even where it is not repeated, so one figure keeps
+ * one name over the years: the sugar table's deliveries `Other` is `deliveries_other` in 2010-2022
+ * beside the imports' `Other` and still after May 2022, when the imports' row became
+ * `High-tier tariff/other`. Every other row keeps its plain name.
  *
  * A repeated row printed flush left right after a sub-row belongs to that sub-row's parent: the
  * 2010-2015 sugar tables print the imports' `Other 5/` flush left between `    Other Program 4/`
@@ -23,6 +26,9 @@ interface Row {
   /** Indexes of the row's cells in the sub-report. */
   cells: number[];
 }
+
+/** Row names qualified by their parent wherever one is shown (see above). */
+const GENERIC_NAMES: ReadonlySet<string> = new Set(['other', 'total']);
 
 const indentOf = (raw: string) => /^[ \t]*/.exec(raw)![0].length;
 
@@ -57,6 +63,17 @@ function parentOf(rows: readonly Row[], at: number): Row | undefined {
 /** A cell's row: its attribute, none (a row without a name), or a repeated name whose parent is not shown. */
 export type RowAttribute = string | undefined | { ambiguous: string };
 
+/** A row's attribute: its name, qualified by its parent where repeated or generic (see above). */
+function qualified(rows: readonly Row[], at: number, count: ReadonlyMap<string, number>): RowAttribute {
+  const { attribute, indent } = rows[at]!;
+  if (attribute === undefined) return undefined;
+  const repeated = count.get(attribute)! > 1;
+  if (!repeated && !(GENERIC_NAMES.has(attribute) && indent > 0)) return attribute;
+  const parent = parentOf(rows, at)?.attribute;
+  if (parent === undefined) return repeated ? { ambiguous: attribute } : attribute;
+  return attributeOf(`${parent} ${attribute}`) ?? attribute;
+}
+
 /** Per cell of the sub-report (by index): its row's attribute. */
 export function rowAttributes(report: SubReport): RowAttribute[] {
   const out = new Array<RowAttribute>(report.cells.length);
@@ -64,12 +81,7 @@ export function rowAttributes(report: SubReport): RowAttribute[] {
     const count = new Map<string, number>();
     for (const r of rows) if (r.attribute !== undefined) count.set(r.attribute, (count.get(r.attribute) ?? 0) + 1);
     rows.forEach((row, at) => {
-      let attribute: RowAttribute = row.attribute;
-      if (attribute !== undefined && count.get(attribute)! > 1) {
-        const parent = parentOf(rows, at)?.attribute;
-        attribute =
-          parent === undefined ? { ambiguous: attribute } : (attributeOf(`${parent} ${attribute}`) ?? attribute);
-      }
+      const attribute = qualified(rows, at, count);
       for (const i of row.cells) out[i] = attribute;
     });
   }

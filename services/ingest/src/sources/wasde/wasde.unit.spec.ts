@@ -357,7 +357,7 @@ describe('the edges of the format', () => {
     );
   });
 
-  it('qualifies a sub-row name repeated under different parents by its parent row, only where repeated', async () => {
+  it('qualifies a sub-row name repeated under different parents, or generic (Other), by its parent row', async () => {
     const SUGAR = 'U.S. Sugar Supply and Use  1/';
     const sugar = (rows: [string, string][]) =>
       doc(
@@ -392,9 +392,25 @@ describe('the edges of the format', () => {
     // 2010-2015: the imports' Other printed flush left between two sub-rows
     const flush = await read(sugar(indented.map(([n, v]) => [n === '    Other 5/' ? 'Other 5/' : n, v])));
     expect(attrs(flush.sheets)).toEqual(attrs(plain.sheets));
-    // one Other only: its plain name stays
+    // from May 2022 one Other only (the imports' is High-tier tariff/other): still deliveries_other
     const one = await read(sugar(indented.filter(([n]) => n !== '    Other 5/')));
-    expect(attrs(one.sheets).map(([a]) => a)).toContain('other');
+    expect(attrs(one.sheets).map(([a]) => a)).toEqual([
+      'imports',
+      'trq',
+      'mexico',
+      'deliveries',
+      'food',
+      'deliveries_other',
+    ]);
+    // a name said once and not generic keeps its plain name; a generic one printed flush left too
+    const lone = await read(
+      sugar([
+        ['Other', '5'],
+        ['Deliveries', '12,000'],
+        ['    Food', '11,800'],
+      ]),
+    );
+    expect(attrs(lone.sheets).map(([a]) => a)).toEqual(['other', 'deliveries', 'food']);
     // January 2011: no row indented, so no parent to tell the two apart: both skipped, counted
     const flat = await read(sugar(indented.map(([n, v]) => [n.trim(), v])));
     expect(attrs(flat.sheets).map(([a]) => a)).toEqual(['imports', 'trq', 'mexico', 'deliveries', 'food']);

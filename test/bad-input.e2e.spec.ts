@@ -18,8 +18,11 @@ import {
   FREQUENCIES,
   MAX_PAGE,
   SERIES_TYPES,
+  SNAKE_CASE_PATTERN,
   SORT_ORDERS,
+  SUPPLY_DEMAND_VIEWS,
   TRANSFORMS,
+  isMarketingYear,
 } from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
 import { startServiceProcess, waitForReady, type ServiceProcess } from '@cds/testkit';
@@ -35,10 +38,11 @@ const ANSWER_BOUND_MS = Number(process.env.BAD_INPUT_ANSWER_BOUND_MS ?? 15_000);
 const API = '/api/v1';
 const SLUG_SHAPE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
 /**
- * What may ever reach the query service: the four public routes, a well-formed slug (of any length:
+ * What may ever reach the query service: the five public routes, a well-formed slug (of any length:
  * an unknown one is the query service's 404, however long; the URL limit bounds it).
  */
-const FORWARDABLE = /^\/api\/v1\/commodities(?:\/([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)(?:\/(?:series|cot))?)?(?:\?.*)?$/;
+const FORWARDABLE =
+  /^\/api\/v1\/commodities(?:\/([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)(?:\/(?:series|cot|supply-demand))?)?(?:\?.*)?$/;
 const STACK_TRACE = /\bat [^\s]+ \(?[^\s]*:\d+:\d+\)?|node_modules|MongoServerError|ECONNREFUSED/;
 
 const validate = createOpenApiResponseValidator();
@@ -211,6 +215,11 @@ const badSearch = fc.oneof(
   fc.string({ unit: 'binary', minLength: 101, maxLength: 160 }).filter((s) => [...s].length > 100 && encodable(s)),
 );
 
+/** A region or attribute that is not snake_case of at most 60 characters. */
+const badName = fc
+  .oneof(fc.constantFrom('United_States', 'ending stocks', '_x', 'x_', 'a__b', '', '$ne', 'x'.repeat(61)), text())
+  .filter((s) => s.length > 60 || !SNAKE_CASE_PATTERN.test(s));
+
 // The enums come from the contract itself, so the properties exercise exactly what it accepts.
 
 const date = fc
@@ -227,7 +236,7 @@ const validSearch = fc.oneof(
 
 type Params = Record<string, string>;
 interface Endpoint {
-  name: 'list' | 'detail' | 'series' | 'cot';
+  name: 'list' | 'detail' | 'series' | 'cot' | 'supplyDemand';
   path: (slug: string) => string;
   slug: fc.Arbitrary<string>;
   /** Valid parameters (an optional subset; the required ones always there). */
@@ -326,6 +335,33 @@ const ENDPOINTS: Endpoint[] = [
       start_date: badDate,
       end_date: badDate,
       sort_order: badEnum(SORT_ORDERS),
+      page: badInt(1, MAX_PAGE),
+      per_page: badInt(1, 100),
+    },
+  },
+  {
+    name: 'supplyDemand',
+    path: (slug) => `${API}/commodities/${slug}/supply-demand`,
+    slug: fc.constantFrom('CORN', 'GOLD'),
+    valid: fc
+      .record({
+        region: optional(fc.constantFrom('united_states', 'world', 'china')),
+        marketing_year: optional(fc.constantFrom('2026/27', '2025/26', '2025')),
+        attribute: optional(fc.constantFrom('ending_stocks', 'production', 'stocks_to_use')),
+        view: optional(fc.constant('figures')),
+        page: optional(pageIn),
+        per_page: optional(intIn(1, 100)),
+      })
+      .map(compact),
+    bad: {
+      region: badName,
+      marketing_year: fc
+        .oneof(fc.constantFrom('2026/28', '2026-27', '26/27', '2026/027', ''), text())
+        .filter((s) => !isMarketingYear(s)),
+      attribute: badName,
+      view: badEnum(SUPPLY_DEMAND_VIEWS),
+      first_release: badEnum(['true', 'false']),
+      include: badEnum(['revisions']),
       page: badInt(1, MAX_PAGE),
       per_page: badInt(1, 100),
     },
@@ -462,7 +498,10 @@ describe('query parameters', () => {
             // or (series) a start_date after the default end_date, today.
             const today = new Date().toISOString().slice(0, 10);
             const lateStart = e.name === 'series' && params.end_date === undefined && params.start_date! > today;
-            expect(res.json.error.param, path).toBe(lateStart ? 'start_date' : 'frequency');
+            // (supply-demand) a region, marketing year or attribute the commodity's balance sheets lack.
+            if (e.name === 'supplyDemand')
+              expect(['region', 'marketing_year', 'attribute'], path).toContain(res.json.error.param);
+            else expect(res.json.error.param, path).toBe(lateStart ? 'start_date' : 'frequency');
           } else {
             expect([200, 404], path).toContain(res.status);
           }

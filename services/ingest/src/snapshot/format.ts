@@ -10,9 +10,11 @@ import { COT_DATASETS, sourceFactsOf, type CotDataset, type CotFormat } from '@c
  * Format 2 added the COT datasets of the combined reports and the CIT supplement, and a last
  * `failed_checks` column to every COT file (the row checks the parser found failing); a format 1
  * snapshot (COT files without that column) still reads. Format 3 added the supply and demand
- * balance sheets (`supply-demand.csv.gz`: one row per figure of each release of a sheet).
+ * balance sheets (`supply-demand.csv.gz`: one row per figure of each release of a sheet). Format 4
+ * writes that file with one row per release of a sheet, its figures in one cell (sixteen years of monthly
+ * editions fit in a third of the bytes); a format 3 supply and demand file is refused by its header.
  */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 export const MANIFEST_FILE = 'manifest.json';
 
 /** The file of each part: the series, and each COT dataset (`cot-<dataset>.csv.gz`). */
@@ -28,8 +30,9 @@ export const SNAPSHOT_FILES = {
 export type SnapshotPart = keyof typeof SNAPSHOT_FILES;
 
 /**
- * Bounds on an untrusted snapshot, fitted to the bundled one with margin (its largest file,
- * series.csv.gz: 0.3 MB compressed, 4.4 MB and 58,507 lines inflated): the largest file read
+ * Bounds on an untrusted snapshot, fitted to the bundled one with margin (its largest files:
+ * supply-demand.csv.gz, 0.9 MB compressed, 21 MB and 55,863 lines inflated; series.csv.gz, 0.3 MB,
+ * 4.4 MB and 58,507 lines): the largest file read
  * (compressed), the most it may inflate to, and the most lines it may hold. Checked on every file
  * before the first item (docs/sources.md "What an import refuses").
  */
@@ -49,9 +52,9 @@ export const SERIES_COLUMNS = [
 ] as const;
 
 /**
- * The columns of the supply and demand file: one row per figure of one release of one balance
- * sheet (the sheet and its release repeated on each of its rows; `failed_checks` `;`-separated,
- * `published_at_estimated` `true` or empty), the rows of a release consecutive.
+ * The columns of the supply and demand file (format 4): one row per release of one balance sheet
+ * (`failed_checks` `;`-separated, `published_at_estimated` `true` or empty), its figures in the
+ * last cell: `attribute|unit|value`, `;`-separated (FIGURE_SEPARATOR, FIGURE_FIELD_SEPARATOR).
  */
 export const SUPPLY_DEMAND_COLUMNS = [
   'commodity_id',
@@ -63,10 +66,10 @@ export const SUPPLY_DEMAND_COLUMNS = [
   'published_at',
   'published_at_estimated',
   'failed_checks',
-  'attribute',
-  'unit',
-  'value',
+  'figures',
 ] as const;
+export const FIGURE_SEPARATOR = ';';
+export const FIGURE_FIELD_SEPARATOR = '|';
 
 /** The position groups of each COT format and whether each has spreading, in the contract's order. */
 export const COT_GROUPS: Record<CotFormat, readonly { group: string; spreading: boolean }[]> = {
@@ -134,7 +137,7 @@ export const SnapshotSource = z.strictObject({
 export type SnapshotSource = z.infer<typeof SnapshotSource>;
 
 export const SnapshotManifest = z.strictObject({
-  /** 3 since the balance sheets; 2 since the combined and CIT datasets; 1: the COT files have no failed_checks column. */
+  /** 4: one supply and demand row per release; 3 since the balance sheets; 2 since the combined and CIT datasets; 1: the COT files have no failed_checks column. */
   format: z.int().min(1).max(SNAPSHOT_FORMAT),
   built_at: z.iso.datetime({ offset: true }),
   /** How it was built: `files` (downloaded source files) or `live` (the sources' APIs). */

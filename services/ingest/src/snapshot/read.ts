@@ -34,7 +34,7 @@ import {
   SNAPSHOT_COT_DATASETS,
   SNAPSHOT_FILES,
 } from './format.ts';
-import { readSupplyDemandPart } from './read-supply-demand.ts';
+import { readSupplyDemandPart, type EditionRange } from './read-supply-demand.ts';
 
 /** A snapshot that cannot be read at all (no manifest, a file changed since it was built). */
 export class SnapshotError extends Error {
@@ -152,7 +152,15 @@ export function snapshotStamps(manifest: SnapshotManifest): (source: string, dat
  */
 export async function* readSnapshot(
   dir: string,
-  options: { manifest?: SnapshotManifest; catalog?: CatalogIndex; stats?: ParseStats } = {},
+  options: {
+    manifest?: SnapshotManifest;
+    catalog?: CatalogIndex;
+    stats?: ParseStats;
+    /** Which supply and demand releases: by edition (YYYY-MM), from `since`, before `before`; default all. */
+    editions?: EditionRange;
+    /** Only the supply and demand part (`npm start` loads its older editions after the keys). */
+    onlySupplyDemand?: boolean;
+  } = {},
 ): AsyncGenerator<SourceItem> {
   const manifest = options.manifest ?? (await readManifest(dir));
   const catalog = options.catalog ?? CATALOG;
@@ -166,10 +174,11 @@ export async function* readSnapshot(
 
   // every file checked (size, SHA-256, whole gzip within the inflated size and line bounds) before the
   // first item: a damaged or oversized snapshot publishes nothing
-  const seriesBytes = await readPart(dir, SNAPSHOT_FILES.series, manifest);
+  const only = options.onlySupplyDemand === true;
+  const seriesBytes = only ? undefined : await readPart(dir, SNAPSHOT_FILES.series, manifest);
   const cotBytes = new Map<CotDataset, Buffer | undefined>();
   for (const dataset of SNAPSHOT_COT_DATASETS)
-    cotBytes.set(dataset, await readPart(dir, SNAPSHOT_FILES[dataset], manifest));
+    cotBytes.set(dataset, only ? undefined : await readPart(dir, SNAPSHOT_FILES[dataset], manifest));
   const sheetBytes = await readPart(dir, SNAPSHOT_FILES.supply_demand, manifest);
   if (seriesBytes !== undefined) {
     const file = SNAPSHOT_FILES.series;
@@ -258,5 +267,10 @@ export async function* readSnapshot(
   }
 
   if (sheetBytes !== undefined)
-    yield* readSupplyDemandPart(gunzipChunks(sheetBytes), { file: SNAPSHOT_FILES.supply_demand, stats, known });
+    yield* readSupplyDemandPart(gunzipChunks(sheetBytes), {
+      file: SNAPSHOT_FILES.supply_demand,
+      stats,
+      known,
+      ...(options.editions !== undefined ? { editions: options.editions } : {}),
+    });
 }

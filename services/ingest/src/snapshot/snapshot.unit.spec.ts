@@ -180,30 +180,35 @@ describe('the COT datasets of a snapshot (format 2)', () => {
     ]);
   });
 
-  it('the shipped snapshot (data/snapshot): every file on disk is in the manifest with its SHA-256 and size, 3 MB in all', async () => {
-    const dir = fileURLToPath(new URL('../../../../data/snapshot/', import.meta.url));
-    const manifest = await readManifest(dir);
-    const onDisk = (await readdir(dir)).filter((f) => f.endsWith('.gz')).sort();
-    expect(onDisk).toEqual(Object.keys(manifest.files).sort());
-    let total = 0;
-    for (const name of onDisk) {
-      const bytes = await readFile(join(dir, name));
-      expect(createHash('sha256').update(bytes).digest('hex'), name).toBe(manifest.files[name]?.sha256);
-      expect(bytes.length, name).toBe(manifest.files[name]?.bytes);
-      expect((await stat(join(dir, name))).size).toBe(bytes.length);
-      total += bytes.length;
-    }
-    expect(total).toBeLessThanOrEqual(3 * 1024 * 1024);
-    // the combined and CIT reports the public copies allow (data/snapshot/SOURCES.md), each in its scope
-    const items = await collect(readSnapshot(dir));
-    const markets = (format: string, scope: string | undefined) =>
-      new Set(
-        items.flatMap((i) => (i.kind === 'cot' && i.format === format && i.scope === scope ? [i.commodity_id] : [])),
-      );
-    expect(markets('cit', 'futures_and_options').size).toBe(13);
-    expect(markets('legacy', 'futures_and_options').size).toBeGreaterThanOrEqual(27);
-    expect(markets('legacy', undefined).size).toBeGreaterThanOrEqual(27);
-  });
+  // reading the shipped snapshot validates its 56,000 balance-sheet releases too: seconds on a busy machine
+  it(
+    'the shipped snapshot (data/snapshot): every file on disk is in the manifest with its SHA-256 and size, 3 MB in all',
+    { timeout: 60_000 },
+    async () => {
+      const dir = fileURLToPath(new URL('../../../../data/snapshot/', import.meta.url));
+      const manifest = await readManifest(dir);
+      const onDisk = (await readdir(dir)).filter((f) => f.endsWith('.gz')).sort();
+      expect(onDisk).toEqual(Object.keys(manifest.files).sort());
+      let total = 0;
+      for (const name of onDisk) {
+        const bytes = await readFile(join(dir, name));
+        expect(createHash('sha256').update(bytes).digest('hex'), name).toBe(manifest.files[name]?.sha256);
+        expect(bytes.length, name).toBe(manifest.files[name]?.bytes);
+        expect((await stat(join(dir, name))).size).toBe(bytes.length);
+        total += bytes.length;
+      }
+      expect(total).toBeLessThanOrEqual(3 * 1024 * 1024);
+      // the combined and CIT reports the public copies allow (data/snapshot/SOURCES.md), each in its scope
+      const items = await collect(readSnapshot(dir));
+      const markets = (format: string, scope: string | undefined) =>
+        new Set(
+          items.flatMap((i) => (i.kind === 'cot' && i.format === format && i.scope === scope ? [i.commodity_id] : [])),
+        );
+      expect(markets('cit', 'futures_and_options').size).toBe(13);
+      expect(markets('legacy', 'futures_and_options').size).toBeGreaterThanOrEqual(27);
+      expect(markets('legacy', undefined).size).toBeGreaterThanOrEqual(27);
+    },
+  );
 
   it('builds onto a snapshot (--onto): its rows and origins kept, the files added, a report of a file replacing the snapshot one', async () => {
     const base = await tempDir();
@@ -451,37 +456,45 @@ describe('the bundled snapshot format', () => {
     expect(snapshotStamps(manifest(['no date here']))('worldbank:GOLD', '2021-05-31').estimated).toBe(true);
   });
 
-  it('the shipped snapshot (data/snapshot) is at most 3 MB, reads without a rejected row and holds no demo data', async () => {
-    const dir = fileURLToPath(new URL('../../../../data/snapshot/', import.meta.url));
-    const manifest = await readManifest(dir);
-    const bytes = Object.values(manifest.files).reduce((n, f) => n + (f?.bytes ?? 0), 0);
-    expect(bytes).toBeLessThanOrEqual(3 * 1024 * 1024);
-    const stats = createParseStats();
-    const items = await collect(readSnapshot(dir, { stats }));
-    expect(stats.rejected).toBe(0);
-    expect(items.some((i) => i.kind !== 'rejected' && i.source === 'demo')).toBe(false);
-    // every price comes with its basis and the source the catalog maps (one source per commodity)
-    const priceSources = new Map<string, Set<string>>();
-    for (const i of items) {
-      if (i.kind !== 'series' || i.series_type !== 'price') continue;
-      expect(i.price_basis, `${i.commodity_id} ${i.point.date}`).toBeDefined();
-      priceSources.set(i.commodity_id, (priceSources.get(i.commodity_id) ?? new Set()).add(i.source ?? ''));
-    }
-    for (const [id, sources] of priceSources) {
-      const mapped = priceSourcesOf(getCommodity(id)!).map((p) => `${p.source}:${p.series}`);
-      expect([...sources], id).toEqual(mapped);
-    }
-    for (const id of ['GOLD', 'COPPER', 'COFFEE', 'WHEAT_SRW', 'CRUDE_OIL_WTI', 'CORN', 'LIVE_CATTLE'])
-      expect(priceSources.has(id), `${id} has a real price in the snapshot`).toBe(true);
-    // COT for every commodity with a contract the CFTC still reports
-    const cotCommodities = new Set(items.flatMap((i) => (i.kind === 'cot' ? [i.commodity_id] : [])));
-    expect(cotCommodities.size).toBeGreaterThanOrEqual(27);
-    // every record says when it was published: COT reports on the calendar, Pink Sheet points on its stated vintage
-    for (const i of items) {
-      if (i.kind === 'cot') expect(i.record.published_at_estimated).toBe(true);
-      if (i.kind === 'series') expect(i.published?.at, `${i.source} ${i.point.date}`).toMatch(/Z$/);
-    }
-    const pink = items.find((i) => i.kind === 'series' && i.source?.startsWith('worldbank:'));
-    expect(pink?.kind === 'series' && pink.published).toEqual({ at: '2026-06-02T00:00:00.000Z', estimated: false });
-  });
+  it(
+    'the shipped snapshot (data/snapshot) is at most 3 MB, reads without a rejected row and holds no demo data',
+    { timeout: 60_000 },
+    async () => {
+      const dir = fileURLToPath(new URL('../../../../data/snapshot/', import.meta.url));
+      const manifest = await readManifest(dir);
+      const bytes = Object.values(manifest.files).reduce((n, f) => n + (f?.bytes ?? 0), 0);
+      expect(bytes).toBeLessThanOrEqual(3 * 1024 * 1024);
+      const stats = createParseStats();
+      const items = await collect(readSnapshot(dir, { stats }));
+      expect(stats.rejected).toBe(0);
+      expect(items.some((i) => i.kind !== 'rejected' && i.source === 'demo')).toBe(false);
+      // every price comes with its basis and the source the catalog maps (one source per commodity)
+      const priceSources = new Map<string, Set<string>>();
+      for (const i of items) {
+        if (i.kind !== 'series' || i.series_type !== 'price') continue;
+        expect(i.price_basis, `${i.commodity_id} ${i.point.date}`).toBeDefined();
+        priceSources.set(i.commodity_id, (priceSources.get(i.commodity_id) ?? new Set()).add(i.source ?? ''));
+      }
+      for (const [id, sources] of priceSources) {
+        const mapped = priceSourcesOf(getCommodity(id)!).map((p) => `${p.source}:${p.series}`);
+        expect([...sources], id).toEqual(mapped);
+      }
+      for (const id of ['GOLD', 'COPPER', 'COFFEE', 'WHEAT_SRW', 'CRUDE_OIL_WTI', 'CORN', 'LIVE_CATTLE'])
+        expect(priceSources.has(id), `${id} has a real price in the snapshot`).toBe(true);
+      // COT for every commodity with a contract the CFTC still reports
+      const cotCommodities = new Set(items.flatMap((i) => (i.kind === 'cot' ? [i.commodity_id] : [])));
+      expect(cotCommodities.size).toBeGreaterThanOrEqual(27);
+      // every record says when it was published: COT reports on the calendar, Pink Sheet points on its stated vintage
+      for (const i of items) {
+        if (i.kind === 'cot') expect(i.record.published_at_estimated).toBe(true);
+        if (i.kind === 'series') expect(i.published?.at, `${i.source} ${i.point.date}`).toMatch(/Z$/);
+      }
+      // the balance sheets of every edition the public copies hold: July 2010 (and its June column) to June 2026
+      const editions = [...new Set(items.flatMap((i) => (i.kind === 'supply_demand' ? [i.edition] : [])))].sort();
+      expect(editions.length).toBeGreaterThanOrEqual(180);
+      expect([editions[0], editions.at(-1)]).toEqual(['2010-06', '2026-06']);
+      const pink = items.find((i) => i.kind === 'series' && i.source?.startsWith('worldbank:'));
+      expect(pink?.kind === 'series' && pink.published).toEqual({ at: '2026-06-02T00:00:00.000Z', estimated: false });
+    },
+  );
 });

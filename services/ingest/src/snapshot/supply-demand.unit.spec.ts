@@ -58,20 +58,27 @@ describe('the supply and demand part of a snapshot', () => {
       origins: { wasde: [{ file: 'wasde/wasde0626.xml' }] },
     });
     expect(written.manifest.format).toBe(SNAPSHOT_FORMAT);
-    const figures = sheets.reduce((n, s) => n + s.figures.length, 0);
-    expect(written.manifest.files[SNAPSHOT_FILES.supply_demand]?.rows).toBe(figures);
+    // one row per release of a sheet, its figures in one cell
+    expect(written.manifest.files[SNAPSHOT_FILES.supply_demand]?.rows).toBe(sheets.length);
     // dated by their editions: the May column (2026-05) and June's own
     expect(written.manifest.sources).toEqual([
-      expect.objectContaining({ name: 'wasde', first_date: '2026-05-01', last_date: '2026-06-01', rows: figures }),
+      expect.objectContaining({
+        name: 'wasde',
+        first_date: '2026-05-01',
+        last_date: '2026-06-01',
+        rows: sheets.length,
+      }),
     ]);
     const csv = gunzipSync(await readFile(join(dir, SNAPSHOT_FILES.supply_demand)))
       .toString('utf8')
       .split('\n');
     expect(csv[0]).toBe(SUPPLY_DEMAND_COLUMNS.join(','));
     // the file states no release time: the calendar's, estimated
-    expect(csv).toContain(
-      'CORN,united_states,2026/27,2026-06,projection,wasde:wasde0626.xml,2026-06-11T16:00:00.000Z,true,,ending_stocks,Million Bushels,1960',
+    const corn = csv.filter((l) =>
+      l.startsWith('CORN,united_states,2026/27,2026-06,projection,wasde:wasde0626.xml,2026-06-11T16:00:00.000Z,true,,'),
     );
+    expect(corn).toHaveLength(1);
+    expect(corn[0]!.split(',').slice(9).join(',').split(';')).toContain('ending_stocks|Million Bushels|1960');
 
     const stats = createParseStats();
     const back = await collect(readSnapshot(dir, { stats }));
@@ -80,14 +87,43 @@ describe('the supply and demand part of a snapshot', () => {
     expect(stats.rejected).toBe(0);
   });
 
+  it('reads the releases of some editions only: from a month (with the rest of the snapshot), or only those before it', async () => {
+    const sheets = await juneSheets();
+    const point = {
+      kind: 'series' as const,
+      commodity_id: 'CORN',
+      series_type: 'price' as const,
+      frequency: 'monthly' as const,
+      unit: 'USD/bu',
+      source: 'nass:x',
+      price_basis: 'received_by_farmers' as const,
+      point: { date: '2026-05-31', value: 4.5 },
+    };
+    const dir = await tempDir();
+    await writeSnapshot(dir, [point, ...sheets], {
+      builtAt: new Date('2026-12-06T12:00:00Z'),
+      builtFrom: 'files',
+      origins: {},
+    });
+    const editionsOf = (items: SourceItem[]) =>
+      [...new Set(items.map((i) => (i.kind === 'supply_demand' ? i.edition : i.kind)))].sort();
+    const recent = await collect(readSnapshot(dir, { editions: { since: '2026-06' } }));
+    expect(editionsOf(recent)).toEqual(['2026-06', 'series']);
+    const history = await collect(readSnapshot(dir, { editions: { before: '2026-06' }, onlySupplyDemand: true }));
+    expect(editionsOf(history)).toEqual(['2026-05']);
+    // the two halves are the whole
+    expect(bySheet([...recent, ...history].filter((i) => i.kind === 'supply_demand'))).toEqual(bySheet(sheets));
+  });
+
   it('a row the contract refuses is rejected with its line; a commodity no longer in the catalog is skipped', async () => {
     const dir = await tempDir();
     const rows = [
       SUPPLY_DEMAND_COLUMNS.join(','),
-      'CORN,united_states,2026/27,2026-06,projection,wasde:x.xml,2026-06-11T16:00:00.000Z,,,ending_stocks,Million Bushels,1960',
-      'CORN,united_states,2026/28,2026-06,projection,wasde:x.xml,2026-06-11T16:00:00.000Z,,,ending_stocks,Million Bushels,1960',
-      'UNOBTAINIUM,united_states,2026/27,2026-06,projection,wasde:x.xml,2026-06-11T16:00:00.000Z,,,ending_stocks,Million Bushels,1',
-      'CORN,united_states,2026/27,2026-05,projection,wasde:x.xml,2026-05-12T16:00:00.000Z,true,supply_equals_use_plus_ending_stocks,ending_stocks,Million Bushels,1957',
+      'CORN,united_states,2026/27,2026-06,projection,wasde:x.xml,2026-06-11T16:00:00.000Z,,,ending_stocks|Million Bushels|1960;exports|Million Bushels|3000',
+      'CORN,united_states,2026/28,2026-06,projection,wasde:x.xml,2026-06-11T16:00:00.000Z,,,ending_stocks|Million Bushels|1960',
+      'UNOBTAINIUM,united_states,2026/27,2026-06,projection,wasde:x.xml,2026-06-11T16:00:00.000Z,,,ending_stocks|Million Bushels|1',
+      'CORN,united_states,2026/27,2026-05,projection,wasde:x.xml,2026-05-12T16:00:00.000Z,true,supply_equals_use_plus_ending_stocks,ending_stocks|Million Bushels|1957',
+      'CORN,united_states,2025/26,2026-06,estimate,wasde:x.xml,2026-06-11T16:00:00.000Z,,,ending_stocks|Million Bushels',
     ];
     const bytes = gzipSync(`${rows.join('\n')}\n`);
     await writeFile(join(dir, SNAPSHOT_FILES.supply_demand), bytes);
@@ -99,7 +135,7 @@ describe('the supply and demand part of a snapshot', () => {
         [SNAPSHOT_FILES.supply_demand]: {
           sha256: createHash('sha256').update(bytes).digest('hex'),
           bytes: bytes.length,
-          rows: 4,
+          rows: 5,
         },
       },
       sources: [],
@@ -107,7 +143,13 @@ describe('the supply and demand part of a snapshot', () => {
     await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest));
     const stats = createParseStats();
     const items = await collect(readSnapshot(dir, { stats }));
-    expect(items.map((i) => i.kind)).toEqual(['supply_demand', 'rejected', 'supply_demand']);
+    expect(items.map((i) => i.kind)).toEqual(['supply_demand', 'rejected', 'supply_demand', 'rejected']);
+    expect(items[0]).toMatchObject({
+      figures: [
+        { attribute: 'ending_stocks', unit: 'Million Bushels', value: 1960 },
+        { attribute: 'exports', unit: 'Million Bushels', value: 3000 },
+      ],
+    });
     expect(items[1]).toMatchObject({ file: SNAPSHOT_FILES.supply_demand, line: 3 });
     expect((items[1] as { reason: string }).reason).toMatch(/^marketing_year: must be a marketing year/);
     expect(items[2]).toMatchObject({
@@ -115,7 +157,41 @@ describe('the supply and demand part of a snapshot', () => {
       published_at_estimated: true,
       failed_checks: ['supply_equals_use_plus_ending_stocks'],
     });
+    expect(items[3]).toMatchObject({
+      line: 6,
+      reason: 'figures: "ending_stocks|Million Bushels" is not attribute|unit|value',
+    });
     expect(stats.skippedByReason.unknown_commodity).toBe(1);
+  });
+
+  it('refuses a supply and demand file of another layout (format 3: one row per figure) by its header, naming the layout', async () => {
+    const dir = await tempDir();
+    const old = [
+      'commodity_id,region,marketing_year,edition,status,source,published_at,published_at_estimated,failed_checks,attribute,unit,value',
+      'CORN,united_states,2026/27,2026-06,projection,wasde:x.xml,2026-06-11T16:00:00.000Z,,,ending_stocks,Million Bushels,1960',
+    ];
+    const bytes = gzipSync(`${old.join('\n')}\n`);
+    await writeFile(join(dir, SNAPSHOT_FILES.supply_demand), bytes);
+    const manifest: SnapshotManifest = {
+      format: 3,
+      built_at: '2026-12-06T12:00:00Z',
+      built_from: 'files',
+      files: {
+        [SNAPSHOT_FILES.supply_demand]: {
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          bytes: bytes.length,
+          rows: 1,
+        },
+      },
+      sources: [],
+    };
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest));
+    const items = await collect(readSnapshot(dir, { stats: createParseStats() }));
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ kind: 'rejected', file: SNAPSHOT_FILES.supply_demand, line: 1 });
+    expect((items[0] as { reason: string }).reason).toContain(
+      `header is not ${SUPPLY_DEMAND_COLUMNS.join(',')} (snapshot format 4: one row per release of a sheet)`,
+    );
   });
 
   it('snapshot:build --from takes a wasde folder of XML editions, every edition kept (no COT window)', async () => {

@@ -8,6 +8,8 @@ import {
   COT_GROUPS,
   cotColumns,
   FAILED_CHECKS_SEPARATOR,
+  FIGURE_FIELD_SEPARATOR,
+  FIGURE_SEPARATOR,
   MANIFEST_FILE,
   SERIES_COLUMNS,
   SNAPSHOT_COT_DATASETS,
@@ -97,9 +99,14 @@ export async function writeSnapshot(
       continue;
     }
     if (item.kind === 'supply_demand') {
-      // one release of a sheet replaces the same release read before, whole
-      const release = [item.commodity_id, item.region, item.marketing_year, item.edition, item.published_at];
-      sheets.set(release.join('\u0000'), item);
+      // One release of a sheet replaces the same release read before, whole, unless it holds fewer
+      // figures: a later edition's column of its previous month (the U.S. wheat-by-class table: ending stocks
+      // only) never replaces that month's own release, read whole from its own file.
+      const release = [item.commodity_id, item.region, item.marketing_year, item.edition, item.published_at].join(
+        '\u0000',
+      );
+      const before = sheets.get(release);
+      if (before === undefined || item.figures.length >= before.figures.length) sheets.set(release, item);
       continue;
     }
     const r = item.record as unknown as Record<string, unknown>;
@@ -177,29 +184,38 @@ export async function writeSnapshot(
   return { manifest, rejected, demo };
 }
 
+/** A figure's cell part: `attribute|unit|value`; a unit holding a separator cannot be written. */
+function figureCell(f: { attribute: string; unit: string; value: number }): string {
+  for (const part of [f.attribute, f.unit])
+    if (part.includes(FIGURE_SEPARATOR) || part.includes(FIGURE_FIELD_SEPARATOR))
+      throw new Error(
+        `supply and demand figure ${f.attribute} (${f.unit}): holds ${FIGURE_SEPARATOR} or ${FIGURE_FIELD_SEPARATOR}`,
+      );
+  return [f.attribute, f.unit, String(f.value)].join(FIGURE_FIELD_SEPARATOR);
+}
+
 /**
- * The rows of the supply and demand file: one per figure of each release of each sheet, keyed so
- * that a release's rows sort together (sheet, edition, release instant, then attribute and unit).
+ * The rows of the supply and demand file: one per release of each sheet, its figures in the last
+ * cell (by attribute, then unit), keyed so that a sheet's releases sort together (sheet, edition,
+ * release instant): what is unchanged from one release to the next compresses to little.
  */
 function supplyDemandRows(sheets: Map<string, SupplyDemandItem>): Map<string, string[]> {
   const rows = new Map<string, string[]>();
+  const byKey = (a: { attribute: string; unit: string }, b: { attribute: string; unit: string }) =>
+    a.attribute < b.attribute ? -1 : a.attribute > b.attribute ? 1 : a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0;
   for (const [release, b] of sheets) {
-    for (const f of b.figures) {
-      rows.set(`${release}\u0000${f.attribute}\u0000${f.unit}`, [
-        b.commodity_id,
-        b.region,
-        b.marketing_year,
-        b.edition,
-        b.status,
-        b.source ?? '',
-        b.published_at,
-        b.published_at_estimated === true ? 'true' : '',
-        (b.failed_checks ?? []).join(FAILED_CHECKS_SEPARATOR),
-        f.attribute,
-        f.unit,
-        String(f.value),
-      ]);
-    }
+    rows.set(release, [
+      b.commodity_id,
+      b.region,
+      b.marketing_year,
+      b.edition,
+      b.status,
+      b.source ?? '',
+      b.published_at,
+      b.published_at_estimated === true ? 'true' : '',
+      (b.failed_checks ?? []).join(FAILED_CHECKS_SEPARATOR),
+      [...b.figures].sort(byKey).map(figureCell).join(FIGURE_SEPARATOR),
+    ]);
   }
   return rows;
 }

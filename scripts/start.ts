@@ -126,20 +126,68 @@ function yearsAgo(years: number): string {
 type SyncPlan = { source: string; what: string; since: string };
 
 /**
+ * The supply and demand editions (YYYY-MM) loaded before the keys: those of the last 12 months.
+ * The older ones (16 years of monthly balance sheets, ten times the rest of the snapshot's events)
+ * load after the keys, in the background.
+ */
+function recentEditionsSince(): string {
+  const d = new Date();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() - 12);
+  return d.toISOString().slice(0, 7);
+}
+
+/**
  * Loads the bundled snapshot of real data (data/snapshot, on any machine, offline included) through
- * `ingest backfill --snapshot`. Returns one line per source and each source's newest date.
+ * `ingest backfill --snapshot`, the supply and demand editions of the last 12 months only (the
+ * older ones: loadHistory, after the keys). Returns one line per source and each source's newest date.
  */
 async function loadSnapshot(natsUrl: string): Promise<{ lines: string[]; newest: Map<string, string | null> }> {
   const { readManifest } = await import('@cds/ingest/snapshot');
   const manifest = await readManifest(SNAPSHOT_DIR);
   say(`loading the bundled snapshot of real data (built ${manifest.built_at.slice(0, 10)}, ${SNAPSHOT_DIR})…`);
-  await run(['services/ingest/src/cli.ts', 'backfill', '--snapshot', SNAPSHOT_DIR, '--quiet'], { NATS_URL: natsUrl });
+  await run(
+    [
+      'services/ingest/src/cli.ts',
+      'backfill',
+      '--snapshot',
+      SNAPSHOT_DIR,
+      '--editions-since',
+      recentEditionsSince(),
+      '--quiet',
+    ],
+    { NATS_URL: natsUrl },
+  );
   return {
     lines: manifest.sources.map(
       (s) => `${s.name.padEnd(10)} snapshot ${s.first_date} … ${s.last_date} (${s.rows} rows; ${s.licence})`,
     ),
     newest: new Map(manifest.sources.map((s) => [s.name, s.last_date])),
   };
+}
+
+/**
+ * The supply and demand editions of the snapshot older than those loaded before the keys
+ * (`ingest backfill --snapshot --history-before`), then until every projection has them.
+ */
+async function loadHistory(natsUrl: string, projectorUrl: string): Promise<void> {
+  const before = recentEditionsSince();
+  say(`loading the supply and demand history (editions before ${before}) in the background…`);
+  const t = performance.now();
+  try {
+    await run(
+      ['services/ingest/src/cli.ts', 'backfill', '--snapshot', SNAPSHOT_DIR, '--history-before', before, '--quiet'],
+      { NATS_URL: natsUrl },
+    );
+    if (stopping) return;
+    const loaded = since(t);
+    await projectionsCaughtUp(projectorUrl);
+    say(`supply and demand history loaded (${loaded} s) and served (${since(t)} s)`);
+  } catch (err) {
+    say(
+      `supply and demand history not loaded (${err instanceof Error ? err.message : String(err)}): the last 12 months stand`,
+    );
+  }
 }
 
 /**
@@ -484,7 +532,9 @@ async function main(): Promise<void> {
 
   printWelcome({ dashboardUrl, gatewayUrl, keys, demoPassword, sources });
 
-  // After the keys: what is newer at the sources, then the bulk files of all of it.
+  // After the keys: the older supply and demand editions, what is newer at the sources, then the bulk files of all of it.
+  await loadHistory(ingestUrl, up.identities.nats.projector);
+  if (stopping) return;
   await syncSources(ingestUrl, dataDone.value.syncs);
   if (stopping) return;
   say('writing the bulk files in the background (npm run projector -- bulk)…');

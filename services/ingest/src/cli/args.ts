@@ -30,9 +30,11 @@ Commands:
   backfill --source <${SOURCE_NAMES.join('|')}> --file <path>
                           Parse a downloaded source file and publish its records
                           (the options below name the flags some sources' files need).
-  backfill --snapshot <dir>
+  backfill --snapshot <dir> [--editions-since YYYY-MM | --history-before YYYY-MM]
                           Load a snapshot of real data (data/snapshot: the one the repository ships;
-                          docs/sources.md "The bundled snapshot").
+                          docs/sources.md "The bundled snapshot"). --editions-since leaves out the
+                          supply and demand releases of older editions; --history-before loads only
+                          those (npm start loads them after the keys).
   backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD] [--without ${DEMO_PARTS.join(',')}]
                           Generate deterministic demo data for the whole catalog (default 3 years),
                           marked source "demo"; --without leaves out what real data replaces: cot
@@ -83,7 +85,13 @@ export type IngestCommand =
       without?: DemoPart[];
       common: CommonOptions;
     }
-  | { command: 'snapshot'; dir: string; common: CommonOptions }
+  | {
+      command: 'snapshot';
+      dir: string;
+      /** Supply and demand editions (YYYY-MM): from `since`; or only those before `before`, nothing else. */
+      editions?: { since: string } | { before: string };
+      common: CommonOptions;
+    }
   | { command: 'fetch'; source: SourceName; since?: string; common: CommonOptions }
   | { command: 'sync'; sources: SyncSourceName[]; since?: string; common: CommonOptions };
 
@@ -100,9 +108,22 @@ export interface CommonOptions {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const MONTH = /^\d{4}-(?:0[1-9]|1[0-2])$/;
 
 function isSource(s: string): boolean {
   return inputNamed(s) !== undefined;
+}
+
+/** A snapshot load's supply and demand editions: from `since`, or only those before `before` (YYYY-MM). */
+function snapshotEditions(since?: string, before?: string): { since: string } | { before: string } | undefined {
+  if (since !== undefined && before !== undefined)
+    throw new UsageError('--editions-since and --history-before are two halves of one load: give one');
+  for (const [flag, month] of [
+    ['editions-since', since],
+    ['history-before', before],
+  ] as const)
+    if (month !== undefined && !MONTH.test(month)) throw new UsageError(`--${flag} must be YYYY-MM, got ${month}`);
+  return since !== undefined ? { since } : before !== undefined ? { before } : undefined;
 }
 
 /** Parses the ingest CLI's arguments (after `npm run ingest --`); throws UsageError. */
@@ -114,6 +135,8 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
       file: { type: 'string' },
       demo: { type: 'boolean' },
       snapshot: { type: 'string' },
+      'editions-since': { type: 'string' },
+      'history-before': { type: 'string' },
       years: { type: 'string' },
       seed: { type: 'string' },
       today: { type: 'string' },
@@ -141,6 +164,9 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   };
   if (v.since !== undefined && !DATE.test(v.since)) throw new UsageError(`--since must be YYYY-MM-DD, got ${v.since}`);
   if (v.today !== undefined && !DATE.test(v.today)) throw new UsageError(`--today must be YYYY-MM-DD, got ${v.today}`);
+
+  for (const flag of ['editions-since', 'history-before'] as const)
+    if (v[flag] !== undefined && v.snapshot === undefined) throw new UsageError(`--${flag} goes with --snapshot`);
 
   if (command === 'sync') {
     for (const flag of [
@@ -181,7 +207,8 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
       'published-at',
     ] as const)
       if (v[flag] !== undefined) throw new UsageError(`--snapshot takes no --${flag}`);
-    return { command: 'snapshot', dir: v.snapshot, common };
+    const editions = snapshotEditions(v['editions-since'], v['history-before']);
+    return { command: 'snapshot', dir: v.snapshot, ...(editions !== undefined ? { editions } : {}), common };
   }
   if (v.demo === true) {
     if (command !== 'backfill') throw new UsageError('--demo goes with backfill');

@@ -71,11 +71,34 @@ describe('parseIngestArgs', () => {
       /--published-at goes with --source wasde/,
     ],
     [['backfill', '--snapshot', 'd', '--published-at', '2026-06-11T12:00:00Z'], /--snapshot takes no --published-at/],
+    [['backfill', '--snapshot', 'd', '--editions-since', '2025-13'], /--editions-since must be YYYY-MM, got 2025-13/],
+    [
+      ['backfill', '--snapshot', 'd', '--editions-since', '2025-12', '--history-before', '2025-12'],
+      /two halves of one load: give one/,
+    ],
+    [
+      ['backfill', '--source', 'eia', '--file', 'x', '--history-before', '2025-12'],
+      /--history-before goes with --snapshot/,
+    ],
+    [['sync', '--editions-since', '2025-12'], /--editions-since goes with --snapshot/],
     [['fetch', '--source', 'eia', '--since', '1/2/2024'], /--since must be YYYY-MM-DD/],
     [['backfill', '--source', 'eia', '--file', 'x', '--bogus'], /bogus/],
   ])('rejects %j', (argv, message) => {
     expect(() => parseIngestArgs(argv)).toThrow(UsageError);
     expect(() => parseIngestArgs(argv)).toThrow(message);
+  });
+});
+
+describe('parseIngestArgs --snapshot', () => {
+  it('reads the supply and demand editions a snapshot load takes: from a month, or only those before it', () => {
+    expect(parseIngestArgs(['backfill', '--snapshot', 'd'])).toMatchObject({ command: 'snapshot', dir: 'd' });
+    expect(parseIngestArgs(['backfill', '--snapshot', 'd'])).not.toHaveProperty('editions');
+    expect(parseIngestArgs(['backfill', '--snapshot', 'd', '--editions-since', '2025-12'])).toMatchObject({
+      editions: { since: '2025-12' },
+    });
+    expect(parseIngestArgs(['backfill', '--snapshot', 'd', '--history-before', '2025-12'])).toMatchObject({
+      editions: { before: '2025-12' },
+    });
   });
 });
 

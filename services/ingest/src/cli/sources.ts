@@ -27,9 +27,16 @@ async function* readSnapshotChecked(
   dir: string,
   manifest: SnapshotManifest,
   stats: ParseStats,
+  editions: { since: string } | { before: string } | undefined,
 ): AsyncGenerator<SourceItem> {
   try {
-    yield* readSnapshot(dir, { manifest, stats });
+    // --history-before: only the supply and demand releases of the older editions
+    const only = editions !== undefined && 'before' in editions;
+    yield* readSnapshot(dir, {
+      manifest,
+      stats,
+      ...(editions !== undefined ? { editions, onlySupplyDemand: only } : {}),
+    });
   } catch (err) {
     if (err instanceof SnapshotError) throw new SourceOpenError(err.message);
     throw err;
@@ -51,8 +58,8 @@ export async function openSource(
       throw err;
     }
     return {
-      items: readSnapshotChecked(cmd.dir, manifest, stats),
-      label: `snapshot:${manifest.built_at.slice(0, 10)}`,
+      items: readSnapshotChecked(cmd.dir, manifest, stats, cmd.editions),
+      label: `snapshot:${manifest.built_at.slice(0, 10)}${cmd.editions !== undefined && 'before' in cmd.editions ? `:history-before-${cmd.editions.before}` : ''}`,
       stats,
     };
   }

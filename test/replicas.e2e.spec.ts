@@ -178,7 +178,7 @@ describe('three gateways, two query services, two projectors per projection', ()
     const handled: number[] = [];
     for (const p of e2e.system.projectors) {
       const ready = (await (await fetch(`${p.url}/readyz`)).json()) as { projections: string[] };
-      expect(ready.projections.sort()).toEqual(['catalog', 'cot', 'series']);
+      expect(ready.projections.sort()).toEqual(['catalog', 'cot', 'series', 'supply_demand']);
       const metrics = await (await fetch(`${p.url}/metrics`)).text();
       const events = [...metrics.matchAll(/^cds_projector_events_total\{[^}]*\} (\d+)$/gm)];
       handled.push(events.reduce((sum, m) => sum + Number(m[1]), 0));

@@ -1,4 +1,4 @@
-// A fingerprint of the read models (catalog, series, cot) for comparing a faulted run with a clean
+// A fingerprint of the read models (catalog, series, cot, supply_demand) for comparing a faulted run with a clean
 // one: independent of document order and of where each document was written from (`_meta`:
 // stream positions, revisions, parts), so two databases built from the same facts hash the same
 // even when their events were applied in another order, redelivered, or republished at new
@@ -8,7 +8,7 @@ import { COLLECTIONS, activeCollection, type ReadModelAliasDoc, type ReadModelNa
 import { unpackReports } from '@cds/store';
 import type { Db, Document } from 'mongodb';
 
-export const READ_MODELS: readonly ReadModelName[] = ['catalog', 'series', 'cot'];
+export const READ_MODELS: readonly ReadModelName[] = ['catalog', 'series', 'cot', 'supply_demand'];
 
 export interface CollectionFingerprint {
   /** The physical collection read (after following `read_model_aliases`). */
@@ -18,7 +18,7 @@ export interface CollectionFingerprint {
 }
 
 export interface ReadModelFingerprint {
-  /** Hash over the three read models. */
+  /** Hash over the read models. */
   hash: string;
   models: Record<ReadModelName, CollectionFingerprint>;
   /** Sum of the series buckets' `count` (points stored). */

@@ -76,6 +76,13 @@ export interface BuildFromFilesOptions {
   say?: (line: string) => void;
 }
 
+/** The date a record is windowed by: a point's date, a report's date, an edition's first day. */
+function dateOfItem(item: Exclude<SourceItem, { kind: 'rejected' }>): string {
+  if (item.kind === 'series') return item.point.date;
+  if (item.kind === 'cot') return item.record.report_date;
+  return `${item.edition}-01`;
+}
+
 /**
  * Builds the snapshot from downloaded source files: every file of each source folder goes
  * through that source's parser (as `ingest backfill --source <folder> --file <file>` would read
@@ -130,12 +137,7 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
           problems.push(`${opts.onto}/${item.file}:${item.line}: ${item.reason}`);
           continue;
         }
-        const date =
-          item.kind === 'series'
-            ? item.point.date
-            : item.kind === 'cot'
-              ? item.record.report_date
-              : `${item.edition}-01`;
+        const date = dateOfItem(item);
         if ((windowedToCotSince(sourceOfItem(item)) || item.kind === 'cot') && date < opts.cotSince) continue;
         n++;
         yield item;
@@ -159,12 +161,7 @@ export async function buildSnapshotFromFiles(opts: BuildFromFilesOptions): Promi
           problems.push(`${p.source}/${p.name}:${item.line}: ${item.reason}`);
           continue;
         }
-        const date =
-          item.kind === 'series'
-            ? item.point.date
-            : item.kind === 'cot'
-              ? item.record.report_date
-              : `${item.edition}-01`;
+        const date = dateOfItem(item);
         if ((windowed || item.kind === 'cot') && date < opts.cotSince) continue;
         n++;
         yield item;

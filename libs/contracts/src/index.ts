@@ -18,3 +18,4 @@ export * from './usage-hash.ts';
 export * from './bulk.ts';
 export * from './sources.ts';
 export * from './supply-demand.ts';
+export * from './conversion.ts';

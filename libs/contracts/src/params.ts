@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { documented } from './registry.ts';
+import { CURRENCY_PATTERN, MEASURE_NAMES, UnitParam } from './conversion.ts';
 import {
   Category,
   COMMODITY_ID_PATTERN,
@@ -180,6 +181,26 @@ export const SeriesQuery = documented(
             'revisions: each point carries `revisions`, its earlier versions (oldest first) with their ' +
             'published_at. Only at the native frequency and with transform=none; otherwise a 400 naming include.',
         }),
+      // Rules beyond the schema (which currencies have rates, which units fit the commodity), told to the contract tester too.
+      currency: z
+        .string()
+        .regex(CURRENCY_PATTERN, { message: 'must be a currency code of three capital letters, e.g. EUR' })
+        .optional()
+        .meta({
+          description:
+            'Convert prices to this currency (ISO 4217): any currency with euro reference rates, EUR, or USD. Each ' +
+            "point uses the rate of its own date (daily), or the average of its week's or month's daily rates; with " +
+            'as_of, the rates published by then. meta.conversion shows the working. A currency without rates is a ' +
+            '400 naming currency, and so is currency on a series that is not a price.',
+          examples: ['EUR'],
+        }),
+      unit: UnitParam.optional().meta({
+        description:
+          `Convert to this physical unit: ${MEASURE_NAMES.join(', ')} (bushels: corn and sorghum 56 lb, wheat and ` +
+          'soybeans 60 lb, oats 32 lb), or a price unit <currency>/<measure> such as USD/t or USc/bu (US cents). ' +
+          'A unit of another kind than the series (gold in bushels) is a 400 naming unit.',
+        examples: ['t', 'USc/bu'],
+      }),
     })
     .superRefine(startNotAfterEnd)
     .superRefine((q, ctx) => {

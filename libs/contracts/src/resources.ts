@@ -15,6 +15,7 @@ import {
   Transform,
 } from './primitives.ts';
 import { CITED, identifierShape, SOURCE_IDENTIFIERS } from './sources.ts';
+import { Conversion } from './conversion.ts';
 import { SupplyDemandRegion } from './supply-demand.ts';
 
 const nonNegativeInt = z.int().min(0);
@@ -187,6 +188,28 @@ export const TimeSeriesPoint = documented(
   z.object({
     date: IsoDate,
     ...pointValues,
+    value: z
+      .number()
+      .nullable()
+      .meta({
+        description:
+          'The closing price, or the transformed value. null only with currency: the point had no exchange rate ' +
+          '(meta.conversion.currency.missing counts them).',
+      }),
+    fx_rate: z
+      .number()
+      .positive()
+      .optional()
+      .meta({
+        description:
+          'With currency: the rate this point was converted with (units of the target currency per unit of the ' +
+          "source's; through the euro cross when neither is the euro). Absent when the value is null.",
+      }),
+    fx_rate_date: IsoDate.optional().meta({
+      description:
+        "With currency on a daily series: the date of the rate used, the point's own or, carried, the latest " +
+        'earlier one at most 5 days back.',
+    }),
     ...publication,
     revisions: z
       .array(SeriesRevision)
@@ -228,6 +251,7 @@ export const SeriesMeta = documented(
       .literal(true)
       .optional()
       .meta({ description: 'With first_release=true: each point is the first published version.' }),
+    conversion: Conversion.optional(),
   }),
   { id: 'SeriesMeta', description: 'Metadata of a series response.' },
 );

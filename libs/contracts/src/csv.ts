@@ -66,9 +66,10 @@ export function listCsvColumns(): readonly CsvColumn[] {
   return LIST_COLUMNS;
 }
 
-// The publication fields (point in time) are JSON only: the CSV keeps its columns.
+// The publication fields (point in time) and a conversion's rate of each point are JSON only: the CSV keeps its columns.
+const JSON_ONLY_POINT_KEYS: readonly string[] = [...PUBLICATION_FIELDS, 'fx_rate', 'fx_rate_date'];
 const POINT_KEYS = Object.keys(TimeSeriesPoint.shape).filter(
-  (k) => !(PUBLICATION_FIELDS as readonly string[]).includes(k),
+  (k) => !JSON_ONLY_POINT_KEYS.includes(k),
 ) as (keyof typeof TimeSeriesPoint.shape)[];
 const SERIES_COLUMNS = {
   /** Untransformed price series also carry open, high, low, close and volume (docs/decisions.md). */

@@ -153,6 +153,8 @@ describe('the OpenAPI document', () => {
       'as_of',
       'first_release',
       'include',
+      'currency',
+      'unit',
       // the preconditions of a conditional request (issue #13), on every data endpoint
       'If-None-Match',
       'If-Modified-Since',

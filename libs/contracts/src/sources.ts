@@ -32,7 +32,8 @@ export interface SourceFacts {
  * The release rules `@cds/schedule` computes a publisher's releases with (RELEASE_RULES there):
  * the CFTC's weekly Commitments of Traders, EIA's Weekly Petroleum Status Report, NASS's
  * quarter-end reports, the World Bank's monthly Pink Sheet, AMS's daily LM_HG201 and USDA's monthly
- * World Agricultural Supply and Demand Estimates (12:00 New York on the dates of its published calendar).
+ * World Agricultural Supply and Demand Estimates (12:00 New York on the dates of its published calendar), and
+ * the ECB's euro foreign exchange reference rates (about 16:00 Frankfurt time on every TARGET day).
  */
 export const RELEASE_RULES = [
   'cot-weekly',
@@ -41,6 +42,7 @@ export const RELEASE_RULES = [
   'pink-sheet-monthly',
   'lm-hg201-daily',
   'supply-demand-monthly',
+  'fx-reference-daily',
 ] as const;
 export type ReleaseRule = (typeof RELEASE_RULES)[number];
 
@@ -128,6 +130,16 @@ export const SOURCES = {
     snapshotLicence: 'USDA World Agricultural Outlook Board: public domain (U.S. government work)',
     synced: true,
     calendar: { rule: 'supply-demand-monthly', lateGraceHours: 2 },
+  },
+  ecb: {
+    title: 'ECB euro foreign exchange reference rates',
+    // The ECB's reuse terms: free, provided the source is acknowledged and the statistics are not altered.
+    attribution: 'Source: ECB statistics',
+    licence: 'ECB statistics: free reuse with the source acknowledged, the statistics not altered',
+    snapshotLicence:
+      'European Central Bank: euro foreign exchange reference rates, free reuse with the source acknowledged ("Source: ECB statistics"); converted values are derived data',
+    synced: true,
+    calendar: { rule: 'fx-reference-daily', lateGraceHours: 2, dataDate: 'ECB the rates of the day of the release' },
   },
   ohlcv: {
     title: 'OHLCV files (daily bars a user imports)',

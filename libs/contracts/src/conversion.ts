@@ -30,6 +30,43 @@ export function rateUnit(currency: string): string {
   return `${currency}/${RATE_BASE_CURRENCY}`;
 }
 
+/**
+ * The currencies the euro reference rates quote today (and the euro itself), for selectors and
+ * documentation. What an answer accepts is decided on the data: any currency with a rate series.
+ */
+export const QUOTED_CURRENCIES = [
+  'EUR',
+  'USD',
+  'JPY',
+  'CZK',
+  'DKK',
+  'GBP',
+  'HUF',
+  'PLN',
+  'RON',
+  'SEK',
+  'CHF',
+  'ISK',
+  'NOK',
+  'TRY',
+  'AUD',
+  'BRL',
+  'CAD',
+  'CNY',
+  'HKD',
+  'IDR',
+  'ILS',
+  'INR',
+  'KRW',
+  'MXN',
+  'MYR',
+  'NZD',
+  'PHP',
+  'SGD',
+  'THB',
+  'ZAR',
+] as const;
+
 /** A daily point with no rate on its own date uses the latest earlier one at most this many days back. */
 export const MAX_RATE_CARRY_DAYS = 5;
 

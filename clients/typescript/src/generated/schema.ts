@@ -171,7 +171,7 @@ export interface paths {
         };
         /**
          * Source freshness
-         * @description Per official source (cftc, eia, nass, ams, worldbank, wasde): the last successful sync, the newest data date, the last release that should be in by now and the next scheduled one (America/New_York, federal holiday shifts included), and whether the source is late. Public: no API key, not counted against any rate window; cacheable for 60 s.
+         * @description Per official source (cftc, eia, nass, ams, worldbank, wasde, ecb): the last successful sync, the newest data date, the last release that should be in by now and the next scheduled one (America/New_York, federal holiday shifts included), and whether the source is late. Public: no API key, not counted against any rate window; cacheable for 60 s.
          */
         get: operations["getStatus"];
         put?: never;
@@ -254,6 +254,53 @@ export interface components {
         Unit: string;
         /** @description Unique request identifier for support and debugging; also sent as X-Request-Id. */
         RequestId: string;
+        /** @description The physical (and cents-to-units) part of a conversion. */
+        UnitConversion: {
+            from: string;
+            to: string;
+            /** @description Each value (and open/high/low/close) is multiplied by it. */
+            factor: number;
+            /** @description How the factor comes about, e.g. `1 t = 36.7437 bu of 60 lb (0.45359237 kg/lb)`. */
+            working: string;
+        };
+        /** @description The exchange-rate part of a conversion. */
+        CurrencyConversion: {
+            from: string;
+            to: string;
+            /** @description The reference-rate series used (`USD/EUR`, `CAD/EUR`: units per one euro); two when the conversion goes through the euro cross (to ÷ from), none between a currency and itself. */
+            rates: string[];
+            /**
+             * @description Which rate each point uses: daily (that day’s rate, or the latest earlier one at most 5 days back; the point’s fx_rate_date says which), weekly_average (the average of the daily rates of the 7 days ending on the point’s date) or monthly_average (the average of the daily rates of the point’s month).
+             * @enum {string}
+             */
+            rule: "daily" | "weekly_average" | "monthly_average";
+            /** @description Points that used an earlier day’s rate (daily rule). */
+            carried: number;
+            /** @description Points whose value is null: no rate within 5 days (daily) or none in the period (averages). */
+            missing: number;
+            /** @description Where the rates come from (provenance, e.g. `ecb:USD`). */
+            source: string;
+            attribution: string;
+            /** @description Converted values are derived data, not statistics published by the source of the rates. */
+            note: string;
+        };
+        /** @description With currency or unit: the working of the conversion, from what the source published to what is served. Conversion happens on the observations themselves, before resampling and transforms. */
+        Conversion: {
+            from: {
+                /** @description The series' unit (the answer's meta.unit). */
+                unit?: string;
+                /** @description The currency of a price (absent on a quantity). */
+                currency?: string;
+            };
+            to: {
+                /** @description The series' unit (the answer's meta.unit). */
+                unit?: string;
+                /** @description The currency of a price (absent on a quantity). */
+                currency?: string;
+            };
+            unit?: components["schemas"]["UnitConversion"];
+            currency?: components["schemas"]["CurrencyConversion"];
+        };
         /**
          * @description A marketing year as WASDE writes it, YYYY/YY (2026/27: the year beginning in 2026), or YYYY for a table kept by calendar year (the U.S. meats: 2025).
          * @example 2026/27
@@ -445,12 +492,17 @@ export interface components {
         /** @description One observation. value is the closing price, or the transformed value when a transform is applied; open/high/low/close/volume appear on untransformed price series only. */
         TimeSeriesPoint: {
             date: components["schemas"]["Date"];
-            value: number;
+            /** @description The closing price, or the transformed value. null only with currency: the point had no exchange rate (meta.conversion.currency.missing counts them). */
+            value: number | null;
             open?: number;
             high?: number;
             low?: number;
             close?: number;
             volume?: number;
+            /** @description With currency: the rate this point was converted with (units of the target currency per unit of the source's; through the euro cross when neither is the euro). Absent when the value is null. */
+            fx_rate?: number;
+            /** @description With currency on a daily series: the date of the rate used, the point's own or, carried, the latest earlier one at most 5 days back. */
+            fx_rate_date?: components["schemas"]["Date"];
             /**
              * Format: date-time
              * @description When the source published this version (RFC 3339): the release that carried it, from the source when it says (the Pink Sheet's "Updated on", EIA and NASS release fields) or from the release calendar (published_at_estimated). A resampled or transformed point carries the latest of the observations it comes from.
@@ -496,6 +548,7 @@ export interface components {
              * @constant
              */
             first_release?: true;
+            conversion?: components["schemas"]["Conversion"];
         };
         /** @description Positions of a trader group without spreading. net = long - short. */
         PositionGroup: {
@@ -864,10 +917,10 @@ export interface components {
             };
         };
         /**
-         * @description An official source: `cftc` (CFTC Commitments of Traders), `eia` (U.S. Energy Information Administration), `nass` (USDA National Agricultural Statistics Service), `ams` (USDA Agricultural Marketing Service: Market News), `worldbank` (World Bank Commodity Price Data, the Pink Sheet), `wasde` (USDA World Agricultural Supply and Demand Estimates (WASDE)).
+         * @description An official source: `cftc` (CFTC Commitments of Traders), `eia` (U.S. Energy Information Administration), `nass` (USDA National Agricultural Statistics Service), `ams` (USDA Agricultural Marketing Service: Market News), `worldbank` (World Bank Commodity Price Data, the Pink Sheet), `wasde` (USDA World Agricultural Supply and Demand Estimates (WASDE)), `ecb` (ECB euro foreign exchange reference rates).
          * @enum {string}
          */
-        SyncSourceName: "cftc" | "eia" | "nass" | "ams" | "worldbank" | "wasde";
+        SyncSourceName: "cftc" | "eia" | "nass" | "ams" | "worldbank" | "wasde" | "ecb";
         /** @description A release on the publisher's schedule. */
         ScheduledRelease: {
             /** @description The publication, e.g. "Commitments of Traders". */
@@ -886,7 +939,7 @@ export interface components {
             local_time: string;
             /**
              * Format: date
-             * @description The newest observation date the release carries: COT the Tuesday positions of its week, the EIA Weekly Petroleum Status Report the week ending the Friday before, NASS quarter-end Grain Stocks the first of their month.
+             * @description The newest observation date the release carries: COT the Tuesday positions of its week, the EIA Weekly Petroleum Status Report the week ending the Friday before, NASS quarter-end Grain Stocks the first of their month, ECB the rates of the day of the release.
              */
             data_date: string;
             /** @description The federal holiday that moved the release from its usual day, when one did. */
@@ -1352,6 +1405,10 @@ export interface operations {
                 first_release?: boolean;
                 /** @description revisions: each point carries `revisions`, its earlier versions (oldest first) with their published_at. Only at the native frequency and with transform=none; otherwise a 400 naming include. */
                 include?: "revisions";
+                /** @description Convert prices to this currency (ISO 4217): any currency with euro reference rates, EUR, or USD. Each point uses the rate of its own date (daily), or the average of its week's or month's daily rates; with as_of, the rates published by then. meta.conversion shows the working. A currency without rates is a 400 naming currency, and so is currency on a series that is not a price. */
+                currency?: string;
+                /** @description Convert to this physical unit: t, kg, g, lb, cwt, short_ton, troy_oz, bu, bbl, gal, m3, MMBtu, GJ (bushels: corn and sorghum 56 lb, wheat and soybeans 60 lb, oats 32 lb), or a price unit <currency>/<measure> such as USD/t or USc/bu (US cents). A unit of another kind than the series (gold in bushels) is a 400 naming unit. */
+                unit?: string;
             };
             header?: {
                 /** @description ETags of copies you hold (a comma-separated list, `W/` tags compared weakly, or `*`): 304 when one matches the current answer. A value that is not an entity-tag list matches nothing. Takes precedence over If-Modified-Since. */

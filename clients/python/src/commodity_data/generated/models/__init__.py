@@ -20,6 +20,9 @@ from .commodity_list_response import CommodityListResponse
 from .commodity_summary import CommoditySummary
 from .consistency_day import ConsistencyDay
 from .consistency_day_checks import ConsistencyDayChecks
+from .conversion import Conversion
+from .conversion_from import ConversionFrom
+from .conversion_to import ConversionTo
 from .cot_check import CotCheck
 from .cot_format import CotFormat
 from .cot_group_change import CotGroupChange
@@ -29,6 +32,8 @@ from .cot_group_pct_of_oi_with_spreading import CotGroupPctOfOiWithSpreading
 from .cot_meta import CotMeta
 from .cot_response import CotResponse
 from .cot_scope import CotScope
+from .currency_conversion import CurrencyConversion
+from .currency_conversion_rule import CurrencyConversionRule
 from .disaggregated_cot_changes import DisaggregatedCotChanges
 from .disaggregated_cot_index import DisaggregatedCotIndex
 from .disaggregated_cot_pct_of_oi import DisaggregatedCotPctOfOi
@@ -75,6 +80,7 @@ from .supply_demand_status import SupplyDemandStatus
 from .sync_source_name import SyncSourceName
 from .time_series_point import TimeSeriesPoint
 from .transform import Transform
+from .unit_conversion import UnitConversion
 
 __all__ = (
     "AvailableSeriesType",
@@ -97,6 +103,9 @@ __all__ = (
     "CommoditySummary",
     "ConsistencyDay",
     "ConsistencyDayChecks",
+    "Conversion",
+    "ConversionFrom",
+    "ConversionTo",
     "CotCheck",
     "CotFormat",
     "CotGroupChange",
@@ -106,6 +115,8 @@ __all__ = (
     "CotMeta",
     "CotResponse",
     "CotScope",
+    "CurrencyConversion",
+    "CurrencyConversionRule",
     "DisaggregatedCotChanges",
     "DisaggregatedCotIndex",
     "DisaggregatedCotPctOfOi",
@@ -152,4 +163,5 @@ __all__ = (
     "SyncSourceName",
     "TimeSeriesPoint",
     "Transform",
+    "UnitConversion",
 )

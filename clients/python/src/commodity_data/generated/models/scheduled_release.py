@@ -22,7 +22,7 @@ class ScheduledRelease:
         local_time (str): Its time in America/New_York, HH:MM.
         data_date (datetime.date): The newest observation date the release carries: COT the Tuesday positions of its
             week, the EIA Weekly Petroleum Status Report the week ending the Friday before, NASS quarter-end Grain Stocks
-            the first of their month.
+            the first of their month, ECB the rates of the day of the release.
         shifted_by (str | Unset): The federal holiday that moved the release from its usual day, when one did.
     """
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 
@@ -11,6 +11,10 @@ from ..models.price_basis import PriceBasis
 from ..models.series_type import SeriesType
 from ..models.transform import Transform
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.conversion import Conversion
+
 
 T = TypeVar("T", bound="SeriesMeta")
 
@@ -42,6 +46,9 @@ class SeriesMeta:
             3339), not when the source published them. Absent when unknown.
         as_of (datetime.datetime | Unset): With as_of: the instant the answer is as of (RFC 3339, UTC).
         first_release (bool | Unset): With first_release=true: each point is the first published version.
+        conversion (Conversion | Unset): With currency or unit: the working of the conversion, from what the source
+            published to what is served. Conversion happens on the observations themselves, before resampling and
+            transforms.
     """
 
     commodity_id: str
@@ -57,6 +64,7 @@ class SeriesMeta:
     last_updated: datetime.datetime | Unset = UNSET
     as_of: datetime.datetime | Unset = UNSET
     first_release: bool | Unset = UNSET
+    conversion: Conversion | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         commodity_id = self.commodity_id
@@ -91,6 +99,10 @@ class SeriesMeta:
 
         first_release = self.first_release
 
+        conversion: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.conversion, Unset):
+            conversion = self.conversion.to_dict()
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -117,11 +129,15 @@ class SeriesMeta:
             field_dict["as_of"] = as_of
         if first_release is not UNSET:
             field_dict["first_release"] = first_release
+        if conversion is not UNSET:
+            field_dict["conversion"] = conversion
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.conversion import Conversion
+
         d = dict(src_dict)
         commodity_id = d.pop("commodity_id")
 
@@ -164,6 +180,13 @@ class SeriesMeta:
 
         first_release = d.pop("first_release", UNSET)
 
+        _conversion = d.pop("conversion", UNSET)
+        conversion: Conversion | Unset
+        if isinstance(_conversion, Unset):
+            conversion = UNSET
+        else:
+            conversion = Conversion.from_dict(_conversion)
+
         series_meta = cls(
             commodity_id=commodity_id,
             type_=type_,
@@ -178,6 +201,7 @@ class SeriesMeta:
             last_updated=last_updated,
             as_of=as_of,
             first_release=first_release,
+            conversion=conversion,
         )
 
         return series_meta

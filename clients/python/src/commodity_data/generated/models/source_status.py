@@ -24,7 +24,7 @@ class SourceStatus:
             source (SyncSourceName): An official source: `cftc` (CFTC Commitments of Traders), `eia` (U.S. Energy
                 Information Administration), `nass` (USDA National Agricultural Statistics Service), `ams` (USDA Agricultural
                 Marketing Service: Market News), `worldbank` (World Bank Commodity Price Data, the Pink Sheet), `wasde` (USDA
-                World Agricultural Supply and Demand Estimates (WASDE)).
+                World Agricultural Supply and Demand Estimates (WASDE)), `ecb` (ECB euro foreign exchange reference rates).
             last_success_at (datetime.datetime | None): When the last sync that fetched every series of the source ended
                 (RFC 3339); null if none has.
             last_run_at (datetime.datetime | None): When the last sync of the source started; null if none ran.

@@ -4,6 +4,7 @@ from enum import StrEnum
 class SyncSourceName(StrEnum):
     AMS = "ams"
     CFTC = "cftc"
+    ECB = "ecb"
     EIA = "eia"
     NASS = "nass"
     WASDE = "wasde"

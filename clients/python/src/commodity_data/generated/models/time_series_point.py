@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -22,12 +22,16 @@ class TimeSeriesPoint:
 
         Attributes:
             date (datetime.date): A calendar date, YYYY-MM-DD.
-            value (float):
+            value (float | None): The closing price, or the transformed value. null only with currency: the point had no
+                exchange rate (meta.conversion.currency.missing counts them).
             open_ (float | Unset):
             high (float | Unset):
             low (float | Unset):
             close (float | Unset):
             volume (int | Unset):
+            fx_rate (float | Unset): With currency: the rate this point was converted with (units of the target currency per
+                unit of the source's; through the euro cross when neither is the euro). Absent when the value is null.
+            fx_rate_date (datetime.date | Unset): A calendar date, YYYY-MM-DD.
             published_at (datetime.datetime | Unset): When the source published this version (RFC 3339): the release that
                 carried it, from the source when it says (the Pink Sheet's "Updated on", EIA and NASS release fields) or from
                 the release calendar (published_at_estimated). A resampled or transformed point carries the latest of the
@@ -40,12 +44,14 @@ class TimeSeriesPoint:
     """
 
     date: datetime.date
-    value: float
+    value: float | None
     open_: float | Unset = UNSET
     high: float | Unset = UNSET
     low: float | Unset = UNSET
     close: float | Unset = UNSET
     volume: int | Unset = UNSET
+    fx_rate: float | Unset = UNSET
+    fx_rate_date: datetime.date | Unset = UNSET
     published_at: datetime.datetime | Unset = UNSET
     first_seen_at: datetime.datetime | Unset = UNSET
     published_at_estimated: bool | Unset = UNSET
@@ -54,6 +60,7 @@ class TimeSeriesPoint:
     def to_dict(self) -> dict[str, Any]:
         date = self.date.isoformat()
 
+        value: float | None
         value = self.value
 
         open_ = self.open_
@@ -65,6 +72,12 @@ class TimeSeriesPoint:
         close = self.close
 
         volume = self.volume
+
+        fx_rate = self.fx_rate
+
+        fx_rate_date: str | Unset = UNSET
+        if not isinstance(self.fx_rate_date, Unset):
+            fx_rate_date = self.fx_rate_date.isoformat()
 
         published_at: str | Unset = UNSET
         if not isinstance(self.published_at, Unset):
@@ -101,6 +114,10 @@ class TimeSeriesPoint:
             field_dict["close"] = close
         if volume is not UNSET:
             field_dict["volume"] = volume
+        if fx_rate is not UNSET:
+            field_dict["fx_rate"] = fx_rate
+        if fx_rate_date is not UNSET:
+            field_dict["fx_rate_date"] = fx_rate_date
         if published_at is not UNSET:
             field_dict["published_at"] = published_at
         if first_seen_at is not UNSET:
@@ -119,7 +136,12 @@ class TimeSeriesPoint:
         d = dict(src_dict)
         date = datetime.date.fromisoformat(d.pop("date"))
 
-        value = d.pop("value")
+        def _parse_value(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        value = _parse_value(d.pop("value"))
 
         open_ = d.pop("open", UNSET)
 
@@ -130,6 +152,15 @@ class TimeSeriesPoint:
         close = d.pop("close", UNSET)
 
         volume = d.pop("volume", UNSET)
+
+        fx_rate = d.pop("fx_rate", UNSET)
+
+        _fx_rate_date = d.pop("fx_rate_date", UNSET)
+        fx_rate_date: datetime.date | Unset
+        if isinstance(_fx_rate_date, Unset):
+            fx_rate_date = UNSET
+        else:
+            fx_rate_date = datetime.date.fromisoformat(_fx_rate_date)
 
         _published_at = d.pop("published_at", UNSET)
         published_at: datetime.datetime | Unset
@@ -164,6 +195,8 @@ class TimeSeriesPoint:
             low=low,
             close=close,
             volume=volume,
+            fx_rate=fx_rate,
+            fx_rate_date=fx_rate_date,
             published_at=published_at,
             first_seen_at=first_seen_at,
             published_at_estimated=published_at_estimated,

@@ -30,6 +30,8 @@ def _get_kwargs(
     as_of: str | Unset = UNSET,
     first_release: bool | Unset = UNSET,
     include: GetSeriesInclude | Unset = UNSET,
+    currency: str | Unset = UNSET,
+    unit: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -84,6 +86,10 @@ def _get_kwargs(
         json_include = include.value
 
     params["include"] = json_include
+
+    params["currency"] = currency
+
+    params["unit"] = unit
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -192,6 +198,8 @@ def sync_detailed(
     as_of: str | Unset = UNSET,
     first_release: bool | Unset = UNSET,
     include: GetSeriesInclude | Unset = UNSET,
+    currency: str | Unset = UNSET,
+    unit: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Response[Any | ErrorBody | SeriesResponse]:
@@ -230,6 +238,15 @@ def sync_detailed(
         include (GetSeriesInclude | Unset): revisions: each point carries `revisions`, its earlier
             versions (oldest first) with their published_at. Only at the native frequency and with
             transform=none; otherwise a 400 naming include.
+        currency (str | Unset): Convert prices to this currency (ISO 4217): any currency with euro
+            reference rates, EUR, or USD. Each point uses the rate of its own date (daily), or the
+            average of its week's or month's daily rates; with as_of, the rates published by then.
+            meta.conversion shows the working. A currency without rates is a 400 naming currency, and
+            so is currency on a series that is not a price.
+        unit (str | Unset): Convert to this physical unit: t, kg, g, lb, cwt, short_ton, troy_oz,
+            bu, bbl, gal, m3, MMBtu, GJ (bushels: corn and sorghum 56 lb, wheat and soybeans 60 lb,
+            oats 32 lb), or a price unit <currency>/<measure> such as USD/t or USc/bu (US cents). A
+            unit of another kind than the series (gold in bushels) is a 400 naming unit.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -253,6 +270,8 @@ def sync_detailed(
         as_of=as_of,
         first_release=first_release,
         include=include,
+        currency=currency,
+        unit=unit,
         if_none_match=if_none_match,
         if_modified_since=if_modified_since,
     )
@@ -278,6 +297,8 @@ def sync(
     as_of: str | Unset = UNSET,
     first_release: bool | Unset = UNSET,
     include: GetSeriesInclude | Unset = UNSET,
+    currency: str | Unset = UNSET,
+    unit: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Any | ErrorBody | SeriesResponse | None:
@@ -316,6 +337,15 @@ def sync(
         include (GetSeriesInclude | Unset): revisions: each point carries `revisions`, its earlier
             versions (oldest first) with their published_at. Only at the native frequency and with
             transform=none; otherwise a 400 naming include.
+        currency (str | Unset): Convert prices to this currency (ISO 4217): any currency with euro
+            reference rates, EUR, or USD. Each point uses the rate of its own date (daily), or the
+            average of its week's or month's daily rates; with as_of, the rates published by then.
+            meta.conversion shows the working. A currency without rates is a 400 naming currency, and
+            so is currency on a series that is not a price.
+        unit (str | Unset): Convert to this physical unit: t, kg, g, lb, cwt, short_ton, troy_oz,
+            bu, bbl, gal, m3, MMBtu, GJ (bushels: corn and sorghum 56 lb, wheat and soybeans 60 lb,
+            oats 32 lb), or a price unit <currency>/<measure> such as USD/t or USc/bu (US cents). A
+            unit of another kind than the series (gold in bushels) is a 400 naming unit.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -340,6 +370,8 @@ def sync(
         as_of=as_of,
         first_release=first_release,
         include=include,
+        currency=currency,
+        unit=unit,
         if_none_match=if_none_match,
         if_modified_since=if_modified_since,
     ).parsed
@@ -359,6 +391,8 @@ async def asyncio_detailed(
     as_of: str | Unset = UNSET,
     first_release: bool | Unset = UNSET,
     include: GetSeriesInclude | Unset = UNSET,
+    currency: str | Unset = UNSET,
+    unit: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Response[Any | ErrorBody | SeriesResponse]:
@@ -397,6 +431,15 @@ async def asyncio_detailed(
         include (GetSeriesInclude | Unset): revisions: each point carries `revisions`, its earlier
             versions (oldest first) with their published_at. Only at the native frequency and with
             transform=none; otherwise a 400 naming include.
+        currency (str | Unset): Convert prices to this currency (ISO 4217): any currency with euro
+            reference rates, EUR, or USD. Each point uses the rate of its own date (daily), or the
+            average of its week's or month's daily rates; with as_of, the rates published by then.
+            meta.conversion shows the working. A currency without rates is a 400 naming currency, and
+            so is currency on a series that is not a price.
+        unit (str | Unset): Convert to this physical unit: t, kg, g, lb, cwt, short_ton, troy_oz,
+            bu, bbl, gal, m3, MMBtu, GJ (bushels: corn and sorghum 56 lb, wheat and soybeans 60 lb,
+            oats 32 lb), or a price unit <currency>/<measure> such as USD/t or USc/bu (US cents). A
+            unit of another kind than the series (gold in bushels) is a 400 naming unit.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -420,6 +463,8 @@ async def asyncio_detailed(
         as_of=as_of,
         first_release=first_release,
         include=include,
+        currency=currency,
+        unit=unit,
         if_none_match=if_none_match,
         if_modified_since=if_modified_since,
     )
@@ -443,6 +488,8 @@ async def asyncio(
     as_of: str | Unset = UNSET,
     first_release: bool | Unset = UNSET,
     include: GetSeriesInclude | Unset = UNSET,
+    currency: str | Unset = UNSET,
+    unit: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
     if_modified_since: str | Unset = UNSET,
 ) -> Any | ErrorBody | SeriesResponse | None:
@@ -481,6 +528,15 @@ async def asyncio(
         include (GetSeriesInclude | Unset): revisions: each point carries `revisions`, its earlier
             versions (oldest first) with their published_at. Only at the native frequency and with
             transform=none; otherwise a 400 naming include.
+        currency (str | Unset): Convert prices to this currency (ISO 4217): any currency with euro
+            reference rates, EUR, or USD. Each point uses the rate of its own date (daily), or the
+            average of its week's or month's daily rates; with as_of, the rates published by then.
+            meta.conversion shows the working. A currency without rates is a 400 naming currency, and
+            so is currency on a series that is not a price.
+        unit (str | Unset): Convert to this physical unit: t, kg, g, lb, cwt, short_ton, troy_oz,
+            bu, bbl, gal, m3, MMBtu, GJ (bushels: corn and sorghum 56 lb, wheat and soybeans 60 lb,
+            oats 32 lb), or a price unit <currency>/<measure> such as USD/t or USc/bu (US cents). A
+            unit of another kind than the series (gold in bushels) is a 400 naming unit.
         if_none_match (str | Unset):
         if_modified_since (str | Unset):
 
@@ -506,6 +562,8 @@ async def asyncio(
             as_of=as_of,
             first_release=first_release,
             include=include,
+            currency=currency,
+            unit=unit,
             if_none_match=if_none_match,
             if_modified_since=if_modified_since,
         )

@@ -71,10 +71,10 @@ def sync_detailed(
 ) -> Response[ErrorBody | StatusResponse]:
     """Source freshness
 
-     Per official source (cftc, eia, nass, ams, worldbank, wasde): the last successful sync, the newest
-    data date, the last release that should be in by now and the next scheduled one (America/New_York,
-    federal holiday shifts included), and whether the source is late. Public: no API key, not counted
-    against any rate window; cacheable for 60 s.
+     Per official source (cftc, eia, nass, ams, worldbank, wasde, ecb): the last successful sync, the
+    newest data date, the last release that should be in by now and the next scheduled one
+    (America/New_York, federal holiday shifts included), and whether the source is late. Public: no API
+    key, not counted against any rate window; cacheable for 60 s.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -99,10 +99,10 @@ def sync(
 ) -> ErrorBody | StatusResponse | None:
     """Source freshness
 
-     Per official source (cftc, eia, nass, ams, worldbank, wasde): the last successful sync, the newest
-    data date, the last release that should be in by now and the next scheduled one (America/New_York,
-    federal holiday shifts included), and whether the source is late. Public: no API key, not counted
-    against any rate window; cacheable for 60 s.
+     Per official source (cftc, eia, nass, ams, worldbank, wasde, ecb): the last successful sync, the
+    newest data date, the last release that should be in by now and the next scheduled one
+    (America/New_York, federal holiday shifts included), and whether the source is late. Public: no API
+    key, not counted against any rate window; cacheable for 60 s.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -123,10 +123,10 @@ async def asyncio_detailed(
 ) -> Response[ErrorBody | StatusResponse]:
     """Source freshness
 
-     Per official source (cftc, eia, nass, ams, worldbank, wasde): the last successful sync, the newest
-    data date, the last release that should be in by now and the next scheduled one (America/New_York,
-    federal holiday shifts included), and whether the source is late. Public: no API key, not counted
-    against any rate window; cacheable for 60 s.
+     Per official source (cftc, eia, nass, ams, worldbank, wasde, ecb): the last successful sync, the
+    newest data date, the last release that should be in by now and the next scheduled one
+    (America/New_York, federal holiday shifts included), and whether the source is late. Public: no API
+    key, not counted against any rate window; cacheable for 60 s.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -149,10 +149,10 @@ async def asyncio(
 ) -> ErrorBody | StatusResponse | None:
     """Source freshness
 
-     Per official source (cftc, eia, nass, ams, worldbank, wasde): the last successful sync, the newest
-    data date, the last release that should be in by now and the next scheduled one (America/New_York,
-    federal holiday shifts included), and whether the source is late. Public: no API key, not counted
-    against any rate window; cacheable for 60 s.
+     Per official source (cftc, eia, nass, ams, worldbank, wasde, ecb): the last successful sync, the
+    newest data date, the last release that should be in by now and the next scheduled one
+    (America/New_York, federal holiday shifts included), and whether the source is late. Public: no API
+    key, not counted against any rate window; cacheable for 60 s.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -234,6 +234,9 @@ export type CsvFileSubject =
       /** Point in time: the as_of instant, and first_release (docs/point-in-time.md). */
       as_of?: string | undefined;
       first_release?: boolean | undefined;
+      /** Conversion (docs/conversion.md): `EUR`, and the unit asked for (`t`, `USc/bu` written `USc_per_bu`). */
+      currency?: string | undefined;
+      unit?: string | undefined;
     }
   | {
       endpoint: 'cot';
@@ -296,6 +299,8 @@ export function csvFileName(subject: CsvFileSubject): string {
         ...dateRange(subject.start_date, subject.end_date),
         ...asOfPart(subject.as_of),
         ...(subject.first_release === true ? ['first-release'] : []),
+        ...(subject.currency ? [subject.currency] : []),
+        ...(subject.unit ? [`unit-${subject.unit.replace('/', '_per_')}`] : []),
       ];
       break;
     case 'cot':

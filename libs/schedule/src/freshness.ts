@@ -11,6 +11,7 @@ import {
   type Release,
 } from './releases.ts';
 import { editionRelease } from './supply-demand.ts';
+import { fxReferenceRelease } from './fx-reference.ts';
 
 /** A source `ingest sync` keeps up to date on its calendar (the contracts' SOURCES rows with `synced`). */
 export type SyncedSource = SyncSourceName;
@@ -109,6 +110,11 @@ const RELEASES_AROUND: Readonly<Record<ReleaseRule, (today: string) => Scheduled
     return days.filter((d) => weekday(d) >= 1 && weekday(d) <= 5).map(lmHg201Scheduled);
   },
   'supply-demand-monthly': supplyDemandAround,
+  // The reference rates of a TARGET day carry that day's rates.
+  'fx-reference-daily': (today) =>
+    Array.from({ length: 15 }, (_, i) => fxReferenceRelease(addDays(today, i - 7)))
+      .filter((r) => r !== undefined)
+      .map((r) => ({ ...r, dataDate: r.date })),
 };
 
 /** The releases of a source around `at`, by the rule of its calendar, sorted by time. */

@@ -1,6 +1,7 @@
 export * from './holidays.ts';
 export * from './releases.ts';
 export * from './supply-demand.ts';
+export * from './fx-reference.ts';
 export * from './year.ts';
 export * from './freshness.ts';
 export * from './max-age.ts';

@@ -18,36 +18,56 @@ export interface Release {
   shiftedBy?: string;
 }
 
-const partsFormat = new Intl.DateTimeFormat('en-US', {
-  timeZone: RELEASE_TIME_ZONE,
-  hourCycle: 'h23',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-});
+const partsFormats = new Map<string, Intl.DateTimeFormat>();
+function partsFormat(timeZone: string): Intl.DateTimeFormat {
+  let f = partsFormats.get(timeZone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    });
+    partsFormats.set(timeZone, f);
+  }
+  return f;
+}
 
-/** The local wall-clock of an instant in America/New_York: date YYYY-MM-DD, time HH:MM, weekday. */
-export function localParts(at: Date): { date: string; time: string; dow: number } {
-  const p = Object.fromEntries(partsFormat.formatToParts(at).map((x) => [x.type, x.value]));
+/** The local wall-clock of an instant in a time zone (America/New_York unless told): date YYYY-MM-DD, time HH:MM, weekday. */
+export function localParts(
+  at: Date,
+  timeZone: string = RELEASE_TIME_ZONE,
+): { date: string; time: string; dow: number } {
+  const p = Object.fromEntries(
+    partsFormat(timeZone)
+      .formatToParts(at)
+      .map((x) => [x.type, x.value]),
+  );
   const date = `${p.year}-${p.month}-${p.day}`;
   return { date, time: `${p.hour}:${p.minute}`, dow: weekday(date) };
 }
 
-/** The UTC instant of a wall-clock time in America/New_York (DST by the tz database, via Intl). */
-export function easternInstant(date: string, time: string): Date {
+/** The UTC instant of a wall-clock time in a time zone (DST by the tz database, via Intl). */
+export function zonedInstant(date: string, time: string, timeZone: string): Date {
   const [h, m] = time.split(':').map(Number) as [number, number];
   const wall = dateOf(date).getTime() + (h * 60 + m) * 60_000;
-  // Guess with the offset at the wall time read as UTC, then correct once (DST changes at 2:00).
+  // Guess with the offset at the wall time read as UTC, then correct once (DST changes at night).
   let at = wall;
   for (let i = 0; i < 2; i++) {
-    const p = localParts(new Date(at));
+    const p = localParts(new Date(at), timeZone);
     const [lh, lm] = p.time.split(':').map(Number) as [number, number];
     const seen = dateOf(p.date).getTime() + (lh * 60 + lm) * 60_000;
     at += wall - seen;
   }
   return new Date(at);
+}
+
+/** The UTC instant of a wall-clock time in America/New_York. */
+export function easternInstant(date: string, time: string): Date {
+  return zonedInstant(date, time, RELEASE_TIME_ZONE);
 }
 
 /** The Monday of the week holding `date` (weeks run Monday to Sunday). */
@@ -72,6 +92,15 @@ export function release(rule: ReleaseRule, report: string, date: string, time: s
     at: easternInstant(date, time),
     ...(shiftedBy !== undefined ? { shiftedBy } : {}),
   };
+}
+
+/**
+ * A release of a rule at an instant fixed in another time zone (the ECB's 16:00 Frankfurt): its
+ * date and time are then read in New York, as every Release states them.
+ */
+export function releaseAt(rule: ReleaseRule, report: string, at: Date): Release {
+  const local = localParts(at);
+  return { source: sourceOfRule(rule), report, date: local.date, time: local.time, at };
 }
 
 function holidaysIn(dates: string[]): string | undefined {

@@ -9,6 +9,7 @@ import {
   type Release,
 } from './releases.ts';
 import { editionReleasesOfYear } from './supply-demand.ts';
+import { fxReferenceReleasesOfYear } from './fx-reference.ts';
 
 /** Every release of every rule whose usual day falls in `year`, sorted by time. */
 export function releasesOfYear(year: number): Release[] {
@@ -20,6 +21,7 @@ export function releasesOfYear(year: number): Release[] {
   out.push(...quarterEndReportReleases(year));
   for (let month = 1; month <= 12; month++) out.push(pinkSheetRelease(year, month));
   out.push(...editionReleasesOfYear(year));
+  out.push(...fxReferenceReleasesOfYear(year));
   for (let d = `${year}-01-01`; d.startsWith(`${year}-`); d = addDays(d, 1))
     if (weekday(d) >= 1 && weekday(d) <= 5) out.push(lmHg201Release(d));
   return out.sort((a, b) => a.at.getTime() - b.at.getTime());

@@ -128,6 +128,52 @@ SERIES = {
 }
 
 
+# A converted answer shaped by SeriesResponse (currency=EUR, unit=t): the real national corn prices
+# received of January-June 2026 (NASS, USD/bu) times 39.368 bu of 56 lb per t and the average of the
+# month's daily euro reference rates (USD per EUR, inverted); May and June had no rate yet: null.
+BU_PER_T = 1000 / (56 * 0.45359237)
+CORN_EUR_T = {
+    "data": [
+        {"date": "2026-01-31", "value": 137.507750, "fx_rate": 0.851917},
+        {"date": "2026-02-28", "value": 136.843908, "fx_rate": 0.845741},
+        {"date": "2026-03-31", "value": 145.438525, "fx_rate": 0.865178},
+        {"date": "2026-04-30", "value": 145.783319, "fx_rate": 0.859180},
+        {"date": "2026-05-31", "value": None},
+        {"date": "2026-06-30", "value": None},
+    ],
+    "meta": {
+        "commodity_id": "CORN",
+        "type": "price",
+        "frequency": "monthly",
+        "transform": "none",
+        "count": 6,
+        "request_id": REQUEST_ID,
+        "unit": "EUR/t",
+        "conversion": {
+            "from": {"unit": "USD/bu", "currency": "USD"},
+            "to": {"unit": "EUR/t", "currency": "EUR"},
+            "unit": {
+                "from": "bu",
+                "to": "t",
+                "factor": BU_PER_T,
+                "working": "1 t = 39.3683 bu of 56 lb (0.45359237 kg/lb)",
+            },
+            "currency": {
+                "from": "USD",
+                "to": "EUR",
+                "rates": ["USD/EUR"],
+                "rule": "monthly_average",
+                "carried": 0,
+                "missing": 2,
+                "source": "ecb:USD",
+                "attribution": "Source: ECB statistics",
+                "note": "Converted values are derived data, not statistics of the source of the rates.",
+            },
+        },
+    },
+}
+
+
 def legacy_report(date: str, net: int) -> dict[str, Any]:
     group = {"long": 100 + net, "short": 100, "net": net}
     return {
@@ -477,6 +523,75 @@ class DataFramesTest(StubCase):
         self.assertEqual(frame["value"].to_list(), [70.38, 72.7])
         cot_pl = client.cot("CORN").to_polars()
         self.assertEqual(cot_pl["commercial_net"].to_list(), [30, -20])
+
+
+class ConversionTest(StubCase):
+    def test_sends_currency_and_unit_and_reads_the_working(self) -> None:
+        stub = self.serve(lambda _p, _q: ok(CORN_EUR_T))
+        series = self.client().series("CORN", type="price", start_date="2026-01-01", currency="EUR", unit="t")
+        path, query, _, _ = stub.requests[0]
+        self.assertEqual(path, "/api/v1/commodities/CORN/series")
+        self.assertEqual(
+            {k: v[0] for k, v in query.items()},
+            {"type": "price", "start_date": "2026-01-01", "currency": "EUR", "unit": "t"},
+        )
+        self.assertEqual(series.unit, "EUR/t")
+        conversion = series.conversion
+        assert conversion is not None
+        self.assertEqual(conversion["unit"]["factor"], BU_PER_T)
+        self.assertEqual(conversion["currency"]["rule"], "monthly_average")
+        self.assertEqual(conversion["currency"]["attribution"], "Source: ECB statistics")
+        # a point without a rate is None, not an error
+        self.assertEqual([p.value for p in series][4:], [None, None])
+        self.assertAlmostEqual(series.data[0].fx_rate, 0.851917)
+
+    def test_an_unconverted_answer_has_its_unit_and_no_conversion(self) -> None:
+        self.serve(lambda _p, _q: ok(SERIES))
+        series = self.client().series("CRUDE_OIL_WTI", type="price")
+        self.assertEqual((series.unit, series.conversion), ("USD/bbl", None))
+        # nothing sent that was not asked for
+        self.assertNotIn("currency", self.stub.requests[0][1])
+        self.assertNotIn("unit", self.stub.requests[0][1])
+
+    def test_the_api_refusal_of_a_currency_names_it(self) -> None:
+        self.serve(lambda _p, _q: error(400, "invalid_parameter", "no exchange rates for XAU", "currency"))
+        with self.assertRaises(BadRequestError) as caught:
+            self.client().series("CORN", type="price", currency="XAU")
+        self.assertEqual((caught.exception.param, caught.exception.message), ("currency", "no exchange rates for XAU"))
+
+    def test_frames_keep_the_unit_and_the_working_and_a_missing_rate_is_nan_or_null(self) -> None:
+        try:
+            import pandas as pd
+            import polars as pl
+        except ImportError:
+            self.skipTest("pandas or polars is not installed")
+        self.serve(lambda _p, _q: ok(CORN_EUR_T))
+        series = self.client().series("CORN", type="price", currency="EUR", unit="t")
+        frame = series.to_pandas()
+        self.assertEqual(list(frame.columns), ["date", "value", "fx_rate"])
+        self.assertEqual(frame.attrs["unit"], "EUR/t")
+        self.assertEqual(frame.attrs["conversion"]["currency"]["missing"], 2)
+        self.assertEqual(frame.attrs["conversion"]["to"], {"unit": "EUR/t", "currency": "EUR"})
+        self.assertEqual(str(frame["value"].dtype), "float64")
+        self.assertEqual(frame["value"].isna().tolist(), [False] * 4 + [True] * 2)
+        self.assertEqual(frame["date"].iloc[5], pd.Timestamp("2026-06-30"))
+        polars = series.to_polars()
+        self.assertEqual(polars.columns, ["date", "value", "fx_rate", "unit"])
+        self.assertEqual(polars.schema["value"], pl.Float64)
+        self.assertEqual(polars["value"].null_count(), 2)
+        self.assertEqual(polars["unit"].to_list(), ["EUR/t"] * 6)
+
+    def test_a_series_whose_every_point_lacks_a_rate_is_still_a_numeric_frame(self) -> None:
+        try:
+            import pandas  # noqa: F401
+            import polars as pl
+        except ImportError:
+            self.skipTest("pandas or polars is not installed")
+        only_missing = {**CORN_EUR_T, "data": CORN_EUR_T["data"][4:]}
+        self.serve(lambda _p, _q: ok(only_missing))
+        series = self.client().series("CORN", type="price", currency="EUR", unit="t")
+        self.assertEqual(str(series.to_pandas()["value"].dtype), "float64")
+        self.assertEqual(series.to_polars().schema["value"], pl.Float64)
 
 
 class SupplyDemandTest(StubCase):

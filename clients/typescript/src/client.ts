@@ -11,6 +11,8 @@ export type CommodityDetailResponse = Schemas['CommodityDetailResponse'];
 export type CommodityListResponse = Schemas['CommodityListResponse'];
 export type SeriesResponse = Schemas['SeriesResponse'];
 export type TimeSeriesPoint = Schemas['TimeSeriesPoint'];
+export type SeriesMeta = Schemas['SeriesMeta'];
+export type Conversion = Schemas['Conversion'];
 export type SeriesType = Schemas['SeriesType'];
 export type CotResponse = Schemas['CotResponse'];
 export type CotReport = Schemas['CotReport'];
@@ -260,7 +262,14 @@ export class Client {
     ) as Promise<CommodityDetailResponse>;
   }
 
-  /** A time series (default: the last year). */
+  /**
+   * A time series (default: the last year). `currency: 'EUR'` converts a price with the exchange
+   * rate of each point's own date (or the average of its week's or month's rates), `unit: 't'` to
+   * another measure (or a price unit, `'USc/bu'`, `'EUR/t'`): `meta.unit` is then the unit served,
+   * `meta.conversion` the working, and a point without a rate has `value: null` (its `fx_rate` says
+   * the rate of the others). An unknown currency or a unit that does not fit is a BadRequestError
+   * naming it (docs/conversion.md).
+   */
   series(slug: string, params: SeriesParams): Promise<SeriesResponse> {
     return this.#call(
       this.lowlevel.GET('/commodities/{slug}/series', { params: { path: { slug }, query: params } }),

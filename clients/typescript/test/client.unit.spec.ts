@@ -12,7 +12,9 @@ import {
   DEFAULT_BASE_URL,
   RateLimitError,
   ServerError,
+  type Conversion,
 } from '../src/index.ts';
+import { SeriesResponse } from '@cds/contracts';
 
 const KEY = '0123456789abcdef0123456789abcdef01234567';
 const REQUEST_ID = 'req_0123456789abcdef';
@@ -225,6 +227,98 @@ describe('supplyDemand', () => {
     );
     expect(err).toBeInstanceOf(BadRequestError);
     expect((err as BadRequestError).param).toBe('region');
+  });
+});
+
+// A converted answer (currency=EUR, unit=t), checked against the contract's schema: the real national
+// corn prices received of January-June 2026 (NASS, USD/bu) times 39.368 bu of 56 lb per t and the
+// average of the month's daily euro reference rates (USD per EUR, inverted); May and June had no rate yet.
+const BU_PER_T = 1000 / (56 * 0.45359237);
+const cornInEuroPerTonne = SeriesResponse.parse({
+  data: [
+    { date: '2026-01-31', value: 137.50775, fx_rate: 0.851917 },
+    { date: '2026-02-28', value: 136.843908, fx_rate: 0.845741 },
+    { date: '2026-03-31', value: 145.438525, fx_rate: 0.865178 },
+    { date: '2026-04-30', value: 145.783319, fx_rate: 0.85918 },
+    { date: '2026-05-31', value: null },
+    { date: '2026-06-30', value: null },
+  ],
+  meta: {
+    commodity_id: 'CORN',
+    type: 'price',
+    frequency: 'monthly',
+    transform: 'none',
+    count: 6,
+    request_id: REQUEST_ID,
+    unit: 'EUR/t',
+    conversion: {
+      from: { unit: 'USD/bu', currency: 'USD' },
+      to: { unit: 'EUR/t', currency: 'EUR' },
+      unit: { from: 'bu', to: 't', factor: BU_PER_T, working: '1 t = 39.3683 bu of 56 lb (0.45359237 kg/lb)' },
+      currency: {
+        from: 'USD',
+        to: 'EUR',
+        rates: ['USD/EUR'],
+        rule: 'monthly_average',
+        carried: 0,
+        missing: 2,
+        source: 'rates:USD',
+        attribution: 'Source: ECB statistics',
+        note: 'Converted values are derived data, not statistics of the source of the rates.',
+      },
+    },
+  },
+});
+
+describe('series in another currency and unit', () => {
+  it('sends currency and unit, and the answer keeps its null values and the working', async () => {
+    const { url, seen } = await stub(() => json(cornInEuroPerTonne));
+    const client = new Client({ apiKey: KEY, baseUrl: url });
+    const corn = await client.series('CORN', { type: 'price', start_date: '2026-01-01', currency: 'EUR', unit: 't' });
+    expect(seen[0]!.path).toBe('/api/v1/commodities/CORN/series');
+    expect(Object.fromEntries(seen[0]!.query)).toEqual({
+      type: 'price',
+      start_date: '2026-01-01',
+      currency: 'EUR',
+      unit: 't',
+    });
+    expect(corn.meta.unit).toBe('EUR/t');
+    const conversion: Conversion | undefined = corn.meta.conversion;
+    expect(conversion?.unit?.factor).toBe(BU_PER_T);
+    expect(conversion?.currency).toMatchObject({ rule: 'monthly_average', missing: 2 });
+    expect(conversion?.currency?.attribution).toBe('Source: ECB statistics');
+    expect(corn.data.map((p) => p.value)).toEqual([137.50775, 136.843908, 145.438525, 145.783319, null, null]);
+    expect(corn.data[0]!.fx_rate).toBe(0.851917);
+  });
+
+  it('latest() passes them on, and a refusal names the parameter', async () => {
+    const answers: Reply[] = [
+      json({
+        data: {
+          id: 'CORN',
+          name: 'Corn',
+          category: 'agriculture',
+          available_series: [
+            { type: 'price', frequency: 'monthly', first_date: '2025-01-31', last_date: '2026-04-30' },
+          ],
+        },
+        meta: { request_id: REQUEST_ID },
+      }),
+      json({ ...cornInEuroPerTonne, data: cornInEuroPerTonne.data.slice(3, 4) }),
+      apiError(400, 'invalid_parameter', 'no exchange rates for XAU', 'currency'),
+    ];
+    const { url, seen } = await stub(() => answers.shift()!);
+    const client = new Client({ apiKey: KEY, baseUrl: url });
+    const newest = await client.latest('CORN', { type: 'price', currency: 'EUR', unit: 't' });
+    expect(newest?.value).toBe(145.783319);
+    expect(seen[1]!.query.get('currency')).toBe('EUR');
+    expect(seen[1]!.query.get('unit')).toBe('t');
+    const err = await client.series('CORN', { type: 'price', currency: 'XAU' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect((err as BadRequestError).param).toBe('currency');
   });
 });
 

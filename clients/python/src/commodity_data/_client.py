@@ -255,9 +255,18 @@ class Client:
         transform: Transform | str | None = None,
         limit: int | None = None,
         sort_order: SortOrder | str | None = None,
+        currency: str | None = None,
+        unit: str | None = None,
         **params: Any,
     ) -> Series:
-        """A time series (default: the last year); ``.data``, ``.meta``, ``.to_pandas()``, ``.to_polars()``."""
+        """A time series (default: the last year); ``.data``, ``.meta``, ``.to_pandas()``, ``.to_polars()``.
+
+        ``currency`` (``"EUR"``) converts a price with the exchange rate of each point's own date (or
+        the average of its week's or month's rates); ``unit`` converts to another measure (``"t"``,
+        ``"kg"``, ``"bu"``...) or to a price unit (``"USc/bu"``, ``"EUR/t"``). ``.unit`` is then the
+        unit served, ``.conversion`` the working; a point without a rate has ``value`` None (NaN in
+        pandas). An unknown currency or a unit that does not fit is a BadRequestError naming it.
+        """
         known = {
             "type_": _enum(SeriesType, type),
             "start_date": _date(start_date),
@@ -266,6 +275,8 @@ class Client:
             "transform": _enum(Transform, transform),
             "limit": _unset(limit),
             "sort_order": _enum(SortOrder, sort_order),
+            "currency": _unset(currency),
+            "unit": _unset(unit),
         }
         return Series(self._call(get_series, (slug,), known, params, SeriesResponse))
 

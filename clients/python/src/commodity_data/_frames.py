@@ -32,9 +32,11 @@ def to_pandas(
     date_columns: tuple[str, ...],
     instant_columns: tuple[str, ...] = (),
     columns: tuple[str, ...] | None = None,
+    float_columns: tuple[str, ...] = (),
 ) -> Any:
     """A DataFrame of the records: ``date_columns`` (YYYY-MM-DD) as datetime64, ``instant_columns``
-    (RFC 3339) as UTC datetime64; ``columns`` fixes the columns (their order, even with no rows)."""
+    (RFC 3339) as UTC datetime64, ``float_columns`` as float64 (a null is NaN, even in a column of
+    nulls only); ``columns`` fixes the columns (their order, even with no rows)."""
     try:
         import pandas as pd
     except ImportError as err:
@@ -47,6 +49,9 @@ def to_pandas(
     for col in instant_columns:
         if col in frame.columns:
             frame[col] = pd.to_datetime(frame[col], utc=True, format="ISO8601")
+    for col in float_columns:
+        if col in frame.columns:
+            frame[col] = frame[col].astype("float64")
     return frame
 
 
@@ -55,8 +60,10 @@ def to_polars(
     date_columns: tuple[str, ...],
     instant_columns: tuple[str, ...] = (),
     columns: tuple[str, ...] | None = None,
+    float_columns: tuple[str, ...] = (),
 ) -> Any:
-    """As to_pandas: dates as pl.Date, instants as UTC pl.Datetime."""
+    """As to_pandas: dates as pl.Date, instants as UTC pl.Datetime, ``float_columns`` as pl.Float64
+    (a null stays null)."""
     try:
         import polars as pl
     except ImportError as err:
@@ -68,4 +75,5 @@ def to_polars(
         frame = pl.DataFrame({c: [] for c in names})
     casts = [pl.col(c).str.to_date("%Y-%m-%d") for c in date_columns if c in frame.columns]
     casts += [pl.col(c).str.to_datetime(time_zone="UTC") for c in instant_columns if c in frame.columns and rows]
+    casts += [pl.col(c).cast(pl.Float64) for c in float_columns if c in frame.columns]
     return frame.with_columns(casts) if casts else frame

@@ -159,9 +159,16 @@ def _figure_row(f: SupplyDemandFigure) -> dict[str, Any]:
 
 
 class Series:
-    """A time series answer: ``data`` (the points), ``meta`` (unit, frequency, source...)."""
+    """A time series answer: ``data`` (the points), ``meta`` (unit, frequency, source...).
 
-    _DATES = ("date",)
+    ``unit`` is the unit of the values as served (``meta.unit``: ``EUR/t`` after
+    ``currency="EUR", unit="t"``), and ``conversion`` the working of a conversion (``meta.conversion``
+    as a dict: from, to, the unit factor, the rates and their rule, the attribution), or None.
+    """
+
+    _DATES = ("date", "fx_rate_date")
+    #: A converted point without a rate has a null value: NaN in pandas, null in polars.
+    _FLOATS = ("value", "open", "high", "low", "close", "fx_rate")
 
     def __init__(self, response: SeriesResponse) -> None:
         self.response = response
@@ -177,10 +184,39 @@ class Series:
     def __repr__(self) -> str:
         return f"<Series {self.meta.commodity_id} {self.meta.type.value}: {len(self.data)} points>"
 
+    @property
+    def unit(self) -> str | None:
+        """The unit of the values as served, or None when the answer states none."""
+        unit = self.meta.unit
+        return None if isinstance(unit, Unset) else unit
+
+    @property
+    def conversion(self) -> dict[str, Any] | None:
+        """``meta.conversion`` as the API wrote it (a dict), or None when nothing was converted."""
+        conversion = self.meta.conversion
+        return None if isinstance(conversion, Unset) else conversion.to_dict()
+
     def to_pandas(self) -> Any:
-        """The points as a pandas DataFrame (``date`` as datetime64, then ``value``, ...)."""
-        return _frames.to_pandas((p.to_dict() for p in self.data), self._DATES)
+        """The points as a pandas DataFrame (``date`` as datetime64, then ``value``, ...).
+
+        ``df.attrs["unit"]`` is the unit of the values and, when converted, ``df.attrs["conversion"]``
+        the working (see ``conversion``); a point without a rate has NaN for its value. pandas keeps
+        ``attrs`` through most operations on one frame, not through every merge or concat.
+        """
+        frame = _frames.to_pandas((p.to_dict() for p in self.data), self._DATES, float_columns=self._FLOATS)
+        frame.attrs["unit"] = self.unit
+        if self.conversion is not None:
+            frame.attrs["conversion"] = self.conversion
+        return frame
 
     def to_polars(self) -> Any:
-        """The points as a polars DataFrame (``date`` as pl.Date, then ``value``, ...)."""
-        return _frames.to_polars((p.to_dict() for p in self.data), self._DATES)
+        """The points as a polars DataFrame (``date`` as pl.Date, then ``value``, ..., ``unit``).
+
+        A polars frame has no place for metadata: the unit of the values is its last column, ``unit``
+        (the same on every row, so it survives joins and concats); the working of a conversion is
+        ``series.conversion``. A point without a rate has a null value.
+        """
+        frame = _frames.to_polars((p.to_dict() for p in self.data), self._DATES, float_columns=self._FLOATS)
+        import polars as pl  # there: _frames.to_polars said how to install it when it is missing
+
+        return frame.with_columns(pl.lit(self.unit, dtype=pl.String).alias("unit"))

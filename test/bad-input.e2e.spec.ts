@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import {
   CATEGORIES,
   COT_FORMATS,
+  CURRENCY_PATTERN,
   ERROR_CODE_LIST,
   FREQUENCIES,
   MAX_PAGE,
@@ -22,6 +23,7 @@ import {
   SORT_ORDERS,
   SUPPLY_DEMAND_VIEWS,
   TRANSFORMS,
+  UnitParam,
   isMarketingYear,
 } from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
@@ -220,6 +222,14 @@ const badName = fc
   .oneof(fc.constantFrom('United_States', 'ending stocks', '_x', 'x_', 'a__b', '', '$ne', 'x'.repeat(61)), text())
   .filter((s) => s.length > 60 || !SNAKE_CASE_PATTERN.test(s));
 
+/** A currency or unit the schema refuses (one it takes but the data lacks, XYZ or furlong: test/conversion.e2e.spec.ts). */
+const badCurrency = fc
+  .oneof(fc.constantFrom('usd', 'Eur', 'US', 'EURO', 'US$', ' EUR', '€', '', '$ne'), text())
+  .filter((s) => !CURRENCY_PATTERN.test(s));
+const badUnit = fc
+  .oneof(fc.constantFrom('', 'usd/t', 'USD/', '/t', 't/acre/d', 'EUR/USD/t', 'USc/', 'x'.repeat(41), '$ne'), text())
+  .filter((s) => !UnitParam.safeParse(s).success);
+
 // The enums come from the contract itself, so the properties exercise exactly what it accepts.
 
 const date = fc
@@ -313,6 +323,8 @@ const ENDPOINTS: Endpoint[] = [
       transform: badEnum(TRANSFORMS),
       limit: badInt(1, 10_000),
       sort_order: badEnum(SORT_ORDERS),
+      currency: badCurrency,
+      unit: badUnit,
     },
   },
   {

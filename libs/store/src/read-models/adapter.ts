@@ -46,6 +46,7 @@ export interface Adapter {
   ): ReadModelCollection<D>;
   catalogEntries(coll: Collection<Document>, query: CatalogQuery, run: Run): Promise<CatalogDoc[]>;
   catalogEntry(coll: Collection<Document>, id: string, run: Run): Promise<CatalogDoc | null>;
+  unlistedEntries(coll: Collection<Document>, run: Run): Promise<CatalogDoc[]>;
   seriesRange(coll: Collection<Document>, query: SeriesRangeQuery, run: Run): Promise<SeriesRange>;
   cotPage(coll: Collection<Document>, query: CotPageQuery, run: Run): Promise<Page<CotDoc>>;
   cotBefore(coll: Collection<Document>, query: CotHistoryQuery, run: Run): Promise<CotDoc[]>;

@@ -364,6 +364,14 @@ async function catalogEntry(coll: Collection<Document>, id: string, run: Run): P
   return doc?.listed === true ? doc : null;
 }
 
+async function unlistedEntries(coll: Collection<Document>, run: Run): Promise<CatalogDoc[]> {
+  // Tens of documents, as catalogEntries: read whole and filtered here.
+  const docs = await run('read the unlisted catalog documents', (o) =>
+    coll.find<CatalogDoc>({}, { ...o, projection: { _meta: 0 } }).toArray(),
+  );
+  return docs.filter((d) => d.listed !== true).sort(byId);
+}
+
 async function seriesRange(coll: Collection<Document>, q: SeriesRangeQuery, run: Run): Promise<SeriesRange> {
   const fields = isCurrentView(q.view) ? SERIES_FIELDS : SERIES_VERSION_FIELDS;
   return seriesRangeFromBuckets(q, async (ys) => {
@@ -402,6 +410,7 @@ export function createFerretDbAdapter(db: FerretDb, opts: FerretDbOptions & { ow
     collection: (name, physical, runFor) => writerOf(db, name, physical, runFor, writer),
     catalogEntries,
     catalogEntry,
+    unlistedEntries,
     seriesRange,
     cotPage: (coll, q, run) => cotPageFromBuckets(q, (ys) => cotBuckets(coll, q, ys, run)),
     cotBefore: (coll, q, run) => cotBeforeFromBuckets(q, (ys) => cotBuckets(coll, q, ys, run)),

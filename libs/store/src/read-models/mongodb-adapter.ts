@@ -280,6 +280,15 @@ async function catalogEntry(coll: Collection<Document>, id: string, run: Run): P
   return doc?.listed === true ? doc : null;
 }
 
+async function unlistedEntries(coll: Collection<Document>, run: Run): Promise<CatalogDoc[]> {
+  return run('read the unlisted catalog documents', (o) =>
+    coll
+      .find<CatalogDoc>({ listed: { $ne: true } }, { ...o, projection: { _meta: 0 } })
+      .sort({ _id: 1 })
+      .toArray(),
+  );
+}
+
 /** A series range in a view other than the current one: whole buckets by `_id`, cut in memory (views.ts). */
 function versionedSeriesRange(coll: Collection<Document>, q: SeriesRangeQuery, run: Run): Promise<SeriesRange> {
   return seriesRangeFromBuckets(q, async (ys) => {
@@ -455,6 +464,7 @@ export function createMongoDbAdapter(db: MongoDb): Adapter {
     collection: (name, physical, runFor) => writerOf(db, name, physical, runFor),
     catalogEntries,
     catalogEntry,
+    unlistedEntries,
     seriesRange,
     cotPage,
     cotBefore,

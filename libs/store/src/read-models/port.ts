@@ -163,6 +163,12 @@ export interface ReadModelReader {
   catalogEntries(query?: CatalogQuery): Promise<CatalogDoc[]>;
   /** The listed catalog entry with this id (without `_meta`), or null. */
   catalogEntry(id: string): Promise<CatalogDoc | null>;
+  /**
+   * The catalog documents no catalog event created (without `_meta`, with their series
+   * descriptors), sorted by `_id`: the series that are no commodity, such as the exchange rates
+   * (`FX_EUR_<CCY>`, docs/conversion.md), and series that arrived before their catalog entry.
+   */
+  unlistedEntries(): Promise<CatalogDoc[]>;
   /** The points of one series between two dates, and what change/pct_change need before them. */
   seriesRange(query: SeriesRangeQuery): Promise<SeriesRange>;
   /** One page of a commodity's COT reports of a format, by report date, with the total. */

@@ -123,6 +123,7 @@ export function createReadModelStore(db: Db, opts: ReadModelStoreOptions = {}): 
     },
     catalogEntries: (q = {}) => read('catalog', (a, coll, run) => a.catalogEntries(coll, q, run)),
     catalogEntry: (id) => read('catalog', (a, coll, run) => a.catalogEntry(coll, id, run)),
+    unlistedEntries: () => read('catalog', (a, coll, run) => a.unlistedEntries(coll, run)),
     seriesRange: (q) => read('series', (a, coll, run) => a.seriesRange(coll, q, run)),
     cotPage: (q) => read('cot', (a, coll, run) => a.cotPage(coll, q, run)),
     cotBefore: (q) => read('cot', (a, coll, run) => a.cotBefore(coll, q, run)),

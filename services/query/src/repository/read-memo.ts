@@ -143,6 +143,8 @@ export function createReadMemo(
     ...inner,
     catalogEntries: (q = {}) => kept<CatalogDoc[]>(`l${q.category ?? ''}`, LISTS, () => inner.catalogEntries(q)),
     catalogEntry: (id) => kept<CatalogDoc | null>(`c${id}`, id, () => inner.catalogEntry(id)),
+    // The exchange rates' descriptors: any series' announcement may change them, as a list's.
+    unlistedEntries: () => kept<CatalogDoc[]>('u', LISTS, () => inner.unlistedEntries()),
     // `s\u0000` never begins a series key (commodity ids are not empty): counted with the buckets.
     supplyDemandSheets: (q) =>
       kept<SupplyDemandBucketDoc[]>(

@@ -30,6 +30,10 @@ function fakeReader(): ReadModelReader & { reads: number; catalogReads: number; 
       reader.catalogReads += 1;
       return Promise.resolve(id === 'GOLD' || id === 'SILVER' ? catalogDoc(id) : null);
     },
+    unlistedEntries: (): Promise<CatalogDoc[]> => {
+      reader.catalogReads += 1;
+      return Promise.resolve([{ ...catalogDoc('FX_EUR_USD'), listed: false }]);
+    },
     seriesRange: (q: SeriesRangeQuery) =>
       seriesRangeFromBuckets(q, (ys) =>
         Promise.resolve(
@@ -108,6 +112,20 @@ describe('createReadMemo', () => {
     await reader.catalogEntry('GOLD');
     await reader.catalogEntries({});
     expect({ reads: store.reads, catalog: store.catalogReads }).toEqual({ reads: 6, catalog: 4 });
+  });
+
+  it("keeps the unlisted documents (the exchange rates' descriptors) until any series' data event", async () => {
+    const store = fakeReader();
+    const { reader, memo } = createReadMemo(store, { maxBuckets: 100, ttlMs: 60_000 });
+    expect((await reader.unlistedEntries()).map((d) => d._id)).toEqual(['FX_EUR_USD']);
+    await reader.unlistedEntries();
+    expect(store.catalogReads).toBe(1);
+    memo.invalidate('FX_EUR_USD');
+    await reader.unlistedEntries();
+    expect(store.catalogReads).toBe(2);
+    memo.invalidate('GOLD');
+    await reader.unlistedEntries();
+    expect(store.catalogReads).toBe(3);
   });
 
   it('does not keep a read that was under way when its commodity was dropped, nor a failed one', async () => {

@@ -38,6 +38,11 @@ export interface ReadModelRepository {
   listCommodities(query: CatalogPageQuery): Promise<Page<CatalogDoc>>;
   /** The listed catalog document of a commodity, or null. */
   getCommodity(id: string): Promise<CatalogDoc | null>;
+  /**
+   * The catalog documents that are no commodity, with their series descriptors: the exchange rates
+   * (`FX_EUR_<CCY>`, series/rates.ts) and series that arrived before their catalog entry.
+   */
+  unlistedEntries(): Promise<CatalogDoc[]>;
   /** The observations of a series between two dates, and its predecessor's (see SeriesRangeQuery). */
   readSeries(query: SeriesRangeQuery): Promise<SeriesRange>;
   findCotReports(query: CotPageQuery): Promise<Page<CotDoc>>;
@@ -63,6 +68,7 @@ export function createReadModelRepository(reader: ReadModelReader): ReadModelRep
       return { total: matching.length, items: matching.slice(q.skip, q.skip + q.limit) };
     },
     getCommodity: (id) => reader.catalogEntry(id),
+    unlistedEntries: () => reader.unlistedEntries(),
     readSeries: (q) => reader.seriesRange(q),
     findCotReports: (q) => reader.cotPage(q),
     findCotReportsBefore: (q) => reader.cotBefore(q),

@@ -12,6 +12,7 @@ import type { ViewedPoint } from '@cds/store';
 import { publicationOf } from '../http/point-in-time.ts';
 import { periodStart } from './dates.ts';
 import { keptRender } from './kept-render.ts';
+import type { ConvertedPoint } from './rates.ts';
 
 /** How observations of one period combine when resampling to a coarser frequency (docs/decisions.md). */
 export type Aggregation = 'ohlc' | 'sum' | 'last';
@@ -202,16 +203,26 @@ function priceFields(
   p: StoredPoint,
   out: { open?: number; high?: number; low?: number; close?: number; volume?: number },
 ) {
+  // A converted point without a rate (NaN, rates.ts) has none of them; a period made with one, not its close.
   if (p.o !== undefined) out.open = p.o;
   if (p.h !== undefined) out.high = p.h;
   if (p.l !== undefined) out.low = p.l;
-  if (p.c !== undefined) out.close = p.c;
+  if (p.c !== undefined && !Number.isNaN(p.c)) out.close = p.c;
   if (p.vol !== undefined) out.volume = p.vol;
 }
 
-function render(p: ViewedPoint, withPriceFields: boolean): TimeSeriesPoint {
-  const out: TimeSeriesPoint = { date: p.d, value: p.v };
+/** A value as served: NaN (a converted point without an exchange rate, or computed from one) is null. */
+function served(v: number): number | null {
+  return Number.isNaN(v) ? null : v;
+}
+
+function render(p: ConvertedPoint, withPriceFields: boolean): TimeSeriesPoint {
+  const out: TimeSeriesPoint = { date: p.d, value: served(p.v) };
   if (withPriceFields) priceFields(p, out);
+  if (p.fx !== undefined) {
+    out.fx_rate = p.fx;
+    if (p.fxDate !== undefined) out.fx_rate_date = p.fxDate;
+  }
   // Inline (no intermediate object): this runs once per point of every answer computed.
   const r = p.release;
   if (r !== undefined) {
@@ -251,7 +262,7 @@ export function computeSeries(c: SeriesComputation): TimeSeriesPoint[] {
         : predecessorPoint(c.before, frequency === c.native ? 'daily' : frequency, how);
     points = applyTransform(resampled, c.transform, predecessor?.v, predecessor?.release).map((p) => ({
       date: p.d,
-      value: p.v,
+      value: served(p.v),
       ...publicationOf(p.release),
     }));
   }

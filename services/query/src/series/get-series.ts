@@ -4,6 +4,9 @@ import {
   csvFileName,
   seriesCsvColumns,
   ROUTES_BY_NAME,
+  RATE_BASE_CURRENCY,
+  rateSeriesId,
+  parseMoney,
   type SeriesQuery,
   type CommodityPathParams,
   type Frequency,
@@ -17,6 +20,7 @@ import { provenanceOf, requireCommodity, seriesTermsOf } from '../catalog/index.
 import { asOfMaxAge, refuseAsOfBeforeData, refuseFutureAsOf } from '../http/point-in-time.ts';
 import { routeSchema, type QueryApp, type RouteContext } from '../http/route-context.ts';
 import { computeSeries, isFinerThan } from './compute.ts';
+import { convertSeries } from './convert-series.ts';
 import { periodStart } from './dates.ts';
 
 /** The effective request after defaults: the dates are always set. */
@@ -34,6 +38,9 @@ export interface SeriesRequest {
   firstRelease: boolean;
   /** include=revisions. */
   revisions: boolean;
+  /** Conversion (docs/conversion.md): the currency and the unit asked. */
+  currency: string | undefined;
+  unit: string | undefined;
 }
 
 /**
@@ -60,6 +67,8 @@ export function resolveSeriesRequest(slug: string, q: SeriesQuery, today: string
     asOf: q.as_of,
     firstRelease: q.first_release === true,
     revisions: q.include === 'revisions',
+    currency: q.currency,
+    unit: q.unit,
   };
 }
 
@@ -126,6 +135,19 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
     yearOf(descriptor.first_date),
     yearOf(descriptor.last_date),
   );
+  const seriesUnit = descriptor.unit ?? obs.unit ?? (r.type === 'price' ? doc.unit : undefined);
+  // Conversion (docs/conversion.md) on the observations themselves, before resampling and transforms.
+  const converted = await convertSeries(ctx, {
+    commodityId: r.slug,
+    type: r.type,
+    native,
+    unit: seriesUnit,
+    currency: r.currency,
+    toUnit: r.unit,
+    asOf: r.asOf,
+    inRange: obs.inRange,
+    before: obs.before,
+  });
   const data = computeSeries({
     type: r.type,
     native,
@@ -133,15 +155,12 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
     transform: r.transform,
     sortOrder: r.sortOrder,
     limit: r.limit,
-    inRange: obs.inRange,
-    before: obs.before,
-    // The current view is what the read memo keeps (repository/read-memo.ts).
-    kept: r.asOf === undefined && !r.firstRelease && !r.revisions,
+    inRange: converted?.inRange ?? obs.inRange,
+    before: converted?.before ?? obs.before,
+    // The current view is what the read memo keeps (repository/read-memo.ts); converted points are made anew.
+    kept: r.asOf === undefined && !r.firstRelease && !r.revisions && converted === undefined,
   });
-  const unit =
-    r.transform === 'pct_change'
-      ? 'percent'
-      : (descriptor.unit ?? obs.unit ?? (r.type === 'price' ? doc.unit : undefined));
+  const unit = r.transform === 'pct_change' ? 'percent' : (converted?.unit ?? seriesUnit);
   const meta: Omit<SeriesMeta, 'request_id'> = {
     commodity_id: r.slug,
     type: r.type,
@@ -155,8 +174,11 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
     ...provenanceOf(descriptor),
     ...(r.asOf === undefined ? {} : { as_of: r.asOf }),
     ...(r.firstRelease ? { first_release: true as const } : {}),
+    ...(converted === undefined ? {} : { conversion: converted.conversion }),
   };
-  return { data, meta, freshness: { sources: [descriptor.source], maxAge: asOfMaxAge(r.asOf, nowMs) } };
+  // The rates' freshness joins the series' (their release times bound the answer's max-age too).
+  const sources = [descriptor.source, ...(converted?.sources ?? [])];
+  return { data, meta, freshness: { sources, maxAge: asOfMaxAge(r.asOf, nowMs) } };
 }
 
 /** The CSV form of a series request: its columns and a file name with the resolved dates. */
@@ -174,6 +196,8 @@ function seriesCsv(r: SeriesRequest) {
         end_date: r.endDate,
         as_of: r.asOf,
         first_release: r.firstRelease,
+        currency: r.currency,
+        unit: r.unit,
       }),
     ),
   };
@@ -194,8 +218,22 @@ function seriesEntry(r: SeriesRequest): CacheEntry {
     as_of: r.asOf,
     first_release: r.firstRelease ? 'true' : undefined,
     include: r.revisions ? 'revisions' : undefined,
+    currency: r.currency,
+    unit: r.unit,
   });
-  return { key, tags: [r.slug], input: r };
+  return { key, tags: [r.slug, ...rateTags(r)], input: r };
+}
+
+/**
+ * A converted answer is dropped with the rates it used: the asked currency's and the US dollar's
+ * (the currency of nearly every series; every publication of the reference rates carries it, so
+ * its announcement comes with any other currency's).
+ */
+function rateTags(r: SeriesRequest): string[] {
+  const slash = r.unit?.indexOf('/') ?? -1;
+  const currency = r.currency ?? (slash > 0 ? parseMoney(r.unit!.slice(0, slash))?.currency : undefined);
+  if (currency === undefined) return [];
+  return [...new Set([currency, 'USD'].filter((c) => c !== RATE_BASE_CURRENCY).map(rateSeriesId))];
 }
 
 interface ValidatedSeries {

@@ -65,6 +65,8 @@ export function createFakeRepository(initial: FakeReadModels = {}): FakeReposito
           .sort((a, b) => byText(a._id, b._id)),
       ),
     catalogEntry: (id) => run('catalogEntry', () => data.catalog.find((d) => d._id === id && d.listed) ?? null),
+    unlistedEntries: () =>
+      run('unlistedEntries', () => data.catalog.filter((d) => !d.listed).sort((a, b) => byText(a._id, b._id))),
     seriesRange: (q) =>
       run('seriesRange', () => {
         const startYear = Number(q.startDate.slice(0, 4));

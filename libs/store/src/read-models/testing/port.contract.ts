@@ -299,6 +299,13 @@ export function registerPortContract(
       expect(await store.catalogEntry('NOPE')).toBeNull();
     });
 
+    it('reads the unlisted catalog documents (series that are no commodity), whole without _meta, sorted by id', async () => {
+      const unlisted = await store.unlistedEntries();
+      expect(unlisted.map((d) => d._id)).toEqual(['ORPHAN']);
+      expect(unlisted[0]).toMatchObject({ _id: 'ORPHAN', listed: false, series: { price: { frequency: 'daily' } } });
+      expect(unlisted[0]).not.toHaveProperty('_meta');
+    });
+
     it('loads documents by id, leaving missing ones out', async () => {
       const series = await store.collection<SeriesBucketDoc>('series', COLLECTIONS.series);
       expect(series.collection).toBe(COLLECTIONS.series);

@@ -6,6 +6,7 @@ import { ams } from './ams/index.ts';
 import { cftc } from './cftc/index.ts';
 import type { SeriesTask } from './common/sync/task.ts';
 import { demo } from './demo/index.ts';
+import { ecb } from './ecb/index.ts';
 import { eia } from './eia/index.ts';
 import { nass } from './nass/index.ts';
 import { ohlcv } from './ohlcv/index.ts';
@@ -19,7 +20,7 @@ import { worldbank } from './worldbank/index.ts';
  * every other one (CLI inputs and usage text, sync, the demo parts, the snapshot build) is derived
  * from it (docs/adding-a-source.md).
  */
-const ALL = [cftc, eia, nass, ohlcv, worldbank, ams, wasde, demo, snapshot] as const;
+const ALL = [cftc, eia, nass, ohlcv, worldbank, ams, wasde, ecb, demo, snapshot] as const;
 export const REGISTRY: readonly Source[] = ALL;
 
 // Each registered source has its row in the contracts' SOURCES (Source.name is typed by the table),

@@ -222,6 +222,8 @@ export interface SyncJob {
   /** The job's name in the chart's `ingestJobs.schedules`, `sync-<source>[-<slot>]`. */
   name: string;
   schedule: string;
+  /** Its time zone when not America/New_York: a publisher on another clock (the ECB's rates, Europe/Berlin). */
+  timeZone?: string;
   /** What the slot is for. */
   purpose: string;
 }

@@ -1,7 +1,7 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 
 // Zip archives built byte by byte in tests (no binary fixtures): honest ones, and ones that lie in
-// the ways the workbook reader refuses (worldbank/zip-guard.ts).
+// the ways the workbook reader refuses (sources/common/zip-guard.ts).
 
 export interface TestEntry {
   name: string;

@@ -9,7 +9,7 @@ import { isMissing, monthNumber, readDecimal } from '../common/values.ts';
 import { monthEnd } from '../common/periods.ts';
 import { normalizeSeriesName, PINK_SHEET_NAMES } from './names.ts';
 import { readXlsxSheet, XlsxError, type XlsxSheet, type XlsxValue } from './xlsx.ts';
-import { ZipGuardError } from './zip-guard.ts';
+import { ZipGuardError } from '../common/zip-guard.ts';
 
 /** The sheet of the Pink Sheet workbook (CMO-Historical-Data-Monthly.xlsx) that holds the prices. */
 export const PINK_SHEET_SHEET = 'Monthly Prices';

@@ -21,7 +21,7 @@ import {
 import { findPinkSheetLink } from './fetch.ts';
 import { scanXml } from '../common/xml.ts';
 import { readXlsxSheet, XlsxError } from './xlsx.ts';
-import { openZip, ZipGuardError } from './zip-guard.ts';
+import { openZip, ZipGuardError } from '../common/zip-guard.ts';
 
 // Real excerpts (test/fixtures/README.md): the same cells as the publisher's workbooks.
 const DEC_2025 = ownFixturePath('worldbank_pink_sheet_2025-12_excerpt.xlsx');

@@ -1,9 +1,9 @@
 import { decodeXml, localName, scanXml, XmlError } from '../common/xml.ts';
-import { openZip, type ZipArchive, type ZipLimits } from './zip-guard.ts';
+import { openZip, type ZipArchive, type ZipLimits } from '../common/zip-guard.ts';
 
 /**
  * A small bounded reader of one sheet of an .xlsx workbook: the zip is checked and read by
- * zip-guard.ts (the guard and the reader are the same code), then only xl/workbook.xml, its
+ * ../common/zip-guard.ts (the guard and the reader are the same code), then only xl/workbook.xml, its
  * relationships, xl/sharedStrings.xml and the one sheet are inflated, each within its declared size,
  * and scanned once, linearly, by the shared tokenizer (sources/common/xml.ts). It builds nothing for merged ranges, data
  * validations, conditional formats, hyperlinks or styles: a cell exists only where the sheet

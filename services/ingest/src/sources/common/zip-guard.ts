@@ -1,6 +1,6 @@
 import { inflateRawSync } from 'node:zlib';
 
-/** Limits on the zip container of an .xlsx: checked on the directory before any entry is inflated. */
+/** Limits on a zip container (an .xlsx, a zipped CSV): checked on the directory before any entry is inflated. */
 export interface ZipLimits {
   /** Entries in the archive (the Pink Sheet has about 30). */
   maxEntries: number;

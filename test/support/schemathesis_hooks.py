@@ -1,6 +1,6 @@
 # Schemathesis extension for test/contract.e2e.spec.ts (loaded through SCHEMATHESIS_HOOKS).
 #
-# The service refuses, on purpose, eight kinds of schema-valid requests. Each rule is stated in the
+# The service refuses, on purpose, nine kinds of schema-valid requests. Each rule is stated in the
 # parameter's description in the OpenAPI document (libs/contracts/src/params.ts):
 #   1. start_date after end_date (the given one, or for the series endpoint the default end_date:
 #      the date of as_of, else today, in UTC): 400 invalid_parameter naming start_date;
@@ -20,6 +20,11 @@
 #      sheet figures for (known only from the data): 400 invalid_parameter naming it;
 #   8. a supply-demand request for view=editions without marketing_year or attribute (one figure
 #      across editions needs both): 400 invalid_parameter naming the one missing.
+#   9. a series conversion that does not fit the data (docs/conversion.md): a currency without
+#      exchange rates, currency on a series that is not a price or whose unit names no currency;
+#      a unit that is no measure, of another kind than the series', a bushel without the crop's
+#      weight, a money part on a quantity or disagreeing with currency, or a series unit without a
+#      measure: 400 invalid_parameter naming currency or unit.
 # Schemathesis's positive_data_acceptance check would report them. The spec runs this check in its
 # place (and excludes the built-in one): the built-in check's verdict, except for a 400 that is
 # exactly one of these refusals of exactly such a request. Any other rejection still fails.
@@ -162,6 +167,23 @@ def _editions_of_one_figure(case, error):
     )
 
 
+CONVERSION_REFUSED = re.compile(
+    r"^invalid '(currency|unit)': .*("
+    r"has no exchange rates here|is not a price|names no currency|is not a measure this service converts"
+    r"|has no bushel weight|, a (mass|volume|energy); |is a quantity .*, not a price|is not the currency asked"
+    r"|has no measure this service converts)"
+)
+
+
+def _conversion_refused(case, error):
+    """Rule 9: currency or unit on a series they do not fit (known only from the data)."""
+    param = error.get("param")
+    if not case.operation.path.endswith("/series") or (case.query or {}).get(param) is None:
+        return False
+    match = CONVERSION_REFUSED.search(error.get("message", ""))
+    return match is not None and match.group(1) == param
+
+
 @schemathesis.check
 def positive_data_acceptance_but_documented_rules(ctx, response, case):
     try:
@@ -177,6 +199,7 @@ def positive_data_acceptance_but_documented_rules(ctx, response, case):
             or _cit_futures_only(case, error)
             or _unknown_to_sheets(case, error)
             or _editions_of_one_figure(case, error)
+            or _conversion_refused(case, error)
         ):
             return None
         raise

@@ -170,12 +170,12 @@ function refuseCurrency(ask: ConversionAsk, fromUnit: string): Money {
   );
 }
 
-function requireRates(ask: ConversionAsk, currency: string, whose: string): void {
+function requireRates(ask: ConversionAsk, currency: string, whose: string, param: 'currency' | 'unit'): void {
   if (currency === RATE_BASE_CURRENCY || ask.ratedCurrencies.includes(currency)) return;
   const known = [RATE_BASE_CURRENCY, ...ask.ratedCurrencies.filter((c) => c !== RATE_BASE_CURRENCY)];
   throw new InvalidParameterError(
-    'currency',
-    `invalid 'currency': ${whose} ${currency} has no exchange rates here; currencies with rates: ${known.join(', ')}`,
+    param,
+    `invalid '${param}': ${whose} ${currency} has no exchange rates here; currencies with rates: ${known.join(', ')}`,
   );
 }
 
@@ -189,7 +189,7 @@ export function planConversion(ask: ConversionAsk): ConversionPlan | undefined {
   const series = parseUnit(ask.seriesUnit ?? '');
   const seriesMoney = ask.type === 'price' ? series.money : undefined;
   if (ask.currency !== undefined && seriesMoney === undefined) refuseCurrency(ask, fromUnit);
-  if (ask.currency !== undefined) requireRates(ask, ask.currency, 'the currency asked,');
+  if (ask.currency !== undefined) requireRates(ask, ask.currency, 'the currency asked,', 'currency');
   const unit = ask.unit === undefined ? undefined : unitPart(ask, series, fromUnit, ask.unit);
   const plan: ConversionPlan = { fromUnit, toUnit: fromUnit, factor: 1 };
   let factor = unit?.factor ?? 1;
@@ -199,7 +199,11 @@ export function planConversion(ask: ConversionAsk): ConversionPlan | undefined {
     plan.toUnit = `${series.scale}${measureText}${series.per}`;
   } else {
     const money = targetMoney(ask, seriesMoney, unit?.target.money);
-    if (money.currency !== seriesMoney.currency) requireRates(ask, seriesMoney.currency, 'the series is priced in');
+    if (money.currency !== seriesMoney.currency) {
+      const param = ask.currency === undefined ? 'unit' : 'currency';
+      if (param === 'unit') requireRates(ask, money.currency, 'the currency of the unit asked,', 'unit');
+      requireRates(ask, seriesMoney.currency, 'the series is priced in', param);
+    }
     if (money.divisor !== seriesMoney.divisor) {
       factor *= money.divisor / seriesMoney.divisor;
       working.push(`1 USD = 100 USc: ${money.divisor === 1 ? '÷' : '×'} 100`);

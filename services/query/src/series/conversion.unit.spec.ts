@@ -98,6 +98,10 @@ describe('planConversion: units', () => {
     });
     expect(refusal(ask({ seriesUnit: 'index', currency: 'EUR' })).param).toBe('currency');
     expect(refusal(ask({ seriesUnit: 'CHF/t', currency: 'EUR' })).message).toContain('priced in CHF');
+    expect(refusal(ask({ unit: 'XYZ/t' }))).toMatchObject({
+      param: 'unit',
+      message: expect.stringContaining('XYZ has no exchange rates') as unknown,
+    });
   });
 
   it('a currency alone keeps the measure as written; the same currency converts nothing', () => {

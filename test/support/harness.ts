@@ -4,6 +4,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
+import { connectMessaging, cotChecksBucketSpec } from '@cds/messaging';
+import { Kvm } from '@nats-io/kv';
 import { REPO_ROOT, startInfra, startSystem, type Infra, type RunningSystem, type SystemOptions } from '@cds/testkit';
 
 export const FIXTURES = join(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
@@ -109,6 +111,25 @@ function clusterServiceEnv(infra: Infra): ServiceEnv {
   return out;
 }
 
+/**
+ * Creates the consistency failures bucket before the services start, as the projector does on the
+ * first failing report, so the gateway follows it from its start: a gateway that starts before the
+ * bucket exists looks for it again only every 30 s (services/gateway/src/status/cot-checks.ts; that
+ * path has its own spec, cot-checks.int.spec.ts), which the suites waiting for a failure on
+ * GET /status spent as a fixed wait. The projector's own create of the same bucket is idempotent.
+ */
+async function createConsistencyBucket(infra: Infra): Promise<void> {
+  // A new NATS cluster may still be placing replicated streams (the services retry): there the
+  // projector creates it, and no cluster suite waits for /status to list a failure.
+  if (infra.natsCluster !== undefined) return;
+  const messaging = await connectMessaging({ servers: infra.natsUrl, name: 'e2e-harness', timeoutMs: 10_000 });
+  try {
+    await new Kvm(messaging.js).create(...cotChecksBucketSpec({ replicas: 1 }));
+  } finally {
+    await messaging.close();
+  }
+}
+
 export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
   // Own servers even when NATS_URL & co. are set: the suites must not share streams or windows.
   const { NATS_URL: _n, REDIS_URL: _r, MONGODB_URL: _m, ...env } = process.env;
@@ -118,6 +139,12 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
     ...(opts.redisSentinel === true ? { redisSentinel: true } : {}),
     ...(opts.redisCluster === true ? { redisCluster: true } : {}),
   });
+  try {
+    await createConsistencyBucket(infra);
+  } catch (err) {
+    await infra.stop();
+    throw err;
+  }
   const clusterEnv = clusterServiceEnv(infra);
   const serviceEnv =
     Object.keys(clusterEnv).length > 0 ? mergeServiceEnv(clusterEnv, opts.serviceEnv) : opts.serviceEnv;

@@ -47,6 +47,17 @@ const PINK_SHEET = join(
   'fixtures',
   'worldbank_pink_sheet_2025-12_excerpt.xlsx',
 );
+/** The national corn prices received (NASS, monthly, USD/bu, January 2025 to June 2026). */
+const NASS_CORN_PRICES = join(
+  REPO_ROOT,
+  'services',
+  'ingest',
+  'test',
+  'fixtures',
+  'nass_price_received_corn_national_2025_2026_excerpt.csv',
+);
+/** The euro reference rates of 2025-01-02 to 2026-04-13 (test/fixtures/SOURCES.md): corn in euros. */
+const EURO_RATES = join(REPO_ROOT, 'test', 'fixtures', 'eurofxref-hist_2025-01-02_2026-04-13_excerpt.csv');
 
 let e2e: E2E;
 let site: FastifyInstance;
@@ -69,6 +80,8 @@ beforeAll(async () => {
   for (const [source, file] of [
     ['eia', EIA_WTI],
     ['worldbank', PINK_SHEET],
+    ['nass', NASS_CORN_PRICES],
+    ['ecb', EURO_RATES],
   ] as const) {
     const real = await e2e.ingest(['backfill', '--source', source, '--file', file, '--quiet']);
     expect(real.code, real.stderr).toBe(0);
@@ -96,7 +109,8 @@ beforeAll(async () => {
           (await served(`/api/v1/commodities/${DEMO}/series?type=price&limit=1&sort_order=desc`)) &&
           (await served(`/api/v1/commodities/${DEMO}/cot?format=disaggregated&per_page=1`)) &&
           (await served('/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&start_date=2022-01-01&limit=1')) &&
-          (await served('/api/v1/commodities/GOLD/series?type=price&start_date=2024-01-01&limit=1'))
+          (await served('/api/v1/commodities/GOLD/series?type=price&start_date=2024-01-01&limit=1')) &&
+          (await served('/api/v1/commodities/CORN/series?type=price&start_date=2025-01-01&limit=1&currency=EUR'))
         );
       },
       120_000,
@@ -460,6 +474,115 @@ describe('data explorer', () => {
     await expectSourceUnderChart();
     await page.locator('#cdsx-chart-card').screenshot({ path: join(ARTIFACTS, 'monthly-average-narrow.png') });
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('converts a price to the currency and unit chosen, shows the working under the chart, and a refusal as the API words it', async () => {
+    // Only the units of the series' own kind are offered: mass for corn (its bushel of 56 lb too),
+    // mass without the bushel for gold, volume for crude oil; a currency only for a price.
+    if ((await page.getByLabel('API key').inputValue()) === '') await page.getByLabel('API key').fill(key);
+    const unitsOf = async (slug: string) => {
+      await page.getByLabel('Commodity').fill(slug);
+      await page.getByLabel('Commodity').press('Tab');
+      await page.waitForSelector(`#cdsx[data-commodity="${slug}"]`);
+      return offeredOptions('Unit');
+    };
+    const mass = ['t', 'kg', 'g', 'lb', 'cwt', 'short_ton', 'troy_oz'];
+    expect(await unitsOf('GOLD')).toEqual(['', ...mass]);
+    expect(await unitsOf('CRUDE_OIL_WTI')).toEqual(['', 'bbl', 'gal', 'm3']);
+    expect(await unitsOf('CORN')).toEqual(['', ...mass, 'bu']);
+    expect(await page.locator('#cdsx-unit-hint').textContent()).toBe('A bushel of corn is 56 lb.');
+    expect((await offeredOptions('Currency')).slice(0, 3)).toEqual(['', 'EUR', 'USD']);
+
+    const range = { kind: 'price', start: '2025-01-01', end: '2026-06-30' };
+    const published = await show(range);
+    const base = `${e2e.gatewayUrl()}/api/v1/commodities/CORN/series?type=price&start_date=2025-01-01&end_date=2026-06-30`;
+    expect(published.url).toBe(base);
+    const asPublished = (await fromApi(base)) as {
+      data: { date: string; value: number }[];
+      meta: Record<string, string>;
+    };
+    expect(asPublished.meta).toMatchObject({ unit: 'USD/bu', frequency: 'monthly' });
+    expect(asPublished.data).toHaveLength(18);
+
+    await page.getByLabel('Currency').selectOption('EUR');
+    await page.getByLabel('Unit').selectOption('t');
+    const converted = await show({});
+    expect(converted.url).toBe(`${base}&currency=EUR&unit=t`);
+    const api = (await fromApi(converted.url)) as {
+      data: { date: string; value: number | null; fx_rate?: number }[];
+      meta: { unit: string; conversion: Record<string, Record<string, unknown>> };
+    };
+    // The page draws what the API serves: a month without a rate (after 2026-04-13) is a gap.
+    expect(converted.points).toEqual(api.data.map((p) => ({ date: p.date, value: p.value })).sort(byDate));
+    expect(api.meta.unit).toBe('EUR/t');
+    const conversion = await page.evaluate(
+      () => (window as unknown as { cdsExplorer: { conversion: unknown } }).cdsExplorer.conversion,
+    );
+    expect(conversion).toEqual(api.meta.conversion);
+
+    // The table's unit is EUR/t, and each value is the published one times the unit factor the
+    // working line shows and the rate of its row.
+    expect(await page.locator('#cdsx-caption').textContent()).toContain('EUR/t');
+    const heads = await page.locator('#cdsx-table thead th').allTextContents();
+    expect(heads).toEqual(['Date', 'Value (EUR/t)', 'Rate (EUR per USD)']);
+    const working = (await page.locator('#cdsx-conversion').textContent()) ?? '';
+    const factor = Number(/Unit: × ([0-9.]+)/.exec(working)?.[1]);
+    expect(factor).toBeCloseTo(1000 / (56 * 0.45359237), 3);
+    const rows = await page
+      .locator('#cdsx-table tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    expect(rows).toHaveLength(18);
+    const number = (text: string) => Number(text.replace(/,/g, ''));
+    const usd = new Map(asPublished.data.map((p) => [p.date, p.value]));
+    let withRate = 0;
+    for (const [date, value, rate] of rows) {
+      if (value === 'no rate') continue;
+      withRate += 1;
+      // the table rounds: within the last digit it shows
+      expect(number(value!)).toBeCloseTo(usd.get(date!)! * factor * number(rate!), 1);
+    }
+    expect(withRate).toBe(16);
+    // May and June 2026: no rate in the month (the rates end on 2026-04-13)
+    expect(
+      rows
+        .filter(([, value]) => value === 'no rate')
+        .map(([date]) => date)
+        .sort(),
+    ).toEqual(['2026-05-31', '2026-06-30']);
+    // The working: from and to, the factor and its reason, the rates, their rule and the missing
+    // points, and the rates' attribution with the words that converted values are derived data.
+    expect(working).toContain('from USD/bu to EUR/t');
+    expect(working).toContain('1 t = ');
+    expect(working).toContain(
+      "Currency: USD to EUR at the reference rates USD/EUR, each point at the average of its month's daily rates",
+    );
+    expect(working).toContain('2 without a rate');
+    expect(working).toContain('Source: ECB statistics');
+    expect(working.toLowerCase()).toContain('converted values are derived data');
+    expect((await chartFacts()).legend).toEqual(['Corn — price received by farmers, EUR/t']);
+    await expectSourceUnderChart();
+    await page.screenshot({ path: join(ARTIFACTS, 'converted-eur-per-tonne.png'), fullPage: true });
+
+    // A refusal (a unit of another kind: corn in barrels, which the selector does not offer) is the
+    // API's 400 naming the parameter, on the page instead of a chart.
+    await page.evaluate(() => {
+      const o = document.querySelector<HTMLOptionElement>('#cdsx-unit option[value="bbl"]')!;
+      o.disabled = false;
+      o.hidden = false;
+    });
+    await page.getByLabel('Unit').selectOption('bbl');
+    const refused = await show({});
+    expect(refused.points).toEqual([]);
+    const alert = page.getByRole('alert');
+    expect(await alert.textContent()).toContain('The API answered 400');
+    expect(await alert.textContent()).toContain('Parameterunit');
+    expect(await page.locator('#cdsx-chart-card').isVisible()).toBe(false);
+    await page.screenshot({ path: join(ARTIFACTS, 'converted-unit-refused.png'), fullPage: true });
+    // Back to the series as published, for the cases that follow.
+    await page.getByLabel('Currency').selectOption('');
+    await page.getByLabel('Unit').selectOption('');
+    await show({});
+    expect(await page.locator('#cdsx-conversion').isVisible()).toBe(false);
   });
 
   it('shows the price note of a commodity without a price series, instead of a chart or an error', async () => {

@@ -45,7 +45,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FREQUENCIES, SERIES_TYPES, TRANSFORMS } from '@cds/contracts';
+import {
+  BUSHEL_POUNDS,
+  FREQUENCIES,
+  MAX_RATE_CARRY_DAYS,
+  MEASURE_NAMES,
+  MEASURES,
+  QUOTED_CURRENCIES,
+  SERIES_TYPES,
+  TRANSFORMS,
+  type Measure,
+} from '@cds/contracts';
 import type { FastifyInstance } from 'fastify';
 
 export interface ExplorerOptions {
@@ -144,6 +154,47 @@ function balanceSheetOptions(): string {
     </fieldset>`;
 }
 
+/** How the unit selector names a measure, where its own name is not enough. */
+const MEASURE_WORDS: Readonly<Record<string, string>> = {
+  t: 't (metric ton)',
+  cwt: 'cwt (100 lb)',
+  short_ton: 'short ton (2,000 lb)',
+  bu: 'bu (bushel of the crop)',
+  bbl: 'bbl (barrel)',
+  gal: 'gal (US gallon)',
+  m3: 'm³',
+};
+
+/**
+ * The currency and unit selectors (GET /commodities/{slug}/series `currency` and `unit`): every
+ * quoted currency, and every measure of libs/contracts/src/conversion.ts with its dimension and the
+ * spellings a series' unit may use, and the bushel weight of each crop that has one. The script offers the
+ * measures of the series' own dimension only (a bushel only for those crops): the table stays in
+ * the contracts, the page carries it.
+ */
+function conversionFields(option: (value: string, text: string, selected?: boolean) => string): string {
+  const currencies = option('', 'As published', true) + QUOTED_CURRENCIES.map((c) => option(c, c)).join('');
+  const measures = MEASURE_NAMES.map((key) => {
+    const m: Measure = MEASURES[key];
+    const spellings = [...new Set([key, m.name, ...m.aliases])];
+    return (
+      `<option value="${esc(key)}" data-dimension="${esc(m.dimension)}" data-spellings="${esc(JSON.stringify(spellings))}">` +
+      `${esc(MEASURE_WORDS[key] ?? m.name)}</option>`
+    );
+  }).join('');
+  const bushels = esc(JSON.stringify(BUSHEL_POUNDS));
+  return `<div class="cdsx-field">
+        <label for="cdsx-currency">Currency</label>
+        <select id="cdsx-currency" name="currency" aria-describedby="cdsx-currency-hint" data-carry-days="${MAX_RATE_CARRY_DAYS}">${currencies}</select>
+        <p id="cdsx-currency-hint" class="cdsx-hint">Prices only: each point at the reference rate of its date.</p>
+      </div>
+      <div class="cdsx-field">
+        <label for="cdsx-unit">Unit</label>
+        <select id="cdsx-unit" name="unit" aria-describedby="cdsx-unit-hint" data-bushel-pounds="${bushels}">${option('', 'As published', true)}${measures}</select>
+        <p id="cdsx-unit-hint" class="cdsx-hint"></p>
+      </div>`;
+}
+
 /** Every interpolated value is escaped. */
 function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body: string } {
   const p = opts.assetPrefix;
@@ -219,6 +270,7 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
         <label for="cdsx-limit">Limit</label>
         <input id="cdsx-limit" name="limit" type="number" min="1" max="10000" step="1" inputmode="numeric" placeholder="All points" />
       </div>
+      ${conversionFields(option)}
     </fieldset>
     <fieldset id="cdsx-cot-options" hidden disabled>
       <legend>COT options</legend>
@@ -256,6 +308,7 @@ function renderWith(assets: Assets, opts: ExplorerOptions): { head: string; body
         <table id="cdsx-editions"><caption id="cdsx-editions-caption"></caption><thead></thead><tbody></tbody></table>
       </div>
       <p id="cdsx-source" class="cdsx-source" hidden></p>
+      <p id="cdsx-conversion" class="cdsx-conversion" hidden></p>
       <p class="cdsx-credit">Charts by <a href="https://www.tradingview.com/" rel="noopener">TradingView</a> Lightweight Charts™.</p>
     </section>
     <section class="cdsx-card" aria-labelledby="cdsx-curl-title">

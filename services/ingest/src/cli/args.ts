@@ -31,10 +31,13 @@ Commands:
                           Parse a downloaded source file and publish its records
                           (the options below name the flags some sources' files need).
   backfill --snapshot <dir> [--editions-since YYYY-MM | --history-before YYYY-MM]
+                          [--rates-since YYYY-MM | --rates-before YYYY-MM]
                           Load a snapshot of real data (data/snapshot: the one the repository ships;
                           docs/sources.md "The bundled snapshot"). --editions-since leaves out the
                           supply and demand releases of older editions; --history-before loads only
-                          those (npm start loads them after the keys).
+                          those (npm start loads them after the keys). --rates-since YYYY-MM leaves
+                          out the exchange rates of older months; --rates-before YYYY-MM loads only
+                          those.
   backfill --demo [--years N] [--seed LABEL] [--today YYYY-MM-DD] [--without ${DEMO_PARTS.join(',')}]
                           Generate deterministic demo data for the whole catalog (default 3 years),
                           marked source "demo"; --without leaves out what real data replaces: cot
@@ -90,6 +93,8 @@ export type IngestCommand =
       dir: string;
       /** Supply and demand editions (YYYY-MM): from `since`; or only those before `before`, nothing else. */
       editions?: { since: string } | { before: string };
+      /** The exchange rates' points by month (YYYY-MM): from `since`; or only those before `before`, nothing else. */
+      rates?: { since: string } | { before: string };
       common: CommonOptions;
     }
   | { command: 'fetch'; source: SourceName; since?: string; common: CommonOptions }
@@ -126,6 +131,46 @@ function snapshotEditions(since?: string, before?: string): { since: string } | 
   return since !== undefined ? { since } : before !== undefined ? { before } : undefined;
 }
 
+/**
+ * A snapshot load's exchange-rate points, by month: from `since` (with the rest of the snapshot), or
+ * only those before `before` (nothing else: npm start loads them after the keys).
+ */
+function snapshotRates(
+  since: string | undefined,
+  before: string | undefined,
+  editions: { since: string } | { before: string } | undefined,
+): { since: string } | { before: string } | undefined {
+  if (since !== undefined && before !== undefined)
+    throw new UsageError('--rates-since and --rates-before are two halves of one load: give one');
+  if (before !== undefined && editions !== undefined)
+    throw new UsageError(
+      '--rates-before loads only the older exchange rates: it takes no --editions-since or --history-before',
+    );
+  for (const [flag, month] of [
+    ['rates-since', since],
+    ['rates-before', before],
+  ] as const)
+    if (month !== undefined && !MONTH.test(month)) throw new UsageError(`--${flag} must be YYYY-MM, got ${month}`);
+  return since !== undefined ? { since } : before !== undefined ? { before } : undefined;
+}
+
+/** `backfill --snapshot <dir>` with its halves: the supply and demand editions and the exchange rates. */
+function snapshotCommand(
+  dir: string,
+  v: Partial<Record<'editions-since' | 'history-before' | 'rates-since' | 'rates-before', string>>,
+  common: CommonOptions,
+): IngestCommand {
+  const editions = snapshotEditions(v['editions-since'], v['history-before']);
+  const rates = snapshotRates(v['rates-since'], v['rates-before'], editions);
+  return {
+    command: 'snapshot',
+    dir,
+    ...(editions !== undefined ? { editions } : {}),
+    ...(rates !== undefined ? { rates } : {}),
+    common,
+  };
+}
+
 /** Parses the ingest CLI's arguments (after `npm run ingest --`); throws UsageError. */
 export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   const parsed = parseCommandLine(
@@ -137,6 +182,8 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
       snapshot: { type: 'string' },
       'editions-since': { type: 'string' },
       'history-before': { type: 'string' },
+      'rates-since': { type: 'string' },
+      'rates-before': { type: 'string' },
       years: { type: 'string' },
       seed: { type: 'string' },
       today: { type: 'string' },
@@ -165,7 +212,7 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
   if (v.since !== undefined && !DATE.test(v.since)) throw new UsageError(`--since must be YYYY-MM-DD, got ${v.since}`);
   if (v.today !== undefined && !DATE.test(v.today)) throw new UsageError(`--today must be YYYY-MM-DD, got ${v.today}`);
 
-  for (const flag of ['editions-since', 'history-before'] as const)
+  for (const flag of ['editions-since', 'history-before', 'rates-since', 'rates-before'] as const)
     if (v[flag] !== undefined && v.snapshot === undefined) throw new UsageError(`--${flag} goes with --snapshot`);
 
   if (command === 'sync') {
@@ -207,8 +254,7 @@ export function parseIngestArgs(argv: readonly string[]): IngestCommand {
       'published-at',
     ] as const)
       if (v[flag] !== undefined) throw new UsageError(`--snapshot takes no --${flag}`);
-    const editions = snapshotEditions(v['editions-since'], v['history-before']);
-    return { command: 'snapshot', dir: v.snapshot, ...(editions !== undefined ? { editions } : {}), common };
+    return snapshotCommand(v.snapshot, v, common);
   }
   if (v.demo === true) {
     if (command !== 'backfill') throw new UsageError('--demo goes with backfill');

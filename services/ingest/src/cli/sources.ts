@@ -28,14 +28,16 @@ async function* readSnapshotChecked(
   manifest: SnapshotManifest,
   stats: ParseStats,
   editions: { since: string } | { before: string } | undefined,
+  rates: { since: string } | { before: string } | undefined,
 ): AsyncGenerator<SourceItem> {
   try {
-    // --history-before: only the supply and demand releases of the older editions
+    // --history-before: only the supply and demand releases of the older editions; --rates-before: only the older rates
     const only = editions !== undefined && 'before' in editions;
     yield* readSnapshot(dir, {
       manifest,
       stats,
       ...(editions !== undefined ? { editions, onlySupplyDemand: only } : {}),
+      ...(rates !== undefined ? { rates, onlyRates: 'before' in rates } : {}),
     });
   } catch (err) {
     if (err instanceof SnapshotError) throw new SourceOpenError(err.message);
@@ -58,8 +60,8 @@ export async function openSource(
       throw err;
     }
     return {
-      items: readSnapshotChecked(cmd.dir, manifest, stats, cmd.editions),
-      label: `snapshot:${manifest.built_at.slice(0, 10)}${cmd.editions !== undefined && 'before' in cmd.editions ? `:history-before-${cmd.editions.before}` : ''}`,
+      items: readSnapshotChecked(cmd.dir, manifest, stats, cmd.editions, cmd.rates),
+      label: `snapshot:${manifest.built_at.slice(0, 10)}${cmd.editions !== undefined && 'before' in cmd.editions ? `:history-before-${cmd.editions.before}` : ''}${cmd.rates !== undefined && 'before' in cmd.rates ? `:rates-before-${cmd.rates.before}` : ''}`,
       stats,
     };
   }

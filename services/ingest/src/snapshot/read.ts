@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import {
   COT_DATASETS,
+  currencyOfRateSeries,
   FREQUENCIES,
   PRICE_BASES,
   SERIES_TYPES,
@@ -142,6 +143,20 @@ export function snapshotStamps(manifest: SnapshotManifest): (source: string, dat
   return (source, date) => stampers.find((s) => source.startsWith(s.prefix))?.stamp(date) ?? built;
 }
 
+/** Whether a series row is left out: an exchange rate's point outside the months asked, or any other row when only the rates are. */
+function rateRowsLeftOut(
+  months: EditionRange,
+  onlyRates: boolean,
+): (commodity: string | undefined, date: string | undefined) => boolean {
+  return (commodity, date) => {
+    if (commodity === undefined || currencyOfRateSeries(commodity) === undefined) return onlyRates;
+    const month = (date ?? '').slice(0, 7);
+    return (
+      (months.since !== undefined && month < months.since) || (months.before !== undefined && month >= months.before)
+    );
+  };
+}
+
 /**
  * Every item of the snapshot in `dir`: the series points, then the COT reports of each dataset
  * (legacy, disaggregated, their combined editions, the CIT supplement; each report with its
@@ -160,14 +175,19 @@ export async function* readSnapshot(
     editions?: EditionRange;
     /** Only the supply and demand part (`npm start` loads its older editions after the keys). */
     onlySupplyDemand?: boolean;
+    /** Which exchange-rate points (FX_EUR_<CCY>): by month (YYYY-MM), from `since`, before `before`; default all. */
+    rates?: EditionRange;
+    /** Only the exchange-rate points (`npm start` loads the older ones after the keys). */
+    onlyRates?: boolean;
   } = {},
 ): AsyncGenerator<SourceItem> {
   const manifest = options.manifest ?? (await readManifest(dir));
   const catalog = options.catalog ?? CATALOG;
   const stampOf = snapshotStamps(manifest);
   const { stats } = options;
+  // a catalog commodity, or an exchange rate's series (no commodity: FX_EUR_<CCY>, docs/conversion.md)
   const known = (id: string | undefined): id is string => {
-    if (id !== undefined && catalog.byId(id) !== undefined) return true;
+    if (id !== undefined && (catalog.byId(id) !== undefined || currencyOfRateSeries(id) !== undefined)) return true;
     if (stats) countSkip(stats, 'unknown_commodity');
     return false;
   };
@@ -175,11 +195,13 @@ export async function* readSnapshot(
   // every file checked (size, SHA-256, whole gzip within the inflated size and line bounds) before the
   // first item: a damaged or oversized snapshot publishes nothing
   const only = options.onlySupplyDemand === true;
-  const seriesBytes = only ? undefined : await readPart(dir, SNAPSHOT_FILES.series, manifest);
+  const onlyRates = options.onlyRates === true;
+  const seriesBytes = only && !onlyRates ? undefined : await readPart(dir, SNAPSHOT_FILES.series, manifest);
   const cotBytes = new Map<CotDataset, Buffer | undefined>();
   for (const dataset of SNAPSHOT_COT_DATASETS)
-    cotBytes.set(dataset, only ? undefined : await readPart(dir, SNAPSHOT_FILES[dataset], manifest));
-  const sheetBytes = await readPart(dir, SNAPSHOT_FILES.supply_demand, manifest);
+    cotBytes.set(dataset, only || onlyRates ? undefined : await readPart(dir, SNAPSHOT_FILES[dataset], manifest));
+  const sheetBytes = onlyRates && !only ? undefined : await readPart(dir, SNAPSHOT_FILES.supply_demand, manifest);
+  const leftOut = rateRowsLeftOut(options.rates ?? {}, onlyRates);
   if (seriesBytes !== undefined) {
     const file = SNAPSHOT_FILES.series;
     const text = gunzipChunks(seriesBytes);
@@ -189,6 +211,7 @@ export async function* readSnapshot(
         continue;
       }
       const [commodity, type = '', frequency = '', unit, source, basis = '', date, value] = row.fields;
+      if (leftOut(commodity, date)) continue;
       if (!known(commodity)) continue;
       const wrong = !(SERIES_TYPES as readonly string[]).includes(type)
         ? `unknown series type "${type}"`

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { currencyOfRateSeries } from '@cds/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getCommodity } from '../sources/registry.ts';
 import { priceSourcesOf } from '../sources/registry.ts';
@@ -470,8 +471,19 @@ describe('the bundled snapshot format', () => {
       expect(items.some((i) => i.kind !== 'rejected' && i.source === 'demo')).toBe(false);
       // every price comes with its basis and the source the catalog maps (one source per commodity)
       const priceSources = new Map<string, Set<string>>();
+      // the exchange rates are no commodity: FX_EUR_<CCY>, no basis, the ECB's whole history (41 currencies)
+      const rates = items.filter((i) => i.kind === 'series' && currencyOfRateSeries(i.commodity_id) !== undefined);
+      expect(new Set(rates.map((i) => i.kind === 'series' && i.commodity_id)).size).toBe(41);
+      const usd = rates.filter((i) => i.kind === 'series' && i.commodity_id === 'FX_EUR_USD');
+      expect(usd.map((i) => i.kind === 'series' && i.point.date).sort()[0]).toBe('1999-01-04');
+      expect(usd.find((i) => i.kind === 'series' && i.point.date === '2026-04-13')).toMatchObject({
+        unit: 'USD/EUR',
+        source: 'ecb:USD',
+        point: { value: 1.1684 },
+      });
       for (const i of items) {
-        if (i.kind !== 'series' || i.series_type !== 'price') continue;
+        if (i.kind !== 'series' || i.series_type !== 'price' || currencyOfRateSeries(i.commodity_id) !== undefined)
+          continue;
         expect(i.price_basis, `${i.commodity_id} ${i.point.date}`).toBeDefined();
         priceSources.set(i.commodity_id, (priceSources.get(i.commodity_id) ?? new Set()).add(i.source ?? ''));
       }
@@ -497,4 +509,46 @@ describe('the bundled snapshot format', () => {
       expect(pink?.kind === 'series' && pink.published).toEqual({ at: '2026-06-02T00:00:00.000Z', estimated: false });
     },
   );
+});
+
+describe('the exchange rates of a snapshot, in two halves (npm start: the last 12 months before the keys)', () => {
+  it('--rates-since leaves out the older rates and nothing else; --rates-before loads only those', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'snapshot-rates-'));
+    try {
+      const at = (commodity_id: string, date: string, value: number, source: string): SourceItem => ({
+        kind: 'series',
+        commodity_id,
+        series_type: 'price',
+        frequency: 'daily',
+        unit: commodity_id.startsWith('FX_') ? 'USD/EUR' : 'USD/bbl',
+        source,
+        ...(commodity_id.startsWith('FX_') ? {} : { price_basis: 'spot' as const }),
+        point: { date, value },
+      });
+      await writeSnapshot(
+        dir,
+        [
+          at('FX_EUR_USD', '2024-12-31', 1.0389, 'ecb:USD'),
+          at('FX_EUR_USD', '2025-12-01', 1.1599, 'ecb:USD'),
+          at('CRUDE_OIL_WTI', '2024-12-31', 71.72, 'eia:RWTC'),
+        ],
+        { builtAt: new Date('2026-04-14T00:00:00Z'), builtFrom: 'files', origins: {} },
+      );
+      const dates = (items: SourceItem[]) =>
+        items.map((i) => (i.kind === 'series' ? `${i.commodity_id} ${i.point.date}` : i.kind));
+      expect(dates(await collect(readSnapshot(dir, { rates: { since: '2025-12' } })))).toEqual([
+        'CRUDE_OIL_WTI 2024-12-31',
+        'FX_EUR_USD 2025-12-01',
+      ]);
+      const older = await collect(readSnapshot(dir, { rates: { before: '2025-12' }, onlyRates: true }));
+      expect(dates(older)).toEqual(['FX_EUR_USD 2024-12-31']);
+      // a year's rates share one stamp: 16:00 Frankfurt of its last TARGET day (2024-12-31, winter: 15:00Z)
+      expect(older[0]!.kind === 'series' && older[0]!.published).toEqual({
+        at: '2024-12-31T15:00:00.000Z',
+        estimated: true,
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

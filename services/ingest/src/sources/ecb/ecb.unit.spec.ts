@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../registry.ts';
@@ -125,9 +126,7 @@ describe('the daily CSV (eurofxref.csv) and the XML files', () => {
   it('backfill --source ecb --file: the input reads a file through the CLI path, counting the cells without a rate', async () => {
     const stats = createParseStats();
     const input = ecb.inputs[0]!;
-    const chunks = (async function* () {
-      yield readFileSync(HIST);
-    })();
+    const chunks = Readable.from([readFileSync(HIST)]);
     const items = await collect(await input.file.open(chunks, { file: 'eurofxref-hist.csv', stats, catalog: CATALOG }));
     expect(series(items).length).toBe(stats.emitted);
     expect(stats.rows).toBe(11);
@@ -176,7 +175,7 @@ describe('what is refused whole, naming the file and what is wrong', () => {
     );
     const env = (cubes: string) => `<gesmes:Envelope xmlns:gesmes="g"><Cube>${cubes}</Cube></gesmes:Envelope>`;
     expect(refused(env("<Cube time='2026-04-31'><Cube currency='USD' rate='1.1'/></Cube>"), 'x.xml')).toMatch(
-      /Cube time="2026-04-31"\>: not a date/,
+      /Cube time="2026-04-31">: not a date/,
     );
     expect(refused(env("<Cube time='2026-04-13'><Cube currency='USD' rate='n/a'/></Cube>"), 'x.xml')).toMatch(
       /2026-04-13: USD "n\/a" is not a number/,
@@ -190,9 +189,7 @@ describe('what is refused whole, naming the file and what is wrong', () => {
     expect(refused(buildZip([{ name: 'readme.txt', data: Buffer.from('x') }]), 'eurofxref-hist.zip')).toMatch(
       /holds one .csv or .xml file, this one 0/,
     );
-    const chunks = (async function* () {
-      yield Buffer.from('<html><body>Service unavailable</body></html>');
-    })();
+    const chunks = Readable.from([Buffer.from('<html><body>Service unavailable</body></html>')]);
     await expect(
       ecb.inputs[0]!.file.open(chunks, { file: 'page.csv', stats: createParseStats(), catalog: CATALOG }),
     ).rejects.toThrow(/page.csv: an HTML page/);

@@ -1,9 +1,11 @@
+import { Readable } from 'node:stream';
 import { InputBoundError } from '../common/bounds.ts';
 import { SourceOpenError } from '../common/errors.ts';
 import { countSkip } from '../common/stats.ts';
-import type { Source } from '../types.ts';
+import type { Source, SourceItem } from '../types.ts';
 import { ECB_RATES_URL, rateFileUrl, RECENT_FILE } from './fetch.ts';
 import { RATE_FILE_MAX_BYTES, rateItems, RateFileError, readRateFile } from './parse.ts';
+import { rateSnapshotStamps } from './snapshot.ts';
 import { RATE_FIRST_DATE, rateTasks } from './sync-task.ts';
 
 // Its parser, for the specs that read reference rates (`@cds/ingest/sources/ecb`).
@@ -35,10 +37,7 @@ export const ecb = {
             const table = readRateFile(await bytesOf(chunks), opts.file);
             opts.stats.rows += table.days.length;
             for (let i = 0; i < table.missing; i++) countSkip(opts.stats, 'missing_value');
-            const items = rateItems(table, { file: opts.file, stats: opts.stats });
-            return (async function* () {
-              yield* items;
-            })();
+            return Readable.from(rateItems(table, { file: opts.file, stats: opts.stats })) as AsyncIterable<SourceItem>;
           } catch (err) {
             if (err instanceof RateFileError || err instanceof InputBoundError) throw new SourceOpenError(err.message);
             throw err;
@@ -64,4 +63,5 @@ export const ecb = {
     probe: (env) => rateFileUrl(RECENT_FILE, env.ECB_API_URL ?? ECB_RATES_URL),
     liveSince: RATE_FIRST_DATE,
   },
+  snapshotStamps: rateSnapshotStamps,
 } satisfies Source;

@@ -2,7 +2,7 @@ import { CURRENCY_PATTERN, rateSeriesId, rateUnit } from '@cds/contracts';
 import { FX_REFERENCE_TIME, FX_REFERENCE_TIME_ZONE, zonedInstant } from '@cds/schedule';
 import { parseCsvRecord } from '../common/csv.ts';
 import { isMissing, isRealDate, monthNumber } from '../common/values.ts';
-import { localName, scanXml, XmlError } from '../common/xml.ts';
+import { scanXml, XmlError } from '../common/xml.ts';
 import { openZip, ZipGuardError } from '../common/zip-guard.ts';
 import { MiB } from '../common/bounds.ts';
 import { seriesItem } from '../common/records.ts';

@@ -41,7 +41,7 @@ import {
   type StoredPoint,
 } from '@cds/read-models';
 import { INDEXES, packCotBucket, packSeriesBucket } from '@cds/store';
-import { COT_DATASETS } from '@cds/contracts';
+import { COT_DATASETS, rateSeriesId, rateUnit } from '@cds/contracts';
 import { buildApp, createMongoRepository, createResponseCache } from '@cds/query';
 import { catalogDoc, cotBuckets, cotDoc, dateRange, descriptorOf, seriesBuckets } from '@cds/query/testing';
 import { startMongo, uniqueName } from '@cds/testkit';
@@ -71,6 +71,14 @@ const COT_FIRST_YEAR = {
   disaggregated: 2006,
   disaggregated_combined: 2006,
 } as const;
+
+/**
+ * Conversion (issue #40, docs/conversion.md): the same series in euros per cubic metre (crude oil is a
+ * volume: EUR/m3 is its EUR/t), each day's point with its day's rate, beside the unconverted series in
+ * back-to-back pairs, through the cache and with it off: a converted answer's latency must stay
+ * within 1.2x the unconverted one's.
+ */
+const CONVERTED = `${SCENARIOS.series}&currency=EUR&unit=m3`;
 
 /** Point-in-time reads, measured on the new service only (a base checkout does not know as_of). */
 const AS_OF = {
@@ -273,6 +281,12 @@ async function load(
     });
     const firstOf = (buckets: { releases?: SeriesBucketDoc['releases'] }[]) =>
       buckets.map((b) => firstPublished(b.releases)!).sort()[0]!;
+    // The US dollar's reference rate on the price days (an unlisted catalog document, as the ingest keeps it).
+    const usdRates = prices.map(({ d }, i) => ({
+      d,
+      v: Math.round((1.08 + Math.sin(i / 40) * 0.04) * 10_000) / 10_000,
+    }));
+    const fx = seriesBuckets(rateSeriesId('USD'), 'price', usdRates, { unit: rateUnit('USD') }).map(versionedSeries);
     await db.collection(COLLECTIONS.catalog).insertMany([
       catalogDoc(SLUG, {
         name: 'Crude Oil WTI',
@@ -308,10 +322,14 @@ async function load(
           })),
         ],
       }),
+      catalogDoc(rateSeriesId('USD'), {
+        listed: false,
+        series: [{ ...descriptorOf('price', usdRates, 'daily', rateUnit('USD')), first_published_at: firstOf(fx) }],
+      }),
     ] as never[]);
     await db
       .collection(COLLECTIONS.series)
-      .insertMany([...series, ...long].map((b) => packing.packSeriesBucket(b)) as never[]);
+      .insertMany([...series, ...long, ...fx].map((b) => packing.packSeriesBucket(b)) as never[]);
     await db
       .collection(COLLECTIONS.cot)
       .insertMany([...cot, ...fullCot.flatMap((f) => f.buckets)].map((b) => packing.packCotBucket(b)) as never[]);
@@ -488,6 +506,22 @@ async function main(): Promise<void> {
       longRatios.push(asOf.rps / current.rps);
     }
 
+    // conversion: the converted series beside the unconverted one, through the cache and with it off
+    const converted = await run(msg.ports.query_nocache, CONVERTED, 1);
+    if (converted.non2xx > 0) throw new Error(`${CONVERTED}: ${converted.non2xx} answers not 2xx`);
+    const convertedRatios = { query: [] as number[], query_nocache: [] as number[] };
+    const convertedLatency = { query: [] as number[], query_nocache: [] as number[] };
+    for (let round = 0; round < Math.max(2, ROUNDS / 2); round++) {
+      for (const target of ['query', 'query_nocache'] as const) {
+        const plain = await measured(msg.ports[target], SCENARIOS.series);
+        const conv = await measured(msg.ports[target], CONVERTED);
+        add(`series_plain/${target}`, plain);
+        add(`series_eur/${target}`, conv);
+        convertedRatios[target].push(conv.rps / plain.rps);
+        convertedLatency[target].push(conv.p50 / Math.max(plain.p50, 0.001));
+      }
+    }
+
     // the whole COT history: a page with every analytic, nothing kept, beside the same page of three years
     const fullRatios: number[] = [];
     const deepRatios: number[] = [];
@@ -581,6 +615,15 @@ async function main(): Promise<void> {
         `newest first ${median(fullRatios).toFixed(3)}, 25 pages deep oldest first ${median(deepRatios).toFixed(3)} ` +
         `in req/s (medians of ${fullRatios.length} rounds)`,
     );
+    for (const target of ['query', 'query_nocache'] as const) {
+      const rs = convertedRatios[target];
+      console.log(
+        `ratio converted (currency=EUR&unit=m3) / unconverted series, ${target === 'query' ? 'through the cache' : 'cache off (read memo on)'}: ` +
+          `${median(rs).toFixed(3)} in req/s (median of ${rs.length} pairs; min ${Math.min(...rs).toFixed(3)}, ` +
+          `max ${Math.max(...rs).toFixed(3)}), p50 latency x${median(convertedLatency[target]).toFixed(3)} ` +
+          `(target <= 1.2: ${1 / median(rs) <= 1.2 ? 'met' : 'NOT met'} in time per request)`,
+      );
+    }
     const errors = [...samples.values()].flat().reduce((n, s) => n + s.errors, 0);
     if (errors > 0) process.exitCode = 1;
   } finally {

@@ -184,4 +184,14 @@ describe('rates: the rate of each point', () => {
     expect(out[2]).toEqual({ d: '2026-04-13', v: Number.NaN, vol: 5 });
     expect(counts).toEqual({ carried: 1, missing: 1 });
   });
+
+  it('gives a kept point the same converted object while its factor and rate stay (its rendering is kept too)', () => {
+    const kept = [{ d: '2026-04-02', v: 10 }];
+    const cross = crossRates(undefined, usd);
+    const first = convertPoints(kept, 2, cross, 'daily');
+    expect(convertPoints(kept, 2, cross, 'daily')[0]).toBe(first[0]);
+    expect(convertPoints(kept, 3, cross, 'daily')[0]).not.toBe(first[0]);
+    const otherRate = crossRates(undefined, [{ d: '2026-04-02', v: 1.3 }]);
+    expect(convertPoints(kept, 3, otherRate, 'daily')[0]).toMatchObject({ v: 39, fx: 1.3 });
+  });
 });

@@ -157,8 +157,8 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
     limit: r.limit,
     inRange: converted?.inRange ?? obs.inRange,
     before: converted?.before ?? obs.before,
-    // The current view is what the read memo keeps (repository/read-memo.ts); converted points are made anew.
-    kept: r.asOf === undefined && !r.firstRelease && !r.revisions && converted === undefined,
+    // The current view is what the read memo keeps (repository/read-memo.ts), converted points too (rates.ts).
+    kept: r.asOf === undefined && !r.firstRelease && !r.revisions,
   });
   const unit = r.transform === 'pct_change' ? 'percent' : (converted?.unit ?? seriesUnit);
   const meta: Omit<SeriesMeta, 'request_id'> = {

@@ -102,9 +102,43 @@ export interface ConvertedPoint extends ViewedPoint {
   fxDate?: string;
 }
 
-/** x × f to 12 significant digits: the float noise of the product (116.84000000000001) goes, the precision stays. */
+/**
+ * The last conversion of each point, while the point lives (the read memo keeps the current view's
+ * points across requests): asked again with the same factor and rate, the same converted object is
+ * given back, so its rendered form and JSON text are kept too (kept-render.ts) and a converted answer
+ * costs about what an unconverted one does. A point of another view is a new object every time.
+ */
+interface LastConversion {
+  factor: number;
+  /** The exchange rate (0: none asked, -1: none found) and its date. */
+  rate: number;
+  date: string | undefined;
+  out: ConvertedPoint;
+}
+const lastConversion = new WeakMap<ViewedPoint, LastConversion>();
+
+/** The point converted by `make`, or the same object as last time with the same factor, rate and rate date. */
+function keptConversion(
+  p: ViewedPoint,
+  factor: number,
+  rate: number,
+  date: string | undefined,
+  make: () => ConvertedPoint,
+): ConvertedPoint {
+  const last = lastConversion.get(p);
+  if (last !== undefined && last.factor === factor && last.rate === rate && last.date === date) return last.out;
+  const out = make();
+  lastConversion.set(p, { factor, rate, date, out });
+  return out;
+}
+
+/** To 10 significant digits: the float noise of a product or quotient (116.84000000000001) goes, the precision stays. */
+function significant(x: number): number {
+  return Number(x.toPrecision(10));
+}
+
 function times(x: number, f: number): number {
-  return Number((x * f).toPrecision(12));
+  return f === 1 ? x : significant(x * f);
 }
 
 function scaled<T extends Omit<ViewedPoint, 'earlier'>>(p: T, f: number): T {
@@ -137,25 +171,32 @@ export function convertPoints(
   for (let i = 0; i < points.length; i++) {
     const p = points[i]!;
     if (cross === undefined) {
-      out[i] = convertOne(p, factor);
+      out[i] = keptConversion(p, factor, 0, undefined, () => convertOne(p, factor));
       continue;
     }
     const rate = rateOf(cross, p.d, rule);
     if (rate === undefined) {
       if (counts !== undefined) counts.missing += 1;
-      const missing: ConvertedPoint = { d: p.d, v: Number.NaN };
-      if (p.vol !== undefined) missing.vol = p.vol;
-      if (p.release !== undefined) missing.release = p.release;
-      out[i] = missing;
+      out[i] = keptConversion(p, factor, -1, undefined, () => missingRate(p));
       continue;
     }
     if (counts !== undefined && rate.date !== undefined && rate.date !== p.d) counts.carried += 1;
-    const converted: ConvertedPoint = convertOne(p, factor * rate.rate);
-    converted.fx = rate.rate;
-    if (rate.date !== undefined) converted.fxDate = rate.date;
-    out[i] = converted;
+    out[i] = keptConversion(p, factor, rate.rate, rate.date, () => {
+      const converted: ConvertedPoint = convertOne(p, factor * rate.rate);
+      converted.fx = significant(rate.rate);
+      if (rate.date !== undefined) converted.fxDate = rate.date;
+      return converted;
+    });
   }
   return out;
+}
+
+/** A point without a rate: its value NaN (served as null), its volume and publication kept. */
+function missingRate(p: ViewedPoint): ConvertedPoint {
+  const missing: ConvertedPoint = { d: p.d, v: Number.NaN };
+  if (p.vol !== undefined) missing.vol = p.vol;
+  if (p.release !== undefined) missing.release = p.release;
+  return missing;
 }
 
 function convertOne(p: ViewedPoint, f: number): ConvertedPoint {

@@ -31,8 +31,8 @@ export type SnapshotPart = keyof typeof SNAPSHOT_FILES;
 
 /**
  * Bounds on an untrusted snapshot, fitted to the bundled one with margin (its largest files:
- * supply-demand.csv.gz, 0.9 MB compressed, 21 MB and 55,863 lines inflated; series.csv.gz, 0.3 MB,
- * 4.4 MB and 58,507 lines): the largest file read
+ * supply-demand.csv.gz, 0.9 MB compressed, 21 MB and 55,863 lines inflated; series.csv.gz with the
+ * exchange rates, 1.4 MB, 17 MB and 276,062 lines): the largest file read
  * (compressed), the most it may inflate to, and the most lines it may hold. Checked on every file
  * before the first item (docs/sources.md "What an import refuses").
  */

@@ -12,6 +12,7 @@ import traceback
 import unittest
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from unittest import mock
 from urllib.parse import parse_qs, urlsplit
@@ -128,50 +129,11 @@ SERIES = {
 }
 
 
-# A converted answer shaped by SeriesResponse (currency=EUR, unit=t): the real national corn prices
-# received of January-June 2026 (NASS, USD/bu) times 39.368 bu of 56 lb per t and the average of the
-# month's daily euro reference rates (USD per EUR, inverted); May and June had no rate yet: null.
+# A converted answer recorded from the system (GET .../CORN/series?type=price&start_date=2026-01-01
+# &currency=EUR&unit=t): the real national corn prices received (NASS, USD/bu) in euros per tonne,
+# each month at the average of its days' reference rates; May and June 2026 had no rate yet (null).
+CORN_EUR_T = json.loads((Path(__file__).parent / "recorded" / "corn_price_eur_t_2026.json").read_text())
 BU_PER_T = 1000 / (56 * 0.45359237)
-CORN_EUR_T = {
-    "data": [
-        {"date": "2026-01-31", "value": 137.507750, "fx_rate": 0.851917},
-        {"date": "2026-02-28", "value": 136.843908, "fx_rate": 0.845741},
-        {"date": "2026-03-31", "value": 145.438525, "fx_rate": 0.865178},
-        {"date": "2026-04-30", "value": 145.783319, "fx_rate": 0.859180},
-        {"date": "2026-05-31", "value": None},
-        {"date": "2026-06-30", "value": None},
-    ],
-    "meta": {
-        "commodity_id": "CORN",
-        "type": "price",
-        "frequency": "monthly",
-        "transform": "none",
-        "count": 6,
-        "request_id": REQUEST_ID,
-        "unit": "EUR/t",
-        "conversion": {
-            "from": {"unit": "USD/bu", "currency": "USD"},
-            "to": {"unit": "EUR/t", "currency": "EUR"},
-            "unit": {
-                "from": "bu",
-                "to": "t",
-                "factor": BU_PER_T,
-                "working": "1 t = 39.3683 bu of 56 lb (0.45359237 kg/lb)",
-            },
-            "currency": {
-                "from": "USD",
-                "to": "EUR",
-                "rates": ["USD/EUR"],
-                "rule": "monthly_average",
-                "carried": 0,
-                "missing": 2,
-                "source": "ecb:USD",
-                "attribution": "Source: ECB statistics",
-                "note": "Converted values are derived data, not statistics of the source of the rates.",
-            },
-        },
-    },
-}
 
 
 def legacy_report(date: str, net: int) -> dict[str, Any]:
@@ -538,12 +500,13 @@ class ConversionTest(StubCase):
         self.assertEqual(series.unit, "EUR/t")
         conversion = series.conversion
         assert conversion is not None
-        self.assertEqual(conversion["unit"]["factor"], BU_PER_T)
+        self.assertAlmostEqual(conversion["unit"]["factor"], BU_PER_T)
         self.assertEqual(conversion["currency"]["rule"], "monthly_average")
         self.assertEqual(conversion["currency"]["attribution"], "Source: ECB statistics")
         # a point without a rate is None, not an error
         self.assertEqual([p.value for p in series][4:], [None, None])
-        self.assertAlmostEqual(series.data[0].fx_rate, 0.851917)
+        self.assertEqual(series.data[0].fx_rate, 0.8519945224)
+        self.assertEqual(series.data[0].value, 137.5203256)
 
     def test_an_unconverted_answer_has_its_unit_and_no_conversion(self) -> None:
         self.serve(lambda _p, _q: ok(SERIES))
@@ -568,7 +531,7 @@ class ConversionTest(StubCase):
         self.serve(lambda _p, _q: ok(CORN_EUR_T))
         series = self.client().series("CORN", type="price", currency="EUR", unit="t")
         frame = series.to_pandas()
-        self.assertEqual(list(frame.columns), ["date", "value", "fx_rate"])
+        self.assertEqual(list(frame.columns), ["date", "value", "fx_rate", "published_at", "first_seen_at"])
         self.assertEqual(frame.attrs["unit"], "EUR/t")
         self.assertEqual(frame.attrs["conversion"]["currency"]["missing"], 2)
         self.assertEqual(frame.attrs["conversion"]["to"], {"unit": "EUR/t", "currency": "EUR"})
@@ -576,7 +539,7 @@ class ConversionTest(StubCase):
         self.assertEqual(frame["value"].isna().tolist(), [False] * 4 + [True] * 2)
         self.assertEqual(frame["date"].iloc[5], pd.Timestamp("2026-06-30"))
         polars = series.to_polars()
-        self.assertEqual(polars.columns, ["date", "value", "fx_rate", "unit"])
+        self.assertEqual(polars.columns, ["date", "value", "fx_rate", "published_at", "first_seen_at", "unit"])
         self.assertEqual(polars.schema["value"], pl.Float64)
         self.assertEqual(polars["value"].null_count(), 2)
         self.assertEqual(polars["unit"].to_list(), ["EUR/t"] * 6)

@@ -1,5 +1,6 @@
 // The hand-written layer against a local stub of the API (127.0.0.1): pagination, Retry-After,
 // typed errors, timeouts and the environment defaults.
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
@@ -230,45 +231,14 @@ describe('supplyDemand', () => {
   });
 });
 
-// A converted answer (currency=EUR, unit=t), checked against the contract's schema: the real national
-// corn prices received of January-June 2026 (NASS, USD/bu) times 39.368 bu of 56 lb per t and the
-// average of the month's daily euro reference rates (USD per EUR, inverted); May and June had no rate yet.
+// A converted answer recorded from the system (GET .../CORN/series?type=price&start_date=2026-01-01
+// &currency=EUR&unit=t), checked against the contract's schema: the real national corn prices
+// received (NASS, USD/bu) in euros per tonne, each month at the average of its days' reference
+// rates; May and June 2026 had no rate yet (null).
 const BU_PER_T = 1000 / (56 * 0.45359237);
-const cornInEuroPerTonne = SeriesResponse.parse({
-  data: [
-    { date: '2026-01-31', value: 137.50775, fx_rate: 0.851917 },
-    { date: '2026-02-28', value: 136.843908, fx_rate: 0.845741 },
-    { date: '2026-03-31', value: 145.438525, fx_rate: 0.865178 },
-    { date: '2026-04-30', value: 145.783319, fx_rate: 0.85918 },
-    { date: '2026-05-31', value: null },
-    { date: '2026-06-30', value: null },
-  ],
-  meta: {
-    commodity_id: 'CORN',
-    type: 'price',
-    frequency: 'monthly',
-    transform: 'none',
-    count: 6,
-    request_id: REQUEST_ID,
-    unit: 'EUR/t',
-    conversion: {
-      from: { unit: 'USD/bu', currency: 'USD' },
-      to: { unit: 'EUR/t', currency: 'EUR' },
-      unit: { from: 'bu', to: 't', factor: BU_PER_T, working: '1 t = 39.3683 bu of 56 lb (0.45359237 kg/lb)' },
-      currency: {
-        from: 'USD',
-        to: 'EUR',
-        rates: ['USD/EUR'],
-        rule: 'monthly_average',
-        carried: 0,
-        missing: 2,
-        source: 'rates:USD',
-        attribution: 'Source: ECB statistics',
-        note: 'Converted values are derived data, not statistics of the source of the rates.',
-      },
-    },
-  },
-});
+const cornInEuroPerTonne = SeriesResponse.parse(
+  JSON.parse(readFileSync(new URL('./recorded/corn-price-eur-t-2026.json', import.meta.url), 'utf8')),
+);
 
 describe('series in another currency and unit', () => {
   it('sends currency and unit, and the answer keeps its null values and the working', async () => {
@@ -284,11 +254,11 @@ describe('series in another currency and unit', () => {
     });
     expect(corn.meta.unit).toBe('EUR/t');
     const conversion: Conversion | undefined = corn.meta.conversion;
-    expect(conversion?.unit?.factor).toBe(BU_PER_T);
+    expect(conversion?.unit?.factor).toBeCloseTo(BU_PER_T, 12);
     expect(conversion?.currency).toMatchObject({ rule: 'monthly_average', missing: 2 });
     expect(conversion?.currency?.attribution).toBe('Source: ECB statistics');
-    expect(corn.data.map((p) => p.value)).toEqual([137.50775, 136.843908, 145.438525, 145.783319, null, null]);
-    expect(corn.data[0]!.fx_rate).toBe(0.851917);
+    expect(corn.data.map((p) => p.value)).toEqual([137.5203256, 136.8456886, 145.4423385, 145.7886687, null, null]);
+    expect(corn.data[0]!.fx_rate).toBe(0.8519945224);
   });
 
   it('latest() passes them on, and a refusal names the parameter', async () => {
@@ -310,7 +280,7 @@ describe('series in another currency and unit', () => {
     const { url, seen } = await stub(() => answers.shift()!);
     const client = new Client({ apiKey: KEY, baseUrl: url });
     const newest = await client.latest('CORN', { type: 'price', currency: 'EUR', unit: 't' });
-    expect(newest?.value).toBe(145.783319);
+    expect(newest?.value).toBe(145.7886687);
     expect(seen[1]!.query.get('currency')).toBe('EUR');
     expect(seen[1]!.query.get('unit')).toBe('t');
     const err = await client.series('CORN', { type: 'price', currency: 'XAU' }).then(

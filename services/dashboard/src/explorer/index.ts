@@ -37,6 +37,11 @@
 //     a "derived" mark, failed checks); the chart is one figure across editions (view=editions), the
 //     row clicked (ending_stocks first): { date: published day, edition, value, change } per edition,
 //     drawn as `editions`; `window.cdsExplorer.editionsUrl` is that call's URL.
+//   - currency and unit (a series; currency on a price only): the API converts, the chart and table
+//     show its values (a null value, no rate, is a gap and "no rate"), the table each point's rate,
+//     and `#cdsx-conversion` under the chart the working of `meta.conversion`, which is also
+//     `window.cdsExplorer.conversion` (null when nothing was converted). The unit selector offers
+//     the measures of the series' dimension (from the unit an answer stated, else the commodity's).
 // `#cdsx` gets `data-ready="true"` once the script has wired the form, and `data-commodity="<ID>"`
 // once the selectors follow that commodity's detail (empty while none is loaded).
 // `window.cdsExplorer.keyKind` says which key the last call used: 'session', 'pasted' or null.

@@ -173,7 +173,8 @@ describe('the system on a Redis Cluster', () => {
       throw new Error(`no account on node ${node} in 30 tries`);
     };
     const lostKey = await accountOf(lost);
-    await minuteLeft(40_000);
+    // No window to hold here: during the failover any 200 or 429 is right (the exact check below
+    // waits for its own).
     const urls = e2e.system.gateways.map((g) => g.url);
     const fallbacksBefore = await fallbackCount(urls);
     const killedAt = Date.now();

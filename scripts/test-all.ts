@@ -127,7 +127,7 @@ if (!failed()) {
 const total = (performance.now() - started) / 1000;
 
 // The slowest files of every project that ran, from the reporter's figures.
-const slowest: { file: string; project: string; ms: number }[] = [];
+const slowest: { file: string; project: string; ms: number; outsideMs?: number }[] = [];
 for (const step of [UNIT, INT, E2E, SOAK]) {
   if (!outcomes.some((o) => o.step === step)) continue;
   try {
@@ -151,9 +151,11 @@ for (const o of outcomes) {
 }
 lines.push(`  ${'all'.padEnd(10)} ${total.toFixed(1).padStart(7)}  (the steps side by side count once)`);
 if (slowest.length > 0) {
-  lines.push('', '  slowest test files:');
+  lines.push('', '  slowest test files (seconds, and of them outside the tests: set-up, import, beforeAll/afterAll):');
   for (const f of slowest.slice(0, 12))
-    lines.push(`  ${(f.ms / 1000).toFixed(1).padStart(7)}  ${f.project.padEnd(5)} ${f.file}`);
+    lines.push(
+      `  ${(f.ms / 1000).toFixed(1).padStart(7)} ${((f.outsideMs ?? 0) / 1000).toFixed(1).padStart(7)}  ${f.project.padEnd(5)} ${f.file}`,
+    );
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 writeFileSync(

@@ -26,6 +26,7 @@ function sync(args: string[], env: Record<string, string> = {}) {
       AMS_API_URL: sources.baseUrl,
       WORLDBANK_PAGE_URL: sources.worldbankPageUrl,
       WASDE_API_URL: sources.baseUrl,
+      ECB_API_URL: sources.ecbRatesUrl,
       EIA_API_KEY: 'eia-test-key',
       NASS_API_KEY: 'nass-test-key',
       SOURCE_REQUEST_INTERVAL_MS: '0',
@@ -48,7 +49,7 @@ describe('ingest sync (CLI)', () => {
     const first = await sync([]);
     expect(first.stderr).toContain('progress: ');
     expect(first.code, first.stderr).toBe(0);
-    for (const s of ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'wasde'])
+    for (const s of ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'wasde', 'ecb'])
       expect(first.stdout).toContain(`Summary: sync ${s}`);
     // the five legacy reports in one event, and the five open interest points they give, each in the
     // event of its report's release (a series event has one published_at)
@@ -62,6 +63,7 @@ describe('ingest sync (CLI)', () => {
     expect(second.code).toBe(0);
     expect(second.stderr).toBe('');
     expect([...second.stdout.matchAll(/events published: +(\d+)/g)].map((m) => m[1])).toEqual([
+      '0',
       '0',
       '0',
       '0',

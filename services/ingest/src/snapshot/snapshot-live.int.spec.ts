@@ -35,6 +35,7 @@ const settings = () => ({
     ams: sources.baseUrl,
     worldbank: sources.worldbankPageUrl,
     wasde: sources.baseUrl,
+    ecb: sources.ecbRatesUrl,
   },
 });
 
@@ -49,13 +50,19 @@ describe('the snapshot built from the sources (--live)', () => {
       builtAt: new Date('2026-11-27T12:00:00Z'),
     });
     expect(manifest.built_from).toBe('live');
-    expect(manifest.sources.map((s) => s.name)).toEqual(['cftc', 'eia', 'nass', 'wasde', 'worldbank']);
+    expect(manifest.sources.map((s) => s.name)).toEqual(['cftc', 'ecb', 'eia', 'nass', 'wasde', 'worldbank']);
+    const fromOf = (name: string) =>
+      name === 'worldbank' ? sources.worldbankPageUrl : name === 'ecb' ? sources.ecbRatesUrl : sources.baseUrl;
     for (const s of manifest.sources) {
       expect(s.rows, s.name).toBeGreaterThan(0);
-      expect(s.origin).toEqual([
-        { file: 'live', from: s.name === 'worldbank' ? sources.worldbankPageUrl : sources.baseUrl },
-      ]);
+      expect(s.origin).toEqual([{ file: 'live', from: fromOf(s.name) }]);
     }
+    // the ECB's whole history (the zip of the real excerpt): 1999-01-04 on, with its licence line
+    expect(manifest.sources.find((s) => s.name === 'ecb')).toMatchObject({
+      first_date: '1999-01-04',
+      last_date: '2026-04-13',
+      licence: expect.stringMatching(/Source: ECB statistics/),
+    });
     expect(manifest.sources.find((s) => s.name === 'worldbank')?.licence).toMatch(/CC BY 4\.0/);
 
     const stats = createParseStats();

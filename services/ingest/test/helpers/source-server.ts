@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { CotDataset } from '@cds/contracts';
 import { ownFixturePath } from './source-fixtures.ts';
+import { buildZip } from './zip.ts';
 
 type Row = Record<string, unknown>;
 
@@ -108,7 +109,7 @@ export class SourceServer {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', this.baseUrl);
     this.requests.push(url);
-    if (this.answerWorldBank(url, res)) return;
+    if (this.answerWorldBank(url, res) || this.answerRatesHistory(url, res)) return;
     const normal = () => this.answer(url);
     const fault = this.faults.find((f) => f.times > 0 && f.match(url));
     if (fault) {
@@ -144,8 +145,26 @@ export class SourceServer {
     return false;
   }
 
+  /** The address to give `ECB_API_URL`: the reference-rate files under it, as the ECB serves them. */
+  get ecbRatesUrl(): string {
+    return `${this.baseUrl}/stats/eurofxref/`;
+  }
+
+  /** The ECB's whole history, zipped as the ECB serves it: the real excerpt `ecb_eurofxref-hist_excerpt.csv`. */
+  private answerRatesHistory(url: URL, res: ServerResponse): boolean {
+    if (url.pathname !== '/stats/eurofxref/eurofxref-hist.zip') return false;
+    res.writeHead(200, { 'content-type': 'application/zip' });
+    res.end(
+      buildZip([{ name: 'eurofxref-hist.csv', data: readFileSync(ownFixturePath('ecb_eurofxref-hist_excerpt.csv')) }]),
+    );
+    return true;
+  }
+
   private answer(url: URL): { status: number; body: string } {
     const p = url.searchParams;
+    // the ECB's last 90 days as XML (written in its shape: sync/ecb_eurofxref-hist-90d_handwritten.xml)
+    if (url.pathname === '/stats/eurofxref/eurofxref-hist-90d.xml')
+      return { status: 200, body: readFileSync(ownFixturePath('sync/ecb_eurofxref-hist-90d_handwritten.xml'), 'utf8') };
     if (url.pathname.startsWith('/v2/')) {
       const start = p.get('start') ?? '';
       const rows = (this.eia.get(p.get('facets[series][]') ?? '') ?? []).filter((r) => String(r.period) >= start);

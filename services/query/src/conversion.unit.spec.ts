@@ -122,16 +122,16 @@ describe('currency on a daily price', () => {
     expect(res.status, res.raw).toBe(200);
     const perTonne = 1000 / (60 * 0.45359237);
     const values = res.body.data.map((p: { value: number | null }) => p.value);
-    expect(values[0]).toBeCloseTo((5 * perTonne) / 1.1, 6);
-    expect(values[2]).toBeCloseTo((6 * perTonne) / 1.2, 6);
+    expect(values[0]).toBeCloseTo((5 * perTonne) / 1.1, 4);
+    expect(values[2]).toBeCloseTo((6 * perTonne) / 1.2, 4);
     expect(values[4]).toBeNull();
     expect(res.body.data[0]).toMatchObject({
       date: '2026-04-01',
-      fx_rate: 0.9090909091, // 1 / 1.1 to 10 significant digits
+      fx_rate: 0.90909091, // 1 / 1.1 to 8 significant digits
       fx_rate_date: '2026-04-01',
       volume: 7,
     });
-    expect(res.body.data[0].open).toBeCloseTo((4.9 * perTonne) / 1.1, 6);
+    expect(res.body.data[0].open).toBeCloseTo((4.9 * perTonne) / 1.1, 4);
     expect(res.body.data[2]).toMatchObject({ date: '2026-04-06', fx_rate_date: '2026-04-02' });
     expect(res.body.data[4]).toEqual({ date: '2026-04-13', value: null, volume: 3 });
     expect(res.body.meta.unit).toBe('EUR/t');
@@ -176,7 +176,7 @@ describe('currency on a daily price', () => {
   it('converts through the euro cross (CAD to USD: both rates of the day)', async () => {
     const res = await get('CANOLA/series?type=price&start_date=2026-04-07&end_date=2026-04-07&currency=USD');
     expect(res.status, res.raw).toBe(200);
-    expect(res.body.data[0].value).toBeCloseTo((700 * 1.25) / 1.75, 6);
+    expect(res.body.data[0].value).toBeCloseTo((700 * 1.25) / 1.75, 4);
     expect(res.body.meta.conversion.currency).toMatchObject({ from: 'CAD', to: 'USD', rates: ['CAD/EUR', 'USD/EUR'] });
     expect(res.body.meta.unit).toBe('USD/t');
   });
@@ -200,7 +200,7 @@ describe('currency on a daily price', () => {
     expect(res.status, res.raw).toBe(200);
     const values = res.body.data.map((p: { value: number | null }) => p.value);
     expect(values).toHaveLength(4);
-    expect(values[0]).toBeCloseTo(6 / 1.2 - 5 / 1.1, 6);
+    expect(values[0]).toBeCloseTo(6 / 1.2 - 5 / 1.1, 4);
     expect(values[3]).toBeNull();
   });
 
@@ -224,7 +224,7 @@ describe('currency on monthly prices, and units alone', () => {
     const res = await get('COPPER/series?type=price&start_date=2026-04-01&end_date=2026-04-30&currency=EUR');
     expect(res.status, res.raw).toBe(200);
     const avg = (1 / 1.1 + 1 / 1.2 + 1 / 1.25) / 3;
-    expect(res.body.data[0].value).toBeCloseTo(100 * avg, 6);
+    expect(res.body.data[0].value).toBeCloseTo(100 * avg, 4);
     expect(res.body.data[0]).not.toHaveProperty('fx_rate_date');
     expect(res.body.meta.conversion.currency.rule).toBe('monthly_average');
     expect(res.body.meta.unit).toBe('EUR/mt');
@@ -233,7 +233,7 @@ describe('currency on monthly prices, and units alone', () => {
   it('converts a quantity’s unit, keeping its scale', async () => {
     const res = await get('WHEAT/series?type=production&start_date=2026-04-01&end_date=2026-04-30&unit=t');
     expect(res.status, res.raw).toBe(200);
-    expect(res.body.data[0].value).toBeCloseTo((1000 * 60 * 0.45359237) / 1000, 6);
+    expect(res.body.data[0].value).toBeCloseTo((1000 * 60 * 0.45359237) / 1000, 4);
     expect(res.body.meta.unit).toBe('thousand t');
     expect(res.body.meta.conversion.currency).toBeUndefined();
   });

@@ -82,7 +82,7 @@ export function rateOf(
 ): { rate: number; date?: string } | undefined {
   if (rule === 'daily') {
     const i = lastAtOrBefore(cross.dates, d);
-    if (i < 0 || daysBetween(cross.dates[i]!, d) > MAX_RATE_CARRY_DAYS) return undefined;
+    if (i < 0 || (cross.dates[i] !== d && daysBetween(cross.dates[i]!, d) > MAX_RATE_CARRY_DAYS)) return undefined;
     return { rate: cross.rates[i]!, date: cross.dates[i]! };
   }
   // The average of the cross rate's daily values in the window (each day's to ÷ from, then averaged).
@@ -132,9 +132,12 @@ function keptConversion(
   return out;
 }
 
-/** To 10 significant digits: the float noise of a product or quotient (116.84000000000001) goes, the precision stays. */
+/**
+ * To 8 significant digits, more than a source's price (4 to 6) or a reference rate (5 or 6) has: the
+ * float noise of a product or quotient (116.84000000000001, 1 / 1.1) goes, and the answer stays short.
+ */
 function significant(x: number): number {
-  return Number(x.toPrecision(10));
+  return Number(x.toPrecision(8));
 }
 
 function times(x: number, f: number): number {

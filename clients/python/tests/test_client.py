@@ -505,8 +505,8 @@ class ConversionTest(StubCase):
         self.assertEqual(conversion["currency"]["attribution"], "Source: ECB statistics")
         # a point without a rate is None, not an error
         self.assertEqual([p.value for p in series][4:], [None, None])
-        self.assertEqual(series.data[0].fx_rate, 0.8519945224)
-        self.assertEqual(series.data[0].value, 137.5203256)
+        self.assertEqual(series.data[0].fx_rate, 0.85199452)
+        self.assertEqual(series.data[0].value, 137.52033)
 
     def test_an_unconverted_answer_has_its_unit_and_no_conversion(self) -> None:
         self.serve(lambda _p, _q: ok(SERIES))

@@ -453,6 +453,20 @@ describe('CSV, refusals, and the unconverted answer', () => {
     );
   });
 
+  it('lists no rate series among the commodities (they are series the conversion reads, not commodities)', async () => {
+    const ids: string[] = [];
+    for (let page = 1; page <= 10; page += 1) {
+      const res = await e2e.get(`${API}?per_page=100&page=${page}`, { key });
+      expect(res.status, res.text.slice(0, 300)).toBe(200);
+      ids.push(...res.json.data.map((c: { id: string }) => c.id));
+      if (res.json.data.length < 100) break;
+    }
+    expect(ids).toContain('CRUDE_OIL_WTI');
+    expect(ids.filter((id) => id.startsWith('FX_'))).toEqual([]);
+    const search = await e2e.get(`${API}?search=FX_EUR`, { key });
+    expect(search.json.data).toEqual([]);
+  });
+
   it('refuses with a 400 naming the parameter', async () => {
     const wti = 'CRUDE_OIL_WTI/series?type=price';
     await expect400(`${wti}&currency=XYZ`, 'currency', 'XYZ');

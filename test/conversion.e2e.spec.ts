@@ -344,6 +344,25 @@ describe('currency: each point at the rate of its own date', () => {
     expect(monthly.json.meta.conversion.currency.rule).toBe('daily');
   });
 
+  it('transforms work on the converted values: a change from or to a null is null, a cumulative sum null from it on', async () => {
+    const query = 'end_date=2026-04-30&currency=EUR';
+    const daily = (await series('CRUDE_OIL_WTI', `start_date=2026-03-16&${query}`)).json.data as Point[];
+    const range = `start_date=2026-03-30&${query}`;
+    const change = (await series('CRUDE_OIL_WTI', `${range}&transform=change`)).json.data as Point[];
+    expect(change.map((p) => p.date)).toEqual(daily.filter((p) => p.date >= '2026-03-30').map((p) => p.date));
+    for (const p of change) {
+      const i = daily.findIndex((d) => d.date === p.date);
+      const [prev, cur] = [daily[i - 1]!.value, daily[i]!.value];
+      if (prev === null || cur === null) expect(p.value, p.date).toBeNull();
+      else expect(p.value, p.date).toBeCloseTo(cur - prev, 5);
+    }
+    expect(change.filter((p) => p.value === null).length).toBeGreaterThan(0);
+    const cumulative = (await series('CRUDE_OIL_WTI', `${range}&transform=cumulative`)).json.data as Point[];
+    const firstNull = daily.find((p) => p.value === null)!.date;
+    for (const p of cumulative) if (p.date >= firstNull) expect(p.value, p.date).toBeNull();
+    expect(cumulative[0]!.value).not.toBeNull();
+  });
+
   it('the same currency: values unchanged, no rate series', async () => {
     const range = 'start_date=2025-04-01&end_date=2025-04-30';
     const usd = await raw('CRUDE_OIL_WTI', range);

@@ -31,6 +31,10 @@ import { readModelFingerprint } from './support/read-model-hash.ts';
 const LOAD_RATE = Number(process.env.CDS_E2E_FAULT_LOAD_RATE ?? 12);
 const FAULT_MS = Number(process.env.CDS_E2E_FAULT_MS ?? 3_000);
 const DEMO_YEARS = Math.max(1, Number(process.env.CDS_E2E_DEMO_YEARS ?? 1));
+// The projector's ack wait (its ACK_WAIT_MS, 30 s by default): what a killed projector had pulled
+// and not acknowledged is redelivered once it runs out, so the recovery cases waited for it. The
+// mechanism is the same at 10 s (a batch in progress keeps its messages with progress acks).
+const ACK_WAIT_MS = 10_000;
 
 let e2e: E2E;
 let probes: Probes;
@@ -80,7 +84,12 @@ const fallbackCount = (e: E2E) => fallbacksOf(e.system.gateways.map((g) => g.url
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  e2e = await startE2E({ gateways: 2, queries: 1, projectors: 1 });
+  e2e = await startE2E({
+    gateways: 2,
+    queries: 1,
+    projectors: 1,
+    serviceEnv: { projector: { ACK_WAIT_MS: String(ACK_WAIT_MS) } },
+  });
   projector = e2e.system.projector;
   probes = await openProbes(e2e.infra.natsUrl, e2e.infra.mongoUrl);
   for (const [source, file] of REAL_FILES) {
@@ -216,7 +225,13 @@ describe('faults under a steady load', () => {
       name: 'projector-restarted',
       port: projector.port,
       logDir: dirname(projector.log),
-      env: { NATS_URL: e2e.infra.natsUrl, MONGODB_URL: e2e.infra.mongoUrl, MONGODB_DB: 'cds', LOG_LEVEL: 'warn' },
+      env: {
+        NATS_URL: e2e.infra.natsUrl,
+        MONGODB_URL: e2e.infra.mongoUrl,
+        MONGODB_DB: 'cds',
+        LOG_LEVEL: 'warn',
+        ACK_WAIT_MS: String(ACK_WAIT_MS),
+      },
     });
     extraProcesses.push(projector);
     const restartedAt = Date.now();

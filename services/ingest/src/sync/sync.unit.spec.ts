@@ -115,7 +115,7 @@ describe('sync arguments', () => {
   it('reads sync with a source, all by default, and --since', () => {
     expect(parseIngestArgs(['sync'])).toEqual({
       command: 'sync',
-      sources: ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'wasde'],
+      sources: ['cftc', 'eia', 'nass', 'ams', 'worldbank', 'wasde', 'ecb'],
       common: { ledger: true, quiet: false },
     });
     expect(parseIngestArgs(['sync', '--source', 'eia', '--since', '2024-01-01'])).toMatchObject({

@@ -233,7 +233,12 @@ beforeAll(async () => {
     // The suite polls revoked and not-yet-known keys from one address: past FAILED_AUTH_MAX (30 a
     // minute) the gateways would answer those 429 instead of 401. At debug the gateways log each
     // Redis connection error (a few lines a failover), which a failed failover check prints.
-    serviceEnv: { gateway: { FAILED_AUTH_MAX: '100000', LOG_LEVEL: 'debug' } },
+    // The projectors' ack wait at 10 s (ACK_WAIT_MS, 30 s by default): what a pull had delivered when
+    // the stream's leader died is redelivered once it runs out, which the recovery waited for.
+    serviceEnv: {
+      gateway: { FAILED_AUTH_MAX: '100000', LOG_LEVEL: 'debug' },
+      projector: { ACK_WAIT_MS: '10000' },
+    },
   });
   nats = e2e.infra.natsCluster!;
   redis = e2e.infra.redisSentinel!;

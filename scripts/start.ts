@@ -311,6 +311,18 @@ async function writeBulkFiles(natsUrl: string, mongoUrl: string): Promise<string
   return 'written';
 }
 
+/** writeBulkFiles, saying when they are written (or why not); `what` follows "the bulk files". */
+async function bulkFiles(natsUrl: string, mongoUrl: string, what: string): Promise<void> {
+  say(`writing the bulk files${what} in the background (npm run projector -- bulk)…`);
+  const t = performance.now();
+  const bulk = await writeBulkFiles(natsUrl, mongoUrl).catch(
+    (err: unknown) => `failed (${err instanceof Error ? err.message : String(err)})`,
+  );
+  if (stopping) return;
+  if (bulk === 'written') say(`bulk files${what} written (${since(t)} s; GET /api/v1/bulk lists them)`);
+  else say(`bulk files${what} not written: ${bulk}`);
+}
+
 async function admin<T>(adminUrl: string, token: string, path: string, body: unknown): Promise<T> {
   const res = await fetch(`${adminUrl}/admin/v1${path}`, {
     method: 'POST',
@@ -542,19 +554,16 @@ async function main(): Promise<void> {
 
   printWelcome({ dashboardUrl, gatewayUrl, keys, demoPassword, sources });
 
-  // After the keys: the older supply and demand editions, what is newer at the sources, then the bulk files of all of it.
+  // After the keys: the bulk files of what is loaded, then the older supply and demand editions and
+  // what is newer at the sources, then the bulk files again, of all of it.
+  await bulkFiles(up.identities.nats.projector, up.mongoUrl, '');
+  if (stopping) return;
   await loadHistory(ingestUrl, up.identities.nats.projector);
   if (stopping) return;
   await syncSources(ingestUrl, dataDone.value.syncs);
   if (stopping) return;
-  say('writing the bulk files in the background (npm run projector -- bulk)…');
-  const t = performance.now();
-  const bulk = await writeBulkFiles(up.identities.nats.projector, up.mongoUrl).catch(
-    (err: unknown) => `failed (${err instanceof Error ? err.message : String(err)})`,
-  );
+  await bulkFiles(up.identities.nats.projector, up.mongoUrl, ' (again: with the history and the syncs)');
   if (stopping) return;
-  if (bulk === 'written') say(`bulk files written (${since(t)} s; GET /api/v1/bulk lists them)`);
-  else say(`bulk files not written: ${bulk}`);
   say(`everything loaded ${(bootstrapSeconds + performance.now() / 1000).toFixed(1)} s after npm start`);
 }
 

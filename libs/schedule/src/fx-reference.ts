@@ -55,6 +55,15 @@ export function isTargetDay(date: string): boolean {
   return dow !== 0 && dow !== 6 && targetHolidayOn(date) === undefined;
 }
 
+/**
+ * When the reference rates of a date became public: 16:00 Frankfurt that day. A reader asking as of
+ * an instant knows a day's rates from then on, whatever stamp the event that carried them has (a
+ * backfilled year goes out as one event, stamped at its last day).
+ */
+export function referenceRatesPublishedAt(date: string): Date {
+  return zonedInstant(date, FX_REFERENCE_TIME, FX_REFERENCE_TIME_ZONE);
+}
+
 /** The reference-rate release of a TARGET day (16:00 Frankfurt), or undefined on a day without one. */
 export function fxReferenceRelease(date: string): Release | undefined {
   if (!isTargetDay(date)) return undefined;

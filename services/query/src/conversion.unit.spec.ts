@@ -189,6 +189,18 @@ describe('currency on a daily price', () => {
     expect(res.body.meta.conversion.currency).toMatchObject({ carried: 2, missing: 1 });
   });
 
+  it('knows a day’s rate from its own 16:00 Frankfurt, not from the later stamp of the release that carried it', async () => {
+    // 1 and 2 April came in one release stamped 2 April 14:00 UTC (as a backfilled year is stamped at its last day)
+    const res = await get(
+      'WHEAT/series?type=price&start_date=2026-04-01&end_date=2026-04-02&currency=EUR&as_of=2026-04-02T10:00:00Z',
+    );
+    expect(res.status, res.raw).toBe(200);
+    expect(res.body.data[0]).toMatchObject({ date: '2026-04-01', value: 4.5454545, fx_rate_date: '2026-04-01' });
+    // the 2nd's own rate comes at 16:00 Frankfurt (14:00 UTC): at 10:00 the 1st's is carried
+    expect(res.body.data[1]).toMatchObject({ date: '2026-04-02', fx_rate_date: '2026-04-01' });
+    expect(res.body.meta.conversion.currency).toMatchObject({ carried: 1, missing: 0 });
+  });
+
   it('converts before resampling: a weekly value is the last day’s converted close; a null stays null', async () => {
     const res = await get(`WHEAT/series?type=price&${RANGE}&currency=EUR&frequency=weekly`);
     expect(res.status, res.raw).toBe(200);

@@ -1,7 +1,7 @@
 // `ingest sync` end to end: the recorded answers of the CFTC, EIA and NASS APIs, served by a local
 // server, through the real CLI -> NATS JetStream -> projector -> MongoDB API -> query -> gateway,
 // and the gateway's GET /status following the sync state bucket.
-import { DATA_STREAM } from '@cds/contracts';
+import { DATA_STREAM, SYNC_SOURCE_NAMES } from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
 import { connectMessaging, type Messaging } from '@cds/messaging';
 import { addDays, dateOf, lastDueRelease } from '@cds/schedule';
@@ -88,6 +88,7 @@ beforeAll(async () => {
     AMS_API_URL: sources.baseUrl,
     WORLDBANK_PAGE_URL: sources.worldbankPageUrl,
     WASDE_API_URL: sources.baseUrl,
+    ECB_API_URL: sources.ecbRatesUrl,
     EIA_API_KEY: 'e2e-eia-key',
     NASS_API_KEY: 'e2e-nass-key',
     SOURCE_REQUEST_INTERVAL_MS: '0',
@@ -150,13 +151,14 @@ describe('ingest sync through the whole pipeline', () => {
     expect(s.ams).toMatchObject({ newest_data_date: null, last_run_failed: false });
     // the recorded ESMIS listing's June 2026 WASDE, dated by its edition
     expect(s.wasde).toMatchObject({ newest_data_date: '2026-06-01', last_run_failed: false });
-    for (const source of ['cftc', 'eia', 'nass', 'worldbank', 'ams', 'wasde'])
-      expect(s[source]!.last_success_at! >= started).toBe(true);
+    // the recorded reference rates (an excerpt of the ECB's history, to 2026-04-13)
+    expect(s.ecb).toMatchObject({ newest_data_date: '2026-04-13', last_run_failed: false });
+    for (const source of SYNC_SOURCE_NAMES) expect(s[source]!.last_success_at! >= started).toBe(true);
   }, 120_000);
 
   it('the second run publishes nothing', async () => {
     const run = await sync();
-    expect(run.stdout.match(/new or revised: +0 records/g)).toHaveLength(6);
+    expect(run.stdout.match(/new or revised: +0 records/g)).toHaveLength(SYNC_SOURCE_NAMES.length);
     expect(await dataStreamSeq()).toBe(afterFirst);
     const s = await status();
     // The run still counts as a success: the sources are up to date.

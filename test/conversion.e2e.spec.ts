@@ -322,11 +322,9 @@ describe('currency: each point at the rate of its own date', () => {
     expect(before.json.meta.conversion.currency).toMatchObject({ carried: 1, missing: 0 });
   });
 
-  // Known wrong answer: a year's rates are stamped at its last TARGET day (2026's at 2026-12-04 16:00, by
-  // the snapshot's build day: services/ingest/src/sources/ecb/snapshot.ts), so as_of hides rates that had
-  // long been published (here the day's own, at 15:00 UTC; as_of in mid-2025 sees no 2025 rate at all).
-  // When each day's rates carry their own 16:00 Frankfurt, this fails: make it an it() again.
-  it.fails('as_of after a day’s rates were published converts that day with its own rate', async () => {
+  // A year's rates are one event stamped at its last TARGET day (2026's at the snapshot's build), yet a
+  // day's rate is known from its own 16:00 Frankfurt (services/query/src/series/convert-series.ts knownBy).
+  it('as_of after a day’s rates were published converts that day with its own rate', async () => {
     const range = `${EARLY_RANGE}&currency=EUR`;
     const value = snapshotPrices('CRUDE_OIL_WTI').get(EARLY_DATE)!;
     const after = await series('CRUDE_OIL_WTI', `${range}&as_of=2026-01-02T15:30:00Z`);

@@ -258,7 +258,7 @@ export const CurrencyConversion = documented(
     rule: z.enum(CONVERSION_RATE_RULES).meta({
       description:
         'Which rate each point uses: daily (that day’s rate, or the latest earlier one at most 5 days back; ' +
-        'the point’s fx_rate_date says which), weekly_average (the average of the daily rates of the 7 days ' +
+        'a carried point’s fx_rate_date says which), weekly_average (the average of the daily rates of the 7 days ' +
         'ending on the point’s date) or monthly_average (the average of the daily rates of the point’s month).',
     }),
     carried: z.int().min(0).meta({ description: 'Points that used an earlier day’s rate (daily rule).' }),

@@ -207,8 +207,8 @@ export const TimeSeriesPoint = documented(
       }),
     fx_rate_date: IsoDate.optional().meta({
       description:
-        "With currency on a daily series: the date of the rate used, the point's own or, carried, the latest " +
-        'earlier one at most 5 days back.',
+        "With currency on a daily series, when the point's own date has no rate: the date of the rate used, the " +
+        'latest earlier one at most 5 days back (carried). Absent when the rate is of the point’s own date.',
     }),
     ...publication,
     revisions: z

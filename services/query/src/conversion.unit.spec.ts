@@ -128,9 +128,10 @@ describe('currency on a daily price', () => {
     expect(res.body.data[0]).toMatchObject({
       date: '2026-04-01',
       fx_rate: 0.90909091, // 1 / 1.1 to 8 significant digits
-      fx_rate_date: '2026-04-01',
       volume: 7,
     });
+    // the rate of its own date: no fx_rate_date; a carried point names its rate's date
+    expect(res.body.data[0]).not.toHaveProperty('fx_rate_date');
     expect(res.body.data[0].open).toBeCloseTo((4.9 * perTonne) / 1.1, 4);
     expect(res.body.data[2]).toMatchObject({ date: '2026-04-06', fx_rate_date: '2026-04-02' });
     expect(res.body.data[4]).toEqual({ date: '2026-04-13', value: null, volume: 3 });
@@ -195,7 +196,8 @@ describe('currency on a daily price', () => {
       'WHEAT/series?type=price&start_date=2026-04-01&end_date=2026-04-02&currency=EUR&as_of=2026-04-02T10:00:00Z',
     );
     expect(res.status, res.raw).toBe(200);
-    expect(res.body.data[0]).toMatchObject({ date: '2026-04-01', value: 4.5454545, fx_rate_date: '2026-04-01' });
+    expect(res.body.data[0]).toMatchObject({ date: '2026-04-01', value: 4.5454545 });
+    expect(res.body.data[0]).not.toHaveProperty('fx_rate_date');
     // the 2nd's own rate comes at 16:00 Frankfurt (14:00 UTC): at 10:00 the 1st's is carried
     expect(res.body.data[1]).toMatchObject({ date: '2026-04-02', fx_rate_date: '2026-04-01' });
     expect(res.body.meta.conversion.currency).toMatchObject({ carried: 1, missing: 0 });

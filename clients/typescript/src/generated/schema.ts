@@ -270,7 +270,7 @@ export interface components {
             /** @description The reference-rate series used (`USD/EUR`, `CAD/EUR`: units per one euro); two when the conversion goes through the euro cross (to ÷ from), none between a currency and itself. */
             rates: string[];
             /**
-             * @description Which rate each point uses: daily (that day’s rate, or the latest earlier one at most 5 days back; the point’s fx_rate_date says which), weekly_average (the average of the daily rates of the 7 days ending on the point’s date) or monthly_average (the average of the daily rates of the point’s month).
+             * @description Which rate each point uses: daily (that day’s rate, or the latest earlier one at most 5 days back; a carried point’s fx_rate_date says which), weekly_average (the average of the daily rates of the 7 days ending on the point’s date) or monthly_average (the average of the daily rates of the point’s month).
              * @enum {string}
              */
             rule: "daily" | "weekly_average" | "monthly_average";
@@ -501,7 +501,7 @@ export interface components {
             volume?: number;
             /** @description With currency: the rate this point was converted with (units of the target currency per unit of the source's; through the euro cross when neither is the euro). Absent when the value is null. */
             fx_rate?: number;
-            /** @description With currency on a daily series: the date of the rate used, the point's own or, carried, the latest earlier one at most 5 days back. */
+            /** @description With currency on a daily series, when the point's own date has no rate: the date of the rate used, the latest earlier one at most 5 days back (carried). Absent when the rate is of the point’s own date. */
             fx_rate_date?: components["schemas"]["Date"];
             /**
              * Format: date-time

@@ -175,7 +175,7 @@ function requireRates(ask: ConversionAsk, currency: string, whose: string, param
   const known = [RATE_BASE_CURRENCY, ...ask.ratedCurrencies.filter((c) => c !== RATE_BASE_CURRENCY)];
   throw new InvalidParameterError(
     param,
-    `invalid '${param}': ${whose} ${currency} has no exchange rates here; currencies with rates: ${known.join(', ')}`,
+    `invalid '${param}': ${whose}, ${currency}, has no exchange rates here; currencies with rates: ${known.join(', ')}`,
   );
 }
 
@@ -189,7 +189,7 @@ export function planConversion(ask: ConversionAsk): ConversionPlan | undefined {
   const series = parseUnit(ask.seriesUnit ?? '');
   const seriesMoney = ask.type === 'price' ? series.money : undefined;
   if (ask.currency !== undefined && seriesMoney === undefined) refuseCurrency(ask, fromUnit);
-  if (ask.currency !== undefined) requireRates(ask, ask.currency, 'the currency asked,', 'currency');
+  if (ask.currency !== undefined) requireRates(ask, ask.currency, 'the currency asked', 'currency');
   const unit = ask.unit === undefined ? undefined : unitPart(ask, series, fromUnit, ask.unit);
   const plan: ConversionPlan = { fromUnit, toUnit: fromUnit, factor: 1 };
   let factor = unit?.factor ?? 1;
@@ -201,8 +201,8 @@ export function planConversion(ask: ConversionAsk): ConversionPlan | undefined {
     const money = targetMoney(ask, seriesMoney, unit?.target.money);
     if (money.currency !== seriesMoney.currency) {
       const param = ask.currency === undefined ? 'unit' : 'currency';
-      if (param === 'unit') requireRates(ask, money.currency, 'the currency of the unit asked,', 'unit');
-      requireRates(ask, seriesMoney.currency, 'the series is priced in', param);
+      if (param === 'unit') requireRates(ask, money.currency, 'the currency of the unit asked', 'unit');
+      requireRates(ask, seriesMoney.currency, "the series' currency", param);
     }
     if (money.divisor !== seriesMoney.divisor) {
       factor *= money.divisor / seriesMoney.divisor;

@@ -97,10 +97,12 @@ describe('planConversion: units', () => {
       param: 'currency',
     });
     expect(refusal(ask({ seriesUnit: 'index', currency: 'EUR' })).param).toBe('currency');
-    expect(refusal(ask({ seriesUnit: 'CHF/t', currency: 'EUR' })).message).toContain('priced in CHF');
+    expect(refusal(ask({ seriesUnit: 'CHF/t', currency: 'EUR' })).message).toContain(
+      "the series' currency, CHF, has no exchange rates",
+    );
     expect(refusal(ask({ unit: 'XYZ/t' }))).toMatchObject({
       param: 'unit',
-      message: expect.stringContaining('XYZ has no exchange rates') as unknown,
+      message: expect.stringContaining('XYZ, has no exchange rates') as unknown,
     });
   });
 
@@ -178,7 +180,9 @@ describe('rates: the rate of each point', () => {
       'daily',
       counts,
     );
-    expect(out[0]).toMatchObject({ v: 24, o: 21.6, h: 26.4, l: 19.2, c: 24, vol: 5, fx: 1.2, fxDate: '2026-04-02' });
+    expect(out[0]).toMatchObject({ v: 24, o: 21.6, h: 26.4, l: 19.2, c: 24, vol: 5, fx: 1.2 });
+    // the rate of the point's own date: no date said; a carried one says its date
+    expect(out[0]).not.toHaveProperty('fxDate');
     expect(out[1]).toMatchObject({ v: 24, fx: 1.2, fxDate: '2026-04-02' });
     expect(out[2]!.v).toBeNaN();
     expect(out[2]).toEqual({ d: '2026-04-13', v: Number.NaN, vol: 5 });

@@ -55,7 +55,7 @@ const DERIVED =
   'not statistics published by the source of either.';
 
 const RULE_TEXT: Record<ConversionRateRule, string> = {
-  daily: `Each point uses the rate of its date, or the latest earlier one at most ${MAX_RATE_CARRY_DAYS} days back (fx_rate_date).`,
+  daily: `Each point uses the rate of its date, or the latest earlier one at most ${MAX_RATE_CARRY_DAYS} days back (a carried point's fx_rate_date).`,
   weekly_average:
     "Each point uses the average, over the 7 days ending on its date, of each day's cross rate (to ÷ from).",
   monthly_average: "Each point uses the average, over its calendar month, of each day's cross rate (to ÷ from).",

@@ -187,7 +187,8 @@ export function convertPoints(
     out[i] = keptConversion(p, factor, rate.rate, rate.date, () => {
       const converted: ConvertedPoint = convertOne(p, factor * rate.rate);
       converted.fx = significant(rate.rate);
-      if (rate.date !== undefined) converted.fxDate = rate.date;
+      // Only a carried rate's date is said: the others are of the point's own date.
+      if (rate.date !== undefined && rate.date !== p.d) converted.fxDate = rate.date;
       return converted;
     });
   }

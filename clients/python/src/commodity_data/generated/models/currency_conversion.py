@@ -20,8 +20,8 @@ class CurrencyConversion:
         rates (list[str]): The reference-rate series used (`USD/EUR`, `CAD/EUR`: units per one euro); two when the
             conversion goes through the euro cross (to ÷ from), none between a currency and itself.
         rule (CurrencyConversionRule): Which rate each point uses: daily (that day’s rate, or the latest earlier one at
-            most 5 days back; the point’s fx_rate_date says which), weekly_average (the average of the daily rates of the 7
-            days ending on the point’s date) or monthly_average (the average of the daily rates of the point’s month).
+            most 5 days back; a carried point’s fx_rate_date says which), weekly_average (the average of the daily rates of
+            the 7 days ending on the point’s date) or monthly_average (the average of the daily rates of the point’s month).
         carried (int): Points that used an earlier day’s rate (daily rule).
         missing (int): Points whose value is null: no rate within 5 days (daily) or none in the period (averages).
         source (str): Where the rates come from (provenance, e.g. `ecb:USD`).

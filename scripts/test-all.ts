@@ -5,7 +5,8 @@
 //      one's output printed whole when it ends;
 //   2. the int project beside the unit project (the unit output follows the int one's): the int
 //      specs mostly wait on their servers (189 s of CPU over int's 164 s on 2 cores), so the unit
-//      specs (73 s alone) fill the other core rather than running after them;
+//      specs (73 s alone) fill the other core rather than running after them (side by side on a
+//      shared machine: unit 130 s, int 205 s, so unit's budget is 160 s);
 //   3. the e2e project (one file at a time) beside the soak project (5 minutes of a steady 40
 //      requests a second, asserting memory, not timing): the soak's output follows the e2e one's.
 //
@@ -44,7 +45,7 @@ const CHECKS: Step[] = [
   { name: 'clients', command: npmRun('clients:check'), budget: 60 },
   { name: 'go', command: npmRun('test:go'), budget: 120 },
 ];
-const UNIT: Step = { name: 'unit', command: npmRun('test:unit'), budget: 150 };
+const UNIT: Step = { name: 'unit', command: npmRun('test:unit'), budget: 160 };
 const INT: Step = { name: 'int', command: npmRun('test:int'), budget: 240 };
 const E2E: Step = { name: 'e2e', command: npmRun('test:e2e'), budget: 1170 };
 const SOAK: Step = { name: 'soak', command: npmRun('test:soak'), budget: 480 };

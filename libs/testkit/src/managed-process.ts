@@ -191,15 +191,24 @@ export function createManagedProcess(opts: ManagedProcessOptions): ManagedProces
 
 /** The one-letter state (R, S, D, T, Z, ...) of every thread of a process from /proc, or undefined when unreadable. */
 function threadStates(pid: number): string[] | undefined {
+  let tids: string[];
   try {
-    return readdirSync(`/proc/${pid}/task`).map((tid) => {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      // The command name (field 2) is in parentheses and may hold spaces: the state follows its last ')'.
-      return stat.charAt(stat.lastIndexOf(')') + 2);
-    });
+    tids = readdirSync(`/proc/${pid}/task`);
   } catch {
     return undefined;
   }
+  const states: string[] = [];
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // The command name (field 2) is in parentheses and may hold spaces: the state follows its last ')'.
+      states.push(stat.charAt(stat.lastIndexOf(')') + 2));
+    } catch {
+      // That thread ended between the listing and the read (a starting Node.js process ends some):
+      // the process is gone only when none is left.
+    }
+  }
+  return states.length === 0 ? undefined : states;
 }
 
 /**

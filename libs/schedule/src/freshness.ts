@@ -117,9 +117,26 @@ const RELEASES_AROUND: Readonly<Record<ReleaseRule, (today: string) => Scheduled
       .map((r) => ({ ...r, dataDate: r.date })),
 };
 
+/**
+ * The releases of each rule around a local date, kept: they depend on the date alone, and an answer's
+ * max-age asks for them on every request (a daily rule's are 15 days of time-zone arithmetic). The
+ * few dates in use are kept; the lists are shared, never changed by a caller.
+ */
+const AROUND_KEPT = 64;
+const aroundKept = new Map<string, readonly ScheduledRelease[]>();
+
 /** The releases of a source around `at`, by the rule of its calendar, sorted by time. */
-function releasesAround(source: SyncedSource, at: Date): ScheduledRelease[] {
-  return RELEASES_AROUND[SOURCES[source].calendar.rule](localParts(at).date);
+function releasesAround(source: SyncedSource, at: Date): readonly ScheduledRelease[] {
+  const rule = SOURCES[source].calendar.rule;
+  const today = localParts(at).date;
+  const key = `${rule} ${today}`;
+  let releases = aroundKept.get(key);
+  if (releases === undefined) {
+    if (aroundKept.size >= AROUND_KEPT) aroundKept.clear();
+    releases = RELEASES_AROUND[rule](today);
+    aroundKept.set(key, releases);
+  }
+  return releases;
 }
 
 /** The latest release of `source` whose scheduled time plus the grace has passed at `now`. */

@@ -21,7 +21,6 @@ import {
   rateWindow,
   type ConversionCounts,
   type ConvertedPoint,
-  type CrossRates,
   type RatePoints,
 } from './rates.ts';
 
@@ -116,20 +115,89 @@ function windowOf(s: SeriesToConvert, rule: ConversionRateRule): { from: string;
   return { from: rateWindow(first.d, rule).from, to: rateWindow(last.d, rule).to };
 }
 
-async function crossOf(
+/** The rates of both currencies a conversion reads (undefined: the euro, or no points to convert). */
+interface RatesRead {
+  from: RatePoints | undefined;
+  to: RatePoints | undefined;
+}
+
+async function ratesOf(
   ctx: RouteContext,
   s: SeriesToConvert,
   plan: ConversionPlan & { currency: { from: string; to: string } },
   rated: Map<string, StoredSeriesDescriptor>,
   rule: ConversionRateRule,
-): Promise<CrossRates> {
+): Promise<RatesRead | undefined> {
   const window = windowOf(s, rule);
-  if (window === undefined) return crossRates([], undefined);
+  if (window === undefined) return undefined;
   const [from, to] = await Promise.all([
     readRates(ctx, plan.currency.from, rated.get(plan.currency.from), window, s.asOf),
     readRates(ctx, plan.currency.to, rated.get(plan.currency.to), window, s.asOf),
   ]);
-  return crossRates(from, to);
+  return { from, to };
+}
+
+/** A series' points converted at their rates, and what that counted. */
+interface ConvertedRun {
+  inRange: ConvertedPoint[];
+  before: ConvertedPoint[];
+  counts: ConversionCounts;
+}
+
+/**
+ * The last currency conversion of each series and conversion, kept while the points and the rates it
+ * was made from are the same objects. The read memo hands every request the same kept objects of the
+ * current view (repository/read-memo.ts), so a request asked again (with the response cache off, or
+ * another format, limit or transform of the same range) skips the cross rates and the per-point
+ * lookups; a changed series or rate is read as new objects and converted afresh. A conversion is a
+ * function of those objects alone, so whatever view matches gets the right run; only the current
+ * view's runs are kept (the other views read fresh objects every time).
+ */
+interface KeptRun {
+  inRange: readonly ViewedPoint[];
+  before: readonly ViewedPoint[];
+  rates: RatesRead;
+  run: ConvertedRun;
+}
+const KEPT_RUNS = 256;
+const keptRuns = new Map<string, KeptRun>();
+
+function sameItems(a: readonly unknown[] | undefined, b: readonly unknown[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function convertRun(
+  key: string,
+  s: SeriesToConvert,
+  factor: number,
+  rates: RatesRead | undefined,
+  rule: ConversionRateRule,
+): ConvertedRun {
+  const kept = keptRuns.get(key);
+  if (
+    kept !== undefined &&
+    rates !== undefined &&
+    sameItems(kept.inRange, s.inRange) &&
+    sameItems(kept.before, s.before) &&
+    sameItems(kept.rates.from, rates.from) &&
+    sameItems(kept.rates.to, rates.to)
+  )
+    return kept.run;
+  const cross = rates === undefined ? crossRates([], undefined) : crossRates(rates.from, rates.to);
+  const counts: ConversionCounts = { carried: 0, missing: 0 };
+  const run = {
+    inRange: convertPoints(s.inRange, factor, cross, rule, counts),
+    before: convertPoints(s.before, factor, cross, rule),
+    counts,
+  };
+  if (rates !== undefined && s.asOf === undefined) {
+    if (keptRuns.size >= KEPT_RUNS && !keptRuns.has(key)) keptRuns.delete(keptRuns.keys().next().value!);
+    keptRuns.set(key, { inRange: s.inRange, before: s.before, rates, run });
+  }
+  return run;
 }
 
 /**
@@ -167,10 +235,9 @@ export async function convertSeries(ctx: RouteContext, s: SeriesToConvert): Prom
     };
   }
   const rule = rateRuleOf(s.native);
-  const cross = await crossOf(ctx, s, { ...plan, currency: plan.currency }, rated, rule);
-  const counts: ConversionCounts = { carried: 0, missing: 0 };
-  const inRange = convertPoints(s.inRange, plan.factor, cross, rule, counts);
-  const before = convertPoints(s.before, plan.factor, cross, rule);
+  const rates = await ratesOf(ctx, s, { ...plan, currency: plan.currency }, rated, rule);
+  const key = `${s.commodityId}\u0000${s.type}\u0000${plan.fromUnit}\u0000${plan.toUnit}\u0000${plan.factor}\u0000${rule}`;
+  const { inRange, before, counts } = convertRun(key, s, plan.factor, rates, rule);
   const used = [plan.currency.from, plan.currency.to].filter((c) => rated.has(c));
   const sources = used.map((c) => rated.get(c)?.source ?? rateSeriesId(c));
   conversion.currency = {

@@ -67,11 +67,7 @@ export function referenceRatesPublishedAt(date: string): Date {
 /** The reference-rate release of a TARGET day (16:00 Frankfurt), or undefined on a day without one. */
 export function fxReferenceRelease(date: string): Release | undefined {
   if (!isTargetDay(date)) return undefined;
-  return releaseAt(
-    'fx-reference-daily',
-    FX_REFERENCE_REPORT,
-    zonedInstant(date, FX_REFERENCE_TIME, FX_REFERENCE_TIME_ZONE),
-  );
+  return releaseAt('fx-reference-daily', FX_REFERENCE_REPORT, referenceRatesPublishedAt(date));
 }
 
 /** Every reference-rate release of a year, in order. */

@@ -1,5 +1,5 @@
 import { CURRENCY_PATTERN, rateSeriesId, rateUnit } from '@cds/contracts';
-import { FX_REFERENCE_TIME, FX_REFERENCE_TIME_ZONE, zonedInstant } from '@cds/schedule';
+import { referenceRatesPublishedAt } from '@cds/schedule';
 import { parseCsvRecord } from '../common/csv.ts';
 import { isMissing, isRealDate, monthNumber } from '../common/values.ts';
 import { scanXml, XmlError } from '../common/xml.ts';
@@ -216,7 +216,7 @@ export function readRateFile(bytes: Uint8Array, file: string): RateTable {
 
 /** When the rates of a day were published: 16:00 Frankfurt that day (the ECB says "around 16:00 CET"), estimated. */
 export function rateDayStamp(date: string): PublicationStamp {
-  return { at: zonedInstant(date, FX_REFERENCE_TIME, FX_REFERENCE_TIME_ZONE).toISOString(), estimated: true };
+  return { at: referenceRatesPublishedAt(date).toISOString(), estimated: true };
 }
 
 /**

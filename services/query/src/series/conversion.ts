@@ -8,6 +8,7 @@ import {
   moneyText,
   parseMoney,
   parseUnit,
+  unitText,
   type MeasureName,
   type Money,
   type ParsedUnit,
@@ -194,9 +195,10 @@ export function planConversion(ask: ConversionAsk): ConversionPlan | undefined {
   const plan: ConversionPlan = { fromUnit, toUnit: fromUnit, factor: 1 };
   let factor = unit?.factor ?? 1;
   const working = unit?.working ?? [];
-  const measureText = unit === undefined ? series.measureText : MEASURES[unit.target.measure].name;
+  // the series' measure as written, or the one asked (unitText writes a converted measure by its name)
+  const toParts: ParsedUnit = { ...series, measure: unit?.target.measure };
   if (seriesMoney === undefined) {
-    plan.toUnit = `${series.scale}${measureText}${series.per}`;
+    plan.toUnit = unitText({ ...toParts, money: undefined });
   } else {
     const money = targetMoney(ask, seriesMoney, unit?.target.money);
     if (money.currency !== seriesMoney.currency) {
@@ -208,7 +210,7 @@ export function planConversion(ask: ConversionAsk): ConversionPlan | undefined {
       factor *= money.divisor / seriesMoney.divisor;
       working.push(`1 USD = 100 USc: ${money.divisor === 1 ? '÷' : '×'} 100`);
     }
-    plan.toUnit = `${moneyText(money)}/${measureText}`;
+    plan.toUnit = unitText({ ...toParts, money });
     plan.fromCurrency = seriesMoney.currency;
     plan.toCurrency = money.currency;
     if (money.currency !== seriesMoney.currency) plan.currency = { from: seriesMoney.currency, to: money.currency };

@@ -1,4 +1,5 @@
 import { MAX_RATE_CARRY_DAYS, type ConversionRateRule, type Frequency } from '@cds/contracts';
+import { addDays } from '@cds/schedule';
 import type { ViewedPoint } from '@cds/store';
 
 /**
@@ -7,8 +8,6 @@ import type { ViewedPoint } from '@cds/store';
  * rate(from) with the euro's rate 1 (the reference rates are units of a currency per one euro).
  * A point without a rate gets the value NaN, served as null; its open/high/low/close are dropped.
  */
-
-const DAY_MS = 86_400_000;
 
 /** A rate series' observations, ascending: `v` units of the currency per one euro. */
 export type RatePoints = readonly { d: string; v: number }[];
@@ -53,14 +52,6 @@ function lastAtOrBefore(dates: readonly string[], d: string): number {
   return lo - 1;
 }
 
-function daysBetween(a: string, b: string): number {
-  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
-}
-
-function shiftDays(d: string, days: number): string {
-  return new Date(Date.parse(`${d}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
-
 /** Which rate a series' points use: their own day's at the daily frequency, else their period's average. */
 export function rateRuleOf(native: Frequency): ConversionRateRule {
   if (native === 'daily') return 'daily';
@@ -69,8 +60,8 @@ export function rateRuleOf(native: Frequency): ConversionRateRule {
 
 /** The first and last date whose rates a point dated `d` may use under a rule. */
 export function rateWindow(d: string, rule: ConversionRateRule): { from: string; to: string } {
-  if (rule === 'daily') return { from: shiftDays(d, -MAX_RATE_CARRY_DAYS), to: d };
-  if (rule === 'weekly_average') return { from: shiftDays(d, -6), to: d };
+  if (rule === 'daily') return { from: addDays(d, -MAX_RATE_CARRY_DAYS), to: d };
+  if (rule === 'weekly_average') return { from: addDays(d, -6), to: d };
   return { from: `${d.slice(0, 8)}01`, to: `${d.slice(0, 8)}31` };
 }
 
@@ -82,13 +73,13 @@ export function rateOf(
 ): { rate: number; date?: string } | undefined {
   if (rule === 'daily') {
     const i = lastAtOrBefore(cross.dates, d);
-    if (i < 0 || (cross.dates[i] !== d && daysBetween(cross.dates[i]!, d) > MAX_RATE_CARRY_DAYS)) return undefined;
+    if (i < 0 || cross.dates[i]! < addDays(d, -MAX_RATE_CARRY_DAYS)) return undefined;
     return { rate: cross.rates[i]!, date: cross.dates[i]! };
   }
   // The average of the cross rate's daily values in the window (each day's to ÷ from, then averaged).
   const w = rateWindow(d, rule);
   const hi = lastAtOrBefore(cross.dates, w.to);
-  const lo = lastAtOrBefore(cross.dates, shiftDays(w.from, -1)) + 1;
+  const lo = lastAtOrBefore(cross.dates, addDays(w.from, -1)) + 1;
   if (hi < lo) return undefined;
   // Summed here (a month has at most 23 rates): running sums over the whole history would lose digits.
   let sum = 0;

@@ -92,9 +92,9 @@ export type IngestCommand =
       command: 'snapshot';
       dir: string;
       /** Supply and demand editions (YYYY-MM): from `since`; or only those before `before`, nothing else. */
-      editions?: { since: string } | { before: string };
+      editions?: SnapshotHalf;
       /** The exchange rates' points by month (YYYY-MM): from `since`; or only those before `before`, nothing else. */
-      rates?: { since: string } | { before: string };
+      rates?: SnapshotHalf;
       common: CommonOptions;
     }
   | { command: 'fetch'; source: SourceName; since?: string; common: CommonOptions }
@@ -119,36 +119,22 @@ function isSource(s: string): boolean {
   return inputNamed(s) !== undefined;
 }
 
-/** A snapshot load's supply and demand editions: from `since`, or only those before `before` (YYYY-MM). */
-function snapshotEditions(since?: string, before?: string): { since: string } | { before: string } | undefined {
-  if (since !== undefined && before !== undefined)
-    throw new UsageError('--editions-since and --history-before are two halves of one load: give one');
-  for (const [flag, month] of [
-    ['editions-since', since],
-    ['history-before', before],
-  ] as const)
-    if (month !== undefined && !MONTH.test(month)) throw new UsageError(`--${flag} must be YYYY-MM, got ${month}`);
-  return since !== undefined ? { since } : before !== undefined ? { before } : undefined;
-}
+type SnapshotHalf = { since: string } | { before: string };
 
 /**
- * A snapshot load's exchange-rate points, by month: from `since` (with the rest of the snapshot), or
- * only those before `before` (nothing else: npm start loads them after the keys).
+ * One part of a snapshot load asked in halves (YYYY-MM): from `since`, or only those before `before`
+ * (npm start loads the newer half before the keys, the older after them); undefined: all of it.
  */
-function snapshotRates(
+function snapshotHalf(
+  flags: readonly [since: string, before: string],
   since: string | undefined,
   before: string | undefined,
-  editions: { since: string } | { before: string } | undefined,
-): { since: string } | { before: string } | undefined {
+): SnapshotHalf | undefined {
   if (since !== undefined && before !== undefined)
-    throw new UsageError('--rates-since and --rates-before are two halves of one load: give one');
-  if (before !== undefined && editions !== undefined)
-    throw new UsageError(
-      '--rates-before loads only the older exchange rates: it takes no --editions-since or --history-before',
-    );
+    throw new UsageError(`--${flags[0]} and --${flags[1]} are two halves of one load: give one`);
   for (const [flag, month] of [
-    ['rates-since', since],
-    ['rates-before', before],
+    [flags[0], since],
+    [flags[1], before],
   ] as const)
     if (month !== undefined && !MONTH.test(month)) throw new UsageError(`--${flag} must be YYYY-MM, got ${month}`);
   return since !== undefined ? { since } : before !== undefined ? { before } : undefined;
@@ -160,8 +146,13 @@ function snapshotCommand(
   v: Partial<Record<'editions-since' | 'history-before' | 'rates-since' | 'rates-before', string>>,
   common: CommonOptions,
 ): IngestCommand {
-  const editions = snapshotEditions(v['editions-since'], v['history-before']);
-  const rates = snapshotRates(v['rates-since'], v['rates-before'], editions);
+  const editions = snapshotHalf(['editions-since', 'history-before'], v['editions-since'], v['history-before']);
+  const rates = snapshotHalf(['rates-since', 'rates-before'], v['rates-since'], v['rates-before']);
+  // the older rates alone: nothing else of the snapshot goes with them
+  if (rates !== undefined && 'before' in rates && editions !== undefined)
+    throw new UsageError(
+      '--rates-before loads only the older exchange rates: it takes no --editions-since or --history-before',
+    );
   return {
     command: 'snapshot',
     dir,

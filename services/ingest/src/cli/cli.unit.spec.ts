@@ -76,6 +76,15 @@ describe('parseIngestArgs', () => {
       ['backfill', '--snapshot', 'd', '--editions-since', '2025-12', '--history-before', '2025-12'],
       /two halves of one load: give one/,
     ],
+    [['backfill', '--snapshot', 'd', '--rates-since', '2025-1'], /--rates-since must be YYYY-MM, got 2025-1/],
+    [
+      ['backfill', '--snapshot', 'd', '--rates-since', '2025-12', '--rates-before', '2025-12'],
+      /--rates-since and --rates-before are two halves of one load: give one/,
+    ],
+    [
+      ['backfill', '--snapshot', 'd', '--rates-before', '2025-12', '--editions-since', '2025-12'],
+      /--rates-before loads only the older exchange rates/,
+    ],
     [
       ['backfill', '--source', 'eia', '--file', 'x', '--history-before', '2025-12'],
       /--history-before goes with --snapshot/,

@@ -7,6 +7,7 @@ import type { SeriesItem, SourceItem } from '../types.ts';
 import { collect, ownFixturePath } from '../../../test/helpers/source-fixtures.ts';
 import { buildZip } from '../../../test/helpers/zip.ts';
 import { ecb, rateItems, RateFileError, readRateFile } from './index.ts';
+import { RATE_FILE_MAX_BYTES } from './parse.ts';
 
 // Real excerpts of the ECB's files and a 90-day XML written in the ECB's shape (test/fixtures/README.md).
 const HIST = ownFixturePath('ecb_eurofxref-hist_excerpt.csv');
@@ -183,6 +184,19 @@ describe('what is refused whole, naming the file and what is wrong', () => {
     expect(refused(env("<Cube currency='USD' rate='1.1'/>"), 'x.xml')).toMatch(/outside a day's <Cube time>/);
     expect(refused(env("<Cube time='2026-04-13'><Cube currency='USD' rate='1.1'/>"), 'x.xml')).toMatch(/malformed XML/);
     expect(refused(env(''), 'x.xml')).toMatch(/no rate in the file/);
+  });
+
+  it('refuses a bomb before it builds anything: a file over the bound, a zip entry that inflates past it', () => {
+    const over = RATE_FILE_MAX_BYTES + 1;
+    expect(refused(Buffer.alloc(over, 0x20))).toMatch(/larger than the \d+ bytes read/);
+    // 32 MiB and a byte of zeros deflate to about 33 KB: stated honestly, and stated as 10 bytes
+    const zeros = Buffer.alloc(over);
+    expect(refused(buildZip([{ name: 'eurofxref-hist.csv', data: zeros }]), 'bomb.zip')).toMatch(
+      /^bomb\.zip: zip entry eurofxref-hist\.csv declares 33554433 bytes unpacked, more than the 33554432 read/,
+    );
+    expect(refused(buildZip([{ name: 'eurofxref-hist.csv', data: zeros, declared: 10 }]), 'liar.zip')).toMatch(
+      /^liar\.zip: /,
+    );
   });
 
   it('a zip that holds no rates file, and the CLI input turns a refusal into its open error', async () => {

@@ -10,6 +10,7 @@ export * from './plans.ts';
 export * from './events.ts';
 export * from './admin.ts';
 export * from './status.ts';
+export * from './datasets.ts';
 export * from './openapi.ts';
 export * from './csv.ts';
 export * from './notifications.ts';

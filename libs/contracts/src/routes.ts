@@ -7,6 +7,7 @@ import { CommodityDetailQuery, CommodityPathParams, CotQuery, ListCommoditiesQue
 import { CommodityDetailResponse, CommodityListResponse, CotResponse, SeriesResponse } from './resources.ts';
 import { ServerSentEvent } from './server-sent-event.ts';
 import { SYNC_SOURCE_NAMES } from './sources.ts';
+import { DATASETS, DatasetsResponse, ReleasesQuery, ReleasesResponse } from './datasets.ts';
 import { StatusResponse } from './status.ts';
 import { SupplyDemandQuery, SupplyDemandResponse } from './supply-demand.ts';
 
@@ -359,6 +360,58 @@ export const PUBLIC_ROUTES = [
     conditional: false,
     body: { kind: 'json', schema: StatusResponse },
     errors: [],
+  },
+  {
+    name: 'datasets',
+    path: `${API_PREFIX}/datasets`,
+    servedBy: 'gateway',
+    auth: 'public',
+    operationId: 'listDatasets',
+    summary: 'Dataset conditions and freshness',
+    description:
+      `Every dataset (${DATASETS.length}: one source's report kind each) with today's condition, its condition on ` +
+      "each of the last 90 days and why, its last and next release against the agency's calendar, and the lag " +
+      'from scheduled release to first served, p50 and p95 per month. Also the incidents an operator wrote. ' +
+      'Public: no API key, not counted against any rate window; cacheable for 60 s. The status page shows the ' +
+      'same; `/datasets/feed` is its Atom feed of changes.',
+    tag: 'status',
+    conditional: false,
+    body: { kind: 'json', schema: DatasetsResponse },
+    errors: [],
+  },
+  {
+    name: 'datasetsFeed',
+    path: `${API_PREFIX}/datasets/feed`,
+    servedBy: 'gateway',
+    auth: 'public',
+    operationId: 'getDatasetsFeed',
+    summary: 'Dataset changes (Atom feed)',
+    description:
+      'An Atom 1.0 feed (`application/atom+xml`) of the changes a status page reader follows: incidents and their ' +
+      'updates, and each day a dataset turned degraded, late or missing (the last 90 days, newest first). Public.',
+    tag: 'status',
+    conditional: false,
+    body: { kind: 'file', mediaTypes: ['application/atom+xml'] },
+    errors: [],
+  },
+  {
+    name: 'releases',
+    path: `${API_PREFIX}/releases`,
+    servedBy: 'gateway',
+    auth: 'public',
+    operationId: 'listReleases',
+    summary: "A dataset's releases against the agency's calendar",
+    description:
+      'The releases of one dataset between two local dates (America/New_York): scheduled, published, late, ' +
+      'missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the CFTC catch-up ' +
+      'after the 2025 shutdown, for example). Each with its scheduled time, when this service first served it, ' +
+      'and the lag; `meta.freshness` gives the p50 and p95 lag per month. An unknown dataset, a bad date or a ' +
+      'window over 366 days is a 400 naming the parameter. Public: no API key; cacheable for 60 s.',
+    tag: 'status',
+    query: ReleasesQuery,
+    conditional: false,
+    body: { kind: 'json', schema: ReleasesResponse },
+    errors: ['invalid_parameter'],
   },
 ] as const satisfies readonly PublicRoute[];
 

@@ -26,6 +26,33 @@ export interface SourceFacts {
   calendar?: SourceCalendar;
   /** The kind of price its price series are (PRICE_BASES), and what that means, as the API reference says it. */
   priceBasis?: { basis: string; meaning: string };
+  /** Its datasets (GET /datasets, GET /releases): each report kind it publishes, for a publisher. */
+  datasets?: readonly DatasetFacts[];
+}
+
+/**
+ * Which stored data belong to a dataset: series by provenance prefix (`eia:`, `ams:LM_HG201`) and
+ * optionally frequency and series type; the COT reports of one COT dataset; or the supply and demand
+ * balance sheets.
+ */
+export type DatasetSelector =
+  | { kind: 'series'; provenance: string; frequency?: 'daily' | 'weekly' | 'monthly'; seriesType?: string }
+  | { kind: 'cot'; dataset: string }
+  | { kind: 'supply_demand' };
+
+/** One dataset of a source: a report kind the agency publishes on one calendar. */
+export interface DatasetFacts {
+  /** How the API names it: snake_case, starting with its source's name (`eia_spot_prices`). */
+  id: string;
+  /** What it is, as the status page titles it. */
+  title: string;
+  /**
+   * The release rule of its calendar: the source's own rule unless told; `null` when no rule can
+   * compute the agency's dates (its releases are then the ones observed, never late or missing).
+   */
+  rule?: ReleaseRule | null;
+  /** The stored data it covers (the first selector that matches a batch wins, in table order). */
+  select: readonly DatasetSelector[];
 }
 
 /**
@@ -71,6 +98,34 @@ export const SOURCES = {
     snapshotLicence: 'U.S. Commodity Futures Trading Commission: public domain (U.S. government work)',
     synced: true,
     calendar: { rule: 'cot-weekly', lateGraceHours: 2, dataDate: 'COT the Tuesday positions of its week' },
+    datasets: [
+      { id: 'cftc_legacy', title: 'COT legacy, futures only', select: [{ kind: 'cot', dataset: 'legacy' }] },
+      {
+        id: 'cftc_legacy_combined',
+        title: 'COT legacy, futures and options combined',
+        select: [{ kind: 'cot', dataset: 'legacy_combined' }],
+      },
+      {
+        id: 'cftc_disaggregated',
+        title: 'COT disaggregated, futures only',
+        select: [{ kind: 'cot', dataset: 'disaggregated' }],
+      },
+      {
+        id: 'cftc_disaggregated_combined',
+        title: 'COT disaggregated, futures and options combined',
+        select: [{ kind: 'cot', dataset: 'disaggregated_combined' }],
+      },
+      {
+        id: 'cftc_cit',
+        title: 'COT supplemental (Commodity Index Traders)',
+        select: [{ kind: 'cot', dataset: 'cit' }],
+      },
+      {
+        id: 'cftc_open_interest',
+        title: 'COT open interest series',
+        select: [{ kind: 'series', provenance: 'cftc:' }],
+      },
+    ],
   },
   eia: {
     title: 'U.S. Energy Information Administration',
@@ -84,6 +139,24 @@ export const SOURCES = {
       lateGraceHours: 2,
       dataDate: 'the EIA Weekly Petroleum Status Report the week ending the Friday before',
     },
+    datasets: [
+      {
+        id: 'eia_spot_prices',
+        title: 'EIA daily spot prices (updated weekly)',
+        select: [{ kind: 'series', provenance: 'eia:', frequency: 'daily' }],
+      },
+      {
+        id: 'eia_weekly',
+        title: 'EIA weekly petroleum and gas series',
+        select: [{ kind: 'series', provenance: 'eia:', frequency: 'weekly' }],
+      },
+      {
+        id: 'eia_monthly',
+        title: 'EIA monthly series',
+        rule: null,
+        select: [{ kind: 'series', provenance: 'eia:', frequency: 'monthly' }],
+      },
+    ],
     priceBasis: { basis: 'spot', meaning: 'a daily spot price at a named delivery point, e.g. EIA WTI Cushing' },
   },
   nass: {
@@ -97,6 +170,19 @@ export const SOURCES = {
       lateGraceHours: 2,
       dataDate: 'NASS quarter-end Grain Stocks the first of their month',
     },
+    datasets: [
+      {
+        id: 'nass_prices_received',
+        title: 'NASS prices received by farmers (Agricultural Prices)',
+        rule: null,
+        select: [{ kind: 'series', provenance: 'nass:', seriesType: 'price' }],
+      },
+      {
+        id: 'nass_quarterly_reports',
+        title: 'NASS Grain Stocks, Acreage and Prospective Plantings',
+        select: [{ kind: 'series', provenance: 'nass:' }],
+      },
+    ],
     priceBasis: { basis: 'received_by_farmers', meaning: 'the USDA NASS monthly average price received by farmers' },
   },
   ams: {
@@ -106,6 +192,19 @@ export const SOURCES = {
     snapshotLicence: 'USDA Agricultural Marketing Service: public domain (U.S. government work)',
     synced: true,
     calendar: { rule: 'lm-hg201-daily', lateGraceHours: 2 },
+    datasets: [
+      {
+        id: 'ams_lm_hg201',
+        title: 'AMS daily direct slaughtered swine (LM_HG201)',
+        select: [{ kind: 'series', provenance: 'ams:LM_HG201' }],
+      },
+      {
+        id: 'ams_market_news',
+        title: 'AMS Market News, other reports',
+        rule: null,
+        select: [{ kind: 'series', provenance: 'ams:' }],
+      },
+    ],
     priceBasis: { basis: 'cash', meaning: 'a negotiated cash or announced class price from a USDA AMS market report' },
   },
   worldbank: {
@@ -117,6 +216,13 @@ export const SOURCES = {
     synced: true,
     // The Pink Sheet has no announced hour and was seen posted late in the afternoon: until 18:00 ET the next day.
     calendar: { rule: 'pink-sheet-monthly', lateGraceHours: 30 },
+    datasets: [
+      {
+        id: 'worldbank_pink_sheet',
+        title: 'World Bank Pink Sheet monthly prices',
+        select: [{ kind: 'series', provenance: 'worldbank:' }],
+      },
+    ],
     priceBasis: {
       basis: 'monthly_average',
       meaning: 'the monthly average of a benchmark price, e.g. the World Bank Pink Sheet',
@@ -130,6 +236,7 @@ export const SOURCES = {
     snapshotLicence: 'USDA World Agricultural Outlook Board: public domain (U.S. government work)',
     synced: true,
     calendar: { rule: 'supply-demand-monthly', lateGraceHours: 2 },
+    datasets: [{ id: 'wasde', title: 'WASDE supply and demand balance sheets', select: [{ kind: 'supply_demand' }] }],
   },
   ecb: {
     title: 'ECB euro foreign exchange reference rates',
@@ -140,6 +247,13 @@ export const SOURCES = {
       'European Central Bank: euro foreign exchange reference rates, free reuse with the source acknowledged ("Source: ECB statistics"); converted values are derived data',
     synced: true,
     calendar: { rule: 'fx-reference-daily', lateGraceHours: 2, dataDate: 'ECB the rates of the day of the release' },
+    datasets: [
+      {
+        id: 'ecb_reference_rates',
+        title: 'ECB euro foreign exchange reference rates',
+        select: [{ kind: 'series', provenance: 'ecb:' }],
+      },
+    ],
   },
   ohlcv: {
     title: 'OHLCV files (daily bars a user imports)',

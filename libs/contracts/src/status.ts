@@ -174,6 +174,13 @@ export const StatusResponse = documented(
       request_id: RequestId,
       generated_at: Instant.meta({ description: 'When this document was computed (RFC 3339).' }),
     }),
+    links: z
+      .object({
+        datasets: z.string().meta({ description: "GET /datasets: each dataset's condition over 90 days." }),
+        releases: z.string().meta({ description: "GET /releases: a dataset's releases against its calendar." }),
+      })
+      .optional()
+      .meta({ description: 'Where the per-dataset conditions and releases are (absolute URLs).' }),
   }),
   {
     id: 'StatusResponse',

@@ -8,8 +8,10 @@ import {
   CHANGES_STREAM,
   COT_CHECKS_BUCKET,
   DATA_STREAM,
+  INCIDENTS_BUCKET,
   KEY_REVOCATION_NOTICES,
   KEYS_STREAM,
+  RELEASES_BUCKET,
   SYNC_BUCKET,
 } from '@cds/contracts';
 
@@ -136,6 +138,11 @@ export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>
       ...orderedReader(`KV_${SYNC_BUCKET}`),
       streamInfo(`KV_${COT_CHECKS_BUCKET}`),
       ...orderedReader(`KV_${COT_CHECKS_BUCKET}`),
+      // GET /datasets, /releases: the projector's release ledger and the operators' incidents (read only).
+      streamInfo(`KV_${RELEASES_BUCKET}`),
+      ...orderedReader(`KV_${RELEASES_BUCKET}`),
+      streamInfo(`KV_${INCIDENTS_BUCKET}`),
+      ...orderedReader(`KV_${INCIDENTS_BUCKET}`),
     ],
     publishDeny: othersDurable(CHANGES_STREAM, NOTIFIER_DURABLE),
     subscribe: [inbox('gateway'), 'cds.projected.>', KEY_REVOCATION_NOTICES],

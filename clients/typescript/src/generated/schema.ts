@@ -182,6 +182,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/datasets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dataset conditions and freshness
+         * @description Every dataset (16: one source's report kind each) with today's condition, its condition on each of the last 90 days and why, its last and next release against the agency's calendar, and the lag from scheduled release to first served, p50 and p95 per month. Also the incidents an operator wrote. Public: no API key, not counted against any rate window; cacheable for 60 s. The status page shows the same; `/datasets/feed` is its Atom feed of changes.
+         */
+        get: operations["listDatasets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/datasets/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dataset changes (Atom feed)
+         * @description An Atom 1.0 feed (`application/atom+xml`) of the changes a status page reader follows: incidents and their updates, and each day a dataset turned degraded, late or missing (the last 90 days, newest first). Public.
+         */
+        get: operations["getDatasetsFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A dataset's releases against the agency's calendar
+         * @description The releases of one dataset between two local dates (America/New_York): scheduled, published, late, missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the CFTC catch-up after the 2025 shutdown, for example). Each with its scheduled time, when this service first served it, and the lag; `meta.freshness` gives the p50 and p95 lag per month. An unknown dataset, a bad date or a window over 366 days is a 400 naming the parameter. Public: no API key; cacheable for 60 s.
+         */
+        get: operations["listReleases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -917,6 +977,162 @@ export interface components {
             };
         };
         /**
+         * @description A dataset: one source's report kind. `cftc_legacy` (COT legacy, futures only), `cftc_legacy_combined` (COT legacy, futures and options combined), `cftc_disaggregated` (COT disaggregated, futures only), `cftc_disaggregated_combined` (COT disaggregated, futures and options combined), `cftc_cit` (COT supplemental (Commodity Index Traders)), `cftc_open_interest` (COT open interest series), `eia_spot_prices` (EIA daily spot prices (updated weekly)), `eia_weekly` (EIA weekly petroleum and gas series), `eia_monthly` (EIA monthly series), `nass_prices_received` (NASS prices received by farmers (Agricultural Prices)), `nass_quarterly_reports` (NASS Grain Stocks, Acreage and Prospective Plantings), `ams_lm_hg201` (AMS daily direct slaughtered swine (LM_HG201)), `ams_market_news` (AMS Market News, other reports), `worldbank_pink_sheet` (World Bank Pink Sheet monthly prices), `wasde` (WASDE supply and demand balance sheets), `ecb_reference_rates` (ECB euro foreign exchange reference rates).
+         * @enum {string}
+         */
+        DatasetId: "cftc_legacy" | "cftc_legacy_combined" | "cftc_disaggregated" | "cftc_disaggregated_combined" | "cftc_cit" | "cftc_open_interest" | "eia_spot_prices" | "eia_weekly" | "eia_monthly" | "nass_prices_received" | "nass_quarterly_reports" | "ams_lm_hg201" | "ams_market_news" | "worldbank_pink_sheet" | "wasde" | "ecb_reference_rates";
+        /** @description One update of an incident, in the operator's words. */
+        IncidentUpdate: {
+            /**
+             * Format: date-time
+             * @description When the operator wrote it (RFC 3339).
+             */
+            at: string;
+            /** @enum {string} */
+            state: "investigating" | "identified" | "monitoring" | "resolved";
+            message: string;
+        };
+        /** @description An incident written by an operator. */
+        Incident: {
+            id: string;
+            title: string;
+            /**
+             * @description Its latest state.
+             * @enum {string}
+             */
+            state: "investigating" | "identified" | "monitoring" | "resolved";
+            /** @description The datasets it affects (empty: the whole service). */
+            datasets: components["schemas"]["DatasetId"][];
+            /** Format: date-time */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description When it was resolved; absent while open.
+             */
+            resolved_at?: string;
+            /** @description Oldest first. */
+            updates: components["schemas"]["IncidentUpdate"][];
+        };
+        /**
+         * @description A dataset's condition on a day: `missing` (a release due that day was not served within 7 days of its time), `late` (it was served after its time plus the grace, or is still not served), `degraded` (a consistency check failed on the data it carried, or the source answered errors that day), else `available` (a cancelled release leaves the day available).
+         * @enum {string}
+         */
+        DatasetCondition: "available" | "degraded" | "late" | "missing";
+        /** @description Why a day's condition is what it is. */
+        ConditionReason: {
+            /** @enum {string} */
+            kind: "check_failed" | "late_release" | "missing_release" | "source_errors" | "cancelled";
+            message: string;
+        };
+        /** @description One day's condition of a dataset. */
+        DatasetDay: {
+            /**
+             * Format: date
+             * @description A day in America/New_York.
+             */
+            date: string;
+            condition: components["schemas"]["DatasetCondition"];
+            reasons: components["schemas"]["ConditionReason"][];
+        };
+        /** @description A month's lag from the agency's scheduled release to the first time this service served it. */
+        MonthlyLag: {
+            month: string;
+            /** @description Releases scheduled that month and served live (not backfilled). */
+            releases: number;
+            /** @description Median lag from scheduled time to first served; null without releases. */
+            p50_lag_seconds: number | null;
+            p95_lag_seconds: number | null;
+        };
+        /**
+         * @description `scheduled` (its time is still ahead, or it is due and within the grace), `published` (served by its time plus the grace), `late` (served later, or still not served), `missing` (not served 7 days after its time), `cancelled` (the agency cancelled it). A release moved by a holiday or a shutdown carries `shifted`.
+         * @enum {string}
+         */
+        ReleaseStatus: "scheduled" | "published" | "late" | "missing" | "cancelled";
+        /** @description One release of a dataset, against the agency's calendar. */
+        ReleaseRecord: {
+            dataset: components["schemas"]["DatasetId"];
+            report: string;
+            /** @description Its time on the agency's calendar (RFC 3339, UTC); null for a dataset no rule computes. */
+            scheduled_at: string | null;
+            /**
+             * Format: date
+             * @description Its date in America/New_York.
+             */
+            local_date: string;
+            /**
+             * Format: date
+             * @description The newest observation (or report) date it carries.
+             */
+            data_date: string;
+            status: components["schemas"]["ReleaseStatus"];
+            shifted?: {
+                /**
+                 * Format: date-time
+                 * @description Its usual time before the move.
+                 */
+                from: string;
+                reason: string;
+            };
+            cancelled_reason?: string;
+            /** @description When this service first served the data it carries; null when it has not. */
+            first_served_at: string | null;
+            /** @description first_served_at minus scheduled_at; null without both. */
+            lag_seconds: number | null;
+            /** @description Served more than 7 days after its time (loaded afterwards): its lag is not counted. */
+            backfilled?: boolean;
+            /**
+             * Format: date-time
+             * @description The release's publication time as stored with its data.
+             */
+            published_at?: string;
+            published_at_estimated?: boolean;
+        };
+        /** @description A dataset with its daily conditions and its lag per month. */
+        DatasetSummary: {
+            id: components["schemas"]["DatasetId"];
+            /** @enum {string} */
+            source: "cftc" | "eia" | "nass" | "ams" | "worldbank" | "wasde" | "ecb";
+            title: string;
+            calendar_rule: ("cot-weekly" | "wpsr-weekly" | "quarter-end-reports" | "pink-sheet-monthly" | "lm-hg201-daily" | "supply-demand-monthly" | "fx-reference-daily") | null;
+            /** @description Today's condition (America/New_York). */
+            condition: components["schemas"]["DatasetCondition"];
+            /** @description The last 90 days, newest first (today first). */
+            days: components["schemas"]["DatasetDay"][];
+            last_release: components["schemas"]["ReleaseRecord"] | null;
+            next_release: components["schemas"]["ReleaseRecord"] | null;
+            /** @description The last 12 months, newest first. */
+            freshness: components["schemas"]["MonthlyLag"][];
+        };
+        /** @description Every dataset with its condition over the last 90 days, and the incidents. */
+        DatasetsResponse: {
+            data: components["schemas"]["DatasetSummary"][];
+            /** @description Incidents open or started in the last 90 days, newest first. */
+            incidents: components["schemas"]["Incident"][];
+            meta: {
+                request_id: components["schemas"]["RequestId"];
+                /** Format: date-time */
+                generated_at: string;
+            };
+        };
+        /** @description A dataset's releases in a window, against the agency's calendar. */
+        ReleasesResponse: {
+            /** @description Oldest first. */
+            data: components["schemas"]["ReleaseRecord"][];
+            meta: {
+                request_id: components["schemas"]["RequestId"];
+                dataset: components["schemas"]["DatasetId"];
+                /** Format: date */
+                start_date: string;
+                /** Format: date */
+                end_date: string;
+                page: number;
+                per_page: number;
+                total: number;
+                /** @description Per month of the window, newest first. */
+                freshness: components["schemas"]["MonthlyLag"][];
+            };
+        };
+        /**
          * @description An official source: `cftc` (CFTC Commitments of Traders), `eia` (U.S. Energy Information Administration), `nass` (USDA National Agricultural Statistics Service), `ams` (USDA Agricultural Marketing Service: Market News), `worldbank` (World Bank Commodity Price Data, the Pink Sheet), `wasde` (USDA World Agricultural Supply and Demand Estimates (WASDE)), `ecb` (ECB euro foreign exchange reference rates).
          * @enum {string}
          */
@@ -995,6 +1211,13 @@ export interface components {
                  * @description When this document was computed (RFC 3339).
                  */
                 generated_at: string;
+            };
+            /** @description Where the per-dataset conditions and releases are (absolute URLs). */
+            links?: {
+                /** @description GET /datasets: each dataset's condition over 90 days. */
+                datasets: string;
+                /** @description GET /releases: a dataset's releases against its calendar. */
+                releases: string;
             };
         };
     };
@@ -2572,6 +2795,245 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StatusResponse"];
+                };
+            };
+            /** @description payload_too_large: Request too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description uri_too_long: URI too long */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description service_unavailable: Service unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDatasets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetsResponse"];
+                };
+            };
+            /** @description payload_too_large: Request too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description uri_too_long: URI too long */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description service_unavailable: Service unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDatasetsFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": string;
+                };
+            };
+            /** @description The byte range asked for. */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": string;
+                };
+            };
+            /** @description payload_too_large: Request too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description uri_too_long: URI too long */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description service_unavailable: Service unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listReleases: {
+        parameters: {
+            query: {
+                /** @description The dataset (required). */
+                dataset: components["schemas"]["DatasetId"];
+                /** @description First local date (default: 90 days before today). */
+                start_date?: string;
+                /** @description Last local date (default: 31 days after today); at most 366 days after start_date. */
+                end_date?: string;
+                /** @description Only releases of this status (`shifted`: the ones a holiday or a shutdown moved). */
+                status?: "scheduled" | "published" | "late" | "missing" | "cancelled" | "shifted";
+                /** @description Page number, from 1. A page past the last one is 200 with an empty data array. */
+                page?: number;
+                /** @description Page size, 1 to 100. */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReleasesResponse"];
+                };
+            };
+            /** @description invalid_parameter: Invalid parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description payload_too_large: Request too large */

@@ -18,6 +18,8 @@ from .commodity_detail_response import CommodityDetailResponse
 from .commodity_identifiers import CommodityIdentifiers
 from .commodity_list_response import CommodityListResponse
 from .commodity_summary import CommoditySummary
+from .condition_reason import ConditionReason
+from .condition_reason_kind import ConditionReasonKind
 from .consistency_day import ConsistencyDay
 from .consistency_day_checks import ConsistencyDayChecks
 from .conversion import Conversion
@@ -34,6 +36,14 @@ from .cot_response import CotResponse
 from .cot_scope import CotScope
 from .currency_conversion import CurrencyConversion
 from .currency_conversion_rule import CurrencyConversionRule
+from .dataset_condition import DatasetCondition
+from .dataset_day import DatasetDay
+from .dataset_id import DatasetId
+from .dataset_summary import DatasetSummary
+from .dataset_summary_calendar_rule_type_0 import DatasetSummaryCalendarRuleType0
+from .dataset_summary_source import DatasetSummarySource
+from .datasets_response import DatasetsResponse
+from .datasets_response_meta import DatasetsResponseMeta
 from .disaggregated_cot_changes import DisaggregatedCotChanges
 from .disaggregated_cot_index import DisaggregatedCotIndex
 from .disaggregated_cot_pct_of_oi import DisaggregatedCotPctOfOi
@@ -45,10 +55,16 @@ from .frequency import Frequency
 from .get_series_include import GetSeriesInclude
 from .get_supply_demand_include import GetSupplyDemandInclude
 from .get_supply_demand_view import GetSupplyDemandView
+from .incident import Incident
+from .incident_state import IncidentState
+from .incident_update import IncidentUpdate
+from .incident_update_state import IncidentUpdateState
 from .legacy_cot_changes import LegacyCotChanges
 from .legacy_cot_index import LegacyCotIndex
 from .legacy_cot_pct_of_oi import LegacyCotPctOfOi
 from .legacy_cot_report import LegacyCotReport
+from .list_releases_status import ListReleasesStatus
+from .monthly_lag import MonthlyLag
 from .net_only_position_group import NetOnlyPositionGroup
 from .notification import Notification
 from .notification_data import NotificationData
@@ -58,6 +74,11 @@ from .pagination_meta import PaginationMeta
 from .position_group import PositionGroup
 from .position_group_with_spreading import PositionGroupWithSpreading
 from .price_basis import PriceBasis
+from .release_record import ReleaseRecord
+from .release_record_shifted import ReleaseRecordShifted
+from .release_status import ReleaseStatus
+from .releases_response import ReleasesResponse
+from .releases_response_meta import ReleasesResponseMeta
 from .request_meta import RequestMeta
 from .scheduled_release import ScheduledRelease
 from .series_descriptor import SeriesDescriptor
@@ -69,6 +90,7 @@ from .sort_order import SortOrder
 from .source_status import SourceStatus
 from .status_response import StatusResponse
 from .status_response_data import StatusResponseData
+from .status_response_links import StatusResponseLinks
 from .status_response_meta import StatusResponseMeta
 from .supply_demand_check import SupplyDemandCheck
 from .supply_demand_figure import SupplyDemandFigure
@@ -101,6 +123,8 @@ __all__ = (
     "CommodityIdentifiers",
     "CommodityListResponse",
     "CommoditySummary",
+    "ConditionReason",
+    "ConditionReasonKind",
     "ConsistencyDay",
     "ConsistencyDayChecks",
     "Conversion",
@@ -117,6 +141,14 @@ __all__ = (
     "CotScope",
     "CurrencyConversion",
     "CurrencyConversionRule",
+    "DatasetCondition",
+    "DatasetDay",
+    "DatasetId",
+    "DatasetSummary",
+    "DatasetSummaryCalendarRuleType0",
+    "DatasetSummarySource",
+    "DatasetsResponse",
+    "DatasetsResponseMeta",
     "DisaggregatedCotChanges",
     "DisaggregatedCotIndex",
     "DisaggregatedCotPctOfOi",
@@ -128,10 +160,16 @@ __all__ = (
     "GetSeriesInclude",
     "GetSupplyDemandInclude",
     "GetSupplyDemandView",
+    "Incident",
+    "IncidentState",
+    "IncidentUpdate",
+    "IncidentUpdateState",
     "LegacyCotChanges",
     "LegacyCotIndex",
     "LegacyCotPctOfOi",
     "LegacyCotReport",
+    "ListReleasesStatus",
+    "MonthlyLag",
     "NetOnlyPositionGroup",
     "Notification",
     "NotificationData",
@@ -141,6 +179,11 @@ __all__ = (
     "PositionGroup",
     "PositionGroupWithSpreading",
     "PriceBasis",
+    "ReleaseRecord",
+    "ReleaseRecordShifted",
+    "ReleaseStatus",
+    "ReleasesResponse",
+    "ReleasesResponseMeta",
     "RequestMeta",
     "ScheduledRelease",
     "SeriesDescriptor",
@@ -152,6 +195,7 @@ __all__ = (
     "SourceStatus",
     "StatusResponse",
     "StatusResponseData",
+    "StatusResponseLinks",
     "StatusResponseMeta",
     "SupplyDemandCheck",
     "SupplyDemandFigure",

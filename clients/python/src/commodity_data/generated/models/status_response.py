@@ -5,8 +5,11 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.status_response_data import StatusResponseData
+    from ..models.status_response_links import StatusResponseLinks
     from ..models.status_response_meta import StatusResponseMeta
 
 
@@ -20,15 +23,21 @@ class StatusResponse:
     Attributes:
         data (StatusResponseData):
         meta (StatusResponseMeta):
+        links (StatusResponseLinks | Unset): Where the per-dataset conditions and releases are (absolute URLs).
     """
 
     data: StatusResponseData
     meta: StatusResponseMeta
+    links: StatusResponseLinks | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         data = self.data.to_dict()
 
         meta = self.meta.to_dict()
+
+        links: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.links, Unset):
+            links = self.links.to_dict()
 
         field_dict: dict[str, Any] = {}
 
@@ -38,12 +47,15 @@ class StatusResponse:
                 "meta": meta,
             }
         )
+        if links is not UNSET:
+            field_dict["links"] = links
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.status_response_data import StatusResponseData
+        from ..models.status_response_links import StatusResponseLinks
         from ..models.status_response_meta import StatusResponseMeta
 
         d = dict(src_dict)
@@ -51,9 +63,17 @@ class StatusResponse:
 
         meta = StatusResponseMeta.from_dict(d.pop("meta"))
 
+        _links = d.pop("links", UNSET)
+        links: StatusResponseLinks | Unset
+        if isinstance(_links, Unset):
+            links = UNSET
+        else:
+            links = StatusResponseLinks.from_dict(_links)
+
         status_response = cls(
             data=data,
             meta=meta,
+            links=links,
         )
 
         return status_response

@@ -327,6 +327,40 @@ describe('the Python client', () => {
 });
 
 describe('both clients', () => {
+  it("read the datasets' conditions and a dataset's releases, shifted ones included", async () => {
+    const pyOut = await py(
+      [
+        'from commodity_data import Client',
+        'client = Client()',
+        'ds = client.datasets()',
+        'print(len(ds.data), len(ds.data[0].days), ds.data[0].days[0].condition.value)',
+        'r = client.releases("cftc_legacy", start_date="2025-11-01", end_date="2026-01-31", status="shifted")',
+        'print(r.data[0].data_date, r.data[0].local_date, r.meta.total)',
+      ].join('\n'),
+    );
+    expect(pyOut.code, pyOut.stderr).toBe(0);
+    const [pyDatasets, pyReleases] = pyOut.stdout.trim().split('\n');
+    expect(pyDatasets).toMatch(/^\d+ 90 (available|degraded|late|missing)$/);
+    expect(pyReleases).toMatch(/^2025-09-30 2025-11-19 \d+$/);
+
+    const file = join(work, 'datasets.ts');
+    writeFileSync(
+      file,
+      [
+        "import { Client } from '@commodity-data/client';",
+        'const client = new Client();',
+        'const ds = await client.datasets();',
+        'const r = await client.releases({ dataset: "cftc_legacy", start_date: "2025-11-01", end_date: "2026-01-31", status: "shifted" });',
+        'console.log(ds.data.length, ds.data[0].days.length, r.data[0].data_date, r.data[0].local_date);',
+      ].join('\n'),
+    );
+    const tsOut = await ts(file);
+    expect(tsOut.code, tsOut.stderr).toBe(0);
+    const [n, days, dataDate, localDate] = tsOut.stdout.trim().split(' ');
+    expect(pyDatasets!.split(' ')[0]).toBe(n);
+    expect([days, dataDate, localDate]).toEqual(['90', '2025-09-30', '2025-11-19']);
+  });
+
   it('expose code and param of an error', async () => {
     const pyOut = await py(
       [

@@ -22,6 +22,8 @@ export type CitCotReport = Schemas['CitCotReport'];
 export type PaginationMeta = Schemas['PaginationMeta'];
 export type StatusResponse = Schemas['StatusResponse'];
 export type BulkListResponse = Schemas['BulkListResponse'];
+export type DatasetsResponse = Schemas['DatasetsResponse'];
+export type ReleasesResponse = Schemas['ReleasesResponse'];
 export type SupplyDemandResponse = Schemas['SupplyDemandResponse'];
 export type SupplyDemandFigure = Schemas['SupplyDemandFigure'];
 export type SupplyDemandMeta = Schemas['SupplyDemandMeta'];
@@ -334,6 +336,19 @@ export class Client {
   /** Where each source stands. */
   status(): Promise<StatusResponse> {
     return this.#call(this.lowlevel.GET('/status')) as Promise<StatusResponse>;
+  }
+
+  /** Every dataset with its condition over the last 90 days, its last and next release, its lag per month, and the incidents. */
+  datasets(): Promise<DatasetsResponse> {
+    return this.#call(this.lowlevel.GET('/datasets')) as Promise<DatasetsResponse>;
+  }
+
+  /**
+   * One page of a dataset's releases against the agency's calendar (`status: 'shifted'` for the ones
+   * a holiday or a shutdown moved), with `meta.freshness`: the p50 and p95 lag per month.
+   */
+  releases(params: Query<'/releases'> & ExtraParams): Promise<ReleasesResponse> {
+    return this.#call(this.lowlevel.GET('/releases', { params: { query: params } })) as Promise<ReleasesResponse>;
   }
 
   /** The bulk files and their manifests (`data`: file, format, rows, sha256, plans, ...). */

@@ -22,7 +22,7 @@ from .generated.api.bulk import list_bulk_files
 from .generated.api.catalog import get_commodity, list_commodities
 from .generated.api.positioning import get_cot_reports
 from .generated.api.series import get_series
-from .generated.api.status import get_status
+from .generated.api.status import get_status, list_datasets, list_releases
 from .generated.api.supply_demand import get_supply_demand
 from .generated.models.bulk_list_response import BulkListResponse
 from .generated.models.category import Category
@@ -32,9 +32,13 @@ from .generated.models.commodity_summary import CommoditySummary
 from .generated.models.cot_format import CotFormat
 from .generated.models.cot_response import CotResponse
 from .generated.models.cot_scope import CotScope
+from .generated.models.dataset_id import DatasetId
+from .generated.models.datasets_response import DatasetsResponse
 from .generated.models.frequency import Frequency
 from .generated.models.get_supply_demand_include import GetSupplyDemandInclude
 from .generated.models.get_supply_demand_view import GetSupplyDemandView
+from .generated.models.list_releases_status import ListReleasesStatus
+from .generated.models.releases_response import ReleasesResponse
 from .generated.models.series_response import SeriesResponse
 from .generated.models.series_type import SeriesType
 from .generated.models.sort_order import SortOrder
@@ -372,6 +376,33 @@ class Client:
     def status(self) -> StatusResponse:
         """Where each source stands (no key needed, but sent)."""
         return self._call(get_status, (), {}, {}, StatusResponse)
+
+    def datasets(self) -> DatasetsResponse:
+        """Every dataset: its condition over the last 90 days, last and next release, lag per month; and the incidents."""
+        return self._call(list_datasets, (), {}, {}, DatasetsResponse)
+
+    def releases(
+        self,
+        dataset: DatasetId | str,
+        *,
+        start_date: DateLike | None = None,
+        end_date: DateLike | None = None,
+        status: ListReleasesStatus | str | None = None,
+        per_page: int | None = 100,
+        page: int = 1,
+        **params: Any,
+    ) -> ReleasesResponse:
+        """One page of a dataset's releases against the agency's calendar (``status="shifted"``: the
+        ones a holiday or a shutdown moved); ``.meta.freshness`` gives the p50 and p95 lag per month."""
+        known = {
+            "dataset": _enum(DatasetId, dataset),
+            "start_date": _date(start_date),
+            "end_date": _date(end_date),
+            "status": _enum(ListReleasesStatus, status),
+            "per_page": _unset(per_page),
+            "page": page,
+        }
+        return self._call(list_releases, (), known, params, ReleasesResponse)
 
     def bulk_files(self) -> BulkListResponse:
         """The bulk files and their manifests (``.data``: file, format, rows, sha256, plans, ...)."""

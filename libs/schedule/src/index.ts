@@ -7,3 +7,4 @@ export * from './freshness.ts';
 export * from './max-age.ts';
 export * from './cot-stamp.ts';
 export * from './utc-day.ts';
+export * from './calendar.ts';

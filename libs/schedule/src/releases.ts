@@ -1,5 +1,6 @@
 import { SOURCES, SYNC_SOURCE_NAMES, type ReleaseRule, type SyncSourceName } from '@cds/contracts';
 import { addDays, dateOf, holidayOn, isBusinessDay, isoDate, nextBusinessDay, weekday } from './holidays.ts';
+import { COT_CATCH_UP_TIME, cotCatchUp } from './shutdowns.ts';
 
 /** Every publisher we sync releases on US Eastern time. */
 export const RELEASE_TIME_ZONE = 'America/New_York';
@@ -127,9 +128,13 @@ export function cotRelease(date: string): Release {
 /**
  * When the COT report of `reportDate` (its positions' date: a Tuesday, or the Monday before a
  * Tuesday holiday) was published: the release of that week (cotRelease), Friday 15:30 ET or
- * the business day after a holiday-shifted Friday. A calendar instant: the CFTC states no time.
+ * the business day after a holiday-shifted Friday; for a report a shutdown held back, 15:30 ET on
+ * the day the CFTC's catch-up schedule published it (shutdowns.ts). A calendar instant: the CFTC
+ * states no time.
  */
 export function cotReportPublishedAt(reportDate: string): Date {
+  const catchUp = cotCatchUp(reportDate);
+  if (catchUp !== undefined) return easternInstant(catchUp.date, COT_CATCH_UP_TIME);
   return cotRelease(reportDate).at;
 }
 

@@ -95,6 +95,44 @@ export function editionRelease(year: number, month: number): Release | undefined
   return r === 'unknown' ? estimatedEditionRelease(y, m) : r;
 }
 
+/**
+ * The editions a lapse in federal funding cancelled or moved, by edition (`YYYY-MM`): the date
+ * USDA's calendar had scheduled and why it did not hold. USDA announced each: the Friday
+ * 2013-10-11 edition was not published (the October 2013 shutdown), "those reports will not be
+ * released on January 11, 2019 as originally scheduled" (the 2018-19 shutdown; the next edition
+ * came out on February 8), the October 2025 edition scheduled for October 9 was suspended and never
+ * published, and November 2025 came out on the 14th.
+ */
+const DISRUPTED: Readonly<Record<string, { usual: string; reason: string }>> = {
+  '2013-10': { usual: '2013-10-11', reason: 'October 2013 federal government shutdown: USDA cancelled the edition' },
+  '2019-01': { usual: '2019-01-11', reason: '2018-19 federal government shutdown: USDA cancelled the edition' },
+  '2025-10': { usual: '2025-10-09', reason: '2025 federal government shutdown: USDA cancelled the edition' },
+  '2025-11': { usual: '2025-11-10', reason: '2025 federal government shutdown: USDA moved the edition' },
+};
+
+/**
+ * An edition as a calendar lists it: its release (for a cancelled one, at the time it had been
+ * scheduled), with the usual date it left and why, or why it was cancelled.
+ */
+export function editionCalendarEntry(
+  year: number,
+  month: number,
+): { release: Release; shifted?: { from: Date; reason: string }; cancelled?: string } {
+  const edition = `${year}-${pad(month)}`;
+  const disrupted = DISRUPTED[edition];
+  const r = tabled(edition);
+  if (r === 'unknown') return { release: estimatedEditionRelease(year, month) };
+  const usual =
+    disrupted === undefined
+      ? undefined
+      : release('supply-demand-monthly', SUPPLY_DEMAND_REPORT, disrupted.usual, EDITION_RELEASE_TIME);
+  if (r === 'cancelled') {
+    return { release: usual ?? estimatedEditionRelease(year, month), cancelled: disrupted?.reason ?? 'cancelled' };
+  }
+  if (usual === undefined || usual.date === r.date) return { release: r };
+  return { release: r, shifted: { from: usual.at, reason: disrupted!.reason } };
+}
+
 /** Every WASDE release of a year, in order (eleven in a year with a cancelled month). */
 export function editionReleasesOfYear(year: number): Release[] {
   return Array.from({ length: 12 }, (_, i) => editionRelease(year, i + 1)).filter((r) => r !== undefined);

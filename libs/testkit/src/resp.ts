@@ -50,26 +50,27 @@ const encode = (words: readonly string[]): string =>
   `*${words.length}\r\n${words.map((w) => `$${Buffer.byteLength(w)}\r\n${w}\r\n`).join('')}`;
 
 /**
- * Sends one command to the Redis server or sentinel on `port` (127.0.0.1) and returns its reply; an
- * error reply rejects. With `auth`, `AUTH user password` goes first in the same round trip (servers
- * whose default user has a password).
+ * Sends one command to the Redis server or sentinel on `port` (of `opts.host`, default 127.0.0.1) and
+ * returns its reply; an error reply rejects. With `auth`, `AUTH user password` goes first in the same
+ * round trip (servers whose default user has a password).
  */
 export function redisCommand(
   port: number,
   words: readonly string[],
-  opts: { timeoutMs?: number; auth?: { user: string; password: string } } = {},
+  opts: { timeoutMs?: number; auth?: { user: string; password: string }; host?: string } = {},
 ): Promise<RedisReply> {
   const timeoutMs = opts.timeoutMs ?? 2_000;
   const auth = opts.auth;
+  const host = opts.host ?? HOST;
   return new Promise((resolve, reject) => {
-    const socket = createConnection({ host: HOST, port });
+    const socket = createConnection({ host, port });
     let buf = Buffer.alloc(0);
     const fail = (err: Error): void => {
       socket.destroy();
       reject(err);
     };
     socket.setTimeout(timeoutMs, () =>
-      fail(new Error(`${HOST}:${port} did not answer ${words[0]} in ${timeoutMs} ms`)),
+      fail(new Error(`${host}:${port} did not answer ${words[0]} in ${timeoutMs} ms`)),
     );
     socket.once('error', fail);
     socket.once('connect', () =>
@@ -83,7 +84,7 @@ export function redisCommand(
           const authed = parseReply(buf, 0);
           if (authed === undefined) return;
           if (authed.value instanceof RespError) {
-            fail(new Error(`${HOST}:${port} refused AUTH as ${auth.user}: ${authed.value.message}`));
+            fail(new Error(`${host}:${port} refused AUTH as ${auth.user}: ${authed.value.message}`));
             return;
           }
           at = authed.end;
@@ -91,7 +92,7 @@ export function redisCommand(
         const reply = parseReply(buf, at);
         if (reply === undefined) return;
         socket.destroy();
-        if (reply.value instanceof RespError) reject(new Error(`${HOST}:${port} ${words[0]}: ${reply.value.message}`));
+        if (reply.value instanceof RespError) reject(new Error(`${host}:${port} ${words[0]}: ${reply.value.message}`));
         else resolve(reply.value);
       } catch (err) {
         fail(err instanceof Error ? err : new Error(String(err)));

@@ -8,6 +8,7 @@ import {
   DATA_SUBJECTS,
   KEYS_STREAM,
   KEYS_SUBJECTS,
+  RELEASES_BUCKET,
   SYNC_BUCKET,
 } from '@cds/contracts';
 import type { StreamSpec } from './streams.ts';
@@ -110,4 +111,16 @@ export function cotChecksBucketSpec(opts: {
     opts.bucket ?? COT_CHECKS_BUCKET,
     { replicas: opts.replicas, history: 1, ttl: (COT_CHECKS_DAYS + 7) * 24 * 60 * 60 * 1000 },
   ];
+}
+
+/**
+ * The release ledger KV bucket (`CDS_RELEASES`, stream `KV_CDS_RELEASES`): one key per dataset id
+ * (DatasetLedger), the latest value only, file storage, kept for good. The projector creates it and
+ * compare-and-sets its keys; the gateway only follows it. Pass the result to `new Kvm(js).create(...)`.
+ */
+export function releasesBucketSpec(opts: {
+  replicas: number;
+  bucket?: string;
+}): [bucket: string, options: { replicas: number; history: number }] {
+  return [opts.bucket ?? RELEASES_BUCKET, { replicas: opts.replicas, history: 1 }];
 }

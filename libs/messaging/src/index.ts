@@ -16,6 +16,7 @@ export {
   DEADLETTER_STREAM,
   EVENT_DUPLICATE_WINDOW_MS,
   KEYS_PER_SUBJECT,
+  releasesBucketSpec,
   REVOKED_KEY_RETENTION_MS,
   streamSpec,
   syncBucketSpec,

@@ -151,7 +151,8 @@ export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>
   query: { publish: [], subscribe: ['cds.projected.>'] },
   // A durable consumer per projection on CDS_DATA (the rebuild command: an ordered one), change
   // records on CDS_CHANGES and parked events on CDS_DEADLETTER (streams it creates and aligns),
-  // cds.projected.* for the caches, and the COT consistency failures bucket (creates, writes, deletes keys).
+  // cds.projected.* for the caches, the COT consistency failures bucket (creates, writes, deletes keys)
+  // and the release ledger bucket (creates it, compare-and-sets its keys).
   projector: {
     publish: [
       JS_INFO,
@@ -168,6 +169,7 @@ export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>
       'cds.deadletter.>',
       'cds.projected.>',
       ...kvReadWrite(COT_CHECKS_BUCKET),
+      ...kvReadWrite(RELEASES_BUCKET),
     ],
     subscribe: [inbox('projector')],
   },

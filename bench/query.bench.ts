@@ -19,6 +19,12 @@
 // 20-year daily series (GOLD) read with the cache off, current and as of ten years back: an as_of
 // read must cost the same order of time as a current one (`ratio long as_of / current`).
 //
+// Per-endpoint latency (issue #41, docs/slo.md): last, each endpoint the query service answers (list,
+// detail, series, cot, supply-demand, bulk, a bulk file) timed request by request by a few sequential
+// workers, a moderate load rather than a saturating one, as a cache hit, a miss with the read memo
+// on (as deployed) and a miss with nothing kept; its table is printed after the others, and its
+// non-200 answers are counted there (BENCH_ENDPOINT_REQUESTS=800 BENCH_ENDPOINT_WORKERS=4, the defaults).
+//
 // The servers run in a child process (one event loop, as a deployed replica), autocannon in this
 // one, so the load generator does not share the servers' event loop. Bare and query run back to back
 // in pairs (order swapped every round) and the ratio is the median over the pairs, so drift in
@@ -28,9 +34,12 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyReply } from 'fastify';
 import { MongoClient } from 'mongodb';
+import { Pool } from 'undici';
 import {
   COLLECTIONS,
   firstPublished,
@@ -40,10 +49,18 @@ import {
   type StoredCotReport,
   type StoredPoint,
 } from '@cds/read-models';
-import { INDEXES, packCotBucket, packSeriesBucket } from '@cds/store';
-import { COT_DATASETS, rateSeriesId, rateUnit } from '@cds/contracts';
+import { createBulkFileStore, INDEXES, packCotBucket, packSeriesBucket, packSupplyDemandBucket } from '@cds/store';
+import { COT_DATASETS, PLAN_NAMES, rateSeriesId, rateUnit, type BulkFile } from '@cds/contracts';
 import { buildApp, createMongoRepository, createResponseCache } from '@cds/query';
-import { catalogDoc, cotBuckets, cotDoc, dateRange, descriptorOf, seriesBuckets } from '@cds/query/testing';
+import {
+  catalogDoc,
+  cotBuckets,
+  cotDoc,
+  dateRange,
+  descriptorOf,
+  seriesBuckets,
+  supplyDemandSheet,
+} from '@cds/query/testing';
 import { startMongo, uniqueName } from '@cds/testkit';
 
 const SLUG = 'CRUDE_OIL_WTI';
@@ -79,6 +96,22 @@ const COT_FIRST_YEAR = {
  * within 1.2x the unconverted one's.
  */
 const CONVERTED = `${SCENARIOS.series}&currency=EUR&unit=m3`;
+
+/** A commodity with balance sheets, and the bulk file loaded, for the per-endpoint latencies. */
+const SHEET = 'CORN';
+const BULK_FILE = 'price.recent.csv.gz';
+/** Per-endpoint latency (docs/slo.md): one request of each endpoint the query service answers. */
+const ENDPOINTS = {
+  list: '/api/v1/commodities',
+  detail: `/api/v1/commodities/${SLUG}`,
+  series: SCENARIOS.series,
+  cot: SCENARIOS.cot,
+  'supply-demand': `/api/v1/commodities/${SHEET}/supply-demand`,
+  bulk: '/api/v1/bulk',
+  'bulk file': `/api/v1/bulk/${BULK_FILE}`,
+} as const;
+const ENDPOINT_REQUESTS = Number(process.env.BENCH_ENDPOINT_REQUESTS ?? 800);
+const ENDPOINT_WORKERS = Number(process.env.BENCH_ENDPOINT_WORKERS ?? 4);
 
 /** Point-in-time reads, measured on the new service only (a base checkout does not know as_of). */
 const AS_OF = {
@@ -162,7 +195,8 @@ async function serve(mongoUrl: string, dbName: string): Promise<void> {
   const db = client.db(dbName);
   // As main.ts makes it: with the read memo (repository/read-memo.ts), which nothing invalidates here.
   const repository = createMongoRepository({ db, maxTimeMs: 2000, readMemo: { maxBuckets: 512, ttlMs: 600_000 } });
-  const common = { repository, publicBaseUrl: 'http://localhost:8080', requestLogging: false };
+  const bulk = createBulkFileStore(db, { timeoutMs: 2000 });
+  const common = { repository, bulk, publicBaseUrl: 'http://localhost:8080', requestLogging: false };
   const query = buildApp({
     ...common,
     cache: createResponseCache({ maxEntries: 5000, maxBytes: 256 * 1024 * 1024, ttlMs: 60_000 }),
@@ -348,6 +382,165 @@ async function load(
   }
 }
 
+const SHEET_ROWS = [
+  'area_planted',
+  'area_harvested',
+  'yield_per_harvested_acre',
+  'beginning_stocks',
+  'production',
+  'imports',
+  'supply_total',
+  'feed_and_residual',
+  'food_seed_and_industrial',
+  'exports',
+  'use_total',
+  'ending_stocks',
+] as const;
+
+/**
+ * What the per-endpoint latencies read beyond `load`'s data: SHEET's balance sheets (United States
+ * and world, ten marketing years, each with its 18 monthly editions, every third one revising a
+ * figure) and one bulk file (SLUG's last year of prices, gzipped CSV) in the bulk file store.
+ */
+async function loadEndpoints(mongoUrl: string, dbName: string): Promise<void> {
+  const client = new MongoClient(mongoUrl);
+  try {
+    const db = client.db(dbName);
+    const year = new Date().getUTCFullYear();
+    const sheets = ['united_states', 'world'].flatMap((region) =>
+      Array.from({ length: 10 }, (_, k) => {
+        const y = year - 10 + k;
+        const marketingYear = `${y}/${String((y + 1) % 100).padStart(2, '0')}`;
+        const editions = Array.from({ length: 18 }, (_, e) => ({
+          p: new Date(Date.UTC(y, 4 + e, 12, 16)).toISOString(),
+          figures: SHEET_ROWS.map((a, i) => [a, 'Million Bushels', 1000 + i * 37 + (e % 3 === 2 ? e : 0)] as const),
+        }));
+        return supplyDemandSheet(SHEET, region, marketingYear, editions);
+      }),
+    );
+    const editions = sheets.flatMap((s) => s.releases ?? []).map((r) => r.p);
+    const first = editions.reduce((a, b) => (a < b ? a : b));
+    const last = editions.reduce((a, b) => (a > b ? a : b));
+    await db.collection(COLLECTIONS.catalog).insertOne(
+      catalogDoc(SHEET, {
+        name: 'Corn',
+        category: 'agriculture',
+        series: [
+          {
+            type: 'supply_demand',
+            frequency: 'monthly',
+            first_date: first.slice(0, 10),
+            last_date: last.slice(0, 10),
+            source: 'wasde:wasde0626.xml',
+            last_updated: last,
+            first_published_at: first,
+            regions: ['united_states', 'world'],
+          },
+        ],
+      }) as never,
+    );
+    await db.collection(COLLECTIONS.supply_demand).insertMany(sheets.map(packSupplyDemandBucket) as never[]);
+    const today = new Date().toISOString().slice(0, 10);
+    const days = dateRange(`${year - 1}${today.slice(4)}`, today, true);
+    const csv = [
+      'commodity,date,value',
+      ...days.map((d, i) => `${SLUG},${d},${(70 + Math.sin(i / 9) * 5).toFixed(2)}`),
+    ];
+    const bytes = gzipSync(csv.join('\n') + '\n');
+    const entry: BulkFile = {
+      file: BULK_FILE,
+      dataset: 'price',
+      span: 'recent',
+      format: 'csv.gz',
+      rows: days.length,
+      bytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      first_date: days[0]!,
+      last_date: today,
+      generated_at: new Date().toISOString(),
+      columns: ['commodity', 'date', 'value'],
+      licence: [],
+      attribution: [],
+      plans: [...PLAN_NAMES],
+    };
+    await createBulkFileStore(db).publish([{ entry, bytes }], entry.generated_at);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The p-th percentile of ascending samples (nearest rank). */
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+
+/**
+ * `count` GETs of one path by `workers` sequential workers (each sends its next request when its
+ * last answer's body is read), each timed in ms: the times of the 200s, ascending, and how many
+ * answers were not 200 (or failed, each within 10 s).
+ */
+async function timedRequests(
+  port: number,
+  path: string,
+  count: number,
+  workers: number,
+): Promise<{ ms: number[]; failed: number }> {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: workers });
+  const ms: number[] = [];
+  let failed = 0;
+  let left = count;
+  try {
+    await Promise.all(
+      Array.from({ length: workers }, async () => {
+        while (left-- > 0) {
+          const t0 = process.hrtime.bigint();
+          try {
+            const res = await pool.request({ method: 'GET', path, headersTimeout: 10_000, bodyTimeout: 10_000 });
+            await res.body.arrayBuffer();
+            if (res.statusCode === 200) ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+            else failed++;
+          } catch {
+            failed++;
+          }
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  return { ms: ms.sort((a, b) => a - b), failed };
+}
+
+/**
+ * The per-endpoint latency table (docs/slo.md): each endpoint as a cache hit (`query`, answered from
+ * the response cache after one request filled it), a miss with the read memo on (`query_nocache`, as
+ * a deployed replica misses) and a miss with nothing kept (`query_cold`: every request reads the
+ * database), the three back to back per endpoint.
+ */
+async function endpointLatencies(ports: Record<Target, number>): Promise<void> {
+  const modes = [
+    ['hit', 'query'],
+    ['miss (memo)', 'query_nocache'],
+    ['miss (cold)', 'query_cold'],
+  ] as const;
+  console.log(
+    `\nper-endpoint latency, ms (${ENDPOINT_REQUESTS} requests each, ${ENDPOINT_WORKERS} sequential workers; ` +
+      'hit: from the response cache; miss (memo): response cache off, read memo on; miss (cold): nothing kept)',
+  );
+  console.log(
+    `endpoint       cache          ${['p50', 'p95', 'p99', 'max'].map((h) => h.padStart(8)).join('')}  non-200`,
+  );
+  for (const [name, path] of Object.entries(ENDPOINTS)) {
+    for (const [mode, target] of modes) {
+      // warm-up: one request alone (it fills the cache), then one per worker
+      await timedRequests(ports[target], path, 1, 1);
+      await timedRequests(ports[target], path, ENDPOINT_WORKERS, ENDPOINT_WORKERS);
+      const { ms, failed } = await timedRequests(ports[target], path, ENDPOINT_REQUESTS, ENDPOINT_WORKERS);
+      const cells = [50, 95, 99, 100].map((p) => percentile(ms, p).toFixed(2).padStart(8)).join('');
+      console.log(`${name.padEnd(14)} ${mode.padEnd(14)} ${cells}  ${String(failed).padStart(7)}`);
+    }
+  }
+}
+
 function run(port: number, path: string, duration: number): Promise<autocannon.Result> {
   return autocannon({ url: `http://127.0.0.1:${port}${path}`, connections: CONNECTIONS, duration, pipelining: 1 });
 }
@@ -395,6 +588,7 @@ async function main(): Promise<void> {
   try {
     const dbName = uniqueName('bench_query');
     await load(mongo.url, dbName);
+    await loadEndpoints(mongo.url, dbName);
     child = fork(process.argv[1]!, ['--serve', mongo.url, dbName], { stdio: 'inherit' });
     const [msg] = (await once(child, 'message')) as [ServeMessage];
     const ports: Record<Loaded, number> = { ...msg.ports, base: 0 };
@@ -626,6 +820,7 @@ async function main(): Promise<void> {
     }
     const errors = [...samples.values()].flat().reduce((n, s) => n + s.errors, 0);
     if (errors > 0) process.exitCode = 1;
+    await endpointLatencies(msg.ports);
   } finally {
     for (const c of [child, baseChild]) {
       c?.disconnect();

@@ -29,6 +29,7 @@ export {
 export {
   packCotBucket,
   packSeriesBucket,
+  packSupplyDemandBucket,
   unpackCotBucket,
   unpackReports,
   unpackSeriesBucket,

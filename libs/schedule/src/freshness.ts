@@ -1,17 +1,7 @@
 import { SOURCES, SYNC_SOURCE_NAMES, type ReleaseRule, type SyncSourceName } from '@cds/contracts';
-import { addDays, isBusinessDay, weekday } from './holidays.ts';
-import {
-  cotRelease,
-  lmHg201Release,
-  localParts,
-  mondayOf,
-  pinkSheetRelease,
-  quarterEndReportReleases,
-  wpsrRelease,
-  type Release,
-} from './releases.ts';
-import { editionRelease } from './supply-demand.ts';
-import { fxReferenceRelease } from './fx-reference.ts';
+import { addDays } from './holidays.ts';
+import { localParts, type Release } from './releases.ts';
+import { calendarReleases } from './calendar.ts';
 
 /** A source `ingest sync` keeps up to date on its calendar (the contracts' SOURCES rows with `synced`). */
 export type SyncedSource = SyncSourceName;
@@ -31,96 +21,41 @@ export const LATE_GRACE_MS = Object.fromEntries(
   SYNC_SOURCE_NAMES.map((n) => [n, SOURCES[n].calendar.lateGraceHours * 3_600_000]),
 ) as Readonly<Record<SyncedSource, number>>;
 
-/** The last business day on or before `date` (a Tuesday holiday makes COT use Monday's positions). */
-function businessDayOnOrBefore(date: string): string {
-  let d = date;
-  while (!isBusinessDay(d)) d = addDays(d, -1);
-  return d;
-}
-
 /**
- * The COT release of the week holding `date` carries that week's Tuesday positions (Monday's when
- * the Tuesday is a holiday).
+ * How many days before and after a local date each rule's releases are looked at: enough that one
+ * release lies before the date and one after it, across holidays, a cancelled WASDE month (two
+ * months between editions) and a shutdown that held COT reports back for up to eight weeks.
  */
-function cotScheduled(date: string): ScheduledRelease {
-  const tuesday = addDays(mondayOf(date), 1);
-  return { ...cotRelease(date), dataDate: businessDayOnOrBefore(tuesday) };
-}
-
-/** The Weekly Petroleum Status Report carries the week ending the Friday before its Wednesday (EIA's weekly period). */
-function wpsrScheduled(date: string): ScheduledRelease {
-  return { ...wpsrRelease(date), dataDate: addDays(mondayOf(date), -3) };
-}
-
-/**
- * NASS's quarter-end reports carry Grain Stocks as of the first of their month (dated that day by
- * the NASS mapper); an annual value (dated December 31) is newer still and also satisfies it.
- */
-function quarterEndScheduled(year: number): ScheduledRelease[] {
-  return quarterEndReportReleases(year).map((r) => ({ ...r, dataDate: `${r.date.slice(0, 8)}01` }));
-}
-
-/** The Pink Sheet of a month (months past 12 or below 1 roll the year) carries the previous month's averages. */
-function pinkSheetScheduled(year: number, month: number): ScheduledRelease {
-  const y = year + Math.floor((month - 1) / 12);
-  const m = ((((month - 1) % 12) + 12) % 12) + 1;
-  return { ...pinkSheetRelease(y, m), dataDate: addDays(`${y}-${String(m).padStart(2, '0')}-01`, -1) };
-}
-
-/** The AMS daily hog report of a weekday carries the slaughter of the weekday before (Friday's on Monday). */
-function lmHg201Scheduled(date: string): ScheduledRelease {
-  const back = weekday(date) === 1 ? 3 : 1;
-  return { ...lmHg201Release(date), dataDate: addDays(date, -back) };
-}
-
-/**
- * WASDE editions (`supply-demand-monthly`) of the months three before to two after a date: each carries
- * its own month's edition, dated the first of the month (as the sync's cursor dates an edition).
- * A cancelled month has no release, so it is never due.
- */
-function supplyDemandAround(today: string): ScheduledRelease[] {
-  const [y, m] = today.split('-').map(Number) as [number, number];
-  return [-3, -2, -1, 0, 1, 2].flatMap((k) => {
-    const r = editionRelease(y, m + k);
-    return r === undefined ? [] : [{ ...r, dataDate: `${r.date.slice(0, 8)}01` }];
-  });
-}
-
-/** A weekly rule's releases two weeks each way of `today` (a holiday can push one into the following week). */
-function weeklyAround(weekly: (date: string) => ScheduledRelease, today: string): ScheduledRelease[] {
-  const out: ScheduledRelease[] = [];
-  for (let w = -2; w <= 2; w++) out.push(weekly(addDays(today, 7 * w)));
-  return out.sort((a, b) => a.at.getTime() - b.at.getTime());
-}
-
-/** Each rule's releases from a few weeks (daily, weekly), months or years around a local date, sorted by time. */
-const RELEASES_AROUND: Readonly<Record<ReleaseRule, (today: string) => ScheduledRelease[]>> = {
-  'cot-weekly': (today) => weeklyAround(cotScheduled, today),
-  'wpsr-weekly': (today) => weeklyAround(wpsrScheduled, today),
-  'quarter-end-reports': (today) => {
-    const year = Number(today.slice(0, 4));
-    return [year - 1, year, year + 1].flatMap(quarterEndScheduled);
-  },
-  'pink-sheet-monthly': (today) => {
-    const [y, m] = today.split('-').map(Number) as [number, number];
-    return [-2, -1, 0, 1].map((k) => pinkSheetScheduled(y, m + k));
-  },
-  'lm-hg201-daily': (today) => {
-    const days = Array.from({ length: 15 }, (_, i) => addDays(today, i - 7));
-    return days.filter((d) => weekday(d) >= 1 && weekday(d) <= 5).map(lmHg201Scheduled);
-  },
-  'supply-demand-monthly': supplyDemandAround,
-  // The reference rates of a TARGET day carry that day's rates.
-  'fx-reference-daily': (today) =>
-    Array.from({ length: 15 }, (_, i) => fxReferenceRelease(addDays(today, i - 7)))
-      .filter((r) => r !== undefined)
-      .map((r) => ({ ...r, dataDate: r.date })),
+const AROUND_DAYS: Readonly<Record<ReleaseRule, readonly [before: number, after: number]>> = {
+  'cot-weekly': [70, 28],
+  'wpsr-weekly': [21, 21],
+  'quarter-end-reports': [400, 400],
+  'pink-sheet-monthly': [70, 45],
+  'lm-hg201-daily': [7, 7],
+  'supply-demand-monthly': [100, 75],
+  'fx-reference-daily': [10, 10],
 };
 
+/** A source's calendar releases around a local date (calendar.ts), the cancelled ones left out, sorted by time. */
+function scheduledAround(source: SyncedSource, rule: ReleaseRule, today: string): ScheduledRelease[] {
+  const [before, after] = AROUND_DAYS[rule];
+  return calendarReleases(rule, addDays(today, -before), addDays(today, after))
+    .filter((r) => r.cancelled === undefined)
+    .map((r) => ({
+      source,
+      report: r.report,
+      date: r.date,
+      time: r.time,
+      at: r.at,
+      dataDate: r.dataDate,
+      ...(r.shifted !== undefined ? { shiftedBy: r.shifted.reason } : {}),
+    }));
+}
+
 /**
- * The releases of each rule around a local date, kept: they depend on the date alone, and an answer's
- * max-age asks for them on every request (a daily rule's are 15 days of time-zone arithmetic). The
- * few dates in use are kept; the lists are shared, never changed by a caller.
+ * The releases of each source around a local date, kept: they depend on the date alone, and an
+ * answer's max-age asks for them on every request. The few dates in use are kept; the lists are
+ * shared, never changed by a caller.
  */
 const AROUND_KEPT = 64;
 const aroundKept = new Map<string, readonly ScheduledRelease[]>();
@@ -129,11 +64,11 @@ const aroundKept = new Map<string, readonly ScheduledRelease[]>();
 function releasesAround(source: SyncedSource, at: Date): readonly ScheduledRelease[] {
   const rule = SOURCES[source].calendar.rule;
   const today = localParts(at).date;
-  const key = `${rule} ${today}`;
+  const key = `${source} ${today}`;
   let releases = aroundKept.get(key);
   if (releases === undefined) {
     if (aroundKept.size >= AROUND_KEPT) aroundKept.clear();
-    releases = RELEASES_AROUND[rule](today);
+    releases = scheduledAround(source, rule, today);
     aroundKept.set(key, releases);
   }
   return releases;

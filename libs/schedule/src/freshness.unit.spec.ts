@@ -42,10 +42,27 @@ describe('CFTC: late 2 h after Friday 15:30 ET without that Tuesday', () => {
     expect(lastDueRelease('cftc', at('2027-01-02T12:00:00Z'))).toMatchObject({ date: '2026-12-28' });
   });
 
-  it('a Tuesday holiday makes the report carry Monday positions (Veterans Day 2025)', () => {
-    expect(lastDueRelease('cftc', at('2025-11-15T12:00:00Z'))).toMatchObject({
-      date: '2025-11-14',
+  it('a Tuesday holiday makes the report carry Monday positions (Veterans Day 2025, caught up on 12-12)', () => {
+    expect(lastDueRelease('cftc', at('2025-12-13T12:00:00Z'))).toMatchObject({
+      date: '2025-12-12',
       dataDate: '2025-11-10',
+      shiftedBy: '2025 federal government shutdown: CFTC catch-up schedule',
+    });
+  });
+
+  it('follows the 2025 shutdown catch-up: not late while the CFTC published nothing, late after a catch-up day', () => {
+    // 2025-11-15: the last release held was the one of 09-26 (report of 09-23); the next, 11-19, has 09-30.
+    const during = freshnessOf('cftc', '2025-09-23', at('2025-11-15T12:00:00Z'));
+    expect(during.due).toMatchObject({ date: '2025-09-26', dataDate: '2025-09-23' });
+    expect(during.next).toMatchObject({ date: '2025-11-19', time: '15:30', dataDate: '2025-09-30' });
+    expect(during.late).toBe(false);
+    // Wednesday 2025-11-19 15:30 EST = 20:30Z, the grace ends at 22:30Z
+    expect(freshnessOf('cftc', '2025-09-23', at('2025-11-19T22:31:00Z')).late).toBe(true);
+    expect(freshnessOf('cftc', '2025-09-30', at('2025-11-19T22:31:00Z')).late).toBe(false);
+    // 2018-19: nothing from the release of 2018-12-21 until 2019-02-01
+    expect(lastDueRelease('cftc', at('2019-01-25T23:00:00Z'))).toMatchObject({
+      date: '2018-12-21',
+      dataDate: '2018-12-18',
     });
   });
 

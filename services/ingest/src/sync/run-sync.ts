@@ -1,4 +1,5 @@
 import type { CatalogEntry } from '@cds/contracts';
+import { localParts } from '@cds/schedule';
 import type { CatalogIndex } from '../catalog/index.ts';
 import { CATALOG } from '../sources/registry.ts';
 import type { BatcherOptions } from '../publish/batcher.ts';
@@ -41,6 +42,8 @@ export interface SyncOptions extends SyncSettings {
   batcher?: BatcherOptions;
   /** After each series: series done and total across the run, records read so far. */
   onProgress?: (p: { done: number; total: number; recordsRead: number; label: string }) => void;
+  /** What went wrong without failing the run (an error day not stored); default: a line on stderr. */
+  onWarning?: (message: string) => void;
 }
 
 export interface SeriesOutcome {
@@ -123,6 +126,27 @@ export function createTaskContext(
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Counts a failed run on the source's error day (its New York date when the run started): GET
+ * /datasets shows the source answering errors that day. Never fails the sync: a write that fails
+ * or misses its deadline (the store's) is a warning.
+ */
+async function recordErrorDay(
+  opts: Pick<SyncOptions, 'store' | 'onWarning'>,
+  source: SyncSource,
+  started: Date,
+  error: string,
+  at: Date,
+): Promise<void> {
+  const date = localParts(started).date;
+  try {
+    await opts.store.raiseErrorDay({ source, date, error, at });
+  } catch (err) {
+    const warn = opts.onWarning ?? ((m: string) => process.stderr.write(`warning: ${m}\n`));
+    warn(`${source}: the failed run was not counted on its error day ${date}: ${messageOf(err)}`);
+  }
 }
 
 /**
@@ -236,6 +260,7 @@ export async function runSync(opts: SyncOptions): Promise<SourceSyncResult[]> {
       ...(error !== undefined ? { last_error: error } : {}),
     };
     await opts.store.putStatus(status);
+    if (error !== undefined) await recordErrorDay(opts, source, started, error, clock());
     results.push({
       source,
       ok: error === undefined,

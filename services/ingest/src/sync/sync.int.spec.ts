@@ -1,4 +1,6 @@
+import { SYNC_BUCKET, SourceErrorDay, sourceErrorKey } from '@cds/contracts';
 import { connectMessaging, type Messaging } from '@cds/messaging';
+import { Kvm } from '@nats-io/kv';
 import { startNats, type NatsHandle } from '@cds/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SourceServer } from '../../test/helpers/source-server.ts';
@@ -299,6 +301,39 @@ describe('ingest sync against the recorded sources', () => {
       .map((u) => `${u.searchParams.get('year__GE')}-${u.searchParams.get('year__LE')}`);
     expect(counted).toEqual(['2020-2025', '2020-2022', '2023-2025', '2023-2024', '2025-2025']);
     expect(nass!.series.find((s) => s.series.includes('YIELD'))).toMatchObject({ ok: true, fresh: 3 });
+  });
+
+  it('a run against a source answering 500 counts on its error day: two failing runs count 2', async () => {
+    sources.faults.push({
+      match: (u) => u.pathname.startsWith('/v2/'),
+      times: 1000,
+      respond: (res) => {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end('{"error":"internal"}');
+      },
+    });
+    // 16:00 UTC is 11:00 in New York, the same date
+    const [first] = await sync({ sources: ['eia'] });
+    expect(first!.ok).toBe(false);
+    const kv = await new Kvm(messaging.js).open(SYNC_BUCKET);
+    const day = async () => SourceErrorDay.parse((await kv.get(sourceErrorKey('eia', '2025-02-10')))!.json());
+    expect(await day()).toEqual({
+      source: 'eia',
+      date: '2025-02-10',
+      failed_runs: 1,
+      last_error: first!.error,
+      last_failed_at: '2025-02-10T16:00:00.000Z',
+    });
+    expect(first!.error).toMatch(/HTTP 500/);
+    await sync({ sources: ['eia'], clock: () => new Date('2025-02-10T23:59:00Z') });
+    expect(await day()).toMatchObject({ failed_runs: 2, last_failed_at: '2025-02-10T23:59:00.000Z' });
+    // the cursors and the status are read as before, beside the error day
+    expect(await store.getStatus('eia')).toMatchObject({ last_success_at: null, last_error: first!.error });
+    // a run that succeeds adds nothing
+    sources.faults.length = 0;
+    const [third] = await sync({ sources: ['eia'] });
+    expect(third!.ok).toBe(true);
+    expect((await day()).failed_runs).toBe(2);
   });
 
   it('stops retrying at the source deadline and says so', async () => {

@@ -6,7 +6,9 @@ import { parseJsonBody, requireFields, IncompletePageError, SchemaChangeError } 
 import { syncFrom } from '../sources/common/sync/plans.ts';
 import { expectedEiaRows } from '../sources/eia/plans.ts';
 import { nassFromYear, planYearRanges } from '../sources/nass/plans.ts';
-import { cursorKey, createMemorySyncStore } from './state.ts';
+import { cursorKey, createMemorySyncStore, raisedErrorDay } from './state.ts';
+import { runSync } from './run-sync.ts';
+import type { Publisher } from '../publish/publisher.ts';
 import { seriesTasks } from '../sources/registry.ts';
 import { CATALOG } from '../sources/registry.ts';
 
@@ -108,6 +110,61 @@ describe('sync state keys', () => {
     const store = createMemorySyncStore();
     await store.putStatus({ source: 'eia', last_success_at: null, newest_data_date: null, last_run_at: 't' });
     expect(await store.getStatus('eia')).toMatchObject({ source: 'eia' });
+  });
+});
+
+describe('sync error days', () => {
+  const failure = { source: 'eia' as const, date: '2025-02-10', error: 'HTTP 500', at: now };
+
+  it('counts each failed run of the day and keeps the last error, cut to 2,000 characters', () => {
+    const first = raisedErrorDay(undefined, failure);
+    expect(first).toEqual({
+      source: 'eia',
+      date: '2025-02-10',
+      failed_runs: 1,
+      last_error: 'HTTP 500',
+      last_failed_at: '2026-11-24T00:00:00.000Z',
+    });
+    const second = raisedErrorDay(first, { ...failure, error: 'x'.repeat(5_000) });
+    expect(second.failed_runs).toBe(2);
+    expect(second.last_error).toHaveLength(2_000);
+  });
+
+  // A missing key fails the source before any request: runSync needs no server here.
+  const failingRun = (store: ReturnType<typeof createMemorySyncStore>, onWarning?: (m: string) => void) =>
+    runSync({
+      sources: ['eia'],
+      publisher: () => ({}) as Publisher,
+      store,
+      keys: {},
+      // 22:30 in New York on Feb 10 is already Feb 11 in UTC: the day is New York's.
+      clock: () => new Date('2025-02-11T03:30:00Z'),
+      ...(onWarning !== undefined ? { onWarning } : {}),
+    });
+
+  it('a failed run raises the error day of its source under errors.<source>.<New York date>', async () => {
+    const store = createMemorySyncStore();
+    await failingRun(store);
+    const [result] = await failingRun(store);
+    expect(result!.ok).toBe(false);
+    expect(JSON.parse(store.data.get('errors.eia.2025-02-10')!)).toEqual({
+      source: 'eia',
+      date: '2025-02-10',
+      failed_runs: 2,
+      last_error: result!.error,
+      last_failed_at: '2025-02-11T03:30:00.000Z',
+    });
+    expect([...store.data.keys()].filter((k) => k.startsWith('errors.'))).toEqual(['errors.eia.2025-02-10']);
+  });
+
+  it('an error day that cannot be stored is a warning, not a failure of the sync', async () => {
+    const store = createMemorySyncStore();
+    store.raiseErrorDay = () => Promise.reject(new Error('TIMEOUT'));
+    const warnings: string[] = [];
+    const [result] = await failingRun(store, (m) => warnings.push(m));
+    expect(result!.status.last_error).toMatch(/EIA_API_KEY is not set/);
+    expect(await store.getStatus('eia')).toMatchObject({ last_error: result!.error });
+    expect(warnings).toEqual(['eia: the failed run was not counted on its error day 2025-02-10: TIMEOUT']);
   });
 });
 

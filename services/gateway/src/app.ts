@@ -22,6 +22,8 @@ import { createGiveBack } from './rate/give-back.ts';
 import { createNotModifiedMeter } from './rate/not-modified-meter.ts';
 import { createRateStep } from './rate/rate-step.ts';
 import type { RateLimiter } from './rate/windows.ts';
+import type { DatasetsBoard } from './datasets/board.ts';
+import { registerDatasetsRoutes } from './routes/datasets.ts';
 import { registerDocsRoutes } from './routes/docs.ts';
 import { registerOpsRoutes, registerPreflight } from './routes/ops.ts';
 import { STATUS_URL, registerStatusRoute } from './routes/status.ts';
@@ -56,6 +58,8 @@ export interface GatewayDeps {
   trustProxyHops?: number;
   /** Source freshness for GET /status, from memory (the followed sync state); without it /status is 503. */
   status?: StatusBoard;
+  /** Dataset conditions and releases for GET /datasets, /datasets/feed, /releases, from memory; without it they are 503. */
+  datasets?: DatasetsBoard;
   /** GET /api/v1/events (server-sent change notifications); without it the path is 404. */
   events?: {
     hub: EventHub;
@@ -100,7 +104,12 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   registerPreflight(app);
   registerOpsRoutes(app, { isReady: () => deps.keys.isReady(), metrics: deps.metrics });
   const docsUrls = registerDocsRoutes(app, deps.openapiDocument);
-  registerStatusRoute(app, { status: deps.status, nowMs: deps.nowMs });
+  registerStatusRoute(app, { status: deps.status, nowMs: deps.nowMs, publicBaseUrl: deps.publicBaseUrl });
+  const datasetsUrls = registerDatasetsRoutes(app, {
+    datasets: deps.datasets,
+    nowMs: deps.nowMs,
+    publicBaseUrl: deps.publicBaseUrl,
+  });
 
   const today = new UtcDay();
   const auth = createAuthStep({
@@ -177,6 +186,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     ...API_ROUTES.map((r) => r.url),
     ...(deps.events === undefined ? [] : [EVENTS_PATH]),
     STATUS_URL,
+    ...datasetsUrls,
     ...docsUrls,
   ]);
   return app;

@@ -19,6 +19,7 @@ import type { PasswordHasher } from './security/password.ts';
 import { scrub } from './security/scrub.ts';
 import { DEFAULT_THROTTLES, type Throttle, type ThrottleRules } from './security/throttle.ts';
 import { registerSessionLoading } from './sessions/load-session.ts';
+import { createDatasetsReader, registerStatusPage, type DatasetsReader } from './status-page/index.ts';
 import type { SessionKeys } from './sessions/session-keys.ts';
 import type { SessionStore } from './sessions/session-store.ts';
 import type { UsageReader } from './usage/usage-reader.ts';
@@ -63,6 +64,8 @@ export interface DashboardDeps {
   publicApiUrl: string;
   /** The dashboard's own public URL (…/dashboard) for links in mails. */
   publicBaseUrl: string;
+  /** The gateway's GET /datasets for the public status page; absent: read from the public API's origin. */
+  datasets?: DatasetsReader;
   /** Mounts the data explorer under /dashboard/explorer; absent shows a placeholder. */
   explorer?: ExplorerMount;
   trustProxyHops?: number;
@@ -102,6 +105,13 @@ export async function buildApp(deps: DashboardDeps): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, { isReady: deps.isReady, metrics: deps.metrics });
   registerAssetRoutes(app);
+  registerStatusPage(app, {
+    web,
+    publicApiUrl: deps.publicApiUrl,
+    datasets:
+      deps.datasets ??
+      createDatasetsReader({ gatewayUrl: apiOrigin, timeoutMs: 3_000, ttlMs: 5_000, clock: deps.clock }),
+  });
   registerAccountRoutes(app, { ...deps, web, cookies, rules });
   const keyRows = createKeyRows({
     ...deps,

@@ -74,6 +74,13 @@ export const DashboardConfig = z.object({
    * unset: ids are checked for their shape only, and the page says so.
    */
   QUERY_URL: urlVar(['http:', 'https:']).optional(),
+  /**
+   * The gateway (cluster-internal) whose GET /api/v1/datasets the public status page shows; unset:
+   * the origin of PUBLIC_API_URL.
+   */
+  GATEWAY_URL: urlVar(['http:', 'https:']).optional(),
+  /** Deadline of the status page's read of the gateway. */
+  GATEWAY_TIMEOUT_MS: positiveIntVar.default(3_000),
   /** Deadline of one catalog read (every page of it) and of resolving a webhook URL's host. */
   CATALOG_TIMEOUT_MS: positiveIntVar.default(3_000),
   /** The notifier's retry settings (same variables, same defaults): a re-send starts a fresh run of them. */

@@ -13,6 +13,7 @@ import { createPasswordHasher } from './security/password.ts';
 import { createThrottle } from './security/throttle.ts';
 import { createSessionKeys } from './sessions/session-keys.ts';
 import { createSessionStore } from './sessions/session-store.ts';
+import { createDatasetsReader } from './status-page/index.ts';
 import { createUsageReader } from './usage/usage-reader.ts';
 import { createUserStore } from './users/user-store.ts';
 import { createCommodityCatalog, createWebhookUrlCheck } from './webhooks/index.ts';
@@ -107,6 +108,13 @@ await runService({
       sessionMaxAgeSeconds: config.SESSION_ABSOLUTE_SECONDS,
       cookieSecure: config.COOKIE_SECURE,
       publicApiUrl: config.PUBLIC_API_URL,
+      datasets: createDatasetsReader({
+        gatewayUrl: config.GATEWAY_URL ?? new URL(config.PUBLIC_API_URL).origin,
+        timeoutMs: config.GATEWAY_TIMEOUT_MS,
+        ttlMs: 5_000,
+        clock,
+        onError: (detail) => logger.warn({ err: detail }, 'status page: datasets read failed'),
+      }),
       publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ''),
       explorer,
       trustProxyHops: config.TRUST_PROXY_HOPS,

@@ -7,6 +7,8 @@ const TYPES: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
   'dashboard.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
+  'status-page.css': 'text/css; charset=utf-8',
+  'status-page.js': 'text/javascript; charset=utf-8',
 };
 
 /** The dashboard's stylesheet, script and icon, read once per app and served from this process. */

@@ -66,7 +66,7 @@ export function layout(opts: LayoutOptions): string {
         <main id="main">${opts.body}</main>
         <footer class="footer">
           Commodity Data Service · read-only REST API over public government data ·
-          <a href="${opts.docsUrl ?? '/docs'}">API reference</a>
+          <a href="${opts.docsUrl ?? '/docs'}">API reference</a> · <a href="${PREFIX}/status">Service status</a>
         </footer>
       </body>
     </html>`.value

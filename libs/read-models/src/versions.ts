@@ -370,6 +370,14 @@ export interface PointInTimeView {
   firstRelease?: boolean | undefined;
   /** Each item with the versions before it. */
   revisions?: boolean | undefined;
+  /**
+   * The release calendar's estimate of when an observation of a date was first published
+   * (`toISOString()` text; undefined: none for that date). The first version of a date whose
+   * release time is estimated counts as published at the earlier of the two (`releaseOfFirst`);
+   * later versions and stated times are as stored. Only the views above use it: the current view
+   * serves the stored times.
+   */
+  firstReleaseEstimate?: ((date: string) => string | undefined) | undefined;
 }
 
 /** True for the view every read had before versions: the newest of everything. */
@@ -385,8 +393,36 @@ export interface ViewedItem<T> {
 }
 
 /**
+ * The release a date's first version counts as published by: its own, or, when its time is
+ * estimated and the calendar's estimate for the date is earlier, the same release at the estimate
+ * (a history loaded long after its release, by a snapshot or a backfill, was public long before
+ * the load stamped it). `cache` (of one bucket: its releases differ by time) keeps one copy per
+ * release and estimate (a week of daily points shares one). Later versions keep their time: a
+ * revision is known only from its own release.
+ */
+export function releaseOfFirst(
+  release: StoredRelease | undefined,
+  date: string,
+  estimate: ((date: string) => string | undefined) | undefined,
+  cache?: Map<string, StoredRelease>,
+): StoredRelease | undefined {
+  if (release === undefined || release.e !== true || estimate === undefined) return release;
+  const at = estimate(date);
+  if (at === undefined || at >= release.p) return release;
+  const key = `${release.p} ${at}`;
+  let moved = cache?.get(key);
+  if (moved === undefined) {
+    moved = { ...release, p: at };
+    cache?.set(key, moved);
+  }
+  return moved;
+}
+
+/**
  * The items of a bucket in a view, sorted by date. Items without a release (documents written
- * before versions were kept) count as published before any instant.
+ * before versions were kept) count as published before any instant. With `firstReleaseEstimate`,
+ * each date's first version counts as published as `releaseOfFirst` says, in what the view keeps
+ * and in the release it is served with.
  */
 export function viewItems<T extends Versioned>(
   parts: { current: readonly T[]; revised?: readonly T[] | undefined; releases?: readonly StoredRelease[] | undefined },
@@ -396,24 +432,30 @@ export function viewItems<T extends Versioned>(
   const releases = parts.releases ?? [];
   const releaseOf = (item: T): StoredRelease | undefined => (item.r === undefined ? undefined : releases[item.r]);
   const asOf = view?.asOf;
+  const estimate = isCurrentView(view) ? undefined : view?.firstReleaseEstimate;
+  const estimated = estimate !== undefined && releases.some((x) => x.e === true);
   if (
     isCurrentView(view) ||
-    (view?.firstRelease !== true && view?.revisions !== true && releases.every((x) => x.p <= asOf!))
+    (!estimated && view?.firstRelease !== true && view?.revisions !== true && releases.every((x) => x.p <= asOf!))
   ) {
     return parts.current.map((item) => ({ item, release: releaseOf(item) }));
   }
   const byDate = versionsByDate(parts, kind);
+  const moved = new Map<string, StoredRelease>();
   const out: ViewedItem<T>[] = [];
   for (const d of [...byDate.keys()].sort()) {
-    const visible = byDate
-      .get(d)!
-      .filter((v) => asOf === undefined || v.r === undefined || (releaseOf(v)?.p ?? '') <= asOf);
+    // oldest first: the first version's release may count from the calendar's estimate
+    const versions = byDate.get(d)!.map((item, i) => ({
+      item,
+      release: i === 0 ? releaseOfFirst(releaseOf(item), d, estimate, moved) : releaseOf(item),
+    }));
+    const visible = versions.filter(
+      (v) => asOf === undefined || v.item.r === undefined || (v.release?.p ?? '') <= asOf,
+    );
     if (visible.length === 0) continue;
     const at = view?.firstRelease === true ? 0 : visible.length - 1;
-    const chosen = visible[at]!;
-    const viewed: ViewedItem<T> = { item: chosen, release: releaseOf(chosen) };
-    if (view?.revisions === true)
-      viewed.earlier = visible.slice(0, at).map((v) => ({ item: v, release: releaseOf(v) }));
+    const viewed: ViewedItem<T> = visible[at]!;
+    if (view?.revisions === true) viewed.earlier = visible.slice(0, at);
     out.push(viewed);
   }
   return out;

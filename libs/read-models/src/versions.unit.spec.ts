@@ -5,6 +5,7 @@ import {
   foldRelease,
   normalizeInstant,
   releaseFolder,
+  releaseOfFirst,
   viewItems,
   type ItemKind,
   type ReleaseStamp,
@@ -227,5 +228,104 @@ describe('point in time: foldRelease and viewItems', () => {
   it('normalizeInstant: any RFC 3339 offset to toISOString text; unreadable to undefined', () => {
     expect(normalizeInstant('2025-03-07T15:30:00-05:00')).toBe('2025-03-07T20:30:00.000Z');
     expect(normalizeInstant('not a time')).toBeUndefined();
+  });
+});
+
+describe('point in time: a first version stamped at its load counts from the calendar estimate', () => {
+  // A history loaded on day 40 (estimated stamp), revised on day 45 (estimated too); the calendar
+  // says an observation of each month came out the day its number says (days 0..5).
+  const month = (d: string) => Number(d.slice(5, 7)) - 1;
+  const estimate = (d: string): string | undefined => (d === '2025-06-01' ? undefined : instant(month(d)));
+  const load: ReleaseStamp = { publishedAt: instant(40), firstSeenAt: instant(40), estimated: true };
+  const revision: ReleaseStamp = { publishedAt: instant(45), firstSeenAt: instant(45), estimated: true };
+  const history = (first: ReleaseStamp = load): VersionedParts<Item> =>
+    foldRelease(
+      foldRelease(
+        empty(),
+        first,
+        DATES.map((d, i) => ({ d, v: i })),
+        kind,
+      ),
+      revision,
+      [{ d: '2025-03-01', v: 99 }],
+      kind,
+    );
+  const at = (parts: VersionedParts<Item>, view: Parameters<typeof viewItems>[1]) =>
+    viewItems(parts, { ...view, firstReleaseEstimate: estimate }, kind).map((x) => [x.item.d, x.item.v, x.release?.p]);
+
+  it('as_of before the load answers each observation from its estimated release; later versions keep their own time', () => {
+    expect(at(history(), { asOf: instant(2) })).toEqual([
+      ['2025-01-01', 0, instant(0)],
+      ['2025-02-01', 1, instant(1)],
+      ['2025-03-01', 2, instant(2)],
+    ]);
+    // the revision is known from its own release only
+    expect(at(history(), { asOf: instant(44) }).find(([d]) => d === '2025-03-01')).toEqual([
+      '2025-03-01',
+      2,
+      instant(2),
+    ]);
+    expect(at(history(), { asOf: instant(45) }).find(([d]) => d === '2025-03-01')).toEqual([
+      '2025-03-01',
+      99,
+      instant(45),
+    ]);
+    // a date the calendar cannot estimate keeps its stamp: absent before the load, there after it
+    expect(at(history(), { asOf: instant(39) }).map(([d]) => d)).not.toContain('2025-06-01');
+    expect(at(history(), { asOf: instant(40) }).find(([d]) => d === '2025-06-01')).toEqual([
+      '2025-06-01',
+      5,
+      instant(40),
+    ]);
+  });
+
+  it("first_release and revisions serve the estimate as the first version's publication, still estimated", () => {
+    const first = viewItems(history(), { firstRelease: true, firstReleaseEstimate: estimate }, kind);
+    expect(first.find((x) => x.item.d === '2025-03-01')).toMatchObject({
+      item: { v: 2 },
+      release: { p: instant(2), f: instant(40), e: true },
+    });
+    const revised = viewItems(history(), { revisions: true, firstReleaseEstimate: estimate }, kind);
+    const march = revised.find((x) => x.item.d === '2025-03-01')!;
+    expect(march.release?.p).toBe(instant(45));
+    expect(march.earlier?.map((e) => e.release?.p)).toEqual([instant(2)]);
+  });
+
+  it('a stated time is never moved; nor is a stamp earlier than the estimate; the current view keeps the stamps', () => {
+    const stated = history({ ...load, estimated: false });
+    expect(at(stated, { asOf: instant(39) })).toEqual([]);
+    expect(
+      releaseOfFirst({ p: instant(1), f: instant(1), e: true, lo: DATES[0]!, hi: DATES[0]! }, '2025-05-01', estimate),
+    ).toMatchObject({ p: instant(1) });
+    expect(viewItems(history(), { firstReleaseEstimate: estimate }, kind).map((x) => x.release?.p)).toEqual([
+      instant(40),
+      instant(40),
+      instant(45),
+      instant(40),
+      instant(40),
+      instant(40),
+    ]);
+  });
+
+  it('for any releases, the estimate only adds what the calendar says was out: as_of at or after every stamp is unchanged', () => {
+    fc.assert(
+      fc.property(releasesArb, fc.integer({ min: -1, max: 42 }), (releases, day) => {
+        const parts = fold(releases);
+        const estimatedParts = {
+          ...parts,
+          releases: parts.releases.map((r) => ({ ...r, e: true as const })),
+        };
+        const t = instant(day);
+        const withEstimate = new Map(
+          viewItems(estimatedParts, { asOf: t, firstReleaseEstimate: estimate }, kind).map((x) => [x.item.d, x.item.v]),
+        );
+        const without = answer(parts, t);
+        // whatever was known without the estimate is known with it, with the same value
+        for (const [d, v] of without) expect(withEstimate.get(d), d).toBe(v);
+        // and a date known only thanks to the estimate shows its first version
+        for (const [d, v] of withEstimate) if (!without.has(d)) expect(v).toBe(answer(parts, undefined, true).get(d));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -10,10 +10,10 @@ import {
   type SeriesType,
 } from '@cds/contracts';
 import { yearOf, type StoredSeriesDescriptor } from '@cds/read-models';
-import { referenceRatesPublishedAt } from '@cds/schedule';
 import type { ViewedPoint } from '@cds/store';
 import type { RouteContext } from '../http/route-context.ts';
 import { planConversion, type ConversionPlan } from './conversion.ts';
+import { firstReleaseEstimateOf } from './first-release.ts';
 import {
   convertPoints,
   crossRates,
@@ -87,24 +87,16 @@ async function readRates(
     endDate: window.to,
     firstYear: yearOf(descriptor.first_date),
     lastYear: yearOf(descriptor.last_date),
-    // With as_of: each day's first published rate, known from that day's release (knownBy).
-    view: asOf === undefined ? undefined : { firstRelease: true },
+    // With as_of: each day's first published rate, known from its own day's release by the rates'
+    // calendar (16:00 Frankfurt), not from the stamp of the event that carried it (a backfilled year
+    // is one event per currency, stamped at its last day): the rule of every series (first-release.ts).
+    // A later correction does not reach an earlier as_of.
+    view:
+      asOf === undefined
+        ? undefined
+        : { asOf, firstRelease: true, firstReleaseEstimate: firstReleaseEstimateOf(descriptor, 'price') },
   });
-  return asOf === undefined ? range.points : knownBy(range.points, asOf);
-}
-
-/**
- * The rates a reader had at `asOf`: a day's rate is public from its own day's release (16:00
- * Frankfurt, @cds/schedule), not from the stamp of the event that carried it (a backfilled year is
- * one event per currency, stamped at the year's last day, which would hide the year's earlier rates
- * from an as_of inside it). The first published version of each is used, so a later correction
- * does not reach an earlier as_of. Only the as_of's own UTC date needs the release instant: a
- * day's 16:00 in Frankfurt falls on that UTC date.
- */
-export function knownBy<P extends { d: string }>(points: readonly P[], asOf: string): P[] {
-  const day = asOf.slice(0, 10);
-  const at = Date.parse(asOf);
-  return points.filter((p) => p.d < day || (p.d === day && referenceRatesPublishedAt(p.d).getTime() <= at));
+  return range.points;
 }
 
 /** The dates the points' rates may come from (undefined when there are no points). */

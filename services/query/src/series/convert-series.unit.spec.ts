@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogDoc } from '@cds/read-models';
-import type { SeriesRangeQuery, ViewedPoint } from '@cds/store';
+import { viewPoints, type SeriesRangeQuery, type ViewedPoint } from '@cds/store';
 import type { ReadModelRepository } from '../repository/repository.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import { convertSeries, type SeriesToConvert } from './convert-series.ts';
@@ -17,11 +17,21 @@ const usdDoc = {
   },
 } as unknown as CatalogDoc;
 
+/**
+ * The rates as the store reads them: the current view as given; any other view (as_of) by the view's
+ * rule over the rates stamped as a backfilled year is, one estimated release at the last day's 16:00.
+ */
 function contextOver(rates: () => ViewedPoint[]): RouteContext {
+  const stamp = { p: '2026-04-02T14:00:00.000Z', f: '2026-04-02T14:00:00.000Z', e: true as const };
+  const read = (q: SeriesRangeQuery): ViewedPoint[] => {
+    if (q.view === undefined) return rates();
+    const current = rates().map((p) => ({ d: p.d, v: p.v, r: 0 }));
+    return viewPoints({ current, releases: [{ ...stamp, lo: current[0]!.d, hi: current.at(-1)!.d }] }, q.view);
+  };
   const repository = {
     unlistedEntries: () => Promise.resolve([usdDoc]),
     readSeries: (q: SeriesRangeQuery) =>
-      Promise.resolve({ points: q.commodityId === 'FX_EUR_USD' ? rates() : [], before: [], unit: undefined }),
+      Promise.resolve({ points: q.commodityId === 'FX_EUR_USD' ? read(q) : [], before: [], unit: undefined }),
   } as unknown as ReadModelRepository;
   return { repository, today: () => '2026-04-20', nowMs: () => Date.parse('2026-04-20T12:00:00Z') };
 }
@@ -70,7 +80,8 @@ describe('a conversion asked again', () => {
     const changed = await convertSeries(ctx, ask(wti));
     expect(changed!.inRange).not.toBe(first!.inRange);
     expect(changed!.inRange.map((p) => p.v)).toEqual([50, 55]);
-    // as of 1 April 15:00 UTC the 2nd's rate (16:00 Frankfurt) was not out: carried from the 1st
+    // as of 2 April 13:00 UTC the 2nd's rate (16:00 Frankfurt, 14:00 UTC) was not out: carried from the 1st,
+    // itself known from its own day's 16:00 although stamped with the 2nd's
     const asOf = await convertSeries(ctx, ask(wti, '2026-04-02T13:00:00.000Z'));
     expect(asOf!.inRange.map((p) => p.v)).toEqual([50, 55]);
     expect(asOf!.inRange[1]!.fxDate).toBe('2026-04-01');

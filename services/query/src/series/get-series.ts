@@ -22,6 +22,7 @@ import { routeSchema, type QueryApp, type RouteContext } from '../http/route-con
 import { computeSeries, isFinerThan } from './compute.ts';
 import { convertSeries } from './convert-series.ts';
 import { periodStart } from './dates.ts';
+import { earliestPublication, firstReleaseEstimateOf } from './first-release.ts';
 
 /** The effective request after defaults: the dates are always set. */
 export interface SeriesRequest {
@@ -83,6 +84,7 @@ async function readObservations(
   predecessorFrequency: Frequency | undefined,
   seriesFirstYear: number,
   seriesLastYear: number,
+  firstReleaseEstimate: ((date: string) => string | undefined) | undefined,
 ) {
   const range = await ctx.repository.readSeries({
     commodityId: r.slug,
@@ -99,7 +101,7 @@ async function readObservations(
     view:
       r.asOf === undefined && !r.firstRelease && !r.revisions
         ? undefined
-        : { asOf: r.asOf, firstRelease: r.firstRelease, revisions: r.revisions },
+        : { asOf: r.asOf, firstRelease: r.firstRelease, revisions: r.revisions, firstReleaseEstimate },
   });
   return { inRange: range.points, before: range.before, unit: range.unit };
 }
@@ -126,7 +128,15 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
         `${native}: leave frequency out or ask for ${native}`,
     );
   }
-  refuseAsOfBeforeData(r.asOf, descriptor.first_published_at, `the '${r.type}' series of ${r.slug}`);
+  // A first version stamped at its load counts from its calendar's release (first-release.ts).
+  const estimate = firstReleaseEstimateOf(descriptor, r.type);
+  const firstPublished = await earliestPublication(
+    ctx,
+    { commodityId: r.slug, type: r.type, asOf: r.asOf },
+    descriptor,
+    estimate,
+  );
+  refuseAsOfBeforeData(r.asOf, firstPublished, `the '${r.type}' series of ${r.slug}`);
   const needsPredecessor = r.transform === 'change' || r.transform === 'pct_change';
   const obs = await readObservations(
     ctx,
@@ -134,6 +144,7 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
     needsPredecessor ? (frequency === native ? 'daily' : frequency) : undefined,
     yearOf(descriptor.first_date),
     yearOf(descriptor.last_date),
+    estimate,
   );
   const seriesUnit = descriptor.unit ?? obs.unit ?? (r.type === 'price' ? doc.unit : undefined);
   // Conversion (docs/conversion.md) on the observations themselves, before resampling and transforms.

@@ -324,7 +324,7 @@ describe('currency: each point at the rate of its own date', () => {
   });
 
   // A year's rates are one event stamped at its last TARGET day (2026's at the snapshot's build), yet a
-  // day's rate is known from its own 16:00 Frankfurt (services/query/src/series/convert-series.ts knownBy).
+  // day's rate is known from its own 16:00 Frankfurt (services/query/src/series/first-release.ts).
   it('as_of after a day’s rates were published converts that day with its own rate', async () => {
     const range = `${EARLY_RANGE}&currency=EUR`;
     const value = snapshotPrices('CRUDE_OIL_WTI').get(EARLY_DATE)!;

@@ -4,6 +4,7 @@
 // even when their events were applied in another order, redelivered, or republished at new
 // stream positions.
 import { createHash } from 'node:crypto';
+import { inflateRawSync } from 'node:zlib';
 import { COLLECTIONS, activeCollection, type ReadModelAliasDoc, type ReadModelName } from '@cds/read-models';
 import { unpackReports } from '@cds/store';
 import type { Db, Document } from 'mongodb';
@@ -39,9 +40,20 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
 }
 
-/** The document without its `_meta` (where it was written from, not what it says). */
+/**
+ * A packed text of the FerretDB adapter (`*_json`: `z:` and deflated JSON, or plain JSON; libs/store
+ * ferretdb-packing.ts) as the value it holds: its JSON keeps each object's key order, which depends
+ * on how the projection built the object (a revision applied live or in a rebuild), not on what it says.
+ */
+function unpacked(text: string): unknown {
+  const json = text.startsWith('z:') ? inflateRawSync(Buffer.from(text.slice(2), 'base64')).toString() : text;
+  return JSON.parse(json) as unknown;
+}
+
+/** The document without its `_meta` (where it was written from, not what it says), packed texts unpacked. */
 function content(doc: Document): Document {
   const { _meta: _ignored, ...rest } = doc;
+  for (const [k, v] of Object.entries(rest)) if (k.endsWith('_json') && typeof v === 'string') rest[k] = unpacked(v);
   return rest;
 }
 

@@ -4,9 +4,12 @@ import openapiDocument from '@cds/contracts/openapi.json' with { type: 'json' };
 import { keepTrying, loadConfig } from '@cds/config';
 import { connectMessaging, streamSpec, type Messaging } from '@cds/messaging';
 import { createResponseCache, subscribeInvalidations } from '@cds/response-cache';
+import { calendarReleases } from '@cds/schedule';
 import { createRedis, topologyOptions, type RedisClient } from '@cds/redis';
 import { createMetrics, runService, type Logger, type Metrics, type RunningService } from '@cds/telemetry';
 import { buildApp } from './app.ts';
+import { createDatasetsBoard } from './datasets/board.ts';
+import { followDatasets } from './datasets/tables.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
 import { followChanges } from './events/change-follower.ts';
 import { EventHub } from './events/hub.ts';
@@ -107,7 +110,9 @@ async function startCache(config: Config, messaging: Messaging, service: Running
  * The streams the gateway follows: changes (for SSE), keys (the key table; revocations and plan
  * changes reach the open streams as it applies them), ingest's sync state (GET /status,
  * cds_source_* gauges) and the projector's COT consistency failures (GET /status `consistency`,
- * followed in the background once the projector has created the bucket). Each JetStream step is
+ * followed in the background once the projector has created the bucket), and the release ledger and
+ * incidents (GET /datasets, /releases: each followed in the background once its writer has created
+ * its bucket). Each JetStream step is
  * retried: an API call can time out while a new cluster still places its replicated streams (seen
  * in the cluster suite), which is no reason to exit. Undefined when the process was asked to stop
  * meanwhile.
@@ -157,7 +162,9 @@ async function followStreams(
   const cotChecks = followCotChecks({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger, nowMs });
   onClose('COT checks follower', () => cotChecks.stop());
   registerCotCheckMetrics(deps.metrics, cotChecks.table);
-  return { changes, keys, syncState, cotChecks };
+  const datasets = followDatasets({ nc: messaging.nc, js: messaging.js, jsm: messaging.jsm, logger });
+  onClose('datasets followers', () => datasets.stop());
+  return { changes, keys, syncState, cotChecks, datasets };
 }
 
 await runService({
@@ -200,7 +207,7 @@ await runService({
       metrics,
     });
     if (followed === undefined) return;
-    const { changes, keys, syncState, cotChecks } = followed;
+    const { changes, keys, syncState, cotChecks, datasets } = followed;
 
     const rateLimiter = createRateLimiter(config, redis, logger, fallbacks);
     const cache = await startCache(config, messaging, service);
@@ -235,6 +242,13 @@ await runService({
       hsts: config.HSTS,
       trustProxyHops: config.TRUST_PROXY_HOPS,
       status: createStatusBoard(syncState, { demo: config.DEMO_DATA, checks: cotChecks }),
+      datasets: createDatasetsBoard({
+        ledgers: datasets.ledgers,
+        incidents: datasets.incidents,
+        errors: syncState,
+        checks: cotChecks,
+        calendar: calendarReleases,
+      }),
       events: {
         hub,
         slots,

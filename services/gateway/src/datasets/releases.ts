@@ -5,24 +5,11 @@ import {
   type ReleaseRecord,
   type ReleaseRule,
 } from '@cds/contracts';
-import { localParts } from '@cds/schedule';
+import { localParts, type CalendarRelease } from '@cds/schedule';
 
-/**
- * A release on an agency's calendar (libs/schedule `calendarReleases`): its New York date and time
- * after any shift, the instant, the newest data date it carries, and a shift or a cancellation.
- */
-export interface CalendarRelease {
-  rule: ReleaseRule;
-  report: string;
-  date: string;
-  time: string;
-  at: Date;
-  dataDate: string;
-  shifted?: { from: Date; reason: string };
-  cancelled?: string;
-}
+export type { CalendarRelease };
 
-/** Every release of a rule scheduled on the local dates startDate..endDate, sorted by time, cancelled ones included. */
+/** Every release of a rule scheduled on the local dates startDate..endDate, sorted by time, cancelled ones included (libs/schedule `calendarReleases`). */
 export type CalendarOf = (rule: ReleaseRule, startDate: string, endDate: string) => readonly CalendarRelease[];
 
 /** A release judged against the ledger, with what the conditions and the feed need beside its record. */

@@ -3,6 +3,7 @@
 // and check every answer against the OpenAPI document.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { INCIDENTS_BUCKET } from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
 import { connectMessaging, cotChecksBucketSpec } from '@cds/messaging';
 import { Kvm } from '@nats-io/kv';
@@ -124,7 +125,11 @@ async function createConsistencyBucket(infra: Infra): Promise<void> {
   if (infra.natsCluster !== undefined) return;
   const messaging = await connectMessaging({ servers: infra.natsUrl, name: 'e2e-harness', timeoutMs: 10_000 });
   try {
-    await new Kvm(messaging.js).create(...cotChecksBucketSpec({ replicas: 1 }));
+    const kvm = new Kvm(messaging.js);
+    await kvm.create(...cotChecksBucketSpec({ replicas: 1 }));
+    // The incidents bucket too, as `npm run admin -- incident` creates it (services/accounts/src/cli/
+    // incidents.ts): the gateway's GET /datasets follows it from its start, not 30 s after the first incident.
+    await kvm.create(INCIDENTS_BUCKET, { replicas: 1, history: 1 });
   } finally {
     await messaging.close();
   }

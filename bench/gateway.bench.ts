@@ -19,6 +19,13 @@
 // on; the number of spaces varies per request, so no memo helps); `gw etags`, an If-None-Match of
 // 20 other ETags and the current one (304); `gw over`, an Accept of 1.1-1.9 KB of such spaces,
 // refused 400 before authentication. With BENCH_GATEWAY_BASE, the same three go to `base` too.
+// Per-endpoint latency (issue #41, docs/slo.md), last: the gateway's own public endpoints (status,
+// datasets, releases) and the keyed list, detail and series through it, timed request by request by
+// a few sequential workers (a moderate load), each as the same request again (`same`: what the
+// gateway's and the query's caches answer) and, where the endpoint takes a date window, as a request
+// not asked before (`new`: a window of its own each time, so no cache holds it and the series is
+// read from the database); the non-200 answers are counted in its table
+// (BENCH_ENDPOINT_REQUESTS=800 BENCH_ENDPOINT_WORKERS=4, the defaults).
 //
 //   node bench/gateway.bench.ts       (root script: npm run bench:gateway)
 //   BENCH_DURATION_S=3 BENCH_CONNECTIONS=32 BENCH_ROUNDS=4 BENCH_REVOCATIONS=30 (the defaults);
@@ -40,7 +47,14 @@ import Fastify from 'fastify';
 import { MongoClient } from 'mongodb';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
-import { KEY_REVOCATION_NOTICES, KEYS_STREAM, KEYS_SUBJECTS, subjectFor, type KeyEvent } from '@cds/contracts';
+import {
+  DATASETS,
+  KEY_REVOCATION_NOTICES,
+  KEYS_STREAM,
+  KEYS_SUBJECTS,
+  subjectFor,
+  type KeyEvent,
+} from '@cds/contracts';
 import { connectMessaging, encodeJson, type Messaging } from '@cds/messaging';
 import { COLLECTIONS } from '@cds/read-models';
 import { packSeriesBucket } from '@cds/store';
@@ -57,6 +71,8 @@ const REVOCATIONS = Number(process.env.BENCH_REVOCATIONS ?? 30);
 // Windows are per account: spread the load over enough enterprise accounts (1,000/min each) that
 // no request is refused, so every target does the same work per request.
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 3000);
+const ENDPOINT_REQUESTS = Number(process.env.BENCH_ENDPOINT_REQUESTS ?? 800);
+const ENDPOINT_WORKERS = Number(process.env.BENCH_ENDPOINT_WORKERS ?? 4);
 
 const keyOf = (i: number) => createHash('sha1').update(`bench-key-${i}`).digest('hex');
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -371,6 +387,107 @@ async function revocations(messaging: Messaging, sides: number[][]): Promise<Rev
   return samples;
 }
 
+const isoDaysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * One endpoint of the per-endpoint table: its path for request `i` (the same each time, or a date
+ * window of its own), and whether it needs a key.
+ */
+interface Endpoint {
+  name: string;
+  mode: 'same' | 'new';
+  keyed: boolean;
+  path: (i: number) => string;
+}
+
+function endpoints(): Endpoint[] {
+  const dataset = DATASETS[0]!.id;
+  const releases = `/api/v1/releases?dataset=${dataset}`;
+  const fixed = (name: string, keyed: boolean, path: string): Endpoint => ({
+    name,
+    mode: 'same',
+    keyed,
+    path: () => path,
+  });
+  return [
+    fixed('status', false, '/api/v1/status'),
+    fixed('datasets', false, '/api/v1/datasets'),
+    fixed('releases', false, releases),
+    // a window of its own per request: start 30-729 days back, 0-29 days long
+    {
+      name: 'releases',
+      mode: 'new',
+      keyed: false,
+      path: (i) =>
+        `${releases}&start_date=${isoDaysAgo(30 + (i % 700))}&end_date=${isoDaysAgo(Math.max(0, 30 + (i % 700) - (i % 30)))}`,
+    },
+    fixed('list', true, '/api/v1/commodities'),
+    fixed('detail', true, `/api/v1/commodities/${SLUG}`),
+    fixed('series', true, PATH),
+    // a window of its own per request (start 1-700 days back, end 0-4 days back: 3,500 windows)
+    {
+      name: 'series',
+      mode: 'new',
+      keyed: true,
+      path: (i) => `${PATH}&start_date=${isoDaysAgo(1 + (i % 700))}&end_date=${isoDaysAgo(Math.floor(i / 700) % 5)}`,
+    },
+  ];
+}
+
+/**
+ * The per-endpoint latency table (docs/slo.md): ENDPOINT_REQUESTS GETs of each endpoint through the
+ * gateway by ENDPOINT_WORKERS sequential workers (each sends its next request when its last answer's
+ * body is read), timed one by one; the percentiles of the 200s, and how many answers were not 200.
+ */
+async function endpointLatencies(port: number): Promise<void> {
+  console.log(
+    `\nper-endpoint latency through the gateway, ms (${ENDPOINT_REQUESTS} requests each, ${ENDPOINT_WORKERS} sequential ` +
+      'workers; same: the same request again, from the caches; new: a date window not asked before)',
+  );
+  console.log(`endpoint   request ${['p50', 'p95', 'p99', 'max'].map((h) => h.padStart(8)).join('')}  non-200`);
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: ENDPOINT_WORKERS });
+  let k = 0;
+  const get = async (e: Endpoint, i: number): Promise<number | undefined> => {
+    k = (k + 1) % LOADED_KEYS;
+    const t0 = process.hrtime.bigint();
+    try {
+      const res = await pool.request({
+        method: 'GET',
+        path: e.path(i),
+        headers: e.keyed ? { authorization: `Bearer ${keyOf(k)}` } : {},
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+      });
+      await res.body.arrayBuffer();
+      return res.statusCode === 200 ? Number(process.hrtime.bigint() - t0) / 1e6 : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  try {
+    for (const e of endpoints()) {
+      // warm-up of a fixed request (it fills the caches); a new window's is never asked again
+      if (e.mode === 'same') for (let w = 0; w <= ENDPOINT_WORKERS; w++) await get(e, 0);
+      const ms: number[] = [];
+      let failed = 0;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: ENDPOINT_WORKERS }, async () => {
+          for (let i = next++; i < ENDPOINT_REQUESTS; i = next++) {
+            const t = await get(e, i);
+            if (t === undefined) failed++;
+            else ms.push(t);
+          }
+        }),
+      );
+      const cells = [50, 95, 99, 100].map((p) => (ms.length === 0 ? NaN : pct(ms, p)).toFixed(2).padStart(8)).join('');
+      console.log(`${e.name.padEnd(10)} ${e.mode.padEnd(7)} ${cells}  ${String(failed).padStart(7)}`);
+    }
+  } finally {
+    await pool.close();
+  }
+}
+
 async function main(): Promise<void> {
   const role = process.argv[2];
   if (role === '--query') return serveQuery(process.argv[3]!, process.argv[4]!);
@@ -617,6 +734,7 @@ async function main(): Promise<void> {
           `the last replica's 401 p50 ${pct(last, 50).toFixed(2)} ms, p99 ${pct(last, 99).toFixed(2)} ms`,
       );
     }
+    await endpointLatencies(gateways[0]!);
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await messaging.close().catch(() => {});

@@ -33,6 +33,8 @@ export interface ProjectionStats {
   supplyDemandCheckFailures: Map<string, number>;
   /** cot, supply_demand: writes and deletes of COT_CHECKS_BUCKET keys that failed (kept and retried with the next batch). */
   cotCheckStoreFailures: number;
+  /** series, cot, supply_demand: release ledger keys (RELEASES_BUCKET) not written by a flush (retried by the next). */
+  ledgerStoreFailures: number;
   lastPosition: number;
   /**
    * Time the applied batches spent per phase (ms): reading the documents (`load`), folding the
@@ -97,6 +99,12 @@ const FIELDS: readonly [string, 'counter' | 'gauge', string, CountKey][] = [
       'with the next batch).',
     'cotCheckStoreFailures',
   ],
+  [
+    'cds_projector_release_ledger_store_failures',
+    'counter',
+    'Release ledger keys (CDS_RELEASES) a flush did not write, or flushes that found no bucket (retried by the next flush).',
+    'ledgerStoreFailures',
+  ],
   ['cds_projector_last_position', 'gauge', 'Stream sequence of the last handled event.', 'lastPosition'],
   ['cds_projector_pending_messages', 'gauge', 'Messages the consumer has yet to handle (lag).', 'pending'],
 ];
@@ -128,6 +136,7 @@ export function createProjectorMetrics(
         cotCheckFailures: new Map(),
         supplyDemandCheckFailures: new Map(),
         cotCheckStoreFailures: 0,
+        ledgerStoreFailures: 0,
         lastPosition: 0,
         phaseMs: { load: 0, fold: 0, write: 0, after: 0 },
         pending: 0,

@@ -4,6 +4,7 @@ import { schemaDecoder, streamSpec, type Messaging, type RunningConsumer, type S
 import { createReadModelStore } from '@cds/store';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { createReleaseLedger } from '../ledger/recorder.ts';
 import type { ProjectorMetrics } from '../metrics.ts';
 import type { ProjectedDoc, Projection } from '../projections/types.ts';
 import { DEFAULT_OPERATION_TIMEOUT_MS } from '../runner/apply-event.ts';
@@ -54,6 +55,8 @@ export interface ProjectionWorkerOptions {
   cotChecksBucket?: string;
   /** cot, supply_demand: deadline of each operation on that bucket. Default 5 s. */
   cotChecksTimeoutMs?: number;
+  /** The release ledger's bucket (default RELEASES_BUCKET), write interval (default 1 s) and deadline per operation (default 5 s). */
+  ledger?: { bucket?: string; flushMs?: number; timeoutMs?: number };
 }
 
 /**
@@ -102,6 +105,7 @@ export const decodeDataEvent = schemaDecoder(DataEvent);
  * failing their schema parked and termed, sequence gaps counted, and a `projected` notification
  * published on core NATS after every applied event. The parts: the processor (processor.ts: gap
  * check, apply, position), the after-apply reactors (after-apply.ts: projected notices;
+ * ledger/recorder.ts: the release ledger, what each batch first served per dataset;
  * cot-checks.ts: the cot and supply_demand projections' consistency failures metrics and KV bucket
  * (supply-demand-checks.ts: the balance sheets' findings); change-recorder.ts:
  * change records) and the observer (observer.ts: statistics and logs).
@@ -130,7 +134,18 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   const operationTimeoutMs = opts.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
   const stallMs = opts.stallMs ?? 60_000;
 
-  const reactors: AfterApply[] = [projectedNotices(messaging.nc, projection)];
+  // The release ledger records in memory (it never fails a batch) and writes its bucket on a timer.
+  const ledger = createReleaseLedger({
+    messaging,
+    stats: deps.metrics.of(projection.name),
+    clock: deps.clock,
+    log,
+    replicas: opts.changesReplicas ?? 1,
+    ...(opts.ledger?.bucket !== undefined ? { bucket: opts.ledger.bucket } : {}),
+    ...(opts.ledger?.flushMs !== undefined ? { flushMs: opts.ledger.flushMs } : {}),
+    timeoutMs: opts.ledger?.timeoutMs ?? 5_000,
+  });
+  const reactors: AfterApply[] = [projectedNotices(messaging.nc, projection), ledger.record];
   if (projection.name === 'cot' || projection.name === 'supply_demand') {
     // Before the change records: it never fails, and a retried batch (a record not stored) folds to
     // nothing, so it would not see the batch's reports again.
@@ -221,6 +236,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     stop: async () => {
       await consumer.stop();
       isRunning = false;
+      await ledger.close();
     },
   };
 }

@@ -396,25 +396,22 @@ export interface ViewedItem<T> {
  * The release a date's first version counts as published by: its own, or, when its time is
  * estimated and the calendar's estimate for the date is earlier, the same release at the estimate
  * (a history loaded long after its release, by a snapshot or a backfill, was public long before
- * the load stamped it). `cache` (of one bucket: its releases differ by time) keeps one copy per
- * release and estimate (a week of daily points shares one). Later versions keep their time: a
- * revision is known only from its own release.
+ * the load stamped it). `cache` keeps one copy per release and estimate (a week of daily points
+ * shares one). Later versions keep their time: a revision is known only from its own release.
  */
 export function releaseOfFirst(
   release: StoredRelease | undefined,
   date: string,
   estimate: ((date: string) => string | undefined) | undefined,
-  cache?: Map<string, StoredRelease>,
+  cache?: Map<StoredRelease, Map<string, StoredRelease>>,
 ): StoredRelease | undefined {
   if (release === undefined || release.e !== true || estimate === undefined) return release;
   const at = estimate(date);
   if (at === undefined || at >= release.p) return release;
-  const key = `${release.p} ${at}`;
-  let moved = cache?.get(key);
-  if (moved === undefined) {
-    moved = { ...release, p: at };
-    cache?.set(key, moved);
-  }
+  let copies = cache?.get(release);
+  if (copies === undefined) cache?.set(release, (copies = new Map<string, StoredRelease>()));
+  let moved = copies.get(at);
+  if (moved === undefined) copies.set(at, (moved = { ...release, p: at }));
   return moved;
 }
 
@@ -441,21 +438,24 @@ export function viewItems<T extends Versioned>(
     return parts.current.map((item) => ({ item, release: releaseOf(item) }));
   }
   const byDate = versionsByDate(parts, kind);
-  const moved = new Map<string, StoredRelease>();
+  const moved = new Map<StoredRelease, Map<string, StoredRelease>>();
+  const visible = (v: ViewedItem<T>) => asOf === undefined || v.item.r === undefined || (v.release?.p ?? '') <= asOf;
   const out: ViewedItem<T>[] = [];
   for (const d of [...byDate.keys()].sort()) {
+    const list = byDate.get(d)!;
     // oldest first: the first version's release may count from the calendar's estimate
-    const versions = byDate.get(d)!.map((item, i) => ({
-      item,
-      release: i === 0 ? releaseOfFirst(releaseOf(item), d, estimate, moved) : releaseOf(item),
-    }));
-    const visible = versions.filter(
-      (v) => asOf === undefined || v.item.r === undefined || (v.release?.p ?? '') <= asOf,
-    );
-    if (visible.length === 0) continue;
-    const at = view?.firstRelease === true ? 0 : visible.length - 1;
-    const viewed: ViewedItem<T> = visible[at]!;
-    if (view?.revisions === true) viewed.earlier = visible.slice(0, at);
+    const first: ViewedItem<T> = { item: list[0]!, release: releaseOfFirst(releaseOf(list[0]!), d, estimate, moved) };
+    if (list.length === 1) {
+      if (!visible(first)) continue;
+      if (view?.revisions === true) first.earlier = [];
+      out.push(first);
+      continue;
+    }
+    const versions = [first, ...list.slice(1).map((item) => ({ item, release: releaseOf(item) }))].filter(visible);
+    if (versions.length === 0) continue;
+    const at = view?.firstRelease === true ? 0 : versions.length - 1;
+    const viewed = versions[at]!;
+    if (view?.revisions === true) viewed.earlier = versions.slice(0, at);
     out.push(viewed);
   }
   return out;

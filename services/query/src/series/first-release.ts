@@ -14,18 +14,19 @@ import type { RouteContext } from '../http/route-context.ts';
 
 /** Far enough ahead that the calendar gives every release it computes (a future one cannot lower a stamp). */
 const UNBOUNDED = new Date(8.64e15);
-/** The estimates kept, as text (the view compares and serves text); emptied when full. */
-const KEPT = 200_000;
-const kept = new Map<string, string | null>();
+/** The estimates kept per rule and date, as text (the view compares and serves text); a rule's emptied when full. */
+const KEPT = 100_000;
+const kept = new Map<ReleaseRule, Map<string, string | null>>();
 
 /** The estimate of `rule` for an observation dated `date`, as `toISOString()` text, kept per rule and date. */
 export function estimatedFirstReleaseText(rule: ReleaseRule, date: string): string | undefined {
-  const key = `${rule} ${date}`;
-  let at = kept.get(key);
+  let dates = kept.get(rule);
+  if (dates === undefined) kept.set(rule, (dates = new Map<string, string | null>()));
+  let at = dates.get(date);
   if (at === undefined) {
-    if (kept.size >= KEPT) kept.clear();
+    if (dates.size >= KEPT) dates.clear();
     at = estimatedFirstRelease(rule, date, UNBOUNDED)?.toISOString() ?? null;
-    kept.set(key, at);
+    dates.set(date, at);
   }
   return at ?? undefined;
 }
@@ -51,7 +52,7 @@ export function firstReleaseEstimateOf(
   return estimate;
 }
 
-/** How many years past the first one the calendar estimates are read for an earliest publication (a gap in the data). */
+/** How many years of buckets one read takes while looking for the first the calendar estimates (a gap in the data). */
 const EARLIEST_READ_YEARS = 5;
 /** The earliest publications found, by series and the descriptor fields any new data changes; emptied when full. */
 const EARLIEST_KEPT = 4_096;
@@ -60,9 +61,9 @@ const earliestKept = new WeakMap<object, Map<string, string | undefined>>();
 /**
  * The earliest publication of a series under the estimate: its descriptor's `first_published_at`
  * (the earliest stored stamp), or earlier, the first release the view gives the observations of
- * the first year the calendar estimates that holds any (a calendar begins in a given year: WTI's
- * daily prices begin in 1986, the weekly report's calendar in 1990; estimates only grow with the
- * date). Needed only for an `as_of` before the stored stamp, and kept per series until its
+ * the first years the calendar estimates that hold any (a calendar begins in a given year: WTI's
+ * daily prices begin in 1986, before the weekly report's calendar; estimates only grow with the
+ * date), read a few years at a time. Needed only for an `as_of` before the stored stamp, and kept per series until its
  * descriptor changes (new data changes `last_updated`), so an estimated history answers from its
  * first release instead of from its load at the cost of one bucket read.
  */
@@ -96,14 +97,15 @@ async function earliestEstimated(
   const yyyy = (y: number) => String(y).padStart(4, '0');
   let year = yearOf(descriptor.first_date);
   while (year <= lastYear && estimate(`${yyyy(year)}-12-31`) === undefined) year += 1;
-  for (const end = Math.min(lastYear, year + EARLIEST_READ_YEARS); year <= end; year++) {
+  for (; year <= lastYear; year += EARLIEST_READ_YEARS) {
+    const to = Math.min(lastYear, year + EARLIEST_READ_YEARS - 1);
     const range = await ctx.repository.readSeries({
       commodityId: q.commodityId,
       type: q.type,
       startDate: `${yyyy(year)}-01-01` > descriptor.first_date ? `${yyyy(year)}-01-01` : descriptor.first_date,
-      endDate: `${yyyy(year)}-12-31`,
+      endDate: `${yyyy(to)}-12-31`,
       firstYear: year,
-      lastYear: year,
+      lastYear: to,
       view: { firstRelease: true, firstReleaseEstimate: estimate },
     });
     if (range.points.length === 0) continue;

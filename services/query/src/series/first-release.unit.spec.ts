@@ -20,21 +20,15 @@ const LOAD = '2026-11-27T15:00:00.000Z';
 const REVISED = '2026-11-30T15:00:00.000Z';
 /** The Weekly Petroleum Status Report of Wednesday 2025-03-05, 10:30 New York (EST): the week ending Friday 2025-02-28. */
 const WPSR_MAR_5 = '2025-03-05T15:30:00.000Z';
-/** The report of Wednesday 1990-01-10 10:30 New York: the first week (ending Friday 1990-01-05) the calendar estimates. */
-const WPSR_1990_JAN_10 = '1990-01-10T15:30:00.000Z';
 
-const dates = [
-  ...dateRange('1989-12-26', '1989-12-29', true),
-  ...dateRange('1990-01-02', '1990-01-05', true),
-  ...dateRange('2025-02-24', '2025-03-07', true),
-];
+const dates = [...dateRange('1950-01-03', '1950-01-06', true), ...dateRange('2025-02-24', '2025-03-07', true)];
 const validate = createQueryResponseValidator();
 
 function history(commodityId: string, load: ReleaseStamp) {
   const kind = { dateOf: (p: StoredPoint) => p.d, same: (a: StoredPoint, b: StoredPoint) => a.v === b.v };
   let parts: VersionedParts<StoredPoint> = { current: [], revised: [], releases: [] };
   const points = dates.map((d, i) => ({ d, v: 60 + i }));
-  for (const y of ['1989', '1990', '2025']) {
+  for (const y of ['1950', '2025']) {
     parts = foldRelease(
       parts,
       load,
@@ -143,21 +137,16 @@ describe('as_of over a history stamped at its load: the first version counts fro
     expect((before.body.data as Point[]).find((p) => p.date === '2025-02-28')!.value).not.toBe(1);
   });
 
-  it('as_of before the earliest estimate is a 400 naming it (the calendar begins in 1990: 1989 keeps its stamp)', async () => {
-    const res = await series('CRUDE_OIL_WTI', 'as_of=1990-01-09');
+  it('as_of before the earliest estimate is a 400 naming it (1950 is before any calendar: it keeps its stamp)', async () => {
+    const res = await series('CRUDE_OIL_WTI', 'as_of=2025-03-05T15:29:59Z');
     expect(res.status, res.raw).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'as_of' });
-    expect(res.body.error.message).toContain(`no point-in-time data before ${WPSR_1990_JAN_10}`);
+    expect(res.body.error.message).toContain(`no point-in-time data before ${WPSR_MAR_5}`);
     const then = await get(
-      '/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&start_date=1989-01-01&as_of=1990-01-10T15:30:00Z',
+      '/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&start_date=1950-01-01&as_of=2025-03-05T15:30:00Z',
     );
     expect(then.status, then.raw).toBe(200);
-    expect((then.body.data as Point[]).map((p) => p.date)).toEqual([
-      '1990-01-02',
-      '1990-01-03',
-      '1990-01-04',
-      '1990-01-05',
-    ]);
+    expect((then.body.data as Point[]).map((p) => p.date)).toEqual(dateRange('2025-02-24', '2025-02-28', true));
   });
 
   it('a stated release time is never moved, nor one of a dataset without a calendar rule', async () => {

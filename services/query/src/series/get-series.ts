@@ -73,6 +73,11 @@ export function resolveSeriesRequest(slug: string, q: SeriesQuery, today: string
   };
 }
 
+/** Without as_of, first_release and include=revisions: the newest versions, as stored. */
+function currentView(r: SeriesRequest): boolean {
+  return r.asOf === undefined && !r.firstRelease && !r.revisions;
+}
+
 /**
  * Reads the observations a request needs: those from start_date to end_date and, for change and
  * pct_change, those before start_date from the whole period (at the effective frequency) of the
@@ -98,10 +103,9 @@ async function readObservations(
     predecessorPeriod:
       predecessorFrequency === undefined ? undefined : (date) => periodStart(date, predecessorFrequency),
     // Only when asked: without it the adapters read the current versions as before.
-    view:
-      r.asOf === undefined && !r.firstRelease && !r.revisions
-        ? undefined
-        : { asOf: r.asOf, firstRelease: r.firstRelease, revisions: r.revisions, firstReleaseEstimate },
+    view: currentView(r)
+      ? undefined
+      : { asOf: r.asOf, firstRelease: r.firstRelease, revisions: r.revisions, firstReleaseEstimate },
   });
   return { inRange: range.points, before: range.before, unit: range.unit };
 }
@@ -128,8 +132,9 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
         `${native}: leave frequency out or ask for ${native}`,
     );
   }
-  // A first version stamped at its load counts from its calendar's release (first-release.ts).
-  const estimate = firstReleaseEstimateOf(descriptor, r.type);
+  // A first version stamped at its load counts from its calendar's release (first-release.ts); the
+  // current view serves the stored times.
+  const estimate = currentView(r) ? undefined : firstReleaseEstimateOf(descriptor, r.type);
   const firstPublished = await earliestPublication(
     ctx,
     { commodityId: r.slug, type: r.type, asOf: r.asOf },
@@ -169,7 +174,7 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
     inRange: converted?.inRange ?? obs.inRange,
     before: converted?.before ?? obs.before,
     // The current view is what the read memo keeps (repository/read-memo.ts), converted points too (rates.ts).
-    kept: r.asOf === undefined && !r.firstRelease && !r.revisions,
+    kept: currentView(r),
   });
   const unit = r.transform === 'pct_change' ? 'percent' : (converted?.unit ?? seriesUnit);
   const meta: Omit<SeriesMeta, 'request_id'> = {

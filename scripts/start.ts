@@ -515,7 +515,7 @@ async function main(): Promise<void> {
     writeFileSync(
       LOCAL_ENV,
       // natsUrl: the data publisher's NATS user, which `npm run ingest` uses from this file.
-      `${JSON.stringify({ natsUrl: ingestUrl, mongoUrl: up.mongoUrl, redisUrl: up.redisUrl, adminUrl: sys.admin.url, adminToken: sys.adminToken, gatewayUrl: sys.gateways[0]!.url }, null, 2)}\n`,
+      `${JSON.stringify({ natsUrl: ingestUrl, adminNatsUrl: up.identities.nats.admin, mongoUrl: up.mongoUrl, redisUrl: up.redisUrl, adminUrl: sys.admin.url, adminToken: sys.adminToken, gatewayUrl: sys.gateways[0]!.url }, null, 2)}\n`,
     );
     return sys;
   });

@@ -9,6 +9,8 @@ import { z } from 'zod';
  */
 export const LocalEnv = z.object({
   natsUrl: z.string().min(1),
+  /** NATS as the admin's user: `npm run admin -- incident …` writes the incidents with it. */
+  adminNatsUrl: z.string().min(1).optional(),
   mongoUrl: z.string().min(1),
   redisUrl: z.string().min(1),
   adminUrl: z.string().min(1),

@@ -203,6 +203,8 @@ export const NATS_PERMISSIONS: Readonly<Record<NatsIdentity, SubjectPermissions>
       streamInfo(DATA_STREAM),
       streamCreate(DATA_STREAM),
       streamUpdate(DATA_STREAM),
+      // `npm run admin -- incident …` (an operator as this user): the incidents bucket, which it creates.
+      ...kvReadWrite(INCIDENTS_BUCKET),
     ],
     subscribe: [inbox('admin')],
   },

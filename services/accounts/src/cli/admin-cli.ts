@@ -17,6 +17,7 @@ Commands:
   list-keys      --account acc_...                  metadata only
   revoke-key     --key key_...                       irreversible
   set-plan       --account acc_... --plan <plan>
+  incident       open|update|resolve|list ...       the status page's incidents (incident --help)
 
 Options:
   --admin-url URL     admin API address (default: $ADMIN_URL, else .cds/local.json from npm start)

@@ -100,7 +100,7 @@ const FIELDS: readonly [string, 'counter' | 'gauge', string, CountKey][] = [
     'cotCheckStoreFailures',
   ],
   [
-    'cds_projector_release_ledger_store_failures',
+    'cds_projector_ledger_store_failures',
     'counter',
     'Release ledger keys (CDS_RELEASES) a flush did not write, or flushes that found no bucket (retried by the next flush).',
     'ledgerStoreFailures',

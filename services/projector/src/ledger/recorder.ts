@@ -103,7 +103,7 @@ async function writeKey(
  * `flushMs`, by compare-and-set on its revision: a key is read (and merged in) before its first
  * write, and again after each conflict (another replica wrote it), so no writer loses another's
  * entries and no `f` moves later. The bucket is created on first use. A bucket failure never
- * fails or holds up the projection: it is logged, counted (`cds_projector_release_ledger_store_failures_total`)
+ * fails or holds up the projection: it is logged, counted (`cds_projector_ledger_store_failures_total`)
  * and retried by the next flush (the interval doubling up to 30 s while failures last). What a
  * crashed process had not written is recorded again when its events are redelivered.
  */

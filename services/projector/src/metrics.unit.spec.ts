@@ -43,6 +43,8 @@ describe('createProjectorMetrics', () => {
       /^cds_projector_cot_check_failures_total\{dataset="legacy_combined",check="combined_oi_at_least_futures_only"[^}]*\} 2$/m,
     );
     expect(value(text, 'cds_projector_cot_check_store_failures_total', 'cot')).toBe(1);
+    cot.ledgerStoreFailures += 2;
+    expect(value(await metrics.render(), 'cds_projector_ledger_store_failures_total', 'cot')).toBe(2);
 
     metrics.of('supply_demand').supplyDemandCheckFailures.set('supply_equals_use_plus_ending_stocks', 3);
     expect(await metrics.render()).toMatch(

@@ -409,7 +409,10 @@ export function releaseOfFirst(
   const at = estimate(date);
   if (at === undefined || at >= release.p) return release;
   let copies = cache?.get(release);
-  if (copies === undefined) cache?.set(release, (copies = new Map<string, StoredRelease>()));
+  if (copies === undefined) {
+    copies = new Map<string, StoredRelease>();
+    cache?.set(release, copies);
+  }
   let moved = copies.get(at);
   if (moved === undefined) copies.set(at, (moved = { ...release, p: at }));
   return moved;
@@ -451,7 +454,8 @@ export function viewItems<T extends Versioned>(
       out.push(first);
       continue;
     }
-    const versions = [first, ...list.slice(1).map((item) => ({ item, release: releaseOf(item) }))].filter(visible);
+    const all: ViewedItem<T>[] = [first, ...list.slice(1).map((item) => ({ item, release: releaseOf(item) }))];
+    const versions = all.filter(visible);
     if (versions.length === 0) continue;
     const at = view?.firstRelease === true ? 0 : versions.length - 1;
     const viewed = versions[at]!;

@@ -239,8 +239,8 @@ describe('point in time: a first version stamped at its load counts from the cal
   const load: ReleaseStamp = { publishedAt: instant(40), firstSeenAt: instant(40), estimated: true };
   const revision: ReleaseStamp = { publishedAt: instant(45), firstSeenAt: instant(45), estimated: true };
   const history = (first: ReleaseStamp = load): VersionedParts<Item> =>
-    foldRelease(
-      foldRelease(
+    foldRelease<Item>(
+      foldRelease<Item>(
         empty(),
         first,
         DATES.map((d, i) => ({ d, v: i })),

@@ -29,14 +29,14 @@ function history(commodityId: string, load: ReleaseStamp) {
   let parts: VersionedParts<StoredPoint> = { current: [], revised: [], releases: [] };
   const points = dates.map((d, i) => ({ d, v: 60 + i }));
   for (const y of ['1950', '2025']) {
-    parts = foldRelease(
+    parts = foldRelease<StoredPoint>(
       parts,
       load,
       points.filter((p) => p.d.startsWith(y)),
       kind,
     );
   }
-  parts = foldRelease(
+  parts = foldRelease<StoredPoint>(
     parts,
     { publishedAt: REVISED, firstSeenAt: REVISED, estimated: true },
     [{ d: '2025-02-28', v: 1 }],

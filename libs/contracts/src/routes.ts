@@ -403,7 +403,7 @@ export const PUBLIC_ROUTES = [
     summary: "A dataset's releases against the agency's calendar",
     description:
       'The releases of one dataset between two local dates (America/New_York): scheduled, published, late, ' +
-      'missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the CFTC catch-up ' +
+      'missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the Commitments of Traders catch-up ' +
       'after the 2025 shutdown, for example). Each with its scheduled time, when this service first served it, ' +
       'and the lag; `meta.freshness` gives the p50 and p95 lag per month. An unknown dataset, a bad date or a ' +
       'window over 366 days is a 400 naming the parameter. Public: no API key; cacheable for 60 s.',

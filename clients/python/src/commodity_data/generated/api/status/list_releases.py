@@ -122,11 +122,11 @@ def sync_detailed(
     """A dataset's releases against the agency's calendar
 
      The releases of one dataset between two local dates (America/New_York): scheduled, published, late,
-    missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the CFTC catch-
-    up after the 2025 shutdown, for example). Each with its scheduled time, when this service first
-    served it, and the lag; `meta.freshness` gives the p50 and p95 lag per month. An unknown dataset, a
-    bad date or a window over 366 days is a 400 naming the parameter. Public: no API key; cacheable for
-    60 s.
+    missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the Commitments
+    of Traders catch-up after the 2025 shutdown, for example). Each with its scheduled time, when this
+    service first served it, and the lag; `meta.freshness` gives the p50 and p95 lag per month. An
+    unknown dataset, a bad date or a window over 366 days is a 400 naming the parameter. Public: no API
+    key; cacheable for 60 s.
 
     Args:
         dataset (DatasetId): A dataset: one source's report kind. `cftc_legacy` (COT legacy,
@@ -187,11 +187,11 @@ def sync(
     """A dataset's releases against the agency's calendar
 
      The releases of one dataset between two local dates (America/New_York): scheduled, published, late,
-    missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the CFTC catch-
-    up after the 2025 shutdown, for example). Each with its scheduled time, when this service first
-    served it, and the lag; `meta.freshness` gives the p50 and p95 lag per month. An unknown dataset, a
-    bad date or a window over 366 days is a 400 naming the parameter. Public: no API key; cacheable for
-    60 s.
+    missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the Commitments
+    of Traders catch-up after the 2025 shutdown, for example). Each with its scheduled time, when this
+    service first served it, and the lag; `meta.freshness` gives the p50 and p95 lag per month. An
+    unknown dataset, a bad date or a window over 366 days is a 400 naming the parameter. Public: no API
+    key; cacheable for 60 s.
 
     Args:
         dataset (DatasetId): A dataset: one source's report kind. `cftc_legacy` (COT legacy,
@@ -247,11 +247,11 @@ async def asyncio_detailed(
     """A dataset's releases against the agency's calendar
 
      The releases of one dataset between two local dates (America/New_York): scheduled, published, late,
-    missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the CFTC catch-
-    up after the 2025 shutdown, for example). Each with its scheduled time, when this service first
-    served it, and the lag; `meta.freshness` gives the p50 and p95 lag per month. An unknown dataset, a
-    bad date or a window over 366 days is a 400 naming the parameter. Public: no API key; cacheable for
-    60 s.
+    missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the Commitments
+    of Traders catch-up after the 2025 shutdown, for example). Each with its scheduled time, when this
+    service first served it, and the lag; `meta.freshness` gives the p50 and p95 lag per month. An
+    unknown dataset, a bad date or a window over 366 days is a 400 naming the parameter. Public: no API
+    key; cacheable for 60 s.
 
     Args:
         dataset (DatasetId): A dataset: one source's report kind. `cftc_legacy` (COT legacy,
@@ -310,11 +310,11 @@ async def asyncio(
     """A dataset's releases against the agency's calendar
 
      The releases of one dataset between two local dates (America/New_York): scheduled, published, late,
-    missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the CFTC catch-
-    up after the 2025 shutdown, for example). Each with its scheduled time, when this service first
-    served it, and the lag; `meta.freshness` gives the p50 and p95 lag per month. An unknown dataset, a
-    bad date or a window over 366 days is a 400 naming the parameter. Public: no API key; cacheable for
-    60 s.
+    missing and cancelled, with the ones a holiday or a shutdown moved marked `shifted` (the Commitments
+    of Traders catch-up after the 2025 shutdown, for example). Each with its scheduled time, when this
+    service first served it, and the lag; `meta.freshness` gives the p50 and p95 lag per month. An
+    unknown dataset, a bad date or a window over 366 days is a 400 naming the parameter. Public: no API
+    key; cacheable for 60 s.
 
     Args:
         dataset (DatasetId): A dataset: one source's report kind. `cftc_legacy` (COT legacy,

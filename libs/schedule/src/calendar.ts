@@ -173,18 +173,26 @@ export function calendarReleases(rule: ReleaseRule, startDate: string, endDate: 
 
 /**
  * The first year each rule's calendar speaks for: before it the agency published on another
- * schedule (or not at all), and no first release is estimated. COT: the weekly Friday release of
- * Tuesday positions (from 1992 the CFTC published weekly; the table holds it from 2000, when the
- * Friday release of Tuesday data settled). EIA's WPSR and the ECB's rates (1999) and the rest as
- * their sources' histories begin.
+ * schedule, or the rule is not known to hold, and no first release is estimated.
+ * - cot-weekly: the CFTC has published the COT weekly (Friday, with Tuesday's positions) since
+ *   2000, every two weeks before; 2001 is the first whole year.
+ * - wpsr-weekly: EIA released the WPSR at 09:00 on Wednesdays from February 1994 and looked for a
+ *   later time when API moved its survey to Wednesday in January 2003 (EIA's note to editors);
+ *   its notice of June 2008 states 10:30. 2004 is the first whole year the rule is taken to hold.
+ * - quarter-end-reports: the NASS history the sync loads (from 2000), at 08:30 ET before 2013.
+ * - pink-sheet-monthly: the 2nd business day is what every vintage seen shows (from 2022).
+ * - lm-hg201-daily: the LM_HG201 rows recorded (from 2019; the sync loads from 2020).
+ * - supply-demand-monthly: USDA's dated editions (supply-demand.ts) start in 2010.
+ * - fx-reference-daily: the ECB's rates start in January 1999 (16:00 Frankfurt is their time since
+ *   July 2016; about 14:30 before, so earlier estimates are late by an hour and a half).
  */
 const FIRST_YEAR: Readonly<Record<ReleaseRule, number>> = {
-  'cot-weekly': 2000,
-  'wpsr-weekly': 1990,
-  'quarter-end-reports': 1990,
-  'pink-sheet-monthly': 1990,
-  'lm-hg201-daily': 2013,
-  'supply-demand-monthly': 1990,
+  'cot-weekly': 2001,
+  'wpsr-weekly': 2004,
+  'quarter-end-reports': 2000,
+  'pink-sheet-monthly': 2022,
+  'lm-hg201-daily': 2019,
+  'supply-demand-monthly': 2010,
   'fx-reference-daily': 1999,
 };
 
@@ -194,12 +202,30 @@ const SEARCH_YEARS = 1;
 const firstKept = new Map<string, Date | null>();
 const FIRST_KEPT = 200_000;
 
+/** The index of the first release dated on or after `date` in a year's list (sorted by time, so by date). */
+function firstOnOrAfter(list: readonly CalendarRelease[], date: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]!.date < date) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The first non-cancelled release carrying `date` (its dataDate on or after it). A release never
+ * carries data newer than its own date, so the search starts at the first release dated `date`.
+ */
 function firstReleaseOf(rule: ReleaseRule, date: string): Date | null {
   const year = Number(date.slice(0, 4));
   if (year < FIRST_YEAR[rule]) return null;
   for (let y = year; y <= year + SEARCH_YEARS; y++) {
-    for (const r of releasesOfYear(rule, y)) {
-      if (r.cancelled === undefined && r.dataDate >= date && r.date >= date) return r.at;
+    const list = releasesOfYear(rule, y);
+    for (let i = y === year ? firstOnOrAfter(list, date) : 0; i < list.length; i++) {
+      const r = list[i]!;
+      if (r.cancelled === undefined && r.dataDate >= date) return r.at;
     }
   }
   return null;

@@ -46,7 +46,7 @@ describe('CFTC: late 2 h after Friday 15:30 ET without that Tuesday', () => {
     expect(lastDueRelease('cftc', at('2025-12-13T12:00:00Z'))).toMatchObject({
       date: '2025-12-12',
       dataDate: '2025-11-10',
-      shiftedBy: '2025 federal government shutdown: CFTC catch-up schedule',
+      shiftedBy: '2025 federal government shutdown: catch-up schedule',
     });
   });
 

@@ -1,6 +1,7 @@
 import { SOURCES, SYNC_SOURCE_NAMES, type ReleaseRule, type SyncSourceName } from '@cds/contracts';
 import { addDays, dateOf, holidayOn, isBusinessDay, isoDate, nextBusinessDay, weekday } from './holidays.ts';
 import { COT_CATCH_UP_TIME, cotCatchUp } from './shutdowns.ts';
+import { wallClockMs } from './zone-offsets.ts';
 
 /** Every publisher we sync releases on US Eastern time. */
 export const RELEASE_TIME_ZONE = 'America/New_York';
@@ -19,36 +20,14 @@ export interface Release {
   shiftedBy?: string;
 }
 
-const partsFormats = new Map<string, Intl.DateTimeFormat>();
-function partsFormat(timeZone: string): Intl.DateTimeFormat {
-  let f = partsFormats.get(timeZone);
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    partsFormats.set(timeZone, f);
-  }
-  return f;
-}
-
 /** The local wall-clock of an instant in a time zone (America/New_York unless told): date YYYY-MM-DD, time HH:MM, weekday. */
 export function localParts(
   at: Date,
   timeZone: string = RELEASE_TIME_ZONE,
 ): { date: string; time: string; dow: number } {
-  const p = Object.fromEntries(
-    partsFormat(timeZone)
-      .formatToParts(at)
-      .map((x) => [x.type, x.value]),
-  );
-  const date = `${p.year}-${p.month}-${p.day}`;
-  return { date, time: `${p.hour}:${p.minute}`, dow: weekday(date) };
+  const wall = new Date(wallClockMs(at.getTime(), timeZone));
+  const time = `${String(wall.getUTCHours()).padStart(2, '0')}:${String(wall.getUTCMinutes()).padStart(2, '0')}`;
+  return { date: isoDate(wall), time, dow: wall.getUTCDay() };
 }
 
 /** The UTC instant of a wall-clock time in a time zone (DST by the tz database, via Intl). */
@@ -57,12 +36,7 @@ export function zonedInstant(date: string, time: string, timeZone: string): Date
   const wall = dateOf(date).getTime() + (h * 60 + m) * 60_000;
   // Guess with the offset at the wall time read as UTC, then correct once (DST changes at night).
   let at = wall;
-  for (let i = 0; i < 2; i++) {
-    const p = localParts(new Date(at), timeZone);
-    const [lh, lm] = p.time.split(':').map(Number) as [number, number];
-    const seen = dateOf(p.date).getTime() + (lh * 60 + lm) * 60_000;
-    at += wall - seen;
-  }
+  for (let i = 0; i < 2; i++) at += wall - wallClockMs(at, timeZone);
   return new Date(at);
 }
 
@@ -76,9 +50,12 @@ export function mondayOf(date: string): string {
   return addDays(date, -((weekday(date) + 6) % 7));
 }
 
-/** The synced source whose calendar follows a rule. */
+// Built backwards so that the first source of a rule, in table order, is the one kept.
+const SOURCE_OF_RULE = new Map(SYNC_SOURCE_NAMES.map((n) => [SOURCES[n].calendar.rule, n] as const).reverse());
+
+/** The synced source whose calendar follows a rule (the first in the table). */
 function sourceOfRule(rule: ReleaseRule): SyncSourceName {
-  const source = SYNC_SOURCE_NAMES.find((n) => SOURCES[n].calendar.rule === rule);
+  const source = SOURCE_OF_RULE.get(rule);
   if (source === undefined) throw new Error(`no synced source follows the release rule ${rule}`);
   return source;
 }
@@ -154,6 +131,18 @@ export function wpsrRelease(date: string): Release {
   return release('wpsr-weekly', 'Weekly Petroleum Status Report', day, '11:00', cause);
 }
 
+/**
+ * The first release of USDA's major crop reports (WASDE, Crop Production, Grain Stocks, Acreage,
+ * Prospective Plantings, Small Grains Summary) at 12:00 ET, Friday 2013-01-11; they came out at
+ * 08:30 ET before (NASS's notice of 2013-01-08, "USDA to Begin Noon-time Crop Reports on January 11").
+ */
+export const USDA_NOON_RELEASES_SINCE = '2013-01-11';
+
+/** The New York time USDA's major crop reports of a date come out at: 12:00, or 08:30 before 2013-01-11. */
+export function usdaCropReportTime(date: string): string {
+  return date < USDA_NOON_RELEASES_SINCE ? '08:30' : '12:00';
+}
+
 /** The last business day of a month (NASS's quarter-end reports: Prospective Plantings, Acreage, Grain Stocks). */
 export function lastBusinessDayOf(year: number, month: number): string {
   let d = isoDate(new Date(Date.UTC(year, month, 0)));
@@ -162,17 +151,18 @@ export function lastBusinessDayOf(year: number, month: number): string {
 }
 
 /**
- * NASS's quarter-end reports at 12:00 ET on the last business day of the month: Prospective
- * Plantings and Grain Stocks (March), Acreage and Grain Stocks (June), Grain Stocks (September).
- * Crop Production (monthly, with the WASDE around the 8th-12th) follows NASS's published calendar,
- * which no rule reproduces: the CronJob runs on each candidate day (see SYNC_SCHEDULES).
+ * NASS's quarter-end reports at 12:00 ET (08:30 before 2013: usdaCropReportTime) on the last
+ * business day of the month: Prospective Plantings and Grain Stocks (March), Acreage and Grain
+ * Stocks (June), Grain Stocks (September). Crop Production (monthly, with the WASDE around the
+ * 8th-12th) follows NASS's published calendar, which no rule reproduces: the CronJob runs on each
+ * candidate day (see SYNC_SCHEDULES).
  */
 export function quarterEndReportReleases(year: number): Release[] {
-  return [
-    release('quarter-end-reports', 'Prospective Plantings; Grain Stocks', lastBusinessDayOf(year, 3), '12:00'),
-    release('quarter-end-reports', 'Acreage; Grain Stocks', lastBusinessDayOf(year, 6), '12:00'),
-    release('quarter-end-reports', 'Grain Stocks', lastBusinessDayOf(year, 9), '12:00'),
-  ];
+  const at = (report: string, month: number) => {
+    const day = lastBusinessDayOf(year, month);
+    return release('quarter-end-reports', report, day, usdaCropReportTime(day));
+  };
+  return [at('Prospective Plantings; Grain Stocks', 3), at('Acreage; Grain Stocks', 6), at('Grain Stocks', 9)];
 }
 
 /**

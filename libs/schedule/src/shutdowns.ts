@@ -15,7 +15,7 @@ const CATCH_UPS: readonly CatchUp[] = [
   {
     // Announced 2019-01-29: the report of Monday 2018-12-24 on Friday 2019-02-01, then one report
     // each Tuesday and Friday until current; the normal release of 2019-03-08 cleared it.
-    reason: '2018-19 federal government shutdown: CFTC catch-up schedule',
+    reason: '2018-19 federal government shutdown: catch-up schedule',
     reports: {
       '2018-12-24': '2019-02-01',
       '2018-12-31': '2019-02-05',
@@ -34,7 +34,7 @@ const CATCH_UPS: readonly CatchUp[] = [
     // The CFTC's announcement of 2025-11-18, "CFTC to resume publishing COT reports". The report
     // of Monday 2025-11-10 has Monday's positions (Veterans Day was the Tuesday); the release of
     // 2026-01-23 is the normal one.
-    reason: '2025 federal government shutdown: CFTC catch-up schedule',
+    reason: '2025 federal government shutdown: catch-up schedule',
     reports: {
       '2025-09-30': '2025-11-19',
       '2025-10-07': '2025-11-21',

@@ -1,10 +1,10 @@
 import { addDays, isBusinessDay } from './holidays.ts';
-import { release, type Release } from './releases.ts';
+import { release, usdaCropReportTime, type Release } from './releases.ts';
 
 /**
- * USDA's World Agricultural Supply and Demand Estimates: one edition a month at 12:00 New York,
- * on the dates of the World Agricultural Outlook Board's published calendar (no weekday rule
- * reproduces them: the 8th to the 12th, the 14th once). The day of each month's release, per
+ * USDA's World Agricultural Supply and Demand Estimates: one edition a month at 12:00 New York
+ * (08:30 before 2013-01-11), on the dates of the World Agricultural Outlook Board's published
+ * calendar (no weekday rule reproduces them: the 8th to the 12th, the 14th once). The day of each month's release, per
  * year; 0 marks a month with no edition at all (a lapse in federal funding cancelled it).
  *
  * Where the dates come from (public copies; cross-checked where they overlap):
@@ -46,8 +46,13 @@ const EDITION_DAYS: Readonly<Record<number, readonly number[]>> = {
 
 /** The report's title, as the releases name it. */
 export const SUPPLY_DEMAND_REPORT = 'World Agricultural Supply and Demand Estimates';
-/** The local time of every edition's release in New York. */
+/** The local time of every edition's release in New York since 2013-01-11 (08:30 before: usdaCropReportTime). */
 export const EDITION_RELEASE_TIME = '12:00';
+
+/** A release of the report at its date, at the time of day USDA released it then. */
+function editionAt(report: string, date: string): Release {
+  return release('supply-demand-monthly', report, date, usdaCropReportTime(date));
+}
 
 const EDITION = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -62,12 +67,12 @@ function tabled(edition: string): Release | 'cancelled' | 'unknown' {
   const day = EDITION_DAYS[Number(m[1])]?.[Number(m[2]) - 1];
   if (day === undefined) return 'unknown';
   if (day === 0) return 'cancelled';
-  return release('supply-demand-monthly', SUPPLY_DEMAND_REPORT, `${edition}-${pad(day)}`, EDITION_RELEASE_TIME);
+  return editionAt(SUPPLY_DEMAND_REPORT, `${edition}-${pad(day)}`);
 }
 
 /**
- * The instant an edition (`YYYY-MM`) was (or is to be) released: 12:00 New York on its date in
- * USDA's calendar. Undefined for a cancelled month (October 2013, January 2019, October 2025) and
+ * The instant an edition (`YYYY-MM`) was (or is to be) released: 12:00 New York (08:30 before
+ * 2013) on its date in USDA's calendar. Undefined for a cancelled month (October 2013, January 2019, October 2025) and
  * for a month the table does not hold (before 2010, after 2026): the caller estimates then.
  */
 export function editionReleaseAt(edition: string): Date | undefined {
@@ -83,7 +88,7 @@ export function editionReleaseAt(edition: string): Date | undefined {
 export function estimatedEditionRelease(year: number, month: number): Release {
   let day = `${year}-${pad(month)}-12`;
   while (!isBusinessDay(day)) day = addDays(day, 1);
-  return release('supply-demand-monthly', `${SUPPLY_DEMAND_REPORT} (date estimated)`, day, EDITION_RELEASE_TIME);
+  return editionAt(`${SUPPLY_DEMAND_REPORT} (date estimated)`, day);
 }
 
 /** The release of a month (months past 12 or below 1 roll the year), or undefined when it was cancelled. */
@@ -122,10 +127,7 @@ export function editionCalendarEntry(
   const disrupted = DISRUPTED[edition];
   const r = tabled(edition);
   if (r === 'unknown') return { release: estimatedEditionRelease(year, month) };
-  const usual =
-    disrupted === undefined
-      ? undefined
-      : release('supply-demand-monthly', SUPPLY_DEMAND_REPORT, disrupted.usual, EDITION_RELEASE_TIME);
+  const usual = disrupted === undefined ? undefined : editionAt(SUPPLY_DEMAND_REPORT, disrupted.usual);
   if (r === 'cancelled') {
     return { release: usual ?? estimatedEditionRelease(year, month), cancelled: disrupted?.reason ?? 'cancelled' };
   }

@@ -18,7 +18,10 @@ describe('editionReleaseAt: the release instant of an edition', () => {
     expect(iso(editionReleaseAt('2026-06'))).toBe('2026-06-11T16:00:00.000Z');
     expect(iso(editionReleaseAt('2026-05'))).toBe('2026-05-12T16:00:00.000Z');
     expect(iso(editionReleaseAt('2026-01'))).toBe('2026-01-12T17:00:00.000Z');
-    expect(iso(editionReleaseAt('2010-07'))).toBe('2010-07-09T16:00:00.000Z');
+    // Before 2013-01-11 USDA released at 08:30 New York (EDT: 12:30Z)
+    expect(iso(editionReleaseAt('2010-07'))).toBe('2010-07-09T12:30:00.000Z');
+    expect(iso(editionReleaseAt('2012-12'))).toBe('2012-12-11T13:30:00.000Z');
+    expect(iso(editionReleaseAt('2013-01'))).toBe('2013-01-11T17:00:00.000Z');
   });
 
   it('follows the DST changes: the March release after the change, the November one after the end', () => {

@@ -134,18 +134,24 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
   const operationTimeoutMs = opts.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
   const stallMs = opts.stallMs ?? 60_000;
 
-  // The release ledger records in memory (it never fails a batch) and writes its bucket on a timer.
-  const ledger = createReleaseLedger({
-    messaging,
-    stats: deps.metrics.of(projection.name),
-    clock: deps.clock,
-    log,
-    replicas: opts.changesReplicas ?? 1,
-    ...(opts.ledger?.bucket !== undefined ? { bucket: opts.ledger.bucket } : {}),
-    ...(opts.ledger?.flushMs !== undefined ? { flushMs: opts.ledger.flushMs } : {}),
-    timeoutMs: opts.ledger?.timeoutMs ?? 5_000,
-  });
-  const reactors: AfterApply[] = [projectedNotices(messaging.nc, projection), ledger.record];
+  // The release ledger: kept by the projections whose read models serve the data (series, cot,
+  // supply_demand: the ones recording changes), not the catalog, which sees every event too. It
+  // records in memory (it never fails a batch) and writes its bucket on a timer.
+  const ledger =
+    projection.changeOf === undefined
+      ? undefined
+      : createReleaseLedger({
+          messaging,
+          stats: deps.metrics.of(projection.name),
+          clock: deps.clock,
+          log,
+          replicas: opts.changesReplicas ?? 1,
+          ...(opts.ledger?.bucket !== undefined ? { bucket: opts.ledger.bucket } : {}),
+          ...(opts.ledger?.flushMs !== undefined ? { flushMs: opts.ledger.flushMs } : {}),
+          timeoutMs: opts.ledger?.timeoutMs ?? 5_000,
+        });
+  const reactors: AfterApply[] = [projectedNotices(messaging.nc, projection)];
+  if (ledger !== undefined) reactors.push(ledger.record);
   if (projection.name === 'cot' || projection.name === 'supply_demand') {
     // Before the change records: it never fails, and a retried batch (a record not stored) folds to
     // nothing, so it would not see the batch's reports again.
@@ -236,7 +242,7 @@ export async function startProjectionWorker<D extends ProjectedDoc>(
     stop: async () => {
       await consumer.stop();
       isRunning = false;
-      await ledger.close();
+      await ledger?.close();
     },
   };
 }

@@ -11,7 +11,7 @@ import type { AppliedBatch } from '../consumer/after-apply.ts';
 import { ensureDeadletterStream } from '../consumer/park.ts';
 import { startProjectionWorker } from '../consumer/projection-worker.ts';
 import { createProjectorMetrics } from '../metrics.ts';
-import { seriesProjection } from '../projections/index.ts';
+import { catalogProjection, seriesProjection } from '../projections/index.ts';
 import { seriesRecorded } from '../testing/events.ts';
 import { eventually, publishEvents } from '../testing/harness.ts';
 import { createReleaseLedger, type ReleaseLedger } from './recorder.ts';
@@ -122,6 +122,16 @@ describe('the release ledger on real NATS', () => {
         seriesProjection,
         { ledger: { flushMs: 50, timeoutMs: 5_000 } },
       );
+    // The catalog sees the same events but serves none of their data: it records nothing.
+    const catalogMetrics = createProjectorMetrics();
+    const catalog = await startProjectionWorker(
+      { messaging, db, logger, metrics: catalogMetrics, clock: () => new Date('2026-11-25T15:30:30.000Z') },
+      catalogProjection,
+      { ledger: { flushMs: 50, timeoutMs: 5_000 } },
+    );
+    await eventually(() => catalogMetrics.of('catalog').lastPosition >= 4, 20_000, 'the catalog');
+    await catalog.stop();
+    expect(await storedLedger(system, SPOT)).toBeUndefined();
     const first = await start('2026-11-25T15:31:00.000Z');
     const expected = [
       { lo: '2026-11-17', hi: '2026-11-21', f: '2026-11-25T15:31:00.000Z', p: '2026-11-25T15:30:00.000Z' },

@@ -3,7 +3,11 @@
 // 1132.14834869565) loaded newest first, and the CFTC's real legacy annual file of early 2025
 // (released Fridays 15:30 New York time) -> ingest CLI -> NATS -> projector -> FerretDB -> query
 // -> gateway. `as_of` must answer exactly what had been published at the instant, never today's data.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { connectMessaging } from '@cds/messaging';
 import { REPO_ROOT } from '@cds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +42,35 @@ let e2e: E2E;
 let key: string;
 let freeKey: string;
 
+// The bundled snapshot's own rows, cut to what the estimate cases read: WTI's daily spot prices of
+// 2024 and 2025 (EIA states no release time: loaded, they are stamped with the snapshot's build,
+// estimated) and CORN's legacy COT reports of 2025 (stamped by the CFTC calendar when read).
+const SNAPSHOT = join(REPO_ROOT, 'data', 'snapshot');
+let snapshotDir: string | undefined;
+
+/** A snapshot of the bundled one's rows that `keep` selects, with a manifest of its own (same build time). */
+function cutSnapshot(keep: { series: (row: string) => boolean; legacy: (row: string) => boolean }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pit-e2e-snapshot-'));
+  const manifest = JSON.parse(readFileSync(join(SNAPSHOT, 'manifest.json'), 'utf8')) as { built_at: string };
+  const files: Record<string, { sha256: string; bytes: number; rows: number }> = {};
+  for (const [name, select] of [
+    ['series.csv.gz', keep.series],
+    ['cot-legacy.csv.gz', keep.legacy],
+  ] as const) {
+    const [header, ...rows] = gunzipSync(readFileSync(join(SNAPSHOT, name)))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n');
+    const kept = rows.filter(select);
+    const bytes = gzipSync(`${[header, ...kept].join('\n')}\n`);
+    writeFileSync(join(dir, name), bytes);
+    files[name] = { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, rows: kept.length };
+  }
+  const cut = { format: 4, built_at: manifest.built_at, built_from: 'files', files, sources: [] };
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(cut));
+  return dir;
+}
+
 const pointOn = (body: { data: Point[] }, date: string) => body.data.find((p) => p.date === date);
 
 beforeAll(async () => {
@@ -51,6 +84,12 @@ beforeAll(async () => {
     const run = await e2e.ingest(['backfill', '--source', source, '--file', file, '--quiet']);
     expect(run.code, run.stderr + run.stdout).toBe(0);
   }
+  snapshotDir = cutSnapshot({
+    series: (row) => /^CRUDE_OIL_WTI,price,daily,[^,]*,eia:RWTC,[^,]*,202[45]-/.test(row),
+    legacy: (row) => /^CORN,[^,]*,2025-/.test(row),
+  });
+  const load = await e2e.ingest(['backfill', '--snapshot', snapshotDir, '--quiet']);
+  expect(load.code, load.stderr + load.stdout).toBe(0);
   const messaging = await connectMessaging({ servers: e2e.infra.natsUrl, name: 'pit-e2e' });
   try {
     await waitForProjections(messaging, 120_000);
@@ -63,6 +102,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await e2e?.stop();
+  if (snapshotDir !== undefined) rmSync(snapshotDir, { recursive: true, force: true });
 });
 
 describe('series: every revision kept, as_of answers what was published then', () => {
@@ -189,5 +229,57 @@ describe('COT: a report exists from its Friday 15:30 New York release', () => {
     const newest = res.json.data[0];
     expect(newest.report_date).toBe('2025-01-21');
     expect(newest.changes).toBeDefined();
+  });
+});
+
+describe('a history loaded long after its release (the snapshot): as of the days it was out', () => {
+  const WTI = '/api/v1/commodities/CRUDE_OIL_WTI/series?type=price';
+
+  it('WTI as of 2025-03-07: the prices up to the week the Weekly Petroleum Status Report of Wednesday 2025-03-05 carried', async () => {
+    const res = await e2e.get(`${WTI}&start_date=2025-01-01&as_of=2025-03-07`, { key });
+    expect(res.status, res.text).toBe(200);
+    const newest = (res.json.data as Point[]).at(-1)!;
+    // the report of Wednesday 2025-03-05 carries the week ending Friday 2025-02-28; the next one, 2025-03-12
+    expect(newest.date <= '2025-02-28', newest.date).toBe(true);
+    expect(newest.date >= '2025-02-24', newest.date).toBe(true);
+    expect(newest.published_at_estimated).toBe(true);
+    expect(newest.published_at! <= '2025-03-07T23:59:59.999Z', newest.published_at).toBe(true);
+    expect(newest.published_at! > `${newest.date}T23:59:59.999Z`, newest.published_at).toBe(true);
+    // the load itself was much later: first seen then
+    expect(newest.first_seen_at! > '2026-01-01', newest.first_seen_at).toBe(true);
+    // the current view serves the stamp of the load
+    const now = await e2e.get(`${WTI}&start_date=2025-02-28&end_date=2025-02-28`, { key });
+    expect((now.json.data as Point[])[0]!.published_at! > '2026-01-01').toBe(true);
+  });
+
+  it('first_release works over 2024: every price at its estimated release, days after its date; before the first, a 400', async () => {
+    const res = await e2e.get(`${WTI}&start_date=2024-01-01&end_date=2024-12-31&first_release=true`, { key });
+    expect(res.status, res.text).toBe(200);
+    const points = res.json.data as Point[];
+    expect(points.length).toBeGreaterThan(240);
+    for (const p of points) {
+      expect(p.published_at_estimated, p.date).toBe(true);
+      const lag = Date.parse(p.published_at!) - Date.parse(`${p.date}T00:00:00Z`);
+      expect(lag, `${p.date} ${p.published_at}`).toBeGreaterThan(0);
+      expect(lag, `${p.date} ${p.published_at}`).toBeLessThan(16 * 86_400_000);
+    }
+    const early = await e2e.get(`${WTI}&start_date=2024-01-01&as_of=2024-01-03`, { key });
+    expect(early.status, early.text).toBe(400);
+    expect(early.json.error.param).toBe('as_of');
+    // named: the first estimated release (January 2024), not the load
+    expect(early.json.error.message).toMatch(/no point-in-time data before 2024-01-/);
+  });
+
+  it('a snapshot-loaded COT report is readable as of its Friday 15:30 New York release', async () => {
+    const COT_CORN = '/api/v1/commodities/CORN/cot?format=legacy&start_date=2025-01-01&end_date=2025-12-31';
+    const before = await e2e.get(`${COT_CORN}&as_of=2025-03-07T20:29:00Z`, { key });
+    expect(before.status, before.text).toBe(200);
+    expect((before.json.data as Report[])[0]!.report_date).toBe('2025-02-25');
+    const after = await e2e.get(`${COT_CORN}&as_of=2025-03-07T20:31:00Z`, { key });
+    expect((after.json.data as Report[])[0]).toMatchObject({
+      report_date: '2025-03-04',
+      published_at: '2025-03-07T20:30:00.000Z',
+      published_at_estimated: true,
+    });
   });
 });

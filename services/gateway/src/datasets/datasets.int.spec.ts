@@ -147,8 +147,8 @@ describe('the gateway follows the release ledger, the incidents and the error da
         },
         10_000,
       );
-      expect(followers.ledgers.entries('wasde')).toEqual([]);
-      expect(followers.ledgers.entries('no_such_dataset')).toEqual([]);
+      expect(followers.ledgers.entries('wasde').entries).toEqual([]);
+      expect(followers.ledgers.entries('no_such_dataset').entries).toEqual([]);
       await waitUntil(
         'the incident listed',
         async () => expect((await datasets()).incidents).toEqual([incident]),

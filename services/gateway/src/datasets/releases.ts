@@ -1,11 +1,6 @@
-import {
-  BACKFILL_AFTER_MS,
-  type DatasetRow,
-  type LedgerEntry,
-  type ReleaseRecord,
-  type ReleaseRule,
-} from '@cds/contracts';
+import { BACKFILL_AFTER_MS, type DatasetRow, type ReleaseRecord, type ReleaseRule } from '@cds/contracts';
 import { localParts, type CalendarRelease } from '@cds/schedule';
+import { LedgerIndex } from './ledger-index.ts';
 
 export type { CalendarRelease };
 
@@ -22,21 +17,7 @@ export interface JudgedRelease {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** The entries that hold a date after `after` up to `dataDate` (only `dataDate` itself when `after` is unknown). */
-function servingEntries(entries: readonly LedgerEntry[], dataDate: string, after: string | undefined): LedgerEntry[] {
-  return entries.filter((e) => e.lo <= dataDate && (after === undefined ? e.hi >= dataDate : e.hi > after));
-}
-
-/** The entry first served among `serving` (the earliest `f`), if any. */
-function firstServed(serving: readonly LedgerEntry[]): { entry: LedgerEntry; ms: number } | undefined {
-  let best: { entry: LedgerEntry; ms: number } | undefined;
-  for (const entry of serving) {
-    const ms = Date.parse(entry.f);
-    if (best === undefined || ms < best.ms) best = { entry, ms };
-  }
-  return best;
-}
+const DAY_MS = 86_400_000;
 
 /**
  * A scheduled release judged at `nowMs` (docs/freshness.md). It is served by the ledger entries
@@ -49,7 +30,7 @@ function firstServed(serving: readonly LedgerEntry[]): { entry: LedgerEntry; ms:
 export function judgeRelease(
   dataset: DatasetRow,
   release: CalendarRelease,
-  opts: { entries: readonly LedgerEntry[]; previousDataDate: string | undefined; graceMs: number; nowMs: number },
+  opts: { entries: LedgerIndex; previousDataDate: string | undefined; graceMs: number; nowMs: number },
 ): JudgedRelease {
   const atMs = release.at.getTime();
   const base = {
@@ -75,7 +56,7 @@ export function judgeRelease(
     };
   }
   const dueMs = atMs + opts.graceMs;
-  const served = firstServed(servingEntries(opts.entries, release.dataDate, opts.previousDataDate));
+  const served = opts.entries.firstServed(release.dataDate, opts.previousDataDate);
   if (served === undefined) {
     const status = opts.nowMs < dueMs ? 'scheduled' : opts.nowMs - atMs < BACKFILL_AFTER_MS ? 'late' : 'missing';
     const sinceMs = status === 'late' ? dueMs : status === 'missing' ? atMs + BACKFILL_AFTER_MS : undefined;
@@ -111,12 +92,9 @@ export function judgeRelease(
 export function judgeCalendar(
   dataset: DatasetRow,
   calendar: readonly CalendarRelease[],
-  opts: { entries: readonly LedgerEntry[]; graceMs: number; nowMs: number; startDate: string; endDate: string },
+  opts: { entries: LedgerIndex; graceMs: number; nowMs: number; startDate: string; endDate: string },
 ): JudgedRelease[] {
-  const first = calendar.find((r) => r.date >= opts.startDate);
-  // Only the entries that can serve a release of the window are scanned per release.
-  const from = first === undefined ? opts.startDate : minDate(calendar, first);
-  const entries = opts.entries.filter((e) => e.hi >= from);
+  const { entries } = opts;
   const out: JudgedRelease[] = [];
   let previousDataDate: string | undefined;
   for (const release of calendar) {
@@ -129,24 +107,20 @@ export function judgeCalendar(
   return out;
 }
 
-/** The earliest data date the window's first release can be served by (its previous release's, else its own). */
-function minDate(calendar: readonly CalendarRelease[], first: CalendarRelease): string {
-  const i = calendar.indexOf(first);
-  const previous = calendar.slice(0, i).findLast((r) => r.cancelled === undefined);
-  return previous?.dataDate ?? first.dataDate;
-}
-
 /**
  * A dataset no rule computes: its releases are its ledger entries (each a stretch of data first
  * served together), dated by their publication time in New York, published, without a schedule.
  */
 export function observedReleases(
   dataset: DatasetRow,
-  entries: readonly LedgerEntry[],
+  entries: LedgerIndex,
   opts: { startDate: string; endDate: string },
 ): JudgedRelease[] {
   const out: JudgedRelease[] = [];
-  for (const e of entries) {
+  // New York is 4 to 5 hours behind UTC: only publication times within a day of the window need its local date.
+  const fromMs = Date.parse(opts.startDate) - DAY_MS;
+  const toMs = Date.parse(opts.endDate) + 2 * DAY_MS;
+  for (const e of entries.publishedBetween(fromMs, toMs)) {
     const localDate = localParts(new Date(e.p)).date;
     if (localDate < opts.startDate || localDate > opts.endDate) continue;
     out.push({

@@ -2,6 +2,7 @@ import { BACKFILL_AFTER_MS, datasetById, type LedgerEntry } from '@cds/contracts
 import { easternInstant } from '@cds/schedule';
 import { describe, expect, it } from 'vitest';
 import { lagText, monthlyLag, monthsBetween } from './conditions.ts';
+import { LedgerIndex } from './ledger-index.ts';
 import { judgeCalendar, judgeRelease, observedReleases, type CalendarRelease } from './releases.ts';
 
 const legacy = datasetById('cftc_legacy')!;
@@ -30,7 +31,12 @@ const entry = (lo: string, hi: string, fMs: number, over: Partial<LedgerEntry> =
   ...over,
 });
 const judge = (entries: LedgerEntry[], nowMs: number, release = catchUp) =>
-  judgeRelease(legacy, release, { entries, previousDataDate: '2025-09-30', graceMs: GRACE, nowMs });
+  judgeRelease(legacy, release, {
+    entries: new LedgerIndex(entries),
+    previousDataDate: '2025-09-30',
+    graceMs: GRACE,
+    nowMs,
+  });
 
 describe('judgeRelease (docs/freshness.md)', () => {
   it('a release served within the grace is published, with its lag, shift and publication time', () => {
@@ -102,7 +108,9 @@ describe('judgeRelease (docs/freshness.md)', () => {
     };
     const served = wpsr.at.getTime() + 1_800_000;
     const j = judgeRelease(spot, wpsr, {
-      entries: [{ lo: '2025-04-14', hi: '2025-04-17', f: new Date(served).toISOString(), p: wpsr.at.toISOString() }],
+      entries: new LedgerIndex([
+        { lo: '2025-04-14', hi: '2025-04-17', f: new Date(served).toISOString(), p: wpsr.at.toISOString() },
+      ]),
       previousDataDate: '2025-04-11',
       graceMs: GRACE,
       nowMs: served + 1,
@@ -141,7 +149,7 @@ describe('judgeCalendar', () => {
       { lo: '2025-09-23', hi: '2025-09-30', f: f('2025-10-03'), p: f('2025-10-03') },
     ];
     const judged = judgeCalendar(legacy, calendar, {
-      entries,
+      entries: new LedgerIndex(entries),
       graceMs: GRACE,
       nowMs: Date.parse('2025-10-10T00:00:00Z'),
       startDate: '2025-09-15',
@@ -160,11 +168,11 @@ describe('observedReleases (a dataset no rule computes)', () => {
     const monthly = datasetById('eia_monthly')!;
     const judged = observedReleases(
       monthly,
-      [
+      new LedgerIndex([
         { lo: '2025-07-31', hi: '2025-07-31', f: '2025-09-30T15:00:00.000Z', p: '2025-09-30T14:00:00.000Z' },
         // 01:00Z on Nov 1 is still Oct 31 in New York.
         { lo: '2025-08-31', hi: '2025-08-31', f: '2025-11-01T01:05:00.000Z', p: '2025-11-01T01:00:00.000Z', e: true },
-      ],
+      ]),
       { startDate: '2025-10-01', endDate: '2025-10-31' },
     );
     expect(judged.map((j) => j.record)).toEqual([
@@ -230,5 +238,23 @@ describe('monthlyLag', () => {
       '2 h 30 min',
       '3 d 2 h',
     ]);
+  });
+});
+
+describe('LedgerIndex', () => {
+  it('finds the earliest served entry holding a date in a range, past entries that end before it, in any order given', () => {
+    const e = (lo: string, hi: string, f: string): LedgerEntry => ({ lo, hi, f, p: f });
+    const index = new LedgerIndex([
+      e('2025-03-01', '2025-03-07', '2025-03-12T15:00:00.000Z'),
+      e('2020-01-01', '2025-02-28', '2025-03-01T00:00:00.000Z'),
+      e('2025-03-08', '2025-03-14', '2025-03-19T15:00:00.000Z'),
+      e('2025-03-05', '2025-03-05', '2025-03-10T15:00:00.000Z'),
+    ]);
+    expect(index.entries.map((x) => x.lo)).toEqual(['2020-01-01', '2025-03-01', '2025-03-05', '2025-03-08']);
+    expect(index.firstServed('2025-03-07', '2025-02-28')?.entry.f).toBe('2025-03-10T15:00:00.000Z');
+    expect(index.firstServed('2025-03-14', '2025-03-07')?.entry.f).toBe('2025-03-19T15:00:00.000Z');
+    expect(index.firstServed('2025-02-14', undefined)?.entry.f).toBe('2025-03-01T00:00:00.000Z');
+    expect(index.firstServed('2025-03-21', '2025-03-14')).toBeUndefined();
+    expect(LedgerIndex.EMPTY.firstServed('2025-03-21', undefined)).toBeUndefined();
   });
 });

@@ -1,20 +1,14 @@
-import {
-  datasetById,
-  DatasetLedger,
-  Incident,
-  RELEASES_BUCKET,
-  INCIDENTS_BUCKET,
-  type LedgerEntry,
-} from '@cds/contracts';
+import { datasetById, DatasetLedger, Incident, RELEASES_BUCKET, INCIDENTS_BUCKET } from '@cds/contracts';
 import type { Logger } from '@cds/telemetry';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { followBucket, type BucketFollower } from './follow-bucket.ts';
+import { LedgerIndex } from './ledger-index.ts';
 
 /** Each dataset's release ledger (RELEASES_BUCKET), as the projector last wrote it. */
 export interface LedgerView {
-  /** The dataset's entries sorted by `lo` (empty when none). */
-  entries(dataset: string): readonly LedgerEntry[];
+  /** The dataset's entries, indexed (empty when none). */
+  entries(dataset: string): LedgerIndex;
   /** Increases on every change (lets readers cache what they derive). */
   version(): number;
 }
@@ -30,11 +24,11 @@ export const INCIDENTS_MAX = 10_000;
 
 /** The ledgers by dataset id: only known datasets are kept (one key each, so the table is bounded). */
 export class LedgerTable implements LedgerView {
-  readonly #ledgers = new Map<string, readonly LedgerEntry[]>();
+  readonly #ledgers = new Map<string, LedgerIndex>();
   #version = 0;
 
-  entries(dataset: string): readonly LedgerEntry[] {
-    return this.#ledgers.get(dataset) ?? [];
+  entries(dataset: string): LedgerIndex {
+    return this.#ledgers.get(dataset) ?? LedgerIndex.EMPTY;
   }
 
   version(): number {
@@ -42,11 +36,8 @@ export class LedgerTable implements LedgerView {
   }
 
   put(ledger: DatasetLedger): void {
-    // Sorted by `lo` as the contract says; sorted again here, so a writer's slip cannot mislead the scans.
-    this.#ledgers.set(
-      ledger.dataset,
-      [...ledger.entries].sort((a, b) => (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0)),
-    );
+    // Sorted by `lo` as the contract says; sorted again by the index, so a writer's slip cannot mislead it.
+    this.#ledgers.set(ledger.dataset, new LedgerIndex(ledger.entries));
     this.#version += 1;
   }
 

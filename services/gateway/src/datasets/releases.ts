@@ -1,6 +1,6 @@
 import { BACKFILL_AFTER_MS, type DatasetRow, type ReleaseRecord, type ReleaseRule } from '@cds/contracts';
 import { localParts, type CalendarRelease } from '@cds/schedule';
-import { LedgerIndex } from './ledger-index.ts';
+import { type LedgerIndex } from './ledger-index.ts';
 
 export type { CalendarRelease };
 

@@ -33,7 +33,7 @@ export interface ProjectionStats {
   supplyDemandCheckFailures: Map<string, number>;
   /** cot, supply_demand: writes and deletes of COT_CHECKS_BUCKET keys that failed (kept and retried with the next batch). */
   cotCheckStoreFailures: number;
-  /** series, cot, supply_demand: release ledger keys (RELEASES_BUCKET) not written by a flush (retried by the next). */
+  /** series, cot, supply_demand: release ledger flushes that failed (no RELEASES_BUCKET, a key not written): retried by the next. */
   ledgerStoreFailures: number;
   lastPosition: number;
   /**
@@ -102,7 +102,7 @@ const FIELDS: readonly [string, 'counter' | 'gauge', string, CountKey][] = [
   [
     'cds_projector_ledger_store_failures',
     'counter',
-    'Release ledger keys (CDS_RELEASES) a flush did not write, or flushes that found no bucket (retried by the next flush).',
+    'Release ledger flushes that failed: no CDS_RELEASES bucket, or a key not written (retried by the next flush).',
     'ledgerStoreFailures',
   ],
   ['cds_projector_last_position', 'gauge', 'Stream sequence of the last handled event.', 'lastPosition'],

@@ -142,28 +142,23 @@ export function createReleaseLedger(deps: ReleaseLedgerDeps): ReleaseLedger {
       log.warn({ err, datasets: dirty.size }, 'release ledger not written: the bucket is not available (retried)');
       return;
     }
-    const failed: string[] = [];
-    let firstErr: unknown;
     for (const dataset of [...dirty]) {
       dirty.delete(dataset);
       try {
         await writeKey(kv, dataset, stateOf(dataset), { maxBytes, log });
       } catch (err) {
         dirty.add(dataset);
-        failed.push(dataset);
-        firstErr ??= err;
         // read again before the next write: the put may have landed after its deadline
         stateOf(dataset).revision = undefined;
+        // the others wait for the next flush: one deadline missed, not one per key (a close stays short)
+        failedFlushes += 1;
+        stats.ledgerStoreFailures += 1;
+        kv = undefined; // the next flush makes sure of the bucket again (it may have been deleted)
+        log.warn({ err, dataset, waiting: dirty.size }, 'release ledger key not written (retried)');
+        return;
       }
     }
-    if (failed.length === 0) {
-      failedFlushes = 0;
-      return;
-    }
-    failedFlushes += 1;
-    stats.ledgerStoreFailures += failed.length;
-    kv = undefined; // the next flush makes sure of the bucket again (it may have been deleted)
-    log.warn({ err: firstErr, datasets: failed }, 'release ledger keys not written (retried)');
+    failedFlushes = 0;
   };
 
   const schedule = (): void => {

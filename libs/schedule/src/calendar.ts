@@ -59,20 +59,21 @@ function businessDayOnOrBefore(date: string): string {
 
 /**
  * The COT release of the week of `monday`: it carries that week's Tuesday positions (Monday's when
- * the Tuesday is a holiday), on Friday 15:30 ET unless a holiday moved it (cotRelease) or a
- * shutdown's catch-up schedule did (shutdowns.ts).
+ * the Tuesday is a holiday), on Friday 15:30 ET unless a holiday moved it (cotRelease: shifted from
+ * that Friday) or a shutdown's catch-up schedule did (shutdowns.ts: shifted from the release the
+ * calendar had, a holiday's shift included, as the CFTC's tables state the "original publish date").
  */
 function cotOfWeek(monday: string): CalendarRelease {
   const r = cotRelease(monday);
   const dataDate = businessDayOnOrBefore(addDays(monday, 1));
-  const usual = easternInstant(addDays(monday, 4), r.time);
   const catchUp = cotCatchUp(dataDate);
   if (catchUp !== undefined) {
     const at = easternInstant(catchUp.date, COT_CATCH_UP_TIME);
     const moved = { ...r, date: catchUp.date, time: COT_CATCH_UP_TIME, at };
-    const shifted = at.getTime() === usual.getTime() ? undefined : { from: usual, reason: catchUp.reason };
+    const shifted = at.getTime() === r.at.getTime() ? undefined : { from: r.at, reason: catchUp.reason };
     return entry('cot-weekly', moved, dataDate, { shifted });
   }
+  const usual = easternInstant(addDays(monday, 4), r.time);
   const shifted = r.shiftedBy === undefined ? undefined : { from: usual, reason: r.shiftedBy };
   return entry('cot-weekly', r, dataDate, { shifted });
 }

@@ -36,6 +36,10 @@ describe('calendarReleases: cot-weekly and the CFTC shutdown catch-up schedules'
     });
     // Monday positions (Veterans Day Tuesday), usually out on Friday 11-14
     expect(rows[6]!.shifted).toEqual({ from: new Date('2025-11-14T20:30:00Z'), reason: SHUTDOWN_2025 });
+    // Shifted from the release the calendar had: Thanksgiving moved the 11-25 report's to Monday 12-01
+    // (the CFTC's table says "original publish date" 12/01/2025), as Christmas did the 12-23 one's
+    expect(rows[8]!.shifted!.from).toEqual(new Date('2025-12-01T20:30:00Z'));
+    expect(rows[12]!.shifted!.from).toEqual(new Date('2025-12-29T20:30:00Z'));
     // Back on the normal schedule: the last row is the usual Friday, not a shift
     expect(rows.at(-1)!.shifted).toBeUndefined();
     expect(rows.slice(0, -1).every((r) => r.shifted?.reason === SHUTDOWN_2025)).toBe(true);

@@ -31,9 +31,9 @@ const CATCH_UPS: readonly CatchUp[] = [
     },
   },
   {
-    // The CFTC's announcement of 2025-11-18, "CFTC to resume publishing COT reports". The report
-    // of Monday 2025-11-10 has Monday's positions (Veterans Day was the Tuesday); the release of
-    // 2026-01-23 is the normal one.
+    // The CFTC's announcement of 2025-11-18, "CFTC to resume publishing COT reports" (its table
+    // of report date, original and new publish date). The report of Monday 2025-11-10 has Monday's
+    // positions (Veterans Day was the Tuesday); the release of 2026-01-23 is the normal one.
     reason: '2025 federal government shutdown: catch-up schedule',
     reports: {
       '2025-09-30': '2025-11-19',

@@ -157,14 +157,27 @@ function releasesOfYear(rule: ReleaseRule, year: number): readonly CalendarRelea
   return list;
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** Whether `date` is a real calendar date YYYY-MM-DD of the years 1900 to 2999 (the years a calendar is computed for). */
+function isDay(date: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || date < '1900' || date >= '3000') return false;
+  const t = Date.parse(`${date}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === date;
+}
+
+/** The most years one call lists (a range beyond it is refused, not computed). */
+export const CALENDAR_MAX_YEARS = 100;
 
 /**
  * Every release of a rule scheduled on local dates startDate..endDate (inclusive, New York), sorted
- * by `at`, cancelled ones included. An empty list when endDate is before startDate.
+ * by `at`, cancelled ones included. An empty list when endDate is before startDate. The releases
+ * are shared and frozen, and so are their `at` Dates by contract: do not change them. Throws a
+ * RangeError for a date that is not one (or not of the years 1900 to 2999) and for a range of more
+ * than CALENDAR_MAX_YEARS.
  */
 export function calendarReleases(rule: ReleaseRule, startDate: string, endDate: string): CalendarRelease[] {
-  if (!DAY.test(startDate) || !DAY.test(endDate)) throw new Error(`not a date range: ${startDate}..${endDate}`);
+  if (!isDay(startDate) || !isDay(endDate)) throw new RangeError(`not a date range: ${startDate}..${endDate}`);
+  if (Number(endDate.slice(0, 4)) - Number(startDate.slice(0, 4)) >= CALENDAR_MAX_YEARS)
+    throw new RangeError(`a calendar of more than ${CALENDAR_MAX_YEARS} years: ${startDate}..${endDate}`);
   const out: CalendarRelease[] = [];
   for (let year = Number(startDate.slice(0, 4)); year <= Number(endDate.slice(0, 4)); year++) {
     for (const r of releasesOfYear(rule, year)) if (r.date >= startDate && r.date <= endDate) out.push(r);
@@ -235,13 +248,14 @@ function firstReleaseOf(rule: ReleaseRule, date: string): Date | null {
 /**
  * When an observation dated `date` was first published by the rule's calendar (an estimate): the
  * time of the first non-cancelled release whose dataDate is on or after `date`. Undefined when the
- * calendar cannot say (before the rule's first year, or after `now`: not yet released).
+ * calendar cannot say (before the rule's first year, or after `now`: not yet released) and for a
+ * date that is not one. Kept per rule and date; the Date is shared: do not change it.
  */
 export function estimatedFirstRelease(rule: ReleaseRule, date: string, now: Date = new Date()): Date | undefined {
   const key = `${rule} ${date}`;
   let at = firstKept.get(key);
   if (at === undefined) {
-    if (!DAY.test(date)) return undefined;
+    if (!isDay(date)) return undefined;
     if (firstKept.size >= FIRST_KEPT) firstKept.clear();
     at = firstReleaseOf(rule, date);
     firstKept.set(key, at);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RELEASE_RULES } from '@cds/contracts';
-import { addDays, calendarReleases, cotReportPublishedAt, estimatedFirstRelease } from './index.ts';
+import { addDays, calendarReleases, cotReportPublishedAt, estimatedFirstRelease, weekday } from './index.ts';
 
 const iso = (d: Date | undefined) => d?.toISOString();
 const SHUTDOWN_2025 = '2025 federal government shutdown: catch-up schedule';
@@ -171,7 +171,11 @@ describe('calendarReleases: ranges', () => {
 
   it('is empty for an end before the start, and refuses what is not a date', () => {
     expect(calendarReleases('lm-hg201-daily', '2025-03-10', '2025-03-09')).toEqual([]);
-    expect(() => calendarReleases('lm-hg201-daily', '2025-3-1', '2025-03-09')).toThrow(/not a date range/);
+    expect(() => calendarReleases('lm-hg201-daily', '2025-3-1', '2025-03-09')).toThrow(RangeError);
+    expect(() => calendarReleases('lm-hg201-daily', '2025-02-29', '2025-03-09')).toThrow(/not a date range/);
+    expect(() => calendarReleases('lm-hg201-daily', '1850-01-01', '1850-03-09')).toThrow(/not a date range/);
+    expect(() => calendarReleases('cot-weekly', '1950-01-01', '2050-01-01')).toThrow(/more than 100 years/);
+    expect(calendarReleases('cot-weekly', '2999-12-18', '2999-12-24').map((r) => weekday(r.date))).toEqual([5]);
   });
 
   it('lists every rule over 366 days, each release inside the range and in time order', () => {
@@ -216,6 +220,8 @@ describe('estimatedFirstRelease', () => {
       '2026-12-04T20:30:00.000Z',
     );
     expect(estimatedFirstRelease('cot-weekly', 'not-a-date')).toBeUndefined();
+    expect(estimatedFirstRelease('cot-weekly', '2025-02-30')).toBeUndefined();
+    expect(estimatedFirstRelease('fx-reference-daily', '2999-12-31', new Date(8.64e15))).toBeDefined();
   });
 
   it('is never before the observation and never earlier for a later date (every day of 2024, every rule)', () => {

@@ -161,7 +161,9 @@ function snapshotPrices(commodity: string): Map<string, number> {
  */
 const EARLY_DATE = '2026-01-02';
 const EARLY_AT = '2026-01-02T13:00:00.000Z';
-const EARLY_RANGE = 'start_date=2025-12-01&end_date=2026-01-31';
+// From the day itself: the snapshot's December prices count from their weekly reports under as_of
+// (docs/point-in-time.md, estimated first releases), so as of 2 January they are known too.
+const EARLY_RANGE = 'start_date=2026-01-02&end_date=2026-01-31';
 
 function earlyVersion(value: number): DataEvent {
   return {

@@ -61,11 +61,10 @@ const earliestKept = new WeakMap<object, Map<string, string | undefined>>();
 /**
  * The earliest publication of a series under the estimate: its descriptor's `first_published_at`
  * (the earliest stored stamp), or earlier, the first release the view gives the observations of
- * the first years the calendar estimates that hold any (a calendar begins in a given year: WTI's
- * daily prices begin in 1986, before the weekly report's calendar; estimates only grow with the
- * date), read a few years at a time. Needed only for an `as_of` before the stored stamp, and kept per series until its
- * descriptor changes (new data changes `last_updated`), so an estimated history answers from its
- * first release instead of from its load at the cost of one bucket read.
+ * the first years the calendar estimates that hold any, read a few years of buckets at a time (a
+ * calendar begins in a given year, WTI's daily prices before the weekly report's; estimates only
+ * grow with the date). Looked for only under an `as_of` before the stored stamp, and kept per
+ * series until its descriptor changes (new data changes `last_updated`).
  */
 export async function earliestPublication(
   ctx: RouteContext,

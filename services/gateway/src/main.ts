@@ -9,6 +9,7 @@ import { createRedis, topologyOptions, type RedisClient } from '@cds/redis';
 import { createMetrics, runService, type Logger, type Metrics, type RunningService } from '@cds/telemetry';
 import { buildApp } from './app.ts';
 import { createDatasetsBoard } from './datasets/board.ts';
+import { registerDatasetMetrics } from './datasets/metrics.ts';
 import { followDatasets } from './datasets/tables.ts';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter.ts';
 import { followChanges } from './events/change-follower.ts';
@@ -209,6 +210,15 @@ await runService({
     if (followed === undefined) return;
     const { changes, keys, syncState, cotChecks, datasets } = followed;
 
+    const datasetsBoard = createDatasetsBoard({
+      ledgers: datasets.ledgers,
+      incidents: datasets.incidents,
+      errors: syncState,
+      checks: cotChecks,
+      calendar: calendarReleases,
+    });
+    registerDatasetMetrics(metrics, { board: datasetsBoard, incidents: datasets.incidents, nowMs });
+
     const rateLimiter = createRateLimiter(config, redis, logger, fallbacks);
     const cache = await startCache(config, messaging, service);
     const query = createQueryClient({
@@ -242,13 +252,7 @@ await runService({
       hsts: config.HSTS,
       trustProxyHops: config.TRUST_PROXY_HOPS,
       status: createStatusBoard(syncState, { demo: config.DEMO_DATA, checks: cotChecks }),
-      datasets: createDatasetsBoard({
-        ledgers: datasets.ledgers,
-        incidents: datasets.incidents,
-        errors: syncState,
-        checks: cotChecks,
-        calendar: calendarReleases,
-      }),
+      datasets: datasetsBoard,
       events: {
         hub,
         slots,

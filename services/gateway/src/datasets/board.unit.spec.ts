@@ -14,13 +14,14 @@ import {
 } from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
 import { easternInstant, zonedInstant } from '@cds/schedule';
-import { createLogger } from '@cds/telemetry';
+import { createLogger, createMetrics } from '@cds/telemetry';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import type { RateLimiter } from '../rate/windows.ts';
 import { createStatusBoard } from '../status/status-document.ts';
 import { SourceErrorDays } from '../status/sync-state.ts';
 import { createDatasetsBoard } from './board.ts';
+import { registerDatasetMetrics } from './metrics.ts';
 import type { CalendarRelease } from './releases.ts';
 import { IncidentTable, LedgerTable } from './tables.ts';
 
@@ -136,7 +137,7 @@ const incident = (over: Partial<Incident>): Incident => ({
   ...over,
 });
 
-function harness(opts: { board?: boolean; checks?: ConsistencyDay[]; errors?: SourceErrorDay[] } = {}) {
+function makeBoard(opts: { checks?: ConsistencyDay[]; errors?: SourceErrorDay[] } = {}) {
   const incidents = new IncidentTable();
   incidents.put(incident({}));
   incidents.put(
@@ -171,7 +172,11 @@ function harness(opts: { board?: boolean; checks?: ConsistencyDay[]; errors?: So
     checks: { consistency: () => opts.checks ?? [], version: () => 0 },
     calendar,
   });
-  return publicApp({ ...(opts.board === false ? {} : { datasets: board }) });
+  return { board, incidents };
+}
+
+function harness(opts: { board?: boolean; checks?: ConsistencyDay[]; errors?: SourceErrorDay[] } = {}) {
+  return publicApp({ ...(opts.board === false ? {} : { datasets: makeBoard(opts).board }) });
 }
 
 /** The gateway with what its public routes use; the rate windows and the query service refuse to be asked. */
@@ -493,5 +498,30 @@ describe('GET /api/v1/status links', () => {
       releases: 'https://api.example.com/api/v1/releases',
     });
     await app.close();
+  });
+});
+
+describe('dataset metrics', () => {
+  it("exports each dataset's condition today (0 available to 3 missing) and the incidents dropped", async () => {
+    const metrics = createMetrics('gateway-test');
+    const { board, incidents } = makeBoard({
+      errors: [
+        {
+          source: 'ecb',
+          date: '2025-11-22',
+          failed_runs: 1,
+          last_error: 'x',
+          last_failed_at: '2025-11-22T16:00:00.000Z',
+        },
+      ],
+    });
+    registerDatasetMetrics(metrics, { board, incidents, nowMs: () => NOW });
+    const text = await metrics.render();
+    const value = (dataset: string) =>
+      new RegExp(`^cds_dataset_condition\\{dataset="${dataset}"[,}][^\\n]* (\\S+)$`, 'm').exec(text)?.[1];
+    expect(value('ecb_reference_rates')).toBe('1');
+    expect(value('wasde')).toBe('0');
+    expect(text).toMatch(/^cds_gateway_incidents_dropped(_total)?(\{[^}]*\})? 0$/m);
+    await metrics.shutdown();
   });
 });

@@ -7,6 +7,7 @@ import {
   mondayOf,
   pinkSheetRelease,
   quarterEndReportReleases,
+  sourceOfRule,
   wpsrRelease,
   type Release,
 } from './releases.ts';
@@ -155,6 +156,19 @@ function releasesOfYear(rule: ReleaseRule, year: number): readonly CalendarRelea
     yearsKept.set(key, list);
   }
   return list;
+}
+
+/** A calendar release as a Release of its rule's source (`shiftedBy` the shift's reason), with its data date. */
+export function scheduledRelease(r: CalendarRelease): Release & { dataDate: string } {
+  return {
+    source: sourceOfRule(r.rule),
+    report: r.report,
+    date: r.date,
+    time: r.time,
+    at: r.at,
+    dataDate: r.dataDate,
+    ...(r.shifted !== undefined ? { shiftedBy: r.shifted.reason } : {}),
+  };
 }
 
 /** Whether `date` is a real calendar date YYYY-MM-DD of the years 1900 to 2999 (the years a calendar is computed for). */

@@ -1,7 +1,7 @@
 import { SOURCES, SYNC_SOURCE_NAMES, type ReleaseRule, type SyncSourceName } from '@cds/contracts';
 import { addDays } from './holidays.ts';
 import { localParts, type Release } from './releases.ts';
-import { calendarReleases } from './calendar.ts';
+import { calendarReleases, scheduledRelease } from './calendar.ts';
 
 /** A source `ingest sync` keeps up to date on its calendar (the contracts' SOURCES rows with `synced`). */
 export type SyncedSource = SyncSourceName;
@@ -36,20 +36,12 @@ const AROUND_DAYS: Readonly<Record<ReleaseRule, readonly [before: number, after:
   'fx-reference-daily': [10, 10],
 };
 
-/** A source's calendar releases around a local date (calendar.ts), the cancelled ones left out, sorted by time. */
-function scheduledAround(source: SyncedSource, rule: ReleaseRule, today: string): ScheduledRelease[] {
+/** A rule's calendar releases around a local date (calendar.ts), the cancelled ones left out, sorted by time. */
+function scheduledAround(rule: ReleaseRule, today: string): ScheduledRelease[] {
   const [before, after] = AROUND_DAYS[rule];
   return calendarReleases(rule, addDays(today, -before), addDays(today, after))
     .filter((r) => r.cancelled === undefined)
-    .map((r) => ({
-      source,
-      report: r.report,
-      date: r.date,
-      time: r.time,
-      at: r.at,
-      dataDate: r.dataDate,
-      ...(r.shifted !== undefined ? { shiftedBy: r.shifted.reason } : {}),
-    }));
+    .map(scheduledRelease);
 }
 
 /**
@@ -64,11 +56,11 @@ const aroundKept = new Map<string, readonly ScheduledRelease[]>();
 function releasesAround(source: SyncedSource, at: Date): readonly ScheduledRelease[] {
   const rule = SOURCES[source].calendar.rule;
   const today = localParts(at).date;
-  const key = `${source} ${today}`;
+  const key = `${rule} ${today}`;
   let releases = aroundKept.get(key);
   if (releases === undefined) {
     if (aroundKept.size >= AROUND_KEPT) aroundKept.clear();
-    releases = scheduledAround(source, rule, today);
+    releases = scheduledAround(rule, today);
     aroundKept.set(key, releases);
   }
   return releases;

@@ -54,7 +54,7 @@ export function mondayOf(date: string): string {
 const SOURCE_OF_RULE = new Map(SYNC_SOURCE_NAMES.map((n) => [SOURCES[n].calendar.rule, n] as const).reverse());
 
 /** The synced source whose calendar follows a rule (the first in the table). */
-function sourceOfRule(rule: ReleaseRule): SyncSourceName {
+export function sourceOfRule(rule: ReleaseRule): SyncSourceName {
   const source = SOURCE_OF_RULE.get(rule);
   if (source === undefined) throw new Error(`no synced source follows the release rule ${rule}`);
   return source;

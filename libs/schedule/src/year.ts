@@ -1,28 +1,16 @@
-import { addDays, weekday } from './holidays.ts';
-import {
-  cotRelease,
-  lmHg201Release,
-  mondayOf,
-  pinkSheetRelease,
-  quarterEndReportReleases,
-  wpsrRelease,
-  type Release,
-} from './releases.ts';
-import { editionReleasesOfYear } from './supply-demand.ts';
-import { fxReferenceReleasesOfYear } from './fx-reference.ts';
+import { RELEASE_RULES } from '@cds/contracts';
+import { calendarReleases, scheduledRelease } from './calendar.ts';
+import type { Release } from './releases.ts';
 
-/** Every release of every rule whose usual day falls in `year`, sorted by time. */
+/**
+ * Every release of every rule dated (after any holiday shift or shutdown catch-up) in `year`, the
+ * cancelled ones left out, sorted by time: the rules' calendars (calendar.ts), each as a Release of
+ * its rule's source.
+ */
 export function releasesOfYear(year: number): Release[] {
-  const out: Release[] = [];
-  for (let monday = mondayOf(`${year}-01-01`); monday <= `${year}-12-31`; monday = addDays(monday, 7)) {
-    if (addDays(monday, 4).startsWith(`${year}-`)) out.push(cotRelease(monday));
-    if (addDays(monday, 2).startsWith(`${year}-`)) out.push(wpsrRelease(monday));
-  }
-  out.push(...quarterEndReportReleases(year));
-  for (let month = 1; month <= 12; month++) out.push(pinkSheetRelease(year, month));
-  out.push(...editionReleasesOfYear(year));
-  out.push(...fxReferenceReleasesOfYear(year));
-  for (let d = `${year}-01-01`; d.startsWith(`${year}-`); d = addDays(d, 1))
-    if (weekday(d) >= 1 && weekday(d) <= 5) out.push(lmHg201Release(d));
-  return out.sort((a, b) => a.at.getTime() - b.at.getTime());
+  return RELEASE_RULES.flatMap((rule) =>
+    calendarReleases(rule, `${year}-01-01`, `${year}-12-31`)
+      .filter((r) => r.cancelled === undefined)
+      .map(scheduledRelease),
+  ).sort((a, b) => a.at.getTime() - b.at.getTime());
 }

@@ -417,6 +417,9 @@ describe('GET /api/v1/releases', () => {
     expect(await meta('start_date=2018-01-01')).toMatchObject({ start_date: '2018-01-01', end_date: '2019-01-02' });
     expect(await meta('end_date=2019-03-31')).toMatchObject({ start_date: '2018-12-31', end_date: '2019-03-31' });
     expect(await meta('start_date=2026-06-01')).toMatchObject({ start_date: '2026-06-01', end_date: '2026-07-02' });
+    // The years the calendars cover bound the defaults too.
+    expect(await meta('end_date=1901-02-01')).toMatchObject({ start_date: '1901-01-01', end_date: '1901-02-01' });
+    expect(await meta('start_date=2998-12-01')).toMatchObject({ start_date: '2998-12-01', end_date: '2998-12-31' });
     await app.close();
   });
 
@@ -435,6 +438,8 @@ describe('GET /api/v1/releases', () => {
     ['dataset=wasde&per_page=101', 'per_page', /1 to 100/],
     ['dataset=wasde&colour=red', 'colour', /unknown parameter 'colour'/],
     ['dataset=wasde&dataset=ecb_reference_rates', 'dataset', /only once/],
+    ['dataset=wasde&start_date=1899-12-31', 'start_date', /must be from 1901-01-01 to 2998-12-31/],
+    ['dataset=wasde&end_date=9999-12-31', 'end_date', /must be from 1901-01-01 to 2998-12-31/],
   ])('?%s is a 400 naming %s', async (query, param, message) => {
     const app = harness();
     const res = await app.inject({ url: `/api/v1/releases?${query}` });

@@ -26,15 +26,32 @@ const daysBetween = (a: string, b: string) => Math.round((Date.parse(b) - Date.p
 const clamp = (d: string, lo: string, hi: string) => (d < lo ? lo : d > hi ? hi : d);
 
 /**
+ * The dates a window may hold: the calendars are computed for the years 1900 to 2999
+ * (libs/schedule), and a window's first release needs about four months before it.
+ */
+export const RELEASES_FIRST_DATE = '1901-01-01';
+export const RELEASES_LAST_DATE = '2998-12-31';
+
+/**
  * The window of GET /releases (docs/freshness.md): given dates as given; without start_date, 90 days
  * before today, kept 90 to 366 days before end_date; without end_date, 31 days after today, kept 31
- * to 366 days after start_date. An end before the start, or more than RELEASES_MAX_DAYS after it, is
+ * to 366 days after start_date; all within RELEASES_FIRST_DATE..RELEASES_LAST_DATE (a given date
+ * outside is a 400 naming it). An end before the start, or more than RELEASES_MAX_DAYS after it, is
  * a 400 naming end_date.
  */
 export function releasesWindow(
   q: { start_date?: string | undefined; end_date?: string | undefined },
   today: string,
 ): { startDate: string; endDate: string } {
+  for (const param of ['start_date', 'end_date'] as const) {
+    const date = q[param];
+    if (date !== undefined && (date < RELEASES_FIRST_DATE || date > RELEASES_LAST_DATE)) {
+      throw new InvalidParameterError(
+        param,
+        `invalid '${param}': must be from ${RELEASES_FIRST_DATE} to ${RELEASES_LAST_DATE}`,
+      );
+    }
+  }
   const defaultStart = addDays(today, -CONDITION_DAYS);
   const startDate =
     q.start_date ??
@@ -48,16 +65,23 @@ export function releasesWindow(
       addDays(startDate, DEFAULT_AHEAD_DAYS),
       addDays(startDate, RELEASES_MAX_DAYS),
     );
-  if (endDate < startDate) {
-    throw new InvalidParameterError('end_date', `invalid 'end_date': ${endDate} is before start_date ${startDate}`);
-  }
-  if (daysBetween(startDate, endDate) > RELEASES_MAX_DAYS) {
+  const window = {
+    startDate: clamp(startDate, RELEASES_FIRST_DATE, RELEASES_LAST_DATE),
+    endDate: clamp(endDate, RELEASES_FIRST_DATE, RELEASES_LAST_DATE),
+  };
+  if (window.endDate < window.startDate) {
     throw new InvalidParameterError(
       'end_date',
-      `invalid 'end_date': the window ${startDate} to ${endDate} is longer than ${RELEASES_MAX_DAYS} days`,
+      `invalid 'end_date': ${window.endDate} is before start_date ${window.startDate}`,
     );
   }
-  return { startDate, endDate };
+  if (daysBetween(window.startDate, window.endDate) > RELEASES_MAX_DAYS) {
+    throw new InvalidParameterError(
+      'end_date',
+      `invalid 'end_date': the window ${window.startDate} to ${window.endDate} is longer than ${RELEASES_MAX_DAYS} days`,
+    );
+  }
+  return window;
 }
 
 /**

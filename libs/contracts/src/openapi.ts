@@ -189,6 +189,16 @@ const binaryContent = (types: readonly string[]): JsonObject =>
 /** The 200 (and the 206 of a file) of a route, by what its body is. */
 function successResponses(route: PublicRoute): JsonObject {
   const body = route.body;
+  if (body.kind === 'file' && route.auth === 'public') {
+    // A public document (the datasets' Atom feed): no rate window, no validators, no byte ranges.
+    return {
+      '200': {
+        description: 'OK',
+        headers: headerRefs(['X-Request-Id', 'Cache-Control']),
+        content: binaryContent(body.mediaTypes),
+      },
+    };
+  }
   if (body.kind === 'file') {
     const fileHeaders = ['Content-Disposition', 'Accept-Ranges'];
     return {

@@ -2910,41 +2910,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The whole file. */
+            /** @description OK */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    "Last-Modified": components["headers"]["Last-Modified"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "Content-Disposition": components["headers"]["Content-Disposition"];
-                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/atom+xml": string;
-                };
-            };
-            /** @description The byte range asked for. */
-            206: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    "Last-Modified": components["headers"]["Last-Modified"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Content-Disposition": components["headers"]["Content-Disposition"];
-                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
-                    "Content-Range": components["headers"]["Content-Range"];
                     [name: string]: unknown;
                 };
                 content: {

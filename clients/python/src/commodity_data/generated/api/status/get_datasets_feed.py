@@ -28,11 +28,6 @@ def _parse_response(
 
         return response_200
 
-    if response.status_code == 206:
-        response_206 = File(payload=BytesIO(response.content))
-
-        return response_206
-
     if response.status_code == 413:
         response_413 = ErrorBody.from_dict(response.json())
 

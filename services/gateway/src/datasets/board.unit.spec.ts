@@ -468,6 +468,7 @@ describe('GET /api/v1/datasets/feed', () => {
     const res = await app.inject({ url: '/api/v1/datasets/feed' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/atom+xml; charset=utf-8');
+    validate('/datasets/feed', { statusCode: res.statusCode, headers: res.headers, body: res.body });
     expect(res.headers['cache-control']).toBe('public, max-age=60');
     const xml = res.body;
     expect(xml.startsWith('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">')).toBe(

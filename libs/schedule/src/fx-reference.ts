@@ -35,6 +35,9 @@ export function easterSunday(year: number): string {
   return `${year}-${pad(month)}-${pad(day)}`;
 }
 
+/** Good Friday and Easter Monday of each year asked, kept (a year of days asks for them daily). */
+const easterDays = new Map<number, { goodFriday: string; easterMonday: string }>();
+
 /** The TARGET closing day a weekday date is, by name, or undefined. */
 export function targetHolidayOn(date: string): string | undefined {
   const year = Number(date.slice(0, 4));
@@ -43,9 +46,14 @@ export function targetHolidayOn(date: string): string | undefined {
   if (md === '05-01') return 'Labour Day';
   if (md === '12-25') return 'Christmas Day';
   if (md === '12-26') return '26 December';
-  const easter = easterSunday(year);
-  if (date === addDays(easter, -2)) return 'Good Friday';
-  if (date === addDays(easter, 1)) return 'Easter Monday';
+  let easter = easterDays.get(year);
+  if (easter === undefined) {
+    const sunday = easterSunday(year);
+    easter = { goodFriday: addDays(sunday, -2), easterMonday: addDays(sunday, 1) };
+    easterDays.set(year, easter);
+  }
+  if (date === easter.goodFriday) return 'Good Friday';
+  if (date === easter.easterMonday) return 'Easter Monday';
   return undefined;
 }
 

@@ -18,22 +18,45 @@ export function isoDate(d: Date): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 }
 
+const DAY_MS = 86_400_000;
+
+/** The decimal number written by the digits s[from..to), or -1 when one is not a digit. */
+function digits(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/**
+ * The UTC midnight of a date YYYY-MM-DD, in ms (read digit by digit: calendars read hundreds of
+ * thousands of dates, and a regex match and a Date each are garbage). Throws for what is not one.
+ */
+function utcMidnight(date: string): number {
+  const shaped = date.length === 10 && date.charCodeAt(4) === 45 && date.charCodeAt(7) === 45;
+  const y = shaped ? digits(date, 0, 4) : -1;
+  const m = digits(date, 5, 7);
+  const d = digits(date, 8, 10);
+  if (y < 0 || m < 0 || d < 0) throw new Error(`not a date: ${date}`);
+  return Date.UTC(y, m - 1, d);
+}
+
 /** The calendar date as a Date at UTC midnight (dates are handled as UTC days: no DST to trip on). */
 export function dateOf(date: string): Date {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (!m) throw new Error(`not a date: ${date}`);
-  return new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return new Date(utcMidnight(date));
 }
 
 export function addDays(date: string, days: number): string {
-  const d = dateOf(date);
-  d.setUTCDate(d.getUTCDate() + days);
-  return isoDate(d);
+  return isoDate(new Date(utcMidnight(date) + days * DAY_MS));
 }
 
 /** 0 = Sunday ... 6 = Saturday. */
 export function weekday(date: string): number {
-  return dateOf(date).getUTCDay();
+  // 1970-01-01 was a Thursday (4)
+  return (((Math.floor(utcMidnight(date) / DAY_MS) + 4) % 7) + 7) % 7;
 }
 
 /** The n-th (1-based) given weekday of a month; n = -1 for the last. */

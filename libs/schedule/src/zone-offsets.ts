@@ -68,9 +68,19 @@ const FIRST_TABLED = 1900;
 const LAST_TABLED = 2200;
 const tables = new Map<string, YearTable>();
 
+/** A stretch of one offset: the last one each zone was read in, as calendars read instants in order. */
+interface Stretch {
+  from: number;
+  to: number;
+  offset: number;
+}
+const lastStretch = new Map<string, Stretch>();
+
 /** The offset of `timeZone` from UTC at `ms` (local wall clock minus UTC, in ms). Throws a RangeError for an invalid instant or zone. */
 export function zoneOffset(ms: number, timeZone: string): number {
   if (!Number.isFinite(ms)) throw new RangeError('Invalid time value');
+  const last = lastStretch.get(timeZone);
+  if (last !== undefined && ms >= last.from && ms < last.to) return last.offset;
   const year = new Date(ms).getUTCFullYear();
   if (year < FIRST_TABLED || year > LAST_TABLED) return intlOffset(ms, timeZone);
   const key = `${timeZone} ${year}`;
@@ -81,7 +91,9 @@ export function zoneOffset(ms: number, timeZone: string): number {
   }
   let i = table.starts.length - 1;
   while (i > 0 && table.starts[i]! > ms) i--;
-  return table.offsets[i]!;
+  const offset = table.offsets[i]!;
+  lastStretch.set(timeZone, { from: table.starts[i]!, to: table.starts[i + 1] ?? Date.UTC(year + 1, 0, 1), offset });
+  return offset;
 }
 
 /** The wall clock of `ms` in `timeZone` read as a UTC instant, to the minute. */

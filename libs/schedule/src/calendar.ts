@@ -201,12 +201,14 @@ export function calendarReleases(rule: ReleaseRule, startDate: string, endDate: 
 
 /**
  * The first year each rule's calendar speaks for: before it the agency published on another
- * schedule, or the rule is not known to hold, and no first release is estimated.
+ * schedule, or the rule is not known to hold, and no first release is estimated. Where older
+ * releases came at another time of day it was earlier than the rule's (the WPSR, the ECB), so
+ * those estimates err late (an `as_of` sees the data a little after it was out), not early.
  * - cot-weekly: the CFTC has published the COT weekly (Friday, with Tuesday's positions) since
  *   2000, every two weeks before; 2001 is the first whole year.
- * - wpsr-weekly: EIA released the WPSR at 09:00 on Wednesdays from February 1994 and looked for a
- *   later time when API moved its survey to Wednesday in January 2003 (EIA's note to editors);
- *   its notice of June 2008 states 10:30. 2004 is the first whole year the rule is taken to hold.
+ * - wpsr-weekly: EIA has released the WPSR on Wednesday mornings since February 1994 (09:00, moved
+ *   after API's survey went to Wednesdays in January 2003, per EIA's note to editors; 10:30 by its
+ *   notice of June 2008): the rule's 10:30 is never earlier. 1995 is the first whole year.
  * - quarter-end-reports: the NASS history the sync loads (from 2000), at 08:30 ET before 2013.
  * - pink-sheet-monthly: the 2nd business day is what every vintage seen shows (from 2022).
  * - lm-hg201-daily: the LM_HG201 rows recorded (from 2019; the sync loads from 2020).
@@ -216,7 +218,7 @@ export function calendarReleases(rule: ReleaseRule, startDate: string, endDate: 
  */
 const FIRST_YEAR: Readonly<Record<ReleaseRule, number>> = {
   'cot-weekly': 2001,
-  'wpsr-weekly': 2004,
+  'wpsr-weekly': 1995,
   'quarter-end-reports': 2000,
   'pink-sheet-monthly': 2022,
   'lm-hg201-daily': 2019,

@@ -10,7 +10,8 @@
  * ordered by publication time, with consecutive equal values collapsed into the first: a release
  * that repeats the value in force only *confirms* it (the bucket's release list remembers that it
  * carried the date). The current answer is the newest version; `as_of T` is the newest version
- * published at or before T; the first release is the oldest.
+ * published at or before T; the first release is the oldest. A view may date a first version whose
+ * time is estimated by its release calendar instead (`releaseOfFirst`: a history loaded after the fact).
  *
  * Arrival order does not matter: a release folded late, between two others, is inserted at its
  * publication time, and the value it displaced comes back at the next release that carried the

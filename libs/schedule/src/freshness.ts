@@ -2,6 +2,7 @@ import { SOURCES, SYNC_SOURCE_NAMES, type ReleaseRule, type SyncSourceName } fro
 import { addDays } from './holidays.ts';
 import { localParts, type Release } from './releases.ts';
 import { calendarReleases, scheduledRelease } from './calendar.ts';
+import { COT_CATCH_UP_MAX_DAYS } from './shutdowns.ts';
 
 /** A source `ingest sync` keeps up to date on its calendar (the contracts' SOURCES rows with `synced`). */
 export type SyncedSource = SyncSourceName;
@@ -27,7 +28,8 @@ export const LATE_GRACE_MS = Object.fromEntries(
  * months between editions) and a shutdown that held COT reports back for up to eight weeks.
  */
 const AROUND_DAYS: Readonly<Record<ReleaseRule, readonly [before: number, after: number]>> = {
-  'cot-weekly': [70, 28],
+  // a shutdown's catch-up published a report up to COT_CATCH_UP_MAX_DAYS after its date, with none in between
+  'cot-weekly': [COT_CATCH_UP_MAX_DAYS + 21, 28],
   'wpsr-weekly': [21, 21],
   'quarter-end-reports': [400, 400],
   'pink-sheet-monthly': [70, 45],

@@ -1,5 +1,4 @@
-import { urlCredentials } from '@cds/config';
-import { connectMessaging, type Messaging } from '@cds/messaging';
+import { connectMessaging, natsAuthOptions, type Messaging } from '@cds/messaging';
 import type { IngestEnv } from '../config.ts';
 import { createKvLedger } from '../publish/ledger.ts';
 import { createPublisher, type Publisher } from '../publish/publisher.ts';
@@ -26,24 +25,24 @@ export async function withPublishing(
   const { settings, say } = opts;
   let messaging: Messaging;
   try {
-    messaging = await connectMessaging({
-      servers: opts.natsUrl,
-      name: `${opts.name}-${process.pid}`,
-      timeoutMs: 5_000,
-    });
+    messaging = await untilJetStreamAnswers(say, () =>
+      connectMessaging({ servers: opts.natsUrl, name: `${opts.name}-${process.pid}`, timeoutMs: 5_000 }),
+    );
   } catch (err) {
-    // The address without its password (a wrong one reads "Authorization Violation").
-    say(`error: cannot reach NATS at ${urlCredentials(opts.natsUrl).address}: ${(err as Error).message}`);
+    // The addresses without their passwords (a wrong one reads "Authorization Violation").
+    say(`error: cannot reach NATS at ${natsAuthOptions(opts.natsUrl).servers.join(',')}: ${(err as Error).message}`);
     return 1;
   }
   try {
     // CDS_DATA only: the keys stream is the admin API's.
-    await ensureEventStreams(
-      messaging,
-      { replicas: settings.STREAM_REPLICAS, duplicateWindowMs: settings.DUPLICATE_WINDOW_MS },
-      ['data'],
-    );
-    const ledger = opts.ledger ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS }) : undefined;
+    const ledger = await untilJetStreamAnswers(say, async () => {
+      await ensureEventStreams(
+        messaging,
+        { replicas: settings.STREAM_REPLICAS, duplicateWindowMs: settings.DUPLICATE_WINDOW_MS },
+        ['data'],
+      );
+      return opts.ledger ? await createKvLedger(messaging.js, { replicas: settings.STREAM_REPLICAS }) : undefined;
+    });
     let retriesReported = 0;
     let stored = 0;
     const stopAfter = settings.INGEST_STOP_AFTER;
@@ -71,6 +70,29 @@ export async function withPublishing(
     return 1;
   } finally {
     await messaging.close().catch(() => undefined);
+  }
+}
+
+/**
+ * How long a publishing command asks again for its connection, streams and ledger while JetStream
+ * does not answer in time or says it is temporarily unavailable (a leader election, a server cut
+ * off: docs/reliability.md "Partitions"); its publishes retry for 5 min (docs/ingest.md). Any other
+ * error (a wrong password, a refused subject, a stream that cannot be changed) ends it at once.
+ */
+const SETUP_RETRY_MS = 60_000;
+const TRANSIENT = /timeout|temporarily unavailable|no responders/i;
+
+async function untilJetStreamAnswers<T>(say: (t: string) => void, step: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await step();
+    } catch (err) {
+      if (!TRANSIENT.test(String(err)) || Date.now() - started > SETUP_RETRY_MS) throw err;
+      if (attempt === 1)
+        say(`\nwarning: JetStream did not answer (${(err as Error).message}); asking again for up to 60 s`);
+      await new Promise((r) => setTimeout(r, Math.min(5_000, 500 * attempt)));
+    }
   }
 }
 

@@ -210,3 +210,131 @@ describe('ingest sync through the whole pipeline', () => {
     }
   }, 30_000);
 });
+
+describe('datasets and releases: the conditions and the lag against the calendars', () => {
+  const api = (path: string) => fetch(`${e2e.gatewayUrl()}/api/v1${path}`);
+  async function json(path: string, expectStatus = 200) {
+    const res = await api(path);
+    const body = await res.text();
+    const headers: Record<string, string> = {};
+    res.headers.forEach((v, k) => (headers[k] = v));
+    validate(path.split('?')[0]!, { statusCode: res.status, headers, body });
+    expect(res.status, body).toBe(expectStatus);
+    return JSON.parse(body);
+  }
+  interface Release {
+    data_date: string;
+    local_date: string;
+    status: string;
+    scheduled_at: string | null;
+    first_served_at: string | null;
+    lag_seconds: number | null;
+    backfilled?: boolean;
+    shifted?: { from: string; reason: string };
+    cancelled_reason?: string;
+  }
+
+  it('GET /status links to them, absolute', async () => {
+    const body = await json('/status');
+    // Absolute, on the gateway's public base URL (the testkit's says localhost where the tests dial 127.0.0.1).
+    const port = new URL(e2e.gatewayUrl()).port;
+    for (const [name, link] of Object.entries(body.links as Record<string, string>)) {
+      const url = new URL(link);
+      expect(url.port).toBe(port);
+      expect(url.pathname).toBe(`/api/v1/${name}`);
+    }
+    expect(Object.keys(body.links).sort()).toEqual(['datasets', 'releases']);
+  });
+
+  it("the synced COT week is a release first served by this run, its lag measured from the calendar's time", async () => {
+    const due = lastDueRelease('cftc', new Date());
+    let release: Release | undefined;
+    await eventually(
+      'the ledger followed',
+      async () => {
+        const body = await json(`/releases?dataset=cftc_legacy&start_date=${addDays(due.date, -14)}`);
+        release = (body.data as Release[]).find((r) => r.data_date === newestCot);
+        return release?.first_served_at != null;
+      },
+      30_000,
+    );
+    const r = release!;
+    expect(r.scheduled_at).toBe(due.at.toISOString());
+    // Served by the sync above (the recorded rows were moved to this week), never before the calendar said.
+    expect(Date.parse(r.first_served_at!)).toBeGreaterThan(Date.parse(r.scheduled_at!));
+    expect(r.lag_seconds).toBeCloseTo((Date.parse(r.first_served_at!) - Date.parse(r.scheduled_at!)) / 1000, 0);
+    // The grace is 2 hours: served later than that, the release was late; later than 7 days, a backfill.
+    if (r.lag_seconds! > 7 * 86_400) expect(r).toMatchObject({ status: 'published', backfilled: true });
+    else expect(r.status).toBe(r.lag_seconds! > 2 * 3_600 ? 'late' : 'published');
+  }, 60_000);
+
+  it('the CFTC catch-up after the 2025 shutdown is listed as shifted, the cancelled October 2025 WASDE as cancelled', async () => {
+    const cot = await json('/releases?dataset=cftc_legacy&start_date=2025-11-01&end_date=2026-01-31&status=shifted');
+    const first = (cot.data as Release[]).find((r) => r.data_date === '2025-09-30');
+    expect(first).toMatchObject({ local_date: '2025-11-19', scheduled_at: '2025-11-19T20:30:00.000Z' });
+    expect(first!.shifted!.from).toBe('2025-10-03T19:30:00.000Z');
+    expect((cot.data as Release[]).map((r) => r.data_date)).toContain('2026-01-13');
+    const wasde = await json('/releases?dataset=wasde&start_date=2025-10-01&end_date=2025-10-31');
+    expect(wasde.data).toHaveLength(1);
+    expect(wasde.data[0]).toMatchObject({ status: 'cancelled', first_served_at: null, lag_seconds: null });
+    expect(wasde.data[0].cancelled_reason).toMatch(/shutdown/i);
+  });
+
+  it('GET /datasets lists every dataset over 90 days; a failing source makes its day degraded, with the reason', async () => {
+    sources.faults.push({
+      match: (url) => url.pathname.startsWith('/v2/'),
+      times: 10_000,
+      respond: (res) => res.writeHead(503, { 'content-type': 'text/plain' }).end('unavailable'),
+    });
+    const run = await e2e.ingest(['sync', '--quiet', '--source', 'eia']);
+    expect(run.code).not.toBe(0);
+    sources.faults.length = 0;
+    let body: {
+      data: { id: string; source: string; days: { date: string; condition: string; reasons: { kind: string }[] }[] }[];
+    } = { data: [] };
+    await eventually(
+      'the error day followed',
+      async () => {
+        body = await json('/datasets');
+        const spot = body.data.find((d) => d.id === 'eia_spot_prices');
+        return spot?.days[0]?.reasons.some((r) => r.kind === 'source_errors') === true;
+      },
+      30_000,
+    );
+    for (const d of body.data) {
+      expect(d.days).toHaveLength(90);
+      expect(d.days[0]!.date > d.days[89]!.date).toBe(true);
+    }
+    const spot = body.data.find((d) => d.id === 'eia_spot_prices')!;
+    expect(['degraded', 'late', 'missing']).toContain(spot.days[0]!.condition);
+    // Another source's datasets are not touched by it.
+    const cot = body.data.find((d) => d.id === 'cftc_legacy')!;
+    expect(cot.days[0]!.reasons.map((r) => r.kind)).not.toContain('source_errors');
+  }, 90_000);
+
+  it('an unknown dataset, a bad date, a window too long or an unknown parameter is a 400 naming it', async () => {
+    const cases: [string, string][] = [
+      ['/releases?dataset=nope', 'dataset'],
+      ['/releases', 'dataset'],
+      ['/releases?dataset=cftc_legacy&start_date=2025-13-01', 'start_date'],
+      ['/releases?dataset=cftc_legacy&start_date=2020-01-01&end_date=2025-01-01', 'end_date'],
+      ['/releases?dataset=cftc_legacy&start_date=2025-02-01&end_date=2025-01-01', 'end_date'],
+      ['/releases?dataset=cftc_legacy&colour=red', 'colour'],
+    ];
+    for (const [path, param] of cases) {
+      const body = await json(path, 400);
+      expect(body.error, path).toMatchObject({ code: 'invalid_parameter', param });
+      expect(body.error.message, path).toContain(param);
+    }
+  });
+
+  it('the Atom feed is well-formed Atom', async () => {
+    const res = await api('/datasets/feed');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/atom\+xml/);
+    const xml = await res.text();
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?>\s*<feed xmlns="http:\/\/www.w3.org\/2005\/Atom">/i);
+    expect(xml).toContain('</feed>');
+    expect(xml).toMatch(/<updated>\d{4}-\d{2}-\d{2}T[^<]+<\/updated>/);
+  });
+});

@@ -460,7 +460,7 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
       }
     });
 
-    it("limit the dashboard's egress to DNS, the accounts admin API, query, MongoDB, Redis and SMTP", () => {
+    it("limit the dashboard's egress to DNS, the accounts admin API, the gateway, query, MongoDB, Redis and SMTP", () => {
       if (policies().length === 0) return;
       const dashboards = podsOf('dashboard');
       if (dashboards.length === 0) return;
@@ -494,9 +494,19 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
           const admitted = pods.filter((p) => selectorMatches(peer.podSelector, p.labels));
           expect(new Set(admitted.map((p) => p.labels['app.kubernetes.io/component']))).toEqual(new Set(['query']));
         }
+        // The gateway (the status page reads GET /datasets): only the gateway pods, on their port.
+        const gatewayPort = byKind('Service').find(
+          (svc) => svc.spec.selector['app.kubernetes.io/component'] === 'gateway',
+        )?.spec.ports[0].port;
+        const toGateway = rules.filter((r) => r.ports.some((p) => p.port === gatewayPort));
+        expect(toGateway.length).toBe(1);
+        for (const peer of toGateway[0]!.to!) {
+          const admitted = pods.filter((p) => selectorMatches(peer.podSelector, p.labels));
+          expect(new Set(admitted.map((p) => p.labels['app.kubernetes.io/component']))).toEqual(new Set(['gateway']));
+        }
         // Nothing else: every rule names its ports (the collector's too, when tracing is on).
         for (const r of rules) expect(r.ports.length).toBeGreaterThan(0);
-        expect(rules.length).toBe(6 + (otelEnabled() ? 1 : 0));
+        expect(rules.length).toBe(7 + (otelEnabled() ? 1 : 0));
       }
     });
 
@@ -512,7 +522,7 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
         projector: [4222, 27017],
         accounts: [4222],
         'ingest-job': [4222],
-        dashboard: [27017, 6379, 8083, 8081],
+        dashboard: [27017, 6379, 8083, 8081, 8080],
         notifier: [4222, 27017],
       };
       const otel = otelEnabled() ? [4318] : [];
@@ -534,7 +544,8 @@ describe.each(valuesFiles)('chart with %s', (valuesFile) => {
         expect(reach(cluster, 53), `${at}: DNS`).toBe(true);
         for (const port of [...uses[component]!, ...otel]) expect(reach(cluster, port), `${at} -> ${port}`).toBe(true);
         const all = [...new Set(Object.values(uses).flat())];
-        for (const port of [...all.filter((p) => !uses[component]!.includes(p)), 22, 80, 443, 5432, 8080, 9090, 10250])
+        const others = [...all, 22, 80, 443, 5432, 8080, 9090, 10250].filter((p) => !uses[component]!.includes(p));
+        for (const port of new Set(others))
           expect(reach(cluster, port), `${at} must not reach ${cluster}:${port}`).toBe(false);
         // The internet: only the sync jobs (the data sources) and the notifier (webhooks), on 443.
         const toInternet = ['ingest-job', 'notifier'].includes(component);
@@ -1563,7 +1574,7 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     expect(gateway.spec.egress).toContainEqual(rule(443, ns('observability')));
   });
 
-  it('on upgrade, NOTES says what charts 0.5 to 0.8 changed for installs that relied on the old defaults', () => {
+  it('on upgrade, NOTES says what charts 0.5 to 0.9 changed for installs that relied on the old defaults', () => {
     const notes = renderNotes('ci/production-values.yaml', ['--is-upgrade']);
     expect(notes).toContain('Upgrading to chart 0.5');
     expect(notes).toContain('https://commodities.example.com/dashboard');
@@ -1577,8 +1588,11 @@ describe('chart specifics per value set', { timeout: 60_000 }, () => {
     // Chart 0.8 adds the supply_demand projection, whose durable consumer needs the new NATS rights.
     expect(notes).toContain('Upgrading to chart 0.8');
     expect(notes).toContain('projector-supply_demand');
+    // Chart 0.9 adds the release ledger and incidents buckets to the NATS rights.
+    expect(notes).toContain('Upgrading to chart 0.9');
+    expect(notes).toContain('CDS_RELEASES');
     const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as { version: string };
-    expect(chart.version).toMatch(/^0\.8\./);
+    expect(chart.version).toMatch(/^0\.9\./);
   });
 
   it('minimal: no Ingress, NetworkPolicy, HPA, PDB or CronJob; fixed single replicas', () => {

@@ -197,6 +197,11 @@ uses, each with its own user, from its own key of the Secret. The accounts servi
   value: {{ $svc.database | quote }}
 - name: ADMIN_URL
   value: {{ include "commodity-data.adminUrl" .ctx | quote }}
+{{- if $v.services.gateway.enabled }}
+{{- /* The public status page reads GET /datasets from the gateway inside the cluster. */}}
+- name: GATEWAY_URL
+  value: {{ printf "http://%s:%v" (include "commodity-data.componentName" (dict "ctx" .ctx "suffix" "gateway")) $v.services.gateway.port | quote }}
+{{- end }}
 - name: PUBLIC_API_URL
   value: {{ printf "%s/api/v1" $public | quote }}
 - name: PUBLIC_BASE_URL

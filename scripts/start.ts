@@ -430,7 +430,8 @@ function printWelcome(o: {
       `                demo users ${PLANS.map((p) => `${p}@demo.cds.local`).join(', ')}\n` +
       `                password ${demoPassword}\n\n` +
       `  Base URL      ${gatewayUrl}/api/v1\n` +
-      `  API reference ${gatewayUrl}/docs\n\n` +
+      `  API reference ${gatewayUrl}/docs\n` +
+      `  Status page   ${dashboardUrl}/status (each dataset's condition, releases and lag: docs/freshness.md)\n\n` +
       `  Demo keys (one account per plan):\n` +
       PLANS.map((p) => `    ${pad(p)} ${keys[p]}`).join('\n') +
       `\n\n  Try:\n` +

@@ -5,7 +5,7 @@ import { timeline, type History } from './history.ts';
 
 const W = 760;
 const H = 240;
-const PAD = { left: 44, right: 52, top: 34, bottom: 46 };
+const PAD = { left: 44, right: 52, top: 44, bottom: 46 };
 const COLORS = {
   admitted: '#4c9a5b',
   limited429: '#d9a53f',
@@ -19,7 +19,7 @@ const n = (x: number) => Math.round(x * 10) / 10;
 
 /** A round step for an axis up to `max` with about 4 ticks. */
 function step(max: number): number {
-  const raw = Math.max(1, max) / 4;
+  const raw = Math.max(4, max) / 4;
   const mag = 10 ** Math.floor(Math.log10(raw));
   return [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw)!;
 }
@@ -31,8 +31,8 @@ export function timelineSvg(h: History): string {
   const total = (s: (typeof secs)[number]) => s.admitted + s.limited429 + s.unavailable + s.errors;
   const reqStep = step(Math.max(1, ...secs.map(total)));
   const reqMax = Math.ceil(Math.max(1, ...secs.map(total)) / reqStep) * reqStep;
-  const lagStep = step(Math.max(1, ...secs.map((s) => s.lag ?? 0)));
-  const lagMax = Math.ceil(Math.max(1, ...secs.map((s) => s.lag ?? 0)) / lagStep) * lagStep;
+  const lagStep = step(Math.max(10, ...secs.map((s) => s.lag ?? 0)));
+  const lagMax = Math.ceil(Math.max(10, ...secs.map((s) => s.lag ?? 0)) / lagStep) * lagStep;
   const x = (second: number) => PAD.left + (second / secs.length) * plotW;
   const yReq = (v: number) => PAD.top + plotH - (v / reqMax) * plotH;
   const yLag = (v: number) => PAD.top + plotH - (v / lagMax) * plotH;
@@ -43,11 +43,6 @@ export function timelineSvg(h: History): string {
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
     `<text x="${PAD.left}" y="16" font-size="13" font-weight="bold">${esc(h.title)}</text>`,
     `<text x="${PAD.left}" y="28" fill="#555">${esc(h.cut)}</text>`,
-  );
-  const px = x(h.partition.from / 1000);
-  out.push(
-    `<rect x="${n(px)}" y="${PAD.top}" width="${n(x(h.partition.to / 1000) - px)}" height="${plotH}" fill="#e6e6e6"/>`,
-    `<text x="${n(px + 3)}" y="${PAD.top + 11}" fill="#666">partitioned</text>`,
   );
   for (let v = 0; v <= reqMax; v += reqStep) {
     out.push(
@@ -69,6 +64,12 @@ export function timelineSvg(h: History): string {
       base += v;
     }
   }
+  // Over the bars, translucent, its label above the plot.
+  const px = x(h.partition.from / 1000);
+  out.push(
+    `<rect x="${n(px)}" y="${PAD.top}" width="${n(x(h.partition.to / 1000) - px)}" height="${plotH}" fill="#000" fill-opacity="0.18"/>`,
+    `<text x="${n(px + 3)}" y="${PAD.top - 3}" fill="#444">partitioned</text>`,
+  );
   const lagPoints = secs.filter((s) => s.lag !== null).map((s) => `${n(x(s.second + 0.5))},${n(yLag(s.lag!))}`);
   if (lagPoints.length > 0) {
     out.push(`<polyline points="${lagPoints.join(' ')}" fill="none" stroke="${COLORS.lag}" stroke-width="1.5"/>`);

@@ -14,8 +14,8 @@ export interface BucketFollower {
 const decoder = new TextDecoder();
 
 /**
- * Follows a KV bucket another service writes (read only) into memory, as the COT consistency
- * failures are followed (status/cot-checks.ts): an ordered consume of libs/messaging (its watchdog
+ * Follows a KV bucket another service writes (read only) into memory (the COT consistency
+ * failures, the release ledger, the incidents): an ordered consume of libs/messaging (its watchdog
  * recreates the consumer after a stall) from the first message; until the bucket exists the
  * follower looks for it again every `retryMs`, in the background. Each put whose value passes
  * `schema` (and `accept`, given the key) reaches `put`; a value failing them is logged and skipped;

@@ -11,11 +11,10 @@ import {
   supplyDemandCheckKey,
   type ConsistencyDay,
 } from '@cds/contracts';
-import { consumeStream, followOptions, isJetStreamApiError, type PulledMessage } from '@cds/messaging';
 import { declareMetrics, type Logger, type Metrics } from '@cds/telemetry';
-import { JetStreamApiCodes, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { followBucket } from '../datasets/follow-bucket.ts';
 
 /** Most failing reports a gateway keeps in memory (bounded: a new key past it is dropped and counted). */
 export const COT_CHECKS_MAX_ENTRIES = 50_000;
@@ -189,16 +188,12 @@ export interface CotChecksFollower extends CotChecksView {
   stop(): Promise<void>;
 }
 
-const decoder = new TextDecoder();
-
 /**
  * Follows the COT consistency failures bucket (COT_CHECKS_BUCKET, the projector's) into memory, so
- * GET /status never waits on NATS: an ordered consume of libs/messaging (its watchdog recreates the
- * consumer after a stall) from the first message, as the sync state is followed (sync-state.ts).
- * The gateway only reads the bucket: until the projector has created it there is no failure to
- * report, and the follower looks for it again every `retryMs`, in the background (the gateway
- * answers meanwhile). A value failing its schema, or stored under another key than its own, is
- * logged and skipped; a delete or purge removes the key.
+ * GET /status never waits on NATS (followBucket: an ordered consume from the first message, the
+ * bucket looked for again every `retryMs` until the projector has created it; the gateway answers
+ * meanwhile). A value failing its schema, or stored under another key than its own, is logged and
+ * skipped; a delete or purge removes the key.
  */
 export function followCotChecks(opts: {
   nc: NatsConnection;
@@ -210,80 +205,29 @@ export function followCotChecks(opts: {
   retryMs?: number;
   maxEntries?: number;
 }): CotChecksFollower {
-  const bucket = opts.bucket ?? COT_CHECKS_BUCKET;
-  const stream = `KV_${bucket}`;
-  const prefix = `$KV.${bucket}.`;
-  const retryMs = opts.retryMs ?? 30_000;
   const table = new CotChecksTable({
     nowMs: opts.nowMs,
     ...(opts.maxEntries !== undefined ? { maxEntries: opts.maxEntries } : {}),
   });
-  const stopping = new AbortController();
-
-  const apply = (m: PulledMessage): void => {
-    if (!m.subject.startsWith(prefix)) return;
-    const key = m.subject.slice(prefix.length);
-    const operation = m.headers?.get('KV-Operation');
-    if (operation === 'DEL' || operation === 'PURGE') {
-      table.delete(key);
-      return;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(decoder.decode(m.data));
-    } catch {
-      parsed = undefined;
-    }
-    const failure = CotCheckFailure.safeParse(parsed);
-    if (!failure.success || consistencyKeyOf(failure.data) !== key) {
-      opts.logger.error({ seq: m.seq, kv_key: key }, 'consistency failure failed its schema or its key; skipped');
-      return;
-    }
-    table.put(key, failure.data);
-  };
-
-  let consumer: { stop(): Promise<void> } | undefined;
-  const started = (async () => {
-    let missingLogged = false;
-    for (let attempt = 1; !stopping.signal.aborted; attempt++) {
-      try {
-        await opts.jsm.streams.info(stream);
-        // KV entries are not event envelopes (a delete has no payload): each is read by its
-        // operation here, without the consumer's decode.
-        const running = await consumeStream(
-          { nc: opts.nc, js: opts.js, jsm: opts.jsm },
-          { ...followOptions(opts.logger, stream), handler: (batch) => batch.forEach(apply) },
-        );
-        if (stopping.signal.aborted) {
-          await running.stop();
-          return;
-        }
-        consumer = running;
-        opts.logger.info({ bucket }, 'following the COT consistency failures');
-        return;
-      } catch (err) {
-        if (isJetStreamApiError(err, JetStreamApiCodes.StreamNotFound)) {
-          if (!missingLogged)
-            opts.logger.info({ bucket }, 'no COT consistency failures bucket yet; looking again later');
-          missingLogged = true;
-        } else {
-          opts.logger.warn({ err, bucket, attempt }, 'cannot follow the COT consistency failures yet; retrying');
-        }
-      }
-      await sleep(retryMs, undefined, { signal: stopping.signal }).catch(() => undefined);
-    }
-  })();
-
+  const follower = followBucket({
+    nc: opts.nc,
+    js: opts.js,
+    jsm: opts.jsm,
+    logger: opts.logger,
+    bucket: opts.bucket ?? COT_CHECKS_BUCKET,
+    what: 'the COT consistency failures',
+    schema: CotCheckFailure,
+    accept: (key, failure) => consistencyKeyOf(failure) === key,
+    put: (key, failure) => table.put(key, failure),
+    remove: (key) => table.delete(key),
+    ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}),
+  });
   return {
     table,
     consistency: (nowMs) => table.consistency(nowMs),
     version: () => table.version(),
-    following: () => consumer !== undefined,
-    async stop() {
-      stopping.abort();
-      await started;
-      await consumer?.stop();
-    },
+    following: () => follower.following(),
+    stop: () => follower.stop(),
   };
 }
 

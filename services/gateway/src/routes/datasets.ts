@@ -99,20 +99,37 @@ export function registerDatasetsRoutes(
     return datasets;
   };
 
+  // The board recomputes its document at most once a second: its JSON (all but `meta`) and its feed
+  // are written once per document, not per request (a document is some 100 KB of JSON).
+  const bodies = new WeakMap<object, string>();
+  const feeds = new WeakMap<object, string>();
   app.get(DATASETS_URL, (request, reply) => {
     const now = nowMs();
     const doc = board().document(now);
-    const body: DatasetsResponse = {
-      data: doc.data,
-      incidents: doc.incidents,
-      meta: { request_id: String(request.id), generated_at: new Date(now).toISOString() },
+    let head = bodies.get(doc);
+    if (head === undefined) {
+      const whole: Omit<DatasetsResponse, 'meta'> = { data: doc.data, incidents: doc.incidents };
+      head = JSON.stringify(whole).slice(0, -1);
+      bodies.set(doc, head);
+    }
+    const meta: DatasetsResponse['meta'] = {
+      request_id: String(request.id),
+      generated_at: new Date(now).toISOString(),
     };
-    return reply.headers(headers).type(JSON_TYPE).send(body);
+    return reply
+      .headers(headers)
+      .type(JSON_TYPE)
+      .send(`${head},"meta":${JSON.stringify(meta)}}`);
   });
 
   app.get(DATASETS_FEED_URL, (_request, reply) => {
     const now = nowMs();
-    const xml = renderFeed(board().document(now), { publicBaseUrl: deps.publicBaseUrl, nowMs: now });
+    const doc = board().document(now);
+    let xml = feeds.get(doc);
+    if (xml === undefined) {
+      xml = renderFeed(doc, { publicBaseUrl: deps.publicBaseUrl, nowMs: now });
+      feeds.set(doc, xml);
+    }
     return reply.headers(headers).type(ATOM_TYPE).send(xml);
   });
 

@@ -375,8 +375,9 @@ export interface PointInTimeView {
    * The release calendar's estimate of when an observation of a date was first published
    * (`toISOString()` text; undefined: none for that date). The first version of a date whose
    * release time is estimated counts as published at the earlier of the two (`releaseOfFirst`);
-   * later versions and stated times are as stored. Only the views above use it: the current view
-   * serves the stored times.
+   * later versions and stated times are as stored. Every view uses it, the current one too (for
+   * its items that are their date's first version, `releaseInForce`), so one observation has one
+   * publication time whichever view serves it.
    */
   firstReleaseEstimate?: ((date: string) => string | undefined) | undefined;
 }
@@ -420,10 +421,35 @@ export function releaseOfFirst(
 }
 
 /**
+ * The release the current view serves the version in force of `date` (its release index `r`) with:
+ * `releaseOfFirst`'s when it is the date's first version, else its own. It is the first version
+ * when no release published before its own carried the date (the releases are sorted by
+ * publication time, and a release carries every date between its first and last: the header's
+ * assumption), which the current view tells from the releases alone, without the older versions.
+ * Checked only where the estimate would move the time (an estimated release, an earlier estimate).
+ */
+export function releaseInForce(
+  releases: readonly StoredRelease[],
+  r: number | undefined,
+  date: string,
+  estimate: ((date: string) => string | undefined) | undefined,
+  cache?: Map<StoredRelease, Map<string, StoredRelease>>,
+): StoredRelease | undefined {
+  const release = r === undefined ? undefined : releases[r];
+  const moved = releaseOfFirst(release, date, estimate, cache);
+  if (moved === release) return release;
+  for (let j = 0; j < r!; j++) {
+    const earlier = releases[j]!;
+    if (earlier.lo <= date && date <= earlier.hi) return release;
+  }
+  return moved;
+}
+
+/**
  * The items of a bucket in a view, sorted by date. Items without a release (documents written
  * before versions were kept) count as published before any instant. With `firstReleaseEstimate`,
  * each date's first version counts as published as `releaseOfFirst` says, in what the view keeps
- * and in the release it is served with.
+ * and in the release it is served with (the current view: `releaseInForce`).
  */
 export function viewItems<T extends Versioned>(
   parts: { current: readonly T[]; revised?: readonly T[] | undefined; releases?: readonly StoredRelease[] | undefined },
@@ -433,16 +459,19 @@ export function viewItems<T extends Versioned>(
   const releases = parts.releases ?? [];
   const releaseOf = (item: T): StoredRelease | undefined => (item.r === undefined ? undefined : releases[item.r]);
   const asOf = view?.asOf;
-  const estimate = isCurrentView(view) ? undefined : view?.firstReleaseEstimate;
+  const estimate = view?.firstReleaseEstimate;
   const estimated = estimate !== undefined && releases.some((x) => x.e === true);
-  if (
-    isCurrentView(view) ||
-    (!estimated && view?.firstRelease !== true && view?.revisions !== true && releases.every((x) => x.p <= asOf!))
-  ) {
+  const moved = new Map<StoredRelease, Map<string, StoredRelease>>();
+  if (isCurrentView(view)) {
+    return parts.current.map((item) => ({
+      item,
+      release: estimated ? releaseInForce(releases, item.r, kind.dateOf(item), estimate, moved) : releaseOf(item),
+    }));
+  }
+  if (!estimated && view?.firstRelease !== true && view?.revisions !== true && releases.every((x) => x.p <= asOf!)) {
     return parts.current.map((item) => ({ item, release: releaseOf(item) }));
   }
   const byDate = versionsByDate(parts, kind);
-  const moved = new Map<StoredRelease, Map<string, StoredRelease>>();
   const visible = (v: ViewedItem<T>) => asOf === undefined || v.item.r === undefined || (v.release?.p ?? '') <= asOf;
   const out: ViewedItem<T>[] = [];
   for (const d of [...byDate.keys()].sort()) {

@@ -291,13 +291,13 @@ describe('point in time: a first version stamped at its load counts from the cal
     expect(march.earlier?.map((e) => e.release?.p)).toEqual([instant(2)]);
   });
 
-  it('a stated time is never moved; nor is a stamp earlier than the estimate; the current view keeps the stamps', () => {
+  it('a stated time is never moved; nor is a stamp earlier than the estimate', () => {
     const stated = history({ ...load, estimated: false });
     expect(at(stated, { asOf: instant(39) })).toEqual([]);
     expect(
       releaseOfFirst({ p: instant(1), f: instant(1), e: true, lo: DATES[0]!, hi: DATES[0]! }, '2025-05-01', estimate),
     ).toMatchObject({ p: instant(1) });
-    expect(viewItems(history(), { firstReleaseEstimate: estimate }, kind).map((x) => x.release?.p)).toEqual([
+    expect(viewItems(stated, { firstReleaseEstimate: estimate }, kind).map((x) => x.release?.p)).toEqual([
       instant(40),
       instant(40),
       instant(45),
@@ -305,6 +305,61 @@ describe('point in time: a first version stamped at its load counts from the cal
       instant(40),
       instant(40),
     ]);
+  });
+
+  it('the current view serves the first versions at their estimate too, the revision at its own time', () => {
+    const current = viewItems(history(), { firstReleaseEstimate: estimate }, kind);
+    expect(current.map((x) => [x.item.d, x.item.v, x.release?.p, x.release?.f, x.release?.e])).toEqual([
+      ['2025-01-01', 0, instant(0), instant(40), true],
+      ['2025-02-01', 1, instant(1), instant(40), true],
+      ['2025-03-01', 99, instant(45), instant(45), true],
+      ['2025-04-01', 3, instant(3), instant(40), true],
+      ['2025-05-01', 4, instant(4), instant(40), true],
+      // no estimate for that date: its stamp
+      ['2025-06-01', 5, instant(40), instant(40), true],
+    ]);
+    // without the estimate, the stamps as stored
+    expect(viewItems(history(), undefined, kind).map((x) => x.release?.p)).toEqual([
+      instant(40),
+      instant(40),
+      instant(45),
+      instant(40),
+      instant(40),
+      instant(40),
+    ]);
+  });
+
+  it('for any releases, the current view serves each date the release the versions view serves its newest version with', () => {
+    fc.assert(
+      fc.property(
+        releasesArb,
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+        fc.func(fc.integer()),
+        (releases, estimated, order) => {
+          // folded in any order, some releases estimated (a load, a sync) and some stated
+          const shuffled = [...releases].sort((a, b) => order(a.day) - order(b.day) || a.day - b.day);
+          const parts = fold(shuffled);
+          const marked = {
+            ...parts,
+            releases: parts.releases.map((r, i) => (estimated[i] === true ? { ...r, e: true as const } : r)),
+          };
+          const view = { firstReleaseEstimate: estimate };
+          const current = viewItems(marked, view, kind).map((x) => [x.item.d, x.item.v, x.release]);
+          const newest = viewItems(marked, { ...view, revisions: true }, kind).map((x) => [
+            x.item.d,
+            x.item.v,
+            x.release,
+          ]);
+          expect(current).toEqual(newest);
+          // and what as_of at the newest stamp answers
+          const last = parts.releases.at(-1)!.p;
+          expect(viewItems(marked, { ...view, asOf: last }, kind).map((x) => [x.item.d, x.item.v, x.release])).toEqual(
+            current,
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('for any releases, the estimate only adds what the calendar says was out: as_of at or after every stamp is unchanged', () => {

@@ -41,6 +41,7 @@ import type {
 import { byId, CATALOG_SUMMARY, duplicateKeyIndexes, type Run } from './run.ts';
 import { probedSupplyDemandSheets } from './supply-demand-sheets.ts';
 import {
+  attachPointReleases,
   attachReleases,
   cotBeforeFromBuckets,
   cotPageFromBuckets,
@@ -324,7 +325,7 @@ const COT_VERSION_FIELDS = { ...COT_FIELDS, revised_json: 1, revised: 1 };
 
 function viewedSeries(b: StoredSeries, view: PointInTimeView | undefined): ViewedSeriesBucket {
   const points = isCurrentView(view)
-    ? attachReleases(unpackPoints(b), unpackReleases(b))
+    ? attachPointReleases(unpackPoints(b), unpackReleases(b), view)
     : viewPoints({ current: unpackPoints(b), revised: unpackRevised(b), releases: unpackReleases(b) }, view);
   return { points, ...(b.unit === undefined ? {} : { unit: b.unit }) };
 }

@@ -2,6 +2,7 @@ import { COT_DATASETS, cotDatasetOf } from '@cds/contracts';
 import {
   cotBucketId,
   isCurrentView,
+  releaseInForce,
   seriesBucketId,
   yearOf,
   type CatalogDoc,
@@ -120,15 +121,25 @@ async function releasesOf(
   return new Map(rows.map((r) => [r.year, r.releases]));
 }
 
-/** Attaches each item's release from its bucket's (the bucket of its date's year). */
+/**
+ * Attaches each item's release from its bucket's (the bucket of its date's year). With `estimate`
+ * (the current view's `firstReleaseEstimate`, series only), a first version's as `releaseInForce`
+ * gives it (versions.ts), as views.ts `attachReleases` does.
+ */
 function withReleases<T extends StoredPoint | StoredCotReport>(
   items: T[],
   releases: Map<number, StoredRelease[]>,
   dateOf: (item: T) => string,
+  estimate?: (date: string) => string | undefined,
 ): (T & { release?: StoredRelease })[] {
   if (releases.size === 0) return items;
+  const moved = new Map<StoredRelease, Map<string, StoredRelease>>();
   for (const item of items) {
-    const release = item.r === undefined ? undefined : releases.get(yearOf(dateOf(item)))?.[item.r];
+    if (item.r === undefined) continue;
+    const bucket = releases.get(yearOf(dateOf(item)));
+    if (bucket === undefined) continue;
+    const release =
+      estimate === undefined ? bucket[item.r] : releaseInForce(bucket, item.r, dateOf(item), estimate, moved);
     if (release !== undefined) (item as T & { release?: StoredRelease }).release = release;
   }
   return items;
@@ -136,7 +147,7 @@ function withReleases<T extends StoredPoint | StoredCotReport>(
 
 async function pointsBetween(
   coll: Collection<Document>,
-  q: { commodityId: string; type: string },
+  q: Pick<SeriesRangeQuery, 'commodityId' | 'type' | 'view'>,
   years: [number, number],
   dates: { $gte: string; $lte?: string; $lt?: string },
   run: Run,
@@ -156,6 +167,7 @@ async function pointsBetween(
     rows.map((r) => r.points),
     releases,
     (p) => p.d,
+    q.view?.firstReleaseEstimate,
   );
 }
 

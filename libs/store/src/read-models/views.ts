@@ -1,4 +1,5 @@
 import {
+  releaseInForce,
   viewItems,
   yearOf,
   type CotDoc,
@@ -28,17 +29,39 @@ const REPORT_DATE = { dateOf: (r: StoredCotReport) => r.report_date };
 /**
  * Attaches each item's release (`releases[item.r]`), in place: the items are the caller's own
  * (just parsed or just read), and the current view is read on every request, so no copy is made.
+ * With `first` (the view's `firstReleaseEstimate`, series only), a first version stamped with an
+ * estimated time gets the release `releaseInForce` gives (versions.ts): the time the other views
+ * give it; the estimate is asked only for items of an estimated release.
  */
 export function attachReleases<T extends Versioned & { release?: StoredRelease | undefined }>(
   items: T[],
   releases: readonly StoredRelease[] | null | undefined,
+  first?: { dateOf(item: T): string; estimate: ((date: string) => string | undefined) | undefined },
 ): T[] {
   if (releases === undefined || releases === null || releases.length === 0) return items;
+  const estimate = first?.estimate !== undefined && releases.some((x) => x.e === true) ? first.estimate : undefined;
+  const moved = new Map<StoredRelease, Map<string, StoredRelease>>();
   for (const item of items) {
-    const release = item.r === undefined ? undefined : releases[item.r];
+    if (item.r === undefined) continue;
+    const release =
+      estimate === undefined
+        ? releases[item.r]
+        : releaseInForce(releases, item.r, first!.dateOf(item), estimate, moved);
     if (release !== undefined) item.release = release;
   }
   return items;
+}
+
+/** `attachReleases` of series points in the current view `view` (its first-release estimate, if any). */
+export function attachPointReleases(
+  points: StoredPoint[],
+  releases: readonly StoredRelease[] | null | undefined,
+  view: PointInTimeView | undefined,
+): ViewedPoint[] {
+  return attachReleases<ViewedPoint>(points, releases, {
+    dateOf: POINT_DATE.dateOf,
+    estimate: view?.firstReleaseEstimate,
+  });
 }
 
 /** The stored parts of a bucket, for `viewItems`. */

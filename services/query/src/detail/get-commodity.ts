@@ -2,32 +2,60 @@ import {
   AVAILABLE_SERIES_TYPES,
   CommodityIdentifiers,
   ROUTES_BY_NAME,
+  SERIES_TYPES,
   type CommodityDetail,
   type CommodityPathParams,
   type SeriesDescriptor,
+  type SeriesType,
 } from '@cds/contracts';
 import type { CatalogDoc } from '@cds/read-models';
 import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
 import { catalogFreshness, provenanceOf, requireCommodity, seriesTermsOf, toSummary } from '../catalog/index.ts';
 import { routeSchema, type QueryApp, type RouteContext } from '../http/route-context.ts';
+import { firstPublication } from '../series/first-release.ts';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(AVAILABLE_SERIES_TYPES);
 
-/** Every series descriptor of the commodity (known types only), sorted by type. */
-export function availableSeries(doc: Pick<CatalogDoc, 'series'>): SeriesDescriptor[] {
+const TIME_SERIES_TYPES: ReadonlySet<string> = new Set(SERIES_TYPES);
+
+/**
+ * Every series descriptor of the commodity (known types only), sorted by type. `firstPublished`
+ * gives a type's earliest publication where it differs from the stored one (`firstPublications`).
+ */
+export function availableSeries(
+  doc: Pick<CatalogDoc, 'series'>,
+  firstPublished: ReadonlyMap<string, string | undefined> = new Map(),
+): SeriesDescriptor[] {
   return Object.values(doc.series ?? {})
     .filter((d) => KNOWN_TYPES.has(d.type))
-    .map((d) => ({
-      type: d.type,
-      frequency: d.frequency,
-      first_date: d.first_date,
-      last_date: d.last_date,
-      ...seriesTermsOf(d),
-      ...provenanceOf(d),
-      ...(d.first_published_at === undefined ? {} : { first_published_at: d.first_published_at }),
-      ...(d.regions === undefined ? {} : { regions: d.regions }),
-    }))
+    .map((d) => {
+      const first = firstPublished.has(d.type) ? firstPublished.get(d.type) : d.first_published_at;
+      return {
+        type: d.type,
+        frequency: d.frequency,
+        first_date: d.first_date,
+        last_date: d.last_date,
+        ...seriesTermsOf(d),
+        ...provenanceOf(d),
+        ...(first === undefined ? {} : { first_published_at: first }),
+        ...(d.regions === undefined ? {} : { regions: d.regions }),
+      };
+    })
     .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+}
+
+/**
+ * The earliest publication of each time series of the commodity counting its estimated first
+ * releases (series/first-release.ts `firstPublication`): the instant the series' `as_of` 400
+ * names, so a client reads where its point-in-time data starts. COT and balance-sheet series keep
+ * their stored one (their releases are not estimated again).
+ */
+export async function firstPublications(ctx: RouteContext, doc: CatalogDoc): Promise<Map<string, string | undefined>> {
+  const series = Object.values(doc.series ?? {}).filter((d) => TIME_SERIES_TYPES.has(d.type));
+  const found = await Promise.all(
+    series.map((d) => firstPublication(ctx, { commodityId: doc._id, type: d.type as SeriesType }, d)),
+  );
+  return new Map(series.map((d, i) => [d.type, found[i]]));
 }
 
 /** The identifier lists of the contract, in its order, each with whether the contract requires it. */
@@ -51,12 +79,12 @@ function identifiersOf(ids: NonNullable<CatalogDoc['identifiers']>): CommodityId
   return out as CommodityIdentifiers;
 }
 
-export function toDetail(doc: CatalogDoc): CommodityDetail {
+export function toDetail(doc: CatalogDoc, firstPublished?: ReadonlyMap<string, string | undefined>): CommodityDetail {
   const out: CommodityDetail = { ...toSummary(doc) };
   if (doc.description !== undefined) out.description = doc.description;
   if (doc.contract_size !== undefined) out.contract_size = doc.contract_size;
   if (doc.tick_size !== undefined) out.tick_size = doc.tick_size;
-  out.available_series = availableSeries(doc);
+  out.available_series = availableSeries(doc, firstPublished);
   if (doc.identifiers !== undefined) {
     out.identifiers = identifiersOf(doc.identifiers);
   }
@@ -79,7 +107,8 @@ export function registerDetailRoute(app: QueryApp, ctx: RouteContext): void {
     },
     async ({ params }): Promise<ResponseBody> => {
       const doc = await requireCommodity(ctx, params.slug);
-      return { data: toDetail(doc), meta: {}, freshness: catalogFreshness([doc]) };
+      const data = toDetail(doc, await firstPublications(ctx, doc));
+      return { data, meta: {}, freshness: catalogFreshness([doc]) };
     },
   );
 }

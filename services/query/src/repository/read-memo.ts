@@ -1,4 +1,4 @@
-import { ALIAS_CACHE_MS, type CatalogDoc, type SupplyDemandBucketDoc } from '@cds/read-models';
+import { ALIAS_CACHE_MS, isCurrentView, type CatalogDoc, type SupplyDemandBucketDoc } from '@cds/read-models';
 import {
   seriesRangeFromBuckets,
   type ReadModelReader,
@@ -23,6 +23,15 @@ export interface ReadMemo {
   invalidate(commodityId: string): number;
   clear(): void;
   readonly size: number;
+}
+
+/** A number per first-release estimate (one function per calendar rule: first-release.ts), for the memo's keys. */
+const estimateIds = new WeakMap<(date: string) => string | undefined, number>();
+let estimates = 0;
+function estimateId(estimate: (date: string) => string | undefined): number {
+  let id = estimateIds.get(estimate);
+  if (id === undefined) estimateIds.set(estimate, (id = ++estimates));
+  return id;
 }
 
 /** The tag of the catalog lists, which any commodity's change may alter. */
@@ -108,10 +117,16 @@ export function createReadMemo(
     return entry.value as Promise<T>;
   }
 
-  /** One year of a series in the current view: the store's range over that year alone reads its bucket. */
+  /**
+   * One year of a series in the current view: the store's range over that year alone reads its
+   * bucket. Kept with its first versions dated by the view's first-release estimate (one per
+   * calendar rule, so the key names which), computed once per bucket, not per request.
+   */
   const year = (q: SeriesRangeQuery, y: number): Promise<ViewedSeriesBucket> => {
     const yyyy = String(y).padStart(4, '0');
-    return kept(`s${q.commodityId}\u0000${q.type}\u0000${yyyy}`, q.commodityId, async () => {
+    const estimate = q.view?.firstReleaseEstimate;
+    const by = estimate === undefined ? '' : `\u0000${estimateId(estimate)}`;
+    return kept(`s${q.commodityId}\u0000${q.type}\u0000${yyyy}${by}`, q.commodityId, async () => {
       const range = await inner.seriesRange({
         commodityId: q.commodityId,
         type: q.type,
@@ -119,6 +134,7 @@ export function createReadMemo(
         endDate: `${yyyy}-12-31`,
         firstYear: y,
         lastYear: y,
+        ...(estimate === undefined ? {} : { view: { firstReleaseEstimate: estimate } }),
       });
       return { points: range.points, unit: range.unit };
     });
@@ -153,7 +169,7 @@ export function createReadMemo(
         () => inner.supplyDemandSheets(q),
       ),
     seriesRange: (q) =>
-      q.view === undefined
+      isCurrentView(q.view)
         ? seriesRangeFromBuckets(q, (ys) => Promise.all(ys.map((y) => year(q, y))))
         : inner.seriesRange(q),
   };

@@ -98,6 +98,51 @@ describe('createReadMemo', () => {
     expect(store.reads).toBe(4);
   });
 
+  it('keeps a bucket with its first versions dated by the estimate, once per bucket and estimate', async () => {
+    // GOLD's points loaded at once, stamped at the load (estimated), the last day revised later
+    const load = { p: '2025-06-01T00:00:00.000Z', f: '2025-06-01T00:00:00.000Z', e: true as const };
+    const revision = { ...load, p: '2025-07-01T00:00:00.000Z', f: '2025-07-01T00:00:00.000Z' };
+    const store = fakeReader();
+    const stamped = (year: number) => {
+      const b = buckets.get(year)!;
+      const releases = [
+        { ...load, lo: b.points[0]!.d, hi: b.points.at(-1)!.d },
+        { ...revision, lo: b.points.at(-1)!.d, hi: b.points.at(-1)!.d },
+      ];
+      const current = b.points.map((p, i, all) => ({ ...p, r: i === all.length - 1 ? 1 : 0 }));
+      return { current, releases };
+    };
+    store.seriesRange = (q) =>
+      seriesRangeFromBuckets(q, (ys) =>
+        Promise.resolve(
+          ys.map((y) => {
+            store.reads += 1;
+            return buckets.has(y) ? { points: viewPoints(stamped(y), q.view) } : null;
+          }),
+        ),
+      );
+    const { reader } = createReadMemo(store, { maxBuckets: 100, ttlMs: 60_000 });
+    // the calendar's estimate: the day after the observation
+    const estimate = (d: string) => new Date(Date.parse(d) + 86_400_000).toISOString();
+    // business days: the year's last is Friday the 29th
+    const q = query({ startDate: '2023-12-27', endDate: '2023-12-31', firstYear: 2023, lastYear: 2023 });
+    const dated = await reader.seriesRange({ ...q, view: { firstReleaseEstimate: estimate } });
+    expect(dated.points.map((p) => [p.d, p.release?.p])).toEqual([
+      ['2023-12-27', '2023-12-28T00:00:00.000Z'],
+      ['2023-12-28', '2023-12-29T00:00:00.000Z'],
+      // the revision keeps its own time
+      ['2023-12-29', revision.p],
+    ]);
+    expect(await reader.seriesRange({ ...q, view: { firstReleaseEstimate: estimate } })).toEqual(dated);
+    expect(store.reads).toBe(1);
+    // without the estimate: the stored stamps, kept apart
+    const stored = await reader.seriesRange(q);
+    expect(stored.points.map((p) => p.release?.p)).toEqual([load.p, load.p, revision.p]);
+    expect(store.reads).toBe(2);
+    // the memo's answer is the store's
+    expect(dated).toEqual(await store.seriesRange({ ...q, view: { firstReleaseEstimate: estimate } }));
+  });
+
   it("drops a commodity's buckets and entry, and every list, on its data event; others stay", async () => {
     const store = fakeReader();
     const { reader, memo } = createReadMemo(store, { maxBuckets: 100, ttlMs: 60_000 });

@@ -73,7 +73,23 @@ export async function earliestPublication(
   estimate: ((date: string) => string | undefined) | undefined,
 ): Promise<string | undefined> {
   const stored = descriptor.first_published_at;
-  if (q.asOf === undefined || stored === undefined || q.asOf >= stored || estimate === undefined) return stored;
+  if (q.asOf === undefined || stored === undefined || q.asOf >= stored) return stored;
+  return firstPublication(ctx, q, descriptor, estimate);
+}
+
+/**
+ * The earliest publication of a series under its dataset's estimate, whatever the request: what
+ * `GET /commodities/{slug}` serves as `available_series[].first_published_at`, the instant an
+ * `as_of` before which is refused (`earliestPublication`), kept as that is.
+ */
+export async function firstPublication(
+  ctx: RouteContext,
+  q: { commodityId: string; type: SeriesType },
+  descriptor: StoredSeriesDescriptor,
+  estimate: ((date: string) => string | undefined) | undefined = firstReleaseEstimateOf(descriptor, q.type),
+): Promise<string | undefined> {
+  const stored = descriptor.first_published_at;
+  if (stored === undefined || estimate === undefined) return stored;
   const key = [q.commodityId, q.type, descriptor.first_date, stored, descriptor.last_updated ?? ''].join('\u0000');
   // per repository: another app (a test's) reads other data
   let kept = earliestKept.get(ctx.repository);

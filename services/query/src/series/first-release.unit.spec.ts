@@ -159,8 +159,65 @@ describe('as_of over a history stamped at its load: the first version counts fro
     expect((first.body.data as Point[])[0]).toMatchObject({ published_at: LOAD });
   });
 
-  it('the current view serves the stored times', async () => {
-    const res = await series('CRUDE_OIL_WTI', '');
-    expect((res.body.data as Point[])[0]).toMatchObject({ date: '2025-02-24', published_at: LOAD });
+  it('the current view serves every point the published_at the other views serve its version in force with', async () => {
+    const now = (await series('CRUDE_OIL_WTI', '')).body.data as Point[];
+    const asOf = (await series('CRUDE_OIL_WTI', `as_of=${NOW}`)).body.data as Point[];
+    const revisions = (await series('CRUDE_OIL_WTI', 'include=revisions')).body.data as Point[];
+    expect(now).toEqual(asOf);
+    expect(now).toEqual(revisions.map(({ revisions: _, ...p }) => p));
+    // a first version: its calendar release, estimated, first seen at the load
+    expect(now[0]).toEqual({
+      date: '2025-02-24',
+      value: 60 + dates.indexOf('2025-02-24'),
+      published_at: WPSR_MAR_5,
+      first_seen_at: LOAD,
+      published_at_estimated: true,
+    });
+    // the revised one keeps its own time
+    expect(now.find((p) => p.date === '2025-02-28')).toMatchObject({ value: 1, published_at: REVISED });
+    // the week of 2025-03-07: carried by the report of 2025-03-12
+    expect(now.at(-1)).toMatchObject({ date: '2025-03-07', published_at: '2025-03-12T14:30:00.000Z' });
+  });
+
+  it('the current view keeps a stated time, a time of a dataset without a calendar rule, and a stamp before 1950 has any', async () => {
+    for (const slug of ['BRENT', 'NATURAL_GAS']) {
+      const data = (await series(slug, '')).body.data as Point[];
+      expect(data.length, slug).toBeGreaterThan(0);
+      for (const p of data) expect(p.published_at, `${slug} ${p.date}`).toBe(p.date === '2025-02-28' ? REVISED : LOAD);
+    }
+    const early = await get(
+      '/api/v1/commodities/CRUDE_OIL_WTI/series?type=price&start_date=1950-01-01&end_date=1950-12-31',
+    );
+    expect((early.body.data as Point[]).map((p) => p.published_at)).toEqual([LOAD, LOAD, LOAD, LOAD]);
+  });
+
+  it('a weekly or monthly point, or a change, carries the latest publication of its observations, as with as_of', async () => {
+    for (const params of ['frequency=weekly', 'frequency=monthly', 'transform=change']) {
+      const now = (await series('CRUDE_OIL_WTI', params)).body.data as Point[];
+      const asOf = (await series('CRUDE_OIL_WTI', `${params}&as_of=${NOW}`)).body.data as Point[];
+      expect(now.length, params).toBeGreaterThan(0);
+      expect(now, params).toEqual(asOf);
+    }
+    // the week of 2025-02-24..28: its latest input is the Friday revised on REVISED
+    const weeks = (await series('CRUDE_OIL_WTI', 'frequency=weekly')).body.data as Point[];
+    expect(weeks.map((p) => p.published_at)).toEqual([REVISED, '2025-03-12T14:30:00.000Z']);
+  });
+
+  it('GET /commodities/{slug}: first_published_at is the instant the as_of 400 names, the stored one where nothing moves it', async () => {
+    const detail = await get('/api/v1/commodities/CRUDE_OIL_WTI');
+    expect(detail.status, detail.raw).toBe(200);
+    const price = (detail.body.data.available_series as { type: string; first_published_at?: string }[]).find(
+      (s) => s.type === 'price',
+    )!;
+    expect(price.first_published_at).toBe(WPSR_MAR_5);
+    const refused = await series('CRUDE_OIL_WTI', 'as_of=2025-03-01');
+    expect(refused.status, refused.raw).toBe(400);
+    expect(refused.body.error.message).toContain(`no point-in-time data before ${price.first_published_at}`);
+    const at = await series('CRUDE_OIL_WTI', `as_of=${price.first_published_at}`);
+    expect(at.status, at.raw).toBe(200);
+    for (const slug of ['BRENT', 'NATURAL_GAS']) {
+      const other = await get(`/api/v1/commodities/${slug}`);
+      expect(other.body.data.available_series[0].first_published_at, slug).toBe(LOAD);
+    }
   });
 });

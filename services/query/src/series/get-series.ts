@@ -102,9 +102,12 @@ async function readObservations(
     lastYear: seriesLastYear,
     predecessorPeriod:
       predecessorFrequency === undefined ? undefined : (date) => periodStart(date, predecessorFrequency),
-    // Only when asked: without it the adapters read the current versions as before.
+    // The current view (as_of, first_release and revisions absent) reads the current versions alone;
+    // the estimate dates their first versions as the other views do (one published_at per observation).
     view: currentView(r)
-      ? undefined
+      ? firstReleaseEstimate === undefined
+        ? undefined
+        : { firstReleaseEstimate }
       : { asOf: r.asOf, firstRelease: r.firstRelease, revisions: r.revisions, firstReleaseEstimate },
   });
   return { inRange: range.points, before: range.before, unit: range.unit };
@@ -132,9 +135,9 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
         `${native}: leave frequency out or ask for ${native}`,
     );
   }
-  // A first version stamped at its load counts from its calendar's release (first-release.ts); the
-  // current view serves the stored times.
-  const estimate = currentView(r) ? undefined : firstReleaseEstimateOf(descriptor, r.type);
+  // A first version stamped at its load counts from its calendar's release (first-release.ts), in
+  // every view.
+  const estimate = firstReleaseEstimateOf(descriptor, r.type);
   const firstPublished = await earliestPublication(
     ctx,
     { commodityId: r.slug, type: r.type, asOf: r.asOf },

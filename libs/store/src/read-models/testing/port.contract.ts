@@ -123,6 +123,20 @@ function versionedSeriesBucket(): SeriesBucketDoc {
     _meta: { ...meta(1), parts: { attrs: 1 } },
   };
 }
+/**
+ * The same history stamped at its loads (estimated times: a snapshot, a backfill), as ZINC: under a
+ * first-release estimate every view dates each date's first version by the calendar, the current
+ * one included (versions.ts `releaseInForce`).
+ */
+function estimatedSeriesBucket(): SeriesBucketDoc {
+  const b = versionedSeriesBucket();
+  return {
+    ...b,
+    _id: seriesBucketId('ZINC', 'price', 2021),
+    commodity_id: 'ZINC',
+    releases: b.releases!.map((r) => ({ ...r, e: true as const })),
+  };
+}
 
 // COT reports of early 2025, each published the Friday after at 15:30 New York (estimated); the
 // release of 2025-03-14 restated 2025-03-04.
@@ -249,6 +263,7 @@ export function registerPortContract(
       seriesBucket('WHEAT', turn.slice(4), 'USc/bu'),
       seriesBucket('WHEAT', late),
       versionedSeriesBucket(),
+      estimatedSeriesBucket(),
     ]);
     await insertAll(
       store,
@@ -591,6 +606,45 @@ export function registerPortContract(
         expect(then.points.map((p) => [p.d, p.v, p.earlier?.length])).toEqual([
           ['2021-04-01', 9336, 0],
           ['2021-05-01', 10184, 0],
+        ]);
+      });
+
+      it('series under a first-release estimate: every view, the current one too, dates a first version stamped at its load by the calendar', async () => {
+        // the calendar: an observation is out on the 10th of the next month
+        const estimate = (d: string) =>
+          `${d.slice(0, 5)}${String(Number(d.slice(5, 7)) + 1).padStart(2, '0')}-10T00:00:00.000Z`;
+        const zinc = { ...copper, commodityId: 'ZINC' };
+        const june = { ...JUNE_2021, e: true as const };
+        const march = { ...MARCH_2022, e: true as const };
+        const current = await store.seriesRange({ ...zinc, ...year, view: { firstReleaseEstimate: estimate } });
+        expect(current.points).toEqual([
+          { d: '2021-04-01', v: 9336, r: 0, release: { ...june, p: '2021-05-10T00:00:00.000Z' } },
+          // a revision: its own time
+          { d: '2021-05-01', v: 10161.9, r: 1, release: march },
+          // first carried by the later release: the calendar's
+          { d: '2021-06-01', v: 9612.5, r: 1, release: { ...march, p: '2021-07-10T00:00:00.000Z' } },
+        ]);
+        const revisions = await store.seriesRange({
+          ...zinc,
+          ...year,
+          view: { revisions: true, firstReleaseEstimate: estimate },
+        });
+        expect(current.points).toEqual(revisions.points.map(({ earlier: _, ...p }) => p));
+        // a range and a predecessor cut from the same view
+        const cut = await store.seriesRange({
+          ...zinc,
+          startDate: '2021-06-01',
+          endDate: '2021-06-30',
+          predecessorPeriod: (d) => d,
+          view: { firstReleaseEstimate: estimate },
+        });
+        expect(cut.points).toEqual(current.points.slice(2));
+        expect(cut.before).toEqual(current.points.slice(1, 2));
+        // without the estimate, the stored stamps
+        expect((await store.seriesRange({ ...zinc, ...year })).points.map((p) => p.release)).toEqual([
+          june,
+          march,
+          march,
         ]);
       });
 

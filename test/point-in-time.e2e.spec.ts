@@ -247,9 +247,42 @@ describe('a history loaded long after its release (the snapshot): as of the days
     expect(newest.published_at! > `${newest.date}T23:59:59.999Z`, newest.published_at).toBe(true);
     // the load itself was much later: first seen then
     expect(newest.first_seen_at! > '2026-01-01', newest.first_seen_at).toBe(true);
-    // the current view serves the stamp of the load
-    const now = await e2e.get(`${WTI}&start_date=2025-02-28&end_date=2025-02-28`, { key });
-    expect((now.json.data as Point[])[0]!.published_at! > '2026-01-01').toBe(true);
+    // the current view serves the same publication (one published_at per observation)
+    const now = await e2e.get(`${WTI}&start_date=${newest.date}&end_date=${newest.date}`, { key });
+    expect((now.json.data as Point[])[0]).toEqual(newest);
+  });
+
+  it('WTI without as_of: each 2025 price with the published_at and first_seen_at as_of=2025-12-31 serves it', async () => {
+    const now = await e2e.get(`${WTI}&start_date=2025-01-01&end_date=2025-12-31`, { key });
+    const then = await e2e.get(`${WTI}&start_date=2025-01-01&end_date=2025-12-31&as_of=2025-12-31`, { key });
+    expect(now.status, now.text).toBe(200);
+    expect(then.status, then.text).toBe(200);
+    const asOf = new Map((then.json.data as Point[]).map((p) => [p.date, p]));
+    expect(asOf.size).toBeGreaterThan(240);
+    const current = now.json.data as Point[];
+    // the last week of December was carried by a report of January 2026: not out as of 2025-12-31
+    for (const p of current.filter((x) => asOf.has(x.date))) expect(p, p.date).toEqual(asOf.get(p.date));
+    expect(current.filter((p) => !asOf.has(p.date)).every((p) => p.date >= '2025-12-20')).toBe(true);
+    // a 2025 price says 2025, not the load's 2026
+    expect(current[0]!.published_at! < '2025-01-15', current[0]!.published_at).toBe(true);
+    expect(current[0]!.published_at_estimated).toBe(true);
+  });
+
+  it("GET /commodities/CRUDE_OIL_WTI: the price series' first_published_at is the instant the as_of 400 names", async () => {
+    const detail = await e2e.get('/api/v1/commodities/CRUDE_OIL_WTI', { key });
+    expect(detail.status, detail.text).toBe(200);
+    const price = (detail.json.data.available_series as { type: string; first_published_at?: string }[]).find(
+      (s) => s.type === 'price',
+    )!;
+    // the first estimated release of January 2024, not the load
+    expect(price.first_published_at! < '2024-01-31', price.first_published_at).toBe(true);
+    const before = new Date(Date.parse(price.first_published_at!) - 1).toISOString();
+    const refused = await e2e.get(`${WTI}&start_date=2024-01-01&as_of=${before}`, { key });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.json.error.message).toContain(`no point-in-time data before ${price.first_published_at} `);
+    const at = await e2e.get(`${WTI}&start_date=2024-01-01&as_of=${price.first_published_at}`, { key });
+    expect(at.status, at.text).toBe(200);
+    expect((at.json.data as Point[]).length).toBeGreaterThan(0);
   });
 
   it('first_release works over 2024: every price at its estimated release, days after its date; before the first, a 400', async () => {

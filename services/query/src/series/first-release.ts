@@ -33,6 +33,9 @@ export function estimatedFirstReleaseText(rule: ReleaseRule, date: string): stri
 
 /** One estimator per rule, so a view of any series of a rule shares it. */
 const estimators = new Map<ReleaseRule, (date: string) => string | undefined>();
+/** The estimator of each provenance, frequency and type asked (every series request asks: the current view too); emptied when full. */
+const bySeries = new Map<string, ((date: string) => string | undefined) | null>();
+const BY_SERIES_KEPT = 4_096;
 
 /**
  * The first-release estimate of a series (its dataset's calendar rule, from its provenance,
@@ -42,8 +45,20 @@ export function firstReleaseEstimateOf(
   descriptor: Pick<StoredSeriesDescriptor, 'source' | 'frequency'>,
   type: SeriesType,
 ): ((date: string) => string | undefined) | undefined {
-  const rule = datasetOfSeries({ source: descriptor.source, frequency: descriptor.frequency, series_type: type })?.rule;
-  if (rule === undefined || rule === null) return undefined;
+  const key = `${descriptor.source ?? ''}\u0000${descriptor.frequency}\u0000${type}`;
+  let found = bySeries.get(key);
+  if (found === undefined) {
+    found = estimatorOf(
+      datasetOfSeries({ source: descriptor.source, frequency: descriptor.frequency, series_type: type })?.rule,
+    );
+    if (bySeries.size >= BY_SERIES_KEPT) bySeries.clear();
+    bySeries.set(key, found);
+  }
+  return found ?? undefined;
+}
+
+function estimatorOf(rule: ReleaseRule | null | undefined): ((date: string) => string | undefined) | null {
+  if (rule === undefined || rule === null) return null;
   let estimate = estimators.get(rule);
   if (estimate === undefined) {
     estimate = (date) => estimatedFirstReleaseText(rule, date);

@@ -7,9 +7,10 @@ import type { RouteContext } from '../http/route-context.ts';
  * The release calendars' estimate of when an observation was first published (docs/point-in-time.md,
  * "Estimated first releases"): where a source states no release time, a history loaded long after
  * it was published (the bundled snapshot, a backfill) is stamped with the load's time, estimated.
- * Under `as_of`, `first_release` and `include=revisions` the first version of each date counts as
- * published at the earlier of that stamp and the estimate of its dataset's calendar rule
- * (`@cds/schedule` estimatedFirstRelease), so the whole history answers as of the days it was out.
+ * In every view (the current one, `as_of`, `first_release`, `include=revisions`) the first version
+ * of each date counts as published at the earlier of that stamp and the estimate of its dataset's
+ * calendar rule (`@cds/schedule` estimatedFirstRelease), so the whole history answers as of the
+ * days it was out and one observation has one `published_at` whichever view serves it.
  */
 
 /** Far enough ahead that the calendar gives every release it computes (a future one cannot lower a stamp). */

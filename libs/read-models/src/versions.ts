@@ -438,7 +438,8 @@ export function releaseInForce(
   const release = r === undefined ? undefined : releases[r];
   const moved = releaseOfFirst(release, date, estimate, cache);
   if (moved === release) return release;
-  for (let j = 0; j < r!; j++) {
+  // newest first: a revision's earlier release is most often the one just before its own
+  for (let j = r! - 1; j >= 0; j--) {
     const earlier = releases[j]!;
     if (earlier.lo <= date && date <= earlier.hi) return release;
   }

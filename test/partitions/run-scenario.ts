@@ -228,14 +228,22 @@ async function underLoad(c: PartitionCluster, probes: Probes, scenario: Scenario
   })();
   await sleep(2_000);
   let answeredAt: number | null = null;
+  // The admin API's answers until the 200, by status, and the last refusal's body.
+  const revokeAnswers = new Map<number, number>();
+  let lastRefusal = '';
   const revoking = (async () => {
-    const deadline = Date.now() + scenario.holdMs + 60_000;
+    const deadline = Date.now() + scenario.holdMs + 90_000;
     while (Date.now() < deadline) {
-      const r = await admin(c, 'POST', `/keys/${victim.keyId}/revoke`).catch(() => ({ status: 0 }));
+      const r = await admin<unknown>(c, 'POST', `/keys/${victim.keyId}/revoke`).catch((err: unknown) => ({
+        status: 0,
+        body: String(err),
+      }));
+      revokeAnswers.set(r.status, (revokeAnswers.get(r.status) ?? 0) + 1);
       if (r.status === 200) {
         answeredAt = at();
         return;
       }
+      lastRefusal = JSON.stringify(r.body).slice(0, 300);
       await sleep(500);
     }
   })();
@@ -255,7 +263,7 @@ async function underLoad(c: PartitionCluster, probes: Probes, scenario: Scenario
     throw new Error(`${String(err)} (${unhealed})`, { cause: err });
   });
   const healedMs = at() - to;
-  // A run that gave up (exit 1) is run again once the cluster is whole, as docs/operations.md tells
+  // A run that gave up (exit 1) is run again once the cluster is whole, as docs/reliability.md ("Failure modes") tells
   // an operator: its events carry the same ids, so what it had stored is skipped as duplicates.
   const ingestRuns = [await during];
   if (ingestRuns[0]!.code !== 0) {
@@ -280,14 +288,21 @@ async function underLoad(c: PartitionCluster, probes: Probes, scenario: Scenario
   const ids = await streamMessageIds(probes.messaging);
   const added = ids.slice(before);
   const live = await readModelFingerprint(probes.db('cds'));
-  // One more try after a failure: the rebuild's own deadlines (5 s a JetStream request) are a
-  // clean run's, and a server that just rejoined may still be catching up its streams.
-  await rebuildReference(c.nats.projector, c.mongoUrl, 'cds_reference').catch(async (err: unknown) => {
-    log(`${scenario.name}: the reference rebuild failed once (${String(err).split('\n')[0]}); again`);
-    await sleep(5_000);
-    await probes.db('cds_reference').dropDatabase();
-    return rebuildReference(c.nats.projector, c.mongoUrl, 'cds_reference');
-  });
+  // Up to four tries: the rebuild's own deadlines (5 s a JetStream request) are a clean run's, and
+  // after a cut between servers their routes may flap a while (docs/reliability.md "Partitions").
+  let rebuilds = 0;
+  for (;;) {
+    rebuilds += 1;
+    try {
+      await rebuildReference(c.nats.projector, c.mongoUrl, 'cds_reference');
+      break;
+    } catch (err) {
+      if (rebuilds >= 4) throw err;
+      log(`${scenario.name}: the reference rebuild failed (${String(err).split('\n')[0]}); again in 15 s`);
+      await sleep(15_000);
+      await probes.db('cds_reference').dropDatabase();
+    }
+  }
   const reference = await readModelFingerprint(probes.db('cds_reference'));
   const history: History = {
     scenario: scenario.name,
@@ -323,7 +338,9 @@ async function underLoad(c: PartitionCluster, probes: Probes, scenario: Scenario
     notes: [
       ...cut.notes,
       ...atHeal,
+      `the revoke answered ${[...revokeAnswers].map(([status, n]) => `${status}×${n}`).join(', ')}${lastRefusal === '' ? '' : ` (the last refusal: ${lastRefusal})`}`,
       `${(await fallbackCount(urls)) - fallbacksBefore} rate decisions by the gateways' local fallback`,
+      ...(rebuilds > 1 ? [`the reference rebuild took ${rebuilds} tries`] : []),
       ...runs.slice(1).flatMap((r) => (r.code === 0 ? [] : [`an ingest run exited ${r.code}: ${r.said}`])),
       `NATS cluster whole ${healedMs} ms after the heal`,
       `base backfill ${runs[0]!.published} events`,

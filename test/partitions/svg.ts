@@ -70,9 +70,14 @@ export function timelineSvg(h: History): string {
     `<rect x="${n(px)}" y="${PAD.top}" width="${n(x(h.partition.to / 1000) - px)}" height="${plotH}" fill="#000" fill-opacity="0.18"/>`,
     `<text x="${n(px + 3)}" y="${PAD.top - 3}" fill="#444">partitioned</text>`,
   );
-  const lagPoints = secs.filter((s) => s.lag !== null).map((s) => `${n(x(s.second + 0.5))},${n(yLag(s.lag!))}`);
-  if (lagPoints.length > 0) {
-    out.push(`<polyline points="${lagPoints.join(' ')}" fill="none" stroke="${COLORS.lag}" stroke-width="1.5"/>`);
+  // One line per run of known samples: a second whose lag could not be read breaks the line.
+  const runs: string[][] = [[]];
+  for (const s of secs) {
+    if (s.lag === null) runs.push([]);
+    else runs.at(-1)!.push(`${n(x(s.second + 0.5))},${n(yLag(s.lag))}`);
+  }
+  for (const points of runs.filter((r) => r.length > 0)) {
+    out.push(`<polyline points="${points.join(' ')}" fill="none" stroke="${COLORS.lag}" stroke-width="1.5"/>`);
   }
   if (h.revocation.answeredAt !== null) {
     const rx = n(x(h.revocation.answeredAt / 1000));
@@ -90,7 +95,7 @@ export function timelineSvg(h: History): string {
     [COLORS.limited429, '429'],
     [COLORS.unavailable, '503'],
     [COLORS.errors, 'other / no answer'],
-    [COLORS.lag, 'projection lag (messages, right axis)'],
+    [COLORS.lag, 'projection lag (messages, right axis; a gap: not readable)'],
   ];
   let lx = PAD.left;
   for (const [color, label] of legend) {

@@ -11,8 +11,11 @@ export interface FailoverEvents {
 /**
  * Uses the primary (Redis) limiter and, when it fails or times out, the local fallback: fail open
  * to a per-replica limit, never an error. After a failure the primary is skipped for `retryMs`,
- * then tried again with the next request; the first success switches back. The fallback counts
- * no per-day usage (the dashboard's usage figures miss the requests it decided).
+ * then tried again with the next request, one request at a time (the others meanwhile decided by
+ * the fallback: against a Redis that does not answer, each try waits out the timeout, and a replica
+ * cut off from Redis made every request of the try's second wait it, docs/reliability.md
+ * "Partitions"); the first success switches back. The fallback counts no per-day usage (the
+ * dashboard's usage figures miss the requests it decided).
  */
 export function createFailoverRateLimiter(opts: {
   primary: RateLimiter;
@@ -25,6 +28,8 @@ export function createFailoverRateLimiter(opts: {
   const retryMs = opts.retryMs ?? 1000;
   let downUntil = 0;
   let state: 'primary' | 'fallback' = 'primary';
+  /** A request is trying the primary again after a failure. */
+  let probing = false;
   /**
    * A take or a check by the primary, or by the fallback while the primary is down or when it
    * fails (asked without the key id: the fallback records no usage).
@@ -35,7 +40,9 @@ export function createFailoverRateLimiter(opts: {
     limits: RateLimits,
     keyId: string | undefined,
   ): Promise<RateDecision> {
-    if (opts.nowMs() < downUntil) return fallback(kind, accountId, limits);
+    if (opts.nowMs() < downUntil || probing) return fallback(kind, accountId, limits);
+    const probe = state === 'fallback';
+    if (probe) probing = true;
     try {
       const decision = await opts.primary[kind](accountId, limits, keyId);
       if (state === 'fallback') {
@@ -52,6 +59,8 @@ export function createFailoverRateLimiter(opts: {
         opts.events?.onStateChange?.('fallback');
       }
       return fallback(kind, accountId, limits);
+    } finally {
+      if (probe) probing = false;
     }
   }
   function fallback(kind: 'take' | 'check', accountId: string, limits: RateLimits): Promise<RateDecision> {

@@ -128,6 +128,15 @@ describe('Redis rate windows', () => {
     const frozen = await limiter.take('acc_fo', limits);
     expect(frozen).toMatchObject({ admitted: true, source: 'memory' });
     expect((await limiter.take('acc_fo', limits)).source).toBe('memory');
+    // Time to try Redis again: one request tries (and waits out the timeout), the others meanwhile
+    // are decided by the fallback at once.
+    clock += 1_000;
+    let probed = false;
+    const probe = limiter.take('acc_fo', limits).then((d) => ((probed = true), d));
+    const meanwhile = await Promise.all([limiter.take('acc_fo', limits), limiter.take('acc_fo', limits)]);
+    expect(meanwhile.map((d) => d.source)).toEqual(['memory', 'memory']);
+    expect(probed).toBe(false);
+    expect((await probe).source).toBe('memory');
     await server.kill('SIGCONT');
 
     await server.kill('SIGKILL');

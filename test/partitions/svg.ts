@@ -106,7 +106,7 @@ export function timelineSvg(h: History): string {
     lx += 24 + label.length * 6;
   }
   out.push(
-    `<text x="${W - PAD.right}" y="${PAD.top + plotH + 28}" text-anchor="end" fill="#555">seconds; answers per second (left)</text>`,
+    `<text x="${W - PAD.right}" y="${PAD.top - 3}" text-anchor="end" fill="#555">seconds; answers per second (left)</text>`,
     '</svg>',
   );
   return `${out.join('\n')}\n`;

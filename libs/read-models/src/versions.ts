@@ -421,29 +421,43 @@ export function releaseOfFirst(
 }
 
 /**
- * The release the current view serves the version in force of `date` (its release index `r`) with:
- * `releaseOfFirst`'s when it is the date's first version, else its own. It is the first version
- * when no release published before its own carried the date (the releases are sorted by
- * publication time, and a release carries every date between its first and last: the header's
- * assumption), which the current view tells from the releases alone, without the older versions.
- * Checked only where the estimate would move the time (an estimated release, an earlier estimate).
+ * For one bucket's releases: the release the current view serves the version in force of a date
+ * (its release index `r`) with: `releaseOfFirst`'s when it is the date's first version, else its
+ * own. It is the first version when no release published before its own carried the date (the
+ * releases are sorted by publication time, and a release carries every date between its first and
+ * last: the header's assumption), which the current view tells from the releases alone, without
+ * the older versions. Checked only where the estimate would move the time (an estimated release,
+ * an earlier estimate): first against the span of the earlier releases (a date past it, the usual
+ * newest data, is first at once), then release by release, newest first.
  */
 export function releaseInForce(
   releases: readonly StoredRelease[],
-  r: number | undefined,
-  date: string,
   estimate: ((date: string) => string | undefined) | undefined,
-  cache?: Map<StoredRelease, Map<string, StoredRelease>>,
-): StoredRelease | undefined {
-  const release = r === undefined ? undefined : releases[r];
-  const moved = releaseOfFirst(release, date, estimate, cache);
-  if (moved === release) return release;
-  // newest first: a revision's earlier release is most often the one just before its own
-  for (let j = r! - 1; j >= 0; j--) {
-    const earlier = releases[j]!;
-    if (earlier.lo <= date && date <= earlier.hi) return release;
-  }
-  return moved;
+): (r: number | undefined, date: string) => StoredRelease | undefined {
+  const moved = new Map<StoredRelease, Map<string, StoredRelease>>();
+  // loBefore[r], hiBefore[r]: the first and last date the releases before r carried (made on first need)
+  let loBefore: string[] | undefined;
+  let hiBefore: string[] | undefined;
+  return (r, date) => {
+    const release = r === undefined ? undefined : releases[r];
+    const first = releaseOfFirst(release, date, estimate, moved);
+    if (first === release) return release;
+    if (loBefore === undefined || hiBefore === undefined) {
+      loBefore = [''];
+      hiBefore = [''];
+      for (let j = 0; j < releases.length; j++) {
+        const x = releases[j]!;
+        loBefore.push(j === 0 || x.lo < loBefore[j]! ? x.lo : loBefore[j]!);
+        hiBefore.push(x.hi > hiBefore[j]! ? x.hi : hiBefore[j]!);
+      }
+    }
+    if (r === 0 || date > hiBefore[r!]! || date < loBefore[r!]!) return first;
+    for (let j = r! - 1; j >= 0; j--) {
+      const earlier = releases[j]!;
+      if (earlier.lo <= date && date <= earlier.hi) return release;
+    }
+    return first;
+  };
 }
 
 /**
@@ -462,17 +476,18 @@ export function viewItems<T extends Versioned>(
   const asOf = view?.asOf;
   const estimate = view?.firstReleaseEstimate;
   const estimated = estimate !== undefined && releases.some((x) => x.e === true);
-  const moved = new Map<StoredRelease, Map<string, StoredRelease>>();
   if (isCurrentView(view)) {
+    const inForce = estimated ? releaseInForce(releases, estimate) : undefined;
     return parts.current.map((item) => ({
       item,
-      release: estimated ? releaseInForce(releases, item.r, kind.dateOf(item), estimate, moved) : releaseOf(item),
+      release: inForce === undefined ? releaseOf(item) : inForce(item.r, kind.dateOf(item)),
     }));
   }
   if (!estimated && view?.firstRelease !== true && view?.revisions !== true && releases.every((x) => x.p <= asOf!)) {
     return parts.current.map((item) => ({ item, release: releaseOf(item) }));
   }
   const byDate = versionsByDate(parts, kind);
+  const moved = new Map<StoredRelease, Map<string, StoredRelease>>();
   const visible = (v: ViewedItem<T>) => asOf === undefined || v.item.r === undefined || (v.release?.p ?? '') <= asOf;
   const out: ViewedItem<T>[] = [];
   for (const d of [...byDate.keys()].sort()) {

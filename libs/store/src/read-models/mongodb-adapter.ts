@@ -133,13 +133,20 @@ function withReleases<T extends StoredPoint | StoredCotReport>(
   estimate?: (date: string) => string | undefined,
 ): (T & { release?: StoredRelease })[] {
   if (releases.size === 0) return items;
-  const moved = new Map<StoredRelease, Map<string, StoredRelease>>();
+  // per bucket (year): its releases' release in force
+  const inForce = new Map<number, (r: number | undefined, date: string) => StoredRelease | undefined>();
   for (const item of items) {
     if (item.r === undefined) continue;
-    const bucket = releases.get(yearOf(dateOf(item)));
+    const year = yearOf(dateOf(item));
+    const bucket = releases.get(year);
     if (bucket === undefined) continue;
-    const release =
-      estimate === undefined ? bucket[item.r] : releaseInForce(bucket, item.r, dateOf(item), estimate, moved);
+    let release: StoredRelease | undefined;
+    if (estimate === undefined) release = bucket[item.r];
+    else {
+      let of = inForce.get(year);
+      if (of === undefined) inForce.set(year, (of = releaseInForce(bucket, estimate)));
+      release = of(item.r, dateOf(item));
+    }
     if (release !== undefined) (item as T & { release?: StoredRelease }).release = release;
   }
   return items;

@@ -39,14 +39,13 @@ export function attachReleases<T extends Versioned & { release?: StoredRelease |
   first?: { dateOf(item: T): string; estimate: ((date: string) => string | undefined) | undefined },
 ): T[] {
   if (releases === undefined || releases === null || releases.length === 0) return items;
-  const estimate = first?.estimate !== undefined && releases.some((x) => x.e === true) ? first.estimate : undefined;
-  const moved = new Map<StoredRelease, Map<string, StoredRelease>>();
+  const inForce =
+    first?.estimate !== undefined && releases.some((x) => x.e === true)
+      ? releaseInForce(releases, first.estimate)
+      : undefined;
   for (const item of items) {
     if (item.r === undefined) continue;
-    const release =
-      estimate === undefined
-        ? releases[item.r]
-        : releaseInForce(releases, item.r, first!.dateOf(item), estimate, moved);
+    const release = inForce === undefined ? releases[item.r] : inForce(item.r, first!.dateOf(item));
     if (release !== undefined) item.release = release;
   }
   return items;

@@ -12,7 +12,7 @@ import type { CatalogDoc } from '@cds/read-models';
 import { cacheKey, cacheRule, type ResponseBody } from '@cds/response-cache';
 import { catalogFreshness, provenanceOf, requireCommodity, seriesTermsOf, toSummary } from '../catalog/index.ts';
 import { routeSchema, type QueryApp, type RouteContext } from '../http/route-context.ts';
-import { firstPublication } from '../series/first-release.ts';
+import { firstPublication } from '../catalog/first-release.ts';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(AVAILABLE_SERIES_TYPES);
 
@@ -46,7 +46,7 @@ export function availableSeries(
 
 /**
  * The earliest publication of each time series of the commodity counting its estimated first
- * releases (series/first-release.ts `firstPublication`): the instant the series' `as_of` 400
+ * releases (catalog/first-release.ts `firstPublication`): the instant the series' `as_of` 400
  * names, so a client reads where its point-in-time data starts. COT and balance-sheet series keep
  * their stored one (their releases are not estimated again).
  */

@@ -25,7 +25,7 @@ export interface ReadMemo {
   readonly size: number;
 }
 
-/** A number per first-release estimate (one function per calendar rule: first-release.ts), for the memo's keys. */
+/** A number per first-release estimate (one function per calendar rule: catalog/first-release.ts), for the memo's keys. */
 const estimateIds = new WeakMap<(date: string) => string | undefined, number>();
 let estimates = 0;
 function estimateId(estimate: (date: string) => string | undefined): number {

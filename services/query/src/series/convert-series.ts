@@ -13,7 +13,7 @@ import { yearOf, type StoredSeriesDescriptor } from '@cds/read-models';
 import type { ViewedPoint } from '@cds/store';
 import type { RouteContext } from '../http/route-context.ts';
 import { planConversion, type ConversionPlan } from './conversion.ts';
-import { firstReleaseEstimateOf } from './first-release.ts';
+import { firstReleaseEstimateOf } from '../catalog/first-release.ts';
 import {
   convertPoints,
   crossRates,
@@ -89,7 +89,7 @@ async function readRates(
     lastYear: yearOf(descriptor.last_date),
     // With as_of: each day's first published rate, known from its own day's release by the rates'
     // calendar (16:00 Frankfurt), not from the stamp of the event that carried it (a backfilled year
-    // is one event per currency, stamped at its last day): the rule of every series (first-release.ts).
+    // is one event per currency, stamped at its last day): the rule of every series (catalog/first-release.ts).
     // A later correction does not reach an earlier as_of.
     view:
       asOf === undefined

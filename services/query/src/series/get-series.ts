@@ -22,7 +22,7 @@ import { routeSchema, type QueryApp, type RouteContext } from '../http/route-con
 import { computeSeries, isFinerThan } from './compute.ts';
 import { convertSeries } from './convert-series.ts';
 import { periodStart } from './dates.ts';
-import { earliestPublication, firstReleaseEstimateOf } from './first-release.ts';
+import { earliestPublication, firstReleaseEstimateOf } from '../catalog/first-release.ts';
 
 /** The effective request after defaults: the dates are always set. */
 export interface SeriesRequest {
@@ -135,7 +135,7 @@ export async function buildSeriesBody(ctx: RouteContext, r: SeriesRequest, nowMs
         `${native}: leave frequency out or ask for ${native}`,
     );
   }
-  // A first version stamped at its load counts from its calendar's release (first-release.ts), in
+  // A first version stamped at its load counts from its calendar's release (catalog/first-release.ts), in
   // every view.
   const estimate = firstReleaseEstimateOf(descriptor, r.type);
   const firstPublished = await earliestPublication(

@@ -284,7 +284,8 @@ describe('datasets and releases: the conditions and the lag against the calendar
     sources.faults.push({
       match: (url) => url.pathname.startsWith('/v2/'),
       times: 10_000,
-      respond: (res) => res.writeHead(503, { 'content-type': 'text/plain' }).end('unavailable'),
+      // A refusal (EIA's answer to a key it does not accept) fails the run at once: no retries to wait out.
+      respond: (res) => res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":"invalid api_key"}'),
     });
     const run = await e2e.ingest(['sync', '--quiet', '--source', 'eia']);
     expect(run.code).not.toBe(0);

@@ -17,7 +17,7 @@ const decoder = new TextDecoder();
  * Follows a KV bucket another service writes (read only) into memory (the COT consistency
  * failures, the release ledger, the incidents): an ordered consume of libs/messaging (its watchdog
  * recreates the consumer after a stall) from the first message; until the bucket exists the
- * follower looks for it again every `retryMs`, in the background. Each put whose value passes
+ * follower looks for it again every `retryMs` (5 s: one stream lookup), in the background. Each put whose value passes
  * `schema` (and `accept`, given the key) reaches `put`; a value failing them is logged and skipped;
  * a delete or purge reaches `remove`.
  */
@@ -38,7 +38,7 @@ export function followBucket<S extends z.ZodType>(opts: {
   const { bucket, what, logger } = opts;
   const stream = `KV_${bucket}`;
   const prefix = `$KV.${bucket}.`;
-  const retryMs = opts.retryMs ?? 30_000;
+  const retryMs = opts.retryMs ?? 5_000;
   const stopping = new AbortController();
 
   const apply = (m: PulledMessage): void => {

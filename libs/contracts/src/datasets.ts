@@ -89,6 +89,9 @@ export const CONDITION_DAYS = 90;
 export const BACKFILL_AFTER_MS = 7 * 86_400_000;
 /** The longest window GET /releases lists, in days. */
 export const RELEASES_MAX_DAYS = 366;
+/** The dates a GET /releases window may hold (the calendars cover 1900 to 2999; a window needs some months before it). */
+export const RELEASES_FIRST_DATE = '1901-01-01';
+export const RELEASES_LAST_DATE = '2998-12-31';
 
 const Instant = z.iso.datetime({ offset: true });
 const Day = z.iso.date();
@@ -305,10 +308,15 @@ export const ReleasesQuery = documented(
   z.strictObject({
     dataset: DatasetId.meta({ description: 'The dataset (required).' }),
     start_date: Day.optional().meta({
-      description: `First local date (default: ${CONDITION_DAYS} days before today).`,
+      description:
+        `First local date (default: ${CONDITION_DAYS} days before today, or before end_date). From ` +
+        `${RELEASES_FIRST_DATE} to ${RELEASES_LAST_DATE}: another date is a 400 naming start_date.`,
     }),
     end_date: Day.optional().meta({
-      description: `Last local date (default: 31 days after today); at most ${RELEASES_MAX_DAYS} days after start_date.`,
+      description:
+        `Last local date (default: 31 days after today, or after start_date). From ${RELEASES_FIRST_DATE} to ` +
+        `${RELEASES_LAST_DATE}, not before start_date and at most ${RELEASES_MAX_DAYS} days after it: otherwise a ` +
+        '400 naming end_date.',
     }),
     status: z
       .enum([...RELEASE_STATUSES, 'shifted'])

@@ -2968,9 +2968,9 @@ export interface operations {
             query: {
                 /** @description The dataset (required). */
                 dataset: components["schemas"]["DatasetId"];
-                /** @description First local date (default: 90 days before today). */
+                /** @description First local date (default: 90 days before today, or before end_date). From 1901-01-01 to 2998-12-31: another date is a 400 naming start_date. */
                 start_date?: string;
-                /** @description Last local date (default: 31 days after today); at most 366 days after start_date. */
+                /** @description Last local date (default: 31 days after today, or after start_date). From 1901-01-01 to 2998-12-31, not before start_date and at most 366 days after it: otherwise a 400 naming end_date. */
                 end_date?: string;
                 /** @description Only releases of this status (`shifted`: the ones a holiday or a shutdown moved). */
                 status?: "scheduled" | "published" | "late" | "missing" | "cancelled" | "shifted";

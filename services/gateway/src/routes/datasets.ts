@@ -3,6 +3,8 @@ import {
   API_PREFIX,
   CONDITION_DAYS,
   datasetById,
+  RELEASES_FIRST_DATE,
+  RELEASES_LAST_DATE,
   RELEASES_MAX_DAYS,
   ReleasesQuery,
   type ReleasesResponse,
@@ -24,13 +26,6 @@ const DEFAULT_AHEAD_DAYS = 31;
 const DAY_MS = 86_400_000;
 const daysBetween = (a: string, b: string) => Math.round((Date.parse(b) - Date.parse(a)) / DAY_MS);
 const clamp = (d: string, lo: string, hi: string) => (d < lo ? lo : d > hi ? hi : d);
-
-/**
- * The dates a window may hold: the calendars are computed for the years 1900 to 2999
- * (libs/schedule), and a window's first release needs about four months before it.
- */
-export const RELEASES_FIRST_DATE = '1901-01-01';
-export const RELEASES_LAST_DATE = '2998-12-31';
 
 /**
  * The window of GET /releases (docs/freshness.md): given dates as given; without start_date, 90 days

@@ -141,9 +141,11 @@ def sync_detailed(
             `ams_market_news` (AMS Market News, other reports), `worldbank_pink_sheet` (World Bank
             Pink Sheet monthly prices), `wasde` (WASDE supply and demand balance sheets),
             `ecb_reference_rates` (ECB euro foreign exchange reference rates).
-        start_date (datetime.date | Unset): First local date (default: 90 days before today).
-        end_date (datetime.date | Unset): Last local date (default: 31 days after today); at most
-            366 days after start_date.
+        start_date (datetime.date | Unset): First local date (default: 90 days before today, or
+            before end_date). From 1901-01-01 to 2998-12-31: another date is a 400 naming start_date.
+        end_date (datetime.date | Unset): Last local date (default: 31 days after today, or after
+            start_date). From 1901-01-01 to 2998-12-31, not before start_date and at most 366 days
+            after it: otherwise a 400 naming end_date.
         status (ListReleasesStatus | Unset): Only releases of this status (`shifted`: the ones a
             holiday or a shutdown moved).
         page (int | Unset): Page number, from 1. A page past the last one is 200 with an empty
@@ -206,9 +208,11 @@ def sync(
             `ams_market_news` (AMS Market News, other reports), `worldbank_pink_sheet` (World Bank
             Pink Sheet monthly prices), `wasde` (WASDE supply and demand balance sheets),
             `ecb_reference_rates` (ECB euro foreign exchange reference rates).
-        start_date (datetime.date | Unset): First local date (default: 90 days before today).
-        end_date (datetime.date | Unset): Last local date (default: 31 days after today); at most
-            366 days after start_date.
+        start_date (datetime.date | Unset): First local date (default: 90 days before today, or
+            before end_date). From 1901-01-01 to 2998-12-31: another date is a 400 naming start_date.
+        end_date (datetime.date | Unset): Last local date (default: 31 days after today, or after
+            start_date). From 1901-01-01 to 2998-12-31, not before start_date and at most 366 days
+            after it: otherwise a 400 naming end_date.
         status (ListReleasesStatus | Unset): Only releases of this status (`shifted`: the ones a
             holiday or a shutdown moved).
         page (int | Unset): Page number, from 1. A page past the last one is 200 with an empty
@@ -266,9 +270,11 @@ async def asyncio_detailed(
             `ams_market_news` (AMS Market News, other reports), `worldbank_pink_sheet` (World Bank
             Pink Sheet monthly prices), `wasde` (WASDE supply and demand balance sheets),
             `ecb_reference_rates` (ECB euro foreign exchange reference rates).
-        start_date (datetime.date | Unset): First local date (default: 90 days before today).
-        end_date (datetime.date | Unset): Last local date (default: 31 days after today); at most
-            366 days after start_date.
+        start_date (datetime.date | Unset): First local date (default: 90 days before today, or
+            before end_date). From 1901-01-01 to 2998-12-31: another date is a 400 naming start_date.
+        end_date (datetime.date | Unset): Last local date (default: 31 days after today, or after
+            start_date). From 1901-01-01 to 2998-12-31, not before start_date and at most 366 days
+            after it: otherwise a 400 naming end_date.
         status (ListReleasesStatus | Unset): Only releases of this status (`shifted`: the ones a
             holiday or a shutdown moved).
         page (int | Unset): Page number, from 1. A page past the last one is 200 with an empty
@@ -329,9 +335,11 @@ async def asyncio(
             `ams_market_news` (AMS Market News, other reports), `worldbank_pink_sheet` (World Bank
             Pink Sheet monthly prices), `wasde` (WASDE supply and demand balance sheets),
             `ecb_reference_rates` (ECB euro foreign exchange reference rates).
-        start_date (datetime.date | Unset): First local date (default: 90 days before today).
-        end_date (datetime.date | Unset): Last local date (default: 31 days after today); at most
-            366 days after start_date.
+        start_date (datetime.date | Unset): First local date (default: 90 days before today, or
+            before end_date). From 1901-01-01 to 2998-12-31: another date is a 400 naming start_date.
+        end_date (datetime.date | Unset): Last local date (default: 31 days after today, or after
+            start_date). From 1901-01-01 to 2998-12-31, not before start_date and at most 366 days
+            after it: otherwise a 400 naming end_date.
         status (ListReleasesStatus | Unset): Only releases of this status (`shifted`: the ones a
             holiday or a shutdown moved).
         page (int | Unset): Page number, from 1. A page past the last one is 200 with an empty

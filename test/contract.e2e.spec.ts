@@ -127,16 +127,16 @@ function expectClean(run: StRun, seed: number): void {
   const cases = /\d+ generated, .*$/m.exec(run.output);
   console.log(`schemathesis seed ${seed}: ${cases?.[0] ?? '?'}; ${last?.[1] ?? run.output.slice(-300)}`);
   expect(run.code, head + findings(run.output)).toBe(0);
-  expect(run.output, head + run.output).toMatch(/Operations:\s+8 selected \/ 9 total/);
+  expect(run.output, head + run.output).toMatch(/Operations:\s+11 selected \/ 12 total/);
   const summary = /(\d+) generated, (\d+) passed/.exec(run.output);
   expect(summary, head + run.output).not.toBeNull();
   const [generated, passed] = [Number(summary![1]), Number(summary![2])];
   // GET /status takes no parameters, so only the five commodity operations yield MAX_EXAMPLES each.
   expect(generated).toBeGreaterThanOrEqual(5 * MAX_EXAMPLES);
   expect(passed).toBe(generated);
-  // The JUnit report names the eight operations (the five commodity ones, /status, /bulk and
-  // /bulk/{file}), none failed.
-  expect(run.junit.match(/<testcase /g) ?? []).toHaveLength(8);
+  // The JUnit report names the eleven operations (the five commodity ones, /status, /datasets,
+  // /datasets/feed, /releases, /bulk and /bulk/{file}), none failed.
+  expect(run.junit.match(/<testcase /g) ?? []).toHaveLength(11);
   expect(run.junit).not.toMatch(/<failure|<error/);
 }
 

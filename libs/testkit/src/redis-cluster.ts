@@ -78,6 +78,19 @@ function slotRanges(reply: RedisReply): [number, number, number][] {
  * with three known nodes and CLUSTER SLOTS covering all 16384 slots.
  */
 export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise<RedisClusterHandle> {
+  // Six free ports are found, then bound by six processes: another suite starting servers side by
+  // side (the soak) can take one in between. A node that could not bind starts the cluster again on
+  // other ports, twice at most; any other failure is thrown at once.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedisClusterOnce(opts);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof Error) || !/Address already in use/.test(err.message)) throw err;
+    }
+  }
+}
+
+async function startRedisClusterOnce(opts: RedisClusterOptions): Promise<RedisClusterHandle> {
   const command = requireBinary('redis-server', HINT, opts.env);
   const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
   const auth = redisServerAuth();

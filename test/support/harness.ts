@@ -3,9 +3,8 @@
 // and check every answer against the OpenAPI document.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { INCIDENTS_BUCKET } from '@cds/contracts';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
-import { connectMessaging, cotChecksBucketSpec, releasesBucketSpec } from '@cds/messaging';
+import { connectMessaging, cotChecksBucketSpec, incidentsBucketSpec, releasesBucketSpec } from '@cds/messaging';
 import { Kvm } from '@nats-io/kv';
 import { REPO_ROOT, startInfra, startSystem, type Infra, type RunningSystem, type SystemOptions } from '@cds/testkit';
 
@@ -128,8 +127,8 @@ async function createConsistencyBucket(infra: Infra): Promise<void> {
     const kvm = new Kvm(messaging.js);
     await kvm.create(...cotChecksBucketSpec({ replicas: 1 }));
     // The incidents bucket too, as `npm run admin -- incident` creates it (services/accounts/src/cli/
-    // incidents.ts): the gateway's GET /datasets follows it from its start, not 30 s after the first incident.
-    await kvm.create(INCIDENTS_BUCKET, { replicas: 1, history: 1 });
+    // incidents.ts): the gateway's GET /datasets follows it from its start, not 5 s after the first incident.
+    await kvm.create(...incidentsBucketSpec({ replicas: 1 }));
     // And the release ledger, as the projector creates it on its first write.
     await kvm.create(...releasesBucketSpec({ replicas: 1 }));
   } finally {

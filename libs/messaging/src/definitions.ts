@@ -3,6 +3,7 @@ import {
   CHANGES_STREAM,
   CHANGES_SUBJECTS,
   COT_CHECKS_BUCKET,
+  INCIDENTS_BUCKET,
   COT_CHECKS_DAYS,
   DATA_STREAM,
   DATA_SUBJECTS,
@@ -123,4 +124,16 @@ export function releasesBucketSpec(opts: {
   bucket?: string;
 }): [bucket: string, options: { replicas: number; history: number }] {
   return [opts.bucket ?? RELEASES_BUCKET, { replicas: opts.replicas, history: 1 }];
+}
+
+/**
+ * The incidents KV bucket (`CDS_INCIDENTS`, stream `KV_CDS_INCIDENTS`): one key per incident id
+ * (Incident), the latest value only, file storage, kept for good. The admin command creates it and
+ * compare-and-sets its keys; the gateway only follows it. Pass the result to `new Kvm(js).create(...)`.
+ */
+export function incidentsBucketSpec(opts: {
+  replicas: number;
+  bucket?: string;
+}): [bucket: string, options: { replicas: number; history: number }] {
+  return [opts.bucket ?? INCIDENTS_BUCKET, { replicas: opts.replicas, history: 1 }];
 }

@@ -15,6 +15,7 @@ export {
   cotChecksBucketSpec,
   DEADLETTER_STREAM,
   EVENT_DUPLICATE_WINDOW_MS,
+  incidentsBucketSpec,
   KEYS_PER_SUBJECT,
   releasesBucketSpec,
   REVOKED_KEY_RETENTION_MS,

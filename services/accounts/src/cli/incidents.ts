@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { INCIDENTS_BUCKET, Incident, type INCIDENT_STATES } from '@cds/contracts';
 import { UsageError } from '@cds/config';
-import { isJetStreamApiError } from '@cds/messaging';
+import { incidentsBucketSpec, isJetStreamApiError } from '@cds/messaging';
 import { JetStreamApiCodes, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 
@@ -69,8 +69,9 @@ export async function openIncidentStore(deps: {
   clock?: () => Date;
   random?: (n: number) => Buffer;
 }): Promise<IncidentStore> {
-  const bucket = deps.bucket ?? INCIDENTS_BUCKET;
-  const kv: KV = await new Kvm(deps.js).create(bucket, { replicas: deps.replicas, history: 1 });
+  const spec = incidentsBucketSpec({ replicas: deps.replicas, bucket: deps.bucket ?? INCIDENTS_BUCKET });
+  const [bucket] = spec;
+  const kv: KV = await new Kvm(deps.js).create(...spec);
   const clock = deps.clock ?? (() => new Date());
   const timeout = deps.timeoutMs;
 

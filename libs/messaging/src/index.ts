@@ -31,5 +31,5 @@ export {
   type PublishOptions,
   type PublishResult,
 } from './publish.ts';
-export { compactStream, isJetStreamApiError } from './streams.ts';
+export { compactStream, isJetStreamApiError, isWrongLastSequence } from './streams.ts';
 export { injectTraceContext } from './trace-context.ts';

@@ -1,6 +1,6 @@
-import { JetStreamApiCodes, type JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as createHeaders, type MsgHdrs } from '@nats-io/transport-node';
-import { isJetStreamApiError } from './streams.ts';
+import { isWrongLastSequence } from './streams.ts';
 import { injectTraceContext } from './trace-context.ts';
 
 export interface PublishOptions {
@@ -68,11 +68,7 @@ export async function publishToStream(
     });
     return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
   } catch (err) {
-    if (
-      opts.expectLastSubjectSequence !== undefined &&
-      (isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequence) ||
-        isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequenceUnknown))
-    ) {
+    if (opts.expectLastSubjectSequence !== undefined && isWrongLastSequence(err)) {
       throw new WrongLastSequenceError(`${subject} changed since sequence ${opts.expectLastSubjectSequence}`, {
         cause: err,
       });

@@ -39,6 +39,17 @@ export function isJetStreamApiError(err: unknown, code: number): boolean {
   return err instanceof JetStreamApiError && err.code === code;
 }
 
+/**
+ * True when a write conditioned on a last sequence was refused because the subject (a KV key's
+ * revision, `previousSeq`) moved on: another writer got there first (a compare-and-set lost).
+ */
+export function isWrongLastSequence(err: unknown): boolean {
+  return (
+    isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequence) ||
+    isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
+}
+
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && [...a].sort().join('\u0000') === [...b].sort().join('\u0000');
 }

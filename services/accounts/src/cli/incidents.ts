@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { INCIDENTS_BUCKET, Incident, type INCIDENT_STATES } from '@cds/contracts';
 import { UsageError } from '@cds/config';
-import { incidentsBucketSpec, isJetStreamApiError } from '@cds/messaging';
-import { JetStreamApiCodes, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { incidentsBucketSpec, isWrongLastSequence } from '@cds/messaging';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 
 export type IncidentState = (typeof INCIDENT_STATES)[number];
@@ -33,13 +33,6 @@ export interface IncidentStore {
 const ATTEMPTS = 3;
 
 /** Another writer changed the key since it was read. */
-function lostRace(err: unknown): boolean {
-  return (
-    isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequence) ||
-    isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-  );
-}
-
 /** A new incident id: `inc_` and 20 random hex digits. */
 export function newIncidentId(random: (n: number) => Buffer = randomBytes): string {
   return `inc_${random(10).toString('hex')}`;
@@ -99,7 +92,7 @@ export async function openIncidentStore(deps: {
         await kv.put(id, JSON.stringify(changed), { previousSeq: found.revision, timeout });
         return changed;
       } catch (err) {
-        if (attempt >= ATTEMPTS || !lostRace(err)) throw err;
+        if (attempt >= ATTEMPTS || !isWrongLastSequence(err)) throw err;
       }
     }
   };

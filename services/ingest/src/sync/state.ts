@@ -1,7 +1,7 @@
-import { JetStreamApiCodes, type JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { SYNC_BUCKET, SourceErrorDay, SourceSyncStatus, sourceErrorKey } from '@cds/contracts';
-import { isJetStreamApiError, syncBucketSpec } from '@cds/messaging';
+import { isWrongLastSequence, syncBucketSpec } from '@cds/messaging';
 import { z } from 'zod';
 
 /**
@@ -75,13 +75,6 @@ function storedErrorDay(text: string | undefined): SourceErrorDay | undefined {
 }
 
 /** Another writer changed the key since it was read (compare-and-set lost). */
-function lostRace(err: unknown): boolean {
-  return (
-    isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequence) ||
-    isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-  );
-}
-
 /** Attempts of a compare-and-set on an error day before it gives up (two runs of one source at once). */
 const ERROR_DAY_ATTEMPTS = 3;
 
@@ -136,7 +129,7 @@ export async function createKvSyncStore(
           await kv.put(key, JSON.stringify(next), { previousSeq: entry?.revision ?? 0, timeout });
           return next;
         } catch (err) {
-          if (attempt >= ERROR_DAY_ATTEMPTS || !lostRace(err)) throw err;
+          if (attempt >= ERROR_DAY_ATTEMPTS || !isWrongLastSequence(err)) throw err;
         }
       }
     },

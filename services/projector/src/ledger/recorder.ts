@@ -1,6 +1,6 @@
 import { DatasetLedger, LEDGER_MAX_ENTRIES } from '@cds/contracts';
-import { isJetStreamApiError, releasesBucketSpec, type Messaging } from '@cds/messaging';
-import { JetStreamApiCodes, jetstream } from '@nats-io/jetstream';
+import { isWrongLastSequence, releasesBucketSpec, type Messaging } from '@cds/messaging';
+import { jetstream } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import type { AfterApply } from '../consumer/after-apply.ts';
@@ -51,10 +51,6 @@ interface KeyState {
   stored: string | undefined;
 }
 
-const isConflict = (err: unknown): boolean =>
-  isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequence) ||
-  isJetStreamApiError(err, JetStreamApiCodes.StreamWrongLastSequenceUnknown);
-
 /** Reads a key into its state: its revision, its value, its entries merged into the book. */
 async function loadKey(store: KV, dataset: string, state: KeyState, log: Logger): Promise<void> {
   const stored = await store.get(dataset);
@@ -90,7 +86,7 @@ async function writeKey(
       state.stored = value;
       return;
     } catch (err) {
-      if (!isConflict(err) || attempt >= CAS_ATTEMPTS) throw err;
+      if (!isWrongLastSequence(err) || attempt >= CAS_ATTEMPTS) throw err;
       state.revision = undefined;
     }
   }

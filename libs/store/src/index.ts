@@ -23,6 +23,7 @@ export { aliasesCollection, readActiveCollection } from './read-models/aliases.t
 export { INDEXES } from './read-models/mongodb-adapter.ts';
 export {
   claimsCollectionName,
+  FERRETDB_COMMANDS_IN_FLIGHT,
   FERRETDB_UPDATES_PER_COMMAND,
   type FerretDbOptions,
 } from './read-models/ferretdb-adapter.ts';

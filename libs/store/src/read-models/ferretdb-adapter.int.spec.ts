@@ -1,7 +1,9 @@
 import { COLLECTIONS, type SeriesBucketDoc, type SupplyDemandBucketDoc } from '@cds/read-models';
 import { getTestInfra, uniqueName } from '@cds/testkit';
 import { MongoClient } from 'mongodb';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FERRETDB_COMMANDS_IN_FLIGHT } from './ferretdb-adapter.ts';
 import { packText } from './ferretdb-packing.ts';
 import { registerPortContract } from './testing/port.contract.ts';
 import { createReadModelStore } from './store.ts';
@@ -25,9 +27,17 @@ describe('FerretDB adapter: how it holds and asks', () => {
   it('packs a bucket as (deflated) JSON text, reads by `_id` only, and sends at most 16 replaces per command', async () => {
     const db = client.db(uniqueName('ferret_adapter'));
     const commands: { name: string; command: Record<string, unknown> }[] = [];
+    const updatesOut = new Set<number>();
+    let maxUpdatesInFlight = 0;
     client.on('commandStarted', (e) => {
-      if (e.databaseName === db.databaseName) commands.push({ name: e.commandName, command: e.command });
+      if (e.databaseName !== db.databaseName) return;
+      commands.push({ name: e.commandName, command: e.command });
+      if (e.commandName === 'update')
+        maxUpdatesInFlight = Math.max(maxUpdatesInFlight, updatesOut.add(e.requestId).size);
     });
+    const done = (e: { requestId: number }) => updatesOut.delete(e.requestId);
+    client.on('commandSucceeded', done);
+    client.on('commandFailed', done);
     const store = createReadModelStore(db, { adapter: 'ferretdb', owner: 'packing' });
     const series = await store.collection<SeriesBucketDoc>('series', COLLECTIONS.series);
     const bucket = (year: number, rev: number): SeriesBucketDoc => ({
@@ -63,6 +73,8 @@ describe('FerretDB adapter: how it holds and asks', () => {
     });
     const updates = commands.filter((c) => c.name === 'update');
     expect(updates.map((c) => (c.command.updates as unknown[]).length)).toEqual([16, 16, 8]);
+    // two commands in flight at once (FERRETDB_COMMANDS_IN_FLIGHT), never more
+    expect(maxUpdatesInFlight).toBe(FERRETDB_COMMANDS_IN_FLIGHT);
     await store.seriesRange({
       commodityId: 'PACK',
       type: 'price',
@@ -92,6 +104,40 @@ describe('FerretDB adapter: how it holds and asks', () => {
     expect(viewReads.length).toBeGreaterThan(0);
     for (const read of viewReads) expect(read.command.projection).toHaveProperty('revised_json');
     for (const read of viewReads) expect(Object.keys(read.command.filter as object)).toEqual(['_id']);
+  });
+
+  it('a write command that fails stops the ones not yet sent, waits for the one in flight and throws; a retry writes', async () => {
+    const db = client.db(uniqueName('ferret_adapter'));
+    const store = createReadModelStore(db, { adapter: 'ferretdb', owner: 'failing' });
+    const series = await store.collection<SeriesBucketDoc>('series', COLLECTIONS.series);
+    const bucket = (year: number, rev: number, frequency = 'daily'): SeriesBucketDoc => ({
+      _id: `FAIL:price:${year}`,
+      commodity_id: 'FAIL',
+      type: 'price',
+      year,
+      frequency: frequency as SeriesBucketDoc['frequency'],
+      first_date: `${year}-01-02`,
+      last_date: `${year}-01-02`,
+      count: 1,
+      points: [{ d: `${year}-01-02`, v: rev }],
+      _meta: { position: rev, version: 1, rev, parts: { [`${year}-01-02`]: rev } },
+    });
+    const years = Array.from({ length: 40 }, (_, i) => 1980 + i);
+    await series.compareAndSet(years.map((y) => ({ doc: bucket(y, 1), rev: null })));
+    // the second command (years 1996-2011) carries a document over MongoDB's 16 MiB: the driver's
+    // serializer refuses it (a RangeError), so that command fails without reaching the server
+    const tooLarge = randomBytes(9 * 1024 * 1024).toString('hex');
+    await expect(
+      series.compareAndSet(years.map((y) => ({ doc: bucket(y, 2, y === 2000 ? tooLarge : 'daily'), rev: 1 }))),
+    ).rejects.toBeInstanceOf(RangeError);
+    expect(
+      await db.collection(COLLECTIONS.series).countDocuments({ _id: 'FAIL:price:2000' as never, '_meta.rev': 2 }),
+    ).toBe(0);
+    // the claims are this writer's: the retry takes them again and writes what is not written yet
+    const retried = await series.compareAndSet(years.map((y) => ({ doc: bucket(y, 2), rev: 1 })));
+    const written = await db.collection(COLLECTIONS.series).countDocuments({ '_meta.rev': 2 });
+    expect(written).toBe(40);
+    expect(retried.written + retried.conflicts).toBe(40);
   });
 
   it("packs a balance sheet as JSON text and reads a region's sheets by `_id` strings only", async () => {

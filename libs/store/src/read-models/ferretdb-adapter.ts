@@ -87,6 +87,8 @@ export interface FerretDbOptions {
   now?: () => number;
   /** Most update statements per command. Default FERRETDB_UPDATES_PER_COMMAND. */
   maxUpdatesPerCommand?: number;
+  /** Write commands in flight at once. Default FERRETDB_COMMANDS_IN_FLIGHT. */
+  commandsInFlight?: number;
 }
 
 /** The claims collection beside a physical read-model collection. */
@@ -135,6 +137,7 @@ interface WriterSettings {
   leaseMs: number;
   now: () => number;
   perCommand: number;
+  inFlight: number;
 }
 
 /** Claims `ids`; returns the ones this writer holds (fresh, its own, or taken over after the lease). */
@@ -226,15 +229,29 @@ export function writeCommands(
   ];
 }
 
-/** Sends the commands in turn; a duplicate `_id` is a racing insert (a conflict), anything else a failure. Returns the documents written. */
+/**
+ * Write commands in flight at once. A replace's work in FerretDB is mostly its own (decoding the
+ * BSON, encoding the stored JSON, the `_id` look-up) around SQLite's short write, so a second
+ * command keeps the other core busy; two commands of FERRETDB_UPDATES_PER_COMMAND statements hold
+ * at most 32 of its 100 pooled connections (see the constant).
+ */
+export const FERRETDB_COMMANDS_IN_FLIGHT = 2;
+
+/**
+ * Sends the commands, `inFlight` at a time; a duplicate `_id` is a racing insert (a conflict),
+ * anything else a failure: no further command is sent, the ones in flight are awaited, and the
+ * first failure is thrown. Returns the documents written.
+ */
 async function sendCommands(
   coll: Collection<Document>,
   commands: AnyBulkWriteOperation[][],
   run: Run,
+  inFlight: number,
 ): Promise<number> {
   let written = 0;
-  for (const ops of commands) {
-    if (ops.length === 0) continue;
+  let next = 0;
+  let failure: { err: unknown } | undefined;
+  const send = async (ops: AnyBulkWriteOperation[]) => {
     try {
       const res = await run('write documents', ({ maxTimeMS }) => coll.bulkWrite(ops, { ordered: false, maxTimeMS }));
       written += res.insertedCount + res.matchedCount;
@@ -242,7 +259,18 @@ async function sendCommands(
       if (!(err instanceof MongoBulkWriteError) || duplicateKeyIndexes(err) === undefined) throw err;
       written += err.result.insertedCount + err.result.matchedCount;
     }
-  }
+  };
+  const lane = async () => {
+    while (failure === undefined && next < commands.length) {
+      const ops = commands[next++]!;
+      if (ops.length === 0) continue;
+      await send(ops).catch((err: unknown) => {
+        failure ??= { err };
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(inFlight, commands.length)) }, lane));
+  if (failure !== undefined) throw failure.err;
   return written;
 }
 
@@ -271,7 +299,7 @@ async function compareAndSet<D extends ReadModelDoc>(
       replacement: pack(name, x.doc),
     },
   }));
-  const written = await sendCommands(coll, writeCommands(insertOps, replaceOps, w.perCommand), run);
+  const written = await sendCommands(coll, writeCommands(insertOps, replaceOps, w.perCommand), run, w.inFlight);
   // Claims are released after a write that went through. One that failed (past its deadline,
   // connection lost) may still land on the server: its claims stay until their lease ends, so no
   // other writer replaces those documents meanwhile (this writer's own retry holds them already,
@@ -403,6 +431,7 @@ export function createFerretDbAdapter(db: FerretDb, opts: FerretDbOptions & { ow
     leaseMs: opts.leaseMs ?? 15_000,
     now: opts.now ?? Date.now,
     perCommand: opts.maxUpdatesPerCommand ?? FERRETDB_UPDATES_PER_COMMAND,
+    inFlight: opts.commandsInFlight ?? FERRETDB_COMMANDS_IN_FLIGHT,
   };
   return {
     name: 'ferretdb',

@@ -79,7 +79,6 @@ const DRAIN_MS = Number(process.env.BENCH_DRAIN_MS ?? 60_000);
 const REPORTS_PER_COT_EVENT = 100;
 const RATE = Number(process.env.BENCH_RATE ?? 1_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const TARGET_LAG_P99_MS = 250;
 /** The workers' batch (messages pulled ahead, handled together): BENCH_BATCH, else each projector's own default. */
 const BATCH = process.env.BENCH_BATCH === undefined ? undefined : Number(process.env.BENCH_BATCH);
 const BATCH_OPTION = BATCH === undefined ? {} : { batchSize: BATCH };
@@ -90,6 +89,8 @@ const BATCH_LABEL = BATCH === undefined ? "each projector's default batch" : `ba
  */
 const LAG_SHAPES = (process.env.BENCH_LAG_SHAPES ?? 'live,spread').split(',').map((s) => s.trim());
 const SHAPE_YEARS: Record<string, number> = { live: 1, spread: 8 };
+/** The p99 lag each shape is held to (issue #37): a live feed 250 ms, a backfill 1 s. */
+const SHAPE_TARGET_P99_MS: Record<string, number> = { live: 250, spread: 1_000 };
 const COMMODITIES = Array.from({ length: 20 }, (_, i) => `BENCH_C${i}`);
 const logger = pino({ level: process.env.BENCH_LOG ?? 'silent' });
 const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 120_000);
@@ -636,7 +637,7 @@ async function main(): Promise<void> {
         percentile(sorted, 50).toFixed(1),
         percentile(sorted, 99).toFixed(1),
         percentile(sorted, 100).toFixed(1),
-        percentile(sorted, 99) < TARGET_LAG_P99_MS ? 'yes' : 'NO',
+        `${percentile(sorted, 99) < SHAPE_TARGET_P99_MS[shape]! ? 'yes' : 'NO'} (< ${SHAPE_TARGET_P99_MS[shape]} ms)`,
         String(docs),
         phaseShares(phases, drainSeconds * 1000),
       ]);
@@ -656,7 +657,7 @@ async function main(): Promise<void> {
         'p50 ms',
         'p99 ms',
         'max ms',
-        `p99 < ${TARGET_LAG_P99_MS} ms`,
+        'p99 within target',
         'docs written',
         'time per phase (of the wall time)',
       ],

@@ -1034,6 +1034,63 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect(text(await b.get('/dashboard/plan'))).toContain('You are on the professional plan.');
   });
 
+  it('creates several users in one CLI call (pairs of --email and --plan, one line each), checking every pair first', async () => {
+    const cli = (args: string[]) =>
+      promisify(execFile)(
+        process.execPath,
+        ['--disable-warning=ExperimentalWarning', 'services/dashboard/src/cli.ts', 'create-user', ...args],
+        {
+          cwd: REPO_ROOT,
+          env: {
+            ...process.env,
+            MONGODB_URL: getTestInfra().mongoUrl,
+            MONGODB_DB: dbName,
+            ADMIN_URL: adminProcess.url,
+            ADMIN_TOKEN,
+          },
+        },
+      );
+    const password = ['--password', 'one password for the pair'];
+    // an e-mail without its plan, and a bad second pair: refused before any user is made
+    await expect(
+      cli([...password, '--email', 'a@pair.example', '--email', 'b@pair.example', '--plan', 'free']),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/give each --email its --plan \(2 e-mails, 1 plans\)/),
+    });
+    await expect(
+      cli([...password, '--email', 'a@pair.example', '--plan', 'free', '--email', 'b@pair.example', '--plan', 'gold']),
+    ).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--plan must be one of/) });
+    expect(await users.byEmail('a@pair.example')).toBeNull();
+
+    const pairs = [
+      ...password,
+      '--email',
+      'A@Pair.example',
+      '--plan',
+      'free',
+      '--email',
+      'b@pair.example',
+      '--plan',
+      'business',
+    ];
+    const lines = (await cli(pairs)).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { user_id: string; account_id: string });
+    expect(lines).toHaveLength(2);
+    expect((await admin.getAccount(lines[0]!.account_id)).plan).toBe('free');
+    expect((await admin.getAccount(lines[1]!.account_id)).plan).toBe('business');
+    expect((await users.byEmail('a@pair.example'))?._id).toBe(lines[0]!.user_id);
+    // again: the same ids, nothing made twice
+    expect(
+      (await cli(pairs)).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual(lines);
+  });
+
   it('throttles sign-ups per mail domain (sub-domains and plus tags count as one) and asks for a proof of work in a burst', async () => {
     const signUp = async (email: string, ip: string, password = PASSWORD) => {
       const b = new Browser(ip);

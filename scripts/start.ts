@@ -360,22 +360,20 @@ async function createDemoAccess(adminApi: { url: string; token: string }, mongoU
   };
   // local demo only: one password for the four users
   const demoPassword = `demo-${randomBytes(4).toString('hex')}-pass`;
-  const userOf = (plan: (typeof PLANS)[number]) =>
-    run(
-      [
-        'services/dashboard/src/cli.ts',
-        'create-user',
-        '--email',
-        `${plan}@demo.cds.local`,
-        '--password',
-        demoPassword,
-        '--plan',
-        plan,
-      ],
-      { MONGODB_URL: mongoUrl, MONGODB_DB: 'cds_dashboard', ADMIN_URL: adminApi.url, ADMIN_TOKEN: adminApi.token },
-      true,
-    );
-  const [keys] = await Promise.all([Promise.all(PLANS.map(keyOf)), Promise.all(PLANS.map(userOf))]);
+  // the four users in one process (a Node.js start and a database connection each would cost more
+  // than their hashes)
+  const users = run(
+    [
+      'services/dashboard/src/cli.ts',
+      'create-user',
+      '--password',
+      demoPassword,
+      ...PLANS.flatMap((plan) => ['--email', `${plan}@demo.cds.local`, '--plan', plan]),
+    ],
+    { MONGODB_URL: mongoUrl, MONGODB_DB: 'cds_dashboard', ADMIN_URL: adminApi.url, ADMIN_TOKEN: adminApi.token },
+    true,
+  );
+  const [keys] = await Promise.all([Promise.all(PLANS.map(keyOf)), users]);
   return { keys: Object.fromEntries(keys) as Record<(typeof PLANS)[number], string>, demoPassword };
 }
 
@@ -478,14 +476,16 @@ async function main(): Promise<void> {
   const ingestUrl = up.identities.nats.ingest;
 
   say(
-    'starting the accounts service, projector, query, gateway, dashboard and notifier (logs in .cds/logs/), ' +
+    'starting the accounts service, projector, query, gateway and dashboard (logs in .cds/logs/), ' +
       'and loading the data alongside…',
   );
   // The services and the data load side by side: the snapshot goes into the event stream, which the
   // projector reads from the start whenever it comes up. The demo keys and users are created as soon
-  // as the admin API answers, while the other services start.
+  // as the admin API answers, while the other services start. The webhook notifier starts after the
+  // keys: no first call needs it, and no webhook endpoint exists before them (each start begins with
+  // empty databases; the notifier's consumer, new at its first start, takes what lands from then on).
   const adminUp = Promise.withResolvers<{ url: string; token: string }>();
-  const services = step('services: accounts, projector, query, gateway, dashboard, notifier', () =>
+  const services = step('services: accounts, projector, query, gateway, dashboard', () =>
     startSystem({
       onAdminReady: adminUp.resolve,
       // Each service runs as its own NATS and Redis user (libs/testkit identities.ts).
@@ -498,7 +498,7 @@ async function main(): Promise<void> {
       // Webhook deliveries (docs/notifications.md); its "endpoint disabled" mails go to .cds/mail/ too.
       // WEBHOOK_ALLOW_PRIVATE (`host:port,...`) lets the dashboard save, and the notifier call, a
       // receiver on this machine or network: local trials only, never set in a cluster.
-      notifier: { port: Number(process.env.NOTIFIER_PORT ?? 8085), mailDir: MAIL_DIR, allowPrivate },
+      notifier: { port: Number(process.env.NOTIFIER_PORT ?? 8085), mailDir: MAIL_DIR, allowPrivate, deferred: true },
       // With --demo, generated series fill the gaps: GET /status then says `demo: true`.
       serviceEnv: {
         gateway: { DEMO_DATA: DEMO ? 'true' : 'false' },
@@ -555,6 +555,9 @@ async function main(): Promise<void> {
 
   printWelcome({ dashboardUrl, gatewayUrl, keys, demoPassword, sources });
 
+  await step('webhook notifier', () => sys.restartNotifier!());
+  if (stopping) return;
+
   // After the keys: the bulk files of what is loaded, then the older supply and demand editions and
   // what is newer at the sources, then the bulk files again, of all of it.
   await bulkFiles(up.identities.nats.projector, up.mongoUrl, '');
@@ -569,6 +572,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // A step cut short by Ctrl-C (a process stopped under it) is no failure: the stop under way ends the run.
+  if (stopping) return;
   say(`failed: ${err instanceof Error ? err.message : String(err)}`);
   void shutdown(1);
 });

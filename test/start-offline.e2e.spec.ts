@@ -36,6 +36,7 @@ let child: ChildProcess;
 let out = '';
 let baseUrl: string;
 let key: string;
+let notifierUrl: string;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function get(path: string): Promise<{ status: number; json: any }> {
@@ -53,6 +54,7 @@ async function get(path: string): Promise<{ status: number; json: any }> {
 beforeAll(async () => {
   const [closed, port, dashboardPort, notifierPort] = await findFreePorts(4);
   const nowhere = `http://127.0.0.1:${closed}`;
+  notifierUrl = `http://127.0.0.1:${notifierPort}`;
   child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'scripts/start.ts'], {
     cwd: REPO_ROOT,
     env: {
@@ -153,6 +155,17 @@ describe('npm start with no network', () => {
     for (const label of ['infrastructure', 'services', 'bundled snapshot loaded', 'demo keys', 'API serving the data'])
       expect(out.slice(0, keysAt)).toMatch(new RegExp(`done: ${label}[^\\n]* \\(\\d+\\.\\d s\\)`));
     expect(out).toMatch(/keys ready \d+\.\d s after npm start/);
+  });
+
+  it('starts the webhook notifier after the keys (no first call needs it), and it answers', async () => {
+    const deadline = Date.now() + 60_000;
+    while (!/done: webhook notifier/.test(out)) {
+      if (Date.now() > deadline) throw new Error(`the notifier did not start within 60 s of the keys:\n${out}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(out.indexOf('done: webhook notifier')).toBeGreaterThan(out.indexOf('Press Ctrl-C to stop.'));
+    const res = await fetch(`${notifierUrl}/readyz`, { signal: AbortSignal.timeout(10_000) });
+    expect(res.status).toBe(200);
   });
 
   it('writes the bulk files after the keys are printed, and says when they are written', async () => {

@@ -175,6 +175,12 @@ export interface NotifierOptions {
   port?: number;
   /** Extra environment, e.g. WEBHOOK_RETRY_BASE_MS for a retry test. */
   env?: Record<string, string>;
+  /**
+   * Not started with the rest: `restartNotifier` starts it (npm start, once the keys are printed).
+   * A notifier's first start takes the change records that land from then on (its consumer's
+   * deliver policy), so defer it only while no webhook endpoint can exist yet.
+   */
+  deferred?: boolean;
 }
 
 /** The dashboard process of startSystem: mail goes to `smtpUrl` when given, else to files in `mailDir`. */
@@ -206,11 +212,15 @@ export interface RunningSystem {
   dashboard?: ServiceProcess;
   /** Its public URL including the /dashboard prefix. */
   dashboardUrl?: string;
-  /** The notifier, when SystemOptions.notifier was given (the current process after a restart). */
+  /**
+   * The notifier, when SystemOptions.notifier was given and it was started (the current process
+   * after a restart; a deferred one from its first `restartNotifier`).
+   */
   notifier?: ServiceProcess;
   /**
-   * Starts the notifier again (after a test killed it) with the same settings and waits until it is
-   * ready; `notifier` then names the new process. Only when SystemOptions.notifier was given.
+   * Starts the notifier again (after a test killed it, or first when it was deferred) with the same
+   * settings and waits until it is ready; `notifier` then names the new process. Only when
+   * SystemOptions.notifier was given.
    */
   restartNotifier?: () => Promise<ServiceProcess>;
   /** Every process, for fault tests and shutdown. */
@@ -343,7 +353,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
         started.push(proc);
         return proc;
       };
-      notifier = await startNotifier();
+      if (o.deferred !== true) notifier = await startNotifier();
     }
     await Promise.all(
       [...projectors, ...queries, ...gateways, ...(dashboard ? [dashboard] : []), ...(notifier ? [notifier] : [])].map(
@@ -352,9 +362,9 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     );
     const system: RunningSystem = {
       ...(dashboard !== undefined ? { dashboard, dashboardUrl: `http://localhost:${dashboard.port}/dashboard` } : {}),
-      ...(notifier !== undefined && startNotifier !== undefined
+      ...(startNotifier !== undefined
         ? {
-            notifier,
+            ...(notifier !== undefined ? { notifier } : {}),
             restartNotifier: async () => {
               const previous = system.notifier;
               if (previous !== undefined && !previous.exited()) await previous.stop();

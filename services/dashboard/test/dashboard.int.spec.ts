@@ -997,32 +997,26 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect(sessionKeyErrors).toEqual([]);
   });
 
+  /** `cli.ts create-user` with these arguments, against this suite's database and admin API. */
+  const createUserCli = (args: string[]) =>
+    promisify(execFile)(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', 'services/dashboard/src/cli.ts', 'create-user', ...args],
+      {
+        cwd: REPO_ROOT,
+        env: {
+          ...process.env,
+          MONGODB_URL: getTestInfra().mongoUrl,
+          MONGODB_DB: dbName,
+          ADMIN_URL: adminProcess.url,
+          ADMIN_TOKEN,
+        },
+      },
+    );
+
   it('creates verified users with an account of a plan from the CLI, idempotently', async () => {
     const run = (plan: string) =>
-      promisify(execFile)(
-        process.execPath,
-        [
-          '--disable-warning=ExperimentalWarning',
-          'services/dashboard/src/cli.ts',
-          'create-user',
-          '--email',
-          'Pro@Demo.example',
-          '--password',
-          'demo password for pros',
-          '--plan',
-          plan,
-        ],
-        {
-          cwd: REPO_ROOT,
-          env: {
-            ...process.env,
-            MONGODB_URL: getTestInfra().mongoUrl,
-            MONGODB_DB: dbName,
-            ADMIN_URL: adminProcess.url,
-            ADMIN_TOKEN,
-          },
-        },
-      );
+      createUserCli(['--email', 'Pro@Demo.example', '--password', 'demo password for pros', '--plan', plan]);
     const first = JSON.parse((await run('professional')).stdout) as { user_id: string; account_id: string };
     const second = JSON.parse((await run('professional')).stdout) as { user_id: string; account_id: string };
     expect(second).toEqual(first);
@@ -1035,21 +1029,7 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
   });
 
   it('creates several users in one CLI call (pairs of --email and --plan, one line each), checking every pair first', async () => {
-    const cli = (args: string[]) =>
-      promisify(execFile)(
-        process.execPath,
-        ['--disable-warning=ExperimentalWarning', 'services/dashboard/src/cli.ts', 'create-user', ...args],
-        {
-          cwd: REPO_ROOT,
-          env: {
-            ...process.env,
-            MONGODB_URL: getTestInfra().mongoUrl,
-            MONGODB_DB: dbName,
-            ADMIN_URL: adminProcess.url,
-            ADMIN_TOKEN,
-          },
-        },
-      );
+    const cli = createUserCli;
     const password = ['--password', 'one password for the pair'];
     // an e-mail without its plan, and a bad second pair: refused before any user is made
     await expect(

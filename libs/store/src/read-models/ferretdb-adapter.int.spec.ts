@@ -15,6 +15,25 @@ registerPortContract('ferretdb', (db, opts) => createReadModelStore(db, { ...opt
   atomicReplace: true,
 });
 
+/** Forty years of buckets: three write commands of at most 16 replaces. */
+const YEARS = Array.from({ length: 40 }, (_, i) => 1980 + i);
+
+/** A one-point daily price bucket (`frequency` is stored as given: a test makes it oversized). */
+function priceBucket(commodity: string, year: number, rev: number, frequency = 'daily'): SeriesBucketDoc {
+  return {
+    _id: `${commodity}:price:${year}`,
+    commodity_id: commodity,
+    type: 'price',
+    year,
+    frequency: frequency as SeriesBucketDoc['frequency'],
+    first_date: `${year}-01-02`,
+    last_date: `${year}-01-02`,
+    count: 1,
+    points: [{ d: `${year}-01-02`, v: rev }],
+    _meta: { position: rev, version: 1, rev, parts: { [`${year}-01-02`]: rev } },
+  };
+}
+
 describe('FerretDB adapter: how it holds and asks', () => {
   let client: MongoClient;
   beforeAll(async () => {
@@ -40,19 +59,8 @@ describe('FerretDB adapter: how it holds and asks', () => {
     client.on('commandFailed', done);
     const store = createReadModelStore(db, { adapter: 'ferretdb', owner: 'packing' });
     const series = await store.collection<SeriesBucketDoc>('series', COLLECTIONS.series);
-    const bucket = (year: number, rev: number): SeriesBucketDoc => ({
-      _id: `PACK:price:${year}`,
-      commodity_id: 'PACK',
-      type: 'price',
-      year,
-      frequency: 'daily',
-      first_date: `${year}-01-02`,
-      last_date: `${year}-01-02`,
-      count: 1,
-      points: [{ d: `${year}-01-02`, v: rev }],
-      _meta: { position: rev, version: 1, rev, parts: { [`${year}-01-02`]: rev } },
-    });
-    const years = Array.from({ length: 40 }, (_, i) => 1980 + i);
+    const bucket = (year: number, rev: number) => priceBucket('PACK', year, rev);
+    const years = YEARS;
     await series.compareAndSet(years.map((y) => ({ doc: bucket(y, 1), rev: null })));
     expect(await db.collection(COLLECTIONS.series).findOne({ _id: 'PACK:price:1980' as never })).toEqual({
       _id: 'PACK:price:1980',
@@ -110,19 +118,8 @@ describe('FerretDB adapter: how it holds and asks', () => {
     const db = client.db(uniqueName('ferret_adapter'));
     const store = createReadModelStore(db, { adapter: 'ferretdb', owner: 'failing' });
     const series = await store.collection<SeriesBucketDoc>('series', COLLECTIONS.series);
-    const bucket = (year: number, rev: number, frequency = 'daily'): SeriesBucketDoc => ({
-      _id: `FAIL:price:${year}`,
-      commodity_id: 'FAIL',
-      type: 'price',
-      year,
-      frequency: frequency as SeriesBucketDoc['frequency'],
-      first_date: `${year}-01-02`,
-      last_date: `${year}-01-02`,
-      count: 1,
-      points: [{ d: `${year}-01-02`, v: rev }],
-      _meta: { position: rev, version: 1, rev, parts: { [`${year}-01-02`]: rev } },
-    });
-    const years = Array.from({ length: 40 }, (_, i) => 1980 + i);
+    const bucket = (year: number, rev: number, frequency?: string) => priceBucket('FAIL', year, rev, frequency);
+    const years = YEARS;
     await series.compareAndSet(years.map((y) => ({ doc: bucket(y, 1), rev: null })));
     // the second command (years 1996-2011) carries a document over MongoDB's 16 MiB: the driver's
     // serializer refuses it (a RangeError), so that command fails without reaching the server

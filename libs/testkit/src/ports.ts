@@ -41,7 +41,23 @@ function tryPort(port: number, host: string): Promise<number | undefined> {
 }
 
 /**
- * Finds a TCP port that is free right now on `host`. Where the kernel's ephemeral range is known
+ * Ports this process handed out, and when: a port is handed out once per HANDED_OUT_MS. A caller
+ * starts its server some seconds after asking (a Node.js service binds once its imports are loaded),
+ * and meanwhile the port still looks free: a second ask in that window must not get it (an e2e
+ * run's projector failed with EADDRINUSE when a later service of the same system got its port).
+ */
+const handedOut = new Map<number, number>();
+const HANDED_OUT_MS = 10 * 60_000;
+
+/** Whether `port` was handed out by this process lately; forgets the older ones. */
+function handedOutLately(port: number, now: number): boolean {
+  for (const [p, at] of handedOut) if (now - at > HANDED_OUT_MS) handedOut.delete(p);
+  return handedOut.has(port);
+}
+
+/**
+ * Finds a TCP port that is free right now on `host`, and not handed out by this process in the
+ * last 10 minutes (HANDED_OUT_MS). Where the kernel's ephemeral range is known
  * (Linux), a random port below it: the kernel never hands such a port to an outgoing connection
  * or to a listener on port 0, so the services a test starts next (connecting to NATS, MongoDB and
  * Redis as they come up) cannot take it before the server meant for it listens. A port from the
@@ -51,16 +67,26 @@ function tryPort(port: number, host: string): Promise<number | undefined> {
  * "address in use" where it matters.
  */
 export async function findFreePort(host = '127.0.0.1'): Promise<number> {
+  const handOut = (port: number): number => {
+    handedOut.set(port, Date.now());
+    return port;
+  };
   if (EPHEMERAL_LOW !== undefined) {
     for (let i = 0; i < TRIES; i += 1) {
       const candidate = LOWEST + Math.floor(Math.random() * (EPHEMERAL_LOW - LOWEST));
+      if (handedOutLately(candidate, Date.now())) continue;
       const port = await tryPort(candidate, host);
-      if (port !== undefined) return port;
+      if (port !== undefined) return handOut(port);
     }
   }
-  const port = await tryPort(0, host);
-  if (port === undefined) throw new Error(`no free port on ${host}`);
-  return port;
+  for (let i = 0; i < TRIES; i += 1) {
+    const port = await tryPort(0, host);
+    if (port === undefined) throw new Error(`no free port on ${host}`);
+    if (!handedOutLately(port, Date.now())) return handOut(port);
+  }
+  throw new Error(
+    `no free port on ${host} that this process did not hand out in the last ${HANDED_OUT_MS / 60_000} minutes`,
+  );
 }
 
 /** Finds `count` distinct free ports (distinct within this call). */

@@ -49,10 +49,9 @@ function tryPort(port: number, host: string): Promise<number | undefined> {
 const handedOut = new Map<number, number>();
 const HANDED_OUT_MS = 10 * 60_000;
 
-/** Whether `port` was handed out by this process lately; forgets the older ones. */
-function handedOutLately(port: number, now: number): boolean {
+/** Forgets the ports handed out longer ago than HANDED_OUT_MS. */
+function forgetOldPorts(now: number): void {
   for (const [p, at] of handedOut) if (now - at > HANDED_OUT_MS) handedOut.delete(p);
-  return handedOut.has(port);
 }
 
 /**
@@ -67,6 +66,7 @@ function handedOutLately(port: number, now: number): boolean {
  * "address in use" where it matters.
  */
 export async function findFreePort(host = '127.0.0.1'): Promise<number> {
+  forgetOldPorts(Date.now());
   const handOut = (port: number): number => {
     handedOut.set(port, Date.now());
     return port;
@@ -74,7 +74,7 @@ export async function findFreePort(host = '127.0.0.1'): Promise<number> {
   if (EPHEMERAL_LOW !== undefined) {
     for (let i = 0; i < TRIES; i += 1) {
       const candidate = LOWEST + Math.floor(Math.random() * (EPHEMERAL_LOW - LOWEST));
-      if (handedOutLately(candidate, Date.now())) continue;
+      if (handedOut.has(candidate)) continue;
       const port = await tryPort(candidate, host);
       if (port !== undefined) return handOut(port);
     }
@@ -82,7 +82,7 @@ export async function findFreePort(host = '127.0.0.1'): Promise<number> {
   for (let i = 0; i < TRIES; i += 1) {
     const port = await tryPort(0, host);
     if (port === undefined) throw new Error(`no free port on ${host}`);
-    if (!handedOutLately(port, Date.now())) return handOut(port);
+    if (!handedOut.has(port)) return handOut(port);
   }
   throw new Error(
     `no free port on ${host} that this process did not hand out in the last ${HANDED_OUT_MS / 60_000} minutes`,

@@ -1029,17 +1029,26 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
   });
 
   it('creates several users in one CLI call (pairs of --email and --plan, one line each), checking every pair first', async () => {
-    const cli = createUserCli;
     const password = ['--password', 'one password for the pair'];
     // an e-mail without its plan, and a bad second pair: refused before any user is made
     await expect(
-      cli([...password, '--email', 'a@pair.example', '--email', 'b@pair.example', '--plan', 'free']),
+      createUserCli([...password, '--email', 'a@pair.example', '--email', 'b@pair.example', '--plan', 'free']),
     ).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/give each --email its --plan \(2 e-mails, 1 plans\)/),
     });
     await expect(
-      cli([...password, '--email', 'a@pair.example', '--plan', 'free', '--email', 'b@pair.example', '--plan', 'gold']),
+      createUserCli([
+        ...password,
+        '--email',
+        'a@pair.example',
+        '--plan',
+        'free',
+        '--email',
+        'b@pair.example',
+        '--plan',
+        'gold',
+      ]),
     ).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--plan must be one of/) });
     expect(await users.byEmail('a@pair.example')).toBeNull();
 
@@ -1054,7 +1063,7 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
       '--plan',
       'business',
     ];
-    const lines = (await cli(pairs)).stdout
+    const lines = (await createUserCli(pairs)).stdout
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { user_id: string; account_id: string });
@@ -1064,7 +1073,7 @@ describe('dashboard against real Redis, MongoDB, admin API and SMTP', () => {
     expect((await users.byEmail('a@pair.example'))?._id).toBe(lines[0]!.user_id);
     // again: the same ids, nothing made twice
     expect(
-      (await cli(pairs)).stdout
+      (await createUserCli(pairs)).stdout
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l) as unknown),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { INCIDENTS_BUCKET, Incident, type INCIDENT_STATES } from '@cds/contracts';
+import { Incident, type INCIDENT_STATES } from '@cds/contracts';
 import { UsageError } from '@cds/config';
 import { incidentsBucketSpec, isWrongLastSequence } from '@cds/messaging';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
@@ -32,7 +32,6 @@ export interface IncidentStore {
 /** Attempts of a compare-and-set before it gives up (operators writing the same incident at once). */
 const ATTEMPTS = 3;
 
-/** Another writer changed the key since it was read. */
 /** A new incident id: `inc_` and 20 random hex digits. */
 export function newIncidentId(random: (n: number) => Buffer = randomBytes): string {
   return `inc_${random(10).toString('hex')}`;
@@ -62,7 +61,7 @@ export async function openIncidentStore(deps: {
   clock?: () => Date;
   random?: (n: number) => Buffer;
 }): Promise<IncidentStore> {
-  const spec = incidentsBucketSpec({ replicas: deps.replicas, bucket: deps.bucket ?? INCIDENTS_BUCKET });
+  const spec = incidentsBucketSpec({ replicas: deps.replicas, bucket: deps.bucket });
   const [bucket] = spec;
   const kv: KV = await new Kvm(deps.js).create(...spec);
   const clock = deps.clock ?? (() => new Date());

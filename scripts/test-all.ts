@@ -24,8 +24,9 @@
 // each above the slowest of those runs by a tenth or so. Every step has a deadline (three times its
 // budget).
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Failure, FileTiming } from '../test/support/file-timings-reporter.ts';
 
 interface Step {
   name: string;
@@ -117,6 +118,8 @@ const outcomes: Outcome[] = [];
 const failed = () => outcomes.some((o) => o.code !== 0);
 
 mkdirSync(TIMINGS, { recursive: true });
+// An earlier run's figures and failures must not stand in for a step that ends before writing its own.
+for (const step of [UNIT, INT, E2E, SOAK]) rmSync(join(TIMINGS, `${step.name}.json`), { force: true });
 const started = performance.now();
 heading(`checks, two at a time: ${CHECKS.map((s) => s.name).join(', ')}`);
 outcomes.push(...(await side(CHECKS, 2)));
@@ -134,13 +137,18 @@ if (!failed()) {
 }
 const total = (performance.now() - started) / 1000;
 
-// The slowest files of every project that ran, from the reporter's figures.
-const slowest: { file: string; project: string; ms: number; outsideMs?: number }[] = [];
+// The slowest files of every project that ran, and every failure, from the reporter's figures.
+const slowest: FileTiming[] = [];
+const failures: Failure[] = [];
 for (const step of [UNIT, INT, E2E, SOAK]) {
   if (!outcomes.some((o) => o.step === step)) continue;
   try {
-    const { files } = JSON.parse(readFileSync(join(TIMINGS, `${step.name}.json`), 'utf8')) as { files: typeof slowest };
-    slowest.push(...files);
+    const report = JSON.parse(readFileSync(join(TIMINGS, `${step.name}.json`), 'utf8')) as {
+      files: FileTiming[];
+      failures?: Failure[];
+    };
+    slowest.push(...report.files);
+    failures.push(...(report.failures ?? []).map((f) => ({ project: step.name, ...f })));
   } catch {
     // that run ended before its reporter wrote anything: its own output says why
   }
@@ -162,8 +170,18 @@ if (slowest.length > 0) {
   lines.push('', '  slowest test files (seconds, and of them outside the tests: set-up, import, beforeAll/afterAll):');
   for (const f of slowest.slice(0, 12))
     lines.push(
-      `  ${(f.ms / 1000).toFixed(1).padStart(7)} ${((f.outsideMs ?? 0) / 1000).toFixed(1).padStart(7)}  ${f.project.padEnd(5)} ${f.file}`,
+      `  ${(f.ms / 1000).toFixed(1).padStart(7)} ${(f.outsideMs / 1000).toFixed(1).padStart(7)}  ${f.project.padEnd(5)} ${f.file}`,
     );
+}
+// Last, so that a log cut to its tail (as CI shows it) still says what failed and why.
+const SHOWN_FAILURES = 10;
+if (failures.length > 0) {
+  lines.push('', `  failures (${failures.length}; each in full in its project's output above):`);
+  for (const f of failures.slice(0, SHOWN_FAILURES)) {
+    const where = f.file === undefined ? 'outside every test file' : [f.file, f.test].filter(Boolean).join(' › ');
+    lines.push(`  ✗ ${f.project ?? '?'}  ${where}`, ...f.error.split('\n').map((l) => `      ${l}`));
+  }
+  if (failures.length > SHOWN_FAILURES) lines.push(`  … and ${failures.length - SHOWN_FAILURES} more above`);
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 writeFileSync(

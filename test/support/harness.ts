@@ -164,6 +164,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       gateways: opts.gateways ?? 1,
       queries: opts.queries ?? 1,
       projectors: opts.projectors ?? 1,
+      accountsBeside: true,
       ...(serviceEnv !== undefined ? { serviceEnv } : {}),
       ...(opts.dashboard !== undefined ? { dashboard: opts.dashboard } : {}),
       ...(opts.notifier !== undefined ? { notifier: opts.notifier } : {}),

@@ -156,8 +156,19 @@ export interface SystemOptions {
   dashboard?: DashboardOptions;
   /** Also start the webhook notifier (opt-in); see NotifierOptions. */
   notifier?: NotifierOptions;
-  /** Called once the admin API (accounts) is ready, before the other services start (npm start creates its demo keys meanwhile). */
+  /**
+   * Called once the admin API (accounts) is ready: before the other services start (npm start creates
+   * its demo keys meanwhile), or with `accountsBeside`, while they start.
+   */
   onAdminReady?: (admin: { url: string; token: string }) => void;
+  /**
+   * Start the accounts service beside the others rather than first. The others do not need it to
+   * start (they wait for its streams as in a cluster, where nothing orders the pods), so a system
+   * is ready sooner (on a 2-core machine, 0.3 s of 2.8 s idle and 0.6 s of 3.5 s with one core busy:
+   * the e2e suites start some 30 systems). npm start keeps the order: its demo keys, made while the
+   * others start, are on its critical path.
+   */
+  accountsBeside?: boolean;
 }
 
 /** The notifier process of startSystem (its mail goes like the dashboard's: `smtpUrl`, else files in `mailDir`). */
@@ -262,8 +273,12 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       env: envFor('accounts', { NATS_URL: nats.admin, ADMIN_TOKEN: adminToken }),
     });
     started.push(admin);
-    await waitForReady(`${admin.url}/readyz`, { service: admin, timeoutMs });
-    opts.onAdminReady?.({ url: admin.url, token: adminToken });
+    const adminReady = waitForReady(`${admin.url}/readyz`, { service: admin, timeoutMs }).then(() =>
+      opts.onAdminReady?.({ url: admin.url, token: adminToken }),
+    );
+    // Not left unobserved while the others start (a failure is thrown where it is awaited, below).
+    adminReady.catch(() => undefined);
+    if (opts.accountsBeside !== true) await adminReady;
     /** `count` replicas of a service that needs only the common environment, started one after another. */
     const replicas = async (service: 'projector' | 'query', count: number): Promise<ServiceProcess[]> => {
       const list: ServiceProcess[] = [];
@@ -355,6 +370,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       };
       if (o.deferred !== true) notifier = await startNotifier();
     }
+    await adminReady;
     await Promise.all(
       [...projectors, ...queries, ...gateways, ...(dashboard ? [dashboard] : []), ...(notifier ? [notifier] : [])].map(
         (svc) => waitForReady(`${svc.url}/readyz`, { service: svc, timeoutMs }),

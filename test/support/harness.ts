@@ -1,6 +1,6 @@
 // The end-to-end harness: its own infrastructure (the stream names are fixed, so suites cannot share
-// a NATS server), the whole application as processes, the real CLIs, and helpers to call the API
-// and check every answer against the OpenAPI document.
+// a NATS server), the whole application as processes, the real CLIs (the ingest CLI's code in this
+// process), and helpers to call the API and check every answer against the OpenAPI document.
 import { join } from 'node:path';
 import { createOpenApiResponseValidator } from '@cds/contracts/testing';
 import { connectMessaging, cotChecksBucketSpec, incidentsBucketSpec, releasesBucketSpec } from '@cds/messaging';

@@ -10,6 +10,9 @@
 //   3. the e2e project (one file at a time) beside the soak project (5 minutes of a steady 40
 //      requests a second, asserting memory, not timing): the soak's output follows the e2e one's.
 //
+// The summary ends with every failure of the test projects (the test, its error's first lines), so
+// a log cut to its tail, as CI keeps it, still says what failed.
+//
 // A step that fails stops the run after its phase. A step over its budget fails the run too, so a
 // project that grows (a new source's specs, a slow new file) shows at once, not after the suite
 // has crept past 20 minutes on 2 cores (1,147 s on such a machine: checks 82, unit 74, int 148,

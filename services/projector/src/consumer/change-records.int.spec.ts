@@ -280,7 +280,6 @@ describe('change records on CDS_CHANGES (real NATS and MongoDB API)', () => {
     const before = (await messaging.jsm.streams.info(CHANGES_STREAM)).state.last_seq;
     const rebuilt = await rebuildProjection({ messaging, db, logger, clock: () => new Date() }, cotProjection, {
       graceMs: 0,
-      idleMs: 300,
     });
     expect(rebuilt.applied).toBeGreaterThanOrEqual(1);
     expect((await readCotBuckets(db, rebuilt.collection, { commodity_id: c })).map((b) => b.count)).toEqual([1]);

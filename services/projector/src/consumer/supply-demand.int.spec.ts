@@ -132,7 +132,6 @@ describe('supply_demand projection on real NATS and MongoDB API', () => {
     const live = await store.supplyDemandSheets({ commodityId: 'SD_CORN', region: 'united_states' });
     const rebuilt = await rebuildProjection({ messaging, db, logger, clock }, supplyDemandProjection, {
       graceMs: 0,
-      idleMs: 300,
     });
     expect(rebuilt.applied).toBe(3);
     expect(await store.supplyDemandSheets({ commodityId: 'SD_CORN', region: 'united_states' })).toEqual(live);

@@ -1,6 +1,6 @@
 import { DATA_STREAM, type DataEvent } from '@cds/contracts';
 import type { Messaging } from '@cds/messaging';
-import { COLLECTIONS, type ReadModelAliasDoc } from '@cds/read-models';
+import { ALIAS_CACHE_MS, COLLECTIONS, type ReadModelAliasDoc } from '@cds/read-models';
 import { uniqueName } from '@cds/testkit';
 import type { MongoClient } from 'mongodb';
 import { pino } from 'pino';
@@ -13,6 +13,7 @@ import { commodityUpserted, seriesRecorded } from '../testing/events.ts';
 import { eventually, hashCollection, publishEvents, startSpecServers } from '../testing/harness.ts';
 import { readSeriesBucket } from '../testing/stored.ts';
 import { rebuildProjection } from './rebuild.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 let servers: Awaited<ReturnType<typeof startSpecServers>>;
 let messaging: Messaging;
@@ -88,5 +89,71 @@ describe('rebuild', () => {
     expect(rebuilt.count).toBeGreaterThanOrEqual(live.count);
     const bucket = await readSeriesBucket(db, report.collection, 'REBUILD_SUGAR:price:2015');
     expect(bucket!.count).toBe(new Set(bucket!.points.map((p) => p.d)).size);
+  });
+
+  it('replays every matching message when the first ones reach it late, rather than taking the quiet for an end', async () => {
+    const db = mongo.db(uniqueName('rebuild_late'));
+    const seqs = await publishEvents(messaging, [
+      commodityUpserted('LATE_SUGAR'),
+      ...Array.from({ length: 5 }, (_, i) =>
+        seriesRecorded('LATE_SUGAR', [[`2020-01-0${i + 1}`, i]], { period: '2020' }),
+      ),
+    ]);
+    const matching = Object.values(
+      (await messaging.jsm.streams.info(DATA_STREAM, { subjects_filter: seriesProjection.filterSubject })).state
+        .subjects ?? {},
+    ).reduce((a, b) => a + b, 0);
+    // The replay's first batch reaches the rebuild late, as on a NATS cluster just healed or a busy
+    // machine (a rebuild of the cluster e2e once swapped in an empty COT read model so): the real
+    // messaging, with the delay put in front of the rebuild's handler. The delay outlasts both waits
+    // of the swap (before it, and the catch-up after the readers' alias caches expired), so a rule
+    // of "quiet for a while means done" would swap in an empty collection.
+    const delayMs = 2 * ALIAS_CACHE_MS + 4_000;
+    let late = true;
+    const consume: Messaging['consume'] = (opts) =>
+      messaging.consume({
+        ...opts,
+        handler: async (batch, attempt) => {
+          if (late) {
+            late = false;
+            await sleep(delayMs);
+          }
+          return opts.handler(batch, attempt);
+        },
+      });
+    const report = await rebuildProjection(
+      { messaging: { ...messaging, consume }, db, logger, clock: () => new Date() },
+      seriesProjection,
+      { keepPrevious: true },
+    );
+    expect(late).toBe(false);
+    // the read model swapped in held every matching message (that rule swapped at sequence 0)
+    expect(report.swappedAt).toBeGreaterThanOrEqual(seqs.at(-1)!);
+    expect(report.events).toBeGreaterThanOrEqual(matching);
+    expect(report.lastSeq).toBeGreaterThanOrEqual(seqs.at(-1)!);
+    const bucket = await readSeriesBucket(db, report.collection, 'LATE_SUGAR:price:2020');
+    expect(bucket?.points.map((p) => p.d)).toEqual([
+      '2020-01-01',
+      '2020-01-02',
+      '2020-01-03',
+      '2020-01-04',
+      '2020-01-05',
+    ]);
+  });
+
+  it('fails, leaving the live read model in place, when the replay receives nothing for its stall time', async () => {
+    const db = mongo.db(uniqueName('rebuild_stalled'));
+    await publishEvents(messaging, [seriesRecorded('STALL_SUGAR', [['2021-01-04', 1]], { period: '2021' })]);
+    // a replay that never hands its messages on
+    const consume: Messaging['consume'] = (opts) =>
+      messaging.consume({ ...opts, handler: () => new Promise(() => undefined) });
+    await expect(
+      rebuildProjection(
+        { messaging: { ...messaging, consume }, db, logger, clock: () => new Date() },
+        seriesProjection,
+        { stallMs: 1_000 },
+      ),
+    ).rejects.toThrow(/received nothing for 1000 ms, \d+ of \d+ messages still to come/);
+    expect(await readActiveCollection(db, 'series')).toBe('series');
   });
 });

@@ -26,8 +26,11 @@ export interface RebuildOptions {
   keepPrevious?: boolean;
   /** Messages the ordered consumer buffers. Default 500. */
   fetchSize?: number;
-  /** With nothing pending, how long to wait for a message before the stream counts as replayed. Default 1.5 s. */
-  idleMs?: number;
+  /**
+   * How long the replay may receive nothing while messages the projection's filter matched are still
+   * to come before the rebuild fails (the live read model untouched). Default 60 s.
+   */
+  stallMs?: number;
   /** See ProjectionWorkerOptions.writeClaims. */
   writeClaims?: boolean;
 }
@@ -85,8 +88,10 @@ export async function rebuildProjection<D extends ProjectedDoc>(
     dropped: false,
   };
 
-  const idleMs = opts.idleMs ?? 1_500;
+  const stallMs = opts.stallMs ?? 60_000;
   let lastMessageAt = Date.now();
+  /** Distinct stream sequences the replay delivered (an ordered consumer's reset never counts one twice). */
+  let delivered = 0;
 
   // The replay runs in the background from sequence 1 (an ordered follow of libs/messaging, which
   // parses each event once and hands poison to `onPoison`); `drain` waits for it to reach a sequence.
@@ -100,7 +105,10 @@ export async function rebuildProjection<D extends ProjectedDoc>(
     handler: async (batch) => {
       for (const m of batch) {
         report.events++;
-        report.lastSeq = m.seq;
+        if (m.seq > report.lastSeq) {
+          delivered++;
+          report.lastSeq = m.seq;
+        }
         lastMessageAt = Date.now();
         if (m.value === undefined) continue;
         const res = await applyEvent(collection, projection, m.value, m.seq);
@@ -116,25 +124,35 @@ export async function rebuildProjection<D extends ProjectedDoc>(
   let failure: Error | undefined;
   replay.done.catch((err: unknown) => (failure = err instanceof Error ? err : new Error(String(err))));
 
-  // Waits until the replay reached sequence `target`. Stops early when nothing arrives for `idleMs`
-  // (the filter matches no further message up to `target`); throws if the replay failed.
-  const drain = async (target: number): Promise<void> => {
+  /**
+   * The messages of the stream the projection's filter matches now, by the stream's count per
+   * subject. The replay is complete once it delivered that many: a rule of "nothing arrived for a
+   * while" took a slow first delivery (a NATS cluster just healed, a busy machine) for an empty filter,
+   * and swapped an empty read model in.
+   */
+  const matchingNow = async (): Promise<number> => {
+    const info = await messaging.jsm.streams.info(stream, { subjects_filter: projection.filterSubject });
+    return Object.values(info.state.subjects ?? {}).reduce((sum, n) => sum + n, 0);
+  };
+  // Waits until the replay delivered `count` messages; throws if it failed, or if it received nothing
+  // for `stallMs` meanwhile.
+  const drain = async (count: number): Promise<void> => {
     lastMessageAt = Date.now();
-    while (report.lastSeq < target) {
+    while (delivered < count) {
       if (failure !== undefined) throw failure;
-      const quietMs = Date.now() - lastMessageAt;
-      if (quietMs >= idleMs) {
-        log.debug({ lastSeq: report.lastSeq, target }, 'replay idle');
-        return;
+      if (Date.now() - lastMessageAt >= stallMs) {
+        throw new Error(
+          `the replay of ${stream} (${projection.filterSubject}) received nothing for ${stallMs} ms, ` +
+            `${count - delivered} of ${count} messages still to come`,
+        );
       }
-      await sleep(Math.min(25, idleMs - quietMs));
+      await sleep(25);
     }
     if (failure !== undefined) throw failure;
   };
 
   try {
-    const lastSeqNow = async () => (await messaging.jsm.streams.info(stream)).state.last_seq;
-    await drain(await lastSeqNow());
+    await drain(await matchingNow());
     report.swappedAt = report.lastSeq;
     const alias: ReadModelAliasDoc = {
       _id: projection.name,
@@ -153,7 +171,7 @@ export async function rebuildProjection<D extends ProjectedDoc>(
     // Writers that resolved the old collection before the swap may still write there for up to
     // ALIAS_CACHE_MS; replay what reached the stream meanwhile into the new one.
     await sleep(2 * ALIAS_CACHE_MS + 250);
-    await drain(await lastSeqNow());
+    await drain(await matchingNow());
     if (!(opts.keepPrevious ?? false) && previous !== target) {
       await sleep(opts.graceMs ?? 5_000);
       log.debug({ previous }, 'dropping previous collection');

@@ -144,13 +144,16 @@ describe('the release ledger on real NATS', () => {
     const { revision } = (await (await new Kvm(system.js).open(RELEASES_BUCKET)).get(SPOT))!;
     await first.stop();
 
-    // The durable deleted: a new one replays the stream from its start, a week later.
+    // The durable deleted: a new one replays the stream from its start, a week later. It has another
+    // name: a consumer created under the name of one deleted a moment before can fail in nats-server's
+    // file store (a rehearsal's "rename .../obs/projector-series/o.dat.tmp: no such file or directory",
+    // the old consumer's folder removed under the new one).
     await system.jsm.consumers.delete('CDS_DATA', 'projector-series');
     const metrics = createProjectorMetrics();
     const again = await startProjectionWorker(
       { messaging, db, logger, metrics, clock: () => new Date('2026-12-02T09:00:00.000Z') },
       seriesProjection,
-      { ledger: { flushMs: 50, timeoutMs: 5_000 } },
+      { durable: 'projector-series-replay', ledger: { flushMs: 50, timeoutMs: 5_000 } },
     );
     await eventually(() => metrics.of('series').lastPosition >= 4, 20_000, 'the replay');
     await again.stop();

@@ -94,7 +94,7 @@ export async function rebuildProjection<D extends ProjectedDoc>(
   let delivered = 0;
 
   // The replay runs in the background from sequence 1 (an ordered follow of libs/messaging, which
-  // parses each event once and hands poison to `onPoison`); `drain` waits for it to reach a sequence.
+  // parses each event once and hands poison to `onPoison`); `drain` waits for it to deliver a count.
   // A failed write ends it (no retries: the rebuild fails, the live read model is untouched).
   const replay = await messaging.consume<DataEvent>({
     stream,

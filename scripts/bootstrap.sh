@@ -120,6 +120,13 @@ apt_install() { # package names; installs those whose command is missing (comman
 # k8s/base/nats.yaml (docs/reliability.md "Event store durability"), pinned with its checksums in
 # tools/ferretdb/go.mod and go.sum beside FerretDB. Each binary is cached: nats-server under its
 # version, FerretDB under the hash of its sources.
+#
+# Two builds of each. The optimized one is what tests, benchmarks and every later start run. A first
+# `npm start` with neither cached does not wait for it: it builds both without the compiler's
+# optimizations and inlining (-N -l: about a quarter less compile time), starts on those "quick"
+# builds, and builds the optimized ones afterwards at idle priority, for the next start. The quick
+# builds are the same sources and behave the same; they only run slower. `npm test`, and
+# CDS_GO_BUILD=optimized, always wait for the optimized builds.
 NATS_SERVER_VERSION=v2.15.2
 go_dir="$CDS_ROOT/tools/ferretdb"
 grep -q "github.com/nats-io/nats-server/v2 $NATS_SERVER_VERSION\$" "$go_dir/go.mod" ||
@@ -130,47 +137,99 @@ grep -q "github.com/nats-io/nats-server/v2 $NATS_SERVER_VERSION\$" "$go_dir/go.m
 # (-s -w: a faster link). The same flags in both phases below, so the standard library compiled in
 # the first is reused.
 go_flags=(-trimpath -buildvcs=false -tags ferretdb_no_postgresql -gcflags=all=-dwarf=false)
+go_quick_flags=(-trimpath -buildvcs=false -tags ferretdb_no_postgresql "-gcflags=all=-N -l -dwarf=false")
+# Two files of FerretDB's module that the launcher never runs, left out of its build with what only
+# they import: the OTLP trace exporter of FerretDB's own command (gRPC, the OpenTelemetry SDK) and the
+# registration of its MySQL backend (a MySQL driver). The build uses a copy of the module, taken from
+# the module cache after go.sum verified it, without them (about 115 packages fewer: 15 % of the CPU).
+ferret_left_out=(internal/util/observability/observability.go internal/handler/registry/mysql.go)
+go_build_kind="${CDS_GO_BUILD:-}"
+[ "$mode" = test ] && go_build_kind=optimized
+case "$go_build_kind" in "" | optimized) ;; *) fail "CDS_GO_BUILD must be empty or optimized, not '$go_build_kind'" ;; esac
 nats_bin="$CDS_CACHE/nats-server-$NATS_SERVER_VERSION"
-go_targets=() go_names=()
-if ! { [ -x "$nats_bin" ] && "$nats_bin" --version 2>/dev/null | grep -q "$NATS_SERVER_VERSION\$"; }; then
-  go_targets+=(github.com/nats-io/nats-server/v2) go_names+=("nats-server $NATS_SERVER_VERSION")
-fi
+nats_ok() { [ -x "$1" ] && "$1" --version 2>/dev/null | grep -q "$NATS_SERVER_VERSION\$"; }
 ferret_bin=""
 if [ -z "${MONGODB_URL:-}" ] && ! command -v mongod >/dev/null 2>&1; then
-  ferret_hash="$( (cat "$go_dir"/go.mod "$go_dir"/go.sum "$go_dir"/*.go "$go_dir"/idindex/*.go; echo "${go_flags[*]}") | sha256sum | cut -c1-12)"
+  ferret_hash="$( (cat "$go_dir"/go.mod "$go_dir"/go.sum "$go_dir"/*.go "$go_dir"/idindex/*.go; echo "${go_flags[*]} ${ferret_left_out[*]}") | sha256sum | cut -c1-12)"
   ferret_bin="$CDS_CACHE/ferretdb-$ferret_hash"
+fi
+# What to build now (go_targets, named in go_names), and what to build optimized after the start
+# (late_targets). A binary runs optimized when that build is cached. Otherwise `npm test` builds it
+# optimized now, and `npm start` runs its quick build (built now unless cached) and builds the
+# optimized one after the start.
+go_kind=quick
+[ "$go_build_kind" = optimized ] && go_kind=optimized
+go_targets=() go_names=() late_targets=()
+if ! nats_ok "$nats_bin"; then
+  if [ "$go_kind" = quick ]; then
+    late_targets+=(github.com/nats-io/nats-server/v2)
+    nats_bin="$nats_bin-quick"
+  fi
+  nats_ok "$nats_bin" || { go_targets+=(github.com/nats-io/nats-server/v2) go_names+=("nats-server $NATS_SERVER_VERSION"); }
+fi
+if [ -n "$ferret_bin" ] && [ ! -x "$ferret_bin" ]; then
+  if [ "$go_kind" = quick ]; then
+    late_targets+=(.)
+    ferret_bin="$ferret_bin-quick"
+  fi
   [ -x "$ferret_bin" ] || { go_targets+=(.) go_names+=(FerretDB); }
 fi
+# The standard library both programs use (its packages that no other package of it imports).
+# A package missing here is only compiled in the second phase instead.
+go_std=(archive/tar compress/zlib container/heap crypto/pbkdf2 database/sql embed encoding/base32 expvar flag
+  go/token hash/fnv io/ioutil log/slog log/syslog net/http/pprof os/exec os/signal runtime/debug runtime/metrics)
+# Usage: build_go quick|optimized TARGET... (nats-server's import path and/or ., FerretDB)
+build_go() {
+  local kind="$1" out dl flags suffix="" modfile=() src
+  shift
+  if [ "$kind" = quick ]; then flags=("${go_quick_flags[@]}") suffix=-quick; else flags=("${go_flags[@]}"); fi
+  # The compiler's garbage collector off up to 1 GiB of heap per compile: 20-25 % less CPU (the
+  # compiler allocates much and lives briefly); the largest packages still stay under the limit.
+  export CGO_ENABLED=0 GOGC=off GOMEMLIMIT=1GiB
+  out="$(mktemp -d "$CDS_CACHE/go-build-out.XXXXXX")" || return 1
+  # FerretDB from a copy of its module without ferret_left_out, named by a go.mod of this build
+  # (-modfile: go.mod and go.sum with one replace line added)
+  ferretdb_copy() {
+    (cd "$go_dir" && go mod download github.com/FerretDB/FerretDB) || return 1
+    src="$(cd "$go_dir" && go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)" && [ -d "$src" ] || return 1
+    cp -R "$src" "$out/ferretdb-src" && chmod -R u+w "$out/ferretdb-src" || return 1
+    local f
+    for f in "${ferret_left_out[@]}"; do rm "$out/ferretdb-src/$f" || return 1; done
+    cp "$go_dir/go.mod" "$out/go-build.mod" && cp "$go_dir/go.sum" "$out/go-build.sum" &&
+      printf '\nreplace github.com/FerretDB/FerretDB => %s\n' "$out/ferretdb-src" >>"$out/go-build.mod"
+  }
+  [[ " $* " == *" . "* ]] && modfile=(-modfile "$out/go-build.mod")
+  # Phase 1: the modules download (network: go.sum checks each) while the standard library compiles (CPU).
+  (
+    cd "$go_dir" && { ((${#modfile[@]} == 0)) || ferretdb_copy; } &&
+      go list "${modfile[@]}" -deps "${flags[@]}" "$@" >/dev/null
+  ) &
+  dl=$!
+  (cd "$go_dir" && go build "${flags[@]}" "${go_std[@]}") || return 1
+  wait "$dl" || return 1
+  echo "[+$(elapsed) s] phase 1 done: the modules downloaded and the standard library compiled"
+  # Phase 2: nats-server named first, so its largest package starts early (cmd/go runs ready
+  # packages in depth-first import order; tools/ferretdb/idindex does the same for SQLite).
+  (cd "$go_dir" && go build "${modfile[@]}" "${flags[@]}" -ldflags='-s -w' -o "$out/" "$@") || return 1
+  # each binary moved into place whole (a start running meanwhile sees the old one or the new one)
+  if [ -f "$out/nats-server" ]; then mv "$out/nats-server" "$CDS_CACHE/nats-server-$NATS_SERVER_VERSION$suffix"; fi
+  if [ -f "$out/ferretdb" ]; then mv "$out/ferretdb" "$CDS_CACHE/ferretdb-$ferret_hash$suffix"; fi
+  rm -rf "$out"
+  echo "[+$(elapsed) s] phase 2 done: $* built ($kind)"
+}
+# what builds stopped midway (Ctrl-C) left behind; no build takes an hour
+find "$CDS_CACHE" -maxdepth 1 -name 'go-build-out*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
 go_pid=""
-if ((${#go_targets[@]})); then
+if ((${#go_targets[@]} + ${#late_targets[@]})); then
   command -v go >/dev/null 2>&1 ||
     fail "need Go >= 1.26 to build nats-server $NATS_SERVER_VERSION and FerretDB (or set MONGODB_URL / install mongod for FerretDB)"
-  # The standard library both programs use (its packages that no other package of it imports).
-  # A package missing here is only compiled in the second phase instead.
-  go_std=(archive/tar compress/zlib container/heap crypto/pbkdf2 database/sql embed encoding/base32 expvar flag
-    go/token hash/fnv html/template io/ioutil log/slog log/syslog net/http/httputil net/http/pprof os/exec
-    os/signal runtime/debug runtime/metrics)
-  build_go() {
-    local out="$CDS_CACHE/go-build-out" dl
-    export CGO_ENABLED=0
-    rm -rf "$out" && mkdir -p "$out"
-    # Phase 1: the modules download (network: go.sum checks each) while the standard library compiles (CPU).
-    (cd "$go_dir" && go list -deps "${go_flags[@]}" "${go_targets[@]}" >/dev/null) &
-    dl=$!
-    (cd "$go_dir" && go build "${go_flags[@]}" "${go_std[@]}") || return 1
-    wait "$dl" || return 1
-    echo "[+$(elapsed) s] phase 1 done: the modules downloaded and the standard library compiled"
-    # Phase 2: nats-server named first, so its largest package starts early (cmd/go runs ready
-    # packages in depth-first import order; tools/ferretdb/idindex does the same for SQLite).
-    (cd "$go_dir" && go build "${go_flags[@]}" -ldflags='-s -w' -o "$out/" "${go_targets[@]}") || return 1
-    if [ -f "$out/nats-server" ]; then mv "$out/nats-server" "$nats_bin"; fi
-    if [ -f "$out/ferretdb" ]; then mv "$out/ferretdb" "$ferret_bin"; fi
-    echo "[+$(elapsed) s] phase 2 done: ${go_targets[*]} built"
-  }
+fi
+if ((${#go_targets[@]})); then
   go_label="${go_names[*]}"
   go_label="${go_label/% FerretDB/ and FerretDB}"
+  [ "$go_kind" = quick ] && go_label+=" (quick builds)"
   say "building $go_label with Go in the background (first run only; log in $CDS_CACHE/logs/go-build.log)"
-  (slow "building with Go: $go_label" go-build build_go) &
+  (slow "building with Go: $go_label" go-build build_go "$go_kind" "${go_targets[@]}") &
   go_pid=$!
 fi
 
@@ -240,7 +299,7 @@ if [ "$mode" = test ]; then
       helm_ldflags+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$HELM_K8S_MINOR"
     done
     slow "building helm $HELM_VERSION with Go (first run only)" helm \
-      env GOBIN="$CDS_CACHE/gobin-helm" go install -ldflags "$helm_ldflags" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+      env GOBIN="$CDS_CACHE/gobin-helm" GOGC=off GOMEMLIMIT=1GiB go install -ldflags "$helm_ldflags" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
     mv "$CDS_CACHE/gobin-helm/helm" "$helm_bin"
   fi
   ln -sf "$helm_bin" "$CDS_BIN_DIR/helm"
@@ -311,6 +370,20 @@ if [ -s "$steps_file" ]; then
   sort -n "$steps_file" | awk -F'\t' '{ printf "            %-66s %6.1f → %6.1f s  (%.1f s, CPU %s s)\n", $4, $1, $2, $2 - $1, $3 }'
 fi
 say "ready in $total s ($mode): node $(node --version), nats-server $(nats-server --version 2>/dev/null | head -1), redis-server $(redis-server --version | awk '{print $3}')"
+# The optimized builds a quick start left for later: at idle priority, so they take only what the
+# system leaves of the CPU, and detached from this script's output (they outlive it when it hands
+# over to COMMAND). Ctrl-C stops them with the rest; the Go build cache keeps what they compiled.
+if ((${#late_targets[@]})); then
+  late_log="$CDS_CACHE/logs/go-build-optimized.log"
+  say "this start runs quick builds of nats-server and FerretDB (compiled without optimizations: they run slower);" \
+    "their optimized builds continue at idle priority (log in $late_log), and the next start uses them"
+  (
+    (
+      renice -n 19 -p "$BASHPID" >/dev/null 2>&1 || true
+      build_go optimized "${late_targets[@]}"
+    ) </dev/null >"$late_log" 2>&1 &
+  )
+fi
 if ((${#then[@]})); then
   export CDS_BOOTSTRAP_SECONDS="$total"
   # Node.js keeps the code it compiled for the next start (the services' modules, start.ts itself).

@@ -184,7 +184,8 @@ build_go() {
   shift
   if [ "$kind" = quick ]; then flags=("${go_quick_flags[@]}") suffix=-quick; else flags=("${go_flags[@]}"); fi
   # The compiler's garbage collector off up to 1 GiB of heap per compile: 20-25 % less CPU (the
-  # compiler allocates much and lives briefly); the largest packages still stay under the limit.
+  # compiler allocates much and lives briefly); the largest packages still stay under the limit,
+  # and two compiles at a time (2 cores) need about 2.5 GB at the peak.
   export CGO_ENABLED=0 GOGC=off GOMEMLIMIT=1GiB
   out="$(mktemp -d "$CDS_CACHE/go-build-out.XXXXXX")" || return 1
   # FerretDB from a copy of its module without ferret_left_out, named by a go.mod of this build

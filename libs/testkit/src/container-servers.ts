@@ -9,7 +9,8 @@ const HOST = '127.0.0.1';
 
 /**
  * True when a Docker-compatible engine answers within `timeoutMs`. testcontainers is imported
- * lazily: it is only needed on machines with an engine, and loading it costs a few hundred ms.
+ * lazily: it is only needed on machines with an engine, and loading it costs a few hundred ms. It is
+ * a development dependency, absent from `npm start`'s production install: false then.
  */
 export async function isContainerRuntimeAvailable(timeoutMs = 3_000): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

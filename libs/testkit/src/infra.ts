@@ -131,7 +131,10 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   if (needsStart && plan.mode !== 'local') {
     const docker = await isContainerRuntimeAvailable(opts.dockerProbeTimeoutMs);
     if (!docker && plan.mode === 'containers') {
-      throw new Error('CDS_TESTKIT_MODE=containers but no Docker-compatible engine answered');
+      throw new Error(
+        'CDS_TESTKIT_MODE=containers but no Docker-compatible engine answered (or testcontainers, a development ' +
+          "dependency, is not installed: `npm start`'s production install leaves it out)",
+      );
     }
     if (docker) source = 'container';
   }

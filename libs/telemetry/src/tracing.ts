@@ -1,11 +1,38 @@
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import type * as InstrumentationHttp from '@opentelemetry/instrumentation-http';
+import type * as InstrumentationIoredis from '@opentelemetry/instrumentation-ioredis';
+import type * as InstrumentationMongodb from '@opentelemetry/instrumentation-mongodb';
+import type * as InstrumentationUndici from '@opentelemetry/instrumentation-undici';
+import type * as SdkNode from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Attributes } from '@opentelemetry/api';
+import { createRequire } from 'node:module';
 import { redactUrl, SECRET_QUERY_PARAMS } from './logger.ts';
+
+/**
+ * The SDK and its instrumentations, loaded when tracing starts, not with this module: every
+ * service and CLI imports it, and loading them took about 0.3 s of CPU per process with an empty
+ * compile cache (a first `npm start` starts eight) while tracing is off by default. They are
+ * CommonJS packages: the same instances an import would give.
+ */
+function loadTracingSdk() {
+  const require = createRequire(import.meta.url);
+  return {
+    ...(require('@opentelemetry/sdk-node') as Pick<typeof SdkNode, 'NodeSDK'>),
+    ...(require('@opentelemetry/instrumentation-http') as Pick<typeof InstrumentationHttp, 'HttpInstrumentation'>),
+    ...(require('@opentelemetry/instrumentation-ioredis') as Pick<
+      typeof InstrumentationIoredis,
+      'IORedisInstrumentation'
+    >),
+    ...(require('@opentelemetry/instrumentation-mongodb') as Pick<
+      typeof InstrumentationMongodb,
+      'MongoDBInstrumentation'
+    >),
+    ...(require('@opentelemetry/instrumentation-undici') as Pick<
+      typeof InstrumentationUndici,
+      'UndiciInstrumentation'
+    >),
+  };
+}
 
 export interface TracingHandle {
   enabled: boolean;
@@ -43,6 +70,8 @@ export function startTracing(opts: TracingOptions): TracingHandle {
   const serverQuery = opts.serverQuery ?? 'redacted';
   // The instrumentation's own list compares names exactly: both spellings, as a first layer.
   const secretNames = SECRET_QUERY_PARAMS.flatMap((n) => [n, n.toUpperCase()]);
+  const { NodeSDK, HttpInstrumentation, UndiciInstrumentation, MongoDBInstrumentation, IORedisInstrumentation } =
+    loadTracingSdk();
   const sdk = new NodeSDK({
     serviceName: opts.env.OTEL_SERVICE_NAME ?? opts.serviceName,
     ...(opts.spanProcessors === undefined ? {} : { spanProcessors: opts.spanProcessors }),

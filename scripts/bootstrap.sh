@@ -140,14 +140,19 @@ grep -q "github.com/nats-io/nats-server/v2 $NATS_SERVER_VERSION\$" "$go_dir/go.m
 # the first is reused.
 go_flags=(-trimpath -buildvcs=false -tags ferretdb_no_postgresql -gcflags=all=-dwarf=false)
 go_quick_flags=(-trimpath -buildvcs=false -tags ferretdb_no_postgresql "-gcflags=all=-N -l -dwarf=false")
+# Every Go build here (these two, helm's) runs the compiler with its garbage collector off up to
+# 1 GiB of heap per compile: 20-25 % less CPU (the compiler allocates much and lives briefly); the
+# largest packages still stay under the limit, and two compiles at a time (2 cores) need about
+# 2.5 GB at the peak.
+go_compile_env=(GOGC=off GOMEMLIMIT=1GiB)
 # Two files of FerretDB's module that the launcher never runs, left out of its build with what only
 # they import: the OTLP trace exporter of FerretDB's own command (gRPC, the OpenTelemetry SDK) and the
 # registration of its MySQL backend (a MySQL driver). The build uses a copy of the module, taken from
 # the module cache after go.sum verified it, without them (about 115 packages fewer: 15 % of the CPU).
 ferret_left_out=(internal/util/observability/observability.go internal/handler/registry/mysql.go)
-go_build_kind="${CDS_GO_BUILD:-}"
-[ "$mode" = test ] && go_build_kind=optimized
-case "$go_build_kind" in "" | optimized) ;; *) fail "CDS_GO_BUILD must be empty or optimized, not '$go_build_kind'" ;; esac
+case "${CDS_GO_BUILD:-}" in "" | optimized) ;; *) fail "CDS_GO_BUILD must be empty or optimized, not '$CDS_GO_BUILD'" ;; esac
+go_kind="${CDS_GO_BUILD:-quick}"
+[ "$mode" = test ] && go_kind=optimized
 nats_bin="$CDS_CACHE/nats-server-$NATS_SERVER_VERSION"
 nats_ok() { [ -x "$1" ] && "$1" --version 2>/dev/null | grep -q "$NATS_SERVER_VERSION\$"; }
 ferret_bin=""
@@ -159,19 +164,17 @@ fi
 # (late_targets). A binary runs optimized when that build is cached. Otherwise `npm test` builds it
 # optimized now, and `npm start` runs its quick build (built now unless cached) and builds the
 # optimized one after the start.
-go_kind=quick
-[ "$go_build_kind" = optimized ] && go_kind=optimized
-go_targets=() go_names=() late_targets=()
+go_targets=() go_names=() late_targets=() late_names=()
 if ! nats_ok "$nats_bin"; then
   if [ "$go_kind" = quick ]; then
-    late_targets+=(github.com/nats-io/nats-server/v2)
+    late_targets+=(github.com/nats-io/nats-server/v2) late_names+=(nats-server)
     nats_bin="$nats_bin-quick"
   fi
   nats_ok "$nats_bin" || { go_targets+=(github.com/nats-io/nats-server/v2) go_names+=("nats-server $NATS_SERVER_VERSION"); }
 fi
 if [ -n "$ferret_bin" ] && [ ! -x "$ferret_bin" ]; then
   if [ "$go_kind" = quick ]; then
-    late_targets+=(.)
+    late_targets+=(.) late_names+=(FerretDB)
     ferret_bin="$ferret_bin-quick"
   fi
   [ -x "$ferret_bin" ] || { go_targets+=(.) go_names+=(FerretDB); }
@@ -185,10 +188,7 @@ build_go() {
   local kind="$1" out dl flags suffix="" modfile=() src
   shift
   if [ "$kind" = quick ]; then flags=("${go_quick_flags[@]}") suffix=-quick; else flags=("${go_flags[@]}"); fi
-  # The compiler's garbage collector off up to 1 GiB of heap per compile: 20-25 % less CPU (the
-  # compiler allocates much and lives briefly); the largest packages still stay under the limit,
-  # and two compiles at a time (2 cores) need about 2.5 GB at the peak.
-  export CGO_ENABLED=0 GOGC=off GOMEMLIMIT=1GiB
+  export CGO_ENABLED=0 "${go_compile_env[@]}"
   out="$(mktemp -d "$CDS_CACHE/go-build-out.XXXXXX")" || return 1
   # FerretDB from a copy of its module without ferret_left_out, named by a go.mod of this build
   # (-modfile: go.mod and go.sum with one replace line added)
@@ -302,7 +302,7 @@ if [ "$mode" = test ]; then
       helm_ldflags+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$HELM_K8S_MINOR"
     done
     slow "building helm $HELM_VERSION with Go (first run only)" helm \
-      env GOBIN="$CDS_CACHE/gobin-helm" GOGC=off GOMEMLIMIT=1GiB go install -ldflags "$helm_ldflags" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+      env GOBIN="$CDS_CACHE/gobin-helm" "${go_compile_env[@]}" go install -ldflags "$helm_ldflags" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
     mv "$CDS_CACHE/gobin-helm/helm" "$helm_bin"
   fi
   ln -sf "$helm_bin" "$CDS_BIN_DIR/helm"
@@ -378,7 +378,8 @@ say "ready in $total s ($mode): node $(node --version), nats-server $(nats-serve
 # over to COMMAND). Ctrl-C stops them with the rest; the Go build cache keeps what they compiled.
 if ((${#late_targets[@]})); then
   late_log="$CDS_CACHE/logs/go-build-optimized.log"
-  say "this start runs quick builds of nats-server and FerretDB (compiled without optimizations: they run slower);" \
+  late_label="${late_names[*]}"
+  say "this start runs quick builds of ${late_label/ / and } (compiled without optimizations: they run slower);" \
     "their optimized builds continue at idle priority (log in $late_log), and the next start uses them"
   (
     (

@@ -186,7 +186,7 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-// Each case runs the script (its slow steps poll every second) and may wait for the build after it.
+// Each case runs the script (its slow steps poll 5 times a second) and may wait for the build after it.
 describe('scripts/bootstrap.sh: the Go builds', { timeout: 30_000 }, () => {
   it('a first start builds both quick, starts on them, and leaves the optimized build for after it', async () => {
     const run = await bootstrap({ FAKE_GO_OPTIMIZED_SECONDS: '1.5' });

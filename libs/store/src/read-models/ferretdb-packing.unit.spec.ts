@@ -3,6 +3,7 @@ import {
   packCotBucket,
   packSeriesBucket,
   packText,
+  sortedPartsJson,
   unpackCotBucket,
   unpackPoints,
   unpackReleases,
@@ -67,6 +68,18 @@ describe('bucket packing', () => {
       '2024-01-03': 7,
       attrs: 5,
     });
+  });
+
+  it('writes parts as the JSON text of the parts rebuilt in key order, keys escaped as JSON escapes them', () => {
+    const parts: Record<string, number> = { attrs: 9 };
+    for (let d = 31; d >= 1; d -= 1) parts[`2024-01-${String(d).padStart(2, '0')}`] = 1_000 + d;
+    parts['2023-12-31'] = 0;
+    parts['wheat|"bu"\\x'] = 12_345_678_901;
+    const rebuilt = Object.fromEntries(Object.entries(parts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(sortedPartsJson(parts)).toBe(JSON.stringify(rebuilt));
+    expect(JSON.parse(sortedPartsJson(parts))).toEqual(parts);
+    expect(Object.keys(JSON.parse(sortedPartsJson(parts)) as object).slice(0, 2)).toEqual(['2023-12-31', '2024-01-01']);
+    expect(sortedPartsJson({})).toBe('{}');
   });
 
   it('round-trips a COT bucket; a bucket without parts packs without parts_json', () => {

@@ -11,6 +11,7 @@ import {
   type StoredRelease,
 } from '@cds/read-models';
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Adapter } from './adapter.ts';
 import {
   packCotBucket,
@@ -125,7 +126,7 @@ async function packInTurns<D extends ReadModelDoc>(
 ): Promise<Map<CasWrite<D>, Document>> {
   const packed = new Map<CasWrite<D>, Document>();
   for (const [i, x] of writes.entries()) {
-    if (i % PACKED_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (i % PACKED_PER_TURN === 0) await nextTurn();
     packed.set(x, pack(name, x.doc));
   }
   return packed;

@@ -7,7 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { subjectFor, type DataEvent } from '@cds/contracts';
+import { RateHash, UsageHash, rateHashKey, subjectFor, usageByDay, usageHashKey, type DataEvent } from '@cds/contracts';
 import { CATALOG, createPublisher, getCommodity, runIngest } from '@cds/ingest';
 import { parseCftcCotCsv } from '@cds/ingest/sources/cftc';
 import { connectMessaging, type Messaging } from '@cds/messaging';
@@ -326,10 +326,12 @@ describe('CSV (Accept: text/csv)', () => {
   });
 });
 
-/** The account's admitted requests today, as the rate script counts them in Redis. */
+/** The account's admitted requests today, as the rate script counts them in Redis (read as the dashboard reads them). */
 async function usageToday(): Promise<number> {
   const day = Math.floor(Date.now() / 86_400_000);
-  return Number((await redis.hget(`cds:usage:{${accountId}}`, String(day))) ?? 0);
+  const rate = RateHash.parse(await redis.hgetall(rateHashKey('cds:rl:', accountId)));
+  const usage = UsageHash.parse(await redis.hgetall(usageHashKey('cds:usage:', accountId)));
+  return usageByDay(rate, usage.days).get(day) ?? 0;
 }
 
 describe('conditional requests', () => {

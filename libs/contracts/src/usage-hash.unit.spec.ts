@@ -6,6 +6,7 @@ import {
   UsageHash,
   currentRateCounts,
   rateHashKey,
+  usageByDay,
   usageHashKey,
 } from './usage-hash.ts';
 
@@ -78,5 +79,37 @@ describe('the usage hash', () => {
     [{ 'k:key_1': '1.5' }, 'a last day that is not whole'],
   ])('refuses %j (%s)', (hash) => {
     expect(UsageHash.safeParse(hash).success).toBe(false);
+  });
+});
+
+describe("an account's usage per day", () => {
+  const usage = UsageHash.parse({ '20590': '12', '20594': '40', 'k:key_abcdefgh12': '20594' }).days;
+
+  it("is the usage hash's days with the rate hash's day over them", () => {
+    // Today, counted in the window hash only.
+    expect(usageByDay(RateHash.parse({ d: '20596', dc: '321' }), usage)).toEqual(
+      new Map([
+        [20_590, 12],
+        [20_594, 40],
+        [20_596, 321],
+      ]),
+    );
+    // The last active day, four days ago: its count has not reached the usage hash yet.
+    expect(usageByDay(RateHash.parse({ d: '20592', dc: '8' }), usage).get(20_592)).toBe(8);
+  });
+
+  it("takes the window's count where the usage hash has the same day (the window's is current)", () => {
+    expect(usageByDay(RateHash.parse({ d: '20594', dc: '41' }), usage).get(20_594)).toBe(41);
+  });
+
+  it('is the usage hash alone when the rate hash holds no day or no count', () => {
+    expect(usageByDay({}, usage)).toEqual(usage);
+    expect(usageByDay(RateHash.parse({ d: '20596' }), usage)).toEqual(usage);
+    expect(usageByDay({}, new Map())).toEqual(new Map());
+  });
+
+  it('leaves the parsed usage days as they were', () => {
+    usageByDay(RateHash.parse({ d: '20596', dc: '321' }), usage);
+    expect([...usage.keys()]).toEqual([20_590, 20_594]);
   });
 });

@@ -269,7 +269,7 @@ export const REDIS_ACL_RULES: Readonly<Record<RedisIdentity, string>> = {
   gateway: [
     'resetkeys ~cds:rl:* ~cds:usage:* ~cds:sse:* resetchannels -@all',
     '+ping +info +client|setname +quit +evalsha +eval +script|load',
-    '+time +hmget +hset +hexists +hkeys +hdel +expireat +zremrangebyscore +zcard +zscore +zadd +zrange +zrem +pexpire',
+    '+time +hmget +hset +hkeys +hdel +expireat +zremrangebyscore +zcard +zscore +zadd +zrange +zrem +pexpire',
     '+cluster|slots +cluster|info +asking',
   ].join(' '),
   // Its sessions and throttles under cds:dash:, and a read of the gateway's windows and usage (the usage page).

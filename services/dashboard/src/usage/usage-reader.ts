@@ -1,4 +1,4 @@
-import { RateHash, UsageHash, currentRateCounts, rateHashKey, usageHashKey } from '@cds/contracts';
+import { RateHash, UsageHash, currentRateCounts, rateHashKey, usageByDay, usageHashKey } from '@cds/contracts';
 import type { RedisClient } from '@cds/redis';
 
 /** A counters hash of the gateway's, as libs/contracts `usage-hash.ts` describes it. */
@@ -29,8 +29,8 @@ export const dayToDate = (day: number): string => new Date(day * 86_400_000).toI
 
 /**
  * Reads what the gateway counts (docs/architecture.md) through the contract the gateway writes them
- * by (libs/contracts `usage-hash.ts`): the rate hash (current minute and day windows) and the usage
- * hash (count per day, each key's last day). A window whose index is not the current one counts 0;
+ * by (libs/contracts `usage-hash.ts`): the rate hash (current minute and day windows, the count of
+ * its day) and the usage hash (count per day once the day is over, each key's last day). A window whose index is not the current one counts 0;
  * "now" is Redis TIME, the gateway's clock. A hash that does not match its schema is read as empty
  * and named in `unreadable`, so the pages show what they can instead of failing.
  */
@@ -54,7 +54,7 @@ export function createUsageReader(deps: { redis: RedisClient; ratePrefix: string
       const usage = UsageHash.safeParse(results[2]?.[1] ?? {});
       if (!usage.success) unreadable.push('usage');
       const { minute, day } = currentRateCounts(rate.data ?? {}, nowS);
-      const counts = usage.data?.days ?? new Map<number, number>();
+      const counts = usageByDay(rate.data ?? {}, usage.data?.days ?? new Map<number, number>());
       const daily = [];
       for (let d = today - days + 1; d <= today; d++) {
         daily.push({ day: d, date: dayToDate(d), count: counts.get(d) ?? 0 });

@@ -50,10 +50,22 @@ describe("reading the gateway's hashes through their contract", () => {
     });
   });
 
+  it("takes today's count, and the last active day's before a later one begins, from the window hash", async () => {
+    // The gateway moves a day's count to the usage hash only when a later day begins.
+    const now = await read({ m: String(minute), mc: '7', d: String(today), dc: '321' }, { [today - 2]: '50' });
+    expect(now.daily.map((d) => d.count)).toEqual([50, 0, 321]);
+    const lastActive = await read({ m: String(minute - 600), mc: '2', d: String(today - 1), dc: '17' }, {});
+    expect(lastActive).toMatchObject({ minute: 0, day: 0, unreadable: [] });
+    expect(lastActive.daily.map((d) => d.count)).toEqual([0, 17, 0]);
+  });
+
   it('counts windows that are over as 0, and missing hashes as no requests', async () => {
     const stale = await read({ m: String(minute - 1), mc: '7', d: String(today - 1), dc: '321' }, {});
     expect(stale).toMatchObject({ minute: 0, day: 0, unreadable: [] });
-    expect(stale.daily.map((d) => d.count)).toEqual([0, 0, 0]);
+    expect(stale.daily.map((d) => d.count)).toEqual([0, 321, 0]);
+    const none = await read({}, {});
+    expect(none).toMatchObject({ minute: 0, day: 0, unreadable: [] });
+    expect(none.daily.map((d) => d.count)).toEqual([0, 0, 0]);
   });
 
   it('shows a malformed rate hash as no requests and says so, still reading the usage hash', async () => {
@@ -68,7 +80,8 @@ describe("reading the gateway's hashes through their contract", () => {
       { [today]: '321', 'k:key_abcdefgh01': 'yesterday' },
     );
     expect(usage).toMatchObject({ minute: 7, day: 321, unreadable: ['usage'] });
-    expect(usage.daily.map((d) => d.count)).toEqual([0, 0, 0]);
+    // Today's count comes from the window hash, which was readable.
+    expect(usage.daily.map((d) => d.count)).toEqual([0, 0, 321]);
     expect(usage.lastUsedDay.size).toBe(0);
   });
 

@@ -155,7 +155,7 @@ describe('Redis rate windows', () => {
 describe('per-day usage, counted in the same script call', () => {
   const dayOf = (now: number) => Math.floor(now / 86_400);
 
-  it("counts each admitted request in the account's day field and records each key's last-used day", async () => {
+  it("counts the day's usage in the window hash and records each key's last-used day, once a day per replica", async () => {
     const r = connect();
     await ready(r);
     const limiter = createRedisRateLimiter(r, { keyPrefix: 'u1:rl:', usageKeyPrefix: 'u1:usage:' });
@@ -168,20 +168,42 @@ describe('per-day usage, counted in the same script call', () => {
     const last = await limiter.take('acc_u1', limits, 'key_a');
     const day = dayOf(last.now);
     expect(decisions.every((d) => d.admitted)).toBe(true);
-    const usage = await r.hgetall(usageKey('u1:usage:', 'acc_u1'));
-    expect(usage).toEqual({ [day]: '4', 'k:key_a': String(day), 'k:key_b': String(day) });
-    // The same count as the day window's.
-    expect(await r.hget(rateKey('u1:rl:', 'acc_u1'), 'dc')).toBe('4');
-    // Expires 35 days after the end of its last day; the window hash an hour after its day.
-    expect(await r.expiretime(usageKey('u1:usage:', 'acc_u1'))).toBe((day + 36) * 86_400);
-    expect(await r.expiretime(rateKey('u1:rl:', 'acc_u1'))).toBe((day + 1) * 86_400 + 3600);
+    // Today's count is the day window's; the usage hash gets it once a later day begins.
+    expect(await r.hmget(rateKey('u1:rl:', 'acc_u1'), 'd', 'dc')).toEqual([String(day), '4']);
+    const usage = usageKey('u1:usage:', 'acc_u1');
+    expect(await r.hgetall(usage)).toEqual({ 'k:key_a': String(day), 'k:key_b': String(day) });
+    // Both expire 35 days after the end of the account's last day.
+    expect(await r.expiretime(usage)).toBe((day + 36) * 86_400);
+    expect(await r.expiretime(rateKey('u1:rl:', 'acc_u1'))).toBe((day + 36) * 86_400);
+    // This replica recorded key_a today: it does not write the field again.
+    await r.hdel(usage, 'k:key_a');
+    await limiter.take('acc_u1', limits, 'key_a');
+    expect(await r.hexists(usage, 'k:key_a')).toBe(0);
+    // Another replica has recorded nothing yet, so its first request of the key writes it.
+    const other = createRedisRateLimiter(r, { keyPrefix: 'u1:rl:', usageKeyPrefix: 'u1:usage:' });
+    await other.take('acc_u1', limits, 'key_a');
+    expect(await r.hget(usage, 'k:key_a')).toBe(String(day));
     // Without a key id, the request is counted and no key field is written.
     await limiter.take('acc_u1', limits);
-    expect(await r.hgetall(usageKey('u1:usage:', 'acc_u1'))).toEqual({
-      [day]: '5',
-      'k:key_a': String(day),
-      'k:key_b': String(day),
-    });
+    expect(await r.hgetall(usage)).toEqual({ 'k:key_a': String(day), 'k:key_b': String(day) });
+    expect(await r.hget(rateKey('u1:rl:', 'acc_u1'), 'dc')).toBe('7');
+  });
+
+  it('forgets the days it recorded when a call fails (Redis may have lost them)', async () => {
+    const r = connect();
+    await ready(r);
+    const limiter = createRedisRateLimiter(r, { keyPrefix: 'u5:rl:', usageKeyPrefix: 'u5:usage:' });
+    const limits = { perMinute: 100, perDay: 1000 };
+    const usage = usageKey('u5:usage:', 'acc_u5');
+    await limiter.take('acc_u5', limits, 'key_a');
+    await r.del(usage);
+    // Dropped and reconnecting: without an offline queue the call fails at once.
+    const reconnected = new Promise((resolve) => r.once('ready', resolve));
+    r.disconnect(true);
+    await expect(limiter.take('acc_u5', limits, 'key_a')).rejects.toThrow();
+    await reconnected;
+    const d = await limiter.take('acc_u5', limits, 'key_a');
+    expect(await r.hgetall(usage)).toEqual({ 'k:key_a': String(dayOf(d.now)) });
   });
 
   it('does not count a refused request, nor record its key', async () => {
@@ -197,7 +219,8 @@ describe('per-day usage, counted in the same script call', () => {
     ]);
     expect(decisions.map((d) => d.admitted)).toEqual([true, true, false, false]);
     const day = dayOf(decisions[0].now);
-    expect(await r.hgetall(usageKey('u2:usage:', 'acc_u2'))).toEqual({ [day]: '2', 'k:key_a': String(day) });
+    expect(await r.hgetall(usageKey('u2:usage:', 'acc_u2'))).toEqual({ 'k:key_a': String(day) });
+    expect(await r.hget(rateKey('u2:rl:', 'acc_u2'), 'dc')).toBe('2');
     // A request refused by the day window is not counted either.
     const byDay = createRedisRateLimiter(r, { keyPrefix: 'u2d:rl:', usageKeyPrefix: 'u2d:usage:' });
     const dayLimited = await Promise.all([
@@ -205,40 +228,52 @@ describe('per-day usage, counted in the same script call', () => {
       byDay.take('acc_u2d', { perMinute: 10, perDay: 1 }, 'key_b'),
     ]);
     expect(dayLimited.map((d) => d.refusedBy)).toEqual([undefined, 'day']);
-    expect(await r.hgetall(usageKey('u2d:usage:', 'acc_u2d'))).toEqual({ [day]: '1', 'k:key_a': String(day) });
+    expect(await r.hgetall(usageKey('u2d:usage:', 'acc_u2d'))).toEqual({ 'k:key_a': String(day) });
+    expect(await r.hget(rateKey('u2d:rl:', 'acc_u2d'), 'dc')).toBe('1');
   });
 
-  it('keeps 31 days: older day fields are pruned on the first admitted request of a day only', async () => {
+  it("moves a day's count to the usage hash on the first admitted request of a later day, which prunes days older than 31", async () => {
     const r = connect();
     await ready(r);
-    const limiter = createRedisRateLimiter(r, { keyPrefix: 'u3:rl:', usageKeyPrefix: 'u3:usage:' });
+    const limits = { perMinute: 100, perDay: 1000 };
     const [seconds] = await r.time();
     const day = dayOf(Number(seconds));
     const usage = usageKey('u3:usage:', 'acc_u3');
     const window = rateKey('u3:rl:', 'acc_u3');
-    const seeded = { [day - 40]: '7', [day - 31]: '6', [day - 30]: '5', [day - 1]: '4', 'k:key_old': String(day - 40) };
-    // Today already counted (not the first request of the day): nothing is pruned.
+    const seeded = { [day - 40]: '7', [day - 31]: '6', [day - 30]: '5', 'k:key_old': String(day - 40) };
+    // Today already counted (not the first request of the day): the usage hash keeps its days.
     await r.hset(window, { m: 0, mc: 0, d: day, dc: 9 });
     await r.hset(usage, seeded);
-    await limiter.take('acc_u3', { perMinute: 100, perDay: 1000 }, 'key_new');
-    expect(await r.hgetall(usage)).toEqual({ ...seeded, [day]: '10', 'k:key_new': String(day) });
-    // Yesterday's window: this request is the first of the day, which prunes days before day - 30.
+    await createRedisRateLimiter(r, { keyPrefix: 'u3:rl:', usageKeyPrefix: 'u3:usage:' }).take(
+      'acc_u3',
+      limits,
+      'key_new',
+    );
+    expect(await r.hgetall(usage)).toEqual({ ...seeded, 'k:key_new': String(day) });
+    expect(await r.hmget(window, 'd', 'dc')).toEqual([String(day), '10']);
+    // The window still on an earlier day (the account's last active day, four days ago): this
+    // request is the first of today, so that day's count moves to the usage hash and days before
+    // day - 30 are pruned.
     await r.del(usage);
-    await r.hset(window, { m: 0, mc: 0, d: day - 1, dc: 4 });
+    await r.hset(window, { m: 0, mc: 0, d: day - 4, dc: 4 });
     await r.hset(usage, seeded);
-    const d = await limiter.take('acc_u3', { perMinute: 100, perDay: 1000 }, 'key_new');
+    const d = await createRedisRateLimiter(r, { keyPrefix: 'u3:rl:', usageKeyPrefix: 'u3:usage:' }).take(
+      'acc_u3',
+      limits,
+      'key_new',
+    );
     expect(dayOf(d.now)).toBe(day);
     expect(await r.hgetall(usage)).toEqual({
       [day - 30]: '5',
-      [day - 1]: '4',
-      [day]: '1',
+      [day - 4]: '4',
       // Key fields are bounded by the account's keys and kept while the account is active.
       'k:key_old': String(day - 40),
       'k:key_new': String(day),
     });
+    expect(await r.hmget(window, 'd', 'dc')).toEqual([String(day), '1']);
   });
 
-  it("writes each account's usage in its own hash when one call carries several accounts", async () => {
+  it("writes each account's usage in its own hashes when one call carries several accounts", async () => {
     const r = connect();
     await ready(r);
     const limiter = createRedisRateLimiter(r, { keyPrefix: 'u4:rl:', usageKeyPrefix: 'u4:usage:' });
@@ -254,11 +289,12 @@ describe('per-day usage, counted in the same script call', () => {
     expect(decisions.map((d) => d.admitted)).toEqual([true, true, true, false, true, false]);
     const day = dayOf(decisions[0].now);
     expect(await r.hgetall(usageKey('u4:usage:', 'acc_x'))).toEqual({
-      [day]: '3',
       'k:key_x1': String(day),
       'k:key_x2': String(day),
     });
-    expect(await r.hgetall(usageKey('u4:usage:', 'acc_y'))).toEqual({ [day]: '1', 'k:key_y1': String(day) });
+    expect(await r.hgetall(usageKey('u4:usage:', 'acc_y'))).toEqual({ 'k:key_y1': String(day) });
+    expect(await r.hget(rateKey('u4:rl:', 'acc_x'), 'dc')).toBe('3');
+    expect(await r.hget(rateKey('u4:rl:', 'acc_y'), 'dc')).toBe('1');
     // Same hash tag as the window hash: one cluster slot per account.
     expect([rateKey('cds:rl:', 'acc_x'), usageKey('cds:usage:', 'acc_x')]).toEqual([
       'cds:rl:{acc_x}',
@@ -286,7 +322,7 @@ describe('checking a request that does not count (a 304 from the gateway cache)'
     const checked = await limiter.check('acc_ck', limits, 'key_2');
     expect([checked.admitted, checked.minute.remaining, checked.day.remaining]).toEqual([true, 1, 9]);
     expect(await r.hmget(rateKey('ck:', 'acc_ck'), 'mc', 'dc')).toEqual(['1', '1']);
-    expect(await r.hgetall(usageKey('cku:', 'acc_ck'))).toEqual({ [day]: '1', 'k:key_1': day, 'k:key_2': day });
+    expect(await r.hgetall(usageKey('cku:', 'acc_ck'))).toEqual({ 'k:key_1': day, 'k:key_2': day });
     // An exhausted window refuses a check as it refuses a take (429: never a 304 past the limit).
     await limiter.take('acc_ck', limits);
     const refused = await limiter.check('acc_ck', limits, 'key_3');
@@ -323,7 +359,7 @@ describe('checking a request that does not count (a 304 from the gateway cache)'
 describe('giving back a request (a 304 does not count)', () => {
   const limits = { perMinute: 5, perDay: 10 };
 
-  it('decrements exactly the minute, day and usage counts the take incremented, and reports the windows after it', async () => {
+  it('decrements exactly the minute and day counts the take incremented, and reports the windows after it', async () => {
     const r = connect();
     await ready(r);
     const limiter = createRedisRateLimiter(r, { keyPrefix: 'gb:', usageKeyPrefix: 'gbu:' });
@@ -335,8 +371,9 @@ describe('giving back a request (a 304 does not count)', () => {
     expect(await r.hmget(rateKey('gb:', 'acc_gb'), 'mc', 'dc')).toEqual(['1', '1']);
     const day = String(Math.floor(taken.now / 86_400));
     const usage = await r.hgetall(usageKey('gbu:', 'acc_gb'));
-    // The day's usage follows the day count; the key was used, so its last-used day stays.
-    expect(usage).toEqual({ [day]: '1', 'k:key_1': day });
+    // The day's usage is the day count (the usage hash gets it once the day is over); the key was
+    // used, so its last-used day stays.
+    expect(usage).toEqual({ 'k:key_1': day });
     // Taking again counts from there: the windows are as if the given-back request never came.
     const again = await limiter.take('acc_gb', limits, 'key_1');
     expect(again.minute.remaining).toBe(3);

@@ -7,6 +7,7 @@ import {
   UsageHash,
   currentRateCounts,
   rateHashKey,
+  usageByDay,
   usageHashKey,
 } from '@cds/contracts';
 import { createRedis, type Redis } from '@cds/redis';
@@ -95,7 +96,9 @@ describe('what the rate script writes to Redis', () => {
     });
     expect(currentRateCounts(rate, last.now)).toEqual(counted(last));
     expect(counted(last).day).toBe(3);
-    expect(usage.days).toEqual(new Map([[day, 3]]));
+    // Today's count is in the window hash until a later day begins.
+    expect(usage.days).toEqual(new Map());
+    expect(usageByDay(rate, usage.days)).toEqual(new Map([[day, 3]]));
     expect(usage.keys).toEqual(new Map([[keyId, day]]));
   });
 
@@ -108,7 +111,7 @@ describe('what the rate script writes to Redis', () => {
     const { rate, usage } = await read('acc_back');
     expect(currentRateCounts(rate, after.now)).toEqual(counted(after));
     const day = Math.floor(after.now / 86_400);
-    if (rate.d === day) expect(usage.days.get(day)).toBe(rate.dc);
+    if (rate.d === day) expect(usageByDay(rate, usage.days).get(day)).toBe(counted(after).day);
     expect(usage.keys.get('key_usagehash02')).toBe(Math.floor(taken.now / 86_400));
   });
 

@@ -78,8 +78,8 @@ const KEY_FIELD_PATTERN = new RegExp(`^${USAGE_HASH_KEY_FIELD_PREFIX}[A-Za-z0-9_
 /**
  * The usage hash as HGETALL returns it: field `<day index>` → requests admitted that UTC day, once
  * it is over (the gateway prunes days older than 31), field `k:<key id>` → the day index of the
- * key's last admitted request. Parsed into `days` (day index → count) and `keys` (key id → last day); any other field,
- * or a value that is not a whole number, fails the parse.
+ * key's last admitted request. Parsed into `days` (day index → count) and `keys` (key id → last
+ * day); any other field, or a value that is not a whole number, fails the parse.
  */
 export const UsageHash = z
   .record(z.string().regex(WHOLE_PATTERN).or(z.string().regex(KEY_FIELD_PATTERN)), Whole)

@@ -30,9 +30,10 @@ export const dayToDate = (day: number): string => new Date(day * 86_400_000).toI
 /**
  * Reads what the gateway counts (docs/architecture.md) through the contract the gateway writes them
  * by (libs/contracts `usage-hash.ts`): the rate hash (current minute and day windows, the count of
- * its day) and the usage hash (count per day once the day is over, each key's last day). A window whose index is not the current one counts 0;
- * "now" is Redis TIME, the gateway's clock. A hash that does not match its schema is read as empty
- * and named in `unreadable`, so the pages show what they can instead of failing.
+ * its day) and the usage hash (count per day once the day is over, each key's last day). A window
+ * whose index is not the current one counts 0; "now" is Redis TIME, the gateway's clock. A hash
+ * that does not match its schema is read as empty and named in `unreadable`, so the pages show
+ * what they can instead of failing.
  */
 export function createUsageReader(deps: { redis: RedisClient; ratePrefix: string; usagePrefix: string }): UsageReader {
   return {

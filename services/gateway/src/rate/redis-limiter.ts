@@ -6,7 +6,7 @@ import { DAY, MINUTE, decide, type RateDecision, type RateLimiter, type RateLimi
 /**
  * The take and the check decide alike and differ only in what an admitted request writes
  * (`admit`, Lua run with `key`, `usage`, `keyId`, `record`, `minute`, `day`, `mc`, `dc`, the
- * hash's day index `d` and its fields as read `v` in scope): each request's window hash is read,
+ * hash's minute and day indexes `m` and `d` and its fields as read `v` in scope): each request's window hash is read,
  * its counts are those of the current minute and day, and it is admitted while both are under its
  * limits. `record` is whether the key's last-used day is to be written: a key id is given and the
  * day the gateway last recorded for it (its fourth argument) is not today.
@@ -26,7 +26,8 @@ for i = 1, #KEYS / 2 do
   local v = redis.call('HMGET', key, 'm', 'mc', 'd', 'dc')
   local mc = 0
   local dc = 0
-  if tonumber(v[1]) == minute then mc = tonumber(v[2]) or 0 end
+  local m = tonumber(v[1])
+  if m == minute then mc = tonumber(v[2]) or 0 end
   local d = tonumber(v[3])
   if d == day then dc = tonumber(v[4]) or 0 end
   local admitted = 0
@@ -68,7 +69,7 @@ return out
 export const RATE_WINDOW_SCRIPT = windowScript(`
     mc = mc + 1
     dc = dc + 1
-    if tonumber(v[1]) == minute and d == day then
+    if m == minute and d == day then
       redis.call('HSET', key, 'mc', mc, 'dc', dc)
     else
       redis.call('HSET', key, 'm', minute, 'mc', mc, 'd', day, 'dc', dc)

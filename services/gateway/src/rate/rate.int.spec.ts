@@ -4,8 +4,16 @@ import { createLogger } from '@cds/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFailoverRateLimiter } from './failover-limiter.ts';
 import { createMemoryRateLimiter } from './memory-limiter.ts';
-import { BLOCK_MIN_PER_MINUTE, BLOCK_SIZE, BLOCK_TTL_MS, BLOCK_WAIT_MS } from './blocks.ts';
-import { MAX_RATE_BATCH, createRedisRateLimiter, rateKey, usageKey } from './redis-limiter.ts';
+import {
+  BLOCK_MIN_PER_MINUTE,
+  BLOCK_SIZE,
+  BLOCK_TTL_MS,
+  BLOCK_WAIT_MS,
+  MAX_RATE_BATCH,
+  createRedisRateLimiter,
+  rateKey,
+  usageKey,
+} from './redis-limiter.ts';
 
 // Each file gets its own Redis server, so killing it cannot disturb other specs.
 let server: ServerHandle;

@@ -1,6 +1,5 @@
 import { rateHashKey, usageHashKey } from '@cds/contracts';
 import type { RedisClient } from '@cds/redis';
-import { BLOCK_SAFE_SECONDS, BLOCK_WAIT_MS, createBlocks } from './blocks.ts';
 import { keySlot } from './key-slot.ts';
 import { DAY, MINUTE, decide, type RateDecision, type RateLimiter, type RateLimits } from './windows.ts';
 
@@ -55,6 +54,22 @@ out[#out + 1] = now
 return out
 `;
 }
+
+/**
+ * Blocks (docs/decisions.md "Rate limits"): an account of a plan of BLOCK_MIN_PER_MINUTE or more a
+ * minute that asks again on a replica within BLOCK_TTL_MS gets BLOCK_SIZE admissions of both its
+ * windows at once, counted in Redis as they are handed out, while both windows keep at least half
+ * their limit after them and its minute has more than BLOCK_SAFE_SECONDS left (by Redis's clock).
+ * The replica spends them on the account's next requests for at most BLOCK_TTL_MS, then gives back
+ * the unspent rest, so the counts are exact once it is back, and never more are admitted than the
+ * limit. A block ends well inside its minute: BLOCK_TTL_MS is under BLOCK_SAFE_SECONDS.
+ */
+export const BLOCK_SIZE = 8;
+export const BLOCK_MIN_PER_MINUTE = 300;
+export const BLOCK_TTL_MS = 1000;
+export const BLOCK_SAFE_SECONDS = 2;
+/** Longest a request that finds a window full waits for the blocks out to come back. */
+export const BLOCK_WAIT_MS = 2000;
 
 /**
  * Both windows of each account in one hash per account: the minute and day indexes and their
@@ -211,7 +226,7 @@ interface Take extends Item {
   /** The block asked for (BLOCK_SIZE), or 1 for none. */
   want: number;
   /** When it was asked (performance.now()): before Redis's clock was read for it. */
-  at: number;
+  at?: number;
 }
 
 interface GiveBack extends Item {
@@ -222,88 +237,24 @@ interface GiveBack extends Item {
   held: number;
 }
 
-/** Where a limiter's script calls go: its client and key prefixes, and whether a call holds one slot. */
-interface BatchedCalls {
-  redis: RedisClient;
-  prefix: string;
-  usagePrefix: string;
-  oneSlotPerCall: boolean;
-}
-
-/**
- * Calls of one script that arrive in one turn of the event loop go to Redis together (at most
- * MAX_RATE_BATCH a call; more go in the next turn): KEYS are each item's window hash and, with
- * `withUsage`, its usage hash; ARGV what `pushArgs` adds per item; `decisionOf` reads item i's
- * answer. A failed call fails its items (`onFailure` is told which).
- */
-function batched<T extends Item>(
-  calls: BatchedCalls,
-  command: ScriptCommand,
-  withUsage: boolean,
-  pushArgs: (args: (string | number)[], item: T) => void,
-  decisionOf: (reply: number[], i: number, item: T, now: number) => RateDecision,
-  onFailure: (items: readonly T[]) => void,
-): (item: T) => Promise<RateDecision> {
-  const { redis, prefix, usagePrefix, oneSlotPerCall } = calls;
-  const waiting: Waiting<T>[] = [];
-  const flush = (): void => {
-    const batch = waiting.splice(0, MAX_RATE_BATCH);
-    if (waiting.length > 0) setImmediate(flush);
-    if (!oneSlotPerCall) {
-      send(batch);
-      return;
-    }
-    // An account's requests all land in its slot's call, in arrival order.
-    const bySlot = new Map<number, Waiting<T>[]>();
-    for (const w of batch) {
-      const slot = keySlot(rateKey(prefix, w.item.accountId));
-      const group = bySlot.get(slot);
-      if (group) group.push(w);
-      else bySlot.set(slot, [w]);
-    }
-    for (const group of bySlot.values()) send(group);
-  };
-  const send = (batch: Waiting<T>[]): void => {
-    const args: (string | number)[] = [];
-    for (const { item } of batch) {
-      args.push(rateKey(prefix, item.accountId));
-      if (withUsage) args.push(usageKey(usagePrefix, item.accountId));
-    }
-    for (const { item } of batch) pushArgs(args, item);
-    command.call(redis, (withUsage ? 2 : 1) * batch.length, ...args).then(
-      (reply) => {
-        const now = reply[reply.length - 1]!;
-        for (const [i, w] of batch.entries()) w.resolve(decisionOf(reply, i, w.item, now));
-      },
-      (err: unknown) => {
-        onFailure(batch.map((w) => w.item));
-        for (const w of batch) w.reject(err);
-      },
-    );
-  };
-  return (item) =>
-    new Promise((resolve, reject) => {
-      if (waiting.length === 0) setImmediate(flush);
-      waiting.push({ item, resolve, reject });
-    });
-}
-
-/**
- * A take or a check that found a window full while blocks were out is asked again every
- * BLOCK_WAIT_MS / 8 until they are back (at most 1.25 BLOCK_TTL_MS), up to BLOCK_WAIT_MS; then
- * its refusal stands.
- */
-function untilBlocksBack(
-  blocksOut: WeakSet<RateDecision>,
-  asked: Promise<RateDecision>,
-  again: () => Promise<RateDecision>,
-  deadline: number,
-): Promise<RateDecision> {
-  return asked.then((d) => {
-    if (!blocksOut.has(d) || performance.now() >= deadline) return d;
-    const wait = new Promise<void>((r) => setTimeout(r, BLOCK_WAIT_MS / 8));
-    return wait.then(() => untilBlocksBack(blocksOut, again(), again, deadline));
-  });
+/** Admissions of an account's windows that Redis counted and this replica spends (BLOCK_SIZE). */
+interface Block {
+  limits: RateLimits;
+  minute: number;
+  day: number;
+  /** Its admissions beyond the first, as handed out, and those not spent yet. */
+  held: number;
+  left: number;
+  /** The minute and day counts after the last request it admitted, as this replica knows them. */
+  mc: number;
+  dc: number;
+  /**
+   * Redis's time when it was handed out (Unix seconds), and this process's when it was asked for
+   * (performance.now(), earlier): it is spent until BLOCK_TTL_MS after `at`, so by Redis's clock
+   * never more than BLOCK_TTL_MS after it was handed out, whatever delayed the reply.
+   */
+  now: number;
+  at: number;
 }
 
 /**
@@ -312,8 +263,7 @@ function untilBlocksBack(
  * call: one command, one reply and one Lua invocation instead of one each, which is most of what
  * the windows cost the gateway. Checks and give-backs (304s) are batched the same way in their own
  * scripts. A failed call fails every request of its batch (the failover limiter then answers them,
- * without counting usage). A busy account of a large plan spends blocks this replica holds
- * (blocks.ts) and asks Redis about once per block.
+ * without counting usage).
  *
  * Every key a call touches must sit in one hash slot for Redis Cluster to run it. An account's two
  * hashes do (the account id is their hash tag, and a prefix may hold no brace), but a batch mixes
@@ -347,7 +297,62 @@ export function createRedisRateLimiter(
     cdsRateGiveBack: ScriptCommand;
     cdsRateCheck: ScriptCommand;
   };
-  const calls: BatchedCalls = { redis, prefix, usagePrefix, oneSlotPerCall };
+
+  /**
+   * Calls of one script that arrive in one turn of the event loop go to Redis together (at most
+   * MAX_RATE_BATCH a call; more go in the next turn): KEYS are each item's window hash and, with
+   * `withUsage`, its usage hash; ARGV what `pushArgs` adds per item; `decisionOf` reads item i's
+   * answer.
+   */
+  function batched<T extends Item>(
+    command: ScriptCommand,
+    withUsage: boolean,
+    pushArgs: (args: (string | number)[], item: T) => void,
+    decisionOf: (reply: number[], i: number, item: T, now: number) => RateDecision,
+    onFailure: (items: readonly T[]) => void,
+  ): (item: T) => Promise<RateDecision> {
+    const waiting: Waiting<T>[] = [];
+    const flush = (): void => {
+      const batch = waiting.splice(0, MAX_RATE_BATCH);
+      if (waiting.length > 0) setImmediate(flush);
+      if (!oneSlotPerCall) {
+        send(batch);
+        return;
+      }
+      // An account's requests all land in its slot's call, in arrival order.
+      const bySlot = new Map<number, Waiting<T>[]>();
+      for (const w of batch) {
+        const slot = keySlot(rateKey(prefix, w.item.accountId));
+        const group = bySlot.get(slot);
+        if (group) group.push(w);
+        else bySlot.set(slot, [w]);
+      }
+      for (const group of bySlot.values()) send(group);
+    };
+    const send = (batch: Waiting<T>[]): void => {
+      const args: (string | number)[] = [];
+      for (const { item } of batch) {
+        args.push(rateKey(prefix, item.accountId));
+        if (withUsage) args.push(usageKey(usagePrefix, item.accountId));
+      }
+      for (const { item } of batch) pushArgs(args, item);
+      command.call(redis, (withUsage ? 2 : 1) * batch.length, ...args).then(
+        (reply) => {
+          const now = reply[reply.length - 1]!;
+          for (const [i, w] of batch.entries()) w.resolve(decisionOf(reply, i, w.item, now));
+        },
+        (err: unknown) => {
+          onFailure(batch.map((w) => w.item));
+          for (const w of batch) w.reject(err);
+        },
+      );
+    };
+    return (item) =>
+      new Promise((resolve, reject) => {
+        if (waiting.length === 0) setImmediate(flush);
+        waiting.push({ item, resolve, reject });
+      });
+  }
 
   /**
    * The day this replica last recorded each key's use (a day index of Redis TIME). The scripts skip
@@ -364,34 +369,66 @@ export function createRedisRateLimiter(
     args.push(t.want);
   };
 
-  const blocks = createBlocks({
-    end: (end) => void giveBack(end).catch(() => undefined),
-    keyDay: (keyId) => keyDays.get(keyId),
-    maxAccounts: MAX_KEY_DAYS,
-  });
+  /** The block each account holds on this replica. */
+  const blocks = new Map<string, Block>();
+  /** When each account last asked this replica to take (performance.now()); past MAX_KEY_DAYS, it starts again. */
+  const lastTake = new Map<string, number>();
+  /** Accounts whose block is being asked for: their other requests meanwhile ask for none. */
+  const asking = new Set<string>();
+
+  const live = (b: Block, t: number): boolean => t - b.at < BLOCK_TTL_MS;
+  /** Whether the account's block can admit this request: a key is spent from it once recorded today. */
+  const spendable = (b: Block | undefined, limits: RateLimits, keyId: string, t: number): b is Block =>
+    b !== undefined &&
+    b.left > 0 &&
+    b.limits === limits &&
+    live(b, t) &&
+    (keyId === '' || keyDays.get(keyId) === b.day);
+  const fromBlock = (b: Block, limits: RateLimits): RateDecision => decide(true, b.mc, b.dc, b.now, limits, 'redis');
+
   /** Answers of a full window while blocks were out (-1): asked again (`untilBlocksBack`). */
   const blocksOut = new WeakSet<RateDecision>();
   const decideTake = (reply: number[], i: number, t: Take, now: number): RateDecision => {
-    const [granted, mc, dc] = [reply[3 * i]!, reply[3 * i + 1]!, reply[3 * i + 2]!];
+    const granted = reply[3 * i]!;
+    const admitted = granted > 0;
     if (granted < 0) {
-      const refused = decide(false, mc, dc, now, t.limits, 'redis');
+      const refused = decide(false, reply[3 * i + 1]!, reply[3 * i + 2]!, now, t.limits, 'redis');
       blocksOut.add(refused);
       return refused;
     }
-    if (granted > 0 && t.keyId !== '') {
+    if (admitted && t.keyId !== '') {
       if (keyDays.size >= MAX_KEY_DAYS) keyDays.clear();
       keyDays.set(t.keyId, Math.floor(now / DAY));
     }
-    return blocks.answered(t, granted, { mc, dc, now });
+    // The counts as this request leaves them: a block's other admissions are not spent yet.
+    const rest = Math.max(0, granted - 1);
+    const mc = reply[3 * i + 1]! - rest;
+    const dc = reply[3 * i + 2]! - rest;
+    if (t.want > 1) asking.delete(t.accountId);
+    if (rest === 0) return decide(admitted, mc, dc, now, t.limits, 'redis');
+    const old = blocks.get(t.accountId);
+    if (old !== undefined) settle(t.accountId, old);
+    const block: Block = {
+      limits: t.limits,
+      minute: Math.floor(now / MINUTE),
+      day: Math.floor(now / DAY),
+      held: rest,
+      left: rest,
+      mc,
+      dc,
+      now,
+      at: t.at ?? performance.now(),
+    };
+    blocks.set(t.accountId, block);
+    return fromBlock(block, t.limits);
   };
   const forgetKeyDays = (): void => keyDays.clear();
-  const take = batched<Take>(calls, scripts.cdsRateWindows, true, pushTake, decideTake, (items) => {
+  const take = batched<Take>(scripts.cdsRateWindows, true, pushTake, decideTake, (items) => {
     forgetKeyDays();
-    for (const t of items) if (t.want > 1) blocks.failed(t.accountId);
+    for (const t of items) if (t.want > 1) asking.delete(t.accountId);
   });
-  const check = batched<Take>(calls, scripts.cdsRateCheck, true, pushCheck, decideTake, forgetKeyDays);
+  const check = batched<Take>(scripts.cdsRateCheck, true, pushCheck, decideTake, forgetKeyDays);
   const giveBack = batched<GiveBack>(
-    calls,
     scripts.cdsRateGiveBack,
     false,
     (args, g) => args.push(g.minute, g.day, g.units, g.held),
@@ -399,32 +436,95 @@ export function createRedisRateLimiter(
     forgetKeyDays,
   );
 
+  /**
+   * Ends a block: its unspent rest goes back to Redis in the next give-back call, and its share of
+   * `o` with it. A failed give-back leaves them counted until the minute resets (never more
+   * admitted than the limit), and requests that find the window full wait BLOCK_WAIT_MS for them.
+   */
+  function settle(accountId: string, b: Block): void {
+    if (blocks.get(accountId) === b) blocks.delete(accountId);
+    const units = b.left;
+    b.left = 0;
+    const end = { accountId, limits: b.limits, minute: b.minute, day: b.day, units, held: b.held };
+    giveBack(end).catch(() => undefined);
+  }
+  /**
+   * A take or a check that found a window full while blocks were out is asked again every
+   * BLOCK_WAIT_MS / 8 until they are back (at most 1.25 BLOCK_TTL_MS), up to BLOCK_WAIT_MS; then
+   * its refusal stands.
+   */
+  function untilBlocksBack(
+    asked: Promise<RateDecision>,
+    again: () => Promise<RateDecision>,
+    deadline: number,
+  ): Promise<RateDecision> {
+    return asked.then((d) => {
+      if (!blocksOut.has(d) || performance.now() >= deadline) return d;
+      const wait = new Promise<void>((r) => setTimeout(r, BLOCK_WAIT_MS / 8));
+      return wait.then(() => untilBlocksBack(again(), again, deadline));
+    });
+  }
+  // A quarter of a block's life: an unspent rest is back at most 1.25 BLOCK_TTL_MS after the block.
+  setInterval(() => {
+    const t = performance.now();
+    for (const [accountId, b] of blocks) if (b.left === 0 || !live(b, t)) settle(accountId, b);
+  }, BLOCK_TTL_MS / 4).unref();
+
+  /** An admission from the account's block on this replica, if it has one for this request. */
+  const spend = (accountId: string, limits: RateLimits, keyId: string, t: number): RateDecision | undefined => {
+    const b = blocks.get(accountId);
+    if (!spendable(b, limits, keyId, t)) return undefined;
+    b.left -= 1;
+    b.mc += 1;
+    b.dc += 1;
+    return fromBlock(b, limits);
+  };
+
   return {
     take(accountId, limits, keyId = '') {
       const t = performance.now();
-      const spent = blocks.spend(accountId, limits, keyId, t);
+      const spent = spend(accountId, limits, keyId, t);
       if (spent !== undefined) return Promise.resolve(spent);
+      const previous = lastTake.get(accountId);
+      if (lastTake.size >= MAX_KEY_DAYS) lastTake.clear();
+      lastTake.set(accountId, t);
+      const block =
+        limits.perMinute >= BLOCK_MIN_PER_MINUTE &&
+        previous !== undefined &&
+        t - previous < BLOCK_TTL_MS &&
+        !asking.has(accountId);
+      if (block) asking.add(accountId);
       // Asked again: this replica's own block first (its requests may be the ones waiting for it).
-      const again = () =>
-        Promise.resolve(
-          blocks.spend(accountId, limits, keyId, performance.now()) ??
-            take({ accountId, keyId, limits, want: 1, at: performance.now() }),
-        );
-      const want = blocks.want(accountId, limits, t);
-      return untilBlocksBack(blocksOut, take({ accountId, keyId, limits, want, at: t }), again, t + BLOCK_WAIT_MS);
+      const again = () => {
+        const here = spend(accountId, limits, keyId, performance.now());
+        return here !== undefined ? Promise.resolve(here) : take({ accountId, keyId, limits, want: 1 });
+      };
+      return untilBlocksBack(
+        take(block ? { accountId, keyId, limits, want: BLOCK_SIZE, at: t } : { accountId, keyId, limits, want: 1 }),
+        again,
+        t + BLOCK_WAIT_MS,
+      );
     },
     check(accountId, limits, keyId = '') {
+      // While this replica holds a block with admissions left, the windows have room.
       const t = performance.now();
-      const here = blocks.check(accountId, limits, keyId, t);
-      if (here !== undefined) return Promise.resolve(here);
-      const again = () => check({ accountId, keyId, limits, want: 1, at: performance.now() });
-      return untilBlocksBack(blocksOut, again(), again, t + BLOCK_WAIT_MS);
+      const b = blocks.get(accountId);
+      if (spendable(b, limits, keyId, t)) return Promise.resolve(decide(true, b.mc, b.dc, b.now, limits, 'redis'));
+      const again = () => check({ accountId, keyId, limits, want: 1 });
+      return untilBlocksBack(again(), again, t + BLOCK_WAIT_MS);
     },
     giveBack(accountId, limits, taken) {
-      const here = blocks.giveBack(accountId, limits, taken, performance.now());
-      if (here !== undefined) return Promise.resolve(here);
-      const at = { minute: Math.floor(taken.now / MINUTE), day: Math.floor(taken.now / DAY) };
-      return giveBack({ accountId, limits, ...at, units: 1, held: 0 });
+      const minute = Math.floor(taken.now / MINUTE);
+      const b = blocks.get(accountId);
+      if (b !== undefined && b.minute === minute && b.limits === limits && live(b, performance.now())) {
+        // Into the block the account holds here for the same minute (so the same day): its rest,
+        // this one included, goes back to Redis when it ends, as if it had been given back now.
+        b.left += 1;
+        b.mc -= 1;
+        b.dc -= 1;
+        return Promise.resolve(decide(true, b.mc, b.dc, b.now, limits, 'redis'));
+      }
+      return giveBack({ accountId, limits, minute, day: Math.floor(taken.now / DAY), units: 1, held: 0 });
     },
   };
 }

@@ -30,11 +30,6 @@ export const RATE_HASH_FIELDS = {
   day: 'd',
   /** Requests admitted on day `d`: that day's usage (the usage hash's field `d` once a later day begins). */
   dayCount: 'dc',
-  /**
-   * Admissions of minute `m` that gateway replicas hold in blocks not yet settled (counted in `mc`
-   * and `dc` already); the gateway's own, readers need not read it.
-   */
-  blocksOut: 'o',
 } as const;
 
 /** Usage hash field `k:<key id>`: the day index of that key's last admitted request. */

@@ -12,7 +12,7 @@ import {
 
 describe('the rate hash', () => {
   it('names the four fields the gateway writes', () => {
-    expect(RATE_HASH_FIELDS).toEqual({ minute: 'm', minuteCount: 'mc', day: 'd', dayCount: 'dc', blocksOut: 'o' });
+    expect(RATE_HASH_FIELDS).toEqual({ minute: 'm', minuteCount: 'mc', day: 'd', dayCount: 'dc' });
     expect(Object.keys(RateHash.shape).sort()).toEqual(['d', 'dc', 'm', 'mc']);
   });
 

@@ -4,16 +4,7 @@ import { createLogger } from '@cds/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFailoverRateLimiter } from './failover-limiter.ts';
 import { createMemoryRateLimiter } from './memory-limiter.ts';
-import {
-  BLOCK_MIN_PER_MINUTE,
-  BLOCK_SIZE,
-  BLOCK_TTL_MS,
-  BLOCK_WAIT_MS,
-  MAX_RATE_BATCH,
-  createRedisRateLimiter,
-  rateKey,
-  usageKey,
-} from './redis-limiter.ts';
+import { MAX_RATE_BATCH, createRedisRateLimiter, rateKey, usageKey } from './redis-limiter.ts';
 
 // Each file gets its own Redis server, so killing it cannot disturb other specs.
 let server: ServerHandle;
@@ -438,120 +429,5 @@ describe('giving back a request (a 304 does not count)', () => {
     const byMemory = await failover.take('acc_f', limits);
     expect(byMemory.source).toBe('memory');
     expect((await failover.giveBack('acc_f', limits, byMemory)).minute.remaining).toBe(5);
-  });
-});
-
-describe('blocks: an account asking again within a second spends admissions this replica holds', () => {
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  /** Until at least `seconds` of the current UTC minute are left (Redis runs on this machine's clock). */
-  const awayFromMinuteEnd = async (seconds: number) => {
-    const left = 60 - ((Date.now() / 1000) % 60);
-    if (left < seconds) await sleep(left * 1000 + 100);
-  };
-  /** Blocks end BLOCK_TTL_MS after they are handed out and are settled within a quarter more. */
-  const settled = () => sleep(BLOCK_TTL_MS * 1.25 + 300);
-  const counts = async (r: Redis, key: string) => {
-    const [mc, dc, o] = await r.hmget(key, 'mc', 'dc', 'o');
-    return { mc: Number(mc), dc: Number(dc), o: Number(o ?? 0) };
-  };
-  const limits = { perMinute: 1000, perDay: 100_000 };
-
-  it(`hands out ${BLOCK_SIZE} at once from the second request, counts each request once, and is exact once the rest is back`, async () => {
-    const r = connect();
-    await ready(r);
-    await awayFromMinuteEnd(10);
-    const limiter = createRedisRateLimiter(r, { keyPrefix: 'blk1:', usageKeyPrefix: 'blk1u:' });
-    const decisions = [];
-    for (let i = 0; i < 12; i++) decisions.push(await limiter.take('acc_blk', limits, 'key_blk'));
-    // Every request saw its own count, as without blocks.
-    expect(decisions.map((d) => d.minute.remaining)).toEqual(Array.from({ length: 12 }, (_, i) => 999 - i));
-    expect(decisions.every((d) => d.admitted && d.source === 'redis')).toBe(true);
-    // Redis counted what was handed out: the first request alone, then two blocks (requests 2-9 and
-    // 10-17); the first block's share of `o` goes back with the next give-back call.
-    const key = rateKey('blk1:', 'acc_blk');
-    const out = await counts(r, key);
-    expect([out.mc, out.dc]).toEqual([1 + 2 * BLOCK_SIZE, 1 + 2 * BLOCK_SIZE]);
-    expect(out.o).toBeGreaterThanOrEqual(BLOCK_SIZE - 1);
-    await settled();
-    expect(await counts(r, key)).toEqual({ mc: 12, dc: 12, o: 0 });
-    const next = await limiter.take('acc_blk', limits, 'key_blk');
-    expect(next.minute.remaining).toBe(1000 - 13);
-  });
-
-  it(`takes none for a plan under ${BLOCK_MIN_PER_MINUTE} a minute: each request is counted in Redis as it comes`, async () => {
-    const r = connect();
-    await ready(r);
-    await awayFromMinuteEnd(10);
-    const limiter = createRedisRateLimiter(r, { keyPrefix: 'blk2:', usageKeyPrefix: 'blk2u:' });
-    const small = { perMinute: BLOCK_MIN_PER_MINUTE - 1, perDay: 100_000 };
-    for (let i = 1; i <= 5; i++) {
-      await limiter.take('acc_small', small, 'key_small');
-      expect(await counts(r, rateKey('blk2:', 'acc_small'))).toEqual({ mc: i, dc: i, o: 0 });
-    }
-  });
-
-  it('takes none once less than half of a window would be left after one: near the limit every request goes to Redis', async () => {
-    const r = connect();
-    await ready(r);
-    await awayFromMinuteEnd(15);
-    const limiter = createRedisRateLimiter(r, { keyPrefix: 'blk3:', usageKeyPrefix: 'blk3u:' });
-    const four = { perMinute: 400, perDay: 100_000 };
-    for (let i = 0; i < 200; i++) await limiter.take('acc_half', four);
-    await settled();
-    const key = rateKey('blk3:', 'acc_half');
-    expect(await counts(r, key)).toEqual({ mc: 200, dc: 200, o: 0 });
-    for (let i = 1; i <= 5; i++) {
-      const d = await limiter.take('acc_half', four);
-      expect(d.minute.remaining).toBe(200 - i);
-      expect(await counts(r, key)).toEqual({ mc: 200 + i, dc: 200 + i, o: 0 });
-    }
-  });
-
-  it('admits exactly the limit in a burst from three replicas holding blocks: a full window with blocks out waits for them', async () => {
-    const replicas = [connect(), connect(), connect()];
-    await Promise.all(replicas.map(ready));
-    await awayFromMinuteEnd(15);
-    const limiters = replicas.map((r) => createRedisRateLimiter(r, { keyPrefix: 'blk4:', usageKeyPrefix: 'blk4u:' }));
-    const four = { perMinute: 400, perDay: 100_000 };
-    // Each replica has seen the account: the burst's first request on each asks for a block.
-    for (const l of limiters) await l.take('acc_burst', four);
-    const started = performance.now();
-    const decisions = await Promise.all(
-      Array.from({ length: 1000 }, (_, i) => limiters[i % 3]!.take('acc_burst', four)),
-    );
-    const waited = performance.now() - started;
-    const admitted = decisions.filter((d) => d.admitted);
-    expect(admitted).toHaveLength(400 - 3);
-    expect(
-      decisions.filter((d) => !d.admitted).every((d) => d.refusedBy === 'minute' && d.minute.remaining === 0),
-    ).toBe(true);
-    // Each admitted request saw a count of its own.
-    expect(new Set(admitted.map((d) => d.minute.remaining)).size).toBe(400 - 3);
-    expect(waited).toBeLessThan(BLOCK_WAIT_MS + 1000);
-    await settled();
-    expect(await counts(replicas[0]!, rateKey('blk4:', 'acc_burst'))).toEqual({ mc: 400, dc: 400, o: 0 });
-  });
-
-  it("answers a 304's check and give-back from the block this replica holds", async () => {
-    const r = connect();
-    await ready(r);
-    await awayFromMinuteEnd(10);
-    const limiter = createRedisRateLimiter(r, { keyPrefix: 'blk5:', usageKeyPrefix: 'blk5u:' });
-    await limiter.take('acc_304', limits, 'key_304');
-    const taken = await limiter.take('acc_304', limits, 'key_304');
-    expect(taken.minute.remaining).toBe(998);
-    const key = rateKey('blk5:', 'acc_304');
-    const handedOut = await counts(r, key);
-    expect(handedOut.mc).toBe(1 + BLOCK_SIZE);
-    // Nothing asked of Redis: the windows have room while the block has admissions left.
-    const checked = await limiter.check('acc_304', limits, 'key_304');
-    expect([checked.admitted, checked.minute.remaining]).toEqual([true, 998]);
-    const back = await limiter.giveBack('acc_304', limits, taken);
-    expect(back.minute.remaining).toBe(999);
-    expect(await counts(r, key)).toEqual(handedOut);
-    // The next request spends the admission given back.
-    expect((await limiter.take('acc_304', limits, 'key_304')).minute.remaining).toBe(998);
-    await settled();
-    expect(await counts(r, key)).toEqual({ mc: 2, dc: 2, o: 0 });
   });
 });

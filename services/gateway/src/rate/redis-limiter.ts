@@ -5,15 +5,13 @@ import { DAY, MINUTE, decide, type RateDecision, type RateLimiter, type RateLimi
 
 /**
  * The take and the check decide alike and differ only in what an admitted request writes
- * (`admit`, Lua run with `key`, `usage`, `keyId`, `record`, `want`, `perMinute`, `perDay`,
- * `minute`, `day`, `mc`, `dc`, `now`, the hash's minute and day indexes `m` and `d` and its fields
- * as read `v` in scope): each request's window hash is read, its counts are those of the current
- * minute and day, and it is admitted while both are under its limits. `record` is whether the
- * key's last-used day is to be written: a key id is given and the day the gateway last recorded
- * for it (its fourth argument) is not today. Each request has `stride` arguments: the take's fifth
- * is `want`, the size of the block it asks for (1 for none).
+ * (`admit`, Lua run with `key`, `usage`, `keyId`, `record`, `minute`, `day`, `mc`, `dc`, the
+ * hash's minute and day indexes `m` and `d` and its fields as read `v` in scope): each request's window hash is read,
+ * its counts are those of the current minute and day, and it is admitted while both are under its
+ * limits. `record` is whether the key's last-used day is to be written: a key id is given and the
+ * day the gateway last recorded for it (its fourth argument) is not today.
  */
-function windowScript(admit: string, stride: number): string {
+function windowScript(admit: string): string {
   return `
 local t = redis.call('TIME')
 local now = tonumber(t[1])
@@ -23,28 +21,18 @@ local out = {}
 for i = 1, #KEYS / 2 do
   local key = KEYS[2 * i - 1]
   local usage = KEYS[2 * i]
-  local at = ${stride} * (i - 1)
-  local perMinute = tonumber(ARGV[at + 1])
-  local perDay = tonumber(ARGV[at + 2])
-  local keyId = ARGV[at + 3]
-  local record = keyId ~= '' and tonumber(ARGV[at + 4]) ~= day
-  local want = tonumber(ARGV[at + 5]) or 1
-  local v = redis.call('HMGET', key, 'm', 'mc', 'd', 'dc', 'o')
+  local keyId = ARGV[4 * i - 1]
+  local record = keyId ~= '' and tonumber(ARGV[4 * i]) ~= day
+  local v = redis.call('HMGET', key, 'm', 'mc', 'd', 'dc')
   local mc = 0
   local dc = 0
-  local o = 0
   local m = tonumber(v[1])
-  if m == minute then
-    mc = tonumber(v[2]) or 0
-    o = tonumber(v[5]) or 0
-  end
+  if m == minute then mc = tonumber(v[2]) or 0 end
   local d = tonumber(v[3])
   if d == day then dc = tonumber(v[4]) or 0 end
   local admitted = 0
-  if mc < perMinute and dc < perDay then
+  if mc < tonumber(ARGV[4 * i - 3]) and dc < tonumber(ARGV[4 * i - 2]) then
     admitted = 1${admit}
-  elseif o > 0 then
-    admitted = -1
   end
   out[#out + 1] = admitted
   out[#out + 1] = mc
@@ -56,32 +44,14 @@ return out
 }
 
 /**
- * Blocks (docs/decisions.md "Rate limits"): an account of a plan of BLOCK_MIN_PER_MINUTE or more a
- * minute that asks again on a replica within BLOCK_TTL_MS gets BLOCK_SIZE admissions of both its
- * windows at once, counted in Redis as they are handed out, while both windows keep at least half
- * their limit after them and its minute has more than BLOCK_SAFE_SECONDS left (by Redis's clock).
- * The replica spends them on the account's next requests for at most BLOCK_TTL_MS, then gives back
- * the unspent rest, so the counts are exact once it is back, and never more are admitted than the
- * limit. A block ends well inside its minute: BLOCK_TTL_MS is under BLOCK_SAFE_SECONDS.
- */
-export const BLOCK_SIZE = 8;
-export const BLOCK_MIN_PER_MINUTE = 300;
-export const BLOCK_TTL_MS = 1000;
-export const BLOCK_SAFE_SECONDS = 2;
-/** Longest a request that finds a window full waits for the blocks out to come back. */
-export const BLOCK_WAIT_MS = 2000;
-
-/**
  * Both windows of each account in one hash per account: the minute and day indexes and their
  * counts. Time comes from Redis (TIME), so every gateway replica agrees on window boundaries
  * whatever its own clock says. Only an admitted request is counted. Within a minute already
- * counted in, an admitted request writes the two counts alone. `o` is the minute's admissions
- * handed out in blocks and not yet settled: a request that finds a window full while `o` is above
- * zero is answered -1 (not refused: the replica asks again once the blocks are back).
+ * counted in, an admitted request writes the two counts alone.
  *
  * The day count is also the account's usage of that day, which the usage hash (same `{account}`
  * hash tag, so the same slot) keeps for 31 days: field `<day index>` = the day's admitted count,
- * written when the day is over, by the account's first admitted request of a later day (`dc` = g),
+ * written when the day is over, by the account's first admitted request of a later day (`dc` = 1),
  * from the window hash's `d` and `dc` as it found them. Until then the window hash holds the day's
  * count, so a reader takes the day `d` from there (libs/contracts usage-hash.ts). The same first
  * request of a day sets both hashes to expire 35 days after it ends and prunes the days older
@@ -90,32 +60,21 @@ export const BLOCK_WAIT_MS = 2000;
  * usage hash's expiry too (the hash may not have existed before it).
  *
  * One call takes the windows of a whole batch of requests: KEYS[2i-1], KEYS[2i] = request i's
- * window and usage hashes; ARGV[5i-4], ARGV[5i-3] = its per-minute and per-day limits, ARGV[5i-2]
- * its key id ('' records no key), ARGV[5i-1] the day index this gateway last recorded for that key
- * (-1 for none), ARGV[5i] the block it asks for (1: none). An admitted request counts `g`: the
- * block when the windows allow it (above), else 1. They are decided in order and atomically, so
- * two requests of one account in a batch count one after the other exactly as two calls would.
- * Returns { g_1 (0: refused), minute count_1, day count_1, ..., g_n, minute count_n, day count_n,
- * now }, the counts as they are after the request.
+ * window and usage hashes; ARGV[4i-3], ARGV[4i-2] = its per-minute and per-day limits, ARGV[4i-1]
+ * its key id ('' records no key), ARGV[4i] the day index this gateway last recorded for that key
+ * (-1 for none). They are decided in order and atomically, so two requests of one account in a
+ * batch count one after the other exactly as two calls would. Returns { admitted_1, minute
+ * count_1, day count_1, ..., admitted_n, minute count_n, day count_n, now }.
  */
-export const RATE_WINDOW_SCRIPT = windowScript(
-  `
-    local g = 1
-    if want > 1 and now % 60 <= ${59 - BLOCK_SAFE_SECONDS} and perMinute - mc - want >= perMinute / 2
-      and perDay - dc - want >= perDay / 2 then
-      g = want
-    end
-    admitted = g
-    mc = mc + g
-    dc = dc + g
-    if m ~= minute or d ~= day then
-      redis.call('HSET', key, 'm', minute, 'mc', mc, 'd', day, 'dc', dc, 'o', g - 1)
-    elseif g > 1 then
-      redis.call('HSET', key, 'mc', mc, 'dc', dc, 'o', o + g - 1)
-    else
+export const RATE_WINDOW_SCRIPT = windowScript(`
+    mc = mc + 1
+    dc = dc + 1
+    if m == minute and d == day then
       redis.call('HSET', key, 'mc', mc, 'dc', dc)
+    else
+      redis.call('HSET', key, 'm', minute, 'mc', mc, 'd', day, 'dc', dc)
     end
-    if dc == g then
+    if dc == 1 then
       if d ~= nil and d < day then redis.call('HSET', usage, d, tonumber(v[4]) or 0) end
       redis.call('EXPIREAT', key, (day + 36) * 86400)
       redis.call('EXPIREAT', usage, (day + 36) * 86400)
@@ -128,16 +87,12 @@ export const RATE_WINDOW_SCRIPT = windowScript(
     if record then
       redis.call('HSET', usage, 'k:' .. keyId, day)
       redis.call('EXPIREAT', usage, (day + 36) * 86400)
-    end`,
-  5,
-);
+    end`);
 
 /**
- * Gives back admitted requests (304s) and ends blocks, a batch per call like the take: KEYS[i] =
- * request i's window hash, ARGV[4i-3], ARGV[4i-2] = the minute and day indexes its take counted it
- * in, ARGV[4i-1] how many to give back (1 for a request, a block's unspent rest), ARGV[4i] the
- * admissions a block held beyond its first (its `o` share; 0 for a request). The minute count and
- * `o` go down only while the hash still holds that minute, the day count only while it holds that
+ * Gives back admitted requests (304s), a batch per call like the take: KEYS[i] = request i's window
+ * hash, ARGV[2i-1], ARGV[2i] = the minute and day indexes its take counted it in. The minute count
+ * goes down only while the hash still holds that minute, the day count only while it holds that
  * day (a window that reset since has nothing of it to give back). The usage hash is not touched:
  * a day's count reaches it from the window hash once the day is over, and the key's last-used day
  * stays (the key was used). Returns { minute count_1, day count_1, ..., now }, each as it is after
@@ -149,24 +104,19 @@ local now = tonumber(t[1])
 local out = {}
 for i = 1, #KEYS do
   local key = KEYS[i]
-  local minute = tonumber(ARGV[4 * i - 3])
-  local day = tonumber(ARGV[4 * i - 2])
-  local units = tonumber(ARGV[4 * i - 1])
-  local held = tonumber(ARGV[4 * i])
-  local v = redis.call('HMGET', key, 'm', 'mc', 'd', 'dc', 'o')
+  local minute = tonumber(ARGV[2 * i - 1])
+  local day = tonumber(ARGV[2 * i])
+  local v = redis.call('HMGET', key, 'm', 'mc', 'd', 'dc')
   local m = tonumber(v[1])
   local mc = tonumber(v[2]) or 0
   local d = tonumber(v[3])
   local dc = tonumber(v[4]) or 0
-  if m == minute and mc > 0 and units > 0 then
-    mc = math.max(0, mc - units)
+  if m == minute and mc > 0 then
+    mc = mc - 1
     redis.call('HSET', key, 'mc', mc)
   end
-  if m == minute and held > 0 then
-    redis.call('HSET', key, 'o', math.max(0, (tonumber(v[5]) or 0) - held))
-  end
-  if d == day and dc > 0 and units > 0 then
-    dc = math.max(0, dc - units)
+  if d == day and dc > 0 then
+    dc = dc - 1
     redis.call('HSET', key, 'dc', dc)
   end
   if m ~= math.floor(now / 60) then mc = 0 end
@@ -180,20 +130,17 @@ return out
 
 /**
  * Decides requests that do not count (304s answered from the gateway's cache), a batch per call
- * like the take, with its KEYS and its ARGV but the block (four a request): admitted while both windows have room, as the take
+ * like the take, with the same KEYS and ARGV: admitted while both windows have room, as the take
  * decides, but no count changes, so the windows are as a take and a give-back would leave them, in
  * one call instead of two. An admitted request records the key's last-used day (the key was used)
  * when the take would (`record`), and then keeps the usage hash for 35 days after today, as the
  * take does. Returns { admitted_1, minute count_1, day count_1, ..., now }.
  */
-export const RATE_CHECK_SCRIPT = windowScript(
-  `
+export const RATE_CHECK_SCRIPT = windowScript(`
     if record then
       redis.call('HSET', usage, 'k:' .. keyId, day)
       redis.call('EXPIREAT', usage, (day + 36) * 86400)
-    end`,
-  4,
-);
+    end`);
 
 type ScriptCommand = (numberOfKeys: number, ...keysThenArgs: (string | number)[]) => Promise<number[]>;
 
@@ -223,38 +170,10 @@ interface Item {
 
 interface Take extends Item {
   keyId: string;
-  /** The block asked for (BLOCK_SIZE), or 1 for none. */
-  want: number;
-  /** When it was asked (performance.now()): before Redis's clock was read for it. */
-  at?: number;
 }
 
 interface GiveBack extends Item {
-  minute: number;
-  day: number;
-  units: number;
-  /** A block's admissions beyond its first (its share of `o`), 0 for a request. */
-  held: number;
-}
-
-/** Admissions of an account's windows that Redis counted and this replica spends (BLOCK_SIZE). */
-interface Block {
-  limits: RateLimits;
-  minute: number;
-  day: number;
-  /** Its admissions beyond the first, as handed out, and those not spent yet. */
-  held: number;
-  left: number;
-  /** The minute and day counts after the last request it admitted, as this replica knows them. */
-  mc: number;
-  dc: number;
-  /**
-   * Redis's time when it was handed out (Unix seconds), and this process's when it was asked for
-   * (performance.now(), earlier): it is spent until BLOCK_TTL_MS after `at`, so by Redis's clock
-   * never more than BLOCK_TTL_MS after it was handed out, whatever delayed the reply.
-   */
-  now: number;
-  at: number;
+  taken: RateDecision;
 }
 
 /**
@@ -309,7 +228,7 @@ export function createRedisRateLimiter(
     withUsage: boolean,
     pushArgs: (args: (string | number)[], item: T) => void,
     decisionOf: (reply: number[], i: number, item: T, now: number) => RateDecision,
-    onFailure: (items: readonly T[]) => void,
+    onFailure: () => void,
   ): (item: T) => Promise<RateDecision> {
     const waiting: Waiting<T>[] = [];
     const flush = (): void => {
@@ -342,7 +261,7 @@ export function createRedisRateLimiter(
           for (const [i, w] of batch.entries()) w.resolve(decisionOf(reply, i, w.item, now));
         },
         (err: unknown) => {
-          onFailure(batch.map((w) => w.item));
+          onFailure();
           for (const w of batch) w.reject(err);
         },
       );
@@ -361,170 +280,31 @@ export function createRedisRateLimiter(
    * them, or failed over before they reached the replica) and when it holds MAX_KEY_DAYS keys.
    */
   const keyDays = new Map<string, number>();
-  const pushCheck = (args: (string | number)[], t: Take): void => {
+  const pushTake = (args: (string | number)[], t: Take): void => {
     args.push(t.limits.perMinute, t.limits.perDay, t.keyId, keyDays.get(t.keyId) ?? -1);
   };
-  const pushTake = (args: (string | number)[], t: Take): void => {
-    pushCheck(args, t);
-    args.push(t.want);
-  };
-
-  /** The block each account holds on this replica. */
-  const blocks = new Map<string, Block>();
-  /** When each account last asked this replica to take (performance.now()); past MAX_KEY_DAYS, it starts again. */
-  const lastTake = new Map<string, number>();
-  /** Accounts whose block is being asked for: their other requests meanwhile ask for none. */
-  const asking = new Set<string>();
-
-  const live = (b: Block, t: number): boolean => t - b.at < BLOCK_TTL_MS;
-  /** Whether the account's block can admit this request: a key is spent from it once recorded today. */
-  const spendable = (b: Block | undefined, limits: RateLimits, keyId: string, t: number): b is Block =>
-    b !== undefined &&
-    b.left > 0 &&
-    b.limits === limits &&
-    live(b, t) &&
-    (keyId === '' || keyDays.get(keyId) === b.day);
-  const fromBlock = (b: Block, limits: RateLimits): RateDecision => decide(true, b.mc, b.dc, b.now, limits, 'redis');
-
-  /** Answers of a full window while blocks were out (-1): asked again (`untilBlocksBack`). */
-  const blocksOut = new WeakSet<RateDecision>();
   const decideTake = (reply: number[], i: number, t: Take, now: number): RateDecision => {
-    const granted = reply[3 * i]!;
-    const admitted = granted > 0;
-    if (granted < 0) {
-      const refused = decide(false, reply[3 * i + 1]!, reply[3 * i + 2]!, now, t.limits, 'redis');
-      blocksOut.add(refused);
-      return refused;
-    }
+    const admitted = reply[3 * i] === 1;
     if (admitted && t.keyId !== '') {
       if (keyDays.size >= MAX_KEY_DAYS) keyDays.clear();
       keyDays.set(t.keyId, Math.floor(now / DAY));
     }
-    // The counts as this request leaves them: a block's other admissions are not spent yet.
-    const rest = Math.max(0, granted - 1);
-    const mc = reply[3 * i + 1]! - rest;
-    const dc = reply[3 * i + 2]! - rest;
-    if (t.want > 1) asking.delete(t.accountId);
-    if (rest === 0) return decide(admitted, mc, dc, now, t.limits, 'redis');
-    const old = blocks.get(t.accountId);
-    if (old !== undefined) settle(t.accountId, old);
-    const block: Block = {
-      limits: t.limits,
-      minute: Math.floor(now / MINUTE),
-      day: Math.floor(now / DAY),
-      held: rest,
-      left: rest,
-      mc,
-      dc,
-      now,
-      at: t.at ?? performance.now(),
-    };
-    blocks.set(t.accountId, block);
-    return fromBlock(block, t.limits);
+    return decide(admitted, reply[3 * i + 1]!, reply[3 * i + 2]!, now, t.limits, 'redis');
   };
   const forgetKeyDays = (): void => keyDays.clear();
-  const take = batched<Take>(scripts.cdsRateWindows, true, pushTake, decideTake, (items) => {
-    forgetKeyDays();
-    for (const t of items) if (t.want > 1) asking.delete(t.accountId);
-  });
-  const check = batched<Take>(scripts.cdsRateCheck, true, pushCheck, decideTake, forgetKeyDays);
+  const take = batched<Take>(scripts.cdsRateWindows, true, pushTake, decideTake, forgetKeyDays);
+  const check = batched<Take>(scripts.cdsRateCheck, true, pushTake, decideTake, forgetKeyDays);
   const giveBack = batched<GiveBack>(
     scripts.cdsRateGiveBack,
     false,
-    (args, g) => args.push(g.minute, g.day, g.units, g.held),
+    (args, g) => args.push(Math.floor(g.taken.now / MINUTE), Math.floor(g.taken.now / DAY)),
     (reply, i, g, now) => decide(true, reply[2 * i]!, reply[2 * i + 1]!, now, g.limits, 'redis'),
     forgetKeyDays,
   );
 
-  /**
-   * Ends a block: its unspent rest goes back to Redis in the next give-back call, and its share of
-   * `o` with it. A failed give-back leaves them counted until the minute resets (never more
-   * admitted than the limit), and requests that find the window full wait BLOCK_WAIT_MS for them.
-   */
-  function settle(accountId: string, b: Block): void {
-    if (blocks.get(accountId) === b) blocks.delete(accountId);
-    const units = b.left;
-    b.left = 0;
-    const end = { accountId, limits: b.limits, minute: b.minute, day: b.day, units, held: b.held };
-    giveBack(end).catch(() => undefined);
-  }
-  /**
-   * A take or a check that found a window full while blocks were out is asked again every
-   * BLOCK_WAIT_MS / 8 until they are back (at most 1.25 BLOCK_TTL_MS), up to BLOCK_WAIT_MS; then
-   * its refusal stands.
-   */
-  function untilBlocksBack(
-    asked: Promise<RateDecision>,
-    again: () => Promise<RateDecision>,
-    deadline: number,
-  ): Promise<RateDecision> {
-    return asked.then((d) => {
-      if (!blocksOut.has(d) || performance.now() >= deadline) return d;
-      const wait = new Promise<void>((r) => setTimeout(r, BLOCK_WAIT_MS / 8));
-      return wait.then(() => untilBlocksBack(again(), again, deadline));
-    });
-  }
-  // A quarter of a block's life: an unspent rest is back at most 1.25 BLOCK_TTL_MS after the block.
-  setInterval(() => {
-    const t = performance.now();
-    for (const [accountId, b] of blocks) if (b.left === 0 || !live(b, t)) settle(accountId, b);
-  }, BLOCK_TTL_MS / 4).unref();
-
-  /** An admission from the account's block on this replica, if it has one for this request. */
-  const spend = (accountId: string, limits: RateLimits, keyId: string, t: number): RateDecision | undefined => {
-    const b = blocks.get(accountId);
-    if (!spendable(b, limits, keyId, t)) return undefined;
-    b.left -= 1;
-    b.mc += 1;
-    b.dc += 1;
-    return fromBlock(b, limits);
-  };
-
   return {
-    take(accountId, limits, keyId = '') {
-      const t = performance.now();
-      const spent = spend(accountId, limits, keyId, t);
-      if (spent !== undefined) return Promise.resolve(spent);
-      const previous = lastTake.get(accountId);
-      if (lastTake.size >= MAX_KEY_DAYS) lastTake.clear();
-      lastTake.set(accountId, t);
-      const block =
-        limits.perMinute >= BLOCK_MIN_PER_MINUTE &&
-        previous !== undefined &&
-        t - previous < BLOCK_TTL_MS &&
-        !asking.has(accountId);
-      if (block) asking.add(accountId);
-      // Asked again: this replica's own block first (its requests may be the ones waiting for it).
-      const again = () => {
-        const here = spend(accountId, limits, keyId, performance.now());
-        return here !== undefined ? Promise.resolve(here) : take({ accountId, keyId, limits, want: 1 });
-      };
-      return untilBlocksBack(
-        take(block ? { accountId, keyId, limits, want: BLOCK_SIZE, at: t } : { accountId, keyId, limits, want: 1 }),
-        again,
-        t + BLOCK_WAIT_MS,
-      );
-    },
-    check(accountId, limits, keyId = '') {
-      // While this replica holds a block with admissions left, the windows have room.
-      const t = performance.now();
-      const b = blocks.get(accountId);
-      if (spendable(b, limits, keyId, t)) return Promise.resolve(decide(true, b.mc, b.dc, b.now, limits, 'redis'));
-      const again = () => check({ accountId, keyId, limits, want: 1 });
-      return untilBlocksBack(again(), again, t + BLOCK_WAIT_MS);
-    },
-    giveBack(accountId, limits, taken) {
-      const minute = Math.floor(taken.now / MINUTE);
-      const b = blocks.get(accountId);
-      if (b !== undefined && b.minute === minute && b.limits === limits && live(b, performance.now())) {
-        // Into the block the account holds here for the same minute (so the same day): its rest,
-        // this one included, goes back to Redis when it ends, as if it had been given back now.
-        b.left += 1;
-        b.mc -= 1;
-        b.dc -= 1;
-        return Promise.resolve(decide(true, b.mc, b.dc, b.now, limits, 'redis'));
-      }
-      return giveBack({ accountId, limits, minute, day: Math.floor(taken.now / DAY), units: 1, held: 0 });
-    },
+    take: (accountId, limits, keyId = '') => take({ accountId, keyId, limits }),
+    check: (accountId, limits, keyId = '') => check({ accountId, keyId, limits }),
+    giveBack: (accountId, limits, taken) => giveBack({ accountId, limits, taken }),
   };
 }

@@ -38,7 +38,7 @@ describe("the rate scripts' text", () => {
   });
 
   it.each(scripts)('%s reads the windows in the order its positions assume', (_name, lua) => {
-    // v[1]..v[5] are used as minute, minute count, day, day count, blocks out.
+    // v[1]..v[4] are used as minute, minute count, day, day count.
     const reads = [...lua.matchAll(/'HMGET',\s*[^,]+,((?:\s*'[^']*',?)+)\)/g)];
     expect(reads.length).toBeGreaterThan(0);
     for (const m of reads) {
@@ -47,7 +47,6 @@ describe("the rate scripts' text", () => {
         RATE_HASH_FIELDS.minuteCount,
         RATE_HASH_FIELDS.day,
         RATE_HASH_FIELDS.dayCount,
-        RATE_HASH_FIELDS.blocksOut,
       ]);
     }
   });

@@ -136,8 +136,13 @@ export async function createUserStore(deps: { db: Db; clock: () => number; maxTi
     },
     async consumeToken(token, purpose) {
       if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-      const used = await tokens.findOneAndDelete({ _id: tokenHash(token), purpose, expires_at: { $gt: now() } });
+      const used = await tokens.findOne({ _id: tokenHash(token), purpose, expires_at: { $gt: now() } }, { maxTimeMS });
       if (used === null) return null;
+      // The delete's count is the claim: of parallel deletes of one document, one alone counts it.
+      // (A findOneAndDelete is no claim on every server of the protocol: FerretDB 1.x hands the
+      // document it read to each of two parallel calls.)
+      const claimed = await tokens.deleteOne({ _id: used._id }, { maxTimeMS });
+      if (claimed.deletedCount !== 1) return null;
       // The user's other links of this purpose die with it: an older reset link is no way back in.
       await tokens.deleteMany({ user_id: used.user_id, purpose });
       return used.user_id;

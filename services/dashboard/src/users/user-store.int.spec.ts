@@ -30,7 +30,8 @@ describe('mail-link tokens against a real database', () => {
   });
 
   it('gives a token to exactly one of 20 parallel uses, each of 10 times (security review #4)', async () => {
-    // Ten rounds: a claim that is only a read then a delete lets two of 20 through now and then.
+    // Ten rounds: a claim that trusts the document it read, not its delete's count, lets two of 20
+    // through now and then.
     for (let round = 0; round < 10; round++) {
       const token = await users.issueToken('usr_c', 'verify', 3_600_000);
       const results = await Promise.all(Array.from({ length: 20 }, () => users.consumeToken(token, 'verify')));

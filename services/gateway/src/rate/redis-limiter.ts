@@ -4,12 +4,12 @@ import { keySlot } from './key-slot.ts';
 import { DAY, MINUTE, decide, type RateDecision, type RateLimiter, type RateLimits } from './windows.ts';
 
 /**
- * The take and the check decide alike and differ only in what an admitted request writes
- * (`admit`, Lua run with `key`, `usage`, `keyId`, `record`, `minute`, `day`, `mc`, `dc`, the
- * hash's minute and day indexes `m` and `d` and its fields as read `v` in scope): each request's window hash is read,
- * its counts are those of the current minute and day, and it is admitted while both are under its
- * limits. `record` is whether the key's last-used day is to be written: a key id is given and the
- * day the gateway last recorded for it (its fourth argument) is not today.
+ * The take and the check decide alike and differ only in what an admitted request writes (`admit`,
+ * Lua run with `key`, `usage`, `keyId`, `record`, `minute`, `day`, `mc`, `dc`, the hash's minute
+ * and day indexes `m` and `d` and its fields as read `v` in scope): each request's window hash is
+ * read, its counts are those of the current minute and day, and it is admitted while both are under
+ * its limits. `record` is whether the key's last-used day is to be written: a key id is given and
+ * the day the gateway last recorded for it (its fourth argument) is not today.
  */
 function windowScript(admit: string): string {
   return `

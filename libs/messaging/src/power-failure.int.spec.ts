@@ -61,9 +61,10 @@ describe('power failure of the whole NATS cluster', () => {
   });
 
   it('keeps every acknowledged event of CDS_DATA (R3) when all three servers are SIGKILLed at once', async () => {
-    const jsm = await jetstreamManager(nc, { timeout: 10_000 });
-    // Right after the cluster forms a peer may not be placeable yet ("no suitable peers for
-    // placement, peer offline"): retried within a deadline.
+    // Right after the cluster forms, its JetStream API may not answer yet (on a busy machine a
+    // single 10 s wait for it ran out once) and a peer may not be placeable yet ("no suitable
+    // peers for placement, peer offline"): both retried within a deadline.
+    const jsm = await within('the JetStream API', 20_000, () => jetstreamManager(nc, { timeout: 2_000 }));
     const { info } = await within('CDS_DATA created with 3 replicas', 20_000, () =>
       ensureStream(jsm, streamSpec('data', { replicas: 3 })),
     );

@@ -1,8 +1,7 @@
 import { DATA_STREAM } from '@cds/contracts';
-import { startNatsCluster, type NatsClusterHandle } from '@cds/testkit';
+import { startNatsCluster, waitUntil, type NatsClusterHandle } from '@cds/testkit';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNats } from './connection.ts';
 import { streamSpec } from './definitions.ts';
@@ -28,19 +27,6 @@ const subjectOf = (i: number) => `cds.data.power-failure.c${i % 5}`;
 const idOf = (i: number) => `pf-${i}`;
 const payloadOf = (i: number) => ({ i, value: `observation ${i}`, padding: 'x'.repeat(200 + (i % 50)) });
 
-/** Retries `probe` until it resolves; throws its last error after `timeoutMs`. */
-async function within<T>(label: string, timeoutMs: number, probe: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`${label}: not within ${timeoutMs} ms`, { cause: err });
-      await sleep(100);
-    }
-  }
-}
-
 describe('power failure of the whole NATS cluster', () => {
   let cluster: NatsClusterHandle;
   let nc: NatsConnection;
@@ -64,9 +50,11 @@ describe('power failure of the whole NATS cluster', () => {
     // Right after the cluster forms, its JetStream API may not answer yet (on a busy machine a
     // single 10 s wait for it ran out once) and a peer may not be placeable yet ("no suitable
     // peers for placement, peer offline"): both retried within a deadline.
-    const jsm = await within('the JetStream API', 20_000, () => jetstreamManager(nc, { timeout: 2_000 }));
-    const { info } = await within('CDS_DATA created with 3 replicas', 20_000, () =>
-      ensureStream(jsm, streamSpec('data', { replicas: 3 })),
+    const jsm = await waitUntil('the JetStream API', () => jetstreamManager(nc, { timeout: 2_000 }), 20_000);
+    const { info } = await waitUntil(
+      'CDS_DATA created with 3 replicas',
+      () => ensureStream(jsm, streamSpec('data', { replicas: 3 })),
+      20_000,
     );
     expect(info.config.name).toBe(DATA_STREAM);
     expect(info.config.num_replicas).toBe(3);
@@ -118,14 +106,19 @@ describe('power failure of the whole NATS cluster', () => {
     await cluster.restartAll(RECOVERY_TIMEOUT_MS);
     const leader = await cluster.streamLeader(DATA_STREAM, RECOVERY_TIMEOUT_MS);
     // Recovered: the stream answers with a leader and holds at least what was acknowledged.
-    const recoveredJsm = await within('stream info after the restart', RECOVERY_TIMEOUT_MS, async () => {
-      const m = await jetstreamManager(nc, { timeout: 2_000 });
-      const state = (await m.streams.info(DATA_STREAM)).state;
-      if (state.messages < ackedBeforeRestart) {
-        throw new Error(`${state.messages} messages, ${ackedBeforeRestart} acknowledged`);
-      }
-      return m;
-    });
+    const recoveredJsm = await waitUntil(
+      'stream info after the restart',
+      async () => {
+        const m = await jetstreamManager(nc, { timeout: 2_000 });
+        const state = (await m.streams.info(DATA_STREAM)).state;
+        if (state.messages < ackedBeforeRestart) {
+          throw new Error(`${state.messages} messages, ${ackedBeforeRestart} acknowledged`);
+        }
+        return m;
+      },
+      RECOVERY_TIMEOUT_MS,
+      { maxDelayMs: 100 },
+    );
     const recoveryMs = Date.now() - restartAt;
 
     const stored = await readAll(recoveredJsm);
@@ -155,13 +148,17 @@ describe('power failure of the whole NATS cluster', () => {
     // restart, so what is already stored stays once and the rest lands once.
     const retried = await Promise.all(
       unacked.map((id) =>
-        within(`retry of ${id}`, 20_000, () =>
-          publishToStream(
-            jetstream(nc, { timeout: PUBLISH_TIMEOUT_MS }),
-            subjectOf(Number(id.slice(3))),
-            encodeJson(payloadOf(Number(id.slice(3)))),
-            { msgID: id, expectStream: DATA_STREAM, timeoutMs: PUBLISH_TIMEOUT_MS },
-          ),
+        waitUntil(
+          `retry of ${id}`,
+          () =>
+            publishToStream(
+              jetstream(nc, { timeout: PUBLISH_TIMEOUT_MS }),
+              subjectOf(Number(id.slice(3))),
+              encodeJson(payloadOf(Number(id.slice(3)))),
+              { msgID: id, expectStream: DATA_STREAM, timeoutMs: PUBLISH_TIMEOUT_MS },
+            ),
+          20_000,
+          { maxDelayMs: 100 },
         ),
       ),
     );

@@ -4,6 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNatsCluster, type NatsClusterHandle } from './cluster.ts';
+import { waitUntil } from './wait.ts';
 
 describe('NATS JetStream cluster', () => {
   let cluster: NatsClusterHandle;
@@ -36,7 +37,8 @@ describe('NATS JetStream cluster', () => {
   });
 
   it('keeps every acknowledged publish of a 3-replica stream when its leader is killed', async () => {
-    const jsm = await jetstreamManager(nc, { timeout: 10_000 });
+    // A new cluster's JetStream API may miss one request on a busy machine: tried again within 20 s.
+    const jsm = await waitUntil('the JetStream API', () => jetstreamManager(nc, { timeout: 2_000 }), 20_000);
     const info = await jsm.streams.add({
       name: 'CDS_CLUSTER_SPEC',
       subjects: ['cds.cluster-spec.>'],

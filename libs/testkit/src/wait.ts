@@ -5,29 +5,33 @@ export interface WaitOptions {
   readonly giveUp?: () => Error | undefined;
   /** The error thrown when the time is up, from the last probe error's message and the error itself. */
   readonly timeoutError?: (reason: string, lastError: unknown) => Error;
+  /** The longest pause between tries (500 ms): lower it where the time to success is measured. */
+  readonly maxDelayMs?: number;
 }
 
-/** Retries `probe` with capped exponential backoff until it resolves or `timeoutMs` passes. */
-export async function waitUntil(
+/**
+ * Retries `probe` with capped exponential backoff until it resolves (its value is returned) or
+ * `timeoutMs` passes. A probe that can hang needs a deadline of its own, shorter than `timeoutMs`.
+ */
+export async function waitUntil<T = void>(
   label: string,
-  probe: () => Promise<void>,
+  probe: () => Promise<T>,
   timeoutMs: number,
   options: WaitOptions = {},
-): Promise<void> {
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let delay = 50;
+  let delay = Math.min(50, options.maxDelayMs ?? 50);
   let lastError: unknown;
   while (Date.now() < deadline) {
     const fatal = options.giveUp?.();
     if (fatal !== undefined) throw fatal;
     try {
-      await probe();
-      return;
+      return await probe();
     } catch (err) {
       lastError = err;
     }
     await sleep(delay);
-    delay = Math.min(delay * 2, 500);
+    delay = Math.min(delay * 2, options.maxDelayMs ?? 500);
   }
   const reason = lastError instanceof Error ? lastError.message : String(lastError);
   throw (

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { serializeBody } from './cached-body.ts';
+
+/** What a kept answer must hold: JSON.stringify's UTF-8 bytes up to the request id's value. */
+function expectedPrefix(data: unknown, meta: Record<string, unknown>): Buffer {
+  const text = JSON.stringify({ data, meta: { ...meta, request_id: '' } });
+  return Buffer.from(text.slice(0, -3), 'utf8');
+}
+
+describe('serializeBody', () => {
+  it('keeps the UTF-8 bytes of the answer before the request id, and hashes them with the closing bytes', () => {
+    const data = [{ date: '2026-01-02', value: 61.5, unit: 'USD/bbl' }];
+    const body = serializeBody({ data, meta: { commodity_id: 'CRUDE_OIL_WTI' } });
+    const prefix = expectedPrefix(data, { commodity_id: 'CRUDE_OIL_WTI' });
+    expect(body.prefix.equals(prefix)).toBe(true);
+    expect(body.bytes).toBe(prefix.length + 3);
+    const hash = createHash('sha256').update(prefix).update('"}}').digest('base64url');
+    expect(body.hash).toBe(hash);
+  });
+
+  it('encodes text outside ASCII (two-, three- and four-byte characters) as Buffer.from does', () => {
+    const data = [{ name: 'Café crème', unit: '€/t', note: 'Δ 5 °C', mark: '📈', cjk: '大豆' }];
+    const body = serializeBody({ data, meta: { source: 'ECB: € reference rates' } });
+    expect(body.prefix.equals(expectedPrefix(data, { source: 'ECB: € reference rates' }))).toBe(true);
+  });
+
+  it('keeps bytes of its own: a later answer does not change an earlier one', () => {
+    const first = serializeBody({ data: ['a'.repeat(5_000)], meta: {} });
+    const copy = Buffer.from(first.prefix);
+    serializeBody({ data: ['b'.repeat(9_000)], meta: {} });
+    expect(first.prefix.equals(copy)).toBe(true);
+  });
+
+  it('encodes an answer too long for its scratch space (over 349,525 characters) the plain way', () => {
+    const data = Array.from({ length: 40_000 }, (_, i) => ({ d: `2026-01-${String(i % 28).padStart(2, '0')}`, v: i }));
+    const body = serializeBody({ data, meta: { unit: 'm³' } });
+    expect(body.prefix.length).toBeGreaterThan(1 << 20);
+    expect(body.prefix.equals(expectedPrefix(data, { unit: 'm³' }))).toBe(true);
+  });
+});

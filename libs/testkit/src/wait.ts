@@ -20,7 +20,8 @@ export async function waitUntil<T = void>(
   options: WaitOptions = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let delay = Math.min(50, options.maxDelayMs ?? 50);
+  const maxDelay = options.maxDelayMs ?? 500;
+  let delay = Math.min(50, maxDelay);
   let lastError: unknown;
   while (Date.now() < deadline) {
     const fatal = options.giveUp?.();
@@ -31,7 +32,7 @@ export async function waitUntil<T = void>(
       lastError = err;
     }
     await sleep(delay);
-    delay = Math.min(delay * 2, options.maxDelayMs ?? 500);
+    delay = Math.min(delay * 2, maxDelay);
   }
   const reason = lastError instanceof Error ? lastError.message : String(lastError);
   throw (

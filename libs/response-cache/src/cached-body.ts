@@ -10,8 +10,14 @@ import { DATA_CONTENT_TYPES, formatHttpDate, strongEtag } from '@cds/http';
  * no copy of the body per request. A CSV body carries no request id: it is kept whole.
  */
 export interface CachedBody {
-  /** The bytes before the request id (JSON), or the whole body (CSV). */
+  /** The bytes before the request id (JSON), or the whole body (CSV), in one buffer. */
   readonly prefix: Buffer;
+  /**
+   * The same bytes as they are written: `[prefix]`, or the pieces a serializer made them in
+   * (SerializedBytes: slices of buffers it keeps), written one after the other in one writev and
+   * joined into `prefix` only if something reads it.
+   */
+  readonly pieces: readonly Uint8Array[];
   /** `"}}` after the request id (the end of request_id, meta and the body); empty for CSV. */
   readonly suffix: Buffer;
   /** Whether the request id goes between prefix and suffix (JSON). */
@@ -21,7 +27,10 @@ export interface CachedBody {
   readonly contentDisposition: string | undefined;
   /** Size of the kept bytes, for the cache's byte bound. */
   readonly bytes: number;
-  /** Strong content hash (SHA-256, base64url) of the JSON body without its request id: the ETags come from it. */
+  /**
+   * Strong content hash (SHA-256, base64url) of the JSON body without its request id, or the hash a
+   * serializer named its bytes by (SerializedBytes), or upstream's ETag: the ETags come from it.
+   */
   readonly hash: string;
   /** When the data of the answer last changed (RFC 3339 or an HTTP-date, as given), when known. */
   readonly lastModified: string | undefined;
@@ -86,16 +95,27 @@ const ID_MEMBER = '"request_id":"';
 const SUFFIX = Buffer.from('"}}');
 const NO_SUFFIX = Buffer.alloc(0);
 
-function cached(prefix: Buffer, freshness: Freshness): CachedBody {
-  const hash = createHash('sha256').update(prefix).update(SUFFIX).digest('base64url');
+/**
+ * A JSON body from the bytes before its request id, in one buffer or in pieces. `given`: the hash
+ * the serializer named the bytes by (SerializedBytes) or upstream's ETag; none: their SHA-256.
+ */
+function cached(bytes: Buffer | readonly Uint8Array[], freshness: Freshness, given?: string): CachedBody {
+  let prefix = Buffer.isBuffer(bytes) ? bytes : undefined;
+  const pieces = Buffer.isBuffer(bytes) ? [bytes] : bytes;
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  const hash = given ?? createHash('sha256').update(prefix!).update(SUFFIX).digest('base64url');
   const lastModifiedAt = instantOf(freshness.lastModified);
   return {
-    prefix,
+    get prefix() {
+      return (prefix ??= Buffer.concat(pieces, length));
+    },
+    pieces,
     suffix: SUFFIX,
     hasRequestId: true,
     contentType: DATA_CONTENT_TYPES.json,
     contentDisposition: undefined,
-    bytes: prefix.length + SUFFIX.length,
+    bytes: length + SUFFIX.length,
     hash,
     lastModified: freshness.lastModified,
     etag: strongEtag(hash, 'json'),
@@ -106,8 +126,8 @@ function cached(prefix: Buffer, freshness: Freshness): CachedBody {
 }
 
 /** A CSV body kept whole, with the validators and freshness of the JSON answer it was made from. */
-function cachedCsv(csv: Buffer, of: Omit<CachedBody, 'prefix' | 'suffix' | 'bytes'>): CachedBody {
-  return { ...of, prefix: csv, suffix: NO_SUFFIX, bytes: csv.length, hasRequestId: false };
+function cachedCsv(csv: Buffer, of: Omit<CachedBody, 'prefix' | 'pieces' | 'suffix' | 'bytes'>): CachedBody {
+  return { ...of, prefix: csv, pieces: [csv], suffix: NO_SUFFIX, bytes: csv.length, hasRequestId: false };
 }
 
 /**
@@ -115,7 +135,18 @@ function cachedCsv(csv: Buffer, of: Omit<CachedBody, 'prefix' | 'suffix' | 'byte
  * added at send time). It keeps the members in the order they were built, so the text ends with
  * `"request_id":""}}`.
  */
-export type BodySerializer = (body: { data: unknown; meta: Record<string, unknown> }) => string;
+export type BodySerializer = (body: { data: unknown; meta: Record<string, unknown> }) => string | SerializedBytes;
+
+/**
+ * A JSON text a serializer already has in bytes: the UTF-8 bytes in pieces (together they end with
+ * `"request_id":""}}`), and a strong hash naming them (base64url): equal for equal bytes made the
+ * same way, different whenever the bytes differ. It becomes the answer's hash, so its ETag, instead
+ * of the SHA-256 of the bytes (the gateway keeps the query's ETag rather than hashing again).
+ */
+export interface SerializedBytes {
+  readonly pieces: readonly Uint8Array[];
+  readonly hash: string;
+}
 
 /**
  * Room to encode a JSON text in before its bytes are copied out (one text at a time: encoding is
@@ -134,6 +165,18 @@ function utf8Without(text: string, drop: number): Buffer {
   return out;
 }
 
+/** Pieces of bytes without their last `drop` bytes (views of the same memory, not copies). */
+function piecesWithout(pieces: readonly Uint8Array[], drop: number): Uint8Array[] {
+  const out = [...pieces];
+  let left = drop;
+  while (left > 0 && out.length > 0) {
+    const last = out.pop()!;
+    if (last.length > left) out.push(last.subarray(0, last.length - left));
+    left -= Math.min(left, last.length);
+  }
+  return out;
+}
+
 /**
  * Serializes an answer once, with the request id left out (added at send time). `maxAgeOf` gives
  * the max-age of the answer's sources (body.freshness.sources) at a time; `stringify` is the route's
@@ -145,14 +188,19 @@ export function serializeBody(
   stringify: BodySerializer = JSON.stringify,
 ): CachedBody {
   const json = stringify({ data: body.data, meta: { ...body.meta, request_id: '' } });
+  const [bytes, hash] = typeof json === 'string' ? [utf8Without(json, 3)] : [piecesWithout(json.pieces, 3), json.hash];
   const lastUpdated = body.freshness?.lastModified ?? body.meta.last_updated;
   const sources = body.freshness?.sources ?? [];
   const fixed = body.freshness?.maxAge;
-  return cached(utf8Without(json, 3), {
-    lastModified: typeof lastUpdated === 'string' ? lastUpdated : undefined,
-    maxAge:
-      maxAgeOf === undefined ? undefined : fixed !== undefined ? () => fixed : (nowMs) => maxAgeOf(sources, nowMs),
-  });
+  return cached(
+    bytes,
+    {
+      lastModified: typeof lastUpdated === 'string' ? lastUpdated : undefined,
+      maxAge:
+        maxAgeOf === undefined ? undefined : fixed !== undefined ? () => fixed : (nowMs) => maxAgeOf(sources, nowMs),
+    },
+    hash,
+  );
 }
 
 /**
@@ -160,22 +208,31 @@ export function serializeBody(
  * (`…"request_id":"<id>"}}`), or undefined when it does not end that way (then it is not kept).
  * The gateway keeps the query service's answers this way, with the freshness its headers gave
  * (Last-Modified, and a max-age counted down from when it arrived); without a lastModified, the
- * body's meta.last_updated. The same bytes give the same hash, so the same ETag, as upstream's.
+ * body's meta.last_updated. It keeps upstream's strong ETag (`etag`, the answer's own: the query
+ * service may name its bytes without hashing them, SerializedBytes); without one, the SHA-256 of
+ * the bytes gives the tag the query service would give them.
  */
 export function cachedBodyFromUpstream(
   served: Buffer,
   requestId: string,
   freshness: Freshness = {},
+  etag?: string,
 ): CachedBody | undefined {
   const tail = `${requestId}"}}`;
   const cut = served.length - tail.length;
   if (cut <= ID_MEMBER.length || served.toString('latin1', cut) !== tail) return undefined;
   if (served.toString('latin1', cut - ID_MEMBER.length, cut) !== ID_MEMBER) return undefined;
-  return cached(served.subarray(0, cut), {
-    lastModified: freshness.lastModified ?? lastUpdatedOf(served),
-    maxAge: freshness.maxAge,
-  });
+  const strong = etag !== undefined && STRONG_ETAG.test(etag) ? etag : undefined;
+  const body = cached(
+    served.subarray(0, cut),
+    { lastModified: freshness.lastModified ?? lastUpdatedOf(served), maxAge: freshness.maxAge },
+    strong,
+  );
+  return strong === undefined ? body : { ...body, etag: strong };
 }
+
+/** A strong entity tag (RFC 9110 §8.8.3): one quoted run of etagc characters, not `W/`. */
+const STRONG_ETAG = /^"[\x21\x23-\x7e\x80-\xff]*"$/;
 
 /**
  * The CSV form of a kept JSON answer, built whole once (RFC 4180, a header row first; see

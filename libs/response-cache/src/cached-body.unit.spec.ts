@@ -38,4 +38,26 @@ describe('serializeBody', () => {
     expect(body.prefix.length).toBeGreaterThan(1 << 20);
     expect(body.prefix.equals(expectedPrefix(data, { unit: 'm³' }))).toBe(true);
   });
+
+  it("keeps a serializer's bytes in pieces as one buffer, with the hash it names them by", () => {
+    const data = [{ date: '2026-01-02', value: 61.5 }];
+    const text = JSON.stringify({ data, meta: { unit: 'm³', request_id: '' } });
+    const bytes = Buffer.from(text);
+    const pieces = [bytes.subarray(0, 5), bytes.subarray(5, 30), bytes.subarray(30)];
+    const body = serializeBody({ data, meta: { unit: 'm³' } }, undefined, () => ({ pieces, hash: 'named' }));
+    // written as the serializer's pieces (views of its bytes, not copies), the last 3 bytes left out
+    expect(body.pieces).toHaveLength(3);
+    expect(body.pieces.every((piece) => piece.buffer === bytes.buffer)).toBe(true);
+    expect(Buffer.concat(body.pieces).equals(expectedPrefix(data, { unit: 'm³' }))).toBe(true);
+    expect(body.prefix.equals(expectedPrefix(data, { unit: 'm³' }))).toBe(true);
+    // a last piece shorter than the 3 bytes left out
+    const short = [bytes.subarray(0, bytes.length - 2), bytes.subarray(bytes.length - 2)];
+    const cut = serializeBody({ data, meta: { unit: 'm³' } }, undefined, () => ({ pieces: short, hash: 'named' }));
+    expect(cut.pieces).toHaveLength(1);
+    expect(cut.prefix.equals(body.prefix)).toBe(true);
+    expect(body.bytes).toBe(bytes.length);
+    expect(body.hash).toBe('named');
+    expect(body.etag).toBe(serializeBody({ data: [], meta: {} }, undefined, () => ({ pieces, hash: 'named' })).etag);
+    expect(body.etag).not.toBe(serializeBody({ data, meta: { unit: 'm³' } }).etag);
+  });
 });

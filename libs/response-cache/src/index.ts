@@ -5,6 +5,7 @@ export {
   serializeCsv,
   withRequestId,
   type BodySerializer,
+  type SerializedBytes,
   type CachedBody,
   type Freshness,
   type ResponseBody,

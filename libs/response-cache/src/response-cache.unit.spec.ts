@@ -115,6 +115,17 @@ describe('bodies fetched elsewhere (the gateway)', () => {
     expect(dated?.lastModified).toBe('2026-11-20T21:00:00Z');
   });
 
+  it("cachedBodyFromUpstream keeps upstream's strong ETag; without one, or with a weak or malformed one, it hashes", () => {
+    const hashed = serializeBody({ data: [1, 2], meta: { count: 2 } });
+    const tagged = cachedBodyFromUpstream(served('r'), 'r', {}, '"named-not-hashed"');
+    expect(tagged?.etag).toBe('"named-not-hashed"');
+    expect(tagged?.etag).not.toBe(hashed.etag);
+    expect(withRequestId(tagged!, 'r2').toString()).toBe(served('r2').toString());
+    for (const etag of [undefined, 'W/"named-not-hashed"', 'named-not-hashed', '"a"b"', '']) {
+      expect(cachedBodyFromUpstream(served('r'), 'r', {}, etag)?.etag).toBe(hashed.etag);
+    }
+  });
+
   it('cachedBodyFromUpstream refuses a body that does not end with that request id', () => {
     expect(cachedBodyFromUpstream(served('req_aaa'), 'req_zzz')).toBeUndefined();
     expect(

@@ -45,9 +45,9 @@ function writeNotModified(reply: FastifyReply, headers: OutgoingHttpHeaders): vo
  * Sends a kept answer (JSON with this request's id spliced in, or CSV as kept) as a 200, or a 304
  * when the request's precondition says the client's copy is current (`notModifiedKnown`: the
  * caller already evaluated it, see notModified). The shared body bytes go to the socket as they
- * are: headers, body prefix, then the id and the closing bytes, which Node sends in one writev. No
- * per-request copy of the body (a year of daily points is ~30 KB) and no garbage proportional to
- * its size. The reply is hijacked for that, so the headers are written here: `headers` (the
+ * are: headers, the body's pieces before the id (CachedBody.pieces), then the id and the closing
+ * bytes, which Node sends in one writev. No per-request copy of the body (a year of daily points
+ * is ~30 KB) and no garbage proportional to its size. The reply is hijacked for that, so the headers are written here: `headers` (the
  * caller's extra ones, e.g. the gateway's API and security headers; the object is used up), the
  * headers set on the reply so far, `x-request-id`, the validators (ETag, Last-Modified),
  * Cache-Control, `Vary: Accept`, and for a 200 `content-type`, `content-disposition` (CSV) and
@@ -85,7 +85,7 @@ export function writeCachedBody(
     res.end(body.prefix);
     return;
   }
-  res.write(body.prefix);
+  for (const piece of body.pieces) res.write(piece);
   // The suffix is `"}}`: the id and it as one latin1 string (ids are ASCII), no buffer to allocate.
   res.end(`${id}"}}`, 'latin1');
 }

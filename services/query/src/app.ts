@@ -19,7 +19,7 @@ import { registerBulkRoutes } from './bulk/bulk-routes.ts';
 import { registerCotRoute } from './cot/get-cot.ts';
 import { registerDetailRoute } from './detail/get-commodity.ts';
 import { createRequestIdResolver } from './http/request-id.ts';
-import { responseSerializer } from './http/response-serializer.ts';
+import { asText, responseSerializer } from './http/response-serializer.ts';
 import { MAX_SLUG_PARAM_LENGTH, type RouteContext } from './http/route-context.ts';
 import { registerListRoute } from './list/list-commodities.ts';
 import { registerQueryMetrics } from './metrics.ts';
@@ -93,7 +93,10 @@ export function buildApp(deps: QueryDeps): FastifyInstance {
   // A route's 200 body is serialized through its contract response schema (routeSchema), by fastify
   // and by the response cache.
   const serializerOf = (schema: unknown) => responseSerializer(schema as z.ZodType, deps.checkResponses === true);
-  app.setSerializerCompiler(({ schema }) => serializerOf(schema) as (data: unknown) => string);
+  app.setSerializerCompiler(({ schema }) => {
+    const serialize = serializerOf(schema);
+    return (data: unknown) => asText(serialize(data as Parameters<typeof serialize>[0]));
+  });
   const { clock } = deps;
   const nowMs = clock === undefined ? Date.now : () => clock().getTime();
   const ctx: RouteContext = { repository: deps.repository, today: utcToday(deps.clock ?? Date.now), nowMs };

@@ -116,7 +116,13 @@ export function createCacheStep(deps: {
           if (typeof etag !== 'string' || !slot.key.endsWith(CSV_KEY)) return;
           cached = cachedCsvFromUpstream(body, { etag, contentDisposition: disposition }, freshness);
         } else {
-          cached = cachedBodyFromUpstream(body, String(request.id), freshness);
+          const { etag } = headers;
+          cached = cachedBodyFromUpstream(
+            body,
+            String(request.id),
+            freshness,
+            typeof etag === 'string' ? etag : undefined,
+          );
         }
         if (cached === undefined) return;
         cache.put(slot.key, cached, [request.target!.commodityId ?? LIST_TAG], slot.epoch);

@@ -1,6 +1,7 @@
-import type { BodySerializer } from '@cds/response-cache';
+import { createHash } from 'node:crypto';
+import type { BodySerializer, SerializedBytes } from '@cds/response-cache';
 import { z } from 'zod';
-import { isKeptRender, itemJson } from '../series/kept-render.ts';
+import { isKeptRender, itemJson, keptDataBytes } from '../series/kept-render.ts';
 
 /** The id a checked body carries while it has none yet (the response cache adds it at send time). */
 const CHECKED_REQUEST_ID = 'req_checked';
@@ -35,14 +36,30 @@ export function responseSerializer(schema: z.ZodType, check: boolean): BodySeria
   };
 }
 
+const OPEN = Buffer.from('{"data":[');
+
 /**
- * JSON.stringify's bytes of `{data, meta}`; a `data` of kept rendered points (series/kept-render.ts)
- * is joined from their kept texts instead of stringified again.
+ * JSON.stringify's bytes of `{data, meta}`. A `data` of kept rendered points (series/kept-render.ts)
+ * is not stringified again: points of kept years come as slices of their years' bytes, with a hash
+ * made from the years' digests, the runs taken and the rest of the bytes (the response cache keeps
+ * it as the answer's hash, so its ETag); other kept points are joined from their kept texts.
  */
-function serializeAnswer(body: { data: unknown; meta: Record<string, unknown> }): string {
+function serializeAnswer(body: { data: unknown; meta: Record<string, unknown> }): string | SerializedBytes {
   const { data } = body;
   if (!Array.isArray(data) || data.length === 0 || !isKeptRender(data[0])) return JSON.stringify(body);
+  const meta = JSON.stringify(body.meta);
+  const kept = keptDataBytes(data);
+  if (kept !== undefined) {
+    const tail = Buffer.from(`],"meta":${meta}}`);
+    const hash = createHash('sha256').update(kept.runs).update(tail).digest('base64url');
+    return { pieces: [OPEN, ...kept.pieces, tail], hash };
+  }
   let out = '{"data":[';
   for (let i = 0; i < data.length; i += 1) out += (i === 0 ? '' : ',') + itemJson(data[i]);
-  return `${out}],"meta":${JSON.stringify(body.meta)}}`;
+  return `${out}],"meta":${meta}}`;
+}
+
+/** A serializer's answer as text (fastify's replies outside the response cache). */
+export function asText(serialized: string | SerializedBytes): string {
+  return typeof serialized === 'string' ? serialized : Buffer.concat(serialized.pieces).toString('utf8');
 }

@@ -5,6 +5,7 @@ import {
   type SeriesRangeQuery,
   type ViewedSeriesBucket,
 } from '@cds/store';
+import { keepYear } from '../series/kept-render.ts';
 
 export interface ReadMemoOptions {
   /**
@@ -136,6 +137,8 @@ export function createReadMemo(
         lastYear: y,
         ...(estimate === undefined ? {} : { view: { firstReleaseEstimate: estimate } }),
       });
+      // Its points' texts go in one buffer of the year when first served (series/kept-render.ts).
+      keepYear(range.points);
       return { points: range.points, unit: range.unit };
     });
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { TimeSeriesPoint } from '@cds/contracts';
 import type { ViewedPoint } from '@cds/store';
 
@@ -9,23 +10,67 @@ import type { ViewedPoint } from '@cds/store';
  * cache miss over kept years then joins texts instead of rendering and stringifying every point
  * (JSON.stringify was a third of a cold series read's CPU). The objects are shared: nothing changes
  * them after they are made (the answer's array is reordered and sliced, never its items).
+ *
+ * A kept year (keepYear) goes further: its points' texts are written once into one buffer, with a
+ * digest of it, so an answer made of runs of consecutive kept points is written from slices of
+ * those buffers (keptDataBytes) and its ETag made from their digests, not from hashing its bytes.
  */
 const rendered = [new WeakMap<ViewedPoint, TimeSeriesPoint>(), new WeakMap<ViewedPoint, TimeSeriesPoint>()] as const;
 /** Kept rendered points: their JSON text, or null until first serialized. */
 const texts = new WeakMap<object, string | null>();
 
+type Render = (p: ViewedPoint, withPriceFields: boolean) => TimeSeriesPoint;
+
+/** One kept year's points' texts in one buffer, each followed by a comma. */
+interface YearBytes {
+  readonly bytes: Buffer;
+  /** Where each point's text starts; one more entry: the end of the buffer. */
+  readonly offsets: Uint32Array;
+  /** SHA-256 (base64url) of `bytes`. */
+  readonly digest: string;
+}
+
+/** The points of one kept year, in date order, and their bytes per kind of series (made on first use). */
+interface KeptYear {
+  readonly points: readonly ViewedPoint[];
+  readonly bytes: [YearBytes | undefined, YearBytes | undefined];
+  /** How the points of each kind are rendered: compute.ts's one function, given with the first point. */
+  readonly renders: [Render | undefined, Render | undefined];
+}
+
+/** A kept point's year and its place in it. */
+interface Place {
+  readonly year: KeptYear;
+  readonly index: number;
+}
+
+const pointPlaces = new WeakMap<ViewedPoint, Place>();
+/** A kept rendered point's year, place and kind (0: without price fields, 1: with). */
+const renderedPlaces = new WeakMap<object, Place & { readonly kind: 0 | 1 }>();
+
+/**
+ * Marks the points of one year as the read memo keeps them (ascending dates, never changed while
+ * kept): answers taking consecutive ones are written from one buffer of the year.
+ */
+export function keepYear(points: readonly ViewedPoint[]): void {
+  const year: KeptYear = { points, bytes: [undefined, undefined], renders: [undefined, undefined] };
+  for (let index = 0; index < points.length; index += 1) pointPlaces.set(points[index]!, { year, index });
+}
+
 /** The point's rendered object, made by `render` the first time for this kind of series. */
-export function keptRender(
-  p: ViewedPoint,
-  withPriceFields: boolean,
-  render: (p: ViewedPoint, withPriceFields: boolean) => TimeSeriesPoint,
-): TimeSeriesPoint {
-  const byKind = rendered[withPriceFields ? 1 : 0];
+export function keptRender(p: ViewedPoint, withPriceFields: boolean, render: Render): TimeSeriesPoint {
+  const kind = withPriceFields ? 1 : 0;
+  const byKind = rendered[kind];
   let out = byKind.get(p);
   if (out === undefined) {
     out = render(p, withPriceFields);
     byKind.set(p, out);
     texts.set(out, null);
+    const place = pointPlaces.get(p);
+    if (place !== undefined) {
+      place.year.renders[kind] ??= render;
+      renderedPlaces.set(out, { year: place.year, index: place.index, kind });
+    }
   }
   return out;
 }
@@ -44,4 +89,65 @@ export function itemJson(item: unknown): string {
   const made = JSON.stringify(item);
   texts.set(item, made);
   return made;
+}
+
+function yearBytes(year: KeptYear, kind: 0 | 1): YearBytes {
+  const made = year.bytes[kind];
+  if (made !== undefined) return made;
+  const render = year.renders[kind]!;
+  const parts: Buffer[] = [];
+  const offsets = new Uint32Array(year.points.length + 1);
+  let at = 0;
+  for (let i = 0; i < year.points.length; i += 1) {
+    const part = Buffer.from(`${itemJson(keptRender(year.points[i]!, kind === 1, render))},`);
+    offsets[i] = at;
+    at += part.length;
+    parts.push(part);
+  }
+  offsets[year.points.length] = at;
+  const bytes = Buffer.concat(parts, at);
+  const out: YearBytes = { bytes, offsets, digest: createHash('sha256').update(bytes).digest('base64url') };
+  year.bytes[kind] = out;
+  return out;
+}
+
+/** The JSON bytes of a `data` array of kept points, and what identifies them. */
+export interface KeptDataBytes {
+  /** The items' texts, comma-separated (without the brackets), in slices of the years' buffers. */
+  readonly pieces: Buffer[];
+  /**
+   * Names the bytes: each run of consecutive points of one year as its year's digest, its first
+   * index and its length. Equal runs give equal bytes, and bytes that differ come from runs that do.
+   */
+  readonly runs: string;
+}
+
+const COMMA = Buffer.from(',');
+
+/**
+ * The bytes of `data` from the kept years' buffers, when every item is a kept rendered point of a
+ * kept year; undefined otherwise (then the caller joins texts). Items in date order make one run
+ * per year; items in any other order still come out right, one run each.
+ */
+export function keptDataBytes(data: readonly unknown[]): KeptDataBytes | undefined {
+  const pieces: Buffer[] = [];
+  let runs = '';
+  let i = 0;
+  while (i < data.length) {
+    const first = renderedPlaces.get(data[i] as object);
+    if (first === undefined) return undefined;
+    let j = i + 1;
+    while (j < data.length) {
+      const next = renderedPlaces.get(data[j] as object);
+      if (next?.year !== first.year || next.kind !== first.kind || next.index !== first.index + (j - i)) break;
+      j += 1;
+    }
+    const year = yearBytes(first.year, first.kind);
+    if (i > 0) pieces.push(COMMA);
+    // without the comma after the run's last point
+    pieces.push(year.bytes.subarray(year.offsets[first.index], year.offsets[first.index + (j - i)]! - 1));
+    runs += `${year.digest}${first.index},${j - i};`;
+    i = j;
+  }
+  return { pieces, runs };
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { responseSerializer } from '../http/response-serializer.ts';
 import { dateRange } from '../testing/fixtures.ts';
 import { computeSeries, type SeriesComputation } from './compute.ts';
-import { isKeptRender } from './kept-render.ts';
+import { isKeptRender, keepYear, keptDataBytes } from './kept-render.ts';
 
 // Points as the read memo keeps them: the same objects for every request.
 const kept: ViewedPoint[] = dateRange('2025-01-01', '2025-03-31', true).map((d, i) => ({
@@ -62,5 +62,78 @@ describe('kept rendered points (the read memo current view)', () => {
     expect(isKeptRender(weekly[0])).toBe(false);
     const change = computeSeries(computation({ transform: 'change', kept: true }));
     expect(isKeptRender(change[0])).toBe(false);
+  });
+});
+
+/** Two kept years as the read memo gives them: each year's points one array, marked by keepYear. */
+function keptYears(change?: number): ViewedPoint[] {
+  const year = (from: string, to: string, base: number): ViewedPoint[] =>
+    dateRange(from, to, true).map((d, i) => ({
+      d,
+      v: base + i / 8 + (i === change ? 1 : 0),
+      o: base,
+      h: base + 1,
+      l: base - 1,
+      c: base + i / 8,
+      ...(i === 3 ? { vol: 12 } : {}),
+      release: { p: `${d}T21:00:00.000Z`, f: `${d}T21:01:00.000Z`, lo: d, hi: d },
+    }));
+  const a = year('2024-10-01', '2024-12-31', 70);
+  const b = year('2025-01-01', '2025-03-31', 80);
+  keepYear(a);
+  keepYear(b);
+  return [...a.slice(40), ...b];
+}
+
+describe("kept years (answers written from slices of each year's bytes)", () => {
+  const serialize = responseSerializer(undefined as never, false);
+  const bytesOf = (out: ReturnType<typeof serialize>) =>
+    typeof out === 'string' ? out : Buffer.concat(out.pieces).toString('utf8');
+  const hashOf = (out: ReturnType<typeof serialize>) => (typeof out === 'string' ? undefined : out.hash);
+  const inRange = keptYears();
+  // a multi-byte character after the points: the answer's bytes, not its characters, are counted
+  const meta2 = { ...meta, unit: 'USD/m³' };
+
+  it("writes JSON.stringify's bytes, across the two years, in any order and limit, first and later", () => {
+    for (const over of [{}, { sortOrder: 'desc' as const }, { limit: 30 }, { sortOrder: 'desc' as const, limit: 5 }]) {
+      for (let round = 0; round < 2; round += 1) {
+        const data = computeSeries(computation({ ...over, inRange, kept: true }));
+        const body = { data, meta: { ...meta2, count: data.length } };
+        const out = serialize(body);
+        expect(typeof out).toBe('object');
+        expect(bytesOf(out)).toBe(JSON.stringify(body));
+      }
+    }
+  });
+
+  it('names the bytes by the runs taken: the same answer the same hash, any other byte another', () => {
+    const body = (over: Partial<SeriesComputation>, m: Record<string, unknown> = meta2) => {
+      const data = computeSeries(computation({ inRange, ...over, kept: true }));
+      return { data, meta: { ...m, count: data.length } };
+    };
+    const whole = hashOf(serialize(body({})));
+    expect(whole).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(hashOf(serialize(body({})))).toBe(whole);
+    const others = [
+      hashOf(serialize(body({ limit: 30 }))),
+      hashOf(serialize(body({ sortOrder: 'desc' }))),
+      hashOf(serialize(body({ inRange: inRange.slice(1) }))),
+      hashOf(serialize(body({}, { ...meta2, unit: 'USD/bbl' }))),
+      hashOf(serialize(body({ type: 'stocks' }))),
+    ];
+    expect(new Set([whole, ...others]).size).toBe(6);
+    // the years read again (new objects, as after the memo dropped them): the same hash; with one
+    // value changed, another
+    expect(hashOf(serialize(body({ inRange: keptYears() })))).toBe(whole);
+    const changed = hashOf(serialize(body({ inRange: keptYears(50) })));
+    expect(changed).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(changed).not.toBe(whole);
+  });
+
+  it('joins texts (hashed by the response cache) when an item is not a point of a kept year', () => {
+    const data = computeSeries(computation({ kept: true }));
+    expect(keptDataBytes(data)).toBeUndefined();
+    const body = { data, meta: { ...meta, count: data.length } };
+    expect(serialize(body)).toBe(JSON.stringify(body));
   });
 });

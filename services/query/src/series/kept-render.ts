@@ -105,7 +105,7 @@ function yearBytes(year: KeptYear, kind: 0 | 1): YearBytes {
     parts.push(part);
   }
   offsets[year.points.length] = at;
-  const bytes = Buffer.concat(parts, at);
+  const bytes = copyOf(Buffer.concat(parts, at));
   const out: YearBytes = { bytes, offsets, digest: createHash('sha256').update(bytes).digest('base64url') };
   year.bytes[kind] = out;
   return out;
@@ -113,7 +113,7 @@ function yearBytes(year: KeptYear, kind: 0 | 1): YearBytes {
 
 /** The JSON bytes of a `data` array of kept points, and what identifies them. */
 export interface KeptDataBytes {
-  /** The items' texts, comma-separated (without the brackets), in slices of the years' buffers. */
+  /** The items' texts, comma-separated (without the brackets), in slices of the years' buffers (short ones copied). */
   readonly pieces: Buffer[];
   /**
    * Names the bytes: each run of consecutive points of one year as its year's digest, its first
@@ -123,6 +123,13 @@ export interface KeptDataBytes {
 }
 
 const COMMA = Buffer.from(',');
+
+/** The bytes in memory of their own (not a slice of Buffer's shared pool, which a kept copy would pin). */
+function copyOf(bytes: Buffer): Buffer {
+  const out = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(out);
+  return out;
+}
 
 /**
  * The bytes of `data` from the kept years' buffers, when every item is a kept rendered point of a
@@ -145,7 +152,10 @@ export function keptDataBytes(data: readonly unknown[]): KeptDataBytes | undefin
     const year = yearBytes(first.year, first.kind);
     if (i > 0) pieces.push(COMMA);
     // without the comma after the run's last point
-    pieces.push(year.bytes.subarray(year.offsets[first.index], year.offsets[first.index + (j - i)]! - 1));
+    const run = year.bytes.subarray(year.offsets[first.index], year.offsets[first.index + (j - i)]! - 1);
+    // A run shorter than half its year is copied: an answer kept by the response cache then holds
+    // at most twice the bytes it is counted for, not a year for a day.
+    pieces.push(run.length * 2 < year.bytes.length ? copyOf(run) : run);
     runs += `${year.digest}${first.index},${j - i};`;
     i = j;
   }

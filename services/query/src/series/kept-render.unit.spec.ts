@@ -130,6 +130,18 @@ describe("kept years (answers written from slices of each year's bytes)", () => 
     expect(changed).not.toBe(whole);
   });
 
+  it('shares the bytes of a run of at least half its year, and copies a shorter one', () => {
+    const data = computeSeries(computation({ inRange, kept: true }));
+    const kept = keptDataBytes(data)!;
+    // two runs: 2024's last 20-odd points (copied) and the whole of the first quarter of 2025
+    expect(kept.pieces).toHaveLength(3);
+    const [tail2024, comma, quarter2025] = kept.pieces;
+    expect(comma?.toString()).toBe(',');
+    expect(tail2024!.byteLength).toBe(tail2024!.buffer.byteLength);
+    expect(quarter2025!.buffer.byteLength).toBeGreaterThan(quarter2025!.byteLength);
+    expect(keptDataBytes(data)!.pieces[2]!.buffer).toBe(quarter2025!.buffer);
+  });
+
   it('joins texts (hashed by the response cache) when an item is not a point of a kept year', () => {
     const data = computeSeries(computation({ kept: true }));
     expect(keptDataBytes(data)).toBeUndefined();

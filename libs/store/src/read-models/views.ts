@@ -94,10 +94,30 @@ export function viewReports(parts: BucketVersions<StoredCotReport>, view: PointI
   return viewed(parts, view, REPORT_DATE);
 }
 
-/** A series bucket as a range reads it: its unit and its points in the query's view. */
+/** A series bucket as a range reads it: its unit and its points in the query's view, sorted by date. */
 export interface ViewedSeriesBucket {
   unit?: string | undefined;
   points: ViewedPoint[];
+}
+
+/** The first index of sorted `points` whose date is at least `date` (points.length when none is). */
+function firstOnOrAfter(points: readonly ViewedPoint[], date: string): number {
+  let lo = 0;
+  let hi = points.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (points[mid]!.d < date) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The points of a bucket (sorted by date) from `start` to `end`: two binary searches, not a pass. */
+function pointsBetween(points: readonly ViewedPoint[], start: string, end: string): readonly ViewedPoint[] {
+  const from = firstOnOrAfter(points, start);
+  // the first date after `end`: on or after the next string (`end` with a character past any date's)
+  const to = firstOnOrAfter(points, `${end}\uffff`);
+  return from === 0 && to === points.length ? points : points.slice(from, to);
 }
 
 /**
@@ -124,7 +144,10 @@ export async function seriesRangeFromBuckets(
   const unit = years(plan.unitFrom, plan.to)
     .map((y) => loaded.get(y)?.unit)
     .find((u) => u !== undefined);
-  const points = pointsOf(plan.from, plan.to).filter((p) => p.d >= q.startDate && p.d <= q.endDate);
+  const points = years(plan.from, plan.to).flatMap((y) => {
+    const b = loaded.get(y);
+    return b === undefined || b === null ? [] : pointsBetween(b.points, q.startDate, q.endDate);
+  });
   let before: ViewedPoint[] = [];
   if (q.predecessorPeriod !== undefined) {
     const startYear = yearOf(q.startDate);

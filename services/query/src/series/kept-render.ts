@@ -23,6 +23,8 @@ type Render = (p: ViewedPoint, withPriceFields: boolean) => TimeSeriesPoint;
 
 /** One kept year's points' texts in one buffer, each followed by a comma. */
 interface YearBytes {
+  /** The year's rendered points of this kind, in order. */
+  readonly rendered: readonly TimeSeriesPoint[];
   readonly bytes: Buffer;
   /** Where each point's text starts; one more entry: the end of the buffer. */
   readonly offsets: Uint32Array;
@@ -97,16 +99,18 @@ function yearBytes(year: KeptYear, kind: 0 | 1): YearBytes {
   const render = year.renders[kind]!;
   const parts: Buffer[] = [];
   const offsets = new Uint32Array(year.points.length + 1);
+  const points = year.points.map((p) => keptRender(p, kind === 1, render));
   let at = 0;
-  for (let i = 0; i < year.points.length; i += 1) {
-    const part = Buffer.from(`${itemJson(keptRender(year.points[i]!, kind === 1, render))},`);
+  for (let i = 0; i < points.length; i += 1) {
+    const part = Buffer.from(`${itemJson(points[i])},`);
     offsets[i] = at;
     at += part.length;
     parts.push(part);
   }
   offsets[year.points.length] = at;
   const bytes = copyOf(Buffer.concat(parts, at));
-  const out: YearBytes = { bytes, offsets, digest: createHash('sha256').update(bytes).digest('base64url') };
+  const digest = createHash('sha256').update(bytes).digest('base64url');
+  const out: YearBytes = { rendered: points, bytes, offsets, digest };
   year.bytes[kind] = out;
   return out;
 }
@@ -131,25 +135,26 @@ function copyOf(bytes: Buffer): Buffer {
   return out;
 }
 
+/** Most runs an answer is written in from kept years (a 30-year window in date order is 31). */
+const MAX_RUNS = 32;
+
 /**
  * The bytes of `data` from the kept years' buffers, when every item is a kept rendered point of a
- * kept year; undefined otherwise (then the caller joins texts). Items in date order make one run
- * per year; items in any other order still come out right, one run each.
+ * kept year and they make at most MAX_RUNS runs; undefined otherwise (then the caller joins texts).
+ * Items in date order make one run per year; in any other order, one run each.
  */
 export function keptDataBytes(data: readonly unknown[]): KeptDataBytes | undefined {
   const pieces: Buffer[] = [];
   let runs = '';
   let i = 0;
-  while (i < data.length) {
+  for (let count = 0; i < data.length; count += 1) {
     const first = renderedPlaces.get(data[i] as object);
-    if (first === undefined) return undefined;
-    let j = i + 1;
-    while (j < data.length) {
-      const next = renderedPlaces.get(data[j] as object);
-      if (next?.year !== first.year || next.kind !== first.kind || next.index !== first.index + (j - i)) break;
-      j += 1;
-    }
+    // Too many runs (points newest first: one each) cost more than joining texts.
+    if (first === undefined || count === MAX_RUNS) return undefined;
     const year = yearBytes(first.year, first.kind);
+    // the run goes on while the items are the year's next rendered points (the same objects)
+    let j = i + 1;
+    while (j < data.length && data[j] === year.rendered[first.index + (j - i)]) j += 1;
     if (i > 0) pieces.push(COMMA);
     // without the comma after the run's last point
     const run = year.bytes.subarray(year.offsets[first.index], year.offsets[first.index + (j - i)]! - 1);

@@ -14,8 +14,9 @@ export interface CachedBody {
   readonly prefix: Buffer;
   /**
    * The same bytes as they are written: `[prefix]`, or the pieces a serializer made them in
-   * (SerializedBytes: slices of buffers it keeps), written one after the other in one writev and
-   * joined into `prefix` only if something reads it.
+   * (SerializedBytes: slices of buffers it keeps), written one after the other in one writev the
+   * first time the body is written (the miss that made it: no copy), and joined into `prefix` when
+   * it is written again (a kept body's hits: one write each) or when something reads `prefix`.
    */
   readonly pieces: readonly Uint8Array[];
   /** `"}}` after the request id (the end of request_id, meta and the body); empty for CSV. */
@@ -101,16 +102,31 @@ const NO_SUFFIX = Buffer.alloc(0);
  */
 function cached(bytes: Buffer | readonly Uint8Array[], freshness: Freshness, given?: string): CachedBody {
   let prefix = Buffer.isBuffer(bytes) ? bytes : undefined;
-  const pieces = Buffer.isBuffer(bytes) ? [bytes] : bytes;
+  let pieces = Buffer.isBuffer(bytes) ? [bytes] : bytes;
   let length = 0;
   for (const piece of pieces) length += piece.length;
+  let written = false;
+  const joined = (): Buffer => {
+    if (prefix === undefined) {
+      prefix = Buffer.concat(pieces, length);
+      // the pieces' buffers are no longer held by this body
+      pieces = [prefix];
+    }
+    return prefix;
+  };
   const hash = given ?? createHash('sha256').update(prefix!).update(SUFFIX).digest('base64url');
   const lastModifiedAt = instantOf(freshness.lastModified);
   return {
     get prefix() {
-      return (prefix ??= Buffer.concat(pieces, length));
+      return joined();
     },
-    pieces,
+    get pieces() {
+      // The first writing (the miss that made the body) sends the pieces as they are; a later one (a
+      // hit: the body was kept) one buffer, joined then, once: one write a request on the hot path.
+      if (written) joined();
+      written = true;
+      return pieces;
+    },
     suffix: SUFFIX,
     hasRequestId: true,
     contentType: DATA_CONTENT_TYPES.json,

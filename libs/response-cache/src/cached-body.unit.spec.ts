@@ -45,15 +45,23 @@ describe('serializeBody', () => {
     const bytes = Buffer.from(text);
     const pieces = [bytes.subarray(0, 5), bytes.subarray(5, 30), bytes.subarray(30)];
     const body = serializeBody({ data, meta: { unit: 'm³' } }, undefined, () => ({ pieces, hash: 'named' }));
-    // written as the serializer's pieces (views of its bytes, not copies), the last 3 bytes left out
-    expect(body.pieces).toHaveLength(3);
-    expect(body.pieces.every((piece) => piece.buffer === bytes.buffer)).toBe(true);
-    expect(Buffer.concat(body.pieces).equals(expectedPrefix(data, { unit: 'm³' }))).toBe(true);
+    // written first as the serializer's pieces (views of its bytes, not copies), the last 3 bytes left out
+    const first = body.pieces;
+    expect(first).toHaveLength(3);
+    expect(first.every((piece) => piece.buffer === bytes.buffer)).toBe(true);
+    expect(Buffer.concat(first).equals(expectedPrefix(data, { unit: 'm³' }))).toBe(true);
+    // then (a kept body's hits) as one buffer of its own, joined once
+    const again = body.pieces;
+    expect(again).toHaveLength(1);
+    expect(first).not.toContain(again[0]);
+    expect(body.pieces[0]).toBe(again[0]);
+    expect(body.prefix).toBe(again[0]);
     expect(body.prefix.equals(expectedPrefix(data, { unit: 'm³' }))).toBe(true);
     // a last piece shorter than the 3 bytes left out
     const short = [bytes.subarray(0, bytes.length - 2), bytes.subarray(bytes.length - 2)];
     const cut = serializeBody({ data, meta: { unit: 'm³' } }, undefined, () => ({ pieces: short, hash: 'named' }));
     expect(cut.pieces).toHaveLength(1);
+    expect(cut.pieces[0]!.buffer).toBe(bytes.buffer);
     expect(cut.prefix.equals(body.prefix)).toBe(true);
     expect(body.bytes).toBe(bytes.length);
     expect(body.hash).toBe('named');

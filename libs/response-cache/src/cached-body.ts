@@ -98,9 +98,14 @@ const NO_SUFFIX = Buffer.alloc(0);
 
 /**
  * A JSON body from the bytes before its request id, in one buffer or in pieces. `given`: the hash
- * the serializer named the bytes by (SerializedBytes) or upstream's ETag; none: their SHA-256.
+ * the serializer named the bytes by (SerializedBytes), or upstream's ETag (then the body's ETag
+ * too); none: their SHA-256.
  */
-function cached(bytes: Buffer | readonly Uint8Array[], freshness: Freshness, given?: string): CachedBody {
+function cached(
+  bytes: Buffer | readonly Uint8Array[],
+  freshness: Freshness,
+  given?: { hash: string; etag?: string },
+): CachedBody {
   let prefix = Buffer.isBuffer(bytes) ? bytes : undefined;
   let pieces = Buffer.isBuffer(bytes) ? [bytes] : bytes;
   let length = 0;
@@ -114,7 +119,7 @@ function cached(bytes: Buffer | readonly Uint8Array[], freshness: Freshness, giv
     }
     return prefix;
   };
-  const hash = given ?? createHash('sha256').update(prefix!).update(SUFFIX).digest('base64url');
+  const hash = given?.hash ?? createHash('sha256').update(joined()).update(SUFFIX).digest('base64url');
   const lastModifiedAt = instantOf(freshness.lastModified);
   return {
     get prefix() {
@@ -134,7 +139,7 @@ function cached(bytes: Buffer | readonly Uint8Array[], freshness: Freshness, giv
     bytes: length + SUFFIX.length,
     hash,
     lastModified: freshness.lastModified,
-    etag: strongEtag(hash, 'json'),
+    etag: given?.etag ?? strongEtag(hash, 'json'),
     lastModifiedHeader: lastModifiedAt === undefined ? undefined : formatHttpDate(lastModifiedAt),
     lastModifiedAt,
     cacheControl: cacheControlOf(freshness.maxAge),
@@ -215,7 +220,7 @@ export function serializeBody(
       maxAge:
         maxAgeOf === undefined ? undefined : fixed !== undefined ? () => fixed : (nowMs) => maxAgeOf(sources, nowMs),
     },
-    hash,
+    hash === undefined ? undefined : { hash },
   );
 }
 
@@ -239,12 +244,11 @@ export function cachedBodyFromUpstream(
   if (cut <= ID_MEMBER.length || served.toString('latin1', cut) !== tail) return undefined;
   if (served.toString('latin1', cut - ID_MEMBER.length, cut) !== ID_MEMBER) return undefined;
   const strong = etag !== undefined && STRONG_ETAG.test(etag) ? etag : undefined;
-  const body = cached(
+  return cached(
     served.subarray(0, cut),
     { lastModified: freshness.lastModified ?? lastUpdatedOf(served), maxAge: freshness.maxAge },
-    strong,
+    strong === undefined ? undefined : { hash: strong, etag: strong },
   );
-  return strong === undefined ? body : { ...body, etag: strong };
 }
 
 /** A strong entity tag (RFC 9110 §8.8.3): one quoted run of etagc characters, not `W/`. */

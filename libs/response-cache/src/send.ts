@@ -47,11 +47,11 @@ function writeNotModified(reply: FastifyReply, headers: OutgoingHttpHeaders): vo
  * caller already evaluated it, see notModified). The shared body bytes go to the socket as they
  * are: headers, the body's pieces before the id (CachedBody.pieces), then the id and the closing
  * bytes, which Node sends in one writev. No per-request copy of the body (a year of daily points
- * is ~30 KB) and no garbage proportional to its size. The reply is hijacked for that, so the headers are written here: `headers` (the
- * caller's extra ones, e.g. the gateway's API and security headers; the object is used up), the
- * headers set on the reply so far, `x-request-id`, the validators (ETag, Last-Modified),
- * Cache-Control, `Vary: Accept`, and for a 200 `content-type`, `content-disposition` (CSV) and
- * `content-length`. Fastify's onResponse hooks and request logging still run (they hang on the raw
+ * is ~30 KB) and no garbage proportional to its size. The reply is hijacked for that, so the
+ * headers are written here: `headers` (the caller's extra ones, e.g. the gateway's API and security
+ * headers; the object is used up), the headers set on the reply so far, `x-request-id`, the
+ * validators (ETag, Last-Modified), Cache-Control, `Vary: Accept`, and for a 200 `content-type`,
+ * `content-disposition` (CSV) and `content-length`. Fastify's onResponse hooks and request logging still run (they hang on the raw
  * response's finish). HEAD gets the headers only.
  */
 export function writeCachedBody(
